@@ -1,0 +1,40 @@
+import { resolve } from 'node:path';
+import react from '@vitejs/plugin-react';
+import { defineConfig, externalizeDepsPlugin } from 'electron-vite';
+
+/**
+ * One build for both shells. main/ yields three entries: the desktop app (index), the CLI and
+ * headless server (cli), the tool process (toolProcess) and the API tool modules import (sdk); only index reaches `electron`.
+ */
+export default defineConfig({
+  main: {
+    plugins: [externalizeDepsPlugin()],
+    build: {
+      rollupOptions: {
+        input: {
+          index: resolve(__dirname, 'main/desktop/index.ts'),
+          cli: resolve(__dirname, 'main/cli/index.ts'),
+          toolProcess: resolve(__dirname, 'main/hosts/toolProcessMain.ts'),
+          sdk: resolve(__dirname, 'main/sdk.ts'),
+        },
+      },
+    },
+  },
+  preload: {
+    // A sandboxed preload can load nothing but `electron`: everything else is bundled, as CommonJS.
+    plugins: [externalizeDepsPlugin({ include: [] , exclude: ['zod', '@noble/hashes'] })],
+    build: {
+      rollupOptions: {
+        input: { index: resolve(__dirname, 'preload/index.ts') },
+        output: { format: 'cjs', entryFileNames: '[name].cjs' },
+      },
+    },
+  },
+  renderer: {
+    root: resolve(__dirname, 'renderer'),
+    plugins: [react()],
+    build: {
+      rollupOptions: { input: resolve(__dirname, 'renderer/index.html') },
+    },
+  },
+});

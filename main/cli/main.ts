@@ -1,0 +1,70 @@
+import { GateError } from '../../shared/errors';
+import { resolveHome, toolgateVersion } from '../state/paths';
+import { UsageError } from './argv';
+import { auditCommand, callCommand, mcpCommand, toolsCommand, type Io } from './commands';
+import { serveCommand } from './serveCommand';
+
+const USAGE = `Usage: toolgate <command>
+
+  serve --workspace DIR [--port N] [--approval-timeout SEC] [--tools MODULE] [--grant CAP] [--read-only]
+                          run the gate and its console (http://127.0.0.1:7749 by default)
+  mcp                     stdio MCP server that forwards to the running gate (for clients that launch a command)
+  call TOOL [JSON]        call a tool through the running gate, like an agent
+  tools [--format mcp|openai|anthropic]
+                          print the tool schemas
+  audit verify            check the audit log's hash chain (exit 1 names the first bad record)
+  audit list [--limit N] [--json]
+                          print the latest audit records
+
+State lives in $TOOLGATE_HOME (default ~/.toolgate).
+`;
+
+const COMMANDS: Record<string, (argv: string[], io: Io) => Promise<number>> = {
+  serve: serveCommand,
+  mcp: mcpCommand,
+  call: callCommand,
+  tools: toolsCommand,
+  audit: auditCommand,
+};
+
+/** Runs the CLI; returns the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const io: Io = {
+    out: (text) => process.stdout.write(text),
+    err: (text) => process.stderr.write(text),
+    home: resolveHome(),
+  };
+  const [name, ...rest] = argv;
+  if (!name || name === 'help' || name === '--help' || name === '-h') {
+    io.out(USAGE);
+    return name ? 0 : 2;
+  }
+  if (name === '--version' || name === 'version') {
+    io.out(`${toolgateVersion()}\n`);
+    return 0;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    io.err(`toolgate: unknown command ${JSON.stringify(name)}\n\n${USAGE}`);
+    return 2;
+  }
+  try {
+    return await command(rest, io);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.err(`toolgate ${name}: ${error.message}\n\n${USAGE}`);
+      return 2;
+    }
+    if (error instanceof GateError) {
+      io.err(`toolgate ${name}: ${error.message}\n`);
+      return 2;
+    }
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') {
+      io.err(`toolgate ${name}: that port is already in use; pass --port N (or --port 0 for any free port)\n`);
+      return 2;
+    }
+    io.err(`toolgate ${name}: ${(error as Error).message}\n`);
+    return 2;
+  }
+}

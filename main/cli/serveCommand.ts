@@ -1,0 +1,49 @@
+import { resolve } from 'node:path';
+import { CapabilitySchema, type Capability } from '../../shared/manifest';
+import { startGate } from '../gate/startGate';
+import { statePaths, toolgateVersion } from '../state/paths';
+import { UsageError, flag, intFlag, onlyFlags, parseArgs } from './argv';
+import type { Io } from './commands';
+
+/** The port `serve` listens on unless told otherwise. */
+export const DEFAULT_PORT = 7749;
+
+/** `toolgate serve`: the gate in plain Node, the console in a browser, until Ctrl+C. */
+export async function serveCommand(argv: string[], io: Io): Promise<number> {
+  const args = parseArgs(argv, ['read-only']);
+  onlyFlags(args, ['workspace', 'port', 'approval-timeout', 'tools', 'grant', 'read-only', 'pool']);
+  const grants = (args.flags.get('grant') ?? []).map((grant) => {
+    const parsed = CapabilitySchema.safeParse(grant);
+    if (!parsed.success) throw new UsageError(`--grant ${grant}: ${parsed.error.issues[0]?.message}`);
+    return parsed.data;
+  });
+  const running = await startGate({
+    home: io.home,
+    workspace: resolve(flag(args, 'workspace') ?? process.cwd()),
+    port: intFlag(args, 'port', 0, 65_535) ?? DEFAULT_PORT,
+    approvalTimeoutMs: (intFlag(args, 'approval-timeout', 1, 86_400) ?? 300) * 1000,
+    toolModules: (args.flags.get('tools') ?? []).map((module) => resolve(module)),
+    grants: grants.length > 0 ? (['fs:read', 'fs:write', ...grants] as Capability[]) : undefined,
+    readOnly: flag(args, 'read-only') === 'true',
+    poolSize: intFlag(args, 'pool', 1, 64),
+  });
+  io.out(
+    [
+      `Toolgate ${toolgateVersion()} is running`,
+      `  workspace  ${running.gate.workspace}`,
+      `  console    ${running.consoleUrl}`,
+      `  MCP        ${running.mcpUrl}`,
+      `  token      ${statePaths(io.home).token}`,
+      'Press Ctrl+C to stop.',
+      '',
+    ].join('\n'),
+  );
+  await new Promise<void>((resolveStop) => {
+    const stop = () => resolveStop();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  io.out('Stopping: pending prompts are denied, tool processes end.\n');
+  await running.close();
+  return 0;
+}

@@ -1,0 +1,34 @@
+import type { CallSnapshot } from '../../shared/call';
+
+const KEEP = 500;
+
+/** The recent calls as the Live view shows them; each change is announced. */
+export class CallTracker {
+  private readonly calls = new Map<string, CallSnapshot>();
+
+  constructor(private readonly onUpdate: (snapshot: CallSnapshot) => void) {}
+
+  /** Starts tracking a call. */
+  start(snapshot: CallSnapshot): void {
+    this.calls.set(snapshot.callId, snapshot);
+    if (this.calls.size > KEEP) {
+      const oldest = this.calls.keys().next().value;
+      if (oldest !== undefined) this.calls.delete(oldest);
+    }
+    this.onUpdate(snapshot);
+  }
+
+  /** Changes a call's snapshot and announces it. */
+  update(callId: string, change: Partial<CallSnapshot>): void {
+    const current = this.calls.get(callId);
+    if (!current) return;
+    const next = { ...current, ...change };
+    this.calls.set(callId, next);
+    this.onUpdate(next);
+  }
+
+  /** The recent calls, newest first. */
+  list(): CallSnapshot[] {
+    return [...this.calls.values()].reverse();
+  }
+}

@@ -1,0 +1,13 @@
+import type { RegisteredTool, ToolRegistry } from '../../registry/registry';
+import { StepFailure } from './stepFailure';
+
+/** Finds the tool by name; an unknown name is refused with the names that exist. */
+export function lookupTool(registry: ToolRegistry, name: string): RegisteredTool | StepFailure {
+  const found = registry.get(name);
+  if (found) return found;
+  const known = registry.list().map((manifest) => manifest.name);
+  return StepFailure.of('lookup', 'ENOTFOUND', `no tool named ${JSON.stringify(name)}; the tools are: ${known.join(', ')}`, {
+    tool: name,
+    known,
+  });
+}

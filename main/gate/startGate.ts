@@ -1,0 +1,56 @@
+import { rmSync } from 'node:fs';
+import type { ConsoleBackend } from '../bridge/consoleBackend';
+import { startGateHttpServer } from '../server/gateHttpServer';
+import { builtAssets, statePaths } from '../state/paths';
+import { ensureHome, loadOrCreateToken, writeGateAddress } from '../state/stateFolder';
+import { createGate, type Gate, type GateOptions } from './createGate';
+
+/** A gate serving MCP and the console on loopback. */
+export interface RunningGate {
+  readonly gate: Gate;
+  readonly backend: ConsoleBackend;
+  readonly mcpUrl: string;
+  /** The console URL, carrying the token in its fragment. */
+  readonly consoleUrl: string;
+  readonly port: number;
+  /** Stops serving and closes the gate. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Creates a gate and serves it on 127.0.0.1 (port 0 picks a free one); records where in $TOOLGATE_HOME/gate.json. */
+export async function startGate(options: GateOptions & { port?: number }): Promise<RunningGate> {
+  ensureHome(options.home);
+  const token = loadOrCreateToken(options.home);
+  const gate = await createGate(options);
+  let http;
+  try {
+    http = await startGateHttpServer(gate, { token, port: options.port, rendererRoot: builtAssets().renderer });
+  } catch (error) {
+    await gate.close();
+    throw error;
+  }
+  gate.setMcpUrl(http.mcpUrl);
+  writeGateAddress(options.home, {
+    pid: process.pid,
+    port: http.port,
+    mcpUrl: http.mcpUrl,
+    consoleUrl: http.consoleUrl.replace(/#.*$/, ''),
+    workspace: gate.workspace,
+  });
+  let closing: Promise<void> | undefined;
+  return {
+    gate,
+    backend: gate.backend,
+    mcpUrl: http.mcpUrl,
+    consoleUrl: http.consoleUrl,
+    port: http.port,
+    close: () => {
+      closing ??= (async () => {
+        await http.close();
+        await gate.close();
+        rmSync(statePaths(options.home).gate, { force: true });
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,46 @@
+import { z } from 'zod';
+import { ToolErrorSchema } from '../../shared/errors';
+
+/**
+ * The one message protocol between the gate and a tool process, whichever host carries it
+ * (Electron utilityProcess or Node child_process). Both sides validate what they receive.
+ */
+
+/** Facts a tool gets about the call it serves. */
+export const RunContextSchema = z.object({
+  /** Absolute, real path of the workspace root the tool is confined to. */
+  workspace: z.string(),
+  /** Preview the effect without making it. */
+  dryRun: z.boolean(),
+});
+export type RunContext = z.infer<typeof RunContextSchema>;
+
+/** Gate → tool process: run one call. */
+export const RunRequestSchema = z.object({
+  type: z.literal('run'),
+  /** The call's id, echoed in the reply. */
+  callId: z.string(),
+  /** Tool name. */
+  tool: z.string(),
+  /** Module that implements it: 'builtin' or an absolute path to an ES module. */
+  module: z.string(),
+  /** Validated input. */
+  input: z.unknown(),
+  /** Workspace and mode. */
+  context: RunContextSchema,
+});
+export type RunRequest = z.infer<typeof RunRequestSchema>;
+
+/** Messages the gate sends to a tool process. */
+export const HostRequestSchema = z.discriminatedUnion('type', [RunRequestSchema]);
+export type HostRequest = z.infer<typeof HostRequestSchema>;
+
+/** Tool process → gate: messages it may send. */
+export const HostReplySchema = z.union([
+  /** The process is up and can take a call. */
+  z.object({ type: z.literal('ready') }),
+  /** The call's outcome: the tool's output, or why it failed. */
+  z.object({ type: z.literal('result'), callId: z.string(), ok: z.literal(true), data: z.unknown() }),
+  z.object({ type: z.literal('result'), callId: z.string(), ok: z.literal(false), error: ToolErrorSchema }),
+]);
+export type HostReply = z.infer<typeof HostReplySchema>;

@@ -1,0 +1,44 @@
+import type { HostRequest } from './protocol';
+
+/** Why a tool process ended. */
+export type ToolProcessExit =
+  /** The gate killed it (deadline, shutdown). */
+  | { reason: 'killed' }
+  /** It died on its own: exited or was signalled. */
+  | { reason: 'crashed'; code: number | null; signal: string | null }
+  /** It exited cleanly after close(). */
+  | { reason: 'closed' };
+
+/**
+ * One isolated process that runs tool calls. Two implementations share this interface and the
+ * protocol in protocol.ts: Electron's utilityProcess (desktop) and Node's child_process (headless).
+ */
+export interface ToolProcess {
+  /** OS process id, once spawned. */
+  readonly pid: number | undefined;
+  /** Sends a message to the process (dropped once it has exited). */
+  send(message: HostRequest): void;
+  /** Listens for raw messages from the process (validate them: the process is untrusted). */
+  onMessage(listener: (message: unknown) => void): () => void;
+  /** Listens for the end of the process; called once. */
+  onExit(listener: (exit: ToolProcessExit) => void): () => void;
+  /** Kills the process and everything it started, at once. Idempotent. */
+  kill(): void;
+  /** Asks the process to end, kills it after a grace period. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Options every host implementation takes. */
+export interface ToolProcessOptions {
+  /** Absolute path of the built tool-process entry (out/main/toolProcess.js). */
+  entry: string;
+  /** The environment the process starts from (already scrubbed by the caller). */
+  env: Record<string, string>;
+  /** A name for logs. */
+  label: string;
+  /** Called with each line the process writes to stdout or stderr. */
+  onLog?: (stream: 'stdout' | 'stderr', line: string) => void;
+}
+
+/** Starts a new tool process. */
+export type ToolProcessFactory = (options: ToolProcessOptions) => ToolProcess;

@@ -1,0 +1,81 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallSource } from '../../shared/call';
+import type { ToolResult } from '../../shared/result';
+import { resultText, type Executor } from '../executor/executor';
+import type { ToolRegistry } from '../registry/registry';
+import { toMcpTool } from '../registry/schemaFormats';
+import { toolgateVersion } from '../state/paths';
+
+/** `_meta` key under which a client may send the arguments as raw JSON text (the gate parses and audits it). */
+export const RAW_ARGUMENTS_META = 'toolgate/rawArguments';
+
+const PROGRESS_INTERVAL_MS = 5000;
+
+/** The MCP view of a gate result: text for every client, structured data where the tool declared an object output. */
+export function toCallToolResult(result: ToolResult): CallToolResult {
+  const structured = result.ok && isPlainObject(result.data) ? { structuredContent: result.data } : {};
+  return {
+    content: [{ type: 'text', text: resultText(result) }],
+    ...structured,
+    isError: !result.ok,
+    _meta: {
+      'toolgate/callId': result.meta.callId,
+      'toolgate/responseHash': result.meta.responseHash,
+      'toolgate/durationMs': result.meta.durationMs,
+      ...(result.error ? { 'toolgate/errorCode': result.error.code } : {}),
+    },
+  };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** One MCP server session over the gate: tools/list from the registry, tools/call through the full pipeline. */
+export function createGateMcpServer(registry: ToolRegistry, executor: Executor, source: CallSource = 'mcp'): Server {
+  const server = new Server(
+    { name: 'toolgate', version: toolgateVersion() },
+    {
+      capabilities: { tools: { listChanged: false } },
+      instructions:
+        'Every call passes through Toolgate: privileged tools wait for a person to approve them in the Toolgate console, ' +
+        'and a denial comes back as an error with the reason.',
+    },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: registry.list().map((manifest) => {
+      const tool = toMcpTool(manifest);
+      return manifest.outputSchema.type === 'object' ? tool : { ...tool, outputSchema: undefined };
+    }),
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const meta = request.params._meta as Record<string, unknown> | undefined;
+    const raw = meta?.[RAW_ARGUMENTS_META];
+    const progressToken = meta?.progressToken;
+    let ticks = 0;
+    const heartbeat =
+      progressToken === undefined
+        ? undefined
+        : setInterval(() => {
+            ticks++;
+            void extra
+              .sendNotification({
+                method: 'notifications/progress',
+                params: { progressToken: progressToken as string | number, progress: ticks, message: 'waiting in the gate (approval or tool)' },
+              })
+              .catch(() => {});
+          }, PROGRESS_INTERVAL_MS);
+    try {
+      const result = await executor.call({
+        tool: request.params.name,
+        arguments: typeof raw === 'string' ? raw : request.params.arguments,
+        source,
+      });
+      return toCallToolResult(result);
+    } finally {
+      if (heartbeat) clearInterval(heartbeat);
+    }
+  });
+  return server;
+}

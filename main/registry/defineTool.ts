@@ -1,0 +1,120 @@
+import { z } from 'zod';
+import { GateError } from '../../shared/errors';
+import {
+  DEFAULT_BOUNDS,
+  ToolManifestSchema,
+  type Capability,
+  type Determinism,
+  type ResourceBounds,
+  type SecurityTier,
+  type SideEffect,
+  type ToolManifest,
+} from '../../shared/manifest';
+
+/** What a tool's code is told about the call it serves (inside the tool process). */
+export interface ToolContext {
+  /** Absolute real path of the workspace root the tool is confined to. */
+  readonly workspace: string;
+  /** Preview the effect (return a Preview) instead of making it. */
+  readonly dryRun: boolean;
+  /** The call's id, for logs. */
+  readonly callId: string;
+}
+
+/** How a tool is written: its declarations, zod schemas and the code that runs in a tool process. */
+export interface ToolDefinition<I extends z.ZodType, O extends z.ZodType> {
+  /** Unique name agents call the tool by. */
+  name: string;
+  /** Semantic version of the tool's interface. */
+  version: string;
+  /** What the tool does, for the model. */
+  description: string;
+  /** How much harm the tool can do. */
+  tier: SecurityTier;
+  /** Effects on the world; omitted or empty means pure. */
+  sideEffects?: SideEffect[];
+  /** Defaults to Deterministic. */
+  determinism?: Determinism;
+  /** Capabilities needed, with scopes. */
+  capabilities?: Capability[];
+  /** Overrides of the default bounds. */
+  bounds?: Partial<ResourceBounds>;
+  /** Input fields holding workspace paths. */
+  pathArguments?: string[];
+  /** Whether execute() honours context.dryRun by returning a Preview. */
+  supportsDryRun?: boolean;
+  /** Input schema (an object schema). */
+  input: I;
+  /** Output schema. */
+  output: O;
+  /** The tool's code; runs only in a tool process, never in the gate. */
+  execute(input: z.output<I>, context: ToolContext): Promise<unknown> | unknown;
+}
+
+/** A tool ready to register: its validated manifest next to its schemas and code. */
+export interface DefinedTool {
+  /** The manifest the gate trusts. */
+  readonly manifest: ToolManifest;
+  /** Input schema. */
+  readonly input: z.ZodType;
+  /** Output schema. */
+  readonly output: z.ZodType;
+  /** The tool's code (called by the tool process only). */
+  readonly execute: (input: unknown, context: ToolContext) => Promise<unknown> | unknown;
+}
+
+/** Validates a tool definition and derives its manifest (JSON Schemas included). */
+export function defineTool<I extends z.ZodType, O extends z.ZodType>(definition: ToolDefinition<I, O>): DefinedTool {
+  const candidate = {
+    name: definition.name,
+    version: definition.version,
+    description: definition.description,
+    tier: definition.tier,
+    sideEffects: [...new Set(definition.sideEffects ?? [])],
+    determinism: definition.determinism ?? 'Deterministic',
+    capabilities: definition.capabilities ?? [],
+    bounds: { ...DEFAULT_BOUNDS, ...definition.bounds },
+    pathArguments: definition.pathArguments ?? [],
+    supportsDryRun: definition.supportsDryRun ?? false,
+    inputSchema: toJsonSchema(definition.input, 'input', definition.name),
+    outputSchema: toJsonSchema(definition.output, 'output', definition.name),
+  };
+  const parsed = ToolManifestSchema.safeParse(candidate);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new GateError(
+      'EVALIDATION',
+      `tool ${JSON.stringify(definition.name)}: ${issue.path.join('.') || 'manifest'}: ${issue.message}`,
+    );
+  }
+  if (parsed.data.inputSchema.type !== 'object') {
+    throw new GateError('EVALIDATION', `tool ${definition.name}: the input schema must be an object schema`);
+  }
+  if (typeof definition.execute !== 'function') {
+    throw new GateError('EVALIDATION', `tool ${definition.name}: execute must be a function`);
+  }
+  return Object.freeze({
+    manifest: deepFreeze(parsed.data),
+    input: definition.input,
+    output: definition.output,
+    execute: definition.execute as DefinedTool['execute'],
+  });
+}
+
+function toJsonSchema(schema: z.ZodType, io: 'input' | 'output', toolName: string): Record<string, unknown> {
+  try {
+    const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
+    return rest;
+  } catch (error) {
+    throw new GateError('EVALIDATION', `tool ${toolName}: its ${io} schema has no JSON Schema form: ${(error as Error).message}`);
+  }
+}
+
+/** Freezes a JSON value all the way down, so what was checked is what is used. */
+export function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const member of Object.values(value as object)) deepFreeze(member);
+  }
+  return value;
+}

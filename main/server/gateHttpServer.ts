@@ -1,0 +1,79 @@
+import { createServer, type Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { McpHttpEndpoint } from '../mcp/mcpHttpEndpoint';
+import { createGateMcpServer } from '../mcp/gateMcpServer';
+import type { Gate } from '../gate/createGate';
+import { sendJsonRpcError } from './httpBody';
+import { bearerToken, foreignHeaders, tokenMatches } from './requestGuards';
+import { serveStatic } from './staticFiles';
+import { WsBridgeServer } from './wsBridgeServer';
+
+/** The gate on loopback: MCP at /mcp, the console at /, its bridge at /bridge. */
+export interface GateHttpServer {
+  readonly port: number;
+  readonly mcpUrl: string;
+  /** The console URL with the token in its fragment (never sent to the server by the browser). */
+  readonly consoleUrl: string;
+  close(): Promise<void>;
+}
+
+/** Starts the loopback server for a gate. */
+export async function startGateHttpServer(
+  gate: Gate,
+  options: { token: string; port?: number; rendererRoot: string },
+): Promise<GateHttpServer> {
+  let port = options.port ?? 0;
+  const mcp = new McpHttpEndpoint(() => createGateMcpServer(gate.registry, gate.executor));
+  const bridge = new WsBridgeServer(gate.backend, options.token, () => port);
+  const server: HttpServer = createServer((request, response) => {
+    const refused = foreignHeaders(request.headers, port);
+    if (refused) {
+      response.writeHead(403, { 'content-type': 'text/plain' }).end(`${refused}\n`);
+      return;
+    }
+    const pathname = new URL(request.url ?? '/', 'http://gate').pathname;
+    if (pathname === '/mcp') {
+      if (!tokenMatches(bearerToken(request.headers), options.token)) {
+        response.setHeader('www-authenticate', 'Bearer realm="toolgate"');
+        sendJsonRpcError(response, 401, -32001, 'missing or wrong bearer token: send "Authorization: Bearer <the token in $TOOLGATE_HOME/token>"');
+        return;
+      }
+      mcp.handle(request, response).catch((error: Error) => {
+        sendJsonRpcError(response, 500, -32603, `the gate failed to serve the request: ${error.message}`);
+      });
+      return;
+    }
+    serveStatic(options.rendererRoot, request, response);
+  });
+  server.on('upgrade', (request, socket, head) => {
+    if (new URL(request.url ?? '/', 'http://gate').pathname !== '/bridge') {
+      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
+      return;
+    }
+    bridge.handleUpgrade(request, socket, head);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  port = (server.address() as AddressInfo).port;
+  const base = `http://127.0.0.1:${port}`;
+  let closing: Promise<void> | undefined;
+  return {
+    port,
+    mcpUrl: `${base}/mcp`,
+    consoleUrl: `${base}/#token=${options.token}`,
+    close: () => {
+      closing ??= (async () => {
+        bridge.close();
+        await mcp.close();
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,36 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+
+/** The hosts a loopback gate answers to; anything else is a DNS-rebinding attempt. */
+export function allowedHosts(port: number): Set<string> {
+  return new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]);
+}
+
+/** The origins a browser page may call from: only the console's own. */
+export function allowedOrigins(port: number): Set<string> {
+  return new Set([`http://127.0.0.1:${port}`, `http://localhost:${port}`, `http://[::1]:${port}`]);
+}
+
+/** Why a request's Host or Origin is refused, or undefined when both are ours. */
+export function foreignHeaders(headers: IncomingHttpHeaders, port: number, requireOrigin = false): string | undefined {
+  const host = headers.host;
+  if (!host || !allowedHosts(port).has(host.toLowerCase())) return `the Host header ${JSON.stringify(host ?? '')} is not this gate`;
+  const origin = headers.origin;
+  if (origin === undefined) return requireOrigin ? 'a browser request must carry an Origin header' : undefined;
+  if (!allowedOrigins(port).has(origin.toLowerCase())) return `requests from the origin ${JSON.stringify(origin)} are refused`;
+  return undefined;
+}
+
+/** Constant-time token comparison. */
+export function tokenMatches(presented: string | undefined, token: string): boolean {
+  if (!presented) return false;
+  const a = Buffer.from(presented);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** The bearer token of an Authorization header. */
+export function bearerToken(headers: IncomingHttpHeaders): string | undefined {
+  const match = /^Bearer\s+(\S+)$/i.exec(headers.authorization ?? '');
+  return match?.[1];
+}

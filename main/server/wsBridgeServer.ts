@@ -1,0 +1,85 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { BRIDGE_EVENT_NAMES, WsClientMessageSchema, type WsServerMessage } from '../../shared/contract';
+import type { ConsoleBackend } from '../bridge/consoleBackend';
+import { dispatchBridgeRequest } from '../bridge/dispatch';
+import { foreignHeaders, tokenMatches } from './requestGuards';
+
+/** The console's subprotocol; the token travels as a second one, `toolgate.token.<hex>`. */
+export const BRIDGE_PROTOCOL = 'toolgate.v1';
+const TOKEN_PREFIX = 'toolgate.token.';
+
+/** Close code for a refused token (the console stops reconnecting). */
+export const CLOSE_BAD_TOKEN = 4401;
+
+/**
+ * The headless shell's transport for the console bridge: the same contract as Electron IPC,
+ * over a WebSocket on loopback, guarded by Host, Origin and the token.
+ */
+export class WsBridgeServer {
+  private readonly wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: 1024 * 1024,
+    handleProtocols: (protocols) => (protocols.has(BRIDGE_PROTOCOL) ? BRIDGE_PROTOCOL : false),
+  });
+
+  constructor(
+    private readonly backend: ConsoleBackend,
+    private readonly token: string,
+    private readonly port: () => number,
+  ) {}
+
+  /** Takes an HTTP upgrade to /bridge; refuses foreign pages before any handshake. */
+  handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const refused = foreignHeaders(request.headers, this.port(), true);
+    if (refused) {
+      socket.end(`HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n${refused}\n`);
+      return;
+    }
+    const offered = (request.headers['sec-websocket-protocol'] ?? '').split(',').map((item) => item.trim());
+    const presented = offered.find((item) => item.startsWith(TOKEN_PREFIX))?.slice(TOKEN_PREFIX.length);
+    this.wss.handleUpgrade(request, socket, head, (ws) => {
+      if (!tokenMatches(presented, this.token)) {
+        ws.close(CLOSE_BAD_TOKEN, 'the access token was refused');
+        return;
+      }
+      this.serve(ws);
+    });
+  }
+
+  private serve(ws: WebSocket): void {
+    const send = (message: WsServerMessage) => {
+      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message));
+    };
+    const unsubscribers = BRIDGE_EVENT_NAMES.map((event) =>
+      this.backend.subscribe(event, (payload) => send({ type: 'event', event, payload })),
+    );
+    ws.on('message', (data) => {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(data.toString());
+      } catch {
+        ws.close(1007, 'messages must be JSON');
+        return;
+      }
+      const message = WsClientMessageSchema.safeParse(parsed);
+      if (!message.success) {
+        ws.close(1008, 'malformed bridge message');
+        return;
+      }
+      void dispatchBridgeRequest(this.backend, message.data.method, message.data.params).then((reply) =>
+        send({ type: 'reply', id: message.data.id, reply }),
+      );
+    });
+    ws.on('close', () => {
+      for (const unsubscribe of unsubscribers) unsubscribe();
+    });
+  }
+
+  /** Closes every console connection. Idempotent. */
+  close(): void {
+    for (const client of this.wss.clients) client.terminate();
+    this.wss.close();
+  }
+}

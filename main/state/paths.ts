@@ -1,0 +1,49 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The state folder: TOOLGATE_HOME, or ~/.toolgate. */
+export function resolveHome(env: NodeJS.ProcessEnv = process.env): string {
+  return resolve(env.TOOLGATE_HOME || join(homedir(), '.toolgate'));
+}
+
+/** The files a gate keeps in its state folder. */
+export function statePaths(home: string) {
+  return {
+    home,
+    token: join(home, 'token'),
+    audit: join(home, 'audit.db'),
+    auditHead: join(home, 'audit.head'),
+    gate: join(home, 'gate.json'),
+  };
+}
+
+let packageRoot: string | undefined;
+
+/** The folder of Toolgate's own package.json (source checkout or install), found from this file. */
+export function toolgateRoot(): string {
+  if (packageRoot) return packageRoot;
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const manifest = join(dir, 'package.json');
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'toolgate') {
+      packageRoot = dir;
+      return dir;
+    }
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error('cannot find the toolgate package folder');
+    dir = parent;
+  }
+}
+
+/** Toolgate's version, from its package.json. */
+export function toolgateVersion(): string {
+  return (JSON.parse(readFileSync(join(toolgateRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+}
+
+/** The built tool-process entry and renderer (`npm run build` makes them). */
+export function builtAssets() {
+  const root = toolgateRoot();
+  return { toolProcess: join(root, 'out/main/toolProcess.js'), renderer: join(root, 'out/renderer') };
+}

@@ -1,0 +1,67 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { GateError } from '../../shared/errors';
+import { statePaths } from './paths';
+
+/** Creates the state folder (0700) if missing. */
+export function ensureHome(home: string): void {
+  mkdirSync(home, { recursive: true, mode: 0o700 });
+}
+
+/** Writes a file atomically with the given mode. */
+export function writePrivateFile(path: string, content: string): void {
+  const temp = `${path}.${randomBytes(4).toString('hex')}.tmp`;
+  writeFileSync(temp, content, { mode: 0o600 });
+  renameSync(temp, path);
+}
+
+/** The access token in $TOOLGATE_HOME/token: created (mode 0600) on first use; a readable-by-others file is tightened. */
+export function loadOrCreateToken(home: string): string {
+  const { token: path } = statePaths(home);
+  if (existsSync(path)) {
+    if ((statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
+    const token = readFileSync(path, 'utf8').trim();
+    if (/^[0-9a-f]{32,128}$/.test(token)) return token;
+  }
+  const token = randomBytes(32).toString('hex');
+  writePrivateFile(path, `${token}\n`);
+  return token;
+}
+
+/** Reads the token of a gate that should be running; a clear error if there is none. */
+export function readToken(home: string): string {
+  const { token: path } = statePaths(home);
+  if (!existsSync(path)) {
+    throw new GateError('ENOTFOUND', `no token in ${path}: start the gate first with \`toolgate serve --workspace DIR\``);
+  }
+  return readFileSync(path, 'utf8').trim();
+}
+
+/** Where a running gate listens (written by serve, read by mcp and call). */
+export interface GateAddress {
+  pid: number;
+  port: number;
+  mcpUrl: string;
+  consoleUrl: string;
+  workspace: string;
+}
+
+/** Records where this gate listens. */
+export function writeGateAddress(home: string, address: GateAddress): void {
+  writePrivateFile(statePaths(home).gate, `${JSON.stringify(address, null, 2)}\n`);
+}
+
+/** Where the running gate listens; a clear error if none runs. */
+export function readGateAddress(home: string): GateAddress {
+  const { gate: path } = statePaths(home);
+  if (!existsSync(path)) {
+    throw new GateError('ENOTFOUND', `no gate is running for ${home}: start one with \`toolgate serve --workspace DIR\``);
+  }
+  const address = JSON.parse(readFileSync(path, 'utf8')) as GateAddress;
+  try {
+    process.kill(address.pid, 0);
+  } catch {
+    throw new GateError('ENOTFOUND', `the gate that wrote ${path} (pid ${address.pid}) is no longer running: start it again with \`toolgate serve\``);
+  }
+  return address;
+}

@@ -1,0 +1,26 @@
+import { defineConfig } from '@playwright/test';
+
+/** Console end-to-end specs: Debian's Chromium against `toolgate serve`; never a downloaded browser. */
+export default defineConfig({
+  testDir: 'e2e',
+  timeout: 60_000,
+  retries: 0,
+  workers: 1,
+  reporter: process.env.CI ? [['list']] : [['list']],
+  use: {
+    headless: true,
+    launchOptions: {
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+        '--disable-quic',
+      ],
+    },
+    trace: 'retain-on-failure',
+  },
+});

@@ -1,0 +1,71 @@
+import { z } from 'zod';
+import { SecurityTierSchema } from './manifest';
+
+/** What a privileged call would change, shown to the person before they decide. */
+export const PreviewSchema = z.discriminatedUnion('kind', [
+  z.object({
+    kind: z.literal('diff'),
+    /** Workspace-relative path of the file. */
+    path: z.string(),
+    /** The file as it is now ('' when it does not exist yet). */
+    before: z.string(),
+    /** The file as it would be. */
+    after: z.string(),
+    /** Unified diff of before → after. */
+    unified: z.string(),
+    /** Whether the file exists now. */
+    exists: z.boolean(),
+  }),
+  z.object({
+    kind: z.literal('none'),
+    /** Why there is no preview (the tool has no dry run, or the dry run failed). */
+    reason: z.string(),
+  }),
+]);
+export type Preview = z.infer<typeof PreviewSchema>;
+
+/** A call waiting for a person's decision. */
+export const ApprovalRequestSchema = z.object({
+  /** Id the gate issued; the console refers to the prompt only by it. */
+  approvalId: z.string(),
+  /** The call it belongs to. */
+  callId: z.string(),
+  /** Tool name. */
+  tool: z.string(),
+  /** Tool version. */
+  toolVersion: z.string(),
+  /** The tool's tier. */
+  tier: SecurityTierSchema,
+  /** The policy rule that asked for a person. */
+  rule: z.string(),
+  /** The exact arguments that will run if approved. */
+  arguments: z.unknown(),
+  /** What the call would change. */
+  preview: PreviewSchema,
+  /** BLAKE3 of manifest + canonical arguments: the approval holds only for this call. */
+  bindingHash: z.string(),
+  /** When it was asked (ISO 8601). */
+  requestedAt: z.string(),
+  /** When it is denied unless answered (ISO 8601). */
+  expiresAt: z.string(),
+});
+export type ApprovalRequest = z.infer<typeof ApprovalRequestSchema>;
+
+/** A person's answer to a prompt. */
+export const ApprovalDecisionSchema = z.enum(['approve', 'deny']);
+export type ApprovalDecision = z.infer<typeof ApprovalDecisionSchema>;
+
+/** How a prompt ended. */
+export const ApprovalOutcomeSchema = z.object({
+  /** The prompt. */
+  approvalId: z.string(),
+  /** Its call. */
+  callId: z.string(),
+  /** approved, denied by a person, or denied because nobody answered in time. */
+  outcome: z.enum(['approved', 'denied', 'expired']),
+  /** The reason the person gave, or why it expired. */
+  reason: z.string().optional(),
+  /** When it was decided (ISO 8601). */
+  decidedAt: z.string(),
+});
+export type ApprovalOutcome = z.infer<typeof ApprovalOutcomeSchema>;

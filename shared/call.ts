@@ -1,0 +1,70 @@
+import { z } from 'zod';
+import { ToolErrorSchema } from './errors';
+import { SecurityTierSchema } from './manifest';
+
+/** Who sent a call to the gate. */
+export const CallSourceSchema = z.enum(['mcp', 'cli', 'test']);
+export type CallSource = z.infer<typeof CallSourceSchema>;
+
+/** A call as an agent makes it: a tool name and its arguments. */
+export const CallRequestSchema = z.object({
+  /** Name of the tool to call. */
+  tool: z.string(),
+  /** The tool's arguments (validated against its input schema by the gate). */
+  arguments: z.unknown(),
+  /** Who sent it. */
+  source: CallSourceSchema.default('test'),
+});
+export type CallRequest = z.input<typeof CallRequestSchema>;
+
+/** Where a call is in the pipeline. */
+export const CallStatusSchema = z.enum([
+  /** Received; lookup, validation, capability and policy checks under way. */
+  'checking',
+  /** Waiting for a person's decision. */
+  'awaiting-approval',
+  /** Running in a tool process. */
+  'running',
+  /** Finished with a result. */
+  'completed',
+  /** Refused before running (validation, capability, policy, person). */
+  'rejected',
+  /** Ran and failed (timeout, crash, thrown, bad output). */
+  'failed',
+]);
+export type CallStatus = z.infer<typeof CallStatusSchema>;
+
+/** A call as the console's Live view shows it; updated at every step. */
+export const CallSnapshotSchema = z.object({
+  /** Id the gate issued. */
+  callId: z.string(),
+  /** Tool name as the agent sent it. */
+  tool: z.string(),
+  /** The tool's tier, once the tool was found. */
+  tier: SecurityTierSchema.optional(),
+  /** Arguments as sent (secrets appear as their placeholders). */
+  arguments: z.unknown(),
+  /** Who sent the call. */
+  source: CallSourceSchema,
+  /** Where the call is now. */
+  status: CallStatusSchema,
+  /** The pipeline step the call is at or ended in. */
+  step: z.string(),
+  /** When the gate received it (ISO 8601). */
+  startedAt: z.string(),
+  /** When it ended (ISO 8601). */
+  endedAt: z.string().optional(),
+  /** How long it took, in milliseconds, once ended. */
+  durationMs: z.number().optional(),
+  /** The tool's output, once completed. */
+  data: z.unknown().optional(),
+  /** Why it failed or was refused. */
+  error: ToolErrorSchema.optional(),
+  /** BLAKE3 of the normalized response, once ended. */
+  responseHash: z.string().optional(),
+  /** Set when the output was cut. */
+  truncated: z.boolean().optional(),
+  /** The approval this call waits on or waited on. */
+  approvalId: z.string().optional(),
+});
+export type CallSnapshot = z.infer<typeof CallSnapshotSchema>;

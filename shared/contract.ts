@@ -1,0 +1,153 @@
+import { z } from 'zod';
+import { ApprovalOutcomeSchema, ApprovalRequestSchema } from './approval';
+import { AuditRecordSchema, AuditVerifyReportSchema } from './audit';
+import { CallSnapshotSchema } from './call';
+import { ToolManifestSchema } from './manifest';
+
+/** A tool as the console lists it. */
+export const ToolSummarySchema = z.object({
+  /** The registered manifest. */
+  manifest: ToolManifestSchema,
+  /** Whether calls can reach it now. */
+  available: z.boolean(),
+});
+export type ToolSummary = z.infer<typeof ToolSummarySchema>;
+
+/** Facts about the running gate that the console shows in its header. */
+export const GateInfoSchema = z.object({
+  /** Toolgate's version. */
+  version: z.string(),
+  /** The workspace root file tools are confined to. */
+  workspace: z.string(),
+  /** Where agents connect (Streamable HTTP), when the gate serves MCP. */
+  mcpUrl: z.string().optional(),
+  /** How long a prompt waits for a person before it is denied, in milliseconds. */
+  approvalTimeoutMs: z.number(),
+});
+export type GateInfo = z.infer<typeof GateInfoSchema>;
+
+const empty = z.object({}).strict();
+
+/**
+ * The console bridge: every request the renderer may make, with its request and response schema.
+ * Main's handlers, the preload's methods, the WebSocket transport and the tests are typed from it.
+ */
+export const bridgeMethods = {
+  getInfo: { request: empty, response: GateInfoSchema },
+  listTools: { request: empty, response: z.array(ToolSummarySchema) },
+  listCalls: { request: empty, response: z.array(CallSnapshotSchema) },
+  listApprovals: { request: empty, response: z.array(ApprovalRequestSchema) },
+  decideApproval: {
+    request: z
+      .object({
+        /** The prompt being answered (an id main issued). */
+        approvalId: z.string().min(1).max(100),
+        /** Approve or deny. */
+        decision: z.enum(['approve', 'deny']),
+        /** Why (shown to the agent on deny). */
+        reason: z.string().max(2000).optional(),
+      })
+      .strict(),
+    response: ApprovalOutcomeSchema,
+  },
+  listAudit: {
+    request: z
+      .object({
+        /** How many records at most (newest first). */
+        limit: z.number().int().min(1).max(1000).default(200),
+        /** Only records with a seq below this one (for paging back). */
+        beforeSeq: z.number().int().positive().optional(),
+      })
+      .strict(),
+    response: z.array(AuditRecordSchema),
+  },
+  verifyAudit: { request: empty, response: AuditVerifyReportSchema },
+} as const;
+
+/** Events main pushes to the console. */
+export const bridgeEvents = {
+  /** A call moved to another step. */
+  callUpdated: CallSnapshotSchema,
+  /** A call waits for a person. */
+  approvalRequested: ApprovalRequestSchema,
+  /** A prompt was answered or expired. */
+  approvalResolved: ApprovalOutcomeSchema,
+  /** A record was appended to the audit log. */
+  auditAppended: AuditRecordSchema,
+} as const;
+
+export type BridgeMethods = typeof bridgeMethods;
+export type BridgeMethodName = keyof BridgeMethods;
+export type BridgeEvents = typeof bridgeEvents;
+export type BridgeEventName = keyof BridgeEvents;
+
+/** A method's request as the caller may write it (defaults optional). */
+export type BridgeRequest<M extends BridgeMethodName> = z.input<BridgeMethods[M]['request']>;
+/** A method's request after validation (defaults filled in). */
+export type BridgeParsedRequest<M extends BridgeMethodName> = z.output<BridgeMethods[M]['request']>;
+/** A method's response. */
+export type BridgeResponse<M extends BridgeMethodName> = z.output<BridgeMethods[M]['response']>;
+/** An event's payload. */
+export type BridgeEventPayload<E extends BridgeEventName> = z.output<BridgeEvents[E]>;
+
+/** Main's side: one handler per method; a missing one is a compile error. */
+export type BridgeHandlers = {
+  [M in BridgeMethodName]: (request: BridgeParsedRequest<M>) => Promise<BridgeResponse<M>>;
+};
+
+/** The subscription method name of an event: callUpdated → onCallUpdated. */
+export type SubscriptionName<E extends BridgeEventName> = `on${Capitalize<E>}`;
+
+/** The renderer's side: named methods, and subscriptions that return their unsubscribe function. */
+export type ConsoleBridge = {
+  [M in BridgeMethodName]: (request: BridgeRequest<M>) => Promise<BridgeResponse<M>>;
+} & {
+  [E in BridgeEventName as SubscriptionName<E>]: (listener: (payload: BridgeEventPayload<E>) => void) => () => void;
+};
+
+/** The subscription method name of an event. */
+export function subscriptionName<E extends BridgeEventName>(event: E): SubscriptionName<E> {
+  return `on${event[0]!.toUpperCase()}${event.slice(1)}` as SubscriptionName<E>;
+}
+
+export const BRIDGE_METHOD_NAMES = Object.keys(bridgeMethods) as BridgeMethodName[];
+export const BRIDGE_EVENT_NAMES = Object.keys(bridgeEvents) as BridgeEventName[];
+
+/** A failed bridge request as it crosses the wire. */
+export const BridgeFailureSchema = z.object({
+  /** An error code (see ErrorCodeSchema) or EBRIDGE for a malformed message. */
+  code: z.string(),
+  /** What was wrong. */
+  message: z.string(),
+});
+export type BridgeFailure = z.infer<typeof BridgeFailureSchema>;
+
+/** A bridge reply: the response, or why there is none. */
+export type BridgeReply<T> = { ok: true; value: T } | { ok: false; error: BridgeFailure };
+
+/** The error a renderer-side bridge method rejects with. */
+export class BridgeError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'BridgeError';
+  }
+}
+
+/** Messages of the WebSocket transport (headless shell). */
+export const WsClientMessageSchema = z.object({
+  /** Correlates the reply. */
+  id: z.number().int().nonnegative(),
+  /** Which bridge method. */
+  method: z.string(),
+  /** Its request. */
+  params: z.unknown(),
+});
+export type WsClientMessage = z.infer<typeof WsClientMessageSchema>;
+
+/** A reply or a pushed event, server to console. */
+export type WsServerMessage =
+  | { type: 'reply'; id: number; reply: BridgeReply<unknown> }
+  | { type: 'event'; event: BridgeEventName; payload: unknown };

@@ -1,0 +1,101 @@
+import { z } from 'zod';
+
+/** Security tiers, lowest first; the index is the tier's level (0–4). */
+export const SECURITY_TIERS = ['SAFE', 'STANDARD', 'ELEVATED', 'RESTRICTED', 'DANGEROUS'] as const;
+
+/** How much harm a tool can do: SAFE (none) to DANGEROUS (typically blocked). */
+export const SecurityTierSchema = z.enum(SECURITY_TIERS);
+export type SecurityTier = z.infer<typeof SecurityTierSchema>;
+
+/** The numeric level (0–4) of a tier. */
+export function tierLevel(tier: SecurityTier): number {
+  return SECURITY_TIERS.indexOf(tier);
+}
+
+/** An observable effect of a tool on the world; none at all means the tool is pure. */
+export const SideEffectSchema = z.enum([
+  'NetRead',
+  'NetWrite',
+  'FsRead',
+  'FsWrite',
+  'DbRead',
+  'DbWrite',
+  'ProcessSpawn',
+]);
+export type SideEffect = z.infer<typeof SideEffectSchema>;
+
+/** Side effects that change state: a read-only registry refuses tools declaring any of them. */
+export const MUTATING_SIDE_EFFECTS: readonly SideEffect[] = ['FsWrite', 'NetWrite', 'DbWrite', 'ProcessSpawn'];
+
+/** Whether the same input always gives the same output. */
+export const DeterminismSchema = z.enum(['Pure', 'Deterministic', 'Maybe', 'NonDeterministic']);
+export type Determinism = z.infer<typeof DeterminismSchema>;
+
+/**
+ * A capability with its scope: `kind:access[:scope]`, for example `fs:read`, `fs:write:src/**`,
+ * `net:read:api.github.com`, `process:spawn`.
+ */
+export const CapabilitySchema = z
+  .string()
+  .regex(
+    /^(fs|net|db|process):(read|write|spawn)(:[^\s]+)?$/,
+    'a capability reads kind:access[:scope], e.g. fs:write:src/** or net:read:api.github.com',
+  );
+export type Capability = z.infer<typeof CapabilitySchema>;
+
+/** Hard limits one call of a tool runs under. */
+export const ResourceBoundsSchema = z.object({
+  /** Wall-clock deadline of one call, in milliseconds. */
+  timeoutMs: z.number().int().positive().max(3_600_000),
+  /** Memory the tool process may use, in MiB. */
+  maxMemoryMb: z.number().int().positive().max(65_536),
+  /** Bytes of output returned to the agent before it is cut. */
+  maxOutputBytes: z.number().int().positive().max(64 * 1024 * 1024),
+  /** Network limits, for tools that use the network. */
+  network: z
+    .object({
+      /** Requests one call may make. */
+      maxRequests: z.number().int().nonnegative(),
+      /** Bytes one call may transfer. */
+      maxBytes: z.number().int().nonnegative(),
+    })
+    .optional(),
+});
+export type ResourceBounds = z.infer<typeof ResourceBoundsSchema>;
+
+/** The bounds a tool gets for whatever it does not declare. */
+export const DEFAULT_BOUNDS: ResourceBounds = { timeoutMs: 30_000, maxMemoryMb: 256, maxOutputBytes: 16 * 1024 };
+
+/** A JSON Schema document (as exported from a zod schema). */
+export const JsonSchemaSchema = z.record(z.string(), z.unknown());
+
+/** What a tool declares about itself; the gate trusts only the manifest it registered. */
+export const ToolManifestSchema = z.object({
+  /** Unique name agents call the tool by. */
+  name: z
+    .string()
+    .regex(/^[a-z][a-z0-9_]{0,63}$/, 'a tool name is lower case letters, digits and _, starting with a letter'),
+  /** Semantic version of the tool's interface. */
+  version: z.string().regex(/^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?$/, 'a version is semver, e.g. 1.0.0'),
+  /** What the tool does, written for the model that will call it. */
+  description: z.string().min(1),
+  /** How much harm the tool can do; drives the default policy. */
+  tier: SecurityTierSchema,
+  /** Every effect the tool may have; empty means pure. */
+  sideEffects: z.array(SideEffectSchema),
+  /** Whether the same input always gives the same output. */
+  determinism: DeterminismSchema,
+  /** Capabilities the tool needs, each with its scope. */
+  capabilities: z.array(CapabilitySchema),
+  /** Hard limits of one call. */
+  bounds: ResourceBoundsSchema,
+  /** Input fields that name workspace paths; the gate confines them before anything runs. */
+  pathArguments: z.array(z.string()),
+  /** Whether the tool can preview its effect without making it (dry run). */
+  supportsDryRun: z.boolean(),
+  /** JSON Schema of the input. */
+  inputSchema: JsonSchemaSchema,
+  /** JSON Schema of the output. */
+  outputSchema: JsonSchemaSchema,
+});
+export type ToolManifest = z.infer<typeof ToolManifestSchema>;

@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import { ToolErrorSchema } from './errors';
+
+/** Facts about one call that travel with its result. */
+export const ResultMetaSchema = z.object({
+  /** Id the gate issued for the call. */
+  callId: z.string(),
+  /** When the gate received the call (ISO 8601). */
+  startedAt: z.string(),
+  /** When the call ended (ISO 8601). */
+  endedAt: z.string(),
+  /** endedAt − startedAt, in milliseconds. */
+  durationMs: z.number().nonnegative(),
+  /** BLAKE3 (hex) of the canonical JSON of `data`, or of `error` when the call failed. */
+  responseHash: z.string(),
+  /** Set when the output was cut to the tool's maxOutputBytes. */
+  truncated: z.boolean().optional(),
+  /** Things worth knowing that did not stop the call. */
+  warnings: z.array(z.string()).optional(),
+});
+export type ResultMeta = z.infer<typeof ResultMetaSchema>;
+
+/** What every call ends with: data or an error, and the meta. */
+export const ToolResultSchema = z.object({
+  /** True when the tool ran and its output passed validation. */
+  ok: z.boolean(),
+  /** The tool's output, normalized (present when ok). */
+  data: z.unknown().optional(),
+  /** Why the call failed (present when not ok). */
+  error: ToolErrorSchema.optional(),
+  /** Timing, hash and flags. */
+  meta: ResultMetaSchema,
+});
+export type ToolResult = z.infer<typeof ToolResultSchema>;
