@@ -1,0 +1,85 @@
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { app, dialog, ipcMain, session } from 'electron';
+import { BRIDGE_EVENT_CHANNEL } from '../../shared/ipcChannels';
+import { startGate, type RunningGate } from '../gate/startGate';
+import { createUtilityProcessHost } from '../hosts/utilityProcessHost';
+import { createGateShutdown } from './gateShutdown';
+import { forwardBridgeEvents, registerBridgeIpc } from './ipcBridge';
+import { resolveLaunchOptions } from './launchOptions';
+import { createMainWindow, loadRenderer } from './mainWindow';
+import { resolveRendererLocation } from './rendererLocation';
+import { createSenderCheck } from './senderCheck';
+import { hardenSession } from './sessionSecurity';
+
+/**
+ * The desktop shell's main process (built to out/main/index.js): starts the gate core with tools in
+ * Electron utility processes, opens the one console window and wires it to the gate over IPC.
+ * Everything else (registry, executor, approvals, audit, MCP) is the shared core.
+ */
+
+const here = dirname(fileURLToPath(import.meta.url));
+const launch = resolveLaunchOptions({ argv: process.argv, env: process.env, cwd: process.cwd(), homeDir: homedir() });
+
+let gate: Promise<RunningGate> | undefined;
+const shutdown = createGateShutdown(async () => {
+  const running = await gate?.catch(() => undefined);
+  await running?.close();
+});
+
+/** Opens the console window and connects it to the running gate. */
+async function openConsole(running: RunningGate): Promise<void> {
+  const renderer = resolveRendererLocation({
+    devServerUrl: process.env.ELECTRON_RENDERER_URL,
+    isPackaged: app.isPackaged,
+    builtIndexPath: join(here, '../renderer/index.html'),
+  });
+  const window = createMainWindow({ preloadPath: join(here, '../preload/index.cjs') });
+  const isTrustedSender = createSenderCheck(() => window, renderer);
+  const disposeIpc = registerBridgeIpc(ipcMain, running.backend, isTrustedSender);
+  const stopEvents = forwardBridgeEvents(running.backend, (message) => {
+    if (!window.isDestroyed() && !window.webContents.isDestroyed()) {
+      window.webContents.send(BRIDGE_EVENT_CHANNEL, message);
+    }
+  });
+  window.on('closed', () => {
+    try {
+      stopEvents();
+    } finally {
+      disposeIpc();
+    }
+  });
+  await loadRenderer(window, renderer);
+}
+
+async function start(): Promise<void> {
+  hardenSession(session.defaultSession);
+  gate = startGate({ home: launch.home, workspace: launch.workspace, hostFactory: createUtilityProcessHost });
+  const running = await gate;
+  console.log(`[toolgate] gate running: MCP at ${running.mcpUrl}, workspace ${launch.workspace}`);
+  await openConsole(running);
+}
+
+app.enableSandbox();
+
+app.on('before-quit', (event) => {
+  if (shutdown.finished) return;
+  // Electron does not wait for promises: hold the quit until the gate has closed, then quit again.
+  event.preventDefault();
+  void shutdown.run().finally(() => app.quit());
+});
+
+app.on('window-all-closed', () => app.quit());
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => app.quit());
+
+app
+  .whenReady()
+  .then(start)
+  .catch((error: unknown) => {
+    const message = error instanceof Error ? error.message : String(error);
+    console.error(`[toolgate] could not start: ${message}`);
+    dialog.showErrorBox('Toolgate could not start', message);
+    void shutdown.run().finally(() => app.exit(1));
+  });
