@@ -6,7 +6,8 @@ export default defineConfig({
   timeout: 60_000,
   retries: 0,
   workers: 1,
-  reporter: process.env.CI ? [['list']] : [['list']],
+  reporter: process.env.CI ? [['list'], ['json', { outputFile: 'test-results/playwright.json' }]] : [['list']],
+  outputDir: 'test-results/playwright',
   use: {
     headless: true,
     launchOptions: {

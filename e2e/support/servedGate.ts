@@ -1,0 +1,79 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** A `toolgate serve` process on a temp workspace and state folder, as a person would start it. */
+export interface ServedGate {
+  readonly home: string;
+  readonly workspace: string;
+  readonly consoleUrl: string;
+  readonly mcpUrl: string;
+  readonly token: string;
+  /** An official MCP client connected like an agent. */
+  connectAgent(): Promise<Client>;
+  /** Stops the gate and removes its temp folders. */
+  stop(): Promise<void>;
+}
+
+/** Starts `node bin/toolgate.js serve --workspace <temp> --port 0` and waits for its URLs. */
+export async function startServedGate(extraArgs: string[] = []): Promise<ServedGate> {
+  if (!existsSync(join(ROOT, 'out/main/cli.js'))) throw new Error('build first: npm run build');
+  const home = mkdtempSync(join(tmpdir(), 'toolgate-e2e-home-'));
+  const workspace = mkdtempSync(join(tmpdir(), 'toolgate-e2e-ws-'));
+  const child: ChildProcess = spawn(process.execPath, ['bin/toolgate.js', 'serve', '--workspace', workspace, '--port', '0', ...extraArgs], {
+    cwd: ROOT,
+    env: { ...process.env, TOOLGATE_HOME: home },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const urls = await new Promise<{ consoleUrl: string; mcpUrl: string }>((resolveUrls, reject) => {
+    const timer = setTimeout(() => reject(new Error(`toolgate serve did not start:\n${output}`)), 20_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const consoleUrl = /console\s+(\S+)/.exec(output)?.[1];
+      const mcpUrl = /MCP\s+(\S+)/.exec(output)?.[1];
+      if (consoleUrl && mcpUrl) {
+        clearTimeout(timer);
+        resolveUrls({ consoleUrl, mcpUrl });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`toolgate serve exited with ${code}:\n${output}`));
+    });
+  });
+  const token = readFileSync(join(home, 'token'), 'utf8').trim();
+  const clients: Client[] = [];
+  return {
+    home,
+    workspace,
+    token,
+    ...urls,
+    async connectAgent() {
+      const client = new Client({ name: 'e2e-agent', version: '1.0.0' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(urls.mcpUrl), { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+      );
+      clients.push(client);
+      return client;
+    },
+    async stop() {
+      await Promise.all(clients.map((client) => client.close().catch(() => {})));
+      if (child.exitCode === null) {
+        const exited = new Promise((done) => child.once('exit', done));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      rmSync(home, { recursive: true, force: true });
+      rmSync(workspace, { recursive: true, force: true });
+    },
+  };
+}

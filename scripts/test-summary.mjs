@@ -1,0 +1,20 @@
+#!/usr/bin/env node
+// Prints one line, "tests: N passed, N failed", from the JSON reports vitest and Playwright write in CI.
+import { existsSync, readFileSync } from 'node:fs';
+
+let passed = 0;
+let failed = 0;
+let skipped = 0;
+if (existsSync('test-results/vitest.json')) {
+  const report = JSON.parse(readFileSync('test-results/vitest.json', 'utf8'));
+  passed += report.numPassedTests;
+  failed += report.numFailedTests;
+  skipped += report.numPendingTests + (report.numTodoTests ?? 0);
+}
+if (existsSync('test-results/playwright.json')) {
+  const { stats } = JSON.parse(readFileSync('test-results/playwright.json', 'utf8'));
+  passed += stats.expected + (stats.flaky ?? 0);
+  failed += stats.unexpected;
+  skipped += stats.skipped;
+}
+console.log(`tests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
