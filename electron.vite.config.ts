@@ -34,6 +34,9 @@ export default defineConfig({
     root: resolve(__dirname, 'renderer'),
     plugins: [react()],
     build: {
+      minify: true,
+      // Monaco is one lazy chunk of ~2.5 MB, loaded only when a diff is shown.
+      chunkSizeWarningLimit: 4096,
       rollupOptions: { input: resolve(__dirname, 'renderer/index.html') },
     },
   },

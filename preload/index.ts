@@ -2,10 +2,10 @@ import { contextBridge, ipcRenderer, type IpcRenderer, type IpcRendererEvent } f
 import {
   BRIDGE_EVENT_NAMES,
   BRIDGE_METHOD_NAMES,
-  BridgeError,
   subscriptionName,
+  toBridgeReply,
   type BridgeEventName,
-  type ConsoleBridge,
+  type DesktopBridge,
 } from '../shared/contract';
 import { BRIDGE_EVENT_CHANNEL, bridgeMethodChannel, type BridgeEventMessage } from '../shared/ipcChannels';
 
@@ -22,29 +22,17 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null;
 }
 
-/**
- * Unwraps a BridgeReply: the value, or a BridgeError carrying main's code. Note that contextBridge
- * hands the page a copy of a thrown error with its message only; `code` survives inside this world.
- */
-function unwrapReply(method: string, reply: unknown): unknown {
-  if (isRecord(reply) && reply.ok === true && 'value' in reply) return reply.value;
-  if (isRecord(reply) && reply.ok === false && isRecord(reply.error)) {
-    const { code, message } = reply.error;
-    throw new BridgeError(String(code), String(message));
-  }
-  throw new BridgeError('EBRIDGE', `${method}: malformed reply from the gate`);
-}
-
 function isEventMessage(message: unknown, event: BridgeEventName): message is BridgeEventMessage {
   return isRecord(message) && message.event === event && 'payload' in message;
 }
 
 /** Builds the object exposed as window.toolgate, over the given ipcRenderer. */
-export function createPreloadBridge(ipc: BridgeIpcRenderer): ConsoleBridge {
+export function createPreloadBridge(ipc: BridgeIpcRenderer): DesktopBridge {
   const bridge: Record<string, unknown> = {};
   for (const method of BRIDGE_METHOD_NAMES) {
+    // The envelope crosses to the page whole: a thrown error would lose its code on the way.
     bridge[method] = async (request: unknown) =>
-      unwrapReply(method, await ipc.invoke(bridgeMethodChannel(method), request ?? {}));
+      toBridgeReply(method, await ipc.invoke(bridgeMethodChannel(method), request ?? {}));
   }
   for (const event of BRIDGE_EVENT_NAMES) {
     bridge[subscriptionName(event)] = (listener: (payload: unknown) => void) => {
@@ -58,7 +46,7 @@ export function createPreloadBridge(ipc: BridgeIpcRenderer): ConsoleBridge {
       };
     };
   }
-  return Object.freeze(bridge) as ConsoleBridge;
+  return Object.freeze(bridge) as DesktopBridge;
 }
 
 contextBridge.exposeInMainWorld('toolgate', createPreloadBridge(ipcRenderer));

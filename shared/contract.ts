@@ -125,6 +125,33 @@ export type BridgeFailure = z.infer<typeof BridgeFailureSchema>;
 /** A bridge reply: the response, or why there is none. */
 export type BridgeReply<T> = { ok: true; value: T } | { ok: false; error: BridgeFailure };
 
+/**
+ * The desktop preload's side: the same named methods, resolving to the reply envelope itself,
+ * because contextBridge hands the page only the message of a thrown error, never its code.
+ */
+export type DesktopBridge = {
+  [M in BridgeMethodName]: (request: BridgeRequest<M>) => Promise<BridgeReply<BridgeResponse<M>>>;
+} & {
+  [E in BridgeEventName as SubscriptionName<E>]: (listener: (payload: BridgeEventPayload<E>) => void) => () => void;
+};
+
+/** Checks that a value is a reply envelope; anything else becomes an EBRIDGE failure. */
+export function toBridgeReply(method: string, reply: unknown): BridgeReply<unknown> {
+  const candidate = reply as { ok?: unknown; value?: unknown; error?: { code?: unknown; message?: unknown } } | null;
+  if (candidate?.ok === true && 'value' in candidate) return { ok: true, value: candidate.value };
+  if (candidate?.ok === false && typeof candidate.error?.code === 'string' && typeof candidate.error.message === 'string') {
+    return { ok: false, error: { code: candidate.error.code, message: candidate.error.message } };
+  }
+  return { ok: false, error: { code: 'EBRIDGE', message: `${method}: malformed reply from the gate` } };
+}
+
+/** The value of a reply, or a BridgeError carrying the gate's code. */
+export function unwrapBridgeReply(method: string, reply: unknown): unknown {
+  const checked = toBridgeReply(method, reply);
+  if (checked.ok) return checked.value;
+  throw new BridgeError(checked.error.code, checked.error.message);
+}
+
 /** The error a renderer-side bridge method rejects with. */
 export class BridgeError extends Error {
   constructor(

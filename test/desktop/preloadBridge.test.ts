@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { BRIDGE_EVENT_NAMES, BRIDGE_METHOD_NAMES, BridgeError, subscriptionName } from '../../shared/contract';
+import { BRIDGE_EVENT_NAMES, BRIDGE_METHOD_NAMES, subscriptionName } from '../../shared/contract';
 
 const electron = vi.hoisted(() => ({
   contextBridge: { exposeInMainWorld: vi.fn() },
@@ -48,27 +48,28 @@ describe('preload bridge', () => {
     expect(api).not.toHaveProperty('send');
   });
 
-  it('calls each method on its own channel with the request and returns the value', async () => {
+  it('calls each method on its own channel with the request and returns the reply', async () => {
     const bridge = createPreloadBridge(ipc) as unknown as Record<string, (request: unknown) => Promise<unknown>>;
     for (const method of BRIDGE_METHOD_NAMES) {
       const request = { probe: method };
-      await expect(bridge[method]!(request)).resolves.toEqual({ channel: `toolgate:${method}`, request });
+      await expect(bridge[method]!(request)).resolves.toEqual({ ok: true, value: { channel: `toolgate:${method}`, request } });
     }
     expect(ipc.invoke).toHaveBeenCalledTimes(BRIDGE_METHOD_NAMES.length);
     expect(ipc.invoke.mock.calls.map(([channel]) => channel)).toEqual(BRIDGE_METHOD_NAMES.map((m) => `toolgate:${m}`));
   });
 
-  it('turns an error reply into a BridgeError with the code from main', async () => {
+  it('hands an error reply to the page whole, so the code from main survives contextBridge', async () => {
     ipc = fakeIpcRenderer(() => ({ ok: false, error: { code: 'EVALIDATION', message: 'listAudit: limit: too small' } }));
     const bridge = createPreloadBridge(ipc);
-    const failure = await bridge.listAudit({ limit: 0 }).catch((error: unknown) => error);
-    expect(failure).toBeInstanceOf(BridgeError);
-    expect(failure).toMatchObject({ code: 'EVALIDATION', message: 'listAudit: limit: too small' });
+    await expect(bridge.listAudit({ limit: 0 })).resolves.toEqual({
+      ok: false,
+      error: { code: 'EVALIDATION', message: 'listAudit: limit: too small' },
+    });
   });
 
-  it('refuses a malformed reply with EBRIDGE instead of passing it on', async () => {
+  it('turns a malformed reply into an EBRIDGE failure instead of passing it on', async () => {
     ipc = fakeIpcRenderer(() => ({ value: 'no ok flag' }));
-    await expect(createPreloadBridge(ipc).getInfo({})).rejects.toMatchObject({ code: 'EBRIDGE' });
+    await expect(createPreloadBridge(ipc).getInfo({})).resolves.toMatchObject({ ok: false, error: { code: 'EBRIDGE' } });
   });
 
   it('delivers only its own event to a subscription', () => {

@@ -1,0 +1,88 @@
+import { expect, type Locator } from '@playwright/test';
+import type { ConsolePage } from './ConsolePage';
+import { attributeSelector } from './cssAttribute';
+
+/** Options of approve() / deny(). */
+export interface DecideOptions {
+  /** Wait for the card to go away (the gate accepted the decision). Default true. */
+  waitForResolution?: boolean;
+}
+
+/** The Approvals tab: one card per prompt waiting for a person. */
+export class ApprovalsPanel {
+  constructor(private readonly console: ConsolePage) {}
+
+  /** Switches to the Approvals tab. */
+  async show(): Promise<Locator> {
+    return this.console.tab('Approvals');
+  }
+
+  /** Every pending prompt's card. */
+  cards(): Locator {
+    return this.console.page.getByTestId('approval-card');
+  }
+
+  /** The "No calls are waiting for you." message. */
+  emptyMessage(): Locator {
+    return this.console.page.getByText('No calls are waiting for you.');
+  }
+
+  /** Switches to Approvals and waits for a prompt for `tool`; returns its card, pinned by approval id. */
+  async waitForPrompt(tool: string, timeout?: number): Promise<Locator> {
+    await this.show();
+    const card = this.cards()
+      .filter({ has: this.console.page.getByRole('heading', { name: tool, exact: true }) })
+      .first();
+    await card.waitFor({ state: 'visible', timeout });
+    return this.pin(card);
+  }
+
+  /** The unified diff text of a prompt (readable whether the disclosure is open or not). */
+  async diffText(card?: Locator): Promise<string> {
+    return (await (await this.cardOrOnly(card)).getByTestId('unified-diff').textContent()) ?? '';
+  }
+
+  /** The "+N −M" line counts of a prompt's diff. */
+  async diffStats(card?: Locator): Promise<string> {
+    return (await (await this.cardOrOnly(card)).getByTestId('diff-stats').textContent()) ?? '';
+  }
+
+  /** The Monaco diff editor's container of a prompt. */
+  async diffEditor(card?: Locator): Promise<Locator> {
+    return (await this.cardOrOnly(card)).getByTestId('diff-editor');
+  }
+
+  /** The inline hint or bridge error shown on a card. */
+  async problem(card?: Locator): Promise<Locator> {
+    return (await this.cardOrOnly(card)).getByTestId('decision-problem');
+  }
+
+  /** Clicks Approve on a prompt (the only one, if no card is given). */
+  async approve(card?: Locator, options: DecideOptions = {}): Promise<void> {
+    const target = await this.cardOrOnly(card);
+    await target.getByRole('button', { name: 'Approve', exact: true }).click();
+    if (options.waitForResolution ?? true) await expect(target).toHaveCount(0);
+  }
+
+  /** Types a reason and clicks Deny on a prompt (the only one, if no card is given). */
+  async deny(reason: string, card?: Locator, options: DecideOptions = {}): Promise<void> {
+    const target = await this.cardOrOnly(card);
+    await target.getByLabel('Reason', { exact: true }).fill(reason);
+    await target.getByRole('button', { name: 'Deny', exact: true }).click();
+    if (options.waitForResolution ?? true) await expect(target).toHaveCount(0);
+  }
+
+  // A card located by its approval id, so it does not slide to the next prompt once answered.
+  private async pin(card: Locator): Promise<Locator> {
+    const approvalId = await card.getAttribute('data-approval-id');
+    if (!approvalId) throw new Error('an approval card without data-approval-id');
+    return this.console.page.locator(`[data-testid="approval-card"]${attributeSelector('data-approval-id', approvalId)}`);
+  }
+
+  private async cardOrOnly(card: Locator | undefined): Promise<Locator> {
+    if (card) return card;
+    await this.show();
+    await expect(this.cards()).toHaveCount(1);
+    return this.pin(this.cards().first());
+  }
+}

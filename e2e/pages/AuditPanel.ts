@@ -1,0 +1,40 @@
+import { expect, type Locator } from '@playwright/test';
+import type { ConsolePage } from './ConsolePage';
+
+/** The Audit tab: the chain's verdict and the latest records. */
+export class AuditPanel {
+  constructor(private readonly console: ConsolePage) {}
+
+  /** Switches to the Audit tab. */
+  async show(): Promise<Locator> {
+    return this.console.tab('Audit');
+  }
+
+  /** The verdict element ("Chain verified (N records)" or "Chain broken at seq N: reason"). */
+  chainStatusElement(): Locator {
+    return this.console.page.getByTestId('chain-status');
+  }
+
+  /** The verdict's text. */
+  async chainStatus(): Promise<string> {
+    await this.show();
+    return (await this.chainStatusElement().textContent()) ?? '';
+  }
+
+  /** Waits until the verdict matches, e.g. /Chain verified \(\d+ records\)/. */
+  async waitForChainStatus(expected: string | RegExp, timeout?: number): Promise<void> {
+    await this.show();
+    await expect(this.chainStatusElement()).toHaveText(expected, { timeout });
+  }
+
+  /** Clicks "Verify again". */
+  async verifyAgain(): Promise<void> {
+    await this.show();
+    await this.console.page.getByRole('button', { name: 'Verify again', exact: true }).click();
+  }
+
+  /** Every audit row, newest (highest seq) first. */
+  rows(): Locator {
+    return this.console.page.getByTestId('audit-row');
+  }
+}

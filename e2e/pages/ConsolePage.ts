@@ -1,0 +1,75 @@
+import { expect, type Locator, type Page } from '@playwright/test';
+import { ApprovalsPanel } from './ApprovalsPanel';
+import { AuditPanel } from './AuditPanel';
+import { LivePanel } from './LivePanel';
+
+/** The console's tabs, by their visible names. */
+export type ConsoleTab = 'Live' | 'Approvals' | 'Audit';
+
+/** The Toolgate console as a person sees it: header, tabs, one page object per panel. */
+export class ConsolePage {
+  /** The Live calls panel. */
+  readonly live: LivePanel;
+  /** The Approvals panel. */
+  readonly approvals: ApprovalsPanel;
+  /** The Audit panel. */
+  readonly audit: AuditPanel;
+
+  constructor(readonly page: Page) {
+    this.live = new LivePanel(this);
+    this.approvals = new ApprovalsPanel(this);
+    this.audit = new AuditPanel(this);
+  }
+
+  /** Opens the console URL `toolgate serve` printed and waits until the gate's facts are shown. */
+  async open(url: string): Promise<void> {
+    await this.page.goto(url);
+    await expect(this.page.getByRole('tablist', { name: 'Console views' })).toBeVisible();
+    await expect(this.connectionState()).toHaveText('connected');
+  }
+
+  /** A tab button; its name includes a badge, e.g. "Approvals 2". */
+  tabButton(name: ConsoleTab): Locator {
+    return this.page.getByRole('tab', { name: new RegExp(`^${name}\\b`) });
+  }
+
+  /** Switches to a tab and returns its (now visible) panel. */
+  async tab(name: ConsoleTab): Promise<Locator> {
+    const button = this.tabButton(name);
+    if ((await button.getAttribute('aria-selected')) !== 'true') await button.click();
+    await expect(button).toHaveAttribute('aria-selected', 'true');
+    return this.page.getByRole('tabpanel', { name: new RegExp(`^${name}\\b`) });
+  }
+
+  /** How many prompts the Approvals badge says are waiting (0 when there is no badge). */
+  async pendingApprovals(): Promise<number> {
+    const name = (await this.tabButton('Approvals').textContent()) ?? '';
+    const count = /(\d+)\s*$/.exec(name);
+    return count ? Number(count[1]) : 0;
+  }
+
+  /** The header's link state: connecting, connected, disconnected, refused, closed. */
+  connectionState(): Locator {
+    return this.page.getByTestId('connection-state');
+  }
+
+  /** The "Disconnected — reconnecting…" banner. */
+  disconnectedBanner(): Locator {
+    return this.page.getByTestId('connection-banner');
+  }
+
+  /** The full-page notice shown without a token or when the token was refused. */
+  notice(): Locator {
+    return this.page.locator('.notice-screen').getByRole('alert');
+  }
+
+  /** The workspace shown in the header. */
+  workspace(): Locator {
+    return this.page.getByTestId('workspace');
+  }
+
+  /** The MCP URL shown in the header. */
+  mcpUrl(): Locator {
+    return this.page.getByTestId('mcp-url');
+  }
+}

@@ -1,0 +1,44 @@
+import { expect, type Locator } from '@playwright/test';
+import type { CallStatus } from '../../shared/call';
+import type { ConsolePage } from './ConsolePage';
+import { attributeSelector } from './cssAttribute';
+
+/** The Live tab: one row per call, newest first. */
+export class LivePanel {
+  constructor(private readonly console: ConsolePage) {}
+
+  /** Switches to the Live tab. */
+  async show(): Promise<Locator> {
+    return this.console.tab('Live');
+  }
+
+  /** Every call row, newest first. */
+  rows(): Locator {
+    return this.console.page.getByTestId('call-row');
+  }
+
+  /** The row of a call, by its id or (the newest call of) a tool name. */
+  rowFor(callIdOrTool: string): Locator {
+    const byId = `[data-testid="call-row"]${attributeSelector('data-call-id', callIdOrTool)}`;
+    const byTool = `[data-testid="call-row"]${attributeSelector('data-tool', callIdOrTool)}`;
+    return this.console.page.locator(`${byId}, ${byTool}`).first();
+  }
+
+  /** The status a call is at now (checking, awaiting-approval, running, completed, rejected, failed). */
+  async statusOf(callIdOrTool: string): Promise<string | null> {
+    await this.show();
+    return this.rowFor(callIdOrTool).getAttribute('data-status');
+  }
+
+  /** Waits until a call reaches a status. */
+  async waitForStatus(callIdOrTool: string, status: CallStatus, timeout?: number): Promise<void> {
+    await this.show();
+    await expect(this.rowFor(callIdOrTool)).toHaveAttribute('data-status', status, { timeout });
+  }
+
+  /** The result or error text of a call (an error reads "CODE message"). */
+  async outcomeOf(callIdOrTool: string): Promise<string> {
+    await this.show();
+    return (await this.rowFor(callIdOrTool).locator('td').nth(5).textContent()) ?? '';
+  }
+}

@@ -1,0 +1,47 @@
+import './zodConfig';
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { selectBridge } from './bridge/selectBridge';
+import { createConsoleStore } from './store/consoleStore';
+import { ConsoleSync } from './store/consoleSync';
+import { App } from './views/App';
+import { ConsoleContext } from './views/consoleContext';
+import { NoticeScreen, OpenPrintedUrlHint } from './views/NoticeScreen';
+import './styles/base.css';
+import './styles/tables.css';
+import './styles/approvals.css';
+import './styles/audit.css';
+
+const root = createRoot(document.getElementById('root')!);
+const choice = selectBridge();
+
+// Pasting a new console URL into this tab changes only the fragment, which loads nothing: start
+// over so the new token is taken (selectBridge reads it and strips it again).
+window.addEventListener('hashchange', () => {
+  if (new URLSearchParams(window.location.hash.slice(1)).has('token')) window.location.reload();
+});
+
+if (choice.kind === 'no-token') {
+  root.render(
+    <NoticeScreen title="No access token">
+      <OpenPrintedUrlHint />
+    </NoticeScreen>,
+  );
+} else {
+  const bridge = choice.kind === 'desktop' ? choice.bridge : choice.connection.bridge;
+  const connection = choice.kind === 'websocket' ? choice.connection : undefined;
+  const store = createConsoleStore(connection ? connection.state : 'open');
+  const sync = new ConsoleSync(bridge, store, connection);
+  sync.start();
+  window.addEventListener('pagehide', () => {
+    sync.stop();
+    connection?.close();
+  });
+  root.render(
+    <StrictMode>
+      <ConsoleContext.Provider value={{ store, sync }}>
+        <App />
+      </ConsoleContext.Provider>
+    </StrictMode>,
+  );
+}

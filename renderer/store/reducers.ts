@@ -1,0 +1,93 @@
+import type { ApprovalRequest } from '../../shared/approval';
+import type { AuditRecord } from '../../shared/audit';
+import type { CallSnapshot, CallStatus } from '../../shared/call';
+import type { CallsState } from './consoleState';
+
+// How far along the pipeline a status is; a snapshot never moves a call backwards.
+const STATUS_PROGRESS: Record<CallStatus, number> = {
+  checking: 0,
+  'awaiting-approval': 1,
+  running: 2,
+  completed: 3,
+  rejected: 3,
+  failed: 3,
+};
+
+function startedAtMs(call: CallSnapshot): number {
+  const ms = Date.parse(call.startedAt);
+  return Number.isNaN(ms) ? 0 : ms;
+}
+
+function capCalls(byId: Record<string, CallSnapshot>, order: string[], cap: number): CallsState {
+  for (const dropped of order.splice(cap)) delete byId[dropped];
+  return { byId, order };
+}
+
+/** Applies one callUpdated event: a known call is replaced in place, a new one goes on top. */
+export function upsertCall(calls: CallsState, call: CallSnapshot, cap: number): CallsState {
+  const byId = { ...calls.byId, [call.callId]: call };
+  if (calls.byId[call.callId]) return { byId, order: [...calls.order] };
+  return capCalls(byId, [call.callId, ...calls.order], cap);
+}
+
+/**
+ * Merges a listCalls snapshot into what events already delivered. The snapshot wins, except where
+ * an event already showed the call further along (an event that overtook the snapshot's reply).
+ */
+export function mergeCallSnapshot(calls: CallsState, snapshot: readonly CallSnapshot[], cap: number): CallsState {
+  const byId: Record<string, CallSnapshot> = { ...calls.byId };
+  for (const call of snapshot) {
+    const known = byId[call.callId];
+    if (!known || STATUS_PROGRESS[call.status] >= STATUS_PROGRESS[known.status]) byId[call.callId] = call;
+  }
+  const seenAt = new Map(calls.order.map((id, index) => [id, index]));
+  const order = Object.keys(byId).sort((a, b) => {
+    const byTime = startedAtMs(byId[b]!) - startedAtMs(byId[a]!);
+    return byTime !== 0 ? byTime : (seenAt.get(a) ?? -1) - (seenAt.get(b) ?? -1);
+  });
+  return capCalls(byId, order, cap);
+}
+
+/** The calls in display order. */
+export function callsInOrder(calls: CallsState): CallSnapshot[] {
+  return calls.order.map((id) => calls.byId[id]).filter((call): call is CallSnapshot => call !== undefined);
+}
+
+function byExpiry(a: ApprovalRequest, b: ApprovalRequest): number {
+  return Date.parse(a.expiresAt) - Date.parse(b.expiresAt);
+}
+
+/** Adds (or replaces) a pending prompt, keeping the one that expires first on top. */
+export function addApproval(pending: readonly ApprovalRequest[], request: ApprovalRequest): ApprovalRequest[] {
+  return [...pending.filter((p) => p.approvalId !== request.approvalId), request].sort(byExpiry);
+}
+
+/** Removes a prompt that was answered or expired. */
+export function removeApproval(pending: readonly ApprovalRequest[], approvalId: string): ApprovalRequest[] {
+  return pending.filter((p) => p.approvalId !== approvalId);
+}
+
+/** Replaces the pending prompts with a listApprovals snapshot, minus prompts already known resolved. */
+export function replaceApprovals(
+  snapshot: readonly ApprovalRequest[],
+  resolvedIds: ReadonlySet<string>,
+): ApprovalRequest[] {
+  return snapshot.filter((p) => !resolvedIds.has(p.approvalId)).sort(byExpiry);
+}
+
+/** Adds one appended record (newest first); a record already held is ignored. */
+export function prependAuditRecord(records: readonly AuditRecord[], record: AuditRecord, cap: number): AuditRecord[] {
+  return mergeAuditRecords(records, [record], cap);
+}
+
+/** Unites held records with a listAudit snapshot, by seq, newest first. */
+export function mergeAuditRecords(
+  records: readonly AuditRecord[],
+  incoming: readonly AuditRecord[],
+  cap: number,
+): AuditRecord[] {
+  const bySeq = new Map<number, AuditRecord>();
+  for (const record of records) bySeq.set(record.seq, record);
+  for (const record of incoming) bySeq.set(record.seq, record);
+  return [...bySeq.values()].sort((a, b) => b.seq - a.seq).slice(0, cap);
+}

@@ -1,0 +1,65 @@
+import { useEffect, useState, type ComponentType } from 'react';
+import { ApprovalsView } from './approvals/ApprovalsView';
+import { AuditView } from './audit/AuditView';
+import { useConsoleState } from './consoleContext';
+import { Header } from './Header';
+import { LiveView } from './live/LiveView';
+import { NoticeScreen, OpenPrintedUrlHint } from './NoticeScreen';
+import { panelId, TabBar, tabId, TAB_NAMES, type TabName } from './TabBar';
+
+const VIEWS: Record<TabName, ComponentType> = {
+  Live: LiveView,
+  Approvals: ApprovalsView,
+  Audit: AuditView,
+};
+
+/** The console: header, link banner, tabs. Every panel stays mounted so a typed reason survives a tab switch. */
+export function App() {
+  const [active, setActive] = useState<TabName>('Live');
+  const connection = useConsoleState((s) => s.connection);
+  const pendingCount = useConsoleState((s) => s.approvals.length);
+  const loadError = useConsoleState((s) => s.loadError);
+
+  useEffect(() => {
+    document.title = pendingCount > 0 ? `(${pendingCount}) Toolgate` : 'Toolgate';
+  }, [pendingCount]);
+
+  if (connection === 'refused') {
+    return (
+      <NoticeScreen title="The access token was refused">
+        <OpenPrintedUrlHint />
+      </NoticeScreen>
+    );
+  }
+  return (
+    <div className="app">
+      <Header />
+      {connection === 'reconnecting' ? (
+        <div className="banner banner-warning" role="alert" data-testid="connection-banner">
+          Disconnected — reconnecting…
+        </div>
+      ) : null}
+      {loadError && connection === 'open' ? (
+        <div className="banner banner-error" role="alert" data-testid="load-error">
+          {loadError}
+        </div>
+      ) : null}
+      <TabBar active={active} badges={{ Approvals: pendingCount }} onSelect={setActive} />
+      {TAB_NAMES.map((tab) => {
+        const View = VIEWS[tab];
+        return (
+          <section
+            key={tab}
+            role="tabpanel"
+            id={panelId(tab)}
+            aria-labelledby={tabId(tab)}
+            hidden={tab !== active}
+            className="panel"
+          >
+            <View />
+          </section>
+        );
+      })}
+    </div>
+  );
+}

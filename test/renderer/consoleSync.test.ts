@@ -1,0 +1,165 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { BridgeError, type BridgeHandlers } from '../../shared/contract';
+import type { ConnectionState } from '../../renderer/bridge/connectionState';
+import { createConsoleStore } from '../../renderer/store/consoleStore';
+import { ConsoleSync, VERIFY_DEBOUNCE_MS, type ConnectionSource } from '../../renderer/store/consoleSync';
+import { callsInOrder } from '../../renderer/store/reducers';
+import { fakeBridge } from './fakeBridge';
+import { approval, auditRecord, call, outcome } from './fixtures';
+
+function handlers(overrides: Partial<BridgeHandlers> = {}): Partial<BridgeHandlers> {
+  return {
+    getInfo: async () => ({ version: '0.1.0', workspace: '/ws', approvalTimeoutMs: 60_000 }),
+    listTools: async () => [],
+    listCalls: async () => [call('c1')],
+    listApprovals: async () => [approval('a1'), approval('a2')],
+    listAudit: async () => [auditRecord(2), auditRecord(1)],
+    verifyAudit: async () => ({ ok: true, records: 2 }),
+    decideApproval: async ({ approvalId }) => outcome(approvalId),
+    ...overrides,
+  };
+}
+
+function fakeConnection(initial: ConnectionState): ConnectionSource & { set(state: ConnectionState): void } {
+  const listeners = new Set<(state: ConnectionState) => void>();
+  const connection = {
+    state: initial,
+    onStateChange(listener: (state: ConnectionState) => void) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    set(state: ConnectionState) {
+      connection.state = state;
+      for (const listener of listeners) listener(state);
+    },
+  };
+  return connection;
+}
+
+const syncs: ConsoleSync[] = [];
+function started(bridge: ReturnType<typeof fakeBridge>['bridge'], connection?: ConnectionSource) {
+  const store = createConsoleStore(connection ? connection.state : 'open');
+  const sync = new ConsoleSync(bridge, store, connection);
+  syncs.push(sync);
+  sync.start();
+  return { store, sync };
+}
+
+afterEach(() => {
+  for (const sync of syncs.splice(0)) sync.stop();
+  vi.useRealTimers();
+});
+
+describe('ConsoleSync', () => {
+  it('loads every snapshot on start', async () => {
+    const { bridge } = fakeBridge(handlers());
+    const { store, sync } = started(bridge);
+    await sync.refreshSnapshots();
+    const state = store.getState();
+    expect(state.info?.workspace).toBe('/ws');
+    expect(callsInOrder(state.calls).map((c) => c.callId)).toEqual(['c1']);
+    expect(state.approvals.map((a) => a.approvalId)).toEqual(['a1', 'a2']);
+    expect(state.audit.map((r) => r.seq)).toEqual([2, 1]);
+    expect(state.verify.report).toEqual({ ok: true, records: 2 });
+    expect(state.loadError).toBeUndefined();
+  });
+
+  it('puts new calls on top as events arrive', async () => {
+    const fake = fakeBridge(handlers());
+    const { store, sync } = started(fake.bridge);
+    await sync.refreshSnapshots();
+    fake.emit('callUpdated', call('c2', { startedAt: '2025-01-01T00:00:05.000Z' }));
+    fake.emit('callUpdated', call('c1', { status: 'completed' }));
+    expect(callsInOrder(store.getState().calls).map((c) => [c.callId, c.status])).toEqual([
+      ['c2', 'checking'],
+      ['c1', 'completed'],
+    ]);
+  });
+
+  it('removes a prompt when it is resolved, and a late snapshot does not bring it back', async () => {
+    const fake = fakeBridge(handlers());
+    const { store, sync } = started(fake.bridge);
+    await sync.refreshSnapshots();
+    fake.emit('approvalRequested', approval('a3', { expiresAt: '2025-01-01T00:05:00.000Z' }));
+    fake.emit('approvalResolved', outcome('a1', 'expired'));
+    expect(store.getState().approvals.map((a) => a.approvalId)).toEqual(['a2', 'a3']);
+    await sync.refreshSnapshots();
+    expect(store.getState().approvals.map((a) => a.approvalId)).toEqual(['a2']);
+  });
+
+  it('removes a prompt as soon as the decision is accepted', async () => {
+    const fake = fakeBridge(handlers());
+    const { store, sync } = started(fake.bridge);
+    await sync.refreshSnapshots();
+    await sync.decideApproval('a2', 'deny', '  too risky ');
+    expect(fake.calls.at(-1)).toEqual({
+      method: 'decideApproval',
+      params: { approvalId: 'a2', decision: 'deny', reason: 'too risky' },
+    });
+    expect(store.getState().approvals.map((a) => a.approvalId)).toEqual(['a1']);
+  });
+
+  it('passes a refused decision on to the caller and keeps the prompt', async () => {
+    const fake = fakeBridge(
+      handlers({
+        decideApproval: async () => {
+          throw new BridgeError('ENOTFOUND', 'the prompt already expired');
+        },
+      }),
+    );
+    const { store, sync } = started(fake.bridge);
+    await sync.refreshSnapshots();
+    await expect(sync.decideApproval('a1', 'approve', '')).rejects.toMatchObject({ code: 'ENOTFOUND' });
+    expect(store.getState().approvals).toHaveLength(2);
+  });
+
+  it('prepends appended records and re-verifies once after a burst', async () => {
+    vi.useFakeTimers();
+    const verifyAudit = vi.fn(async () => ({ ok: true, records: 4 }));
+    const fake = fakeBridge(handlers({ verifyAudit }));
+    const { store, sync } = started(fake.bridge);
+    await sync.refreshSnapshots();
+    verifyAudit.mockClear();
+
+    fake.emit('auditAppended', auditRecord(3));
+    fake.emit('auditAppended', auditRecord(4));
+    expect(store.getState().audit.map((r) => r.seq)).toEqual([4, 3, 2, 1]);
+    expect(store.getState().verify.stale).toBe(true);
+
+    await vi.advanceTimersByTimeAsync(VERIFY_DEBOUNCE_MS);
+    expect(verifyAudit).toHaveBeenCalledTimes(1);
+    expect(store.getState().verify).toMatchObject({ report: { ok: true, records: 4 }, stale: false });
+  });
+
+  it('says which snapshot failed and keeps the rest', async () => {
+    const fake = fakeBridge(
+      handlers({
+        listTools: async () => {
+          throw new BridgeError('ERUNTIME', 'registry unavailable');
+        },
+      }),
+    );
+    const { store, sync } = started(fake.bridge);
+    await sync.refreshSnapshots();
+    expect(store.getState().loadError).toContain('ERUNTIME: registry unavailable');
+    expect(store.getState().approvals).toHaveLength(2);
+  });
+
+  it('loads snapshots when the connection opens, and again after a reconnect', async () => {
+    const fake = fakeBridge(handlers());
+    const connection = fakeConnection('connecting');
+    const { store } = started(fake.bridge, connection);
+    expect(fake.calls).toHaveLength(0);
+
+    connection.set('open');
+    await vi.waitFor(() => expect(store.getState().verify.report).toBeDefined());
+    const loads = () => fake.calls.filter((c) => c.method === 'listCalls').length;
+    expect(loads()).toBe(1);
+
+    connection.set('reconnecting');
+    expect(store.getState().connection).toBe('reconnecting');
+    connection.set('open');
+    await vi.waitFor(() => expect(loads()).toBe(2));
+    expect(store.getState().connection).toBe('open');
+  });
+});
