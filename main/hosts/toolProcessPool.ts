@@ -28,6 +28,8 @@ interface Worker {
   readonly ready: Promise<void>;
   callId: string | undefined;
   exited: ToolProcessExit | undefined;
+  /** Killed by the pool (deadline, bad message): never reused, even before its exit arrives. */
+  retired: boolean;
 }
 
 /**
@@ -93,13 +95,14 @@ export class ToolProcessPool {
       });
     });
     ready.catch(() => {});
-    worker = { process, ready, callId: undefined, exited: undefined };
+    worker = { process, ready, callId: undefined, exited: undefined, retired: false };
     process.onExit((exit) => {
       worker.exited = exit;
       this.workers.delete(worker);
       const at = this.idle.indexOf(worker);
       if (at >= 0) this.idle.splice(at, 1);
-      if (!this.closed && worker.callId === undefined) this.idle.push(this.spawn());
+      // A retired worker was already replaced when its call was released.
+      if (!this.closed && worker.callId === undefined && !worker.retired) this.idle.push(this.spawn());
     });
     this.workers.add(worker);
     return worker;
@@ -119,7 +122,7 @@ export class ToolProcessPool {
 
   private release(worker: Worker): void {
     worker.callId = undefined;
-    const next = worker.exited ? (this.closed ? undefined : this.spawn()) : worker;
+    const next = worker.exited || worker.retired ? (this.closed ? undefined : this.spawn()) : worker;
     if (!next) return;
     const waiter = this.waiting.shift();
     if (waiter) waiter(next);
@@ -146,6 +149,7 @@ export class ToolProcessPool {
         resolve(outcome);
       };
       const timer = setTimeout(() => {
+        worker.retired = true;
         process.kill();
         const ranMs = Math.round(performance.now() - startedAt);
         settle({
@@ -160,6 +164,7 @@ export class ToolProcessPool {
       const stopMessages = process.onMessage((message) => {
         const reply = HostReplySchema.safeParse(message);
         if (!reply.success) {
+          worker.retired = true;
           process.kill();
           settle({ ok: false, error: { code: 'ECRASH', message: `${request.tool}'s process sent a malformed message and was killed` } });
           return;

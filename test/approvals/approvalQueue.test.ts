@@ -1,0 +1,140 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ApprovalOutcome, ApprovalRequest } from '../../shared/approval';
+import { GateError } from '../../shared/errors';
+import { ApprovalQueue, type ApprovalAsk } from '../../main/approvals/approvalQueue';
+
+const ASK: ApprovalAsk = {
+  callId: 'call-1',
+  tool: 'write_file',
+  toolVersion: '1.0.0',
+  tier: 'ELEVATED',
+  rule: 'tier:ELEVATED→ask',
+  arguments: { path: 'a.txt', content: 'x' },
+  preview: { kind: 'none', reason: 'test' },
+  bindingHash: 'b'.repeat(64),
+};
+
+const queues: ApprovalQueue[] = [];
+function queue(timeoutMs = 60_000, events?: { requested: ApprovalRequest[]; resolved: ApprovalOutcome[] }): ApprovalQueue {
+  const created = new ApprovalQueue({
+    timeoutMs,
+    onRequested: (request) => events?.requested.push(request),
+    onResolved: (outcome) => events?.resolved.push(outcome),
+  });
+  queues.push(created);
+  return created;
+}
+afterEach(() => {
+  for (const created of queues.splice(0)) created.close();
+});
+
+function codeOf(action: () => unknown): string | undefined {
+  try {
+    action();
+  } catch (error) {
+    return error instanceof GateError ? error.code : 'not a GateError';
+  }
+  return undefined;
+}
+
+describe('ApprovalQueue', () => {
+  it('issues an id and an expiry, lists the prompt and tells the listener', () => {
+    const events = { requested: [] as ApprovalRequest[], resolved: [] as ApprovalOutcome[] };
+    const approvals = queue(60_000, events);
+    const { request } = approvals.ask(ASK);
+    expect(request).toMatchObject(ASK);
+    expect(request.approvalId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(Date.parse(request.expiresAt) - Date.parse(request.requestedAt)).toBe(60_000);
+    expect(approvals.list()).toEqual([request]);
+    expect(events.requested).toEqual([request]);
+  });
+
+  it('approve resolves the outcome as approved, with the reason if one was given', async () => {
+    const approvals = queue();
+    const { request, outcome } = approvals.ask(ASK);
+    const decided = approvals.decide(request.approvalId, 'approve', '  looks fine  ');
+    expect(decided).toMatchObject({ approvalId: request.approvalId, callId: 'call-1', outcome: 'approved', reason: 'looks fine' });
+    await expect(outcome).resolves.toEqual(decided);
+    expect(approvals.list()).toEqual([]);
+  });
+
+  it('deny resolves as denied with the person’s reason', async () => {
+    const approvals = queue();
+    const { request, outcome } = approvals.ask(ASK);
+    approvals.decide(request.approvalId, 'deny', 'wrong file');
+    await expect(outcome).resolves.toMatchObject({ outcome: 'denied', reason: 'wrong file' });
+  });
+
+  it('deny without a reason (or a blank one) gets a default reason the agent can read', async () => {
+    const approvals = queue();
+    const first = approvals.ask(ASK);
+    const second = approvals.ask({ ...ASK, callId: 'call-2' });
+    approvals.decide(first.request.approvalId, 'deny');
+    approvals.decide(second.request.approvalId, 'deny', '   ');
+    for (const { outcome } of [first, second]) {
+      await expect(outcome).resolves.toMatchObject({ outcome: 'denied', reason: 'denied by the person at the console' });
+    }
+  });
+
+  it('refuses an unknown id and a second answer with ENOTFOUND', () => {
+    const approvals = queue();
+    const { request } = approvals.ask(ASK);
+    expect(codeOf(() => approvals.decide('no-such-id', 'approve'))).toBe('ENOTFOUND');
+    approvals.decide(request.approvalId, 'approve');
+    expect(codeOf(() => approvals.decide(request.approvalId, 'deny'))).toBe('ENOTFOUND');
+  });
+
+  it('expires a prompt nobody answered, then refuses a late answer', async () => {
+    const events = { requested: [] as ApprovalRequest[], resolved: [] as ApprovalOutcome[] };
+    const approvals = queue(50, events);
+    const { request, outcome } = approvals.ask(ASK);
+    const expired = await outcome;
+    expect(expired).toMatchObject({ approvalId: request.approvalId, outcome: 'expired' });
+    expect(expired.reason).toContain('nobody answered');
+    expect(events.resolved).toEqual([expired]);
+    expect(approvals.list()).toEqual([]);
+    expect(codeOf(() => approvals.decide(request.approvalId, 'approve'))).toBe('ENOTFOUND');
+  });
+
+  it('an answered prompt does not expire later', async () => {
+    const events = { requested: [] as ApprovalRequest[], resolved: [] as ApprovalOutcome[] };
+    const approvals = queue(50, events);
+    const { request, outcome } = approvals.ask(ASK);
+    approvals.decide(request.approvalId, 'approve');
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    await expect(outcome).resolves.toMatchObject({ outcome: 'approved' });
+    expect(events.resolved.map((resolved) => resolved.outcome)).toEqual(['approved']);
+  });
+
+  it('close() denies every pending prompt, is idempotent, and denies prompts asked afterwards', async () => {
+    const approvals = queue();
+    const first = approvals.ask(ASK);
+    const second = approvals.ask({ ...ASK, callId: 'call-2' });
+    approvals.close();
+    approvals.close();
+    for (const { outcome } of [first, second]) {
+      await expect(outcome).resolves.toMatchObject({ outcome: 'denied', reason: 'the gate is shutting down' });
+    }
+    const late = approvals.ask(ASK);
+    await expect(late.outcome).resolves.toMatchObject({ outcome: 'denied' });
+    expect(approvals.list()).toEqual([]);
+  });
+
+  it('a throwing onResolved listener does not keep the outcome from its caller', async () => {
+    const approvals = new ApprovalQueue({
+      timeoutMs: 60_000,
+      onResolved: () => {
+        throw new Error('listener broke');
+      },
+    });
+    queues.push(approvals);
+    const { request, outcome } = approvals.ask(ASK);
+    try {
+      approvals.decide(request.approvalId, 'approve');
+    } catch {
+      // whether the listener's error surfaces here is not the point; the caller's outcome is
+    }
+    await expect(outcome).resolves.toMatchObject({ outcome: 'approved' });
+    expect(approvals.list()).toEqual([]);
+  });
+});

@@ -1,0 +1,33 @@
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import type { AuditKind } from '../../shared/audit';
+import { AuditStore } from '../../main/audit/auditStore';
+
+/** Where a store in `home` keeps its files (the same names the gate uses). */
+export function auditPaths(home: string) {
+  return { path: join(home, 'audit.db'), headPath: join(home, 'audit.head') };
+}
+
+/** Writes `count` records for two calls into a fresh store in `home`, then closes it. */
+export function writeRecords(home: string, count: number): void {
+  const kinds: AuditKind[] = ['invoked', 'capability', 'policy', 'started', 'completed'];
+  const store = new AuditStore(auditPaths(home));
+  for (let i = 0; i < count; i++) {
+    store.append({ callId: `call-${Math.floor(i / kinds.length)}`, kind: kinds[i % kinds.length]!, payload: { step: i, note: `record ${i + 1}` } });
+  }
+  store.close();
+}
+
+/**
+ * Opens the SQLite file behind the gate's back, as someone tampering with it would: the
+ * append-only triggers are dropped first, so UPDATE and DELETE go through.
+ */
+export function tamper(home: string, change: (db: Database.Database) => void): void {
+  const db = new Database(auditPaths(home).path);
+  try {
+    db.exec('DROP TRIGGER audit_no_update; DROP TRIGGER audit_no_delete;');
+    change(db);
+  } finally {
+    db.close();
+  }
+}
