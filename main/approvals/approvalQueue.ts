@@ -81,10 +81,11 @@ export class ApprovalQueue {
     this.pending.delete(approvalId);
     clearTimeout(entry.timer);
     const result = this.outcomeOf(entry.request, outcome, reason);
+    entry.resolve(result);
     try {
-      entry.resolve(result);
-    } finally {
       this.options.onResolved?.(result);
+    } catch {
+      // the decision stands whatever a listener does
     }
     return result;
   }

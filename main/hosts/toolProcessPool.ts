@@ -80,6 +80,7 @@ export class ToolProcessPool {
     });
     const ready = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
+        worker.retired = true;
         process.kill();
         reject(new Error(`the tool process did not start within ${this.options.startTimeoutMs ?? 10_000} ms`));
       }, this.options.startTimeoutMs ?? 10_000);
@@ -99,10 +100,11 @@ export class ToolProcessPool {
     process.onExit((exit) => {
       worker.exited = exit;
       this.workers.delete(worker);
+      // An idle process is replaced here; a busy or retired one is replaced when its call is released.
       const at = this.idle.indexOf(worker);
-      if (at >= 0) this.idle.splice(at, 1);
-      // A retired worker was already replaced when its call was released.
-      if (!this.closed && worker.callId === undefined && !worker.retired) this.idle.push(this.spawn());
+      if (at < 0) return;
+      this.idle.splice(at, 1);
+      if (!this.closed) this.idle.push(this.spawn());
     });
     this.workers.add(worker);
     return worker;

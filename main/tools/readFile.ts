@@ -32,6 +32,12 @@ export const readFileTool = defineTool({
     }
     const bytes = readFileSync(target.absolute);
     if (bytes.includes(0)) throw new GateError('EVALIDATION', `${input.path} looks binary (it holds NUL bytes); read_file reads text only`);
-    return { path: target.relative, content: bytes.toString('utf8'), bytes: bytes.length };
+    let content: string;
+    try {
+      content = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    } catch {
+      throw new GateError('EVALIDATION', `${input.path} is not valid UTF-8 text; read_file reads text only`);
+    }
+    return { path: target.relative, content, bytes: bytes.length };
   },
 });

@@ -109,6 +109,13 @@ describe('read_file', () => {
     expect(error.message).toContain('looks binary');
   });
 
+  it('refuses bytes that are not valid UTF-8 instead of mangling them', async () => {
+    writeFileSync(join(workspace, 'latin1.txt'), Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]));
+    const error = await failure(readFileTool, { path: 'latin1.txt' });
+    expect(error.code).toBe('EVALIDATION');
+    expect(error.message).toContain('not valid UTF-8');
+  });
+
   it('refuses a symlink pointing outside, a missing file and a directory', async () => {
     writeFileSync(join(outside, 'secret.txt'), 'secret');
     symlinkSync(join(outside, 'secret.txt'), join(workspace, 'secret.txt'));

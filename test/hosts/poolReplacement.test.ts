@@ -1,0 +1,79 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { HostRequest } from '../../main/hosts/protocol';
+import type { ToolProcess, ToolProcessExit, ToolProcessFactory } from '../../main/hosts/toolProcess';
+import { ToolProcessPool } from '../../main/hosts/toolProcessPool';
+
+/** A tool process that never says it is ready and exits only when killed. */
+class SilentProcess implements ToolProcess {
+  readonly pid = undefined;
+  private exitListeners: Array<(exit: ToolProcessExit) => void> = [];
+  killed = false;
+  readonly sent: HostRequest[] = [];
+  send(message: HostRequest): void {
+    this.sent.push(message);
+  }
+  onMessage(): () => void {
+    return () => {};
+  }
+  onExit(listener: (exit: ToolProcessExit) => void): () => void {
+    this.exitListeners.push(listener);
+    return () => {};
+  }
+  kill(): void {
+    if (this.killed) return;
+    this.killed = true;
+    setTimeout(() => this.exitListeners.forEach((listener) => listener({ reason: 'killed' })), 5);
+  }
+  async close(): Promise<void> {
+    this.kill();
+  }
+}
+
+let pool: ToolProcessPool | undefined;
+afterEach(async () => {
+  await pool?.close();
+});
+
+describe('a tool process that never starts', () => {
+  it('fails the waiting call with ECRASH and is replaced, so the pool keeps its size', async () => {
+    const started: SilentProcess[] = [];
+    const factory: ToolProcessFactory = () => {
+      const process = new SilentProcess();
+      started.push(process);
+      return process;
+    };
+    pool = new ToolProcessPool({ factory, entry: 'unused', env: {}, size: 1, maxQueue: 4, startTimeoutMs: 30 });
+    const outcome = await pool.run({ callId: 'c1', tool: 'echo', module: 'builtin', input: {}, context: { workspace: '/', dryRun: false } }, 1000);
+    expect(outcome).toMatchObject({ ok: false, error: { code: 'ECRASH' } });
+    expect(outcome.ok ? '' : outcome.error.message).toContain('did not start');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(started[0]!.killed).toBe(true);
+    expect(started.length).toBe(2);
+    expect(pool.stats()).toMatchObject({ processes: 1, idle: 1 });
+  });
+
+  it('never hands the next call to the process it killed', async () => {
+    const started: SilentProcess[] = [];
+    pool = new ToolProcessPool({
+      factory: () => {
+        const process = new SilentProcess();
+        started.push(process);
+        return process;
+      },
+      entry: 'unused',
+      env: {},
+      size: 1,
+      maxQueue: 4,
+      startTimeoutMs: 30,
+    });
+    const request = { tool: 'echo', module: 'builtin', input: {}, context: { workspace: '/', dryRun: false } };
+    await pool.run({ callId: 'c1', ...request }, 1000);
+    // The second call starts while the first process is still dying (its exit comes 5 ms after the kill).
+    const second = await pool.run({ callId: 'c2', ...request }, 1000);
+    expect(second).toMatchObject({ ok: false, error: { code: 'ECRASH' } });
+    expect(second.ok ? '' : second.error.message).toContain('did not start');
+    expect(started.length).toBeGreaterThanOrEqual(2);
+    expect(started[0]!.killed).toBe(true);
+    expect(started.slice(1).some((process) => process.killed)).toBe(true);
+  });
+});
