@@ -1,12 +1,9 @@
 import { resolve } from 'node:path';
 import { CapabilitySchema, type Capability } from '../../shared/manifest';
-import { startGate } from '../gate/startGate';
+import { DEFAULT_PORT, startGate } from '../gate/startGate';
 import { statePaths, toolgateVersion } from '../state/paths';
 import { UsageError, flag, intFlag, onlyFlags, parseArgs } from './argv';
 import type { Io } from './commands';
-
-/** The port `serve` listens on unless told otherwise. */
-export const DEFAULT_PORT = 7749;
 
 /** `toolgate serve`: the gate in plain Node, the console in a browser, until Ctrl+C. */
 export async function serveCommand(argv: string[], io: Io): Promise<number> {

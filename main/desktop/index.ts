@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { app, dialog, ipcMain, session } from 'electron';
 import { BRIDGE_EVENT_CHANNEL } from '../../shared/ipcChannels';
-import { startGate, type RunningGate } from '../gate/startGate';
+import { DEFAULT_PORT, startGate, type RunningGate } from '../gate/startGate';
 import { createUtilityProcessHost } from '../hosts/utilityProcessHost';
 import { createGateShutdown } from './gateShutdown';
 import { forwardBridgeEvents, registerBridgeIpc } from './ipcBridge';
@@ -55,7 +55,7 @@ async function openConsole(running: RunningGate): Promise<void> {
 
 async function start(): Promise<void> {
   hardenSession(session.defaultSession);
-  gate = startGate({ home: launch.home, workspace: launch.workspace, hostFactory: createUtilityProcessHost });
+  gate = startGate({ home: launch.home, workspace: launch.workspace, port: DEFAULT_PORT, hostFactory: createUtilityProcessHost });
   const running = await gate;
   console.log(`[toolgate] gate running: MCP at ${running.mcpUrl}, workspace ${launch.workspace}`);
   await openConsole(running);
@@ -78,7 +78,11 @@ app
   .whenReady()
   .then(start)
   .catch((error: unknown) => {
-    const message = error instanceof Error ? error.message : String(error);
+    const reason = error instanceof Error ? error.message : String(error);
+    // better-sqlite3 is built for Node by `npm install`; Electron needs its own build of it.
+    const message = /NODE_MODULE_VERSION/.test(reason)
+      ? `${reason}\n\nRebuild the native modules for Electron: npx @electron/rebuild -f -w better-sqlite3`
+      : reason;
     console.error(`[toolgate] could not start: ${message}`);
     dialog.showErrorBox('Toolgate could not start', message);
     void shutdown.run().finally(() => app.exit(1));

@@ -5,6 +5,9 @@ import { builtAssets, statePaths } from '../state/paths';
 import { ensureHome, loadOrCreateToken, writeGateAddress } from '../state/stateFolder';
 import { createGate, type Gate, type GateOptions } from './createGate';
 
+/** The port a person's gate listens on unless told otherwise (so agent configs stay put). */
+export const DEFAULT_PORT = 7749;
+
 /** A gate serving MCP and the console on loopback. */
 export interface RunningGate {
   readonly gate: Gate;
@@ -46,6 +49,8 @@ export async function startGate(options: GateOptions & { port?: number }): Promi
     port: http.port,
     close: () => {
       closing ??= (async () => {
+        // Deny waiting prompts while the connections are still open, so each agent reads why.
+        gate.approvals.close();
         await http.close();
         await gate.close();
         rmSync(statePaths(options.home).gate, { force: true });
