@@ -7,6 +7,9 @@ import { READ_FAILED, readJsonBody, sendJsonRpcError } from '../server/httpBody'
 
 const MAX_SESSIONS = 64;
 
+/** How long close() waits for answers still being written (a denial at shutdown) before ending sessions. */
+const DRAIN_MS = 2000;
+
 interface Session {
   transport: StreamableHTTPServerTransport;
   server: Server;
@@ -15,12 +18,18 @@ interface Session {
 /** The Streamable HTTP endpoint: one MCP server per session, created on initialize. */
 export class McpHttpEndpoint {
   private readonly sessions = new Map<string, Session>();
+  /** POST responses not yet finished: calls whose answer is still coming. */
+  private readonly inFlight = new Set<ServerResponse>();
   private closed = false;
 
   constructor(private readonly createServer: () => Server) {}
 
   /** Serves one authenticated request to /mcp. */
   async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    if (request.method === 'POST') {
+      this.inFlight.add(response);
+      response.once('close', () => this.inFlight.delete(response));
+    }
     const sessionId = request.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {
       const session = this.sessions.get(sessionId);
@@ -77,10 +86,16 @@ export class McpHttpEndpoint {
     }
   }
 
-  /** Ends every session. Idempotent. */
+  /**
+   * Ends every session. Answers still being written get up to DRAIN_MS first: an MCP client does not
+   * fail a request whose stream just ends, so a call denied at shutdown must reach it before the
+   * session closes. Idempotent.
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    const deadline = Date.now() + DRAIN_MS;
+    while (this.inFlight.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
     const sessions = [...this.sessions.values()];
     this.sessions.clear();
     await Promise.all(sessions.map((session) => session.server.close().catch(() => {})));

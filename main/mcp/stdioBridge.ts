@@ -27,6 +27,9 @@ export async function runStdioBridge(upstream: Client): Promise<void> {
     server.onclose = () => resolve();
   });
   await server.connect(new StdioServerTransport());
+  // The client ends a stdio session by closing our stdin (then waits for us to exit); the SDK's
+  // transport does not notice the end of input, so close here instead of lingering until SIGTERM.
+  process.stdin.once('end', () => void server.close());
   await closed;
   await upstream.close();
 }

@@ -4,7 +4,7 @@ import { McpHttpEndpoint } from '../mcp/mcpHttpEndpoint';
 import { createGateMcpServer } from '../mcp/gateMcpServer';
 import type { Gate } from '../gate/createGate';
 import { sendJsonRpcError } from './httpBody';
-import { bearerToken, foreignHeaders, tokenMatches } from './requestGuards';
+import { bearerToken, foreignHeaders, requestPathname, tokenMatches } from './requestGuards';
 import { serveStatic } from './staticFiles';
 import { WsBridgeServer } from './wsBridgeServer';
 
@@ -31,7 +31,11 @@ export async function startGateHttpServer(
       response.writeHead(403, { 'content-type': 'text/plain' }).end(`${refused}\n`);
       return;
     }
-    const pathname = new URL(request.url ?? '/', 'http://gate').pathname;
+    const pathname = requestPathname(request.url);
+    if (pathname === undefined) {
+      response.writeHead(400, { 'content-type': 'text/plain' }).end('Bad request target\n');
+      return;
+    }
     if (pathname === '/mcp') {
       if (!tokenMatches(bearerToken(request.headers), options.token)) {
         response.setHeader('www-authenticate', 'Bearer realm="toolgate"');
@@ -46,7 +50,7 @@ export async function startGateHttpServer(
     serveStatic(options.rendererRoot, request, response);
   });
   server.on('upgrade', (request, socket, head) => {
-    if (new URL(request.url ?? '/', 'http://gate').pathname !== '/bridge') {
+    if (requestPathname(request.url) !== '/bridge') {
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
       return;
     }

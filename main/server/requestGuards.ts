@@ -34,3 +34,12 @@ export function bearerToken(headers: IncomingHttpHeaders): string | undefined {
   const match = /^Bearer\s+(\S+)$/i.exec(headers.authorization ?? '');
   return match?.[1];
 }
+
+/** The path of a request target, or undefined when it cannot be parsed (answer 400; never throw in a request handler). */
+export function requestPathname(url: string | undefined): string | undefined {
+  try {
+    return new URL(url ?? '/', 'http://gate').pathname;
+  } catch {
+    return undefined;
+  }
+}

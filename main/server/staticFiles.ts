@@ -27,7 +27,14 @@ export function serveStatic(root: string, request: IncomingMessage, response: Se
     response.writeHead(405, { allow: 'GET, HEAD' }).end();
     return;
   }
-  const pathname = decodeURIComponent(new URL(request.url ?? '/', 'http://gate').pathname);
+  let pathname: string;
+  try {
+    pathname = decodeURIComponent(new URL(request.url ?? '/', 'http://gate').pathname);
+  } catch {
+    // a malformed %-escape or target must not throw out of the request handler (it would end the gate)
+    response.writeHead(400, { 'content-type': 'text/plain' }).end('Bad request path\n');
+    return;
+  }
   const relative = pathname === '/' ? 'index.html' : pathname.slice(1);
   const file = normalize(join(root, relative));
   if (!file.startsWith(root + sep) || !existsSync(file) || !statSync(file).isFile()) {

@@ -1,0 +1,214 @@
+/**
+ * The CLI end to end, as a person types it: `toolgate serve` in one process, `toolgate call`,
+ * `tools` and `audit` in others, all sharing one temp TOOLGATE_HOME.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { BridgeClient, CLI, ROOT, cliEnv, makeTempDirs, readToken, runCli, spawnServe, type ServeProcess, type TempDirs } from './helpers';
+
+interface AuditLine {
+  seq: number;
+  callId: string;
+  kind: string;
+  payload: Record<string, any>;
+}
+
+describe('with `toolgate serve` running', () => {
+  let dirs: TempDirs;
+  let serve: ServeProcess;
+
+  beforeAll(async () => {
+    dirs = makeTempDirs();
+    serve = await spawnServe(dirs);
+  });
+
+  afterAll(async () => {
+    await serve?.stop();
+    dirs?.remove();
+  });
+
+  async function auditRecords(): Promise<AuditLine[]> {
+    const listed = await runCli(['audit', 'list', '--json', '--limit', '1000'], dirs.home);
+    expect(listed.code, listed.stderr).toBe(0);
+    return JSON.parse(listed.stdout) as AuditLine[];
+  }
+
+  it('prints where it serves and keeps the token private', () => {
+    expect(serve.stdout()).toContain(`workspace  ${realpathSync(dirs.workspace)}`);
+    expect(serve.stdout()).toMatch(new RegExp(`console\\s+http://127\\.0\\.0\\.1:${serve.port}/#token=[0-9a-f]{64}`));
+    expect(serve.mcpUrl).toBe(`http://127.0.0.1:${serve.port}/mcp`);
+    expect(statSync(join(dirs.home, 'token')).mode & 0o777).toBe(0o600);
+    expect(readToken(dirs.home)).toMatch(/^[0-9a-f]{64}$/);
+    expect(JSON.parse(readFileSync(join(dirs.home, 'gate.json'), 'utf8'))).toMatchObject({ port: serve.port, pid: serve.child.pid });
+  });
+
+  it('`call echo` prints the result and exits 0', async () => {
+    const run = await runCli(['call', 'echo', '{"text":"hi from the cli"}'], dirs.home);
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({ text: 'hi from the cli' });
+  });
+
+  it('`call` with malformed JSON exits 1, says why, and is audited as rejected', async () => {
+    const run = await runCli(['call', 'echo', '{"text":'], dirs.home);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/EVALIDATION.*the arguments are not valid JSON/);
+    expect(run.stdout).toBe('');
+    const records = await auditRecords();
+    const invoked = records.find((record) => record.kind === 'invoked' && record.payload.arguments === '{"text":');
+    expect(invoked, 'the raw text is audited as sent').toBeDefined();
+    const rejected = records.find((record) => record.callId === invoked!.callId && record.kind === 'rejected');
+    expect(rejected?.payload).toMatchObject({ step: 'parse', error: { code: 'EVALIDATION' } });
+    expect(records.some((record) => record.callId === invoked!.callId && record.kind === 'started')).toBe(false);
+  });
+
+  it('`call` of an unknown tool exits 1 with ENOTFOUND', async () => {
+    const run = await runCli(['call', 'nope', '{}'], dirs.home);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/ENOTFOUND/);
+    expect(run.stderr).toContain('nope');
+  });
+
+  it('`call write_file` waits for the console, then writes', async () => {
+    const bridge = await BridgeClient.open(serve.port, readToken(dirs.home));
+    try {
+      const child = spawn(process.execPath, [CLI, 'call', 'write_file', '{"path":"cli.txt","content":"via cli\\n"}'], {
+        cwd: ROOT,
+        env: cliEnv(dirs.home),
+        stdio: 'pipe',
+      });
+      let stdout = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+      const prompt = await bridge.waitForEvent('approvalRequested', (request) => request.arguments?.path === 'cli.txt', 20_000);
+      expect(prompt.preview).toMatchObject({ kind: 'diff', after: 'via cli\n' });
+      expect(child.exitCode).toBeNull();
+      expect(existsSync(join(dirs.workspace, 'cli.txt'))).toBe(false);
+      const decided = await bridge.request('decideApproval', { approvalId: prompt.approvalId, decision: 'approve' });
+      expect(decided.ok).toBe(true);
+      expect(await exited).toBe(0);
+      expect(JSON.parse(stdout)).toMatchObject({ path: 'cli.txt', created: true });
+      expect(readFileSync(join(dirs.workspace, 'cli.txt'), 'utf8')).toBe('via cli\n');
+    } finally {
+      bridge.close();
+    }
+  });
+
+  it('`audit verify` finds the chain intact after those calls', async () => {
+    const run = await runCli(['audit', 'verify'], dirs.home);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/audit log intact: \d+ records verified/);
+  });
+});
+
+describe('`toolgate tools`', () => {
+  let dirs: TempDirs;
+  beforeAll(() => {
+    dirs = makeTempDirs();
+  });
+  afterAll(() => dirs?.remove());
+
+  const NAMES = ['echo', 'hash', 'list_dir', 'read_file', 'write_file'];
+
+  it('--format openai prints function tools', async () => {
+    const run = await runCli(['tools', '--format', 'openai'], dirs.home);
+    expect(run.code, run.stderr).toBe(0);
+    const tools = JSON.parse(run.stdout) as Array<{ type: string; function: { name: string; description: string; parameters: any } }>;
+    expect(tools.map((tool) => tool.function.name).sort()).toEqual(NAMES);
+    for (const tool of tools) {
+      expect(tool.type).toBe('function');
+      expect(tool.function.description.length).toBeGreaterThan(10);
+      expect(tool.function.parameters.type).toBe('object');
+    }
+    const write = tools.find((tool) => tool.function.name === 'write_file')!;
+    expect(Object.keys(write.function.parameters.properties).sort()).toEqual(['content', 'path']);
+  });
+
+  it('--format anthropic prints input_schema tools', async () => {
+    const run = await runCli(['tools', '--format', 'anthropic'], dirs.home);
+    expect(run.code, run.stderr).toBe(0);
+    const tools = JSON.parse(run.stdout) as Array<Record<string, any>>;
+    expect(tools.map((tool) => tool.name).sort()).toEqual(NAMES);
+    for (const tool of tools) {
+      expect(Object.keys(tool).sort()).toEqual(['description', 'input_schema', 'name']);
+      expect(tool.input_schema.type).toBe('object');
+    }
+  });
+
+  it('--format mcp (the default) prints MCP tools', async () => {
+    for (const args of [['tools', '--format', 'mcp'], ['tools']]) {
+      const run = await runCli(args, dirs.home);
+      expect(run.code, run.stderr).toBe(0);
+      const tools = JSON.parse(run.stdout) as Array<Record<string, any>>;
+      expect(tools.map((tool) => tool.name).sort()).toEqual(NAMES);
+      for (const tool of tools) {
+        expect(tool.inputSchema.type).toBe('object');
+        expect(tool.annotations).toHaveProperty('readOnlyHint');
+      }
+    }
+  });
+
+  it('refuses an unknown format with exit 2', async () => {
+    const run = await runCli(['tools', '--format', 'yaml'], dirs.home);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/--format takes mcp, openai, anthropic/);
+    expect(run.stdout).toBe('');
+  });
+});
+
+describe('without a running gate', () => {
+  const started: ServeProcess[] = [];
+  const folders: TempDirs[] = [];
+
+  afterEach(async () => {
+    for (const serve of started.splice(0)) await serve.stop();
+    for (const dirs of folders.splice(0)) dirs.remove();
+  });
+
+  it('`call` exits 2 and says to start `toolgate serve`', async () => {
+    const dirs = makeTempDirs();
+    folders.push(dirs);
+    const run = await runCli(['call', 'echo', '{"text":"anyone?"}'], dirs.home);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/toolgate serve/);
+    expect(run.stdout).toBe('');
+  });
+
+  it('after serve stops on SIGTERM, `call` exits 2 instead of hanging', async () => {
+    const dirs = makeTempDirs();
+    folders.push(dirs);
+    const serve = await spawnServe(dirs);
+    started.push(serve);
+    expect((await runCli(['call', 'echo', '{"text":"up"}'], dirs.home)).code).toBe(0);
+    await serve.stop();
+    expect(serve.child.exitCode).toBe(0);
+    expect(serve.stdout()).toMatch(/Stopping/);
+    expect(existsSync(join(dirs.home, 'gate.json'))).toBe(false);
+    const run = await runCli(['call', 'echo', '{"text":"down"}'], dirs.home);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/toolgate serve/);
+  });
+
+  it('after serve is killed outright, `call` sees the stale address and exits 2', async () => {
+    const dirs = makeTempDirs();
+    folders.push(dirs);
+    const serve = await spawnServe(dirs);
+    started.push(serve);
+    const exited = new Promise((resolve) => serve.child.once('exit', resolve));
+    serve.child.kill('SIGKILL');
+    await exited;
+    expect(existsSync(join(dirs.home, 'gate.json'))).toBe(true);
+    const run = await runCli(['call', 'echo', '{"text":"stale"}'], dirs.home);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/no longer running.*toolgate serve/);
+  });
+
+  it('`serve` with a workspace that does not exist exits 2 and says so', async () => {
+    const dirs = makeTempDirs();
+    folders.push(dirs);
+    const run = await runCli(['serve', '--workspace', join(dirs.workspace, 'missing'), '--port', '0'], dirs.home);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/does not exist/);
+  });
+});

@@ -1,0 +1,215 @@
+/**
+ * Shared setup for the integration specs: temp state folders, a gate in this process, the
+ * official MCP client, raw HTTP, the console's WebSocket bridge and the CLI as a child process.
+ * Everything started here has a close/stop that the specs call in their after-hooks.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import WebSocket from 'ws';
+import type { ApprovalRequest } from '../../shared/approval';
+import type { AuditRecord } from '../../shared/audit';
+import type { BridgeReply } from '../../shared/contract';
+import type { ConsoleBackend } from '../../main/bridge/consoleBackend';
+import { startGate, type RunningGate } from '../../main/gate/startGate';
+
+/** A temp state folder, a temp workspace and a temp folder outside the workspace. */
+export interface TempDirs {
+  home: string;
+  workspace: string;
+  outside: string;
+  remove(): void;
+}
+
+/** Creates fresh, empty temp folders for one test (or one spawned gate). */
+export function makeTempDirs(): TempDirs {
+  const base = mkdtempSync(join(tmpdir(), 'toolgate-it-'));
+  const dirs = { home: join(base, 'home'), workspace: join(base, 'ws'), outside: join(base, 'outside') };
+  for (const dir of Object.values(dirs)) mkdirSync(dir);
+  return { ...dirs, remove: () => rmSync(base, { recursive: true, force: true }) };
+}
+
+/** The gate's access token, as a client reads it. */
+export function readToken(home: string): string {
+  return readFileSync(join(home, 'token'), 'utf8').trim();
+}
+
+/** A gate started in this process on a free loopback port, with its temp folders. */
+export interface TestGate {
+  running: RunningGate;
+  dirs: TempDirs;
+  token: string;
+  close(): Promise<void>;
+}
+
+/** Starts a gate over fresh temp folders. */
+export async function startTestGate(options: { approvalTimeoutMs?: number } = {}): Promise<TestGate> {
+  const dirs = makeTempDirs();
+  const running = await startGate({
+    home: dirs.home,
+    workspace: dirs.workspace,
+    port: 0,
+    approvalTimeoutMs: options.approvalTimeoutMs ?? 30_000,
+    poolSize: 1,
+  });
+  return {
+    running,
+    dirs,
+    token: readToken(dirs.home),
+    close: async () => {
+      await running.close();
+      dirs.remove();
+    },
+  };
+}
+
+/** The official MCP client over Streamable HTTP with the bearer token. */
+export async function connectMcp(mcpUrl: string, token: string): Promise<Client> {
+  const client = new Client({ name: 'toolgate-integration-test', version: '0.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(mcpUrl), {
+    requestInit: { headers: { authorization: `Bearer ${token}` } },
+  });
+  await client.connect(transport);
+  return client;
+}
+
+/** The text content of a tool result, joined. */
+export function textOf(result: unknown): string {
+  const content = (result as CallToolResult).content ?? [];
+  return content.map((item) => (item.type === 'text' ? item.text : '')).join('\n');
+}
+
+/** The gate's call id in a tool result. */
+export function callIdOf(result: unknown): string {
+  const callId = (result as CallToolResult)._meta?.['toolgate/callId'];
+  if (typeof callId !== 'string') throw new Error(`no toolgate/callId in ${JSON.stringify(result)}`);
+  return callId;
+}
+
+/** The kinds of a call's audit records, oldest first. */
+export function auditKinds(records: readonly AuditRecord[]): string[] {
+  return records.map((record) => record.kind);
+}
+
+/** Resolves with the next approval prompt the gate raises. */
+export function nextApproval(backend: ConsoleBackend): Promise<ApprovalRequest> {
+  return new Promise((resolvePrompt) => {
+    const unsubscribe = backend.subscribe('approvalRequested', (request) => {
+      unsubscribe();
+      resolvePrompt(request);
+    });
+  });
+}
+
+/** A raw HTTP response. */
+export interface RawResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** One HTTP request with full control of the headers (Host included) and the raw path. */
+export function rawRequest(options: {
+  port: number;
+  path: string;
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+}): Promise<RawResponse> {
+  return new Promise((resolveResponse, reject) => {
+    const req = httpRequest(
+      {
+        host: '127.0.0.1',
+        port: options.port,
+        path: options.path,
+        method: options.method ?? 'GET',
+        agent: false,
+        headers: { host: `127.0.0.1:${options.port}`, connection: 'close', ...options.headers },
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () =>
+          resolveResponse({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString('utf8') }),
+        );
+        response.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.setTimeout(10_000, () => req.destroy(new Error(`no answer to ${options.path} in 10 s`)));
+    req.end(options.body);
+  });
+}
+
+/** A console connection over the WebSocket bridge, with request/reply and event helpers. */
+export class BridgeClient {
+  private nextId = 1;
+  private readonly replies = new Map<number, (reply: BridgeReply<unknown>) => void>();
+  private readonly events: Array<{ event: string; payload: unknown }> = [];
+  private readonly waiters = new Set<() => void>();
+
+  private constructor(readonly ws: WebSocket) {
+    ws.on('message', (data) => {
+      const message = JSON.parse(data.toString()) as
+        | { type: 'reply'; id: number; reply: BridgeReply<unknown> }
+        | { type: 'event'; event: string; payload: unknown };
+      if (message.type === 'reply') this.replies.get(message.id)?.(message.reply);
+      else this.events.push({ event: message.event, payload: message.payload });
+      for (const wake of [...this.waiters]) wake();
+    });
+  }
+
+  /** Opens the bridge and waits until it is open (rejects if the handshake is refused). */
+  static async open(port: number, token: string, origin = `http://127.0.0.1:${port}`): Promise<BridgeClient> {
+    const ws = openBridgeSocket(port, [`toolgate.v1`, `toolgate.token.${token}`], origin);
+    await new Promise<void>((resolveOpen, reject) => {
+      ws.once('open', () => resolveOpen());
+      ws.once('error', reject);
+    });
+    return new BridgeClient(ws);
+  }
+
+  /** Sends a raw request and resolves with its reply. */
+  request(method: string, params: unknown): Promise<BridgeReply<unknown>> {
+    const id = this.nextId++;
+    return new Promise((resolveReply) => {
+      this.replies.set(id, resolveReply);
+      this.ws.send(JSON.stringify({ id, method, params }));
+    });
+  }
+
+  /** Resolves with the first pushed event (seen so far or later) that matches. */
+  waitForEvent(event: string, matches: (payload: any) => boolean = () => true, timeoutMs = 10_000): Promise<any> {
+    return new Promise((resolveEvent, reject) => {
+      const check = () => {
+        const found = this.events.find((item) => item.event === event && matches(item.payload));
+        if (!found) return false;
+        this.waiters.delete(check);
+        clearTimeout(timer);
+        resolveEvent(found.payload);
+        return true;
+      };
+      const timer = setTimeout(() => {
+        this.waiters.delete(check);
+        reject(new Error(`no ${event} event in ${timeoutMs} ms`));
+      }, timeoutMs);
+      if (!check()) this.waiters.add(check);
+    });
+  }
+
+  /** Closes the connection. */
+  close(): void {
+    this.ws.terminate();
+  }
+}
+
+/** A bare bridge socket (for handshake checks); `origin` undefined sends no Origin header. */
+export function openBridgeSocket(port: number, protocols: string[], origin: string | undefined): WebSocket {
+  return new WebSocket(`ws://127.0.0.1:${port}/bridge`, protocols, origin === undefined ? {} : { origin });
+}
+
+export * from './cliProcesses';

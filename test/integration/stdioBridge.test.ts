@@ -1,0 +1,157 @@
+/**
+ * `toolgate mcp`, the stdio bridge an agent launches as a command, forwarding to a separate
+ * `toolgate serve`: the official Client with StdioClientTransport, approvals answered in the
+ * console over the WebSocket bridge, and a prompt nobody answers.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { BridgeClient, CLI, ROOT, cliEnv, makeTempDirs, readToken, runCli, spawnServe, textOf, type ServeProcess, type TempDirs } from './helpers';
+
+const clients: Client[] = [];
+
+/** Launches `node bin/toolgate.js mcp` the way an MCP client config does, and connects to it. */
+async function connectStdio(home: string): Promise<Client> {
+  const client = new Client({ name: 'stdio-integration-test', version: '0.0.0' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, 'mcp'],
+    env: cliEnv(home) as Record<string, string>,
+    cwd: ROOT,
+    stderr: 'pipe',
+  });
+  clients.push(client);
+  await client.connect(transport);
+  return client;
+}
+
+afterEach(async () => {
+  for (const client of clients.splice(0)) await client.close();
+});
+
+describe('stdio bridge to a running gate', () => {
+  let dirs: TempDirs;
+  let serve: ServeProcess;
+  let bridge: BridgeClient;
+
+  beforeAll(async () => {
+    dirs = makeTempDirs();
+    serve = await spawnServe(dirs);
+    bridge = await BridgeClient.open(serve.port, readToken(dirs.home));
+  });
+
+  afterAll(async () => {
+    bridge?.close();
+    await serve?.stop();
+    dirs?.remove();
+  });
+
+  it('lists the tools and calls echo', async () => {
+    const client = await connectStdio(dirs.home);
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual(['echo', 'hash', 'list_dir', 'read_file', 'write_file']);
+    expect(tools.find((tool) => tool.name === 'echo')!.inputSchema).toMatchObject({ type: 'object', required: ['text'] });
+    const result = await client.callTool({ name: 'echo', arguments: { text: 'through stdio' } });
+    expect(result.isError).toBe(false);
+    expect(result.structuredContent).toEqual({ text: 'through stdio' });
+    expect(result._meta?.['toolgate/responseHash']).toMatch(/^[0-9a-f]{64}$/);
+    const refused = await client.callTool({ name: 'read_file', arguments: { path: '../../etc/passwd' } });
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toMatch(/^EPERMISSION/);
+  });
+
+  it('exits on its own when the client closes its stdin', async () => {
+    const child = spawn(process.execPath, [CLI, 'mcp'], { cwd: ROOT, env: cliEnv(dirs.home), stdio: 'pipe' });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      const firstLine = new Promise<string>((resolve) => {
+        let out = '';
+        child.stdout.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+          if (out.includes('\n')) resolve(out.slice(0, out.indexOf('\n')));
+        });
+      });
+      const initialize = {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw-stdio', version: '0' } },
+      };
+      child.stdin.write(`${JSON.stringify(initialize)}\n`);
+      expect(JSON.parse(await firstLine)).toMatchObject({ id: 1, result: { serverInfo: { name: 'toolgate' } } });
+      child.stdin.end();
+      const code = await Promise.race([exited, new Promise((resolve) => setTimeout(() => resolve('still running'), 5000))]);
+      expect(code).toBe(0);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
+  it('holds write_file until the console approves it', async () => {
+    const client = await connectStdio(dirs.home);
+    const call = client.callTool({ name: 'write_file', arguments: { path: 'stdio.txt', content: 'approved\n' } });
+    const prompt = await bridge.waitForEvent('approvalRequested', (request) => request.arguments?.path === 'stdio.txt');
+    expect(prompt.preview).toMatchObject({ kind: 'diff', path: 'stdio.txt', after: 'approved\n' });
+    expect(existsSync(join(dirs.workspace, 'stdio.txt'))).toBe(false);
+    const decided = await bridge.request('decideApproval', { approvalId: prompt.approvalId, decision: 'approve' });
+    expect(decided.ok).toBe(true);
+    const result = await call;
+    expect(result.isError).toBe(false);
+    expect(result.structuredContent).toMatchObject({ path: 'stdio.txt', created: true });
+    expect(readFileSync(join(dirs.workspace, 'stdio.txt'), 'utf8')).toBe('approved\n');
+  });
+
+  it('passes a denial and its reason back to the agent', async () => {
+    const client = await connectStdio(dirs.home);
+    const call = client.callTool({ name: 'write_file', arguments: { path: 'denied.txt', content: 'nope' } });
+    const prompt = await bridge.waitForEvent('approvalRequested', (request) => request.arguments?.path === 'denied.txt');
+    await bridge.request('decideApproval', { approvalId: prompt.approvalId, decision: 'deny', reason: 'not in this sprint' });
+    const result = await call;
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/^EDENIED.*not in this sprint/);
+    expect(existsSync(join(dirs.workspace, 'denied.txt'))).toBe(false);
+  });
+});
+
+describe('stdio bridge with a short approval timeout', () => {
+  let dirs: TempDirs;
+  let serve: ServeProcess;
+
+  beforeAll(async () => {
+    dirs = makeTempDirs();
+    serve = await spawnServe(dirs, ['--approval-timeout', '1']);
+  });
+
+  afterAll(async () => {
+    await serve?.stop();
+    dirs?.remove();
+  });
+
+  it('denies a write nobody approves once the prompt expires', async () => {
+    const client = await connectStdio(dirs.home);
+    const started = Date.now();
+    const result = await client.callTool({ name: 'write_file', arguments: { path: 'expired.txt', content: 'late' } });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/^EDENIED.*no one approved it in time/);
+    expect(existsSync(join(dirs.workspace, 'expired.txt'))).toBe(false);
+  });
+});
+
+describe('stdio bridge without a gate', () => {
+  let dirs: TempDirs;
+  beforeAll(() => {
+    dirs = makeTempDirs();
+  });
+  afterAll(() => dirs?.remove());
+
+  it('`toolgate mcp` exits 2 and says to start `toolgate serve`', async () => {
+    const run = await runCli(['mcp'], dirs.home);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/toolgate serve/);
+    expect(run.stdout).toBe('');
+  });
+});
