@@ -1,5 +1,5 @@
-import { lstatSync, realpathSync } from 'node:fs';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { GateError } from '../../shared/errors';
 
 /** A path inside the workspace, resolved through every symlink that exists today. */
@@ -43,8 +43,12 @@ export function confinePath(workspace: string, requested: string): ConfinedPath 
   return { absolute: real, relative: relative(workspace, real), exists };
 }
 
-/** realpath of the longest existing prefix, with the missing rest appended. */
-function realpathOfLongestExisting(absolute: string): { real: string; exists: boolean } {
+/**
+ * realpath of the longest existing prefix, with the missing rest appended. A dangling symlink on the
+ * way is followed to where it points, so a link to a folder that does not exist yet is judged by
+ * its target, not by its own name.
+ */
+function realpathOfLongestExisting(absolute: string, hops = 0): { real: string; exists: boolean } {
   const missing: string[] = [];
   let current = absolute;
   for (;;) {
@@ -53,12 +57,29 @@ function realpathOfLongestExisting(absolute: string): { real: string; exists: bo
       return { real: missing.length === 0 ? real : join(real, ...missing.reverse()), exists: missing.length === 0 };
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ELOOP') throw new GateError('EPERMISSION', `${absolute} goes through a loop of symlinks`);
       if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
+      const dangling = danglingLinkTarget(current);
+      if (dangling !== undefined) {
+        if (hops >= 40) throw new GateError('EPERMISSION', `${absolute} goes through too many symlinks`);
+        const rest = missing.reverse();
+        return realpathOfLongestExisting(rest.length > 0 ? join(dangling, ...rest) : dangling, hops + 1);
+      }
       const parent = resolve(current, '..');
       if (parent === current) throw error;
       missing.push(current.slice(parent.length).replace(/^[/\\]+/, ''));
       current = parent;
     }
+  }
+}
+
+/** Where a symlink that points nowhere would lead, or undefined when `path` is no symlink. */
+function danglingLinkTarget(path: string): string | undefined {
+  try {
+    if (!lstatSync(path).isSymbolicLink()) return undefined;
+    return resolve(dirname(path), readlinkSync(path));
+  } catch {
+    return undefined;
   }
 }
 

@@ -33,6 +33,25 @@ function refused(requested: string): GateError {
 }
 
 describe('confinePath', () => {
+  it('judges a dangling symlink by where it points: out of the workspace is refused', () => {
+    symlinkSync(join(outside, 'not-yet'), join(workspace, 'later'));
+    expect(refused('later').code).toBe('EPERMISSION');
+    expect(refused('later/new.txt').message).toContain('outside the workspace');
+    symlinkSync(join(outside, 'missing.txt'), join(workspace, 'dangling.txt'));
+    expect(refused('dangling.txt').code).toBe('EPERMISSION');
+  });
+
+  it('accepts a dangling symlink that points inside the workspace', () => {
+    symlinkSync(join(workspace, 'build'), join(workspace, 'out'));
+    expect(confinePath(workspace, 'out/app.js')).toEqual({ absolute: join(workspace, 'build', 'app.js'), relative: join('build', 'app.js'), exists: false });
+  });
+
+  it('refuses a loop of symlinks instead of spinning', () => {
+    symlinkSync(join(workspace, 'b'), join(workspace, 'a'));
+    symlinkSync(join(workspace, 'a'), join(workspace, 'b'));
+    expect(refused('a/file').message).toContain('symlinks');
+  });
+
   it('resolves existing and missing paths inside the workspace', () => {
     expect(confinePath(workspace, 'src/main.ts')).toEqual({ absolute: join(workspace, 'src', 'main.ts'), relative: join('src', 'main.ts'), exists: true });
     expect(confinePath(workspace, 'new/dir/file.txt')).toEqual({
