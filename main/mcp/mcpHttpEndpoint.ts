@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { READ_FAILED, readJsonBody, sendJsonRpcError } from '../server/httpBody';
+import { readJsonBody, sendJsonRpcError, type UnreadableBody } from '../server/httpBody';
 
 const MAX_SESSIONS = 64;
 
@@ -22,7 +22,17 @@ export class McpHttpEndpoint {
   private readonly inFlight = new Set<ServerResponse>();
   private closed = false;
 
-  constructor(private readonly createServer: () => Server) {}
+  constructor(
+    private readonly createServer: () => Server,
+    /** Told of each request body that could not be read (for the audit). */
+    private readonly onUnreadable: (message: string) => void = () => {},
+  ) {}
+
+  private unreadable(body: { value: unknown } | UnreadableBody | undefined): body is UnreadableBody {
+    if (body === undefined || !('unreadable' in body)) return false;
+    this.onUnreadable(body.unreadable);
+    return true;
+  }
 
   /** Serves one authenticated request to /mcp. */
   async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -38,7 +48,7 @@ export class McpHttpEndpoint {
         return;
       }
       const body = request.method === 'POST' ? await readJsonBody(request, response) : undefined;
-      if (body === READ_FAILED) return;
+      if (this.unreadable(body)) return;
       await session.transport.handleRequest(request, response, body?.value);
       return;
     }
@@ -47,7 +57,7 @@ export class McpHttpEndpoint {
       return;
     }
     const body = await readJsonBody(request, response);
-    if (body === READ_FAILED) return;
+    if (this.unreadable(body)) return;
     if (!isInitializeRequest(body.value)) {
       sendJsonRpcError(response, 400, -32000, 'the first request of a session must be initialize');
       return;

@@ -5,6 +5,7 @@ import { createGateMcpServer } from '../mcp/gateMcpServer';
 import type { Gate } from '../gate/createGate';
 import { sendJsonRpcError } from './httpBody';
 import { bearerToken, foreignHeaders, requestPathname, tokenMatches } from './requestGuards';
+import { RefusalAudit } from './refusalAudit';
 import { serveStatic } from './staticFiles';
 import { WsBridgeServer } from './wsBridgeServer';
 
@@ -23,12 +24,18 @@ export async function startGateHttpServer(
   options: { token: string; port?: number; rendererRoot: string },
 ): Promise<GateHttpServer> {
   let port = options.port ?? 0;
-  const mcp = new McpHttpEndpoint(() => createGateMcpServer(gate.registry, gate.executor));
-  const bridge = new WsBridgeServer(gate.backend, options.token, () => port);
+  const refusals = new RefusalAudit(gate.audit);
+  const mcp = new McpHttpEndpoint(
+    () => createGateMcpServer(gate.registry, gate.executor),
+    (message) => refusals.record({ step: 'parse', code: 'EVALIDATION', message, surface: 'mcp' }),
+  );
+  const bridge = new WsBridgeServer(gate.backend, options.token, () => port, (refusal) => refusals.record(refusal));
   const server: HttpServer = createServer((request, response) => {
-    const refused = foreignHeaders(request.headers, port);
-    if (refused) {
-      response.writeHead(403, { 'content-type': 'text/plain' }).end(`${refused}\n`);
+    const foreign = foreignHeaders(request.headers, port);
+    if (foreign) {
+      const surface = request.url?.startsWith('/mcp') ? 'mcp' : 'console';
+      refusals.record({ ...foreign, code: 'EPERMISSION', surface, origin: request.headers.origin });
+      response.writeHead(403, { 'content-type': 'text/plain' }).end(`${foreign.message}\n`);
       return;
     }
     const pathname = requestPathname(request.url);
@@ -38,8 +45,10 @@ export async function startGateHttpServer(
     }
     if (pathname === '/mcp') {
       if (!tokenMatches(bearerToken(request.headers), options.token)) {
+        const message = 'missing or wrong bearer token: send "Authorization: Bearer <the token in $TOOLGATE_HOME/token>"';
+        refusals.record({ step: 'auth', code: 'EPERMISSION', message, surface: 'mcp', origin: request.headers.origin });
         response.setHeader('www-authenticate', 'Bearer realm="toolgate"');
-        sendJsonRpcError(response, 401, -32001, 'missing or wrong bearer token: send "Authorization: Bearer <the token in $TOOLGATE_HOME/token>"');
+        sendJsonRpcError(response, 401, -32001, message);
         return;
       }
       mcp.handle(request, response).catch((error: Error) => {

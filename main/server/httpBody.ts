@@ -3,9 +3,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 /** Largest request body the gate reads. */
 export const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
-/** readJsonBody's answer when it already replied with an error. */
-export const READ_FAILED = Symbol('read failed');
-
 /** Answers with a JSON-RPC error object (id null: the request could not be read). */
 export function sendJsonRpcError(response: ServerResponse, status: number, code: number, message: string): void {
   if (response.headersSent) return;
@@ -13,19 +10,22 @@ export function sendJsonRpcError(response: ServerResponse, status: number, code:
   response.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
 
+/** A body that could not be read; the client was already answered with `message`. */
+export interface UnreadableBody {
+  unreadable: string;
+}
+
 /** Reads and parses a JSON body, answering 413 or a parse error itself when it cannot. */
-export async function readJsonBody(
-  request: IncomingMessage,
-  response: ServerResponse,
-): Promise<{ value: unknown } | typeof READ_FAILED> {
+export async function readJsonBody(request: IncomingMessage, response: ServerResponse): Promise<{ value: unknown } | UnreadableBody> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of request) {
     size += (chunk as Buffer).length;
     if (size > MAX_BODY_BYTES) {
-      sendJsonRpcError(response, 413, -32600, `the request body is over ${MAX_BODY_BYTES} bytes`);
+      const message = `the request body is over ${MAX_BODY_BYTES} bytes`;
+      sendJsonRpcError(response, 413, -32600, message);
       request.destroy();
-      return READ_FAILED;
+      return { unreadable: message };
     }
     chunks.push(chunk as Buffer);
   }
@@ -33,7 +33,8 @@ export async function readJsonBody(
   try {
     return { value: JSON.parse(text) as unknown };
   } catch (error) {
-    sendJsonRpcError(response, 400, -32700, `parse error: the request body is not valid JSON (${(error as Error).message})`);
-    return READ_FAILED;
+    const message = `parse error: the request body is not valid JSON (${(error as Error).message})`;
+    sendJsonRpcError(response, 400, -32700, message);
+    return { unreadable: message };
   }
 }

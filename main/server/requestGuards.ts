@@ -12,12 +12,20 @@ export function allowedOrigins(port: number): Set<string> {
 }
 
 /** Why a request's Host or Origin is refused, or undefined when both are ours. */
-export function foreignHeaders(headers: IncomingHttpHeaders, port: number, requireOrigin = false): string | undefined {
+export function foreignHeaders(
+  headers: IncomingHttpHeaders,
+  port: number,
+  requireOrigin = false,
+): { step: 'host' | 'origin'; message: string } | undefined {
   const host = headers.host;
-  if (!host || !allowedHosts(port).has(host.toLowerCase())) return `the Host header ${JSON.stringify(host ?? '')} is not this gate`;
+  if (!host || !allowedHosts(port).has(host.toLowerCase())) {
+    return { step: 'host', message: `the Host header ${JSON.stringify(host ?? '')} is not this gate` };
+  }
   const origin = headers.origin;
-  if (origin === undefined) return requireOrigin ? 'a browser request must carry an Origin header' : undefined;
-  if (!allowedOrigins(port).has(origin.toLowerCase())) return `requests from the origin ${JSON.stringify(origin)} are refused`;
+  if (origin === undefined) return requireOrigin ? { step: 'origin', message: 'a browser request must carry an Origin header' } : undefined;
+  if (!allowedOrigins(port).has(origin.toLowerCase())) {
+    return { step: 'origin', message: `requests from the origin ${JSON.stringify(origin)} are refused` };
+  }
   return undefined;
 }
 

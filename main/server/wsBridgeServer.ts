@@ -4,6 +4,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { BRIDGE_EVENT_NAMES, WsClientMessageSchema, type WsServerMessage } from '../../shared/contract';
 import type { ConsoleBackend } from '../bridge/consoleBackend';
 import { dispatchBridgeRequest } from '../bridge/dispatch';
+import type { Refusal } from './refusalAudit';
 import { foreignHeaders, tokenMatches } from './requestGuards';
 
 /** The console's subprotocol; the token travels as a second one, `toolgate.token.<hex>`. */
@@ -28,19 +29,23 @@ export class WsBridgeServer {
     private readonly backend: ConsoleBackend,
     private readonly token: string,
     private readonly port: () => number,
+    /** Told of each refused connection (for the audit). */
+    private readonly onRefused: (refusal: Refusal) => void = () => {},
   ) {}
 
   /** Takes an HTTP upgrade to /bridge; refuses foreign pages before any handshake. */
   handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
-    const refused = foreignHeaders(request.headers, this.port(), true);
-    if (refused) {
-      socket.end(`HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n${refused}\n`);
+    const foreign = foreignHeaders(request.headers, this.port(), true);
+    if (foreign) {
+      this.onRefused({ ...foreign, code: 'EPERMISSION', surface: 'console', origin: request.headers.origin });
+      socket.end(`HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n${foreign.message}\n`);
       return;
     }
     const offered = (request.headers['sec-websocket-protocol'] ?? '').split(',').map((item) => item.trim());
     const presented = offered.find((item) => item.startsWith(TOKEN_PREFIX))?.slice(TOKEN_PREFIX.length);
     this.wss.handleUpgrade(request, socket, head, (ws) => {
       if (!tokenMatches(presented, this.token)) {
+        this.onRefused({ step: 'auth', code: 'EPERMISSION', message: 'the access token was refused', surface: 'console', origin: request.headers.origin });
         ws.close(CLOSE_BAD_TOKEN, 'the access token was refused');
         return;
       }

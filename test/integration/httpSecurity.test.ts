@@ -63,6 +63,15 @@ function echoCall(id: number, text: string) {
   return { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { text } } };
 }
 
+/** The refusals written to the audit log, as step names, oldest first. */
+function refusedSteps(): string[] {
+  return gate.running.gate.audit
+    .list({ limit: 1000 })
+    .filter((record) => record.kind === 'rejected' && (record.payload as { step: string }).step !== 'execute')
+    .map((record) => (record.payload as { step: string }).step)
+    .reverse();
+}
+
 /** The echo texts that reached the executor (its 'invoked' audit records). */
 function invokedTexts(): string[] {
   return gate.running.gate.audit
@@ -91,6 +100,9 @@ describe('/mcp guards', () => {
     const basic = await postMcp(echoCall(5, 'basic-token'), { 'mcp-session-id': sessionId, authorization: gate.token });
     expect(basic.status).toBe(401);
     expect(invokedTexts()).toEqual([]);
+    expect(refusedSteps()).toEqual(['auth', 'auth', 'auth', 'auth']);
+    expect(JSON.stringify(gate.running.gate.audit.list({ limit: 1000 }))).not.toContain(gate.token);
+    expect(gate.running.gate.audit.verify().ok).toBe(true);
   });
 
   it('refuses a foreign Origin or Host with 403 even with the right token', async () => {
@@ -109,6 +121,7 @@ describe('/mcp guards', () => {
     const rebound = await postMcp(echoCall(6, 'rebound-host'), { ...auth, host: `evil.example:${gate.running.port}` });
     expect(rebound.status).toBe(403);
     expect(invokedTexts()).toEqual([]);
+    expect(refusedSteps()).toEqual(['origin', 'origin', 'origin', 'host', 'host']);
   });
 
   it('a correct request passes and is the only one that reaches the executor', async () => {
@@ -140,6 +153,7 @@ describe('/mcp guards', () => {
     });
     expect(garbage.status).toBe(400);
     expect(invokedTexts()).toEqual([]);
+    expect(refusedSteps()).toEqual(['parse']);
   });
 });
 

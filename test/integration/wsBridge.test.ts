@@ -21,6 +21,15 @@ afterEach(async () => {
   await gate?.close();
 });
 
+/** Refused console connections in the audit log, as step names, oldest first. */
+function consoleRefusals(): string[] {
+  return gate.running.gate.audit
+    .list({ limit: 100 })
+    .filter((record) => record.kind === 'rejected' && (record.payload as { surface?: string }).surface === 'console')
+    .map((record) => (record.payload as { step: string }).step)
+    .reverse();
+}
+
 function consoleOrigin(): string {
   return `http://127.0.0.1:${gate.running.port}`;
 }
@@ -58,6 +67,7 @@ describe('bridge handshake', () => {
     expect(wrong.closeCode).toBe(4401);
     const missing = await outcomeOf(openBridgeSocket(gate.running.port, ['toolgate.v1'], consoleOrigin()));
     expect(missing.closeCode).toBe(4401);
+    expect(consoleRefusals()).toEqual(['auth', 'auth']);
   });
 
   it('refuses a foreign Origin, a missing Origin and a foreign Host before the handshake', async () => {
@@ -72,6 +82,7 @@ describe('bridge handshake', () => {
       headers: { host: 'evil.example' },
     });
     expect(await outcomeOf(rebound)).toMatchObject({ status: 403, opened: false });
+    expect(consoleRefusals()).toEqual(['origin', 'origin', 'host']);
   });
 
   it('answers 404 to an upgrade on another path', async () => {
