@@ -27,6 +27,11 @@ export type SideEffect = z.infer<typeof SideEffectSchema>;
 /** Side effects that change state: a read-only registry refuses tools declaring any of them. */
 export const MUTATING_SIDE_EFFECTS: readonly SideEffect[] = ['FsWrite', 'NetWrite', 'DbWrite', 'ProcessSpawn'];
 
+/** The side effects of a tool that change state (empty for a read-only tool). */
+export function mutatingEffects(sideEffects: readonly SideEffect[]): SideEffect[] {
+  return sideEffects.filter((effect) => MUTATING_SIDE_EFFECTS.includes(effect));
+}
+
 /** Whether the same input always gives the same output. */
 export const DeterminismSchema = z.enum(['Pure', 'Deterministic', 'Maybe', 'NonDeterministic']);
 export type Determinism = z.infer<typeof DeterminismSchema>;

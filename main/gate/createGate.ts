@@ -1,6 +1,6 @@
 import { realpathSync, statSync } from 'node:fs';
 import { GateError } from '../../shared/errors';
-import type { Capability } from '../../shared/manifest';
+import { mutatingEffects, type Capability } from '../../shared/manifest';
 import { ApprovalQueue } from '../approvals/approvalQueue';
 import { AuditStore } from '../audit/auditStore';
 import type { ConsoleBackend } from '../bridge/consoleBackend';
@@ -82,7 +82,8 @@ export async function createGate(options: GateOptions): Promise<Gate> {
   const paths = statePaths(options.home);
   const registry = new ToolRegistry({ readOnly: options.readOnly });
   for (const tool of BUILTIN_TOOLS) {
-    if (!options.readOnly || tool.manifest.sideEffects.every((effect) => effect === 'FsRead')) registry.register(tool);
+    // A read-only gate simply goes without the built-ins that write.
+    if (!options.readOnly || mutatingEffects(tool.manifest.sideEffects).length === 0) registry.register(tool);
   }
   for (const module of options.toolModules ?? []) {
     for (const tool of await loadToolModule(module)) registry.register(tool, module);

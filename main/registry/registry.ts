@@ -1,5 +1,5 @@
 import { GateError } from '../../shared/errors';
-import { MUTATING_SIDE_EFFECTS, type ToolManifest } from '../../shared/manifest';
+import { mutatingEffects, type ToolManifest } from '../../shared/manifest';
 import type { DefinedTool } from './defineTool';
 
 /** Where the tool process finds a tool's code: the built-in set, or an ES module's absolute path. */
@@ -35,7 +35,7 @@ export class ToolRegistry {
       throw new GateError('EVALIDATION', `a tool named ${name} is already registered; remove it first or pick another name`);
     }
     if (this.readOnly) {
-      const mutating = sideEffects.filter((effect) => MUTATING_SIDE_EFFECTS.includes(effect));
+      const mutating = mutatingEffects(sideEffects);
       if (mutating.length > 0) {
         throw new GateError(
           'EPERMISSION',

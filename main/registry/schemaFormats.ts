@@ -1,4 +1,4 @@
-import { MUTATING_SIDE_EFFECTS, tierLevel, type ToolManifest } from '../../shared/manifest';
+import { mutatingEffects, tierLevel, type ToolManifest } from '../../shared/manifest';
 
 /** The tool-schema dialects the gate can export. */
 export const TOOL_SCHEMA_FORMATS = ['mcp', 'openai', 'anthropic'] as const;
@@ -6,7 +6,7 @@ export type ToolSchemaFormat = (typeof TOOL_SCHEMA_FORMATS)[number];
 
 /** A tool as MCP's tools/list describes it, with hints drawn from the manifest. */
 export function toMcpTool(manifest: ToolManifest) {
-  const mutating = manifest.sideEffects.some((effect) => MUTATING_SIDE_EFFECTS.includes(effect));
+  const mutating = mutatingEffects(manifest.sideEffects).length > 0;
   return {
     name: manifest.name,
     title: manifest.name,
