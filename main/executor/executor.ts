@@ -128,19 +128,27 @@ export class Executor {
     if (decision.decision === 'deny') {
       return run.fail('rejected', 'policy', { code: 'EDENIED', message: `denied by policy: ${decision.reason}`, details: { rule: decision.rule } });
     }
+    let approvedPreviewHash: string | undefined;
     if (decision.decision === 'ask') {
-      const refusal = await this.askPerson(run, entry, input, decision.rule);
-      if (refusal) return run.fail('rejected', 'approval', refusal);
+      const approval = await this.askPerson(run, entry, input, decision.rule);
+      if ('refusal' in approval) return run.fail('rejected', 'approval', approval.refusal);
+      approvedPreviewHash = approval.approvedPreviewHash;
     }
-    return this.execute(run, entry, input);
+    return this.execute(run, entry, input, approvedPreviewHash);
   }
 
-  /** Shows the call to a person and waits; returns why it may not run, or nothing when approved. */
-  private async askPerson(run: CallRun, entry: RegisteredTool, input: unknown, rule: string): Promise<ToolError | undefined> {
+  /** Shows the call to a person and waits; returns why it may not run, or the hash of the preview they approved. */
+  private async askPerson(
+    run: CallRun,
+    entry: RegisteredTool,
+    input: unknown,
+    rule: string,
+  ): Promise<{ refusal: ToolError } | { approvedPreviewHash?: string }> {
     const { manifest } = entry.tool;
     this.deps.calls.update(run.callId, { step: 'preview' });
     const preview = await preparePreview(this.deps.pool, entry, input, run.callId, this.deps.workspace);
     const binding = bindingHash(manifest, input);
+    const previewHash = preview.kind === 'none' ? undefined : hashCanonical(preview);
     const { request, outcome } = this.deps.approvals.ask({
       callId: run.callId,
       tool: manifest.name,
@@ -154,6 +162,7 @@ export class Executor {
     run.audit('approval-requested', {
       approvalId: request.approvalId,
       bindingHash: binding,
+      ...(previewHash ? { previewHash } : {}),
       expiresAt: request.expiresAt,
       preview: preview.kind === 'diff' ? { kind: 'diff', path: preview.path, ...countDiffLines(preview.unified) } : preview,
     });
@@ -162,23 +171,29 @@ export class Executor {
     run.audit('approval-decided', decided);
     if (decided.outcome !== 'approved') {
       const why = decided.outcome === 'expired' ? `no one approved it in time (${decided.reason})` : `a person denied it: ${decided.reason}`;
-      return { code: 'EDENIED', message: `${manifest.name} was not run: ${why}`, details: { outcome: decided.outcome } };
+      return { refusal: { code: 'EDENIED', message: `${manifest.name} was not run: ${why}`, details: { outcome: decided.outcome } } };
     }
     if (bindingHash(manifest, input) !== binding) {
-      return { code: 'EDENIED', message: 'the call changed after it was approved; it was not run' };
+      return { refusal: { code: 'EDENIED', message: 'the call changed after it was approved; it was not run' } };
     }
-    return undefined;
+    return previewHash ? { approvedPreviewHash: previewHash } : {};
   }
 
   /** Runs the approved call in a tool process and turns its outcome into the result. */
-  private async execute(run: CallRun, entry: RegisteredTool, input: unknown): Promise<ToolResult> {
+  private async execute(run: CallRun, entry: RegisteredTool, input: unknown, approvedPreviewHash?: string): Promise<ToolResult> {
     const { manifest } = entry.tool;
     this.deps.calls.update(run.callId, { status: 'running', step: 'execute' });
     run.audit('started', { tool: manifest.name, version: manifest.version, inputHash: hashCanonical(input) });
     let outcome;
     try {
       outcome = await this.deps.pool.run(
-        { callId: run.callId, tool: manifest.name, module: entry.module, input, context: { workspace: this.deps.workspace, dryRun: false } },
+        {
+          callId: run.callId,
+          tool: manifest.name,
+          module: entry.module,
+          input,
+          context: { workspace: this.deps.workspace, dryRun: false, ...(approvedPreviewHash ? { approvedPreviewHash } : {}) },
+        },
         manifest.bounds.timeoutMs,
       );
     } catch (error) {

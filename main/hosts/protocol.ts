@@ -12,6 +12,11 @@ export const RunContextSchema = z.object({
   workspace: z.string(),
   /** Preview the effect without making it. */
   dryRun: z.boolean(),
+  /**
+   * Hash of the preview a person approved. The tool process takes the preview again just before
+   * the real run and refuses when it differs (the file changed since the person looked).
+   */
+  approvedPreviewHash: z.string().optional(),
 });
 export type RunContext = z.infer<typeof RunContextSchema>;
 

@@ -1,4 +1,6 @@
+import { PreviewSchema } from '../../shared/approval';
 import { ErrorCodeSchema, GateError, type ToolError } from '../../shared/errors';
+import { hashCanonical } from '../../shared/hash';
 import type { DefinedTool } from '../registry/defineTool';
 import { loadToolModule } from '../tools/loadToolModule';
 import { HostRequestSchema, type HostReply, type RunRequest } from './protocol';
@@ -50,9 +52,23 @@ function toToolError(error: unknown): ToolError {
   return { code: code.success ? code.data : 'ERUNTIME', message };
 }
 
+/** Takes the preview again and compares it with the one the person approved; undefined when they match. */
+async function changedSinceApproval(tool: DefinedTool, request: RunRequest): Promise<ToolError | undefined> {
+  const approved = request.context.approvedPreviewHash;
+  if (approved === undefined || request.context.dryRun) return undefined;
+  const preview = PreviewSchema.safeParse(await tool.execute(request.input, { ...request.context, dryRun: true, callId: request.callId }));
+  if (preview.success && hashCanonical(preview.data) === approved) return undefined;
+  return {
+    code: 'EDENIED',
+    message: `what ${request.tool} would change is no longer what was approved (the target changed meanwhile); nothing was done, call it again to get a new prompt`,
+  };
+}
+
 async function run(request: RunRequest): Promise<HostReply> {
   try {
     const tool = await findTool(request.module, request.tool);
+    const stale = await changedSinceApproval(tool, request);
+    if (stale) return { type: 'result', callId: request.callId, ok: false, error: stale };
     const data = await tool.execute(request.input, { ...request.context, callId: request.callId });
     return { type: 'result', callId: request.callId, ok: true, data: data === undefined ? null : data };
   } catch (error) {

@@ -49,6 +49,23 @@ describe('executor: calls that need a person', () => {
     expect(g.audit.verify().ok).toBe(true);
   });
 
+  it('refuses to run when the file changed after the person saw its diff, and keeps the newer file', async () => {
+    const g = await gate();
+    const file = join(harness!.workspace, 'notes.md');
+    writeFileSync(file, 'version the person saw\n');
+    const prompt = nextApproval(g);
+    const call = g.executor.call({ tool: 'write_file', arguments: { path: 'notes.md', content: 'agent version\n' } });
+    const request = await prompt;
+    writeFileSync(file, 'someone else edited it meanwhile\n');
+    g.approvals.decide(request.approvalId, 'approve');
+    const result = await call;
+    expect(result.error?.code).toBe('EDENIED');
+    expect(result.error?.message).toContain('no longer what was approved');
+    expect(readFileSync(file, 'utf8')).toBe('someone else edited it meanwhile\n');
+    expect(g.audit.forCall(request.callId)[3]!.payload).toMatchObject({ previewHash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(g.audit.verify().ok).toBe(true);
+  });
+
   it('a denial is EDENIED with the person’s reason, and the file stays as it was', async () => {
     const g = await gate();
     writeFileSync(join(harness!.workspace, 'keep.txt'), 'precious');
