@@ -4,6 +4,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { readJsonBody, sendJsonRpcError, type UnreadableBody } from '../server/httpBody';
+import { moveOddArgumentsToMeta } from './rawArguments';
 
 const MAX_SESSIONS = 64;
 
@@ -49,7 +50,7 @@ export class McpHttpEndpoint {
       }
       const body = request.method === 'POST' ? await readJsonBody(request, response) : undefined;
       if (this.unreadable(body)) return;
-      await session.transport.handleRequest(request, response, body?.value);
+      await session.transport.handleRequest(request, response, body === undefined ? undefined : moveOddArgumentsToMeta(body.value));
       return;
     }
     if (request.method !== 'POST') {

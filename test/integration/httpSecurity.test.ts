@@ -157,6 +157,30 @@ describe('/mcp guards', () => {
   });
 });
 
+describe('tools/call arguments that are not an object', () => {
+  it('are refused by the pipeline with a clear message and audited, not dropped by the protocol layer', async () => {
+    const sessionId = await openSession();
+    const auth = { authorization: `Bearer ${gate.token}`, 'mcp-session-id': sessionId };
+    const call = (id: number, args: unknown) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: args } });
+    const cases: Array<[unknown, RegExp]> = [
+      ['{"text":', /EVALIDATION: the arguments are not valid JSON/],
+      [['hello'], /EVALIDATION: invalid arguments for echo/],
+      [42, /EVALIDATION: invalid arguments for echo/],
+    ];
+    for (const [index, [args, expected]] of cases.entries()) {
+      const response = await postMcp(call(10 + index, args), auth);
+      const reply = jsonRpcMessages(response).find((message) => message.id === 10 + index)!;
+      expect(reply.result.isError).toBe(true);
+      expect(reply.result.content[0].text).toMatch(expected);
+    }
+    const rejected = gate.running.gate.audit.list({ limit: 100 }).filter((record) => record.kind === 'rejected');
+    expect(rejected.map((record) => (record.payload as { step: string }).step).reverse()).toEqual(['parse', 'validate', 'validate']);
+    // A string of valid JSON is what some agents send: it runs.
+    const ok = await postMcp(call(20, '{"text":"as text"}'), auth);
+    expect(jsonRpcMessages(ok).find((message) => message.id === 20)!.result.structuredContent).toEqual({ text: 'as text' });
+  });
+});
+
 describe('static console files', () => {
   it('serves the console with its security headers', async () => {
     const index = await rawRequest({ port: gate.running.port, path: '/' });
