@@ -61,8 +61,11 @@ export const ApprovalOutcomeSchema = z.object({
   approvalId: z.string(),
   /** Its call. */
   callId: z.string(),
-  /** approved, denied by a person, or denied because nobody answered in time. */
-  outcome: z.enum(['approved', 'denied', 'expired']),
+  /**
+   * approved or denied by a person; expired when nobody answered in time; withdrawn when the call
+   * went away first (the agent cancelled it, or the gate shut down).
+   */
+  outcome: z.enum(['approved', 'denied', 'expired', 'withdrawn']),
   /** The reason the person gave, or why it expired. */
   reason: z.string().optional(),
   /** When it was decided (ISO 8601). */

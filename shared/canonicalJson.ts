@@ -54,3 +54,13 @@ export function toWellFormed(text: string): string {
     ? text.replace(new RegExp(LONE_SURROGATE.source, 'g'), '\uFFFD')
     : text;
 }
+
+/** A JSON value with every string and key made well-formed, so that it always has a canonical form. */
+export function toWellFormedJson(value: unknown): unknown {
+  if (typeof value === 'string') return toWellFormed(value);
+  if (Array.isArray(value)) return value.map(toWellFormedJson);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([key, member]) => [toWellFormed(key), toWellFormedJson(member)]));
+  }
+  return value;
+}

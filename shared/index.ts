@@ -5,5 +5,6 @@ export * from './canonicalJson';
 export * from './contract';
 export * from './errors';
 export * from './hash';
+export * from './jsonLimits';
 export * from './manifest';
 export * from './result';

@@ -39,7 +39,7 @@ export class ApprovalQueue {
     };
     const outcome = new Promise<ApprovalOutcome>((resolve) => {
       if (this.closed) {
-        resolve(this.outcomeOf(request, 'denied', 'the gate is shutting down'));
+        resolve(this.outcomeOf(request, 'withdrawn', 'the gate is shutting down'));
         return;
       }
       const timer = setTimeout(
@@ -63,16 +63,21 @@ export class ApprovalQueue {
     return this.settle(approvalId, 'approved', trimmed || undefined)!;
   }
 
+  /** Takes a prompt back because its call went away (the agent cancelled it). Unknown ids are ignored. */
+  withdraw(approvalId: string, reason: string): ApprovalOutcome | undefined {
+    return this.settle(approvalId, 'withdrawn', reason);
+  }
+
   /** The prompts waiting now, oldest first. */
   list(): ApprovalRequest[] {
     return [...this.pending.values()].map((entry) => entry.request);
   }
 
-  /** Denies everything still waiting. Idempotent. */
+  /** Withdraws everything still waiting. Idempotent. */
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    for (const approvalId of [...this.pending.keys()]) this.settle(approvalId, 'denied', 'the gate is shutting down');
+    for (const approvalId of [...this.pending.keys()]) this.settle(approvalId, 'withdrawn', 'the gate is shutting down');
   }
 
   private settle(approvalId: string, outcome: ApprovalOutcome['outcome'], reason?: string): ApprovalOutcome | undefined {

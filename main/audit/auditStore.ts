@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { AuditKindSchema, GENESIS_HASH, type AuditKind, type AuditRecord, type AuditVerifyReport } from '../../shared/audit';
-import { canonicalize } from '../../shared/canonicalJson';
+import { canonicalize, toWellFormedJson } from '../../shared/canonicalJson';
 import { HeadWriter, readHead } from './headAnchor';
 import { recordHash } from './recordHash';
 
@@ -86,7 +86,7 @@ export class AuditStore {
   /** Appends one record, chained to the previous one, and tells the listeners. */
   append(entry: { callId: string; kind: AuditKind; payload: unknown }): AuditRecord {
     if (!this.insert || this.closed) throw new Error('the audit log is closed or read-only');
-    const payloadJson = canonicalize(entry.payload ?? null);
+    const payloadJson = canonicalize(toWellFormedJson(entry.payload ?? null));
     const fields = {
       seq: this.last.seq + 1,
       callId: entry.callId,

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { AuditKind } from '../../shared/audit';
-import type { CallRequest, CallSource } from '../../shared/call';
+import type { CallRequest, CallSnapshot, CallSource } from '../../shared/call';
 import { canonicalize } from '../../shared/canonicalJson';
 import type { ToolError } from '../../shared/errors';
 import { hashCanonical } from '../../shared/hash';
+import { MAX_ARGUMENT_DEPTH, nestsDeeperThan } from '../../shared/jsonLimits';
 import type { Capability, ToolManifest } from '../../shared/manifest';
 import type { ToolResult } from '../../shared/result';
 import type { ApprovalQueue } from '../approvals/approvalQueue';
@@ -17,6 +18,7 @@ import { normalizeOutput } from './steps/normalizeOutput';
 import { parseArguments } from './steps/parseArguments';
 import { countDiffLines, preparePreview } from './steps/preparePreview';
 import { StepFailure } from './steps/stepFailure';
+import { recordedArguments, recordedToolName } from './steps/recordedArguments';
 import { validateInput } from './steps/validateInput';
 
 /** Where the executor writes its audit records. */
@@ -48,6 +50,8 @@ class CallRun {
   readonly callId = randomUUID();
   readonly startedAt = new Date();
   private readonly started = performance.now();
+  /** The step the call is at, for the record if the gate itself fails mid-call. */
+  step = 'invoked';
 
   constructor(
     private readonly deps: ExecutorDeps,
@@ -61,6 +65,12 @@ class CallRun {
 
   elapsedMs(): number {
     return Math.round((performance.now() - this.started) * 1000) / 1000;
+  }
+
+  /** Moves the call to a step, for the Live view. */
+  at(step: string, change: Partial<CallSnapshot> = {}): void {
+    this.step = step;
+    this.deps.calls.update(this.callId, { step, ...change });
   }
 
   /** Ends the call with an error: audits it as the terminal record and builds the result. */
@@ -96,33 +106,55 @@ class CallRun {
 export class Executor {
   constructor(private readonly deps: ExecutorDeps) {}
 
-  /** Runs one call through the whole pipeline. */
-  async call(request: CallRequest): Promise<ToolResult> {
+  /**
+   * Runs one call through the whole pipeline. `signal` withdraws the call (the agent cancelled it):
+   * a prompt still waiting is taken back. Every call ends with exactly one terminal audit record,
+   * even when the gate itself fails mid-way.
+   */
+  async call(request: CallRequest, options: { signal?: AbortSignal } = {}): Promise<ToolResult> {
     const run = new CallRun(this.deps, request.tool, request.source ?? 'test');
+    const tool = recordedToolName(request.tool);
+    const shown = recordedArguments(request.arguments);
     this.deps.calls.start({
       callId: run.callId,
-      tool: request.tool,
-      arguments: request.arguments,
+      tool,
+      arguments: shown,
       source: run.source,
       status: 'checking',
       step: 'invoked',
       startedAt: run.startedAt.toISOString(),
     });
-    run.audit('invoked', { tool: request.tool, source: run.source, arguments: request.arguments ?? null });
+    run.audit('invoked', { tool, source: run.source, arguments: shown });
+    try {
+      return await this.pipeline(run, request, options.signal);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      return run.fail('failed', run.step, { code: 'ERUNTIME', message: `the gate failed at step ${run.step}: ${message}` });
+    }
+  }
 
+  private async pipeline(run: CallRun, request: CallRequest, signal: AbortSignal | undefined): Promise<ToolResult> {
     const args = parseArguments(request.arguments);
     if (args instanceof StepFailure) return run.fail('rejected', args.step, args.error);
+    if (nestsDeeperThan(args, MAX_ARGUMENT_DEPTH)) {
+      return run.fail('rejected', 'parse', {
+        code: 'EVALIDATION',
+        message: `the arguments nest deeper than ${MAX_ARGUMENT_DEPTH} levels; send flatter arguments`,
+      });
+    }
     const entry = lookupTool(this.deps.registry, request.tool);
     if (entry instanceof StepFailure) return run.fail('rejected', entry.step, entry.error);
     const { manifest } = entry.tool;
-    this.deps.calls.update(run.callId, { tier: manifest.tier, arguments: args, step: 'validate' });
+    run.at('validate', { tier: manifest.tier, arguments: recordedArguments(args) });
     const input = validateInput(entry, args);
     if (input instanceof StepFailure) return run.fail('rejected', input.step, input.error);
 
+    run.at('capability');
     const capability = checkCapabilities(manifest, input, this.deps.grants, this.deps.workspace);
     run.audit('capability', capability instanceof StepFailure ? { allowed: false, error: capability.error } : { allowed: true, ...capability });
     if (capability instanceof StepFailure) return run.fail('rejected', capability.step, capability.error);
 
+    run.at('policy');
     const decision = decideSafely(this.deps.policy, manifest, input);
     run.audit('policy', decision);
     if (decision.decision === 'deny') {
@@ -130,8 +162,8 @@ export class Executor {
     }
     let approvedPreviewHash: string | undefined;
     if (decision.decision === 'ask') {
-      const approval = await this.askPerson(run, entry, input, decision.rule);
-      if ('refusal' in approval) return run.fail('rejected', 'approval', approval.refusal);
+      const approval = await this.askPerson(run, entry, input, decision.rule, signal);
+      if ('refusal' in approval) return run.fail('rejected', run.step, approval.refusal);
       approvedPreviewHash = approval.approvedPreviewHash;
     }
     return this.execute(run, entry, input, approvedPreviewHash);
@@ -143,10 +175,13 @@ export class Executor {
     entry: RegisteredTool,
     input: unknown,
     rule: string,
+    signal: AbortSignal | undefined,
   ): Promise<{ refusal: ToolError } | { approvedPreviewHash?: string }> {
     const { manifest } = entry.tool;
-    this.deps.calls.update(run.callId, { step: 'preview' });
+    run.at('preview');
     const preview = await preparePreview(this.deps.pool, entry, input, run.callId, this.deps.workspace);
+    if (preview instanceof StepFailure) return { refusal: preview.error };
+    run.step = 'approval';
     const binding = bindingHash(manifest, input);
     const previewHash = preview.kind === 'none' ? undefined : hashCanonical(preview);
     const { request, outcome } = this.deps.approvals.ask({
@@ -166,11 +201,18 @@ export class Executor {
       expiresAt: request.expiresAt,
       preview: preview.kind === 'diff' ? { kind: 'diff', path: preview.path, ...countDiffLines(preview.unified) } : preview,
     });
-    this.deps.calls.update(run.callId, { status: 'awaiting-approval', step: 'approval', approvalId: request.approvalId });
-    const decided = await outcome;
+    run.at('approval', { status: 'awaiting-approval', approvalId: request.approvalId });
+    const withdraw = () => this.deps.approvals.withdraw(request.approvalId, 'the agent cancelled the call');
+    if (signal?.aborted) withdraw();
+    signal?.addEventListener('abort', withdraw, { once: true });
+    const decided = await outcome.finally(() => signal?.removeEventListener('abort', withdraw));
     run.audit('approval-decided', decided);
     if (decided.outcome !== 'approved') {
-      const why = decided.outcome === 'expired' ? `no one approved it in time (${decided.reason})` : `a person denied it: ${decided.reason}`;
+      const why = {
+        expired: `no one approved it in time (${decided.reason})`,
+        withdrawn: `the call was withdrawn: ${decided.reason}`,
+        denied: `a person denied it: ${decided.reason}`,
+      }[decided.outcome];
       return { refusal: { code: 'EDENIED', message: `${manifest.name} was not run: ${why}`, details: { outcome: decided.outcome } } };
     }
     if (bindingHash(manifest, input) !== binding) {
@@ -182,7 +224,7 @@ export class Executor {
   /** Runs the approved call in a tool process and turns its outcome into the result. */
   private async execute(run: CallRun, entry: RegisteredTool, input: unknown, approvedPreviewHash?: string): Promise<ToolResult> {
     const { manifest } = entry.tool;
-    this.deps.calls.update(run.callId, { status: 'running', step: 'execute' });
+    run.at('execute', { status: 'running' });
     run.audit('started', { tool: manifest.name, version: manifest.version, inputHash: hashCanonical(input) });
     let outcome;
     try {
@@ -201,6 +243,7 @@ export class Executor {
       return run.fail('failed', 'execute', { code, message: (error as Error).message });
     }
     if (!outcome.ok) return run.fail('failed', 'execute', outcome.error);
+    run.step = 'output';
     const normalized = normalizeOutput(entry, outcome.data);
     if (normalized instanceof StepFailure) return run.fail('failed', normalized.step, normalized.error);
     run.audit('completed', { responseHash: normalized.responseHash, bytes: normalized.canonical.length, durationMs: run.elapsedMs() });

@@ -67,11 +67,11 @@ export function createGateMcpServer(registry: ToolRegistry, executor: Executor, 
               .catch(() => {});
           }, PROGRESS_INTERVAL_MS);
     try {
-      const result = await executor.call({
-        tool: request.params.name,
-        arguments: typeof raw === 'string' ? raw : request.params.arguments,
-        source,
-      });
+      // extra.signal aborts when the agent cancels (the SDK's own request timeout sends that too).
+      const result = await executor.call(
+        { tool: request.params.name, arguments: typeof raw === 'string' ? raw : request.params.arguments, source },
+        { signal: extra.signal },
+      );
       return toCallToolResult(result);
     } finally {
       if (heartbeat) clearInterval(heartbeat);

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { MAX_ARGUMENT_DEPTH, nestsDeeperThan } from '../../shared/jsonLimits';
 
 /** Largest request body the gate reads. */
 export const MAX_BODY_BYTES = 8 * 1024 * 1024;
@@ -9,6 +10,9 @@ export function sendJsonRpcError(response: ServerResponse, status: number, code:
   response.writeHead(status, { 'content-type': 'application/json' });
   response.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
+
+/** How deep a request may nest: room for the JSON-RPC envelope around arguments of MAX_ARGUMENT_DEPTH. */
+const MAX_BODY_DEPTH = MAX_ARGUMENT_DEPTH + 16;
 
 /** A body that could not be read; the client was already answered with `message`. */
 export interface UnreadableBody {
@@ -31,7 +35,13 @@ export async function readJsonBody(request: IncomingMessage, response: ServerRes
   }
   const text = Buffer.concat(chunks).toString('utf8');
   try {
-    return { value: JSON.parse(text) as unknown };
+    const value = JSON.parse(text) as unknown;
+    if (nestsDeeperThan(value, MAX_BODY_DEPTH)) {
+      const message = `the request nests deeper than ${MAX_BODY_DEPTH} levels; send flatter arguments`;
+      sendJsonRpcError(response, 400, -32600, message);
+      return { unreadable: message };
+    }
+    return { value };
   } catch (error) {
     const message = `parse error: the request body is not valid JSON (${(error as Error).message})`;
     sendJsonRpcError(response, 400, -32700, message);

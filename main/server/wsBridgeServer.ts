@@ -55,7 +55,18 @@ export class WsBridgeServer {
 
   private serve(ws: WebSocket): void {
     const send = (message: WsServerMessage) => {
-      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message));
+      if (ws.readyState !== ws.OPEN) return;
+      let text: string;
+      try {
+        text = JSON.stringify(message);
+      } catch (error) {
+        // Whatever a tool or agent put into a payload, one message must never take the gate down:
+        // an event that cannot be sent is dropped, a reply becomes an error reply.
+        if (message.type === 'event') return;
+        const failure = { code: 'ERUNTIME', message: `the reply could not be sent: ${(error as Error).message}` };
+        text = JSON.stringify({ type: 'reply', id: message.id, reply: { ok: false, error: failure } });
+      }
+      ws.send(text);
     };
     const unsubscribers = BRIDGE_EVENT_NAMES.map((event) =>
       this.backend.subscribe(event, (payload) => send({ type: 'event', event, payload })),

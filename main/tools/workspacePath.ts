@@ -58,6 +58,7 @@ function realpathOfLongestExisting(absolute: string, hops = 0): { real: string; 
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ELOOP') throw new GateError('EPERMISSION', `${absolute} goes through a loop of symlinks`);
+      if (code === 'ENAMETOOLONG') throw new GateError('EVALIDATION', 'the path (or one of its names) is too long for this file system');
       if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
       const dangling = danglingLinkTarget(current);
       if (dangling !== undefined) {

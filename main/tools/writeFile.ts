@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { createTwoFilesPatch } from 'diff';
 import { z } from 'zod';
 import type { Preview } from '../../shared/approval';
 import { GateError } from '../../shared/errors';
 import { defineTool } from '../registry/defineTool';
+import { unifiedDiff } from './unifiedDiff';
 import { confinePath, refuseSymlinkTarget, type ConfinedPath } from './workspacePath';
 
 const MAX_CONTENT_CHARS = 5 * 1024 * 1024;
@@ -39,7 +39,7 @@ export const writeFileTool = defineTool({
     refuseSymlinkTarget(context.workspace, input.path);
     const before = readExisting(target, input.path);
     if (context.dryRun) {
-      const unified = createTwoFilesPatch(`a/${target.relative}`, `b/${target.relative}`, before ?? '', input.content);
+      const unified = unifiedDiff(target.relative, before ?? '', input.content);
       return { kind: 'diff', path: target.relative, before: before ?? '', after: input.content, unified, exists: before !== undefined };
     }
     mkdirSync(dirname(target.absolute), { recursive: true });

@@ -106,18 +106,27 @@ describe('ApprovalQueue', () => {
     expect(events.resolved.map((resolved) => resolved.outcome)).toEqual(['approved']);
   });
 
-  it('close() denies every pending prompt, is idempotent, and denies prompts asked afterwards', async () => {
+  it('close() withdraws every pending prompt, is idempotent, and withdraws prompts asked afterwards', async () => {
     const approvals = queue();
     const first = approvals.ask(ASK);
     const second = approvals.ask({ ...ASK, callId: 'call-2' });
     approvals.close();
     approvals.close();
     for (const { outcome } of [first, second]) {
-      await expect(outcome).resolves.toMatchObject({ outcome: 'denied', reason: 'the gate is shutting down' });
+      await expect(outcome).resolves.toMatchObject({ outcome: 'withdrawn', reason: 'the gate is shutting down' });
     }
     const late = approvals.ask(ASK);
-    await expect(late.outcome).resolves.toMatchObject({ outcome: 'denied' });
+    await expect(late.outcome).resolves.toMatchObject({ outcome: 'withdrawn' });
     expect(approvals.list()).toEqual([]);
+  });
+
+  it('withdraw() settles a waiting prompt as withdrawn and later answers are refused', async () => {
+    const approvals = queue();
+    const asked = approvals.ask(ASK);
+    expect(approvals.withdraw(asked.request.approvalId, 'the agent cancelled the call')).toMatchObject({ outcome: 'withdrawn' });
+    await expect(asked.outcome).resolves.toMatchObject({ outcome: 'withdrawn', reason: 'the agent cancelled the call' });
+    expect(() => approvals.decide(asked.request.approvalId, 'approve')).toThrow(/no longer waiting/);
+    expect(approvals.withdraw(asked.request.approvalId, 'again')).toBeUndefined();
   });
 
   it('a throwing onResolved listener does not keep the outcome from its caller', async () => {

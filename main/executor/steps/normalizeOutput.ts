@@ -1,4 +1,4 @@
-import { canonicalize, toWellFormed } from '../../../shared/canonicalJson';
+import { canonicalize, toWellFormedJson } from '../../../shared/canonicalJson';
 import { blake3Hex } from '../../../shared/hash';
 import type { RegisteredTool } from '../../registry/registry';
 import { describeIssues } from './validateInput';
@@ -11,16 +11,6 @@ export interface NormalizedOutput {
   responseHash: string;
 }
 
-/** Makes every string well-formed Unicode, so any output has a canonical form. */
-function wellFormed(value: unknown): unknown {
-  if (typeof value === 'string') return toWellFormed(value);
-  if (Array.isArray(value)) return value.map(wellFormed);
-  if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([key, member]) => [toWellFormed(key), wellFormed(member)]));
-  }
-  return value;
-}
-
 /** Checks the tool's output against its declared schema, then canonicalizes (RFC 8785) and hashes it (BLAKE3). */
 export function normalizeOutput(entry: RegisteredTool, raw: unknown): NormalizedOutput | StepFailure {
   const parsed = entry.tool.output.safeParse(raw);
@@ -30,7 +20,7 @@ export function normalizeOutput(entry: RegisteredTool, raw: unknown): Normalized
   }
   let canonical: string;
   try {
-    canonical = canonicalize(wellFormed(parsed.data));
+    canonical = canonicalize(toWellFormedJson(parsed.data));
   } catch (error) {
     return StepFailure.of('normalize', 'ERUNTIME', `${entry.tool.manifest.name} returned output with no JSON form: ${(error as Error).message}`);
   }

@@ -1,11 +1,13 @@
 import { PreviewSchema, type Preview } from '../../../shared/approval';
 import type { ToolProcessPool } from '../../hosts/toolProcessPool';
 import type { RegisteredTool } from '../../registry/registry';
+import { StepFailure } from './stepFailure';
 
 /**
  * What the person sees before deciding: the tool's own dry run (a diff for file writes), computed in
- * a tool process like any tool code. A tool without a dry run, or one whose dry run fails, gets a
- * 'none' preview that says why.
+ * a tool process like any tool code. A tool without a dry run gets a 'none' preview that says so.
+ * A dry run that fails refuses the call there and then: nobody is asked to approve a change that
+ * cannot be shown (a directory as the target, a file that is not text, a preview that timed out).
  */
 export async function preparePreview(
   pool: ToolProcessPool,
@@ -13,16 +15,18 @@ export async function preparePreview(
   input: unknown,
   callId: string,
   workspace: string,
-): Promise<Preview> {
+): Promise<Preview | StepFailure> {
   const { manifest } = entry.tool;
   if (!manifest.supportsDryRun) return { kind: 'none', reason: `${manifest.name} has no dry run; judge it by its arguments` };
   const outcome = await pool.run(
     { callId, tool: manifest.name, module: entry.module, input, context: { workspace, dryRun: true } },
     manifest.bounds.timeoutMs,
   );
-  if (!outcome.ok) return { kind: 'none', reason: `the dry run failed: ${outcome.error.code}: ${outcome.error.message}` };
+  if (!outcome.ok) {
+    return new StepFailure('preview', { ...outcome.error, message: `its preview (dry run) failed, so nobody was asked: ${outcome.error.message}` });
+  }
   const preview = PreviewSchema.safeParse(outcome.data);
-  return preview.success ? preview.data : { kind: 'none', reason: 'the dry run returned no readable preview' };
+  return preview.success ? preview.data : StepFailure.of('preview', 'ERUNTIME', `${manifest.name}'s dry run returned no readable preview`);
 }
 
 /** Lines added and removed in a unified diff, for the audit and the prompt's summary. */
