@@ -1,3 +1,4 @@
+import { chmodSync, existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { AuditKindSchema, GENESIS_HASH, type AuditKind, type AuditRecord, type AuditVerifyReport } from '../../shared/audit';
 import { canonicalize, toWellFormedJson } from '../../shared/canonicalJson';
@@ -72,6 +73,10 @@ export class AuditStore {
       this.db.pragma('journal_mode = WAL');
       this.db.pragma('synchronous = NORMAL');
       this.db.exec(SCHEMA);
+      // The log is the person's record of what their agents did: readable by them alone.
+      for (const file of [options.path, `${options.path}-wal`, `${options.path}-shm`]) {
+        if (existsSync(file)) chmodSync(file, 0o600);
+      }
       this.insert = this.db.prepare(
         'INSERT INTO audit (seq, call_id, kind, time, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?)',
       );

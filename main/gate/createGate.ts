@@ -1,4 +1,5 @@
 import { realpathSync, statSync } from 'node:fs';
+import { isAbsolute, relative, resolve } from 'node:path';
 import { GateError } from '../../shared/errors';
 import { mutatingEffects, type Capability } from '../../shared/manifest';
 import { ApprovalQueue } from '../approvals/approvalQueue';
@@ -12,7 +13,7 @@ import type { ToolProcessFactory } from '../hosts/toolProcess';
 import { ToolProcessPool } from '../hosts/toolProcessPool';
 import { tierPolicy, type Policy } from '../policy/tierPolicy';
 import { ToolRegistry } from '../registry/registry';
-import { builtAssets, statePaths } from '../state/paths';
+import { builtAssets, statePaths, toolgateRoot } from '../state/paths';
 import { ensureHome } from '../state/stateFolder';
 import { BUILTIN_TOOLS } from '../tools/builtinTools';
 import { loadToolModule } from '../tools/loadToolModule';
@@ -64,7 +65,7 @@ export interface Gate {
   close(): Promise<void>;
 }
 
-function realWorkspace(workspace: string): string {
+function realWorkspace(workspace: string, home: string): string {
   let real: string;
   try {
     real = realpathSync(workspace);
@@ -72,12 +73,37 @@ function realWorkspace(workspace: string): string {
     throw new GateError('ENOTFOUND', `the workspace ${workspace} does not exist; create it or pass another --workspace`);
   }
   if (!statSync(real).isDirectory()) throw new GateError('EVALIDATION', `the workspace ${workspace} is not a directory`);
+  // Tools may write anywhere in the workspace: it must not hold the gate's own state or code.
+  for (const [what, path] of [
+    ['the state folder (audit log, token)', resolve(home)],
+    ['Toolgate itself', toolgateRoot()],
+  ] as const) {
+    if (isWithin(real, realpathOrSelf(path))) {
+      throw new GateError(
+        'EPERMISSION',
+        `the workspace ${real} contains ${what} at ${path}, which an agent could then change; pick a folder that does not contain it`,
+      );
+    }
+  }
   return real;
+}
+
+function realpathOrSelf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+function isWithin(folder: string, path: string): boolean {
+  const rel = relative(folder, path);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }
 
 /** Builds a gate with its built-in tools and any tool modules given. */
 export async function createGate(options: GateOptions): Promise<Gate> {
-  const workspace = realWorkspace(options.workspace);
+  const workspace = realWorkspace(options.workspace, options.home);
   ensureHome(options.home);
   const paths = statePaths(options.home);
   const registry = new ToolRegistry({ readOnly: options.readOnly });

@@ -2,11 +2,26 @@ import { rmSync } from 'node:fs';
 import type { ConsoleBackend } from '../bridge/consoleBackend';
 import { startGateHttpServer } from '../server/gateHttpServer';
 import { builtAssets, statePaths } from '../state/paths';
-import { ensureHome, loadOrCreateToken, writeGateAddress } from '../state/stateFolder';
+import { GateError } from '../../shared/errors';
+import { ensureHome, loadOrCreateToken, readGateAddress, writeGateAddress, type GateAddress } from '../state/stateFolder';
 import { createGate, type Gate, type GateOptions } from './createGate';
 
 /** The port a person's gate listens on unless told otherwise (so agent configs stay put). */
 export const DEFAULT_PORT = 7749;
+
+/** One audit chain has one writer: a second gate on the same state folder is refused. */
+function refuseSecondGate(home: string): void {
+  let running: GateAddress;
+  try {
+    running = readGateAddress(home);
+  } catch {
+    return;
+  }
+  throw new GateError(
+    'EPERMISSION',
+    `a gate is already running for ${home} (pid ${running.pid}, ${running.consoleUrl}); stop it first, or give this one its own TOOLGATE_HOME`,
+  );
+}
 
 /** A gate serving MCP and the console on loopback. */
 export interface RunningGate {
@@ -23,6 +38,7 @@ export interface RunningGate {
 /** Creates a gate and serves it on 127.0.0.1 (port 0 picks a free one); records where in $TOOLGATE_HOME/gate.json. */
 export async function startGate(options: GateOptions & { port?: number }): Promise<RunningGate> {
   ensureHome(options.home);
+  refuseSecondGate(options.home);
   const token = loadOrCreateToken(options.home);
   const gate = await createGate(options);
   let http;
