@@ -3,7 +3,8 @@
 // (`toolgate serve`), with a plain word about why. Extra arguments go to the gate, e.g.
 // `npm start -- --workspace ~/code/project`.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,11 +40,22 @@ function run(command, commandArgs, env = process.env) {
 
 const wantsHeadless = args.includes('--headless') || process.env.TOOLGATE_HEADLESS === '1';
 const gateArgs = args.filter((arg) => arg !== '--headless');
+
+// The workspace is what agents may touch. Never default to this folder (Toolgate's own code):
+// without --workspace or TOOLGATE_WORKSPACE, use ~/toolgate-workspace.
+if (!gateArgs.includes('--workspace')) {
+  const workspace = process.env.TOOLGATE_WORKSPACE || join(homedir(), 'toolgate-workspace');
+  mkdirSync(workspace, { recursive: true });
+  gateArgs.push('--workspace', workspace);
+  process.stdout.write(`Workspace: ${workspace} (choose another with \`npm start -- --workspace DIR\`)\n`);
+}
 const hasDisplay = process.platform !== 'linux' || Boolean(process.env.DISPLAY || process.env.WAYLAND_DISPLAY);
 
 if (!wantsHeadless && hasDisplay && (electronBinary() || tryInstallElectron())) {
   const workspace = gateArgs[gateArgs.indexOf('--workspace') + 1];
-  const env = workspace && gateArgs.includes('--workspace') ? { ...process.env, TOOLGATE_WORKSPACE: workspace } : process.env;
+  const ignored = gateArgs.filter((arg, i) => arg.startsWith('--') && arg !== '--workspace' && gateArgs[i - 1] !== '--workspace');
+  if (ignored.length > 0) process.stdout.write(`The desktop console takes only --workspace; ignoring ${ignored.join(' ')} (use --headless for the rest).\n`);
+  const env = { ...process.env, TOOLGATE_WORKSPACE: workspace };
   run(process.execPath, [join(root, 'node_modules/electron-vite/bin/electron-vite.js'), 'preview'], env);
 } else {
   const why = wantsHeadless

@@ -107,3 +107,13 @@ describe('executor: inputs that could hurt the gate itself', () => {
     await call;
   });
 });
+
+describe('executor: a read-only gate', () => {
+  it('tells the agent that write_file is missing because the gate is read-only', async () => {
+    harness = await openGate({ readOnly: true, toolModules: [] });
+    const result = await harness.gate.executor.call({ tool: 'write_file', arguments: { path: 'a.txt', content: 'x' } });
+    expect(result.error?.code).toBe('ENOTFOUND');
+    expect(result.error?.message).toContain('read-only');
+    expect(harness.gate.registry.list().map((manifest) => manifest.name)).toEqual(['echo', 'hash', 'list_dir', 'read_file']);
+  });
+});

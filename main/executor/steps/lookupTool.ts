@@ -6,7 +6,8 @@ export function lookupTool(registry: ToolRegistry, name: string): RegisteredTool
   const found = registry.get(name);
   if (found) return found;
   const known = registry.list().map((manifest) => manifest.name);
-  return StepFailure.of('lookup', 'ENOTFOUND', `no tool named ${JSON.stringify(name)}; the tools are: ${known.join(', ')}`, {
+  const readOnly = registry.readOnly ? ' (this gate runs read-only: tools that write or spawn are not available)' : '';
+  return StepFailure.of('lookup', 'ENOTFOUND', `no tool named ${JSON.stringify(name)}${readOnly}; the tools are: ${known.join(', ')}`, {
     tool: name,
     known,
   });
