@@ -9,7 +9,7 @@ export const hashTool = defineTool({
   description: 'Computes the BLAKE3 hash of the given UTF-8 text and returns it as 64 hex digits.',
   tier: 'SAFE',
   determinism: 'Pure',
-  input: z.object({ text: z.string().max(10_000_000).describe('Text to hash (UTF-8)') }).strict(),
+  input: z.object({ text: z.string().max(4 * 1024 * 1024).describe('Text to hash (UTF-8)') }).strict(),
   output: z.object({
     algorithm: z.literal('blake3').describe('The hash function used'),
     hex: z.string().regex(/^[0-9a-f]{64}$/).describe('The hash, lowercase hex'),
