@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { AuditStore } from '../audit/auditStore';
-import { LONG_CALL, connectToRunningGate } from '../mcp/gateClient';
+import { GateConnection, LONG_CALL, openGateSession } from '../mcp/gateClient';
 import { RAW_ARGUMENTS_META } from '../mcp/gateMcpServer';
 import { runStdioBridge } from '../mcp/stdioBridge';
 import { ToolRegistry } from '../registry/registry';
@@ -79,9 +79,9 @@ export async function callCommand(argv: string[], io: Io): Promise<number> {
   onlyFlags(args, []);
   const [tool, json = '{}'] = args.positionals;
   if (!tool) throw new UsageError('call needs a tool name: toolgate call TOOL \'{"arg": "value"}\'');
-  const client = await connectToRunningGate(io.home, 'toolgate-cli');
+  const session = await openGateSession(io.home, 'toolgate-cli');
   try {
-    const result = await client.callTool({ name: tool, arguments: {}, _meta: { [RAW_ARGUMENTS_META]: json } }, undefined, LONG_CALL);
+    const result = await session.client.callTool({ name: tool, arguments: {}, _meta: { [RAW_ARGUMENTS_META]: json } }, undefined, LONG_CALL);
     const text = (result.content as Array<{ type: string; text?: string }>).map((item) => item.text ?? '').join('\n');
     if (result.isError) {
       io.err(`${text}\n`);
@@ -90,13 +90,14 @@ export async function callCommand(argv: string[], io: Io): Promise<number> {
     io.out(`${result.structuredContent ? JSON.stringify(result.structuredContent, null, 2) : text}\n`);
     return 0;
   } finally {
-    await client.close();
+    // Ends the session on the gate too, so one-off calls do not pile up there.
+    await session.close();
   }
 }
 
 /** `toolgate mcp`: the stdio bridge to the running gate. */
 export async function mcpCommand(argv: string[], io: Io): Promise<number> {
   onlyFlags(parseArgs(argv), []);
-  await runStdioBridge(await connectToRunningGate(io.home, 'toolgate-stdio-bridge'));
+  await runStdioBridge(await GateConnection.open(io.home, 'toolgate-stdio-bridge'));
   return 0;
 }

@@ -27,6 +27,37 @@ const COMMANDS: Record<string, (argv: string[], io: Io) => Promise<number>> = {
   audit: auditCommand,
 };
 
+/** How often serve checks that the process that started it is still there. */
+const PARENT_POLL_MS = 1000;
+
+/**
+ * Makes a long-running command stop when whoever started it goes away: a closed terminal (SIGHUP),
+ * or a parent that exits without passing its signal on (`npx toolgate serve` interrupted), which
+ * would leave the gate running as an orphan. Both arrive as SIGINT, which the command already
+ * handles as Ctrl+C. Returns the function that stops watching.
+ */
+function stopWithParent(): () => void {
+  const originalParent = process.ppid;
+  let timer: NodeJS.Timeout | undefined;
+  const unwatch = () => {
+    clearInterval(timer);
+    process.off('SIGHUP', stop);
+  };
+  function stop(): void {
+    unwatch();
+    process.kill(process.pid, 'SIGINT');
+  }
+  process.once('SIGHUP', stop);
+  // An orphan is re-parented (to init or a subreaper), so its parent pid changes; Windows has no such thing.
+  if (process.platform !== 'win32') {
+    timer = setInterval(() => {
+      if (process.ppid !== originalParent) stop();
+    }, PARENT_POLL_MS);
+    timer.unref();
+  }
+  return unwatch;
+}
+
 /** Runs the CLI; returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
   const io: Io = {
@@ -48,6 +79,7 @@ export async function main(argv: string[]): Promise<number> {
     io.err(`toolgate: unknown command ${JSON.stringify(name)}\n\n${USAGE}`);
     return 2;
   }
+  const unwatchParent = name === 'serve' ? stopWithParent() : undefined;
   try {
     return await command(rest, io);
   } catch (error) {
@@ -66,5 +98,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     io.err(`toolgate ${name}: ${(error as Error).message}\n`);
     return 2;
+  } finally {
+    unwatchParent?.();
   }
 }

@@ -1,19 +1,173 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { GateError } from '../../shared/errors';
 import { toolgateVersion } from '../state/paths';
 import { readGateAddress, readToken } from '../state/stateFolder';
 
-/** An MCP client connected to the gate running for this state folder. */
-export async function connectToRunningGate(home: string, clientName: string): Promise<Client> {
+/** Request options for a call that may wait on a person: the gate's progress keeps it alive. */
+export const LONG_CALL = { timeout: 60_000, resetTimeoutOnProgress: true, maxTotalTimeout: 24 * 3600_000 } as const;
+
+/** How long closing waits for the gate to confirm the session's end before closing anyway. */
+const TERMINATE_TIMEOUT_MS = 2000;
+
+/** What the agent reads when no gate is running. */
+export const GATE_NOT_RUNNING_MESSAGE =
+  'Toolgate is not running: start it with `toolgate serve --workspace DIR` (or `npm start` in the Toolgate folder)';
+
+/** No gate runs for this state folder, or none answers at the address it recorded. */
+export class GateNotRunningError extends GateError {
+  constructor() {
+    super('ENOTFOUND', GATE_NOT_RUNNING_MESSAGE);
+    this.name = 'GateNotRunningError';
+  }
+}
+
+/** One MCP session with the running gate. */
+export interface GateSession {
+  readonly client: Client;
+  /** Ends the session on the gate (DELETE), then closes the client. Idempotent; never throws. */
+  close(): Promise<void>;
+  /** Closes the client without telling the gate, for a session the gate no longer has. Idempotent. */
+  abandon(): Promise<void>;
+}
+
+/** True for a request that never reached a gate: nothing listens, or the connection dropped before an answer began. */
+export function isConnectionFailure(error: unknown): boolean {
+  return error instanceof TypeError && error.message === 'fetch failed';
+}
+
+/** True when the gate no longer knows the session: it restarted (404), or answers with another token (401). */
+function isSessionGone(error: unknown): boolean {
+  return error instanceof StreamableHTTPError && (error.code === 404 || error.code === 401);
+}
+
+/** Opens an MCP session with the gate recorded in $TOOLGATE_HOME/gate.json, with the token beside it. */
+export async function openGateSession(home: string, clientName: string): Promise<GateSession> {
   const address = readGateAddress(home);
   const token = readToken(home);
   const client = new Client({ name: clientName, version: toolgateVersion() });
   const transport = new StreamableHTTPClientTransport(new URL(address.mcpUrl), {
     requestInit: { headers: { authorization: `Bearer ${token}` } },
   });
-  await client.connect(transport);
-  return client;
+  try {
+    await client.connect(transport);
+  } catch (error) {
+    await client.close().catch(() => {});
+    if (isConnectionFailure(error)) {
+      throw new GateError('ENOTFOUND', `no gate answers at ${address.mcpUrl}: start it again with \`toolgate serve --workspace DIR\``);
+    }
+    throw error;
+  }
+  let closing: Promise<void> | undefined;
+  const abandon = () => {
+    closing ??= client.close().catch(() => {});
+    return closing;
+  };
+  return {
+    client,
+    abandon,
+    close: () => {
+      if (closing) return closing;
+      closing = (async () => {
+        let timer: NodeJS.Timeout | undefined;
+        try {
+          await Promise.race([
+            transport.terminateSession().catch(() => {}),
+            new Promise<void>((resolve) => (timer = setTimeout(resolve, TERMINATE_TIMEOUT_MS))),
+          ]);
+        } finally {
+          clearTimeout(timer);
+          await client.close().catch(() => {});
+        }
+      })();
+      return closing;
+    },
+  };
 }
 
-/** Request options for a call that may wait on a person: the gate's progress keeps it alive. */
-export const LONG_CALL = { timeout: 60_000, resetTimeoutOnProgress: true, maxTotalTimeout: 24 * 3600_000 } as const;
+/**
+ * A connection to the running gate that survives its restarts, for the stdio bridge: a request that
+ * finds its session gone or no gate listening reconnects once (re-reading gate.json and the token)
+ * and is sent again; if no gate answers then, it fails with GateNotRunningError.
+ */
+export class GateConnection {
+  private session: GateSession | undefined;
+  private connecting: Promise<GateSession> | undefined;
+  private closed = false;
+
+  private constructor(
+    private readonly home: string,
+    private readonly clientName: string,
+  ) {}
+
+  /** Connects to the gate running now; throws the GateError that says why there is none. */
+  static async open(home: string, clientName: string): Promise<GateConnection> {
+    const connection = new GateConnection(home, clientName);
+    connection.session = await openGateSession(home, clientName);
+    return connection;
+  }
+
+  /** Sends a request through the current session, reconnecting once if the gate restarted or went away. */
+  async send<T>(request: (client: Client) => Promise<T>): Promise<T> {
+    const first = this.session ?? (await this.connect());
+    try {
+      return await request(first.client);
+    } catch (error) {
+      // A request still pending when another one found the gate gone ends with the dropped client.
+      const droppedUnderIt = this.session !== first && error instanceof McpError && error.code === ErrorCode.ConnectionClosed;
+      if (!isSessionGone(error) && !isConnectionFailure(error) && !droppedUnderIt) throw error;
+      const second = await this.reconnect(first);
+      try {
+        return await request(second.client);
+      } catch (retryError) {
+        if (!isConnectionFailure(retryError)) throw retryError;
+        this.drop(second);
+        throw new GateNotRunningError();
+      }
+    }
+  }
+
+  /** Forgets a session that failed, unless another request already replaced it. */
+  private drop(stale: GateSession): void {
+    if (this.session !== stale) return;
+    this.session = undefined;
+    void stale.abandon();
+  }
+
+  /** The session that replaces a failed one: another request's fresh one, or a new connection. */
+  private async reconnect(stale: GateSession): Promise<GateSession> {
+    this.drop(stale);
+    return this.session ?? (await this.connect());
+  }
+
+  /** One connection attempt shared by every request that needs it. */
+  private connect(): Promise<GateSession> {
+    if (this.closed) return Promise.reject(new GateNotRunningError());
+    this.connecting ??= openGateSession(this.home, this.clientName)
+      .then(async (session) => {
+        if (this.closed) {
+          await session.close();
+          throw new GateNotRunningError();
+        }
+        this.session = session;
+        return session;
+      })
+      .catch((error: unknown) => {
+        throw error instanceof GateError || isConnectionFailure(error) ? new GateNotRunningError() : error;
+      })
+      .finally(() => {
+        this.connecting = undefined;
+      });
+    return this.connecting;
+  }
+
+  /** Ends the current session on the gate and closes. Idempotent. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const session = this.session;
+    this.session = undefined;
+    await session?.close();
+  }
+}

@@ -6,7 +6,17 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { readJsonBody, sendJsonRpcError, type UnreadableBody } from '../server/httpBody';
 import { moveOddArgumentsToMeta } from './rawArguments';
 
-const MAX_SESSIONS = 64;
+/** How many sessions the endpoint keeps, and when an unused one is closed. */
+export interface SessionLimits {
+  /** Past this many sessions, the least recently used one with no open request is closed. */
+  maxSessions: number;
+  /** A session with no open request for this long is closed by the sweep. */
+  idleMs: number;
+  /** How often the sweep looks for idle sessions. */
+  sweepMs: number;
+}
+
+const DEFAULT_LIMITS: SessionLimits = { maxSessions: 256, idleMs: 30 * 60_000, sweepMs: 60_000 };
 
 /** How long close() waits for answers still being written (a denial at shutdown) before ending sessions. */
 const DRAIN_MS = 2000;
@@ -14,20 +24,41 @@ const DRAIN_MS = 2000;
 interface Session {
   transport: StreamableHTTPServerTransport;
   server: Server;
+  /** Requests of this session still open: POSTs being answered and the client's GET stream. */
+  openRequests: number;
+  /** When the session last had a request start or finish (ms since the epoch). */
+  lastUsed: number;
 }
 
-/** The Streamable HTTP endpoint: one MCP server per session, created on initialize. */
+/**
+ * The Streamable HTTP endpoint: one MCP server per session, created on initialize. Sessions are kept
+ * in least-recently-used order; one is closed when it is the least recently used past the cap, or
+ * idle too long, and never while one of its requests is open (a connected client's GET stream
+ * counts, so a long-lived agent keeps its session however many others come and go).
+ */
 export class McpHttpEndpoint {
   private readonly sessions = new Map<string, Session>();
   /** POST responses not yet finished: calls whose answer is still coming. */
   private readonly inFlight = new Set<ServerResponse>();
+  private readonly limits: SessionLimits;
+  private readonly sweepTimer: NodeJS.Timeout;
   private closed = false;
 
   constructor(
     private readonly createServer: () => Server,
     /** Told of each request body that could not be read (for the audit). */
     private readonly onUnreadable: (message: string) => void = () => {},
-  ) {}
+    limits: Partial<SessionLimits> = {},
+  ) {
+    this.limits = { ...DEFAULT_LIMITS, ...limits };
+    this.sweepTimer = setInterval(() => this.closeIdleSessions(), this.limits.sweepMs);
+    this.sweepTimer.unref();
+  }
+
+  /** How many sessions are open (for tests and diagnostics). */
+  sessionCount(): number {
+    return this.sessions.size;
+  }
 
   private unreadable(body: { value: unknown } | UnreadableBody | undefined): body is UnreadableBody {
     if (body === undefined || !('unreadable' in body)) return false;
@@ -48,6 +79,7 @@ export class McpHttpEndpoint {
         sendJsonRpcError(response, 404, -32001, 'unknown MCP session (it ended or the gate restarted); initialize a new one');
         return;
       }
+      this.markInUse(sessionId, session, response);
       const body = request.method === 'POST' ? await readJsonBody(request, response) : undefined;
       if (this.unreadable(body)) return;
       await session.transport.handleRequest(request, response, body === undefined ? undefined : moveOddArgumentsToMeta(body.value));
@@ -66,6 +98,18 @@ export class McpHttpEndpoint {
     await this.startSession(request, response, body.value);
   }
 
+  /** Moves the session to the most-recently-used end and counts the request open until its response ends. */
+  private markInUse(id: string, session: Session, response: ServerResponse): void {
+    this.sessions.delete(id);
+    this.sessions.set(id, session);
+    session.openRequests++;
+    session.lastUsed = Date.now();
+    response.once('close', () => {
+      session.openRequests--;
+      session.lastUsed = Date.now();
+    });
+  }
+
   private async startSession(request: IncomingMessage, response: ServerResponse, body: unknown): Promise<void> {
     if (this.closed) {
       sendJsonRpcError(response, 503, -32000, 'the gate is shutting down');
@@ -75,8 +119,9 @@ export class McpHttpEndpoint {
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        this.sessions.set(id, { transport, server });
-        this.evictOldest();
+        const session: Session = { transport, server, openRequests: 0, lastUsed: Date.now() };
+        this.markInUse(id, session, response);
+        this.evictLeastRecentlyUsed();
       },
       onsessionclosed: (id) => {
         this.sessions.delete(id);
@@ -89,11 +134,30 @@ export class McpHttpEndpoint {
     await transport.handleRequest(request, response, body);
   }
 
-  private evictOldest(): void {
-    while (this.sessions.size > MAX_SESSIONS) {
-      const [oldest, session] = this.sessions.entries().next().value as [string, Session];
-      this.sessions.delete(oldest);
-      void session.server.close().catch(() => {});
+  /** Closes one session: forgotten here at once, its server and transport closed in the background. */
+  private closeSession(id: string, session: Session): void {
+    this.sessions.delete(id);
+    void session.server.close().catch(() => {});
+  }
+
+  /** Past the cap, closes the least recently used sessions that have no open request (the cap yields to busy ones). */
+  private evictLeastRecentlyUsed(): void {
+    let excess = this.sessions.size - this.limits.maxSessions;
+    if (excess <= 0) return;
+    for (const [id, session] of this.sessions) {
+      if (excess <= 0) break;
+      if (session.openRequests > 0) continue;
+      this.closeSession(id, session);
+      excess--;
+    }
+  }
+
+  /** The sweep: closes sessions with no open request that have not been used for `idleMs`. */
+  private closeIdleSessions(): void {
+    if (this.closed) return;
+    const cutoff = Date.now() - this.limits.idleMs;
+    for (const [id, session] of this.sessions) {
+      if (session.openRequests === 0 && session.lastUsed < cutoff) this.closeSession(id, session);
     }
   }
 
@@ -105,6 +169,7 @@ export class McpHttpEndpoint {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    clearInterval(this.sweepTimer);
     const deadline = Date.now() + DRAIN_MS;
     while (this.inFlight.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
     const sessions = [...this.sessions.values()];

@@ -1,27 +1,48 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { CallToolRequestSchema, CallToolResultSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  CallToolResultSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js';
 import { toolgateVersion } from '../state/paths';
-import { LONG_CALL } from './gateClient';
+import { GateNotRunningError, LONG_CALL, type GateConnection } from './gateClient';
 
 /**
  * `toolgate mcp`: an MCP server on stdin/stdout that forwards tools/list and tools/call to the
- * running gate, for clients that launch a command. Progress from the gate is passed on.
+ * running gate, for clients that launch a command. Progress from the gate is passed on. A gate that
+ * restarts is found again; with none running, a call returns a result the agent can read and act on.
  */
-export async function runStdioBridge(upstream: Client): Promise<void> {
+export async function runStdioBridge(upstream: GateConnection): Promise<void> {
   const server = new Server({ name: 'toolgate', version: toolgateVersion() }, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, async (request) => upstream.listTools(request.params));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  server.setRequestHandler(ListToolsRequestSchema, async (request) => {
+    try {
+      return await upstream.send((client) => client.listTools(request.params));
+    } catch (error) {
+      if (error instanceof GateNotRunningError) throw new McpError(ErrorCode.InternalError, error.message);
+      throw error;
+    }
+  });
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const progressToken = request.params._meta?.progressToken;
-    return upstream.request({ method: 'tools/call', params: request.params }, CallToolResultSchema, {
-      ...LONG_CALL,
-      signal: extra.signal,
-      onprogress: (progress) => {
-        if (progressToken === undefined) return;
-        void extra.sendNotification({ method: 'notifications/progress', params: { ...progress, progressToken } }).catch(() => {});
-      },
-    });
+    try {
+      return await upstream.send((client) =>
+        client.request({ method: 'tools/call', params: request.params }, CallToolResultSchema, {
+          ...LONG_CALL,
+          signal: extra.signal,
+          onprogress: (progress) => {
+            if (progressToken === undefined) return;
+            void extra.sendNotification({ method: 'notifications/progress', params: { ...progress, progressToken } }).catch(() => {});
+          },
+        }),
+      );
+    } catch (error) {
+      if (error instanceof GateNotRunningError) return { content: [{ type: 'text', text: error.message }], isError: true };
+      throw error;
+    }
   });
   const closed = new Promise<void>((resolve) => {
     server.onclose = () => resolve();
@@ -29,7 +50,16 @@ export async function runStdioBridge(upstream: Client): Promise<void> {
   await server.connect(new StdioServerTransport());
   // The client ends a stdio session by closing our stdin (then waits for us to exit); the SDK's
   // transport does not notice the end of input, so close here instead of lingering until SIGTERM.
-  process.stdin.once('end', () => void server.close());
-  await closed;
-  await upstream.close();
+  // A signal closes the same way, so the gate's session ends with us.
+  const stop = () => void server.close();
+  process.stdin.once('end', stop);
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+  try {
+    await closed;
+  } finally {
+    process.off('SIGTERM', stop);
+    process.off('SIGINT', stop);
+    await upstream.close();
+  }
 }

@@ -1,7 +1,10 @@
 /** The CLI as a person runs it: `node bin/toolgate.js ...` in child processes with a temp TOOLGATE_HOME. */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { connect } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { TempDirs } from './helpers';
 
 /** The repository root (where bin/toolgate.js lives). */
@@ -92,5 +95,31 @@ export function runCli(args: string[], home: string): Promise<CliRun> {
       clearTimeout(timer);
       resolveRun({ code, stdout, stderr });
     });
+  });
+}
+
+/** Launches `node bin/toolgate.js mcp` the way an MCP client config does and connects the official client to it. */
+export async function connectStdioBridge(home: string, name = 'stdio-bridge-test'): Promise<Client> {
+  const client = new Client({ name, version: '0.0.0' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, 'mcp'],
+    env: cliEnv(home) as Record<string, string>,
+    cwd: ROOT,
+    stderr: 'pipe',
+  });
+  await client.connect(transport);
+  return client;
+}
+
+/** Whether something accepts TCP connections on 127.0.0.1:port. */
+export function portAnswers(port: number): Promise<boolean> {
+  return new Promise((resolveAnswer) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolveAnswer(true);
+    });
+    socket.once('error', () => resolveAnswer(false));
   });
 }
