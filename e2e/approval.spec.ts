@@ -29,7 +29,7 @@ test('an agent writes a file only after a person approves the diff in the consol
   await expect(card).toContainText('ELEVATED');
   expect(await consolePage.approvals.diffText(card)).toContain('+ship it');
   await expect(await consolePage.approvals.diffEditor(card)).toBeVisible();
-  await expect(card.locator('.monaco-diff-editor')).toBeVisible();
+  await expect(card.locator('.monaco-editor').first()).toBeVisible();
   expect(existsSync(join(gate.workspace, 'notes/plan.md'))).toBe(false);
 
   await consolePage.approvals.approve(card);

@@ -4,6 +4,8 @@ import { createRoot } from 'react-dom/client';
 import { selectBridge } from './bridge/selectBridge';
 import { createConsoleStore } from './store/consoleStore';
 import { ConsoleSync } from './store/consoleSync';
+import { DraftReasons } from './store/draftReasons';
+import { tabSessionStore } from './store/sessionStore';
 import { App } from './views/App';
 import { ConsoleContext } from './views/consoleContext';
 import { NoticeScreen, OpenPrintedUrlHint } from './views/NoticeScreen';
@@ -31,7 +33,7 @@ if (choice.kind === 'no-token') {
   const bridge = choice.kind === 'desktop' ? choice.bridge : choice.connection.bridge;
   const connection = choice.kind === 'websocket' ? choice.connection : undefined;
   const store = createConsoleStore(connection ? connection.state : 'open');
-  const sync = new ConsoleSync(bridge, store, connection);
+  const sync = new ConsoleSync(bridge, store, connection, new DraftReasons(tabSessionStore()));
   sync.start();
   window.addEventListener('pagehide', () => {
     sync.stop();

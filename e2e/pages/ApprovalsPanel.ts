@@ -52,6 +52,37 @@ export class ApprovalsPanel {
     return (await this.cardOrOnly(card)).getByTestId('diff-editor');
   }
 
+  /** The file path shown above a prompt's diff (hidden characters appear as ⟨U+XXXX⟩). */
+  async diffPath(card?: Locator): Promise<Locator> {
+    return (await this.cardOrOnly(card)).getByTestId('diff-path');
+  }
+
+  /**
+   * The rows Monaco highlights as removed (left side) and added (right side) in a prompt's diff.
+   * A new file has no left side (removed is 0). A wrapped line counts once per row it takes, so
+   * compare with "+N −M" only for short lines.
+   */
+  async highlightedRows(card?: Locator): Promise<{ added: number; removed: number }> {
+    const editor = await this.diffEditor(card);
+    await expect(editor.locator('.view-lines').first()).toBeVisible();
+    return { added: await editor.locator('.line-insert').count(), removed: await editor.locator('.line-delete').count() };
+  }
+
+  /** Scrolls the right (new) side of a prompt's diff to its last line and returns the rows shown. */
+  async newSideTextAtEnd(card?: Locator): Promise<string> {
+    const editor = await this.diffEditor(card);
+    const newSide = editor.locator('.editor.modified, .diff-created-content').first();
+    await newSide.locator('.view-lines').click();
+    await this.console.page.keyboard.press('Control+End');
+    // Monaco draws spaces as no-break spaces; the caller compares plain text.
+    return (await newSide.locator('.view-lines').innerText()).replace(/\u00a0/g, ' ');
+  }
+
+  /** A prompt's Reason box. */
+  async reasonBox(card?: Locator): Promise<Locator> {
+    return (await this.cardOrOnly(card)).getByLabel('Reason', { exact: true });
+  }
+
   /** The inline hint or bridge error shown on a card. */
   async problem(card?: Locator): Promise<Locator> {
     return (await this.cardOrOnly(card)).getByTestId('decision-problem');

@@ -28,6 +28,17 @@ export class ConsolePage {
     await expect(this.connectionState()).toHaveText('connected');
   }
 
+  /** Reloads the page (the token is kept for the tab's session) and waits for the link again. */
+  async reload(): Promise<void> {
+    await this.page.reload();
+    await expect(this.connectionState()).toHaveText('connected');
+  }
+
+  /** The tab that is selected now. */
+  selectedTab(): Locator {
+    return this.page.getByRole('tab', { selected: true });
+  }
+
   /** A tab button; its name includes a badge, e.g. "Approvals 2". */
   tabButton(name: ConsoleTab): Locator {
     return this.page.getByRole('tab', { name: new RegExp(`^${name}\\b`) });

@@ -3,6 +3,7 @@ import type { ConsoleBridge } from '../../shared/contract';
 import type { ConnectionState } from '../bridge/connectionState';
 import type { ConsoleStore } from './consoleStore';
 import { AUDIT_CAP, CALLS_CAP } from './consoleState';
+import { DraftReasons } from './draftReasons';
 import {
   addApproval,
   mergeAuditRecords,
@@ -42,6 +43,8 @@ export class ConsoleSync {
     private readonly bridge: ConsoleBridge,
     private readonly store: ConsoleStore,
     private readonly connection?: ConnectionSource,
+    /** Reasons typed into prompts and not sent yet; forgotten as their prompts resolve. */
+    readonly drafts: DraftReasons = new DraftReasons(undefined),
   ) {}
 
   /** Subscribes to the events and loads the snapshots (now, or once the connection opens). */
@@ -94,7 +97,10 @@ export class ConsoleSync {
       this.bridge.listCalls({}).then((calls) => set((s) => ({ calls: mergeCallSnapshot(s.calls, calls, CALLS_CAP) }))),
       this.bridge
         .listApprovals({})
-        .then((pending) => set({ approvals: replaceApprovals(pending, this.resolvedApprovalIds) })),
+        .then((pending) => {
+          set({ approvals: replaceApprovals(pending, this.resolvedApprovalIds) });
+          this.drafts.keepOnly(pending.map((request) => request.approvalId));
+        }),
       this.bridge
         .listAudit({ limit: AUDIT_SNAPSHOT_LIMIT })
         .then((records) => set((s) => ({ audit: mergeAuditRecords(s.audit, records, AUDIT_CAP) }))),
@@ -137,6 +143,7 @@ export class ConsoleSync {
 
   private applyOutcome(outcome: ApprovalOutcome): void {
     this.resolvedApprovalIds.add(outcome.approvalId);
+    this.drafts.forget(outcome.approvalId);
     if (this.resolvedApprovalIds.size > RESOLVED_MEMORY) {
       const oldest = this.resolvedApprovalIds.values().next().value;
       if (oldest !== undefined) this.resolvedApprovalIds.delete(oldest);

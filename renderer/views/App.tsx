@@ -1,10 +1,12 @@
 import { useEffect, useState, type ComponentType } from 'react';
+import { tabSessionStore } from '../store/sessionStore';
 import { ApprovalsView } from './approvals/ApprovalsView';
 import { AuditView } from './audit/AuditView';
 import { useConsoleState } from './consoleContext';
 import { Header } from './Header';
 import { LiveView } from './live/LiveView';
 import { NoticeScreen, OpenPrintedUrlHint } from './NoticeScreen';
+import { rememberedTab, rememberTab } from './rememberedTab';
 import { panelId, TabBar, tabId, TAB_NAMES, type TabName } from './TabBar';
 
 const VIEWS: Record<TabName, ComponentType> = {
@@ -15,10 +17,16 @@ const VIEWS: Record<TabName, ComponentType> = {
 
 /** The console: header, link banner, tabs. Every panel stays mounted so a typed reason survives a tab switch. */
 export function App() {
-  const [active, setActive] = useState<TabName>('Live');
+  // After a reload the console opens on the tab the person was on, not on Live.
+  const [active, setActive] = useState<TabName>(() => rememberedTab(tabSessionStore()));
   const connection = useConsoleState((s) => s.connection);
   const pendingCount = useConsoleState((s) => s.approvals.length);
   const loadError = useConsoleState((s) => s.loadError);
+
+  function selectTab(tab: TabName): void {
+    setActive(tab);
+    rememberTab(tabSessionStore(), tab);
+  }
 
   useEffect(() => {
     document.title = pendingCount > 0 ? `(${pendingCount}) Toolgate` : 'Toolgate';
@@ -44,7 +52,7 @@ export function App() {
           {loadError}
         </div>
       ) : null}
-      <TabBar active={active} badges={{ Approvals: pendingCount }} onSelect={setActive} />
+      <TabBar active={active} badges={{ Approvals: pendingCount }} onSelect={selectTab} />
       {TAB_NAMES.map((tab) => {
         const View = VIEWS[tab];
         return (

@@ -3,9 +3,10 @@ import { BridgeError, type BridgeHandlers } from '../../shared/contract';
 import type { ConnectionState } from '../../renderer/bridge/connectionState';
 import { createConsoleStore } from '../../renderer/store/consoleStore';
 import { ConsoleSync, VERIFY_DEBOUNCE_MS, type ConnectionSource } from '../../renderer/store/consoleSync';
+import { DraftReasons } from '../../renderer/store/draftReasons';
 import { callsInOrder } from '../../renderer/store/reducers';
 import { fakeBridge } from './fakeBridge';
-import { approval, auditRecord, call, outcome } from './fixtures';
+import { approval, auditRecord, call, memoryStore, outcome } from './fixtures';
 
 function handlers(overrides: Partial<BridgeHandlers> = {}): Partial<BridgeHandlers> {
   return {
@@ -37,9 +38,9 @@ function fakeConnection(initial: ConnectionState): ConnectionSource & { set(stat
 }
 
 const syncs: ConsoleSync[] = [];
-function started(bridge: ReturnType<typeof fakeBridge>['bridge'], connection?: ConnectionSource) {
+function started(bridge: ReturnType<typeof fakeBridge>['bridge'], connection?: ConnectionSource, drafts?: DraftReasons) {
   const store = createConsoleStore(connection ? connection.state : 'open');
-  const sync = new ConsoleSync(bridge, store, connection);
+  const sync = new ConsoleSync(bridge, store, connection, drafts);
   syncs.push(sync);
   sync.start();
   return { store, sync };
@@ -111,6 +112,38 @@ describe('ConsoleSync', () => {
     await sync.refreshSnapshots();
     await expect(sync.decideApproval('a1', 'approve', '')).rejects.toMatchObject({ code: 'ENOTFOUND' });
     expect(store.getState().approvals).toHaveLength(2);
+  });
+
+  it('keeps a typed reason until its prompt resolves, however it resolves', async () => {
+    const fake = fakeBridge(handlers({ listApprovals: async () => [approval('a1'), approval('a2'), approval('a3')] }));
+    const drafts = new DraftReasons(memoryStore());
+    for (const approvalId of ['a1', 'a2', 'a3', 'gone']) drafts.set(approvalId, `reason for ${approvalId}`);
+    const { sync } = started(fake.bridge, undefined, drafts);
+    await sync.refreshSnapshots();
+    // A prompt that resolved while the page was away (a reload) loses its draft with the snapshot.
+    expect(drafts.get('gone')).toBe('');
+    expect(drafts.get('a1')).toBe('reason for a1');
+    fake.emit('approvalResolved', outcome('a1', 'expired'));
+    expect(drafts.get('a1')).toBe('');
+    await sync.decideApproval('a2', 'deny', drafts.get('a2'));
+    expect(drafts.get('a2')).toBe('');
+    expect(drafts.get('a3')).toBe('reason for a3');
+  });
+
+  it('keeps the draft when the gate refuses the decision', async () => {
+    const fake = fakeBridge(
+      handlers({
+        decideApproval: async () => {
+          throw new BridgeError('EUNAVAILABLE', 'the link dropped');
+        },
+      }),
+    );
+    const drafts = new DraftReasons(memoryStore());
+    drafts.set('a1', 'not now');
+    const { sync } = started(fake.bridge, undefined, drafts);
+    await sync.refreshSnapshots();
+    await expect(sync.decideApproval('a1', 'deny', 'not now')).rejects.toThrow();
+    expect(drafts.get('a1')).toBe('not now');
   });
 
   it('prepends appended records and re-verifies once after a burst', async () => {

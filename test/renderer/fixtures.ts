@@ -1,6 +1,7 @@
 import type { ApprovalOutcome, ApprovalRequest } from '../../shared/approval';
 import type { AuditRecord } from '../../shared/audit';
 import type { CallSnapshot } from '../../shared/call';
+import type { KeyValueStore } from '../../renderer/store/sessionStore';
 
 /** A call snapshot with sensible defaults. */
 export function call(callId: string, overrides: Partial<CallSnapshot> = {}): CallSnapshot {
@@ -49,5 +50,16 @@ export function auditRecord(seq: number): AuditRecord {
     payload: { tool: 'read_file' },
     prevHash: '0'.repeat(64),
     hash: String(seq).padStart(64, 'a'),
+  };
+}
+
+/** sessionStorage as a Map (its items are exposed for assertions). */
+export function memoryStore(): KeyValueStore & { items: Map<string, string> } {
+  const items = new Map<string, string>();
+  return {
+    items,
+    getItem: (key) => items.get(key) ?? null,
+    setItem: (key, value) => void items.set(key, value),
+    removeItem: (key) => void items.delete(key),
   };
 }

@@ -4,6 +4,7 @@ import { prettyJson } from '../../format/json';
 import { describe } from '../../store/consoleSync';
 import { useConsoleSync } from '../consoleContext';
 import { TierBadge } from '../common/TierBadge';
+import { VisibleText } from '../common/VisibleText';
 import { Countdown } from './Countdown';
 import { PreviewPanel } from './PreviewPanel';
 
@@ -12,7 +13,8 @@ export function ApprovalCard({ request }: { request: ApprovalRequest }) {
   const sync = useConsoleSync();
   const titleId = useId();
   const reasonId = useId();
-  const [reason, setReason] = useState('');
+  // A reason typed before a reload comes back: it is kept per prompt until the prompt resolves.
+  const [reason, setReason] = useState(() => sync.drafts.get(request.approvalId));
   const [inFlight, setInFlight] = useState(false);
   const [problem, setProblem] = useState<string>();
 
@@ -43,14 +45,18 @@ export function ApprovalCard({ request }: { request: ApprovalRequest }) {
       aria-labelledby={titleId}
     >
       <header className="approval-head">
-        <h3 id={titleId}>{request.tool}</h3>
+        <h3 id={titleId}>
+          <VisibleText text={request.tool} />
+        </h3>
         <span className="tool-version">v{request.toolVersion}</span>
         <TierBadge tier={request.tier} />
         <Countdown expiresAt={request.expiresAt} />
       </header>
       <dl className="approval-facts">
         <dt>Rule</dt>
-        <dd data-testid="approval-rule">{request.rule}</dd>
+        <dd data-testid="approval-rule">
+          <VisibleText text={request.rule} />
+        </dd>
         <dt>Call</dt>
         <dd>
           <code>{request.callId}</code>
@@ -59,7 +65,7 @@ export function ApprovalCard({ request }: { request: ApprovalRequest }) {
       <section aria-label="Arguments">
         <h4>Arguments</h4>
         <pre className="approval-arguments" data-testid="approval-arguments">
-          {prettyJson(request.arguments)}
+          <VisibleText text={prettyJson(request.arguments)} />
         </pre>
       </section>
       <PreviewPanel preview={request.preview} />
@@ -74,7 +80,10 @@ export function ApprovalCard({ request }: { request: ApprovalRequest }) {
           maxLength={2000}
           rows={2}
           placeholder="Why (required to deny; shown to the agent)"
-          onChange={(event) => setReason(event.target.value)}
+          onChange={(event) => {
+            setReason(event.target.value);
+            sync.drafts.set(request.approvalId, event.target.value);
+          }}
         />
         {problem ? (
           <p className="decision-problem" role="alert" data-testid="decision-problem">

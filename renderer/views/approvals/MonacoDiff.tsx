@@ -1,20 +1,24 @@
 import { useEffect, useRef, useState } from 'react';
+import { revealInvisibles } from '../../format/invisibles';
 import { guessLanguageId } from '../../format/language';
+import { editorHeightPx, LINE_HEIGHT_PX } from './diffEditorOptions';
 import { loadMonaco } from './monacoLoader';
+import { mountDiffEditor, mountNewFileEditor } from './mountEditors';
 
-const LINE_HEIGHT_PX = 19;
-const MIN_HEIGHT_PX = 120;
-const MAX_HEIGHT_PX = 480;
-
-function editorHeight(before: string, after: string): number {
+// Until the editor reports the height its (wrapped) lines need, size it by the line count.
+function estimatedHeight(before: string, after: string): number {
   const lines = Math.max(before.split('\n').length, after.split('\n').length);
-  return Math.min(MAX_HEIGHT_PX, Math.max(MIN_HEIGHT_PX, lines * LINE_HEIGHT_PX + 24));
+  return editorHeightPx(lines * LINE_HEIGHT_PX + 20);
 }
 
-/** A read-only, side-by-side Monaco diff of a file before and after the call. */
-export function MonacoDiff({ path, before, after }: { path: string; before: string; after: string }) {
+/**
+ * A read-only Monaco view of a file before and after the call: side by side for an existing file;
+ * for a new one (`created`), an empty "new file" side next to the content, every line added.
+ */
+export function MonacoDiff({ path, before, after, created }: { path: string; before: string; after: string; created: boolean }) {
   const containerRef = useRef<HTMLDivElement>(null);
   const [failure, setFailure] = useState<string>();
+  const [height, setHeight] = useState(() => estimatedHeight(created ? '' : before, after));
 
   useEffect(() => {
     let cancelled = false;
@@ -29,28 +33,8 @@ export function MonacoDiff({ path, before, after }: { path: string; before: stri
         if (!monaco.languages.getLanguages().some((known) => known.id === language)) {
           monaco.languages.register({ id: language });
         }
-        const original = monaco.editor.createModel(before, language);
-        const modified = monaco.editor.createModel(after, language);
-        const editor = monaco.editor.createDiffEditor(container, {
-          readOnly: true,
-          originalEditable: false,
-          renderSideBySide: true,
-          useInlineViewWhenSpaceIsLimited: false,
-          automaticLayout: true,
-          minimap: { enabled: false },
-          scrollBeyondLastLine: false,
-          renderOverviewRuler: false,
-          renderMarginRevertIcon: false,
-          fontSize: 13,
-          lineHeight: LINE_HEIGHT_PX,
-          theme: 'vs-dark',
-        });
-        editor.setModel({ original, modified });
-        dispose = () => {
-          editor.dispose();
-          original.dispose();
-          modified.dispose();
-        };
+        const mount = { monaco, container, language, onContentHeight: (px: number) => setHeight(editorHeightPx(px)) };
+        dispose = created ? mountNewFileEditor(mount, after) : mountDiffEditor(mount, before, after);
       })
       .catch((error: unknown) => {
         if (!cancelled) setFailure(error instanceof Error ? error.message : String(error));
@@ -59,7 +43,7 @@ export function MonacoDiff({ path, before, after }: { path: string; before: stri
       cancelled = true;
       dispose?.();
     };
-  }, [path, before, after]);
+  }, [path, before, after, created]);
 
   if (failure) {
     return (
@@ -68,13 +52,17 @@ export function MonacoDiff({ path, before, after }: { path: string; before: stri
       </p>
     );
   }
+  const label = `Changes to ${revealInvisibles(path)}`;
+  if (!created) {
+    return <div ref={containerRef} className="diff-editor" data-testid="diff-editor" aria-label={label} style={{ height }} />;
+  }
   return (
-    <div
-      ref={containerRef}
-      className="diff-editor"
-      data-testid="diff-editor"
-      aria-label={`Changes to ${path}`}
-      style={{ height: editorHeight(before, after) }}
-    />
+    <div className="diff-editor diff-created" data-testid="diff-editor" data-created="true" aria-label={label} style={{ height }}>
+      <div className="diff-created-original" data-testid="diff-original-empty">
+        <span className="new-file">new file</span>
+        <span className="hint">nothing here before</span>
+      </div>
+      <div ref={containerRef} className="diff-created-content" />
+    </div>
   );
 }

@@ -1,5 +1,6 @@
 import type { Preview } from '../../../shared/approval';
 import { countDiffLines, formatDiffStats } from '../../format/diffStats';
+import { VisibleText } from '../common/VisibleText';
 import { MonacoDiff } from './MonacoDiff';
 
 /** What the call would change: a file diff, or why there is no preview. */
@@ -8,7 +9,9 @@ export function PreviewPanel({ preview }: { preview: Preview }) {
     return (
       <section className="preview preview-none" aria-label="Preview">
         <h4>Preview</h4>
-        <p data-testid="no-preview-reason">No preview: {preview.reason}</p>
+        <p data-testid="no-preview-reason">
+          No preview: <VisibleText text={preview.reason} />
+        </p>
       </section>
     );
   }
@@ -16,16 +19,20 @@ export function PreviewPanel({ preview }: { preview: Preview }) {
   return (
     <section className="preview" aria-label="Preview">
       <h4>
-        <span className="file-path" data-testid="diff-path">{preview.path}</span>
+        <span className="file-path" data-testid="diff-path">
+          <VisibleText text={preview.path} />
+        </span>
         {preview.exists ? null : <span className="new-file">new file</span>}
         <span className="diff-stats" data-testid="diff-stats" title={`${formatDiffStats(stats)}: lines added and removed`}>
           <span className="added">+{stats.added}</span> <span className="removed">{'\u2212'}{stats.removed}</span>
         </span>
       </h4>
-      <MonacoDiff path={preview.path} before={preview.before} after={preview.after} />
+      <MonacoDiff path={preview.path} before={preview.before} after={preview.after} created={!preview.exists} />
       <details className="unified-diff">
         <summary>Unified diff</summary>
-        <pre data-testid="unified-diff">{preview.unified}</pre>
+        <pre data-testid="unified-diff">
+          <VisibleText text={preview.unified} />
+        </pre>
       </details>
     </section>
   );

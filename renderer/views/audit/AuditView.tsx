@@ -1,6 +1,8 @@
 import type { AuditRecord } from '../../../shared/audit';
+import { revealInvisibles } from '../../format/invisibles';
 import { compactJson, truncate } from '../../format/json';
 import { formatClock } from '../../format/time';
+import { VisibleText } from '../common/VisibleText';
 import { useConsoleState, useConsoleSync } from '../consoleContext';
 import { ChainStatus } from './ChainStatus';
 
@@ -8,7 +10,8 @@ import { ChainStatus } from './ChainStatus';
 const ROWS_SHOWN = 200;
 const HASH_PREFIX_CHARS = 12;
 
-function AuditRow({ record }: { record: AuditRecord }) {
+/** One audit record; its payload is untrusted (tool names, arguments, errors). */
+export function AuditRow({ record }: { record: AuditRecord }) {
   const payload = compactJson(record.payload);
   return (
     <tr data-testid="audit-row" data-seq={record.seq} data-kind={record.kind}>
@@ -20,8 +23,10 @@ function AuditRow({ record }: { record: AuditRecord }) {
       <td>
         <code>{record.callId}</code>
       </td>
-      <td className="payload" title={truncate(payload, 2000).text}>
-        <code>{truncate(payload, 100).text}</code>
+      <td className="payload" title={revealInvisibles(truncate(payload, 2000).text)}>
+        <code>
+          <VisibleText text={truncate(payload, 100).text} />
+        </code>
       </td>
       <td title={record.hash}>
         <code>{record.hash.slice(0, HASH_PREFIX_CHARS)}</code>
