@@ -1,6 +1,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { nestedArrays } from '../fixtures/nestedJson';
 import { HOSTILE_TOOLS, auditKinds, nextApproval, openGate, terminalCount, type Harness } from './gateHarness';
 
 const BROKEN_SCHEMA = resolve(__dirname, '../fixtures/tools/brokenSchema.mjs');
@@ -11,17 +12,11 @@ afterEach(async () => {
   harness = undefined;
 });
 
-function nested(depth: number): unknown {
-  let value: unknown = 'core';
-  for (let i = 0; i < depth; i++) value = [value];
-  return value;
-}
-
 describe('executor: inputs that could hurt the gate itself', () => {
   it('refuses arguments nested thousands deep, records them as a note, and the console can still list the call', async () => {
     harness = await openGate();
     const { gate } = harness;
-    const result = await gate.executor.call({ tool: 'list_dir', arguments: { path: nested(10_000) } });
+    const result = await gate.executor.call({ tool: 'list_dir', arguments: { path: nestedArrays(10_000) } });
     expect(result.error?.code).toBe('EVALIDATION');
     expect(result.error?.message).toContain('nest deeper than 64 levels');
     expect(auditKinds(gate, result.meta.callId)).toEqual(['invoked', 'rejected']);

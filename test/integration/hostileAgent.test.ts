@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { nestedArrays } from '../fixtures/nestedJson';
 import { connectMcp, nextApproval, rawRequest, startTestGate, textOf, type TestGate } from './helpers';
 
 let gate: TestGate | undefined;
@@ -9,17 +10,11 @@ afterEach(async () => {
   gate = undefined;
 });
 
-function nested(depth: number): unknown {
-  let value: unknown = 'core';
-  for (let i = 0; i < depth; i++) value = [value];
-  return value;
-}
-
 describe('an agent that tries to hurt the gate', () => {
   it('deeply nested arguments are refused and audited, and the gate and its console keep working', async () => {
     gate = await startTestGate();
     const client = await connectMcp(gate.running.mcpUrl, gate.token);
-    await expect(client.callTool({ name: 'list_dir', arguments: { path: nested(500) } })).rejects.toThrow(/nests deeper than/);
+    await expect(client.callTool({ name: 'list_dir', arguments: { path: nestedArrays(500) } })).rejects.toThrow(/nests deeper than/);
     // Deeper than any client would serialize: sent as raw text.
     const depth = 100_000;
     const raw = await rawRequest({

@@ -9,22 +9,14 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { BridgeClient, CLI, ROOT, cliEnv, makeTempDirs, readToken, runCli, spawnServe, textOf, type ServeProcess, type TempDirs } from './helpers';
+import { BridgeClient, CLI, ROOT, cliEnv, connectStdioBridge, makeTempDirs, readToken, runCli, spawnServe, textOf, type ServeProcess, type TempDirs } from './helpers';
 
 const clients: Client[] = [];
 
-/** Launches `node bin/toolgate.js mcp` the way an MCP client config does, and connects to it. */
+/** The bridge, launched as a client config would, remembered for closing after each test. */
 async function connectStdio(home: string): Promise<Client> {
-  const client = new Client({ name: 'stdio-integration-test', version: '0.0.0' });
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [CLI, 'mcp'],
-    env: cliEnv(home) as Record<string, string>,
-    cwd: ROOT,
-    stderr: 'pipe',
-  });
+  const client = await connectStdioBridge(home, 'stdio-integration-test');
   clients.push(client);
-  await client.connect(transport);
   return client;
 }
 
