@@ -7,7 +7,6 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BridgeClient, CLI, ROOT, cliEnv, connectStdioBridge, makeTempDirs, readToken, runCli, spawnServe, textOf, type ServeProcess, type TempDirs } from './helpers';
 
