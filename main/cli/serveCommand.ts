@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
-import { CapabilitySchema, type Capability } from '../../shared/manifest';
+import { CapabilitySchema } from '../../shared/manifest';
+import { DEFAULT_GRANTS } from '../gate/createGate';
 import { DEFAULT_PORT, startGate } from '../gate/startGate';
 import { statePaths, toolgateVersion } from '../state/paths';
 import { UsageError, flag, intFlag, onlyFlags, parseArgs } from './argv';
@@ -20,7 +21,7 @@ export async function serveCommand(argv: string[], io: Io): Promise<number> {
     port: intFlag(args, 'port', 0, 65_535) ?? DEFAULT_PORT,
     approvalTimeoutMs: (intFlag(args, 'approval-timeout', 1, 86_400) ?? 300) * 1000,
     toolModules: (args.flags.get('tools') ?? []).map((module) => resolve(module)),
-    grants: grants.length > 0 ? (['fs:read', 'fs:write', ...grants] as Capability[]) : undefined,
+    grants: grants.length > 0 ? [...DEFAULT_GRANTS, ...grants] : undefined,
     readOnly: flag(args, 'read-only') === 'true',
     poolSize: intFlag(args, 'pool', 1, 64),
   });

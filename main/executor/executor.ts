@@ -145,7 +145,9 @@ export class Executor {
     const entry = lookupTool(this.deps.registry, request.tool);
     if (entry instanceof StepFailure) return run.fail('rejected', entry.step, entry.error);
     const { manifest } = entry.tool;
-    run.at('validate', { tier: manifest.tier, arguments: recordedArguments(args) });
+    // Arguments sent as raw text are shown parsed from here on; others were recorded as they came.
+    const parsedFromText = typeof request.arguments === 'string' ? { arguments: recordedArguments(args) } : {};
+    run.at('validate', { tier: manifest.tier, ...parsedFromText });
     const input = validateInput(entry, args);
     if (input instanceof StepFailure) return run.fail('rejected', input.step, input.error);
 

@@ -1,5 +1,5 @@
 import { realpathSync, statSync } from 'node:fs';
-import { isAbsolute, relative, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { GateError } from '../../shared/errors';
 import { mutatingEffects, type Capability } from '../../shared/manifest';
 import { ApprovalQueue } from '../approvals/approvalQueue';
@@ -17,6 +17,7 @@ import { builtAssets, statePaths, toolgateRoot } from '../state/paths';
 import { ensureHome } from '../state/stateFolder';
 import { BUILTIN_TOOLS } from '../tools/builtinTools';
 import { loadToolModule } from '../tools/loadToolModule';
+import { isInside } from '../tools/workspacePath';
 import { createConsoleBackend } from './consoleHandlers';
 import { GateEvents } from './gateEvents';
 
@@ -78,7 +79,7 @@ function realWorkspace(workspace: string, home: string): string {
     ['the state folder (audit log, token)', resolve(home)],
     ['Toolgate itself', toolgateRoot()],
   ] as const) {
-    if (isWithin(real, realpathOrSelf(path))) {
+    if (isInside(real, realpathOrSelf(path))) {
       throw new GateError(
         'EPERMISSION',
         `the workspace ${real} contains ${what} at ${path}, which an agent could then change; pick a folder that does not contain it`,
@@ -94,11 +95,6 @@ function realpathOrSelf(path: string): string {
   } catch {
     return path;
   }
-}
-
-function isWithin(folder: string, path: string): boolean {
-  const rel = relative(folder, path);
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }
 
 /** Builds a gate with its built-in tools and any tool modules given. */

@@ -6,6 +6,7 @@ import { resultText, type Executor } from '../executor/executor';
 import type { ToolRegistry } from '../registry/registry';
 import { toMcpTool } from '../registry/schemaFormats';
 import { toolgateVersion } from '../state/paths';
+import { isJsonObject } from '../../shared/jsonLimits';
 
 /** `_meta` key under which a client may send the arguments as raw JSON text (the gate parses and audits it). */
 export const RAW_ARGUMENTS_META = 'toolgate/rawArguments';
@@ -14,7 +15,7 @@ const PROGRESS_INTERVAL_MS = 5000;
 
 /** The MCP view of a gate result: text for every client, structured data where the tool declared an object output. */
 export function toCallToolResult(result: ToolResult): CallToolResult {
-  const structured = result.ok && isPlainObject(result.data) ? { structuredContent: result.data } : {};
+  const structured = result.ok && isJsonObject(result.data) ? { structuredContent: result.data } : {};
   return {
     content: [{ type: 'text', text: resultText(result) }],
     ...structured,
@@ -26,10 +27,6 @@ export function toCallToolResult(result: ToolResult): CallToolResult {
       ...(result.error ? { 'toolgate/errorCode': result.error.code } : {}),
     },
   };
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** One MCP server session over the gate: tools/list from the registry, tools/call through the full pipeline. */

@@ -1,8 +1,5 @@
 import { RAW_ARGUMENTS_META } from './gateMcpServer';
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+import { isJsonObject } from '../../shared/jsonLimits';
 
 /**
  * MCP wants a tools/call's arguments to be an object, and the SDK refuses anything else before the
@@ -12,10 +9,10 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  */
 export function moveOddArgumentsToMeta(body: unknown): unknown {
   if (Array.isArray(body)) return body.map(moveOddArgumentsToMeta);
-  if (!isPlainObject(body) || body.method !== 'tools/call' || !isPlainObject(body.params)) return body;
+  if (!isJsonObject(body) || body.method !== 'tools/call' || !isJsonObject(body.params)) return body;
   const { arguments: args, ...params } = body.params;
-  if (args === undefined || isPlainObject(args)) return body;
-  const meta = isPlainObject(params._meta) ? params._meta : {};
+  if (args === undefined || isJsonObject(args)) return body;
+  const meta = isJsonObject(params._meta) ? params._meta : {};
   const raw = typeof args === 'string' ? args : JSON.stringify(args);
   return { ...body, params: { ...params, _meta: { ...meta, [RAW_ARGUMENTS_META]: raw } } };
 }

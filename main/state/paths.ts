@@ -19,17 +19,20 @@ export function statePaths(home: string) {
   };
 }
 
-let packageRoot: string | undefined;
+let packageInfo: { root: string; version: string } | undefined;
 
-/** The folder of Toolgate's own package.json (source checkout or install), found from this file. */
-export function toolgateRoot(): string {
-  if (packageRoot) return packageRoot;
+/** Toolgate's own package.json (source checkout or install), found from this file once. */
+function toolgatePackage(): { root: string; version: string } {
+  if (packageInfo) return packageInfo;
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
     const manifest = join(dir, 'package.json');
-    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'toolgate') {
-      packageRoot = dir;
-      return dir;
+    if (existsSync(manifest)) {
+      const { name, version } = JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string; version: string };
+      if (name === 'toolgate') {
+        packageInfo = { root: dir, version };
+        return packageInfo;
+      }
     }
     const parent = dirname(dir);
     if (parent === dir) throw new Error('cannot find the toolgate package folder');
@@ -37,9 +40,14 @@ export function toolgateRoot(): string {
   }
 }
 
+/** The folder of Toolgate's own package.json. */
+export function toolgateRoot(): string {
+  return toolgatePackage().root;
+}
+
 /** Toolgate's version, from its package.json. */
 export function toolgateVersion(): string {
-  return (JSON.parse(readFileSync(join(toolgateRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+  return toolgatePackage().version;
 }
 
 /** The built tool-process entry and renderer (`npm run build` makes them). */

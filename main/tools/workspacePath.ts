@@ -12,7 +12,8 @@ export interface ConfinedPath {
   readonly exists: boolean;
 }
 
-function isInside(root: string, candidate: string): boolean {
+/** Whether `candidate` is `root` itself or lies below it (both absolute). */
+export function isInside(root: string, candidate: string): boolean {
   const rel = relative(root, candidate);
   return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
 }

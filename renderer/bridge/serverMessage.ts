@@ -1,16 +1,13 @@
 import { BridgeFailureSchema, type BridgeReply, type WsServerMessage } from '../../shared/contract';
+import { isJsonObject } from '../../shared/jsonLimits';
 
 /** A server frame the bridge could use, or why it could not. */
 export type ParsedServerMessage =
   | { ok: true; message: WsServerMessage }
   | { ok: false; problem: string };
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function parseReply(value: unknown): BridgeReply<unknown> | undefined {
-  if (!isRecord(value)) return undefined;
+  if (!isJsonObject(value)) return undefined;
   if (value.ok === true) return { ok: true, value: value.value };
   if (value.ok !== false) return undefined;
   const failure = BridgeFailureSchema.safeParse(value.error);
@@ -30,7 +27,7 @@ export function parseServerMessage(data: unknown): ParsedServerMessage {
   } catch {
     return { ok: false, problem: 'a frame that is not JSON' };
   }
-  if (!isRecord(value)) return { ok: false, problem: 'a frame that is not a JSON object' };
+  if (!isJsonObject(value)) return { ok: false, problem: 'a frame that is not a JSON object' };
   if (value.type === 'reply') {
     const reply = parseReply(value.reply);
     if (typeof value.id !== 'number' || !reply) return { ok: false, problem: 'a malformed reply' };
