@@ -2,11 +2,13 @@ import { GateError } from '../../shared/errors';
 import { resolveHome, toolgateVersion } from '../state/paths';
 import { UsageError } from './argv';
 import { auditCommand, callCommand, mcpCommand, toolsCommand, type Io } from './commands';
+import { secretCommand } from './secretCommands';
 import { serveCommand } from './serveCommand';
 
 const USAGE = `Usage: toolgate <command>
 
   serve --workspace DIR [--port N] [--approval-timeout SEC] [--tools MODULE] [--grant CAP] [--read-only]
+                          [--sandbox auto|require|off] [--pool N]
                           run the gate and its console (http://127.0.0.1:7749 by default)
   mcp                     stdio MCP server that forwards to the running gate (for clients that launch a command)
   call TOOL [JSON]        call a tool through the running gate, like an agent
@@ -15,6 +17,9 @@ const USAGE = `Usage: toolgate <command>
   audit verify            check the audit log's hash chain (exit 1 names the first bad record)
   audit list [--limit N] [--json]
                           print the latest audit records
+  secret set NAME         store a secret (value read from stdin) that tool arguments use as $ENV.NAME
+  secret list             print the names of the stored secrets (never their values)
+  secret remove NAME      delete a stored secret
 
 State lives in $TOOLGATE_HOME (default ~/.toolgate).
 `;
@@ -25,6 +30,7 @@ const COMMANDS: Record<string, (argv: string[], io: Io) => Promise<number>> = {
   call: callCommand,
   tools: toolsCommand,
   audit: auditCommand,
+  secret: secretCommand,
 };
 
 /** How often serve checks that the process that started it is still there. */

@@ -16,6 +16,8 @@ export function statePaths(home: string) {
     audit: join(home, 'audit.db'),
     auditHead: join(home, 'audit.head'),
     gate: join(home, 'gate.json'),
+    /** Secrets that tool arguments name as `$ENV.NAME` (mode 0600; `toolgate secret set`). */
+    secrets: join(home, 'secrets.json'),
   };
 }
 

@@ -1,0 +1,74 @@
+import { createInterface } from 'node:readline';
+import { GateError } from '../../shared/errors';
+import { MIN_SECRET_LENGTH } from '../secrets/placeholders';
+import { checkSecretName, readSecretsFile, writeSecretsFile } from '../secrets/secretsFile';
+import { statePaths } from '../state/paths';
+import { UsageError, onlyFlags, parseArgs } from './argv';
+import type { Io } from './commands';
+
+/** Reads a secret's value: one line from a terminal (after a prompt on stderr), else all of stdin. */
+export async function readSecretFromStdin(name: string): Promise<string> {
+  if (process.stdin.isTTY) {
+    process.stderr.write(`value for ${name} (then Enter): `);
+    const lines = createInterface({ input: process.stdin, terminal: false });
+    try {
+      for await (const line of lines) return line;
+      return '';
+    } finally {
+      lines.close();
+    }
+  }
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** The value as typed or piped, without the one newline `echo` or Enter adds. */
+function withoutTrailingNewline(text: string): string {
+  return text.replace(/\r?\n$/, '');
+}
+
+/**
+ * `toolgate secret set NAME | list | remove NAME`: manages the secrets file that `$ENV.NAME` in tool
+ * arguments is resolved from. Values come only from stdin (never argv, which shell history keeps)
+ * and are never printed. `readValue` is replaceable so tests can run the command in-process.
+ */
+export async function secretCommand(argv: string[], io: Io, readValue: (name: string) => Promise<string> = readSecretFromStdin): Promise<number> {
+  const args = parseArgs(argv);
+  onlyFlags(args, []);
+  const [sub, name, ...extra] = args.positionals;
+  const path = statePaths(io.home).secrets;
+  if (sub === 'list') {
+    if (name !== undefined) throw new UsageError('secret list takes no arguments');
+    const { secrets, openToOthers } = readSecretsFile(path);
+    if (openToOthers) io.err(`warning: ${path} is open to other users, and the gate will refuse it: run \`chmod 600 ${path}\`\n`);
+    const names = Object.keys(secrets).sort();
+    if (names.length === 0) io.err(`no secrets in ${path}\n`);
+    for (const secretName of names) io.out(`${secretName}\n`);
+    return 0;
+  }
+  if (sub !== 'set' && sub !== 'remove') throw new UsageError('secret takes `set NAME`, `list` or `remove NAME`');
+  if (name === undefined) throw new UsageError(`secret ${sub} needs a name: toolgate secret ${sub} NAME`);
+  if (extra.length > 0) {
+    throw new UsageError(sub === 'set' ? 'secret set reads the value from stdin, not the command line: echo "$VALUE" | toolgate secret set NAME' : 'secret remove takes one name');
+  }
+  checkSecretName(name);
+  const { secrets, openToOthers } = readSecretsFile(path);
+  if (sub === 'remove') {
+    if (!Object.hasOwn(secrets, name)) {
+      io.err(`no secret ${name} in ${path}\n`);
+      return 1;
+    }
+    delete secrets[name];
+  } else {
+    const value = withoutTrailingNewline(await readValue(name));
+    if (value.length < MIN_SECRET_LENGTH) {
+      throw new GateError('EVALIDATION', `the value for ${name} has ${value.length} characters; a secret needs at least ${MIN_SECRET_LENGTH}`);
+    }
+    secrets[name] = value;
+  }
+  writeSecretsFile(path, secrets);
+  if (openToOthers) io.err(`warning: ${path} was open to other users; it is now owner-only (0600), so consider rotating its secrets\n`);
+  io.out(sub === 'set' ? `saved ${name} in ${path}; tool arguments can use it as $ENV.${name}\n` : `removed ${name} from ${path}\n`);
+  return 0;
+}

@@ -1,0 +1,102 @@
+import { chmodSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { GateError } from '../../shared/errors';
+import { ChainSecretProvider, EnvironmentSecretProvider, FileSecretProvider, type SecretProvider } from '../../main/secrets/secretProvider';
+import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
+
+let home: string;
+let path: string;
+
+beforeEach(() => {
+  home = makeTempFolder();
+  path = join(home, 'secrets.json');
+});
+afterEach(() => removeTempFolder(home));
+
+function writeSecrets(text: string, mode = 0o600): void {
+  writeFileSync(path, text, { mode });
+  chmodSync(path, mode);
+}
+
+async function rejection(promise: Promise<unknown>): Promise<GateError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(GateError);
+  return error as GateError;
+}
+
+describe('FileSecretProvider', () => {
+  it('serves the values of an owner-only (0600) file', async () => {
+    writeSecrets('{"GH_TOKEN": "ghp_value", "OTHER": "other-value"}');
+    const provider = new FileSecretProvider(path);
+    expect(await provider.get('GH_TOKEN')).toBe('ghp_value');
+    expect(await provider.get('NOPE')).toBeUndefined();
+    expect(await provider.get('CONSTRUCTOR')).toBeUndefined();
+    expect(provider.label).toBe(`secrets file ${path}`);
+  });
+
+  it.skipIf(process.platform === 'win32')('refuses a file others can read (0644) with EPERMISSION and the chmod that fixes it', async () => {
+    writeSecrets('{"GH_TOKEN": "ghp_value"}', 0o644);
+    const error = await rejection(new FileSecretProvider(path).get('GH_TOKEN'));
+    expect(error.code).toBe('EPERMISSION');
+    expect(error.message).toContain(`chmod 600 ${path}`);
+    expect(error.message).toContain('0644');
+    expect(error.message).not.toContain('ghp_value');
+  });
+
+  it('a missing file is simply empty', async () => {
+    expect(await new FileSecretProvider(path).get('GH_TOKEN')).toBeUndefined();
+  });
+
+  it('malformed JSON is EVALIDATION naming the file, without quoting its contents', async () => {
+    writeSecrets('{"GH_TOKEN": ghp_unquoted_value}');
+    const error = await rejection(new FileSecretProvider(path).get('GH_TOKEN'));
+    expect(error.code).toBe('EVALIDATION');
+    expect(error.message).toContain(`secrets file ${path} is not valid JSON`);
+    expect(error.message).not.toContain('ghp_unquoted_value');
+  });
+
+  it('a bad name or a non-string value is EVALIDATION saying which entry', async () => {
+    writeSecrets('{"gh-token": "value"}');
+    expect((await rejection(new FileSecretProvider(path).get('X'))).message).toContain('"gh-token" is not a secret name');
+    writeSecrets('{"PORT": 8080}');
+    expect((await rejection(new FileSecretProvider(path).get('X'))).message).toContain('the value of PORT must be a string');
+    writeSecrets('["GH_TOKEN"]');
+    expect((await rejection(new FileSecretProvider(path).get('X'))).message).toContain('one JSON object');
+  });
+
+  it('picks up a change after the file is rewritten, in place or by rename', async () => {
+    writeSecrets('{"GH_TOKEN": "first-value"}');
+    const provider = new FileSecretProvider(path);
+    expect(await provider.get('GH_TOKEN')).toBe('first-value');
+    writeSecrets('{"GH_TOKEN": "second-value-longer"}');
+    expect(await provider.get('GH_TOKEN')).toBe('second-value-longer');
+    writeFileSync(`${path}.tmp`, '{"GH_TOKEN": "third-value-renamed"}', { mode: 0o600 });
+    renameSync(`${path}.tmp`, path);
+    expect(await provider.get('GH_TOKEN')).toBe('third-value-renamed');
+  });
+});
+
+describe('EnvironmentSecretProvider', () => {
+  it("serves the gate's environment but never TOOLGATE_* settings", async () => {
+    const provider = new EnvironmentSecretProvider({ GH_TOKEN: 'env-token', TOOLGATE_HOME: '/secret/home' });
+    expect(await provider.get('GH_TOKEN')).toBe('env-token');
+    expect(await provider.get('TOOLGATE_HOME')).toBeUndefined();
+    expect(await provider.get('MISSING')).toBeUndefined();
+    expect(provider.label).toBe('environment');
+  });
+});
+
+describe('ChainSecretProvider', () => {
+  it('the first provider that has the name wins, and its label lists them in order', async () => {
+    writeSecrets('{"GH_TOKEN": "from-file"}');
+    const chain: SecretProvider = new ChainSecretProvider([new FileSecretProvider(path), new EnvironmentSecretProvider({ GH_TOKEN: 'from-env', ONLY_ENV: 'env-only' })]);
+    expect(await chain.get('GH_TOKEN')).toBe('from-file');
+    expect(await chain.get('ONLY_ENV')).toBe('env-only');
+    expect(await chain.get('NEITHER')).toBeUndefined();
+    expect(chain.label).toBe(`secrets file ${path}, then environment`);
+  });
+});
