@@ -1,0 +1,179 @@
+import { GateError } from '../../shared/errors';
+
+/** What the scheduler needs to know about one call before it may run. */
+export interface CallTicket {
+  /** The tool's name; `maxConcurrent` is counted per name. */
+  tool: string;
+  /** True for tools with write or spawn side effects: those run one at a time (the gate has one workspace). */
+  exclusive: boolean;
+  /** At most this many calls of this tool run at once; undefined means no per-tool limit. */
+  maxConcurrent?: number;
+  /** Aborting it while the call waits withdraws the call; once running, the caller handles cancellation. */
+  signal?: AbortSignal;
+}
+
+/** Options for a scheduler. */
+export interface CallSchedulerOptions {
+  /** How many calls may wait at once in total; one more is refused with EQUOTA. */
+  maxQueued: number;
+}
+
+/** What the console and the tests read. */
+export interface SchedulerStats {
+  /** Calls whose work is running now. */
+  running: number;
+  /** Calls waiting for their turn. */
+  queued: number;
+  /** Whether an exclusive call holds the workspace. */
+  exclusiveRunning: boolean;
+}
+
+interface Waiter {
+  ticket: CallTicket;
+  grant: () => void;
+  refuse: (error: GateError) => void;
+}
+
+/**
+ * Decides when each call may run: exclusive calls one at a time in arrival order, every tool within
+ * its `maxConcurrent`, everything else at once. Waiting is bounded by `maxQueued`.
+ */
+export class CallScheduler {
+  private readonly maxQueued: number;
+  private readonly queue: Waiter[] = [];
+  private readonly runningByTool = new Map<string, number>();
+  private running = 0;
+  private exclusiveRunning = false;
+  private closed = false;
+
+  constructor(options: CallSchedulerOptions) {
+    if (!Number.isInteger(options.maxQueued) || options.maxQueued < 0) {
+      throw new RangeError(`maxQueued must be a whole number of calls, got ${options.maxQueued}`);
+    }
+    this.maxQueued = options.maxQueued;
+  }
+
+  /** Runs `work` when the ticket's turn comes; its result or error comes back unchanged. */
+  run<T>(ticket: CallTicket, work: () => Promise<T>): Promise<T> {
+    const { maxConcurrent } = ticket;
+    if (maxConcurrent !== undefined && (!Number.isInteger(maxConcurrent) || maxConcurrent < 1)) {
+      // A limit below one would leave the call waiting forever.
+      return Promise.reject(new RangeError(`maxConcurrent for ${ticket.tool} must be at least 1, got ${maxConcurrent}`));
+    }
+    if (this.closed) return Promise.reject(shuttingDown());
+    if (ticket.signal?.aborted) {
+      return Promise.reject(new GateError('EDENIED', 'the call was withdrawn before it started'));
+    }
+    return new Promise<void>((resolve, reject) => this.enqueue(ticket, resolve, reject)).then(() =>
+      this.execute(ticket, work),
+    );
+  }
+
+  /** Counts for the console. */
+  stats(): SchedulerStats {
+    return { running: this.running, queued: this.queue.length, exclusiveRunning: this.exclusiveRunning };
+  }
+
+  /** Refuses every waiting and every later call; running calls finish on their own. Safe to call twice. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const waiter of this.queue.splice(0)) waiter.refuse(shuttingDown());
+  }
+
+  private enqueue(ticket: CallTicket, resolve: () => void, reject: (error: GateError) => void): void {
+    const onAbort = (): void => {
+      if (!this.remove(waiter)) return;
+      waiter.refuse(new GateError('EDENIED', 'the call was withdrawn while it waited for its turn'));
+      // The withdrawn call may have been what held later ones back.
+      this.pump();
+    };
+    const waiter: Waiter = {
+      ticket,
+      grant: () => {
+        ticket.signal?.removeEventListener('abort', onAbort);
+        resolve();
+      },
+      refuse: (error) => {
+        ticket.signal?.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    };
+    // Joining at the back and letting pump() decide keeps one rule for "may it start": a newcomer never
+    // overtakes a waiter it must queue behind, and since it is last, it changes no one else's turn.
+    this.queue.push(waiter);
+    ticket.signal?.addEventListener('abort', onAbort, { once: true });
+    this.pump();
+    if (this.queue.length > this.maxQueued && this.remove(waiter)) {
+      const waiting = this.queue.length;
+      waiter.refuse(
+        new GateError(
+          'EQUOTA',
+          `${waiting} calls are already waiting for their turn (the limit is ${this.maxQueued}); try again shortly`,
+          { queued: waiting, maxQueued: this.maxQueued },
+        ),
+      );
+    }
+  }
+
+  private async execute<T>(ticket: CallTicket, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } finally {
+      this.release(ticket);
+    }
+  }
+
+  /** Starts, in arrival order, every waiter whose slots are free and whose turn it is. */
+  private pump(): void {
+    // Tools whose earlier limited waiter was skipped: later calls of that tool keep their place behind it.
+    const toolsHeldBack = new Set<string>();
+    // Set once an exclusive waiter is held back by the workspace, so later exclusive calls cannot starve it.
+    let exclusiveHeldBack = false;
+    for (let i = 0; i < this.queue.length; ) {
+      const waiter = this.queue[i]!;
+      const { tool, exclusive, maxConcurrent } = waiter.ticket;
+      const toolHasRoom = maxConcurrent === undefined || (this.runningByTool.get(tool) ?? 0) < maxConcurrent;
+      const workspaceFree = !exclusive || (!this.exclusiveRunning && !exclusiveHeldBack);
+      if (!toolsHeldBack.has(tool) && toolHasRoom && workspaceFree) {
+        // Both slots are taken in one step, so an exclusive call never holds the workspace while it
+        // waits for its tool, and a saturated tool never holds the workspace hostage.
+        this.queue.splice(i, 1);
+        this.acquire(waiter.ticket);
+        waiter.grant();
+        continue;
+      }
+      if (maxConcurrent !== undefined) toolsHeldBack.add(tool);
+      // Only waiting for the workspace counts here: an exclusive call waiting for its own tool lets
+      // other exclusive calls go, and takes the workspace first once its tool frees (it is earlier in line).
+      if (exclusive && toolHasRoom) exclusiveHeldBack = true;
+      i++;
+    }
+  }
+
+  private acquire(ticket: CallTicket): void {
+    this.running++;
+    this.runningByTool.set(ticket.tool, (this.runningByTool.get(ticket.tool) ?? 0) + 1);
+    if (ticket.exclusive) this.exclusiveRunning = true;
+  }
+
+  private release(ticket: CallTicket): void {
+    this.running--;
+    const left = (this.runningByTool.get(ticket.tool) ?? 1) - 1;
+    if (left > 0) this.runningByTool.set(ticket.tool, left);
+    else this.runningByTool.delete(ticket.tool);
+    if (ticket.exclusive) this.exclusiveRunning = false;
+    this.pump();
+  }
+
+  private remove(waiter: Waiter): boolean {
+    const index = this.queue.indexOf(waiter);
+    if (index < 0) return false;
+    this.queue.splice(index, 1);
+    return true;
+  }
+}
+
+function shuttingDown(): GateError {
+  return new GateError('ECRASH', 'the gate is shutting down');
+}
