@@ -1,42 +1,61 @@
-import { fork, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
+import { createFrameReader, encodeFrame } from './frames';
 import type { HostRequest } from './protocol';
 import { splitLines } from './lineSplitter';
+import { commandName, processGroupMembers, processTree, signalAll } from './processTree';
 import type { ToolProcess, ToolProcessExit, ToolProcessFactory, ToolProcessOptions } from './toolProcess';
 
 const CLOSE_GRACE_MS = 2000;
 
+/** The largest message a tool process may send unless the pool says otherwise. */
+export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+
 /**
- * A tool process as a Node child process (headless shell and tests). It leads its own process
- * group, so killing it kills everything it started too.
+ * A tool process as a Node child process, optionally inside bubblewrap. It leads its own process
+ * group; messages travel as length-checked frames on a private pipe (fd 3), never through Node's
+ * own IPC, which would buffer whatever a hostile process sends.
  */
 class ChildProcessToolProcess implements ToolProcess {
   private readonly child: ChildProcess;
+  private readonly channel: Writable & Readable;
   private readonly messageListeners = new Set<(message: unknown) => void>();
   private readonly exitListeners = new Set<(exit: ToolProcessExit) => void>();
   private exit: ToolProcessExit | undefined;
-  private intent: 'kill' | 'close' | undefined;
+  private intent: ToolProcessExit | undefined;
   private closing: Promise<void> | undefined;
+  /** Processes that are the host itself (bubblewrap and the tool process), spared by killStrays. */
+  private core: Set<number> | undefined;
 
-  constructor(options: ToolProcessOptions) {
-    this.child = fork(options.entry, [], {
-      env: options.env,
-      detached: true,
-      execArgv: [],
-      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-      serialization: 'json',
-    });
+  constructor(private readonly options: ToolProcessOptions) {
+    const command = options.wrapper ? options.wrapper.command : process.execPath;
+    const args = options.wrapper ? [...options.wrapper.args, '--', process.execPath, options.entry] : [options.entry];
+    this.child = spawn(command, args, { env: options.env, detached: true, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+    this.channel = this.child.stdio[3] as Writable & Readable;
     const log = options.onLog;
-    this.child.stdout?.on('data', log ? splitLines((line) => log('stdout', line)) : () => {});
-    this.child.stderr?.on('data', log ? splitLines((line) => log('stderr', line)) : () => {});
-    this.child.on('message', (message) => {
-      for (const listener of [...this.messageListeners]) {
-        try {
-          listener(message);
-        } catch {
-          // a listener's failure must never take the gate down
-        }
-      }
-    });
+    for (const stream of ['stdout', 'stderr'] as const) {
+      const toLines = log ? splitLines((line) => log(stream, line)) : undefined;
+      this.child[stream]?.on('data', (chunk: Buffer) => {
+        options.onOutputBytes?.(chunk.length);
+        toLines?.(chunk);
+      });
+    }
+    const maxBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.channel.on(
+      'data',
+      createFrameReader(maxBytes, {
+        onMessage: (message) => this.deliver(message),
+        onViolation: (violation) => {
+          const detail =
+            violation.kind === 'oversize'
+              ? `it sent a ${violation.bytes}-byte message, more than the ${maxBytes} bytes a tool process may send`
+              : `it sent a message that is not JSON (${violation.detail})`;
+          this.intent ??= { reason: 'refused', detail };
+          this.kill();
+        },
+      }),
+    );
+    this.channel.on('error', () => {});
     this.child.on('error', () => this.kill());
     this.child.on('exit', (code, signal) => this.finish(code, signal));
   }
@@ -46,9 +65,9 @@ class ChildProcessToolProcess implements ToolProcess {
   }
 
   send(message: HostRequest): void {
-    if (this.exit || !this.child.connected) return;
+    if (this.exit) return;
     try {
-      this.child.send(message);
+      this.channel.write(encodeFrame(message));
     } catch {
       this.kill();
     }
@@ -71,41 +90,88 @@ class ChildProcessToolProcess implements ToolProcess {
 
   kill(): void {
     if (this.exit) return;
-    this.intent ??= 'kill';
-    this.signalGroup('SIGKILL');
+    this.intent ??= { reason: 'killed' };
+    this.signalTree('SIGKILL');
+  }
+
+  terminate(graceMs: number): Promise<'SIGTERM' | 'SIGKILL'> {
+    if (this.exit) return Promise.resolve('SIGTERM');
+    this.intent ??= { reason: 'killed' };
+    return new Promise((resolve) => {
+      let ended: 'SIGTERM' | 'SIGKILL' = 'SIGTERM';
+      const timer = setTimeout(() => {
+        ended = 'SIGKILL';
+        this.signalTree('SIGKILL');
+      }, graceMs);
+      this.onExit(() => {
+        clearTimeout(timer);
+        resolve(ended);
+      });
+      this.signalTree('SIGTERM');
+    });
+  }
+
+  killStrays(): void {
+    const root = this.child.pid;
+    if (root === undefined || this.exit) return;
+    this.core ??= new Set(this.wrapped() ? processTree(root) : [root]);
+    const core = this.core;
+    const strays = processTree(root).filter((pid) => !core.has(pid));
+    // Unsandboxed, a background child whose parent exited is re-parented out of the tree but stays
+    // in the process group; sandboxed, it stays in the tree under bubblewrap.
+    if (!this.wrapped()) strays.push(...processGroupMembers(root).filter((pid) => !core.has(pid)));
+    signalAll(strays, 'SIGKILL');
   }
 
   close(): Promise<void> {
     if (this.exit) return Promise.resolve();
     this.closing ??= new Promise<void>((resolve) => {
-      this.intent ??= 'close';
+      this.intent ??= { reason: 'closed' };
       this.onExit(() => resolve());
-      this.signalGroup('SIGTERM');
-      setTimeout(() => this.signalGroup('SIGKILL'), CLOSE_GRACE_MS).unref();
+      this.signalTree('SIGTERM');
+      setTimeout(() => this.signalTree('SIGKILL'), CLOSE_GRACE_MS).unref();
     });
     return this.closing;
   }
 
-  private signalGroup(signal: NodeJS.Signals): void {
-    const pid = this.child.pid;
-    if (pid === undefined) return;
-    try {
-      process.kill(-pid, signal);
-    } catch {
+  /** Remembers which processes are the host itself once the tool process says it is ready. */
+  private deliver(message: unknown): void {
+    if (this.exit) return;
+    if (!this.core && (message as { type?: unknown } | null)?.type === 'ready' && this.child.pid !== undefined) {
+      this.core = new Set(this.wrapped() ? processTree(this.child.pid) : [this.child.pid]);
+    }
+    for (const listener of [...this.messageListeners]) {
       try {
-        this.child.kill(signal);
+        listener(message);
       } catch {
-        // already gone
+        // a listener's failure must never take the gate down
       }
     }
   }
 
+  private wrapped(): boolean {
+    return this.options.wrapper !== undefined;
+  }
+
+  /**
+   * Signals the whole tree: every descendant found in /proc and the process group. Inside
+   * bubblewrap, SIGTERM goes to the tool's processes only (bubblewrap would die at once and take
+   * them with it, leaving no grace); SIGKILL to bubblewrap ends the sandbox's pid namespace whole.
+   */
+  private signalTree(signal: NodeJS.Signals): void {
+    const root = this.child.pid;
+    if (root === undefined) return;
+    const tree = processTree(root);
+    const targets = signal === 'SIGTERM' && this.wrapped() ? tree.filter((pid) => commandName(pid) !== 'bwrap') : tree;
+    signalAll(targets.reverse(), signal);
+    if (signal === 'SIGKILL' || !this.wrapped()) signalGroup(root, signal);
+  }
+
   private finish(code: number | null, signal: NodeJS.Signals | null): void {
     if (this.exit) return;
-    this.exit =
-      this.intent === 'kill' ? { reason: 'killed' } : this.intent === 'close' ? { reason: 'closed' } : { reason: 'crashed', code, signal };
+    this.exit = this.intent ?? { reason: 'crashed', code, signal };
     // Whatever the tool left behind in its group goes with it.
-    this.signalGroup('SIGKILL');
+    if (this.child.pid !== undefined) signalGroup(this.child.pid, 'SIGKILL');
     const listeners = [...this.exitListeners];
     this.exitListeners.clear();
     this.messageListeners.clear();
@@ -116,6 +182,16 @@ class ChildProcessToolProcess implements ToolProcess {
         // a listener's failure must not stop the others
       }
     }
+  }
+}
+
+/** Signals a process group led by `leader` (never the gate's own group). */
+function signalGroup(leader: number, signal: NodeJS.Signals): void {
+  if (leader <= 1) return;
+  try {
+    process.kill(-leader, signal);
+  } catch {
+    // the group is gone already
   }
 }
 

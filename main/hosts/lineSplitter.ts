@@ -1,16 +1,25 @@
-/** Turns a byte stream into lines for a logger, holding at most `maxLine` characters of a line. */
+import { StringDecoder } from 'node:string_decoder';
+
+/**
+ * Turns a byte stream into lines for a logger, holding at most `maxLine` characters of a line: the
+ * rest of an overlong line is dropped, so a stream without newlines costs bounded memory.
+ */
 export function splitLines(onLine: (line: string) => void, maxLine = 8192): (chunk: Buffer | string) => void {
+  const decoder = new StringDecoder('utf8');
   let pending = '';
+  let cut = false;
   return (chunk) => {
-    pending += chunk.toString();
+    pending += typeof chunk === 'string' ? chunk : decoder.write(chunk);
     let newline = pending.indexOf('\n');
     while (newline >= 0) {
-      onLine(pending.slice(0, newline));
+      if (!cut) onLine(pending.slice(0, newline));
+      cut = false;
       pending = pending.slice(newline + 1);
       newline = pending.indexOf('\n');
     }
     if (pending.length > maxLine) {
-      onLine(`${pending.slice(0, maxLine)}…`);
+      if (!cut) onLine(`${pending.slice(0, maxLine)}… [line cut]`);
+      cut = true;
       pending = '';
     }
   };

@@ -29,15 +29,34 @@ export const RunRequestSchema = z.object({
   tool: z.string(),
   /** Module that implements it: 'builtin' or an absolute path to an ES module. */
   module: z.string(),
-  /** Validated input. */
+  /** Validated input, with secrets resolved. */
   input: z.unknown(),
+  /**
+   * The input as the person saw it (secret placeholders unresolved), for taking the preview again;
+   * absent when it is the same as `input`.
+   */
+  previewInput: z.unknown().optional(),
   /** Workspace and mode. */
   context: RunContextSchema,
 });
 export type RunRequest = z.infer<typeof RunRequestSchema>;
 
+/** Gate → tool process: initialize the tool if it has not been, then run its health check. */
+export const HealthRequestSchema = z.object({
+  type: z.literal('health'),
+  /** An id for this check, echoed in the reply. */
+  callId: z.string(),
+  /** Tool name. */
+  tool: z.string(),
+  /** Module that implements it. */
+  module: z.string(),
+  /** Workspace root, for initialize(). */
+  workspace: z.string(),
+});
+export type HealthRequest = z.infer<typeof HealthRequestSchema>;
+
 /** Messages the gate sends to a tool process. */
-export const HostRequestSchema = z.discriminatedUnion('type', [RunRequestSchema]);
+export const HostRequestSchema = z.discriminatedUnion('type', [RunRequestSchema, HealthRequestSchema]);
 export type HostRequest = z.infer<typeof HostRequestSchema>;
 
 /** Tool process → gate: messages it may send. */
@@ -47,5 +66,7 @@ export const HostReplySchema = z.union([
   /** The call's outcome: the tool's output, or why it failed. */
   z.object({ type: z.literal('result'), callId: z.string(), ok: z.literal(true), data: z.unknown() }),
   z.object({ type: z.literal('result'), callId: z.string(), ok: z.literal(false), error: ToolErrorSchema }),
+  /** A health check's answer. */
+  z.object({ type: z.literal('health'), callId: z.string(), healthy: z.boolean(), message: z.string().optional() }),
 ]);
 export type HostReply = z.infer<typeof HostReplySchema>;

@@ -7,7 +7,9 @@ export type ToolProcessExit =
   /** It died on its own: exited or was signalled. */
   | { reason: 'crashed'; code: number | null; signal: string | null }
   /** It exited cleanly after close(). */
-  | { reason: 'closed' };
+  | { reason: 'closed' }
+  /** The gate killed it for breaking the protocol's limits (an oversized or malformed message). */
+  | { reason: 'refused'; detail: string };
 
 /**
  * One isolated process that runs tool calls. Two implementations share this interface and the
@@ -24,6 +26,13 @@ export interface ToolProcess {
   onExit(listener: (exit: ToolProcessExit) => void): () => void;
   /** Kills the process and everything it started, at once. Idempotent. */
   kill(): void;
+  /**
+   * Asks the process and everything it started to stop (SIGTERM), then kills what is left after
+   * `graceMs` (SIGKILL). Resolves once the process has exited, with the signal that ended it.
+   */
+  terminate(graceMs: number): Promise<'SIGTERM' | 'SIGKILL'>;
+  /** Kills whatever the process started that is still running (called between calls). */
+  killStrays(): void;
   /** Asks the process to end, kills it after a grace period. Idempotent. */
   close(): Promise<void>;
 }
@@ -36,8 +45,14 @@ export interface ToolProcessOptions {
   env: Record<string, string>;
   /** A name for logs. */
   label: string;
-  /** Called with each line the process writes to stdout or stderr. */
+  /** Called with each line the process writes to stdout or stderr (long lines are cut). */
   onLog?: (stream: 'stdout' | 'stderr', line: string) => void;
+  /** Called with the size of each chunk the process writes to stdout or stderr, for output quotas. */
+  onOutputBytes?: (bytes: number) => void;
+  /** Runs the process inside this wrapper (bubblewrap): `command ...args -- node entry`. */
+  wrapper?: { command: string; args: string[] };
+  /** The largest message the process may send, in bytes; a larger one kills it ('refused'). */
+  maxMessageBytes?: number;
 }
 
 /** Starts a new tool process. */

@@ -2,8 +2,10 @@ import { PreviewSchema } from '../../shared/approval';
 import { ErrorCodeSchema, GateError, type ToolError } from '../../shared/errors';
 import { hashCanonical } from '../../shared/hash';
 import type { DefinedTool } from '../registry/defineTool';
+import { Socket } from 'node:net';
 import { loadToolModule } from '../tools/loadToolModule';
-import { HostRequestSchema, type HostReply, type RunRequest } from './protocol';
+import { createFrameReader, encodeFrame } from './frames';
+import { HostRequestSchema, type HealthRequest, type HostReply, type RunRequest } from './protocol';
 
 /**
  * Entry of a tool process: waits for `run` requests from the gate, runs the named tool's code and
@@ -15,7 +17,10 @@ interface Channel {
   onMessage(listener: (message: unknown) => void): void;
 }
 
-/** Node child_process IPC, or Electron utilityProcess's parentPort. */
+/** The largest request the gate sends (a call's validated input). */
+const MAX_REQUEST_BYTES = 64 * 1024 * 1024;
+
+/** Framed messages on fd 3 (Node child process, bubblewrap), or Electron utilityProcess's parentPort. */
 function openChannel(): Channel {
   const parentPort = (process as unknown as { parentPort?: { postMessage(m: unknown): void; on(e: 'message', l: (e: { data: unknown }) => void): void } }).parentPort;
   if (parentPort) {
@@ -24,10 +29,19 @@ function openChannel(): Channel {
       onMessage: (listener) => parentPort.on('message', (event) => listener(event.data)),
     };
   }
-  if (!process.send) throw new Error('the tool process must be started by the gate (no IPC channel)');
+  let socket: Socket;
+  try {
+    socket = new Socket({ fd: 3, readable: true, writable: true });
+  } catch {
+    throw new Error('the tool process must be started by the gate (no channel on fd 3)');
+  }
+  // The gate going away ends the channel: nothing is left to serve.
+  socket.on('end', () => process.exit(0));
+  socket.on('error', () => process.exit(0));
   return {
-    send: (message) => process.send!(message),
-    onMessage: (listener) => process.on('message', listener),
+    send: (message) => socket.write(encodeFrame(message)),
+    onMessage: (listener) =>
+      socket.on('data', createFrameReader(MAX_REQUEST_BYTES, { onMessage: listener, onViolation: () => process.exit(70) })),
   };
 }
 
@@ -56,7 +70,8 @@ function toToolError(error: unknown): ToolError {
 async function changedSinceApproval(tool: DefinedTool, request: RunRequest): Promise<ToolError | undefined> {
   const approved = request.context.approvedPreviewHash;
   if (approved === undefined || request.context.dryRun) return undefined;
-  const preview = PreviewSchema.safeParse(await tool.execute(request.input, { ...request.context, dryRun: true, callId: request.callId }));
+  const shown = request.previewInput === undefined ? request.input : request.previewInput;
+  const preview = PreviewSchema.safeParse(await tool.execute(shown, { ...request.context, dryRun: true, callId: request.callId }));
   if (preview.success && hashCanonical(preview.data) === approved) return undefined;
   return {
     code: 'EDENIED',
@@ -64,9 +79,41 @@ async function changedSinceApproval(tool: DefinedTool, request: RunRequest): Pro
   };
 }
 
+const initialized = new Map<DefinedTool, Promise<void>>();
+
+/** Runs a tool's initialize() once in this process, before its first call or health check. */
+function initializeOnce(tool: DefinedTool, workspace: string): Promise<void> {
+  let done = initialized.get(tool);
+  if (!done) {
+    done = (async () => {
+      try {
+        await tool.initialize?.({ workspace });
+      } catch (error) {
+        throw new GateError('ERUNTIME', `${tool.manifest.name} could not initialize: ${(error as Error).message}`);
+      }
+    })();
+    initialized.set(tool, done);
+  }
+  return done;
+}
+
+async function checkHealth(request: HealthRequest): Promise<HostReply> {
+  try {
+    const tool = await findTool(request.module, request.tool);
+    await initializeOnce(tool, request.workspace);
+    const status = tool.healthCheck ? await tool.healthCheck() : { healthy: true };
+    const healthy = status?.healthy === true;
+    const message = typeof status?.message === 'string' ? status.message : undefined;
+    return { type: 'health', callId: request.callId, healthy, ...(message ? { message } : {}) };
+  } catch (error) {
+    return { type: 'health', callId: request.callId, healthy: false, message: toToolError(error).message };
+  }
+}
+
 async function run(request: RunRequest): Promise<HostReply> {
   try {
     const tool = await findTool(request.module, request.tool);
+    await initializeOnce(tool, request.context.workspace);
     const stale = await changedSinceApproval(tool, request);
     if (stale) return { type: 'result', callId: request.callId, ok: false, error: stale };
     const data = await tool.execute(request.input, { ...request.context, callId: request.callId });
@@ -76,11 +123,15 @@ async function run(request: RunRequest): Promise<HostReply> {
   }
 }
 
+// Only the gate may start Electron as Node; the tools and what they spawn must not inherit it.
+delete process.env.ELECTRON_RUN_AS_NODE;
+process.title = 'toolgate-tool';
 const channel = openChannel();
 channel.onMessage((message) => {
   const parsed = HostRequestSchema.safeParse(message);
   if (!parsed.success) return;
-  void run(parsed.data).then((reply) => {
+  const handled = parsed.data.type === 'health' ? checkHealth(parsed.data) : run(parsed.data);
+  void handled.then((reply) => {
     try {
       channel.send(reply);
     } catch (error) {

@@ -1,9 +1,35 @@
 import { GateError, type ToolError } from '../../shared/errors';
-import { HostReplySchema, type RunRequest } from './protocol';
+import { sampleTree } from './processTree';
+import { HostReplySchema, type HealthRequest, type RunRequest } from './protocol';
+import type { SandboxProfile } from './sandbox';
 import type { ToolProcess, ToolProcessExit, ToolProcessFactory } from './toolProcess';
 
-/** How a call in a tool process ended. */
-export type RunOutcome = { ok: true; data: unknown } | { ok: false; error: ToolError };
+/** How a call in a tool process ended, and what it used. */
+export type RunOutcome = ({ ok: true; data: unknown } | { ok: false; error: ToolError }) & { usage?: CallUsage };
+
+/** What one call's process tree used at its peak (sampled). */
+export interface CallUsage {
+  /** Highest resident memory of the whole tree seen, in bytes. */
+  peakResidentBytes: number;
+  /** Most processes seen in the tree at once. */
+  peakProcesses: number;
+}
+
+/** The hard limits of one call. */
+export interface CallLimits {
+  /** Wall-clock deadline. */
+  timeoutMs: number;
+  /** Resident memory of the whole process tree, in MiB. */
+  maxMemoryMb: number;
+}
+
+/** How the processes of one sandbox profile are started. */
+export interface Isolation {
+  /** Names the sandbox exactly: processes are reused only for calls whose key is the same. */
+  key: string;
+  /** The wrapper that makes the sandbox (bubblewrap); none runs the process bare. */
+  wrapper?: { command: string; args: string[] };
+}
 
 /** Options of a pool of warm tool processes. */
 export interface ToolProcessPoolOptions {
@@ -13,45 +39,95 @@ export interface ToolProcessPoolOptions {
   entry: string;
   /** The scrubbed environment tool processes start from. */
   env: Record<string, string>;
-  /** How many warm processes to keep. */
+  /** How many processes may exist at once. */
   size: number;
   /** Calls that may wait for a free process before new ones get EQUOTA. */
   maxQueue: number;
+  /** How a profile's processes are isolated; all run bare with one key when absent. */
+  isolate?: (profile: SandboxProfile) => Isolation;
+  /** The profile of the processes started ahead of any call. */
+  warmProfile?: SandboxProfile;
   /** How long a new process may take to say it is ready. */
   startTimeoutMs?: number;
   /** Receives each line a tool process logs, with the call it was serving. */
   onLog?: (callId: string | undefined, stream: 'stdout' | 'stderr', line: string) => void;
+  /** Bytes of stdout and stderr one call may write before it is killed (EQUOTA). */
+  maxLogBytesPerCall?: number;
+  /** Bytes one message from a tool process may have before it is killed (EQUOTA). */
+  maxMessageBytes?: number;
+  /** Processes one call's tree may hold at once before it is killed (EQUOTA): fork bombs stop here. */
+  maxProcesses?: number;
+  /** Between SIGTERM and SIGKILL at a deadline. */
+  terminateGraceMs?: number;
+  /** How often a running call's tree is sampled for memory and processes. */
+  sampleIntervalMs?: number;
 }
+
+/** The profile of calls that neither write nor use the network. */
+export const READ_ONLY_PROFILE: SandboxProfile = { writeWorkspace: false, network: false };
+
+const MIB = 1024 * 1024;
 
 interface Worker {
   readonly process: ToolProcess;
   readonly ready: Promise<void>;
+  readonly isolation: Isolation;
   callId: string | undefined;
   exited: ToolProcessExit | undefined;
-  /** Killed by the pool (deadline, bad message): never reused, even before its exit arrives. */
+  /** Killed by the pool (deadline, quota, bad message): never reused, even before its exit arrives. */
   retired: boolean;
+  /** Bytes of stdout/stderr written during the current call. */
+  logBytes: number;
+  /** Set when the current call broke a limit; its process is being killed. */
+  overLimit: (() => void) | undefined;
+}
+
+interface Waiter {
+  isolation: Isolation;
+  /** Gives the waiting call its process, or nothing when the pool closed. */
+  hand(worker: Worker | undefined): void;
 }
 
 /**
- * Warm tool processes, one call at a time each. A call past its deadline kills its process
- * (ETIMEOUT); a process that dies mid-call fails that call only (ECRASH); either way a fresh
- * process takes its place.
+ * Warm tool processes, one call at a time each, kept per sandbox profile. A call past its deadline
+ * is stopped (SIGTERM, then SIGKILL) with its whole tree (ETIMEOUT); one that breaks a memory,
+ * process, output or message limit is killed (EQUOTA); a process that dies mid-call fails that call
+ * only (ECRASH). Either way a fresh process takes its place.
  */
 export class ToolProcessPool {
   private readonly workers = new Set<Worker>();
   private readonly idle: Worker[] = [];
-  private readonly waiting: Array<(worker: Worker) => void> = [];
+  private readonly waiting: Waiter[] = [];
   private closed = false;
+  private spawned = 0;
+  /** Processes in a row that died before they were ready: past a few, no more are started ahead of need. */
+  private failedStarts = 0;
 
   constructor(private readonly options: ToolProcessPoolOptions) {
-    for (let i = 0; i < options.size; i++) this.idle.push(this.spawn());
+    const warm = this.isolation(options.warmProfile ?? READ_ONLY_PROFILE);
+    for (let i = 0; i < options.size; i++) this.idle.push(this.spawn(warm));
   }
 
-  /** Runs one call in a free process; never throws for the tool's sake, only when the pool is closed or full. */
-  async run(request: Omit<RunRequest, 'type'>, timeoutMs: number): Promise<RunOutcome> {
-    const worker = await this.acquire();
+  /** Runs one call in a free process of its profile; never throws for the tool's sake, only when the pool is closed or full. */
+  async run(request: Omit<RunRequest, 'type'>, limits: CallLimits, profile: SandboxProfile = READ_ONLY_PROFILE): Promise<RunOutcome> {
+    const worker = await this.acquire(this.isolation(profile));
     try {
-      return await this.runOn(worker, request, timeoutMs);
+      return await this.runOn(worker, { type: 'run', ...request }, request.tool, limits);
+    } finally {
+      this.release(worker);
+    }
+  }
+
+  /** Initializes a tool in a process of its profile and asks it for its health. */
+  async health(request: Omit<HealthRequest, 'type' | 'callId'>, timeoutMs: number, profile: SandboxProfile = READ_ONLY_PROFILE): Promise<{ healthy: boolean; message?: string }> {
+    const worker = await this.acquire(this.isolation(profile));
+    try {
+      const outcome = await this.runOn(worker, { type: 'health', callId: `health-${request.tool}-${Date.now()}`, ...request }, request.tool, {
+        timeoutMs,
+        maxMemoryMb: 1024,
+      });
+      if (outcome.ok) return outcome.data as { healthy: boolean; message?: string };
+      return { healthy: false, message: outcome.error.message };
     } finally {
       this.release(worker);
     }
@@ -66,28 +142,46 @@ export class ToolProcessPool {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    for (const waiter of this.waiting.splice(0)) waiter.hand(undefined);
     await Promise.all([...this.workers].map((worker) => worker.process.close()));
   }
 
-  private spawn(): Worker {
-    const label = `toolgate-tool-${this.workers.size + 1}`;
+  private isolation(profile: SandboxProfile): Isolation {
+    return this.options.isolate?.(profile) ?? { key: 'bare' };
+  }
+
+  private spawn(isolation: Isolation): Worker {
+    const label = `toolgate-tool-${++this.spawned}`;
     let worker!: Worker;
+    const maxLogBytes = this.options.maxLogBytesPerCall ?? 4 * MIB;
     const process = this.options.factory({
       entry: this.options.entry,
       env: this.options.env,
       label,
+      wrapper: isolation.wrapper,
+      maxMessageBytes: this.options.maxMessageBytes,
       onLog: (stream, line) => this.options.onLog?.(worker.callId, stream, line),
+      onOutputBytes: (bytes) => {
+        worker.logBytes += bytes;
+        if (worker.logBytes > maxLogBytes && !worker.retired) {
+          worker.overLimit?.();
+          worker.retired = true;
+          process.kill();
+        }
+      },
     });
+    const startTimeoutMs = this.options.startTimeoutMs ?? 10_000;
     const ready = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         worker.retired = true;
         process.kill();
-        reject(new Error(`the tool process did not start within ${this.options.startTimeoutMs ?? 10_000} ms`));
-      }, this.options.startTimeoutMs ?? 10_000);
+        reject(new Error(`the tool process did not start within ${startTimeoutMs} ms`));
+      }, startTimeoutMs);
       const stopListening = process.onMessage((message) => {
         if (HostReplySchema.safeParse(message).data?.type !== 'ready') return;
         clearTimeout(timer);
         stopListening();
+        this.failedStarts = 0;
         resolve();
       });
       process.onExit((exit) => {
@@ -95,97 +189,202 @@ export class ToolProcessPool {
         reject(new Error(`the tool process exited before it was ready (${describeExit(exit)})`));
       });
     });
-    ready.catch(() => {});
-    worker = { process, ready, callId: undefined, exited: undefined, retired: false };
+    ready.catch(() => {
+      this.failedStarts++;
+    });
+    worker = { process, ready, isolation, callId: undefined, exited: undefined, retired: false, logBytes: 0, overLimit: undefined };
     process.onExit((exit) => {
       worker.exited = exit;
       this.workers.delete(worker);
-      // An idle process is replaced here; a busy or retired one is replaced when its call is released.
       const at = this.idle.indexOf(worker);
-      if (at < 0) return;
-      this.idle.splice(at, 1);
-      if (!this.closed) this.idle.push(this.spawn());
+      if (at >= 0) this.idle.splice(at, 1);
+      this.dispatch();
+      // Keep the pool warm, unless processes keep dying before they are ready (then start on demand).
+      if (!this.closed && this.live() < this.options.size && this.failedStarts < 3) this.idle.push(this.spawn(worker.isolation));
     });
     this.workers.add(worker);
     return worker;
   }
 
-  private acquire(): Promise<Worker> {
+  private acquire(isolation: Isolation): Promise<Worker> {
     if (this.closed) return Promise.reject(new GateError('ECRASH', 'the gate is shutting down; no tool can run'));
-    const worker = this.idle.shift();
-    if (worker) return Promise.resolve(worker);
     if (this.waiting.length >= this.options.maxQueue) {
       return Promise.reject(
         new GateError('EQUOTA', `${this.waiting.length} calls are already waiting for a tool process; try again shortly`),
       );
     }
-    return new Promise((resolve) => this.waiting.push(resolve));
+    return new Promise((resolve, reject) => {
+      this.waiting.push({
+        isolation,
+        hand: (worker) => (worker ? resolve(worker) : reject(new GateError('ECRASH', 'the gate is shutting down; no tool can run'))),
+      });
+      this.dispatch();
+    });
   }
 
   private release(worker: Worker): void {
     worker.callId = undefined;
-    const next = worker.exited || worker.retired ? (this.closed ? undefined : this.spawn()) : worker;
-    if (!next) return;
-    const waiter = this.waiting.shift();
-    if (waiter) waiter(next);
-    else this.idle.push(next);
+    worker.overLimit = undefined;
+    if (!worker.exited && !worker.retired) {
+      worker.process.killStrays();
+      this.idle.push(worker);
+    }
+    this.dispatch();
   }
 
-  private async runOn(worker: Worker, request: Omit<RunRequest, 'type'>, timeoutMs: number): Promise<RunOutcome> {
+  /**
+   * Hands free processes to waiting calls in arrival order: one of the call's profile if idle, else a
+   * new one while there is room, else an idle one of another profile is ended to make room.
+   */
+  private dispatch(): void {
+    while (this.waiting.length > 0 && !this.closed) {
+      const waiter = this.waiting[0]!;
+      const at = this.idle.findIndex((worker) => worker.isolation.key === waiter.isolation.key);
+      let worker: Worker | undefined;
+      if (at >= 0) {
+        worker = this.idle.splice(at, 1)[0];
+      } else if (this.live() < this.options.size) {
+        worker = this.spawn(waiter.isolation);
+      } else if (this.idle.length > 0) {
+        const other = this.idle.shift()!;
+        other.retired = true;
+        void other.process.close();
+        worker = this.spawn(waiter.isolation);
+      }
+      if (!worker) return;
+      this.waiting.shift();
+      waiter.hand(worker);
+    }
+  }
+
+  /** Processes that count against the pool's size (retired ones on their way out do not). */
+  private live(): number {
+    let count = 0;
+    for (const worker of this.workers) if (!worker.retired) count++;
+    return count;
+  }
+
+  private async runOn(
+    worker: Worker,
+    request: RunRequest | HealthRequest,
+    tool: string,
+    limits: CallLimits,
+  ): Promise<RunOutcome> {
     worker.callId = request.callId;
+    worker.logBytes = 0;
     try {
       await worker.ready;
     } catch (error) {
       return { ok: false, error: { code: 'ECRASH', message: (error as Error).message } };
     }
     const { process } = worker;
+    const grace = this.options.terminateGraceMs ?? 500;
+    const maxProcesses = this.options.maxProcesses ?? 64;
+    const maxLogBytes = this.options.maxLogBytesPerCall ?? 4 * MIB;
+    const limitBytes = limits.maxMemoryMb * MIB;
     return new Promise<RunOutcome>((resolve) => {
       const startedAt = performance.now();
+      const usage: CallUsage = { peakResidentBytes: 0, peakProcesses: 0 };
       let settled = false;
+      let verdict: ToolError | undefined;
       const settle = (outcome: RunOutcome) => {
         if (settled) return;
         settled = true;
-        clearTimeout(timer);
+        clearTimeout(deadline);
+        clearInterval(sampler);
         stopMessages();
         stopExit();
-        resolve(outcome);
+        // Calls shorter than one sampling interval have no usage to report.
+        resolve(usage.peakProcesses > 0 ? { ...outcome, usage } : outcome);
       };
-      const timer = setTimeout(() => {
+      /** Ends the call with `error` once its process is dead, so nothing of it outlives the result. */
+      const stop = (error: ToolError) => {
+        if (verdict) return;
+        verdict = error;
         worker.retired = true;
         process.kill();
-        const ranMs = Math.round(performance.now() - startedAt);
-        settle({
-          ok: false,
-          error: {
-            code: 'ETIMEOUT',
-            message: `${request.tool} ran past its ${timeoutMs} ms deadline and was killed`,
-            details: { timeoutMs, ranMs },
-          },
+      };
+      worker.overLimit = () =>
+        stop({
+          code: 'EQUOTA',
+          message: `${tool} wrote more than ${formatBytes(maxLogBytes)} to stdout and stderr and was killed; write less, or return data instead`,
+          details: { limitBytes: maxLogBytes },
         });
-      }, timeoutMs);
+      const deadline = setTimeout(() => {
+        if (verdict) return;
+        const deadlineAt = performance.now();
+        verdict = { code: 'ETIMEOUT', message: '' };
+        worker.retired = true;
+        void process.terminate(grace).then((signal) => {
+          const ranMs = Math.round(performance.now() - startedAt);
+          settle({
+            ok: false,
+            error: {
+              code: 'ETIMEOUT',
+              message: `${tool} ran past its ${limits.timeoutMs} ms deadline and was stopped after ${ranMs} ms (${signal === 'SIGKILL' ? `it ignored SIGTERM, so it was killed ${grace} ms later` : 'it ended on SIGTERM'})`,
+              details: { timeoutMs: limits.timeoutMs, ranMs, endedBy: signal, deadlineToDeadMs: Math.round(performance.now() - deadlineAt) },
+            },
+          });
+        });
+      }, limits.timeoutMs);
+      const sampler = setInterval(() => {
+        const pid = process.pid;
+        if (pid === undefined || verdict) return;
+        const sample = sampleTree(pid, maxProcesses + 8);
+        usage.peakResidentBytes = Math.max(usage.peakResidentBytes, sample.residentBytes);
+        usage.peakProcesses = Math.max(usage.peakProcesses, sample.processes);
+        if (sample.residentBytes > limitBytes) {
+          stop({
+            code: 'EQUOTA',
+            message: `${tool} used ${formatBytes(sample.residentBytes)} of memory, more than its ${limits.maxMemoryMb} MiB bound, and was killed`,
+            details: { maxMemoryMb: limits.maxMemoryMb, peakMemoryMb: Math.round(sample.residentBytes / MIB) },
+          });
+        } else if (sample.processes > maxProcesses) {
+          stop({
+            code: 'EQUOTA',
+            message: `${tool} started more than ${maxProcesses} processes at once and was killed with all of them`,
+            details: { maxProcesses, processes: sample.processes },
+          });
+        }
+      }, this.options.sampleIntervalMs ?? 20);
       const stopMessages = process.onMessage((message) => {
+        if (verdict) return;
         const reply = HostReplySchema.safeParse(message);
         if (!reply.success) {
-          worker.retired = true;
-          process.kill();
-          settle({ ok: false, error: { code: 'ECRASH', message: `${request.tool}'s process sent a malformed message and was killed` } });
+          stop({ code: 'ECRASH', message: `${tool}'s process sent a malformed message and was killed` });
           return;
         }
-        if (reply.data.type !== 'result' || reply.data.callId !== request.callId) return;
-        settle(reply.data.ok ? { ok: true, data: reply.data.data } : { ok: false, error: reply.data.error });
+        const answer = reply.data;
+        if (answer.type === 'ready' || answer.callId !== request.callId) return;
+        if (answer.type === 'health') {
+          if (request.type !== 'health') return;
+          settle({ ok: true, data: { healthy: answer.healthy, ...(answer.message ? { message: answer.message } : {}) } });
+        } else if (request.type === 'run') {
+          settle(answer.ok ? { ok: true, data: answer.data } : { ok: false, error: answer.error });
+        }
       });
       const stopExit = process.onExit((exit) => {
+        if (verdict?.code === 'ETIMEOUT') return;
+        if (verdict) return settle({ ok: false, error: verdict });
+        if (exit.reason === 'refused') {
+          return settle({ ok: false, error: { code: 'EQUOTA', message: `${tool}'s process was killed: ${exit.detail}`, details: exit } });
+        }
         settle({
           ok: false,
-          error: { code: 'ECRASH', message: `${request.tool}'s process died mid-call (${describeExit(exit)})`, details: exit },
+          error: { code: 'ECRASH', message: `${tool}'s process died mid-call (${describeExit(exit)})`, details: exit },
         });
       });
-      process.send({ type: 'run', ...request });
+      process.send(request);
     });
   }
 }
 
+function formatBytes(bytes: number): string {
+  return bytes >= MIB ? `${(bytes / MIB).toFixed(1)} MiB` : `${Math.round(bytes / 1024)} KiB`;
+}
+
 function describeExit(exit: ToolProcessExit): string {
+  if (exit.reason === 'refused') return exit.detail;
   if (exit.reason !== 'crashed') return exit.reason;
   return exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`;
 }

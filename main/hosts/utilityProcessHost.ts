@@ -1,5 +1,6 @@
 import { utilityProcess, type UtilityProcess } from 'electron';
 import { splitLines } from './lineSplitter';
+import { processTree, signalAll } from './processTree';
 import type { HostRequest } from './protocol';
 import type { ToolProcess, ToolProcessExit, ToolProcessFactory, ToolProcessOptions } from './toolProcess';
 
@@ -50,8 +51,11 @@ export class UtilityProcessHost implements ToolProcess {
     this.child.on('error', (type: string, location: string) => this.log('stderr', `utility process ${type} at ${location}`));
     for (const stream of ['stdout', 'stderr'] as const) {
       const output = this.child[stream];
-      output?.setEncoding('utf8');
-      output?.on('data', splitLines((line) => this.log(stream, line)));
+      const toLines = splitLines((line) => this.log(stream, line));
+      output?.on('data', (chunk: Buffer) => {
+        options.onOutputBytes?.(chunk.length);
+        toLines(chunk);
+      });
     }
   }
 
@@ -97,6 +101,38 @@ export class UtilityProcessHost implements ToolProcess {
     this.forceKill();
   }
 
+  /** SIGTERM to the process and what it started, SIGKILL after `graceMs`; resolves once it has exited. */
+  terminate(graceMs: number): Promise<'SIGTERM' | 'SIGKILL'> {
+    if (this.exit) return Promise.resolve('SIGTERM');
+    this.intent ??= 'kill';
+    return new Promise((resolve) => {
+      let ended: 'SIGTERM' | 'SIGKILL' = 'SIGTERM';
+      const timer = setTimeout(() => {
+        ended = 'SIGKILL';
+        this.signalDescendants('SIGKILL');
+        this.forceKill();
+      }, graceMs);
+      this.exitListeners.add({
+        call: () => {
+          clearTimeout(timer);
+          resolve(ended);
+        },
+      });
+      this.signalDescendants('SIGTERM');
+      this.askToEnd();
+    });
+  }
+
+  /** Kills what the process started that still runs (utilityProcess cannot reach re-parented ones). */
+  killStrays(): void {
+    this.signalDescendants('SIGKILL');
+  }
+
+  private signalDescendants(signal: NodeJS.Signals): void {
+    const pid = this.child.pid;
+    if (pid !== undefined) signalAll(processTree(pid).slice(1).reverse(), signal);
+  }
+
   /** Asks the process to end, kills it after CLOSE_GRACE_MS; resolves once it has ended. Idempotent. */
   close(): Promise<void> {
     this.closing ??= new Promise<void>((resolve) => {
@@ -126,6 +162,7 @@ export class UtilityProcessHost implements ToolProcess {
 
   private forceKill(): void {
     this.forced = true;
+    this.signalDescendants('SIGKILL');
     this.askToEnd();
     const pid = this.child.pid;
     if (pid === undefined) return;

@@ -24,6 +24,11 @@ class SilentProcess implements ToolProcess {
     this.killed = true;
     setTimeout(() => this.exitListeners.forEach((listener) => listener({ reason: 'killed' })), 5);
   }
+  async terminate(): Promise<'SIGTERM' | 'SIGKILL'> {
+    this.kill();
+    return 'SIGKILL';
+  }
+  killStrays(): void {}
   async close(): Promise<void> {
     this.kill();
   }
@@ -43,7 +48,7 @@ describe('a tool process that never starts', () => {
       return process;
     };
     pool = new ToolProcessPool({ factory, entry: 'unused', env: {}, size: 1, maxQueue: 4, startTimeoutMs: 30 });
-    const outcome = await pool.run({ callId: 'c1', tool: 'echo', module: 'builtin', input: {}, context: { workspace: '/', dryRun: false } }, 1000);
+    const outcome = await pool.run({ callId: 'c1', tool: 'echo', module: 'builtin', input: {}, context: { workspace: '/', dryRun: false } }, { timeoutMs: 1000, maxMemoryMb: 512 });
     expect(outcome).toMatchObject({ ok: false, error: { code: 'ECRASH' } });
     expect(outcome.ok ? '' : outcome.error.message).toContain('did not start');
     await new Promise((resolve) => setTimeout(resolve, 20));
@@ -67,9 +72,9 @@ describe('a tool process that never starts', () => {
       startTimeoutMs: 30,
     });
     const request = { tool: 'echo', module: 'builtin', input: {}, context: { workspace: '/', dryRun: false } };
-    await pool.run({ callId: 'c1', ...request }, 1000);
+    await pool.run({ callId: 'c1', ...request }, { timeoutMs: 1000, maxMemoryMb: 512 });
     // The second call starts while the first process is still dying (its exit comes 5 ms after the kill).
-    const second = await pool.run({ callId: 'c2', ...request }, 1000);
+    const second = await pool.run({ callId: 'c2', ...request }, { timeoutMs: 1000, maxMemoryMb: 512 });
     expect(second).toMatchObject({ ok: false, error: { code: 'ECRASH' } });
     expect(second.ok ? '' : second.error.message).toContain('did not start');
     expect(started.length).toBeGreaterThanOrEqual(2);

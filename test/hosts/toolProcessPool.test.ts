@@ -65,16 +65,16 @@ async function waitUntil(condition: () => boolean, timeoutMs = 5000): Promise<vo
 
 describe('ToolProcessPool with child processes', () => {
   it('runs a built-in tool in another process and returns its data', async () => {
-    const outcome = await makePool().run(request('echo', { text: 'over IPC' }), 5000);
+    const outcome = await makePool().run(request('echo', { text: 'over IPC' }), { timeoutMs: 5000, maxMemoryMb: 512 });
     expect(outcome).toEqual({ ok: true, data: { text: 'over IPC' } });
     expect(started[0]!.pid).not.toBe(process.pid);
   });
 
   it('kills a call past its deadline, and the very next call runs in a fresh process', async () => {
     const tools = makePool();
-    const hung = await tools.run(request('hang'), 200);
+    const hung = await tools.run(request('hang'), { timeoutMs: 200, maxMemoryMb: 512 });
     expect(hung).toMatchObject({ ok: false, error: { code: 'ETIMEOUT', details: { timeoutMs: 200 } } });
-    const next = await tools.run(request('echo', { text: 'next' }), 5000);
+    const next = await tools.run(request('echo', { text: 'next' }), { timeoutMs: 5000, maxMemoryMb: 512 });
     expect(next).toEqual({ ok: true, data: { text: 'next' } });
     expect(started.length).toBe(2);
     await waitUntil(() => !isAlive(started[0]!.pid));
@@ -82,31 +82,31 @@ describe('ToolProcessPool with child processes', () => {
 
   it('fails a call whose process dies with ECRASH and the exit code, then replaces the process', async () => {
     const tools = makePool();
-    const crashed = await tools.run(request('crash'), 5000);
+    const crashed = await tools.run(request('crash'), { timeoutMs: 5000, maxMemoryMb: 512 });
     expect(crashed).toMatchObject({ ok: false, error: { code: 'ECRASH', details: { reason: 'crashed', code: 3 } } });
-    expect((await tools.run(request('echo', { text: 'after crash' }), 5000)).ok).toBe(true);
+    expect((await tools.run(request('echo', { text: 'after crash' }), { timeoutMs: 5000, maxMemoryMb: 512 })).ok).toBe(true);
     expect(tools.stats().processes).toBe(1);
   });
 
   it('kills a process that sends a message outside the protocol', async () => {
     const tools = makePool();
-    const rogue = await tools.run(request('rogue_message'), 5000);
+    const rogue = await tools.run(request('rogue_message'), { timeoutMs: 5000, maxMemoryMb: 512 });
     expect(rogue).toMatchObject({ ok: false, error: { code: 'ECRASH', message: expect.stringContaining('malformed message') } });
-    expect((await tools.run(request('echo', { text: 'fine' }), 5000)).ok).toBe(true);
+    expect((await tools.run(request('echo', { text: 'fine' }), { timeoutMs: 5000, maxMemoryMb: 512 })).ok).toBe(true);
     await waitUntil(() => !isAlive(started[0]!.pid));
   });
 
   it('queues calls for a busy process and refuses with EQUOTA once the queue is full', async () => {
     const tools = makePool({ maxQueue: 1 });
-    const hung = tools.run(request('hang'), 300);
-    const queued = tools.run(request('echo', { text: 'queued' }), 5000);
-    await expect(tools.run(request('echo', { text: 'one too many' }), 5000)).rejects.toMatchObject({ code: 'EQUOTA' });
+    const hung = tools.run(request('hang'), { timeoutMs: 300, maxMemoryMb: 512 });
+    const queued = tools.run(request('echo', { text: 'queued' }), { timeoutMs: 5000, maxMemoryMb: 512 });
+    await expect(tools.run(request('echo', { text: 'one too many' }), { timeoutMs: 5000, maxMemoryMb: 512 })).rejects.toMatchObject({ code: 'EQUOTA' });
     expect((await hung).ok).toBe(false);
     expect(await queued).toEqual({ ok: true, data: { text: 'queued' } });
   });
 
   it('reports a tool module that does not export the tool as ENOTFOUND, as data', async () => {
-    const outcome = await makePool().run(request('no_such_tool', {}, HOSTILE), 5000);
+    const outcome = await makePool().run(request('no_such_tool', {}, HOSTILE), { timeoutMs: 5000, maxMemoryMb: 512 });
     expect(outcome).toMatchObject({ ok: false, error: { code: 'ENOTFOUND' } });
   });
 
@@ -114,7 +114,7 @@ describe('ToolProcessPool with child processes', () => {
     const lines: Array<[string | undefined, string, string]> = [];
     const tools = makePool({ onLog: (callId, stream, line) => lines.push([callId, stream, line]) });
     const call = request('log_lines', { text: 'hello' }, PROBE);
-    expect((await tools.run(call, 5000)).ok).toBe(true);
+    expect((await tools.run(call, { timeoutMs: 5000, maxMemoryMb: 512 })).ok).toBe(true);
     await waitUntil(() => lines.length >= 2);
     expect(lines).toEqual(
       expect.arrayContaining([
@@ -127,7 +127,7 @@ describe('ToolProcessPool with child processes', () => {
   it('starts tool processes with the scrubbed environment only', async () => {
     const env = toolEnvironment({ PATH: process.env.PATH, TOOLGATE_TOKEN: 'secret', NODE_OPTIONS: '--require /evil.js', AWS_SECRET_ACCESS_KEY: 'k' });
     expect(Object.keys(env)).toEqual(['PATH']);
-    const outcome = await makePool({ env }).run(request('env_names', {}, PROBE), 5000);
+    const outcome = await makePool({ env }).run(request('env_names', {}, PROBE), { timeoutMs: 5000, maxMemoryMb: 512 });
     expect(outcome.ok).toBe(true);
     const names = (outcome as { data: { names: string[] } }).data.names;
     for (const secret of ['TOOLGATE_TOKEN', 'NODE_OPTIONS', 'AWS_SECRET_ACCESS_KEY', 'TOOLGATE_HOME']) expect(names).not.toContain(secret);
@@ -135,10 +135,10 @@ describe('ToolProcessPool with child processes', () => {
 
   it('close() ends every process, is idempotent, and later calls are refused', async () => {
     const tools = makePool({ size: 2 });
-    expect((await tools.run(request('echo', { text: 'warm' }), 5000)).ok).toBe(true);
+    expect((await tools.run(request('echo', { text: 'warm' }), { timeoutMs: 5000, maxMemoryMb: 512 })).ok).toBe(true);
     await Promise.all([tools.close(), tools.close()]);
     for (const child of started) expect(isAlive(child.pid)).toBe(false);
-    const refused = tools.run(request('echo', { text: 'late' }), 5000);
+    const refused = tools.run(request('echo', { text: 'late' }), { timeoutMs: 5000, maxMemoryMb: 512 });
     await expect(refused).rejects.toBeInstanceOf(GateError);
     await expect(refused).rejects.toMatchObject({ code: 'ECRASH' });
   });
