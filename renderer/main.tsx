@@ -13,6 +13,7 @@ import './styles/base.css';
 import './styles/tables.css';
 import './styles/approvals.css';
 import './styles/audit.css';
+import './styles/tools.css';
 
 const root = createRoot(document.getElementById('root')!);
 const choice = selectBridge();

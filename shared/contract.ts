@@ -2,16 +2,7 @@ import { z } from 'zod';
 import { ApprovalOutcomeSchema, ApprovalRequestSchema } from './approval';
 import { AuditRecordSchema, AuditVerifyReportSchema } from './audit';
 import { CallSnapshotSchema } from './call';
-import { ToolManifestSchema } from './manifest';
-
-/** A tool as the console lists it. */
-export const ToolSummarySchema = z.object({
-  /** The registered manifest. */
-  manifest: ToolManifestSchema,
-  /** Whether calls can reach it now. */
-  available: z.boolean(),
-});
-export type ToolSummary = z.infer<typeof ToolSummarySchema>;
+import { SandboxFactSchema, ToolStatusSchema } from './health';
 
 /** Facts about the running gate that the console shows in its header. */
 export const GateInfoSchema = z.object({
@@ -23,6 +14,8 @@ export const GateInfoSchema = z.object({
   mcpUrl: z.string().optional(),
   /** How long a prompt waits for a person before it is denied, in milliseconds. */
   approvalTimeoutMs: z.number(),
+  /** Whether tools run in an OS sandbox; the console warns on every tab when they do not. */
+  sandbox: SandboxFactSchema,
 });
 export type GateInfo = z.infer<typeof GateInfoSchema>;
 
@@ -34,7 +27,7 @@ const empty = z.object({}).strict();
  */
 export const bridgeMethods = {
   getInfo: { request: empty, response: GateInfoSchema },
-  listTools: { request: empty, response: z.array(ToolSummarySchema) },
+  listTools: { request: empty, response: z.array(ToolStatusSchema) },
   listCalls: { request: empty, response: z.array(CallSnapshotSchema) },
   listApprovals: { request: empty, response: z.array(ApprovalRequestSchema) },
   decideApproval: {
@@ -74,6 +67,8 @@ export const bridgeEvents = {
   approvalResolved: ApprovalOutcomeSchema,
   /** A record was appended to the audit log. */
   auditAppended: AuditRecordSchema,
+  /** A tool's health (and so its availability) changed: every tool's status, as listTools answers. */
+  toolsChanged: z.array(ToolStatusSchema),
 } as const;
 
 export type BridgeMethods = typeof bridgeMethods;

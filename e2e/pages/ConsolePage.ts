@@ -2,9 +2,10 @@ import { expect, type Locator, type Page } from '@playwright/test';
 import { ApprovalsPanel } from './ApprovalsPanel';
 import { AuditPanel } from './AuditPanel';
 import { LivePanel } from './LivePanel';
+import { ToolsPanel } from './ToolsPanel';
 
 /** The console's tabs, by their visible names. */
-export type ConsoleTab = 'Live' | 'Approvals' | 'Audit';
+export type ConsoleTab = 'Live' | 'Approvals' | 'Audit' | 'Tools';
 
 /** The Toolgate console as a person sees it: header, tabs, one page object per panel. */
 export class ConsolePage {
@@ -14,11 +15,14 @@ export class ConsolePage {
   readonly approvals: ApprovalsPanel;
   /** The Audit panel. */
   readonly audit: AuditPanel;
+  /** The Tools panel. */
+  readonly tools: ToolsPanel;
 
   constructor(readonly page: Page) {
     this.live = new LivePanel(this);
     this.approvals = new ApprovalsPanel(this);
     this.audit = new AuditPanel(this);
+    this.tools = new ToolsPanel(this);
   }
 
   /** Opens the console URL `toolgate serve` printed and waits until the gate's facts are shown. */
@@ -77,6 +81,16 @@ export class ConsolePage {
   /** The workspace shown in the header. */
   workspace(): Locator {
     return this.page.getByTestId('workspace');
+  }
+
+  /** The header's sandbox fact: "bubblewrap" or "none". */
+  sandboxKind(): Locator {
+    return this.page.getByTestId('sandbox-kind');
+  }
+
+  /** The "No OS sandbox: …" banner shown on every tab when tools run without bubblewrap. */
+  sandboxBanner(): Locator {
+    return this.page.getByTestId('sandbox-banner');
   }
 
   /** The MCP URL shown in the header. */

@@ -1,8 +1,10 @@
 import type { GateInfo } from '../../shared/contract';
+import type { SandboxFact } from '../../shared/health';
 import type { ApprovalQueue } from '../approvals/approvalQueue';
 import type { AuditStore } from '../audit/auditStore';
 import type { ConsoleBackend } from '../bridge/consoleBackend';
 import type { CallTracker } from '../executor/callTracker';
+import { ToolStatusBoard } from '../health/toolStatusBoard';
 import type { ToolRegistry } from '../registry/registry';
 import { toolgateVersion } from '../state/paths';
 import type { GateEvents } from './gateEvents';
@@ -14,16 +16,31 @@ export interface ConsoleSources {
   audit: AuditStore;
   calls: CallTracker;
   events: GateEvents;
-  info: () => Omit<GateInfo, 'version'>;
+  info: () => Omit<GateInfo, 'version' | 'sandbox'>;
+  /** Tools with health, effective tier and the sandbox fact; without it, nothing is known about either. */
+  toolStatus?: ToolStatusBoard;
+}
+
+/** What the console is told when no board says otherwise: nothing was checked, so no sandbox is claimed. */
+const UNCHECKED_SANDBOX: SandboxFact = { kind: 'none', reason: 'this gate does not check for one' };
+
+/** The board of a gate that was given none: declared tiers, health unknown, no sandbox claimed. */
+function fallbackBoard(registry: ToolRegistry): ToolStatusBoard {
+  return new ToolStatusBoard({
+    registry,
+    health: { status: () => ({ state: 'unknown' }), isAvailable: () => true },
+    sandbox: UNCHECKED_SANDBOX,
+  });
 }
 
 /** The console's view of the gate: one handler per bridge method, and its events. */
 export function createConsoleBackend(sources: ConsoleSources): ConsoleBackend {
   const version = toolgateVersion();
+  const board = sources.toolStatus ?? fallbackBoard(sources.registry);
   return {
     handlers: {
-      getInfo: async () => ({ version, ...sources.info() }),
-      listTools: async () => sources.registry.list().map((manifest) => ({ manifest, available: true })),
+      getInfo: async () => ({ version, ...sources.info(), sandbox: board.sandbox }),
+      listTools: async () => board.list(),
       listCalls: async () => sources.calls.list(),
       listApprovals: async () => sources.approvals.list(),
       decideApproval: async ({ approvalId, decision, reason }) => sources.approvals.decide(approvalId, decision, reason),

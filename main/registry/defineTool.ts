@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { GateError } from '../../shared/errors';
+import type { HealthStatus } from '../../shared/health';
 import {
   DEFAULT_BOUNDS,
   ToolManifestSchema,
@@ -19,6 +20,12 @@ export interface ToolContext {
   readonly dryRun: boolean;
   /** The call's id, for logs. */
   readonly callId: string;
+}
+
+/** What a tool's initialize() is given, once per tool process before its first call or health check. */
+export interface ToolInitConfig {
+  /** Absolute real path of the workspace root the tool is confined to. */
+  readonly workspace: string;
 }
 
 /** How a tool is written: its declarations, zod schemas and the code that runs in a tool process. */
@@ -49,6 +56,16 @@ export interface ToolDefinition<I extends z.ZodType, O extends z.ZodType> {
   output: O;
   /** The tool's code; runs only in a tool process, never in the gate. */
   execute(input: z.output<I>, context: ToolContext): Promise<unknown> | unknown;
+  /**
+   * Sets the tool up (seed 002), in the tool process, before anything else of it runs there; a
+   * throw makes the tool unhealthy with the thrown message. Optional: most tools need nothing.
+   */
+  initialize?(config: ToolInitConfig): Promise<void> | void;
+  /**
+   * Says whether the tool can serve calls now (seed 002), in the tool process; the gate calls it at
+   * start and periodically. Optional: without it a tool is healthy once initialize() succeeded.
+   */
+  healthCheck?(): Promise<HealthStatus> | HealthStatus;
 }
 
 /** A tool ready to register: its validated manifest next to its schemas and code. */
@@ -61,6 +78,10 @@ export interface DefinedTool {
   readonly output: z.ZodType;
   /** The tool's code (called by the tool process only). */
   readonly execute: (input: unknown, context: ToolContext) => Promise<unknown> | unknown;
+  /** Its set-up, if it has one (called by the tool process only). */
+  readonly initialize?: (config: ToolInitConfig) => Promise<void> | void;
+  /** Its health check, if it has one (called by the tool process only). */
+  readonly healthCheck?: () => Promise<HealthStatus> | HealthStatus;
 }
 
 /** Validates a tool definition and derives its manifest (JSON Schemas included). */
@@ -93,11 +114,20 @@ export function defineTool<I extends z.ZodType, O extends z.ZodType>(definition:
   if (typeof definition.execute !== 'function') {
     throw new GateError('EVALIDATION', `tool ${definition.name}: execute must be a function`);
   }
+  for (const hook of ['initialize', 'healthCheck'] as const) {
+    if (definition[hook] !== undefined && typeof definition[hook] !== 'function') {
+      throw new GateError('EVALIDATION', `tool ${definition.name}: ${hook} must be a function when given`);
+    }
+  }
+  // The hooks ride along for the tool process; the manifest (what the gate trusts) does not change.
+  // All three are bound to the definition, so state initialize() keeps on `this` is there for the others.
   return Object.freeze({
     manifest: deepFreeze(parsed.data),
     input: definition.input,
     output: definition.output,
-    execute: definition.execute as DefinedTool['execute'],
+    execute: definition.execute.bind(definition) as DefinedTool['execute'],
+    ...(definition.initialize ? { initialize: definition.initialize.bind(definition) } : {}),
+    ...(definition.healthCheck ? { healthCheck: definition.healthCheck.bind(definition) } : {}),
   });
 }
 

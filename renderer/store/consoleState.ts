@@ -1,7 +1,8 @@
 import type { ApprovalRequest } from '../../shared/approval';
 import type { AuditRecord, AuditVerifyReport } from '../../shared/audit';
 import type { CallSnapshot } from '../../shared/call';
-import type { GateInfo, ToolSummary } from '../../shared/contract';
+import type { GateInfo } from '../../shared/contract';
+import type { ToolStatus } from '../../shared/health';
 import type { ConnectionState } from '../bridge/connectionState';
 
 /** How many calls the Live view keeps; older ones drop off (the audit log keeps everything). */
@@ -33,8 +34,8 @@ export interface ConsoleState {
   readonly connection: ConnectionState;
   /** Header facts, once loaded. */
   readonly info: GateInfo | undefined;
-  /** Registered tools. */
-  readonly tools: readonly ToolSummary[];
+  /** Registered tools with their health and effective tier, sorted by name. */
+  readonly tools: readonly ToolStatus[];
   /** Calls, newest first. */
   readonly calls: CallsState;
   /** Prompts waiting for a person, the one that expires first on top. */

@@ -13,6 +13,7 @@ import {
   replaceApprovals,
   upsertCall,
 } from './reducers';
+import { mergeToolSnapshot } from './toolStatuses';
 
 /** A connection whose state the sync follows (the WebSocket bridge has one; IPC does not). */
 export interface ConnectionSource {
@@ -65,6 +66,8 @@ export class ConsoleSync {
         }));
         this.scheduleVerify();
       }),
+      // The event carries every tool, newer than any snapshot in flight: it replaces the list.
+      this.bridge.onToolsChanged((tools) => set({ tools })),
     );
     if (!this.connection) {
       void this.refreshSnapshots();
@@ -93,7 +96,7 @@ export class ConsoleSync {
     const set = this.store.setState;
     const results = await Promise.allSettled([
       this.bridge.getInfo({}).then((info) => set({ info })),
-      this.bridge.listTools({}).then((tools) => set({ tools })),
+      this.bridge.listTools({}).then((tools) => set((s) => ({ tools: mergeToolSnapshot(s.tools, tools) }))),
       this.bridge.listCalls({}).then((calls) => set((s) => ({ calls: mergeCallSnapshot(s.calls, calls, CALLS_CAP) }))),
       this.bridge
         .listApprovals({})

@@ -1,5 +1,6 @@
 import { useEffect, useState, type ComponentType } from 'react';
 import { tabSessionStore } from '../store/sessionStore';
+import { unavailableTools } from '../store/toolStatuses';
 import { ApprovalsView } from './approvals/ApprovalsView';
 import { AuditView } from './audit/AuditView';
 import { useConsoleState } from './consoleContext';
@@ -7,12 +8,15 @@ import { Header } from './Header';
 import { LiveView } from './live/LiveView';
 import { NoticeScreen, OpenPrintedUrlHint } from './NoticeScreen';
 import { rememberedTab, rememberTab } from './rememberedTab';
+import { SandboxBanner } from './SandboxBanner';
 import { panelId, TabBar, tabId, TAB_NAMES, type TabName } from './TabBar';
+import { ToolsView } from './tools/ToolsView';
 
 const VIEWS: Record<TabName, ComponentType> = {
   Live: LiveView,
   Approvals: ApprovalsView,
   Audit: AuditView,
+  Tools: ToolsView,
 };
 
 /** The console: header, link banner, tabs. Every panel stays mounted so a typed reason survives a tab switch. */
@@ -22,6 +26,7 @@ export function App() {
   const connection = useConsoleState((s) => s.connection);
   const pendingCount = useConsoleState((s) => s.approvals.length);
   const loadError = useConsoleState((s) => s.loadError);
+  const unavailableCount = useConsoleState((s) => unavailableTools(s.tools).length);
 
   function selectTab(tab: TabName): void {
     setActive(tab);
@@ -52,7 +57,8 @@ export function App() {
           {loadError}
         </div>
       ) : null}
-      <TabBar active={active} badges={{ Approvals: pendingCount }} onSelect={selectTab} />
+      <SandboxBanner />
+      <TabBar active={active} badges={{ Approvals: pendingCount, Tools: unavailableCount }} onSelect={selectTab} />
       {TAB_NAMES.map((tab) => {
         const View = VIEWS[tab];
         return (

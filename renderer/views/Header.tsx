@@ -9,7 +9,7 @@ const CONNECTION_LABEL: Record<ConnectionState, string> = {
   closed: 'closed',
 };
 
-/** The gate's identity: workspace, where agents connect, version and link state. */
+/** The gate's identity: workspace, where agents connect, whether tools are sandboxed, version and link state. */
 export function Header() {
   const info = useConsoleState((s) => s.info);
   const connection = useConsoleState((s) => s.connection);
@@ -25,6 +25,14 @@ export function Header() {
           <dt>MCP</dt>
           <dd data-testid="mcp-url">{info ? (info.mcpUrl ?? 'not served') : '…'}</dd>
         </div>
+        {info ? (
+          <div>
+            <dt>Sandbox</dt>
+            <dd data-testid="sandbox-kind" title={info.sandbox.reason}>
+              {info.sandbox.kind}
+            </dd>
+          </div>
+        ) : null}
         {info ? (
           <div>
             <dt>Version</dt>

@@ -15,7 +15,7 @@ const { forwardBridgeEvents, registerBridgeIpc } = await import('../../main/desk
 
 type Handler = (event: IpcMainInvokeEvent, request: unknown) => Promise<BridgeReply<unknown>>;
 
-const INFO = { version: '0.1.0', workspace: '/work/space', approvalTimeoutMs: 60_000 };
+const INFO = { version: '0.1.0', workspace: '/work/space', approvalTimeoutMs: 60_000, sandbox: { kind: 'none' as const } };
 
 /** A backend whose handlers record their calls and whose events are fired by hand. */
 function fakeBackend() {

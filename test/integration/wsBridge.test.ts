@@ -105,7 +105,7 @@ describe('bridge requests', () => {
     });
     const tools = await bridge.request('listTools', {});
     if (!tools.ok) throw new Error(tools.error.message);
-    expect((tools.value as Array<{ manifest: { name: string } }>).map((tool) => tool.manifest.name).sort()).toEqual([
+    expect((tools.value as Array<{ name: string }>).map((tool) => tool.name).sort()).toEqual([
       'echo',
       'hash',
       'list_dir',

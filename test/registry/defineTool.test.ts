@@ -115,4 +115,29 @@ describe('defineTool', () => {
     expect(manifest.tier).toBe('SAFE');
     expect(manifest.capabilities).toEqual(['fs:read']);
   });
+
+  it('carries initialize and healthCheck for the tool process, bound to the definition, without touching the manifest', async () => {
+    const plain = defineTool(base());
+    const hooked = defineTool({
+      ...base(),
+      ready: false,
+      initialize(this: { ready: boolean }) {
+        this.ready = true;
+      },
+      healthCheck(this: { ready: boolean }) {
+        return this.ready ? { healthy: true } : { healthy: false, message: 'not initialized' };
+      },
+    } as AnyDefinition);
+    expect(plain.initialize).toBeUndefined();
+    expect(plain.healthCheck).toBeUndefined();
+    expect(hooked.manifest).toEqual(plain.manifest);
+    expect(await hooked.healthCheck!()).toEqual({ healthy: false, message: 'not initialized' });
+    await hooked.initialize!({ workspace: '/ws' });
+    expect(await hooked.healthCheck!()).toEqual({ healthy: true });
+  });
+
+  it.each(['initialize', 'healthCheck'] as const)('refuses a %s that is not a function', (hook) => {
+    const definition = { ...base(), [hook]: 'yes' } as unknown as AnyDefinition;
+    expect(refusal(definition).message).toContain(`${hook} must be a function when given`);
+  });
 });

@@ -10,7 +10,7 @@ import { approval, auditRecord, call, memoryStore, outcome } from './fixtures';
 
 function handlers(overrides: Partial<BridgeHandlers> = {}): Partial<BridgeHandlers> {
   return {
-    getInfo: async () => ({ version: '0.1.0', workspace: '/ws', approvalTimeoutMs: 60_000 }),
+    getInfo: async () => ({ version: '0.1.0', workspace: '/ws', approvalTimeoutMs: 60_000, sandbox: { kind: 'bubblewrap' } }),
     listTools: async () => [],
     listCalls: async () => [call('c1')],
     listApprovals: async () => [approval('a1'), approval('a2')],

@@ -1,6 +1,8 @@
 import type { ApprovalOutcome, ApprovalRequest } from '../../shared/approval';
 import type { AuditRecord } from '../../shared/audit';
 import type { CallSnapshot } from '../../shared/call';
+import type { ToolStatus } from '../../shared/health';
+import { DEFAULT_BOUNDS } from '../../shared/manifest';
 import type { KeyValueStore } from '../../renderer/store/sessionStore';
 
 /** A call snapshot with sensible defaults. */
@@ -50,6 +52,24 @@ export function auditRecord(seq: number): AuditRecord {
     payload: { tool: 'read_file' },
     prevHash: '0'.repeat(64),
     hash: String(seq).padStart(64, 'a'),
+  };
+}
+
+/** A healthy, SAFE tool as the Tools view lists it. */
+export function toolStatus(name: string, overrides: Partial<ToolStatus> = {}): ToolStatus {
+  return {
+    name,
+    version: '1.0.0',
+    description: `The ${name} tool.`,
+    tier: 'SAFE',
+    effectiveTier: 'SAFE',
+    sideEffects: [],
+    capabilities: [],
+    bounds: DEFAULT_BOUNDS,
+    sandbox: 'bubblewrap',
+    health: { state: 'healthy', checkedAt: '2025-01-01T00:00:00.000Z' },
+    available: true,
+    ...overrides,
   };
 }
 

@@ -5,7 +5,7 @@ import { createWsBridge, type WsBridge } from '../../renderer/bridge/wsBridge';
 import { FakeWebSocket } from './fakeWebSocket';
 import { approval, call, outcome } from './fixtures';
 
-const GATE_INFO = { version: '0.1.0', workspace: '/work/space', approvalTimeoutMs: 60_000 };
+const GATE_INFO = { version: '0.1.0', workspace: '/work/space', approvalTimeoutMs: 60_000, sandbox: { kind: 'bubblewrap' as const } };
 const TOKEN = 'c0ffee'.repeat(8);
 
 let open: WsBridge[] = [];

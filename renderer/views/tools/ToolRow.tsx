@@ -1,0 +1,112 @@
+import { memo } from 'react';
+import type { ToolHealth, ToolStatus } from '../../../shared/health';
+import { boundsParts } from '../../format/bounds';
+import { formatClock } from '../../format/time';
+import { ExpandableText } from '../common/ExpandableText';
+import { TierBadge } from '../common/TierBadge';
+import { VisibleText } from '../common/VisibleText';
+
+/** How much of a health message a row shows before "Show all". */
+export const HEALTH_MESSAGE_CHARS = 300;
+
+/** The effective tier, and why it is above the declared one when it is. */
+function EffectiveTier({ tool }: { tool: ToolStatus }) {
+  if (tool.effectiveTier === tool.tier) return <TierBadge tier={tool.effectiveTier} />;
+  return (
+    <>
+      <TierBadge tier={tool.effectiveTier} />
+      <p className="tier-raised" data-testid="tier-raised">
+        Raised from {tool.tier}
+        {tool.tierRaisedBecause ? `: ${tool.tierRaisedBecause}` : ''}
+      </p>
+    </>
+  );
+}
+
+/** Words for a list that may be empty. */
+function Names({ names, none }: { names: readonly string[]; none: string }) {
+  if (names.length === 0) return <span className="note">{none}</span>;
+  return (
+    <ul className="name-list">
+      {names.map((name) => (
+        <li key={name}>
+          <code>
+            <VisibleText text={name} />
+          </code>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** The health verdict: healthy, unavailable with the tool's message, or not checked yet. */
+function Health({ health }: { health: ToolHealth }) {
+  const checked = health.checkedAt ? (
+    <span className="note" title={health.checkedAt}>
+      {' '}
+      checked {formatClock(health.checkedAt)}
+    </span>
+  ) : null;
+  if (health.state === 'unknown') return <span className="health health-unknown">not checked yet</span>;
+  return (
+    <>
+      <span className={`health health-${health.state}`} data-testid="health-state">
+        {health.state === 'healthy' ? 'healthy' : 'unavailable'}
+      </span>
+      {checked}
+      {health.message ? (
+        <div className="health-message" data-testid="health-message">
+          <ExpandableText text={health.message} maxChars={HEALTH_MESSAGE_CHARS} label="health message" />
+        </div>
+      ) : null}
+    </>
+  );
+}
+
+/** One registered tool in the Tools table; its name, description and health message come from the tool's author. */
+export const ToolRow = memo(function ToolRow({ tool }: { tool: ToolStatus }) {
+  return (
+    <tr
+      data-testid="tool-row"
+      data-tool={tool.name}
+      data-available={String(tool.available)}
+      data-health={tool.health.state}
+      className={tool.available ? undefined : 'tool-unavailable'}
+    >
+      <td className="tool-identity">
+        <span className="tool-name">
+          <VisibleText text={tool.name} />
+        </span>{' '}
+        <span className="note">{tool.version}</span>
+        <p className="tool-description">
+          <ExpandableText text={tool.description} maxChars={160} label="description" />
+        </p>
+      </td>
+      <td>
+        <TierBadge tier={tool.tier} />
+      </td>
+      <td className="tool-effective-tier">
+        <EffectiveTier tool={tool} />
+      </td>
+      <td>
+        <Names names={tool.sideEffects} none="none (pure)" />
+      </td>
+      <td>
+        <Names names={tool.capabilities} none="none" />
+      </td>
+      <td>
+        <dl className="bounds">
+          {boundsParts(tool.bounds).map((part) => (
+            <div key={part.label}>
+              <dt>{part.label}</dt>
+              <dd>{part.value}</dd>
+            </div>
+          ))}
+        </dl>
+      </td>
+      <td className="tool-health">
+        <Health health={tool.health} />
+      </td>
+    </tr>
+  );
+});

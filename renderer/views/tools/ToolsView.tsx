@@ -1,0 +1,28 @@
+import { useConsoleState } from '../consoleContext';
+import { ToolRow } from './ToolRow';
+
+/** Every registered tool: what it may do, the tier policy treats it as, its limits and its health. */
+export function ToolsView() {
+  const tools = useConsoleState((s) => s.tools);
+  if (tools.length === 0) return <p className="empty">No tools are registered.</p>;
+  return (
+    <table className="data-table tools-table" aria-label="Tools">
+      <thead>
+        <tr>
+          <th scope="col">Tool</th>
+          <th scope="col">Declared tier</th>
+          <th scope="col">Effective tier</th>
+          <th scope="col">Side effects</th>
+          <th scope="col">Capabilities</th>
+          <th scope="col">Bounds</th>
+          <th scope="col">Health</th>
+        </tr>
+      </thead>
+      <tbody>
+        {tools.map((tool) => (
+          <ToolRow key={tool.name} tool={tool} />
+        ))}
+      </tbody>
+    </table>
+  );
+}
