@@ -18,6 +18,8 @@ export const ErrorCodeSchema = z.enum([
   'ECRASH',
   /** The tool threw. */
   'ERUNTIME',
+  /** The tool failed its health check (or could not initialize) and cannot be called until it recovers. */
+  'EUNAVAILABLE',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCodeSchema>;
 

@@ -55,7 +55,9 @@ export const ResourceBoundsSchema = z.object({
   /** Memory the tool process may use, in MiB. */
   maxMemoryMb: z.number().int().positive().max(65_536),
   /** Bytes of output returned to the agent before it is cut. */
-  maxOutputBytes: z.number().int().positive().max(64 * 1024 * 1024),
+  maxOutputBytes: z.number().int().positive().max(16 * 1024 * 1024),
+  /** Calls of this tool that may run at once (seed 002); unlimited beyond the pool when absent. */
+  maxConcurrent: z.number().int().positive().max(1024).optional(),
   /** Network limits, for tools that use the network. */
   network: z
     .object({

@@ -2,14 +2,21 @@ import { resolve } from 'node:path';
 import { CapabilitySchema } from '../../shared/manifest';
 import { DEFAULT_GRANTS } from '../gate/createGate';
 import { DEFAULT_PORT, startGate } from '../gate/startGate';
+import type { SandboxMode } from '../hosts/sandbox';
 import { statePaths, toolgateVersion } from '../state/paths';
 import { UsageError, flag, intFlag, onlyFlags, parseArgs } from './argv';
 import type { Io } from './commands';
 
+function isSandboxMode(mode: string): mode is SandboxMode {
+  return mode === 'auto' || mode === 'require' || mode === 'off';
+}
+
 /** `toolgate serve`: the gate in plain Node, the console in a browser, until Ctrl+C. */
 export async function serveCommand(argv: string[], io: Io): Promise<number> {
   const args = parseArgs(argv, ['read-only']);
-  onlyFlags(args, ['workspace', 'port', 'approval-timeout', 'tools', 'grant', 'read-only', 'pool']);
+  onlyFlags(args, ['workspace', 'port', 'approval-timeout', 'tools', 'grant', 'read-only', 'pool', 'sandbox']);
+  const sandbox = flag(args, 'sandbox') ?? 'auto';
+  if (!isSandboxMode(sandbox)) throw new UsageError(`--sandbox ${sandbox}: say auto (bubblewrap when it works), require (refuse to start without it) or off`);
   const grants = (args.flags.get('grant') ?? []).map((grant) => {
     const parsed = CapabilitySchema.safeParse(grant);
     if (!parsed.success) throw new UsageError(`--grant ${grant}: ${parsed.error.issues[0]?.message}`);
@@ -24,11 +31,13 @@ export async function serveCommand(argv: string[], io: Io): Promise<number> {
     grants: grants.length > 0 ? [...DEFAULT_GRANTS, ...grants] : undefined,
     readOnly: flag(args, 'read-only') === 'true',
     poolSize: intFlag(args, 'pool', 1, 64),
+    sandbox,
   });
   io.out(
     [
       `Toolgate ${toolgateVersion()} is running`,
       `  workspace  ${running.gate.workspace}`,
+      `  sandbox    ${running.gate.sandbox.kind === 'bubblewrap' ? `bubblewrap (${running.gate.sandbox.version})` : `none: ${running.gate.sandbox.reason}`}`,
       `  console    ${running.consoleUrl}`,
       `  MCP        ${running.mcpUrl}`,
       `  token      ${statePaths(io.home).token}`,

@@ -5,11 +5,16 @@ import { canonicalize } from '../../shared/canonicalJson';
 import type { ToolError } from '../../shared/errors';
 import { hashCanonical } from '../../shared/hash';
 import { MAX_ARGUMENT_DEPTH, nestsDeeperThan } from '../../shared/jsonLimits';
-import type { Capability, ToolManifest } from '../../shared/manifest';
+import { mutatingEffects, type Capability, type ToolManifest } from '../../shared/manifest';
 import type { ToolResult } from '../../shared/result';
 import type { ApprovalQueue } from '../approvals/approvalQueue';
+import { profileFor, type SandboxInfo } from '../hosts/sandbox';
 import type { ToolProcessPool } from '../hosts/toolProcessPool';
+import { effectiveTier } from '../policy/sandboxTier';
 import { decideSafely, type Policy } from '../policy/tierPolicy';
+import type { SecretProvider } from '../secrets/secretProvider';
+import type { CallRedactions } from './callRedactions';
+import type { CallScheduler } from './scheduler';
 import type { RegisteredTool, ToolRegistry } from '../registry/registry';
 import type { CallTracker } from './callTracker';
 import { checkCapabilities } from './steps/checkCapabilities';
@@ -19,7 +24,12 @@ import { parseArguments } from './steps/parseArguments';
 import { countDiffLines, preparePreview } from './steps/preparePreview';
 import { StepFailure } from './steps/stepFailure';
 import { recordedArguments, recordedToolName } from './steps/recordedArguments';
+import { resolveSecrets, type ResolvedInput } from './steps/resolveSecrets';
+import { capOutput, utf8Prefix } from './steps/truncateOutput';
 import { validateInput } from './steps/validateInput';
+
+/** Output kept whole in the audit up to this size; past it, its head, size and hash. */
+export const AUDIT_OUTPUT_BYTES = 1024 * 1024;
 
 /** Where the executor writes its audit records. */
 export interface AuditSink {
@@ -38,6 +48,16 @@ export interface ExecutorDeps {
   workspace: string;
   /** Capabilities the gate grants to tools. */
   grants: readonly Capability[];
+  /** Orders calls: writes one at a time, reads in parallel, per-tool limits, a bounded queue. */
+  scheduler: CallScheduler;
+  /** Where `$ENV.NAME` placeholders find their values. */
+  secrets: SecretProvider;
+  /** Redactors of the calls running with secrets, for their tool processes' logs. */
+  redactions: CallRedactions;
+  /** Whether tool processes run in an OS sandbox; without one, tools that touch files are judged a tier higher. */
+  sandbox: SandboxInfo;
+  /** Why a tool cannot be called right now (it failed its health check), if it cannot. */
+  unavailableReason?: (tool: string) => string | undefined;
 }
 
 /** The hash an approval is bound to: this tool's manifest and these exact arguments. */
@@ -74,13 +94,19 @@ class CallRun {
   }
 
   /** Ends the call with an error: audits it as the terminal record and builds the result. */
-  fail(kind: 'rejected' | 'failed', step: string, error: ToolError): ToolResult {
+  fail(kind: 'rejected' | 'failed', step: string, error: ToolError, usage?: unknown): ToolResult {
     const responseHash = hashCanonical(error);
-    this.audit(kind, { step, error, responseHash, durationMs: this.elapsedMs() });
+    this.audit(kind, { step, error, responseHash, durationMs: this.elapsedMs(), ...(usage ? { usage } : {}) });
     return this.finish({ ok: false, error }, responseHash, kind === 'rejected' ? 'rejected' : 'failed', step);
   }
 
-  finish(outcome: { ok: boolean; data?: unknown; error?: ToolError }, responseHash: string, status: 'completed' | 'rejected' | 'failed', step: string): ToolResult {
+  finish(
+    outcome: { ok: boolean; data?: unknown; error?: ToolError },
+    responseHash: string,
+    status: 'completed' | 'rejected' | 'failed',
+    step: string,
+    truncated = false,
+  ): ToolResult {
     const endedAt = new Date();
     const durationMs = this.elapsedMs();
     this.deps.calls.update(this.callId, {
@@ -93,7 +119,14 @@ class CallRun {
     });
     return {
       ...outcome,
-      meta: { callId: this.callId, startedAt: this.startedAt.toISOString(), endedAt: endedAt.toISOString(), durationMs, responseHash },
+      meta: {
+        callId: this.callId,
+        startedAt: this.startedAt.toISOString(),
+        endedAt: endedAt.toISOString(),
+        durationMs,
+        responseHash,
+        ...(truncated ? { truncated: true } : {}),
+      },
     };
   }
 }
@@ -145,6 +178,8 @@ export class Executor {
     const entry = lookupTool(this.deps.registry, request.tool);
     if (entry instanceof StepFailure) return run.fail('rejected', entry.step, entry.error);
     const { manifest } = entry.tool;
+    const unavailable = this.deps.unavailableReason?.(manifest.name);
+    if (unavailable) return run.fail('rejected', 'lookup', { code: 'EUNAVAILABLE', message: unavailable });
     // Arguments sent as raw text are shown parsed from here on; others were recorded as they came.
     const parsedFromText = typeof request.arguments === 'string' ? { arguments: recordedArguments(args) } : {};
     run.at('validate', { tier: manifest.tier, ...parsedFromText });
@@ -156,9 +191,14 @@ export class Executor {
     run.audit('capability', capability instanceof StepFailure ? { allowed: false, error: capability.error } : { allowed: true, ...capability });
     if (capability instanceof StepFailure) return run.fail('rejected', capability.step, capability.error);
 
+    // Known before anyone is asked: a placeholder that names no secret refuses the call now.
+    const resolved = await resolveSecrets(entry, input, this.deps.secrets);
+    if (resolved instanceof StepFailure) return run.fail('rejected', resolved.step, resolved.error);
+
     run.at('policy');
-    const decision = decideSafely(this.deps.policy, manifest, input);
-    run.audit('policy', decision);
+    const judged = effectiveTier(manifest, this.deps.sandbox);
+    const decision = decideSafely(this.deps.policy, judged.raisedBecause ? { ...manifest, tier: judged.tier } : manifest, input);
+    run.audit('policy', judged.raisedBecause ? { ...decision, tierRaised: judged.raisedBecause } : decision);
     if (decision.decision === 'deny') {
       return run.fail('rejected', 'policy', { code: 'EDENIED', message: `denied by policy: ${decision.reason}`, details: { rule: decision.rule } });
     }
@@ -168,7 +208,7 @@ export class Executor {
       if ('refusal' in approval) return run.fail('rejected', run.step, approval.refusal);
       approvedPreviewHash = approval.approvedPreviewHash;
     }
-    return this.execute(run, entry, input, approvedPreviewHash);
+    return this.execute(run, entry, input, resolved, approvedPreviewHash, signal);
   }
 
   /** Shows the call to a person and waits; returns why it may not run, or the hash of the preview they approved. */
@@ -223,37 +263,90 @@ export class Executor {
     return previewHash ? { approvedPreviewHash: previewHash } : {};
   }
 
-  /** Runs the approved call in a tool process and turns its outcome into the result. */
-  private async execute(run: CallRun, entry: RegisteredTool, input: unknown, approvedPreviewHash?: string): Promise<ToolResult> {
+  /**
+   * Runs the approved call in a tool process when the scheduler gives it its turn, then turns the
+   * outcome into the result: secrets redacted, output checked, canonicalized, hashed and capped.
+   */
+  private async execute(
+    run: CallRun,
+    entry: RegisteredTool,
+    input: unknown,
+    resolved: ResolvedInput,
+    approvedPreviewHash: string | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<ToolResult> {
     const { manifest } = entry.tool;
-    run.at('execute', { status: 'running' });
-    run.audit('started', { tool: manifest.name, version: manifest.version, inputHash: hashCanonical(input) });
+    const profile = profileFor(manifest.sideEffects, false);
+    run.at('queued');
     let outcome;
     try {
-      outcome = await this.deps.pool.run(
+      outcome = await this.deps.scheduler.run(
         {
-          callId: run.callId,
           tool: manifest.name,
-          module: entry.module,
-          input,
-          context: { workspace: this.deps.workspace, dryRun: false, ...(approvedPreviewHash ? { approvedPreviewHash } : {}) },
+          exclusive: mutatingEffects(manifest.sideEffects).length > 0,
+          maxConcurrent: manifest.bounds.maxConcurrent,
+          signal,
         },
-        manifest.bounds.timeoutMs,
+        () => {
+          run.at('execute', { status: 'running' });
+          run.audit('started', {
+            tool: manifest.name,
+            version: manifest.version,
+            inputHash: hashCanonical(input),
+            sandbox: this.deps.sandbox.kind,
+            ...profile,
+            ...(resolved.secrets.length > 0 ? { secrets: resolved.secrets } : {}),
+          });
+          this.deps.redactions.set(run.callId, resolved.redactor);
+          return this.deps.pool.run(
+            {
+              callId: run.callId,
+              tool: manifest.name,
+              module: entry.module,
+              input: resolved.input,
+              ...(resolved.secrets.length > 0 ? { previewInput: input } : {}),
+              context: { workspace: this.deps.workspace, dryRun: false, ...(approvedPreviewHash ? { approvedPreviewHash } : {}) },
+            },
+            { timeoutMs: manifest.bounds.timeoutMs, maxMemoryMb: manifest.bounds.maxMemoryMb },
+            profile,
+          );
+        },
       );
     } catch (error) {
       const code = (error as { code?: ToolError['code'] }).code ?? 'ECRASH';
-      return run.fail('failed', 'execute', { code, message: (error as Error).message });
+      return run.fail('failed', run.step === 'queued' ? 'queued' : 'execute', { code, message: (error as Error).message });
+    } finally {
+      this.deps.redactions.delete(run.callId);
     }
-    if (!outcome.ok) return run.fail('failed', 'execute', outcome.error);
+    const usage = outcome.usage ? { peakMemoryMb: Math.round(outcome.usage.peakResidentBytes / 2 ** 20), peakProcesses: outcome.usage.peakProcesses } : undefined;
+    if (!outcome.ok) {
+      const error = resolved.redactor.redactValue(outcome.error) as ToolError;
+      const message = utf8Prefix(error.message, manifest.bounds.maxOutputBytes);
+      return run.fail('failed', 'execute', { ...error, message }, usage);
+    }
     run.step = 'output';
-    const normalized = normalizeOutput(entry, outcome.data);
-    if (normalized instanceof StepFailure) return run.fail('failed', normalized.step, normalized.error);
-    run.audit('completed', { responseHash: normalized.responseHash, bytes: normalized.canonical.length, durationMs: run.elapsedMs() });
-    return run.finish({ ok: true, data: normalized.data }, normalized.responseHash, 'completed', 'completed');
+    const normalized = normalizeOutput(entry, resolved.redactor.redactValue(outcome.data));
+    if (normalized instanceof StepFailure) return run.fail('failed', normalized.step, normalized.error, usage);
+    const shown = capOutput(normalized.data, normalized.canonical, manifest.bounds.maxOutputBytes);
+    run.audit('completed', {
+      responseHash: normalized.responseHash,
+      bytes: shown.originalBytes,
+      durationMs: run.elapsedMs(),
+      ...(shown.truncated ? { truncated: true } : {}),
+      ...(usage ? { usage } : {}),
+      output:
+        shown.originalBytes <= AUDIT_OUTPUT_BYTES
+          ? normalized.data
+          : { head: utf8Prefix(normalized.canonical, AUDIT_OUTPUT_BYTES), bytes: shown.originalBytes, cut: true },
+    });
+    return run.finish({ ok: true, data: shown.data }, normalized.responseHash, 'completed', 'completed', shown.truncated);
   }
 }
 
 /** The canonical text of a result's data, as agents receive it. */
 export function resultText(result: ToolResult): string {
-  return result.ok ? canonicalize(result.data ?? null) : `${result.error?.code}: ${result.error?.message}`;
+  if (!result.ok) return `${result.error?.code}: ${result.error?.message}`;
+  // A cut output is already text: its head and the truncation notice.
+  if (result.meta.truncated && typeof result.data === 'string') return result.data;
+  return canonicalize(result.data ?? null);
 }

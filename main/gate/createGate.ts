@@ -1,16 +1,23 @@
 import { realpathSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { GateError } from '../../shared/errors';
 import { mutatingEffects, type Capability } from '../../shared/manifest';
 import { ApprovalQueue } from '../approvals/approvalQueue';
 import { AuditStore } from '../audit/auditStore';
 import type { ConsoleBackend } from '../bridge/consoleBackend';
 import { CallTracker } from '../executor/callTracker';
+import { CallRedactions } from '../executor/callRedactions';
+import { ToolHealthMonitor } from '../health/toolHealth';
+import { ToolStatusBoard } from '../health/toolStatusBoard';
+import { effectiveTier } from '../policy/sandboxTier';
 import { Executor } from '../executor/executor';
+import { CallScheduler } from '../executor/scheduler';
 import { createChildProcessHost } from '../hosts/childProcessHost';
+import { bubblewrapArguments, detectSandbox, profileFor, protectedPaths, type SandboxInfo, type SandboxMode, type SandboxProfile } from '../hosts/sandbox';
 import { toolEnvironment } from '../hosts/toolEnvironment';
 import type { ToolProcessFactory } from '../hosts/toolProcess';
-import { ToolProcessPool } from '../hosts/toolProcessPool';
+import { ToolProcessPool, type Isolation } from '../hosts/toolProcessPool';
+import { ChainSecretProvider, EnvironmentSecretProvider, FileSecretProvider, type SecretProvider } from '../secrets/secretProvider';
 import { tierPolicy, type Policy } from '../policy/tierPolicy';
 import { ToolRegistry } from '../registry/registry';
 import { builtAssets, statePaths, toolgateRoot } from '../state/paths';
@@ -41,8 +48,14 @@ export interface GateOptions {
   policy?: Policy;
   /** Refuse tools that write or spawn. */
   readOnly?: boolean;
-  /** Where tool-process log lines go. */
+  /** Where tool-process log lines go (secrets redacted). */
   onToolLog?: (callId: string | undefined, stream: 'stdout' | 'stderr', line: string) => void;
+  /** Tool processes in bubblewrap when it works ('auto', the default), always ('require': refuse to start without), or never. */
+  sandbox?: SandboxMode;
+  /** Where `$ENV.NAME` placeholders are looked up; the state folder's secrets file, then the environment, by default. */
+  secrets?: SecretProvider;
+  /** Calls that may wait for their turn before new ones get EQUOTA. */
+  maxQueued?: number;
 }
 
 /** The default grants: tools may read and write inside the workspace. */
@@ -60,6 +73,8 @@ export interface Gate {
   readonly backend: ConsoleBackend;
   readonly workspace: string;
   readonly approvalTimeoutMs: number;
+  /** Whether tool processes run in an OS sandbox here. */
+  readonly sandbox: SandboxInfo;
   /** Fills in the MCP URL the console shows. */
   setMcpUrl(url: string): void;
   /** Denies pending prompts, stops tool processes, closes the audit log. Idempotent. */
@@ -97,6 +112,16 @@ function realpathOrSelf(path: string): string {
   }
 }
 
+/** How each sandbox profile's tool processes are started: in bubblewrap, or bare when there is none. */
+function isolation(sandbox: SandboxInfo, layout: Parameters<typeof bubblewrapArguments>[1]): (profile: SandboxProfile) => Isolation {
+  return (profile) => {
+    if (sandbox.kind === 'none') return { key: 'bare' };
+    // Protected paths are mounted read-only when a process starts: a new one makes a new process.
+    const key = [profile.writeWorkspace ? 'rw' : 'ro', profile.network ? 'net' : 'nonet', ...protectedPaths(layout.workspace)].join(':');
+    return { key, wrapper: { command: sandbox.command, args: bubblewrapArguments(profile, layout) } };
+  };
+}
+
 /** Builds a gate with its built-in tools and any tool modules given. */
 export async function createGate(options: GateOptions): Promise<Gate> {
   const workspace = realWorkspace(options.workspace, options.home);
@@ -120,14 +145,38 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     onResolved: (outcome) => events.emit('approvalResolved', outcome),
   });
   const calls = new CallTracker((snapshot) => events.emit('callUpdated', snapshot));
+  const sandbox = detectSandbox(options.sandbox ?? 'auto');
+  if (options.sandbox === 'require' && sandbox.kind === 'none') throw new GateError('EPERMISSION', `no OS sandbox: ${sandbox.reason}`);
+  const redactions = new CallRedactions();
+  const maxQueued = options.maxQueued ?? 256;
+  const scheduler = new CallScheduler({ maxQueued });
   const pool = new ToolProcessPool({
     factory: options.hostFactory ?? createChildProcessHost,
     entry: builtAssets().toolProcess,
     env: toolEnvironment(),
     size: options.poolSize ?? 2,
-    maxQueue: 256,
-    onLog: options.onToolLog,
+    maxQueue: maxQueued,
+    isolate: isolation(sandbox, {
+      workspace,
+      readable: [toolgateRoot(), ...(options.toolModules ?? []).map((module) => dirname(resolve(module)))],
+      hidden: [resolve(options.home)],
+    }),
+    onLog: (callId, stream, line) => options.onToolLog?.(callId, stream, redactions.redactLine(callId, line)),
   });
+  const health = new ToolHealthMonitor({
+    tools: () => registry.list().map((manifest) => registry.get(manifest.name)!),
+    // initialize() then healthCheck(), in a tool process of the tool's own (read-only) profile.
+    probe: (entry) =>
+      pool.health(
+        { tool: entry.tool.manifest.name, module: entry.module, workspace },
+        10_000,
+        profileFor(entry.tool.manifest.sideEffects, true),
+      ),
+    onChange: () => events.emit('toolsChanged', toolStatus.list()),
+  });
+  const toolStatus = new ToolStatusBoard({ registry, health, sandbox, effectiveTier: (manifest) => effectiveTier(manifest, sandbox) });
+  // Not awaited: a tool whose check hangs must not hold up the gate; until checked, tools are callable.
+  void health.start();
   const executor = new Executor({
     registry,
     pool,
@@ -137,6 +186,11 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     calls,
     workspace,
     grants: options.grants ?? DEFAULT_GRANTS,
+    scheduler,
+    secrets: options.secrets ?? new ChainSecretProvider([new FileSecretProvider(paths.secrets), new EnvironmentSecretProvider()]),
+    redactions,
+    sandbox,
+    unavailableReason: (tool) => health.unavailableReason(tool),
   });
   let mcpUrl: string | undefined;
   let closing: Promise<void> | undefined;
@@ -150,12 +204,14 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     pool,
     workspace,
     approvalTimeoutMs,
+    sandbox,
     backend: createConsoleBackend({
       registry,
       approvals,
       audit,
       calls,
       events,
+      toolStatus,
       info: () => ({ workspace, approvalTimeoutMs, ...(mcpUrl ? { mcpUrl } : {}) }),
     }),
     setMcpUrl: (url) => {
@@ -163,7 +219,9 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     },
     close: () => {
       closing ??= (async () => {
+        health.close();
         approvals.close();
+        scheduler.close();
         await pool.close();
         events.clear();
         audit.close();

@@ -1,4 +1,5 @@
 import { PreviewSchema, type Preview } from '../../../shared/approval';
+import { profileFor } from '../../hosts/sandbox';
 import type { ToolProcessPool } from '../../hosts/toolProcessPool';
 import type { RegisteredTool } from '../../registry/registry';
 import { StepFailure } from './stepFailure';
@@ -20,7 +21,9 @@ export async function preparePreview(
   if (!manifest.supportsDryRun) return { kind: 'none', reason: `${manifest.name} has no dry run; judge it by its arguments` };
   const outcome = await pool.run(
     { callId, tool: manifest.name, module: entry.module, input, context: { workspace, dryRun: true } },
-    manifest.bounds.timeoutMs,
+    { timeoutMs: manifest.bounds.timeoutMs, maxMemoryMb: manifest.bounds.maxMemoryMb },
+    // A dry run never gets a writable workspace, whatever the tool declares.
+    profileFor(manifest.sideEffects, true),
   );
   if (!outcome.ok) {
     return new StepFailure('preview', { ...outcome.error, message: `its preview (dry run) failed, so nobody was asked: ${outcome.error.message}` });
