@@ -1,3 +1,4 @@
+import { inertText } from '../../shared/inertText';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { AuditStore } from '../audit/auditStore';
@@ -82,7 +83,8 @@ export async function callCommand(argv: string[], io: Io): Promise<number> {
   const session = await openGateSession(io.home, 'toolgate-cli');
   try {
     const result = await session.client.callTool({ name: tool, arguments: {}, _meta: { [RAW_ARGUMENTS_META]: json } }, undefined, LONG_CALL);
-    const text = (result.content as Array<{ type: string; text?: string }>).map((item) => item.text ?? '').join('\n');
+    // What a tool returned reaches a terminal here: its escape sequences are shown, not obeyed.
+    const text = inertText((result.content as Array<{ type: string; text?: string }>).map((item) => item.text ?? '').join('\n'));
     if (result.isError) {
       io.err(`${text}\n`);
       return 1;

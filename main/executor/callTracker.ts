@@ -1,4 +1,5 @@
 import type { CallSnapshot } from '../../shared/call';
+import { inertText } from '../../shared/inertText';
 
 const KEEP = 500;
 
@@ -22,7 +23,7 @@ export class CallTracker {
   update(callId: string, change: Partial<CallSnapshot>): void {
     const current = this.calls.get(callId);
     if (!current) return;
-    const next = { ...current, ...change };
+    const next = { ...current, ...inert(change) };
     this.calls.set(callId, next);
     this.onUpdate(next);
   }
@@ -31,4 +32,12 @@ export class CallTracker {
   list(): CallSnapshot[] {
     return [...this.calls.values()].reverse();
   }
+}
+
+/** A tool's text as the console may show it: terminal escapes and other control characters made visible. */
+function inert(change: Partial<CallSnapshot>): Partial<CallSnapshot> {
+  const shown = { ...change };
+  if (typeof shown.data === 'string') shown.data = inertText(shown.data);
+  if (shown.error) shown.error = { ...shown.error, message: inertText(shown.error.message) };
+  return shown;
 }

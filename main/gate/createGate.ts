@@ -1,6 +1,7 @@
 import { realpathSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { GateError } from '../../shared/errors';
+import { inertText } from '../../shared/inertText';
 import { mutatingEffects, type Capability } from '../../shared/manifest';
 import { ApprovalQueue } from '../approvals/approvalQueue';
 import { AuditStore } from '../audit/auditStore';
@@ -161,7 +162,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
       readable: [toolgateRoot(), ...(options.toolModules ?? []).map((module) => dirname(resolve(module)))],
       hidden: [resolve(options.home)],
     }),
-    onLog: (callId, stream, line) => options.onToolLog?.(callId, stream, redactions.redactLine(callId, line)),
+    onLog: (callId, stream, line) => options.onToolLog?.(callId, stream, inertText(redactions.redactLine(callId, line))),
   });
   const health = new ToolHealthMonitor({
     tools: () => registry.list().map((manifest) => registry.get(manifest.name)!),

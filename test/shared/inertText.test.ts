@@ -1,0 +1,16 @@
+import { describe, expect, it } from 'vitest';
+import { inertText } from '../../shared/inertText';
+
+describe('inertText', () => {
+  it('shows a terminal escape sequence instead of letting a terminal obey it', () => {
+    const hostile = '\u001b]0;pwned\u0007\u001b[2J\u001b[31mred\u001b[0m';
+    const shown = inertText(hostile);
+    expect(shown).toBe('\\x1b]0;pwned\\x07\\x1b[2J\\x1b[31mred\\x1b[0m');
+    expect(shown).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+  });
+
+  it('keeps tabs, newlines and ordinary text, and shows C1 controls and DEL', () => {
+    expect(inertText('a\tb\nc é 😀')).toBe('a\tb\nc é 😀');
+    expect(inertText('\u009b31m\u007f\r')).toBe('\\x9b31m\\x7f\\x0d');
+  });
+});
