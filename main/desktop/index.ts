@@ -4,6 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { app, dialog, ipcMain, session } from 'electron';
 import { BRIDGE_EVENT_CHANNEL } from '../../shared/ipcChannels';
 import { DEFAULT_PORT, startGate, type RunningGate } from '../gate/startGate';
+import { createChildProcessHost } from '../hosts/childProcessHost';
+import { detectSandbox } from '../hosts/sandbox';
 import { createUtilityProcessHost } from '../hosts/utilityProcessHost';
 import { createGateShutdown } from './gateShutdown';
 import { forwardBridgeEvents, registerBridgeIpc } from './ipcBridge';
@@ -55,7 +57,7 @@ async function openConsole(running: RunningGate): Promise<void> {
 
 async function start(): Promise<void> {
   hardenSession(session.defaultSession);
-  gate = startGate({ home: launch.home, workspace: launch.workspace, port: DEFAULT_PORT, hostFactory: createUtilityProcessHost });
+  gate = startGate({ home: launch.home, workspace: launch.workspace, port: DEFAULT_PORT, hostFactory: toolHostFactory() });
   const running = await gate;
   console.log(`[toolgate] gate running: MCP at ${running.mcpUrl}, workspace ${launch.workspace}`);
   await openConsole(running);
@@ -87,3 +89,11 @@ app
     dialog.showErrorBox('Toolgate could not start', message);
     void shutdown.run().finally(() => app.exit(1));
   });
+
+/**
+ * Tool processes as child processes (Electron run as Node) when bubblewrap can sandbox them, so the
+ * desktop gets the same isolation as `toolgate serve`; Electron utility processes otherwise.
+ */
+function toolHostFactory() {
+  return detectSandbox('auto').kind === 'bubblewrap' ? createChildProcessHost : createUtilityProcessHost;
+}

@@ -146,13 +146,18 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     onResolved: (outcome) => events.emit('approvalResolved', outcome),
   });
   const calls = new CallTracker((snapshot) => events.emit('callUpdated', snapshot));
-  const sandbox = detectSandbox(options.sandbox ?? 'auto');
+  const hostFactory = options.hostFactory ?? createChildProcessHost;
+  // Only child processes can be started inside bubblewrap; another host runs tools bare, and says so.
+  const sandbox: SandboxInfo =
+    hostFactory === createChildProcessHost
+      ? detectSandbox(options.sandbox ?? 'auto')
+      : { kind: 'none', reason: 'tool processes run as Electron utility processes, which bubblewrap cannot wrap' };
   if (options.sandbox === 'require' && sandbox.kind === 'none') throw new GateError('EPERMISSION', `no OS sandbox: ${sandbox.reason}`);
   const redactions = new CallRedactions();
   const maxQueued = options.maxQueued ?? 256;
   const scheduler = new CallScheduler({ maxQueued });
   const pool = new ToolProcessPool({
-    factory: options.hostFactory ?? createChildProcessHost,
+    factory: hostFactory,
     entry: builtAssets().toolProcess,
     env: toolEnvironment(),
     size: options.poolSize ?? 2,

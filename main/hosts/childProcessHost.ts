@@ -30,7 +30,10 @@ class ChildProcessToolProcess implements ToolProcess {
   constructor(private readonly options: ToolProcessOptions) {
     const command = options.wrapper ? options.wrapper.command : process.execPath;
     const args = options.wrapper ? [...options.wrapper.args, '--', process.execPath, options.entry] : [options.entry];
-    this.child = spawn(command, args, { env: options.env, detached: true, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+    // Inside Electron, process.execPath is Electron itself: it runs the entry as Node only when told to
+    // (the tool process drops the variable before any tool code runs).
+    const env = process.versions.electron ? { ...options.env, ELECTRON_RUN_AS_NODE: '1' } : options.env;
+    this.child = spawn(command, args, { env, detached: true, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
     this.channel = this.child.stdio[3] as Writable & Readable;
     const log = options.onLog;
     for (const stream of ['stdout', 'stderr'] as const) {
