@@ -167,7 +167,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
       readable: [toolgateRoot(), ...(options.toolModules ?? []).map((module) => dirname(resolve(module)))],
       hidden: [resolve(options.home)],
     }),
-    onLog: (callId, stream, line) => options.onToolLog?.(callId, stream, inertText(redactions.redactLine(callId, line))),
+    onLog: (callId, stream, line) => options.onToolLog?.(callId, stream, inertText(redactions.redactLine(line))),
   });
   const health = new ToolHealthMonitor({
     tools: () => registry.list().map((manifest) => registry.get(manifest.name)!),

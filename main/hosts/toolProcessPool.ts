@@ -72,6 +72,7 @@ interface Worker {
   readonly process: ToolProcess;
   readonly ready: Promise<void>;
   readonly isolation: Isolation;
+  /** The call the process serves, or served last. */
   callId: string | undefined;
   exited: ToolProcessExit | undefined;
   /** Killed by the pool (deadline, quota, bad message): never reused, even before its exit arrives. */
@@ -223,13 +224,16 @@ export class ToolProcessPool {
   }
 
   private release(worker: Worker): void {
-    worker.callId = undefined;
+    // callId stays until the next call: lines the process wrote late still belong to this one.
     worker.overLimit = undefined;
-    if (!worker.exited && !worker.retired) {
+    if (worker.exited || worker.retired) return this.dispatch();
+    // Strays are hunted after the caller has its result (finding them may scan /proc), but before the
+    // process serves anyone else, so a call never loses what it started to its predecessor's cleanup.
+    setImmediate(() => {
       worker.process.killStrays();
-      this.idle.push(worker);
-    }
-    this.dispatch();
+      if (!worker.exited && !worker.retired && !this.closed) this.idle.push(worker);
+      this.dispatch();
+    });
   }
 
   /**

@@ -41,10 +41,10 @@ export function createGateMcpServer(registry: ToolRegistry, executor: Executor, 
     },
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: registry.list().map((manifest) => {
-      const tool = toMcpTool(manifest);
-      return manifest.outputSchema.type === 'object' ? tool : { ...tool, outputSchema: undefined };
-    }),
+    // No outputSchema: an output longer than the tool's maxOutputBytes reaches the agent cut, as text,
+    // and a client that was promised structured content would refuse that result. Whole object
+    // outputs still come with structuredContent.
+    tools: registry.list().map((manifest) => ({ ...toMcpTool(manifest), outputSchema: undefined })),
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const meta = request.params._meta as Record<string, unknown> | undefined;
