@@ -1,19 +1,28 @@
 // `npm run bench`: timings a person can compare, measured in one run on this machine.
 //   1. an auto-allowed echo through the whole gate over MCP (Streamable HTTP, official SDK client)
-//   2. the same echo served by a bare MCP SDK server, measured beside it as the baseline
+//      beside the same echo served by a bare MCP SDK server, as the baseline
+//   2. a tool process's cold start, plain and in bubblewrap (bench/toolProcesses.ts)
+//   3. warm 1 KiB and 1 MiB round trips through the tool-process pool, plain and in bubblewrap
+//   4. deadline → dead for a tool that obeys SIGTERM and one that ignores it
+//   5. an auto-allowed call through the gate's executor beside a bare child_process IPC round trip
+//      (bench/gateOverhead.ts)
+// Counts: BENCH_CALLS (1 and 5, default 1000), BENCH_COLD (20), BENCH_SMALL (200), BENCH_LARGE (30),
+// BENCH_DEADLINES (10).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { row, summarize } from './stats.mjs';
+import { loadInternal } from './loadInternal.mjs';
+import { differenceRow, heading, row, summarize } from './stats.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const CALLS = Number(process.env.BENCH_CALLS ?? 1000);
 const WARMUP = 50;
 const BLOCK = 100;
+const count = (name, fallback) => Number(process.env[name] ?? fallback);
 
 function start(command, args, env, ready) {
   const child = spawn(process.execPath, [command, ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -43,37 +52,63 @@ async function timeCalls(client, count, samples) {
   }
 }
 
-const home = mkdtempSync(join(tmpdir(), 'toolgate-bench-home-'));
-const workspace = mkdtempSync(join(tmpdir(), 'toolgate-bench-ws-'));
-const gate = await start('bin/toolgate.js', ['serve', '--workspace', workspace, '--port', '0'], { TOOLGATE_HOME: home }, /MCP\s+(\S+)/);
-const bare = await start('bench/bareEchoServer.mjs', [], {}, /listening (\d+)/);
-try {
-  const token = readFileSync(join(home, 'token'), 'utf8').trim();
-  const gateClient = await connect(gate.match[1], { authorization: `Bearer ${token}` });
-  const bareClient = await connect(`http://127.0.0.1:${bare.match[1]}/mcp`);
-  await timeCalls(gateClient, WARMUP);
-  await timeCalls(bareClient, WARMUP);
-  const gateSamples = [];
-  const bareSamples = [];
-  // Alternate blocks so that both see the same machine load.
-  for (let done = 0; done < CALLS; done += BLOCK) {
-    await timeCalls(gateClient, Math.min(BLOCK, CALLS - done), gateSamples);
-    await timeCalls(bareClient, Math.min(BLOCK, CALLS - done), bareSamples);
+/** Prints one section of the table that a TypeScript bench module measured. */
+function printSection(section) {
+  console.log(heading(section.title));
+  const stats = new Map(section.rows.map(({ label, samples }) => [label, summarize(samples)]));
+  for (const [label, summary] of stats) console.log(row(label, summary));
+  for (const [measured, baseline] of section.differences ?? []) {
+    console.log(differenceRow(`${measured.replace(/ \(.*\)$/, '')} − bare`, stats.get(measured), stats.get(baseline)));
   }
-  const gateStats = summarize(gateSamples);
-  const bareStats = summarize(bareSamples);
-  console.log(`\nToolgate bench — ${CALLS} sequential echo calls each, Node ${process.version}\n`);
-  console.log(row('echo through the gate (MCP, auto-allowed)', gateStats));
-  console.log(row('echo on a bare MCP SDK server (baseline)', bareStats));
-  console.log(
-    `${'gate overhead over the baseline'.padEnd(44)} p50 +${(gateStats.p50 - bareStats.p50).toFixed(3)} ms  p99 +${(gateStats.p99 - bareStats.p99).toFixed(3)} ms`,
-  );
-  await gateClient.close();
-  await bareClient.close();
-} finally {
-  gate.child.kill('SIGTERM');
-  bare.child.kill('SIGTERM');
-  await new Promise((resolve) => gate.child.once('exit', resolve));
-  rmSync(home, { recursive: true, force: true });
-  rmSync(workspace, { recursive: true, force: true });
+  for (const note of section.notes) console.log(`  · ${note}`);
 }
+
+/** Section 1: the whole gate over MCP beside a bare MCP SDK server. */
+async function measureMcp() {
+  const home = mkdtempSync(join(tmpdir(), 'toolgate-bench-home-'));
+  const workspace = mkdtempSync(join(tmpdir(), 'toolgate-bench-ws-'));
+  const gate = await start('bin/toolgate.js', ['serve', '--workspace', workspace, '--port', '0'], { TOOLGATE_HOME: home }, /MCP\s+(\S+)/);
+  const bare = await start('bench/bareEchoServer.mjs', [], {}, /listening (\d+)/);
+  try {
+    const token = readFileSync(join(home, 'token'), 'utf8').trim();
+    const gateClient = await connect(gate.match[1], { authorization: `Bearer ${token}` });
+    const bareClient = await connect(`http://127.0.0.1:${bare.match[1]}/mcp`);
+    await timeCalls(gateClient, WARMUP);
+    await timeCalls(bareClient, WARMUP);
+    const gateSamples = [];
+    const bareSamples = [];
+    // Alternate blocks so that both see the same machine load.
+    for (let done = 0; done < CALLS; done += BLOCK) {
+      await timeCalls(gateClient, Math.min(BLOCK, CALLS - done), gateSamples);
+      await timeCalls(bareClient, Math.min(BLOCK, CALLS - done), bareSamples);
+    }
+    const gateStats = summarize(gateSamples);
+    const bareStats = summarize(bareSamples);
+    console.log(heading(`Echo over MCP (Streamable HTTP, official SDK client), ${CALLS} sequential calls each, alternated in blocks of ${BLOCK}`));
+    console.log(row('echo through the gate (MCP, auto-allowed)', gateStats));
+    console.log(row('echo on a bare MCP SDK server (baseline)', bareStats));
+    console.log(differenceRow('gate overhead over the baseline', gateStats, bareStats));
+    await gateClient.close();
+    await bareClient.close();
+  } finally {
+    gate.child.kill('SIGTERM');
+    bare.child.kill('SIGTERM');
+    await new Promise((resolve) => gate.child.once('exit', resolve));
+    rmSync(home, { recursive: true, force: true });
+    rmSync(workspace, { recursive: true, force: true });
+  }
+}
+
+const began = performance.now();
+console.log(`Toolgate bench — Node ${process.version}, ${process.platform} ${process.arch}, ${availableParallelism()} CPUs; all times in milliseconds`);
+await measureMcp();
+const [{ measureToolProcesses }, { measureGateOverhead }] = await loadInternal(root, ['bench/toolProcesses.ts', 'bench/gateOverhead.ts']);
+const sections = await measureToolProcesses({
+  coldStarts: count('BENCH_COLD', 20),
+  smallCalls: count('BENCH_SMALL', 200),
+  largeCalls: count('BENCH_LARGE', 30),
+  deadlines: count('BENCH_DEADLINES', 10),
+});
+for (const section of sections) printSection(section);
+printSection(await measureGateOverhead(CALLS, BLOCK, WARMUP));
+console.log(`\nBench took ${((performance.now() - began) / 1000).toFixed(1)} s (without the build).`);

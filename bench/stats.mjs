@@ -3,11 +3,24 @@ export function summarize(samples) {
   const sorted = [...samples].sort((a, b) => a - b);
   const at = (p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
   const mean = sorted.reduce((sum, value) => sum + value, 0) / sorted.length;
-  return { n: sorted.length, p50: at(50), p99: at(99), mean, max: sorted[sorted.length - 1] };
+  return { n: sorted.length, p50: at(50), p95: at(95), p99: at(99), mean, max: sorted[sorted.length - 1] };
 }
+
+const LABEL = 52;
+const ms = (value) => `${value.toFixed(3).padStart(9)} ms`;
 
 /** One line of the results table. */
 export function row(label, stats) {
-  const f = (ms) => `${ms.toFixed(3).padStart(9)} ms`;
-  return `${label.padEnd(44)} n=${String(stats.n).padStart(5)}  p50 ${f(stats.p50)}  p99 ${f(stats.p99)}  mean ${f(stats.mean)}`;
+  return `  ${label.padEnd(LABEL)} n=${String(stats.n).padStart(5)}  p50 ${ms(stats.p50)}  p95 ${ms(stats.p95)}  p99 ${ms(stats.p99)}  mean ${ms(stats.mean)}`;
+}
+
+/** A line comparing two rows: how much slower `measured` is than `baseline` at p50 and p99. */
+export function differenceRow(label, measured, baseline) {
+  const signed = (value) => `${value >= 0 ? '+' : '-'}${Math.abs(value).toFixed(3)} ms`;
+  return `  ${label.padEnd(LABEL)}          p50 ${signed(measured.p50 - baseline.p50).padStart(12)}  p99 ${signed(measured.p99 - baseline.p99).padStart(12)}`;
+}
+
+/** A section title of the results table. */
+export function heading(title) {
+  return `\n${title}`;
 }
