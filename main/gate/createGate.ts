@@ -8,6 +8,7 @@ import { AuditStore } from '../audit/auditStore';
 import type { ConsoleBackend } from '../bridge/consoleBackend';
 import { CallTracker } from '../executor/callTracker';
 import { CallRedactions } from '../executor/callRedactions';
+import { detectCgroups } from '../hosts/cgroupLimits';
 import { ToolHealthMonitor } from '../health/toolHealth';
 import { ToolStatusBoard } from '../health/toolStatusBoard';
 import { effectiveTier } from '../policy/sandboxTier';
@@ -162,6 +163,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     env: toolEnvironment(),
     size: options.poolSize ?? 2,
     maxQueue: maxQueued,
+    cgroups: detectCgroups(),
     isolate: isolation(sandbox, {
       workspace,
       readable: [toolgateRoot(), ...(options.toolModules ?? []).map((module) => dirname(resolve(module)))],
@@ -179,6 +181,8 @@ export async function createGate(options: GateOptions): Promise<Gate> {
         profileFor(entry.tool.manifest.sideEffects, true),
       ),
     onChange: () => events.emit('toolsChanged', toolStatus.list()),
+    // Waiting for a free process (up to 10 s, then the check is skipped) plus the check itself.
+    probeTimeoutMs: 25_000,
   });
   const toolStatus = new ToolStatusBoard({ registry, health, sandbox, effectiveTier: (manifest) => effectiveTier(manifest, sandbox) });
   // Not awaited: a tool whose check hangs must not hold up the gate; until checked, tools are callable.

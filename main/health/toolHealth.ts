@@ -12,8 +12,9 @@ export interface ToolHealthMonitorOptions {
   /**
    * Asks one tool whether it is healthy: in a tool process, initialize() then healthCheck(). A tool
    * without healthCheck is healthy once initialize() succeeded; the probe decides that, not the monitor.
+   * Undefined means the check could not be made now (every tool process busy): the last verdict stands.
    */
-  probe: (tool: RegisteredTool) => Promise<HealthStatus>;
+  probe: (tool: RegisteredTool) => Promise<HealthStatus | undefined>;
   /** The tools to watch, read at every round so added and removed tools are followed. */
   tools: () => RegisteredTool[];
   /** Time between rounds of checks; 5 minutes by default. */
@@ -138,9 +139,10 @@ export class ToolHealthMonitor {
       );
       timeout.unref?.();
     });
-    const probed = (async (): Promise<HealthStatus> => {
+    const probed = (async (): Promise<HealthStatus | undefined> => {
       try {
-        return parseHealthReport(await this.options.probe(entry));
+        const report = await this.options.probe(entry);
+        return report === undefined ? undefined : parseHealthReport(report);
       } catch (error) {
         return { healthy: false, message: `its health check failed: ${(error as Error)?.message ?? String(error)}` };
       }

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
+import { ProcessCgroup } from './cgroupLimits';
 import { createFrameReader, encodeFrame } from './frames';
 import type { HostRequest } from './protocol';
 import { splitLines } from './lineSplitter';
@@ -26,6 +27,8 @@ class ChildProcessToolProcess implements ToolProcess {
   private closing: Promise<void> | undefined;
   /** Processes that are the host itself (bubblewrap and the tool process), spared by killStrays. */
   private core: Set<number> | undefined;
+  /** The kernel's process limit for the tree, when a cgroup could be made. */
+  private readonly cgroup: ProcessCgroup | undefined;
 
   constructor(private readonly options: ToolProcessOptions) {
     const command = options.wrapper ? options.wrapper.command : process.execPath;
@@ -35,6 +38,11 @@ class ChildProcessToolProcess implements ToolProcess {
     const env = process.versions.electron ? { ...options.env, ELECTRON_RUN_AS_NODE: '1' } : options.env;
     this.child = spawn(command, args, { env, detached: true, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
     this.channel = this.child.stdio[3] as Writable & Readable;
+    const limit = options.processLimit;
+    // pids.max counts threads, and a Node process alone runs about a dozen: the kernel's wall stands
+    // well above the pool's process limit (which ends the call) yet far below the machine's.
+    this.cgroup = limit ? ProcessCgroup.create(limit.cgroups, limit.maxProcesses * 4 + 32) : undefined;
+    if (this.child.pid !== undefined) this.cgroup?.adopt([this.child.pid]);
     const log = options.onLog;
     for (const stream of ['stdout', 'stderr'] as const) {
       const toLines = log ? splitLines((line) => log(stream, line)) : undefined;
@@ -59,7 +67,8 @@ class ChildProcessToolProcess implements ToolProcess {
       }),
     );
     this.channel.on('error', () => {});
-    this.child.on('error', () => this.kill());
+    // A process that could not be started (ENOENT, EAGAIN) never emits 'exit': end it here.
+    this.child.on('error', () => (this.child.pid === undefined ? this.finish(null, null) : this.kill()));
     this.child.on('exit', (code, signal) => this.finish(code, signal));
   }
 
@@ -122,7 +131,8 @@ class ChildProcessToolProcess implements ToolProcess {
     const strays = processTree(root).filter((pid) => !core.has(pid));
     // Unsandboxed, a background child whose parent exited is re-parented out of the tree but stays
     // in the process group; sandboxed, it stays in the tree under bubblewrap.
-    if (!this.wrapped()) strays.push(...processGroupMembers(root).filter((pid) => !core.has(pid)));
+    // in the process group (or only in the cgroup, after setsid); sandboxed, it stays under bubblewrap.
+    if (!this.wrapped()) strays.push(...this.outsideTree(root).filter((pid) => !core.has(pid)));
     signalAll(strays, 'SIGKILL');
   }
 
@@ -141,7 +151,10 @@ class ChildProcessToolProcess implements ToolProcess {
   private deliver(message: unknown): void {
     if (this.exit) return;
     if (!this.core && (message as { type?: unknown } | null)?.type === 'ready' && this.child.pid !== undefined) {
-      this.core = new Set(this.wrapped() ? processTree(this.child.pid) : [this.child.pid]);
+      // No tool code has run yet: whatever the wrapper forked before the first move joins the cgroup now.
+      const tree = processTree(this.child.pid);
+      this.cgroup?.adopt(tree);
+      this.core = new Set(this.wrapped() ? tree : [this.child.pid]);
     }
     for (const listener of [...this.messageListeners]) {
       try {
@@ -164,17 +177,38 @@ class ChildProcessToolProcess implements ToolProcess {
   private signalTree(signal: NodeJS.Signals): void {
     const root = this.child.pid;
     if (root === undefined) return;
+    if (signal === 'SIGKILL') {
+      // Root first: bubblewrap's death ends its pid namespace whole, and a growing tree (a fork bomb)
+      // must not be walked before anything is killed.
+      signalAll([root], signal);
+      signalGroup(root, signal);
+      if (this.cgroup) signalAll(this.cgroup.members(), signal);
+      signalAll(processTree(root), signal);
+      return;
+    }
     const tree = processTree(root);
-    const targets = signal === 'SIGTERM' && this.wrapped() ? tree.filter((pid) => commandName(pid) !== 'bwrap') : tree;
+    const targets = this.wrapped() ? tree.filter((pid) => commandName(pid) !== 'bwrap') : tree;
     signalAll(targets.reverse(), signal);
-    if (signal === 'SIGKILL' || !this.wrapped()) signalGroup(root, signal);
+    if (!this.wrapped()) {
+      signalGroup(root, signal);
+      if (this.cgroup) signalAll(this.cgroup.members(), signal);
+    }
+  }
+
+  /** Processes of this tool that left its tree: its cgroup's members, or else its process group's. */
+  private outsideTree(root: number): number[] {
+    return this.cgroup ? this.cgroup.members() : processGroupMembers(root);
   }
 
   private finish(code: number | null, signal: NodeJS.Signals | null): void {
     if (this.exit) return;
     this.exit = this.intent ?? { reason: 'crashed', code, signal };
-    // Whatever the tool left behind in its group goes with it.
+    // Whatever the tool left behind in its group or its cgroup goes with it.
     if (this.child.pid !== undefined) signalGroup(this.child.pid, 'SIGKILL');
+    if (this.cgroup) {
+      signalAll(this.cgroup.members(), 'SIGKILL');
+      this.cgroup.remove();
+    }
     const listeners = [...this.exitListeners];
     this.exitListeners.clear();
     this.messageListeners.clear();

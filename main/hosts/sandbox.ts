@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { SideEffect } from '../../shared/manifest';
 
 /** How the gate isolates tool processes: bubblewrap when the machine has it, nothing otherwise. */
@@ -101,7 +101,13 @@ export function bubblewrapArguments(profile: SandboxProfile, layout: SandboxLayo
   const args = baseArguments(profile);
   for (const path of layout.readable) if (existsSync(path)) args.push('--ro-bind', path, path);
   args.push(profile.writeWorkspace ? '--bind' : '--ro-bind', layout.workspace, layout.workspace);
-  for (const path of protectedPaths(layout.workspace)) args.push('--ro-bind', path, path);
+  const guarded = protectedPaths(layout.workspace);
+  // The folders holding protected paths become mount points too: a mount point cannot be renamed
+  // or removed, so `.git` cannot be moved aside and replaced by one with hooks of the tool's own.
+  for (const folder of new Set(guarded.map((path) => dirname(path)).filter((folder) => folder !== layout.workspace))) {
+    args.push(profile.writeWorkspace ? '--bind' : '--ro-bind', folder, folder);
+  }
+  for (const path of guarded) args.push('--ro-bind', path, path);
   for (const path of layout.hidden) if (existsSync(path)) args.push('--tmpfs', path);
   args.push('--chdir', layout.workspace);
   return args;

@@ -1,3 +1,4 @@
+import type { CgroupSupport } from './cgroupLimits';
 import type { HostRequest } from './protocol';
 
 /** Why a tool process ended. */
@@ -53,6 +54,8 @@ export interface ToolProcessOptions {
   wrapper?: { command: string; args: string[] };
   /** The largest message the process may send, in bytes; a larger one kills it ('refused'). */
   maxMessageBytes?: number;
+  /** A kernel limit on the processes of the tool's tree (a pids cgroup), where one can be made. */
+  processLimit?: { cgroups: CgroupSupport; maxProcesses: number };
 }
 
 /** Starts a new tool process. */

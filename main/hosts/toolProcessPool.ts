@@ -1,4 +1,5 @@
 import { GateError, type ToolError } from '../../shared/errors';
+import type { CgroupSupport } from './cgroupLimits';
 import { sampleTree } from './processTree';
 import { HostReplySchema, type HealthRequest, type RunRequest } from './protocol';
 import type { SandboxProfile } from './sandbox';
@@ -57,6 +58,8 @@ export interface ToolProcessPoolOptions {
   maxMessageBytes?: number;
   /** Processes one call's tree may hold at once before it is killed (EQUOTA): fork bombs stop here. */
   maxProcesses?: number;
+  /** Where the kernel can enforce maxProcesses (a pids cgroup per process); sampling alone otherwise. */
+  cgroups?: CgroupSupport;
   /** Between SIGTERM and SIGKILL at a deadline. */
   terminateGraceMs?: number;
   /** How often a running call's tree is sampled for memory and processes. */
@@ -119,9 +122,29 @@ export class ToolProcessPool {
     }
   }
 
-  /** Initializes a tool in a process of its profile and asks it for its health. */
-  async health(request: Omit<HealthRequest, 'type' | 'callId'>, timeoutMs: number, profile: SandboxProfile = READ_ONLY_PROFILE): Promise<{ healthy: boolean; message?: string }> {
-    const worker = await this.acquire(this.isolation(profile));
+  /**
+   * Initializes a tool in a process of its profile and asks it for its health. A check waits for a
+   * process outside the calls' queue limit; undefined when none came free within `timeoutMs` (the
+   * tool was not checked, which says nothing about its health).
+   */
+  async health(
+    request: Omit<HealthRequest, 'type' | 'callId'>,
+    timeoutMs: number,
+    profile: SandboxProfile = READ_ONLY_PROFILE,
+  ): Promise<{ healthy: boolean; message?: string } | undefined> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const acquired = this.acquire(this.isolation(profile), true);
+    const worker = await Promise.race([
+      acquired,
+      new Promise<undefined>((resolve) => {
+        timer = setTimeout(() => resolve(undefined), timeoutMs);
+      }),
+    ]).finally(() => clearTimeout(timer));
+    if (!worker) {
+      // The place in the queue is kept; the process it gets later goes straight back.
+      void acquired.then((late) => this.release(late), () => {});
+      return undefined;
+    }
     try {
       const outcome = await this.runOn(worker, { type: 'health', callId: `health-${request.tool}-${Date.now()}`, ...request }, request.tool, {
         timeoutMs,
@@ -161,6 +184,7 @@ export class ToolProcessPool {
       label,
       wrapper: isolation.wrapper,
       maxMessageBytes: this.options.maxMessageBytes,
+      ...(this.options.cgroups ? { processLimit: { cgroups: this.options.cgroups, maxProcesses: this.options.maxProcesses ?? 64 } } : {}),
       onLog: (stream, line) => this.options.onLog?.(worker.callId, stream, line),
       onOutputBytes: (bytes) => {
         worker.logBytes += bytes;
@@ -207,9 +231,9 @@ export class ToolProcessPool {
     return worker;
   }
 
-  private acquire(isolation: Isolation): Promise<Worker> {
+  private acquire(isolation: Isolation, unbounded = false): Promise<Worker> {
     if (this.closed) return Promise.reject(new GateError('ECRASH', 'the gate is shutting down; no tool can run'));
-    if (this.waiting.length >= this.options.maxQueue) {
+    if (!unbounded && this.waiting.length >= this.options.maxQueue) {
       return Promise.reject(
         new GateError('EQUOTA', `${this.waiting.length} calls are already waiting for a tool process; try again shortly`),
       );
