@@ -21,6 +21,59 @@ export const PreviewSchema = z.discriminatedUnion('kind', [
     /** Why there is no preview (the tool has no dry run, or the dry run failed). */
     reason: z.string(),
   }),
+  z.object({
+    kind: z.literal('delete'),
+    /** Workspace-relative path the call would delete. */
+    path: z.string(),
+    /** What would go, deepest last; at most a few thousand are listed. */
+    entries: z.array(
+      z.object({
+        /** Workspace-relative path. */
+        path: z.string(),
+        /** What it is (a symlink is removed, never followed). */
+        type: z.enum(['file', 'directory', 'symlink', 'other']),
+        /** Size in bytes (0 for directories and symlinks). */
+        bytes: z.number().int().nonnegative(),
+      }),
+    ),
+    /** How many entries would go in all, listed or not. */
+    totalEntries: z.number().int().nonnegative(),
+    /** Bytes of all files that would go. */
+    totalBytes: z.number().int().nonnegative(),
+  }),
+  z.object({
+    kind: z.literal('command'),
+    /** The command line exactly as the agent sent it. */
+    command: z.string(),
+    /** Workspace-relative working directory. */
+    cwd: z.string(),
+    /** Every simple command the line runs, in order, as a shell grammar read it. */
+    commands: z.array(
+      z.object({
+        /** The command's own text. */
+        text: z.string(),
+        /** Program and arguments as the shell would pass them (expansions shown unexpanded). */
+        argv: z.array(z.string()),
+        /** What joins it to the command after it: ';', '&&', '||', '|', '&', or nothing for the last. */
+        connector: z.string().optional(),
+        /** Redirections, e.g. { op: '>', target: 'out.txt' }. */
+        redirects: z.array(z.object({ op: z.string(), target: z.string() })),
+        /** Command substitutions and process substitutions inside it ($(…), `…`, <(…)). */
+        substitutions: z.array(z.string()),
+        /** Where the command runs: at top level, or nested inside a substitution, subshell or function. */
+        nested: z.boolean(),
+      }),
+    ),
+  }),
+  z.object({
+    kind: z.literal('request'),
+    /** HTTP method. */
+    method: z.enum(['GET', 'HEAD']),
+    /** The full URL. */
+    url: z.string(),
+    /** The host it goes to (the declared domain it matched). */
+    host: z.string(),
+  }),
 ]);
 export type Preview = z.infer<typeof PreviewSchema>;
 

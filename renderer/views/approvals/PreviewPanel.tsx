@@ -2,9 +2,15 @@ import type { Preview } from '../../../shared/approval';
 import { countDiffLines, formatDiffStats } from '../../format/diffStats';
 import { VisibleText } from '../common/VisibleText';
 import { MonacoDiff } from './MonacoDiff';
+import { CommandPreview } from './previews/CommandPreview';
+import { DeletePreview } from './previews/DeletePreview';
+import { RequestPreview } from './previews/RequestPreview';
 
-/** What the call would change: a file diff, or why there is no preview. */
+/** What the call would change: a file diff, what a delete removes, a parsed command, a request; or why there is no preview. */
 export function PreviewPanel({ preview }: { preview: Preview }) {
+  if (preview.kind === 'delete') return <DeletePreview preview={preview} />;
+  if (preview.kind === 'command') return <CommandPreview preview={preview} />;
+  if (preview.kind === 'request') return <RequestPreview preview={preview} />;
   if (preview.kind === 'none') {
     return (
       <section className="preview preview-none" aria-label="Preview">
