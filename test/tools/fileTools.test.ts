@@ -99,14 +99,21 @@ describe('write_file', () => {
 
 describe('read_file', () => {
   it('reads a text file with its size', async () => {
-    expect(await run(readFileTool, { path: 'notes.txt' })).toEqual({ path: 'notes.txt', content: 'one\ntwo\n', bytes: 8 });
+    expect(await run(readFileTool, { path: 'notes.txt' })).toEqual({
+      path: 'notes.txt',
+      content: 'one\ntwo\n',
+      bytes: 8,
+      startLine: 1,
+      endLine: 2,
+      totalLines: 2,
+    });
   });
 
   it('refuses a binary file (NUL bytes)', async () => {
     writeFileSync(join(workspace, 'image.bin'), Buffer.from([0x89, 0x50, 0x00, 0x47]));
     const error = await failure(readFileTool, { path: 'image.bin' });
     expect(error.code).toBe('EVALIDATION');
-    expect(error.message).toContain('looks binary');
+    expect(error.message).toContain('is a binary file (4 bytes');
   });
 
   it('refuses bytes that are not valid UTF-8 instead of mangling them', async () => {
@@ -137,9 +144,9 @@ describe('list_dir', () => {
     expect(await run(listDirTool, {})).toEqual({
       path: '.',
       entries: [
-        { name: 'a-link', type: 'symlink' },
-        { name: 'b-dir', type: 'directory' },
-        { name: 'notes.txt', type: 'file' },
+        { name: 'a-link', path: 'a-link', type: 'symlink' },
+        { name: 'b-dir', path: 'b-dir', type: 'directory' },
+        { name: 'notes.txt', path: 'notes.txt', type: 'file' },
       ],
       truncated: false,
     });
