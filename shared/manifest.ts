@@ -76,6 +76,19 @@ export const DEFAULT_BOUNDS: ResourceBounds = { timeoutMs: 30_000, maxMemoryMb: 
 /** A JSON Schema document (as exported from a zod schema). */
 export const JsonSchemaSchema = z.record(z.string(), z.unknown());
 
+/** One argument value that puts a call a tier higher than its tool (e.g. `recursive: true` on a delete). */
+export const TierEscalationSchema = z.object({
+  /** The top-level input field it looks at. */
+  argument: z.string().min(1),
+  /** The value that escalates (compared with ===). */
+  equals: z.union([z.string(), z.number(), z.boolean(), z.null()]),
+  /** The tier such a call is judged at; must be above the tool's own. */
+  tier: SecurityTierSchema,
+  /** Why, in words the person can read. */
+  reason: z.string().min(1),
+});
+export type TierEscalation = z.infer<typeof TierEscalationSchema>;
+
 /** What a tool declares about itself; the gate trusts only the manifest it registered. */
 export const ToolManifestSchema = z.object({
   /** Unique name agents call the tool by. */
@@ -98,8 +111,15 @@ export const ToolManifestSchema = z.object({
   bounds: ResourceBoundsSchema,
   /** Input fields that name workspace paths; the gate confines them before anything runs. */
   pathArguments: z.array(z.string()),
+  /**
+   * Input fields holding URLs; the gate refuses any but http(s) and requires a `net:<access>:<host>`
+   * grant covering each URL's host (the tool's bare `net:<access>` capabilities are scoped per call).
+   */
+  urlArguments: z.array(z.string()).optional(),
   /** Whether the tool can preview its effect without making it (dry run). */
   supportsDryRun: z.boolean(),
+  /** Argument values that raise one call's tier; policy judges by the highest that matches. */
+  escalations: z.array(TierEscalationSchema).optional(),
   /** JSON Schema of the input. */
   inputSchema: JsonSchemaSchema,
   /** JSON Schema of the output. */

@@ -1,4 +1,4 @@
-import type { SecurityTier, ToolManifest } from '../../shared/manifest';
+import { tierLevel, type SecurityTier, type TierEscalation, type ToolManifest } from '../../shared/manifest';
 
 /** What policy decided for a call, and which rule decided it. */
 export interface PolicyDecision {
@@ -29,14 +29,35 @@ const REASONS: Record<PolicyDecision['decision'], string> = {
   deny: 'is blocked by policy',
 };
 
-/** The default policy: SAFE and STANDARD run, ELEVATED and RESTRICTED ask a person, DANGEROUS is denied. */
+/** The tier one call is judged at, and the escalations that put it there (none: the tool's own tier). */
+export function callTier(manifest: ToolManifest, input: unknown): { tier: SecurityTier; escalations: TierEscalation[] } {
+  const args = typeof input === 'object' && input !== null ? (input as Record<string, unknown>) : {};
+  const matching = (manifest.escalations ?? []).filter(
+    (escalation) => Object.hasOwn(args, escalation.argument) && args[escalation.argument] === escalation.equals,
+  );
+  const highest = Math.max(tierLevel(manifest.tier), ...matching.map((escalation) => tierLevel(escalation.tier)));
+  if (highest === tierLevel(manifest.tier)) return { tier: manifest.tier, escalations: [] };
+  const escalations = matching.filter((escalation) => tierLevel(escalation.tier) === highest);
+  return { tier: escalations[0]!.tier, escalations };
+}
+
+/**
+ * The default policy: SAFE and STANDARD run, ELEVATED and RESTRICTED ask a person, DANGEROUS is
+ * denied. A call whose arguments match a declared escalation is judged at the highest such tier,
+ * and the rule names the arguments, e.g. `tier:RESTRICTED(recursive)→ask`.
+ */
 export const tierPolicy: Policy = {
-  decide(manifest) {
-    const decision = TIER_DECISIONS[manifest.tier];
+  decide(manifest, input) {
+    const { tier, escalations } = callTier(manifest, input);
+    const decision = TIER_DECISIONS[tier];
+    if (escalations.length === 0) {
+      return { decision, rule: `tier:${tier}→${decision}`, reason: `${manifest.name} is ${tier} and ${REASONS[decision]}` };
+    }
+    const because = escalations.map((escalation) => `${escalation.argument}=${JSON.stringify(escalation.equals)}: ${escalation.reason}`);
     return {
       decision,
-      rule: `tier:${manifest.tier}→${decision}`,
-      reason: `${manifest.name} is ${manifest.tier} and ${REASONS[decision]}`,
+      rule: `tier:${tier}(${escalations.map((escalation) => escalation.argument).join(',')})→${decision}`,
+      reason: `${manifest.name} is ${manifest.tier}, raised to ${tier} for this call (${because.join('; ')}), and ${REASONS[decision]}`,
     };
   },
 };

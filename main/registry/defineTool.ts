@@ -9,7 +9,9 @@ import {
   type ResourceBounds,
   type SecurityTier,
   type SideEffect,
+  type TierEscalation,
   type ToolManifest,
+  tierLevel,
 } from '../../shared/manifest';
 
 /** What a tool's code is told about the call it serves (inside the tool process). */
@@ -20,6 +22,11 @@ export interface ToolContext {
   readonly dryRun: boolean;
   /** The call's id, for logs. */
   readonly callId: string;
+  /**
+   * Streams a piece of the call's output to the console's Live view while it runs (shell output).
+   * Absent where nobody listens (dry runs, tests); the gate redacts secrets from what it forwards.
+   */
+  readonly emit?: (chunk: string) => void;
 }
 
 /** What a tool's initialize() is given, once per tool process before its first call or health check. */
@@ -48,8 +55,12 @@ export interface ToolDefinition<I extends z.ZodType, O extends z.ZodType> {
   bounds?: Partial<ResourceBounds>;
   /** Input fields holding workspace paths. */
   pathArguments?: string[];
+  /** Input fields holding URLs, whose hosts the gate checks against the net grants. */
+  urlArguments?: string[];
   /** Whether execute() honours context.dryRun by returning a Preview. */
   supportsDryRun?: boolean;
+  /** Argument values that raise one call's tier above the tool's (each above it, on a declared input field). */
+  escalations?: TierEscalation[];
   /** Input schema (an object schema). */
   input: I;
   /** Output schema. */
@@ -96,7 +107,10 @@ export function defineTool<I extends z.ZodType, O extends z.ZodType>(definition:
     capabilities: definition.capabilities ?? [],
     bounds: { ...DEFAULT_BOUNDS, ...definition.bounds },
     pathArguments: definition.pathArguments ?? [],
+    ...(definition.urlArguments ? { urlArguments: definition.urlArguments } : {}),
     supportsDryRun: definition.supportsDryRun ?? false,
+    // Only when declared: the manifests (and approval hashes) of other tools stay as they were.
+    ...(definition.escalations ? { escalations: definition.escalations } : {}),
     inputSchema: toJsonSchema(definition.input, 'input', definition.name),
     outputSchema: toJsonSchema(definition.output, 'output', definition.name),
   };
@@ -110,6 +124,15 @@ export function defineTool<I extends z.ZodType, O extends z.ZodType>(definition:
   }
   if (parsed.data.inputSchema.type !== 'object') {
     throw new GateError('EVALIDATION', `tool ${definition.name}: the input schema must be an object schema`);
+  }
+  const properties = (parsed.data.inputSchema.properties ?? {}) as Record<string, unknown>;
+  for (const escalation of parsed.data.escalations ?? []) {
+    if (!Object.hasOwn(properties, escalation.argument)) {
+      throw new GateError('EVALIDATION', `tool ${definition.name}: escalation on ${escalation.argument}, which is no input field`);
+    }
+    if (tierLevel(escalation.tier) <= tierLevel(parsed.data.tier)) {
+      throw new GateError('EVALIDATION', `tool ${definition.name}: an escalation must raise the tier above ${parsed.data.tier}`);
+    }
   }
   if (typeof definition.execute !== 'function') {
     throw new GateError('EVALIDATION', `tool ${definition.name}: execute must be a function`);

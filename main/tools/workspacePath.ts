@@ -1,4 +1,4 @@
-import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { GateError } from '../../shared/errors';
 
@@ -97,5 +97,99 @@ export function refuseSymlinkTarget(workspace: string, requested: string): void 
   } catch (error) {
     if (error instanceof GateError) throw error;
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+}
+
+/** Which directory a path names now: its real path and inode, to notice one swapped for another. */
+export interface DirectoryIdentity {
+  /** The directory as it was named when it was checked (absolute, not resolved again). */
+  readonly path: string;
+  /** Its real path then. */
+  readonly real: string;
+  /** Device and inode then: a directory renamed away and replaced by another has other ones. */
+  readonly dev: number;
+  readonly ino: number;
+}
+
+/** The identity of the directory at `path` (which must be an existing directory, not a symlink to one). */
+export function directoryIdentity(path: string): DirectoryIdentity {
+  const stats = lstatSync(path);
+  if (!stats.isDirectory()) throw new GateError('EPERMISSION', `${path} is not a directory (a symlink is never followed)`);
+  return { path, real: realpathSync(path), dev: stats.dev, ino: stats.ino };
+}
+
+/**
+ * Proves the directory a change is about to land in is still the one that was checked: still inside
+ * the workspace, same real path, same inode. Called after staging, just before the commit (rename
+ * or removal), so a parent swapped for a symlink (to outside, or to elsewhere inside) in between is
+ * refused. Node has no renameat(), so a window of a few system calls remains; the OS sandbox, which
+ * mounts only the workspace writable, bounds what a swap inside that window can reach.
+ */
+export function assertSameDirectory(workspace: string, identity: DirectoryIdentity): void {
+  let stats;
+  let real: string;
+  try {
+    stats = lstatSync(identity.path);
+    real = realpathSync(identity.path);
+  } catch (error) {
+    throw parentMoved(identity, `it is gone (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  const where = isInside(workspace, real) ? real : `${real}, outside the workspace`;
+  if (stats.isSymbolicLink()) throw parentMoved(identity, `it is now a symlink to ${where}`);
+  if (!stats.isDirectory()) throw parentMoved(identity, 'it is no longer a directory');
+  if (real !== identity.real) throw parentMoved(identity, `it now resolves to ${where}, not ${identity.real}`);
+  if (stats.dev !== identity.dev || stats.ino !== identity.ino) throw parentMoved(identity, 'another directory took its place');
+}
+
+function parentMoved(identity: DirectoryIdentity, why: string): GateError {
+  return new GateError('EPERMISSION', `the folder ${identity.path} changed while the call ran (${why}); nothing was changed`, {
+    path: identity.path,
+  });
+}
+
+/** An existing regular file read through a descriptor opened without following a final symlink. */
+export interface OpenedFile {
+  /** The bytes read. */
+  readonly bytes: Buffer;
+  /** Permission bits, kept when the file is replaced. */
+  readonly mode: number;
+}
+
+/**
+ * Reads the file at `absolute` (already confined) with O_NOFOLLOW, and checks what was actually
+ * opened: a regular file, whose real path (Linux: /proc/self/fd) is `absolute` inside the workspace.
+ * A symlink or a swapped path between confinePath and the open is refused, not read.
+ */
+export function readFileNoFollow(workspace: string, absolute: string, requested: string, maxBytes: number): OpenedFile {
+  let fd: number;
+  try {
+    fd = openSync(absolute, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP') throw new GateError('EPERMISSION', `${JSON.stringify(requested)} is a symlink; file tools never follow one`);
+    if (code === 'ENOENT') throw new GateError('EVALIDATION', `${requested} does not exist in the workspace`);
+    throw error;
+  }
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) throw new GateError('EVALIDATION', `${requested} is not a regular file`);
+    const opened = openedPath(fd);
+    if (opened !== undefined && (opened !== absolute || !isInside(workspace, opened))) {
+      throw new GateError('EPERMISSION', `${JSON.stringify(requested)} changed while it was opened (it is now ${opened}); nothing was read`);
+    }
+    if (stats.size > maxBytes) throw new GateError('EQUOTA', `${requested} is ${stats.size} bytes; at most ${maxBytes} are handled`);
+    return { bytes: readFileSync(fd), mode: stats.mode & 0o7777 };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The real path of an open descriptor where the OS tells it (Linux), else undefined. */
+function openedPath(fd: number): string | undefined {
+  if (process.platform !== 'linux') return undefined;
+  try {
+    return readlinkSync(`/proc/self/fd/${fd}`);
+  } catch {
+    return undefined;
   }
 }

@@ -1,14 +1,15 @@
-import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { lstatSync } from 'node:fs';
 import { z } from 'zod';
 import type { Preview } from '../../shared/approval';
 import { GateError } from '../../shared/errors';
 import { defineTool } from '../registry/defineTool';
 import { unifiedDiff } from './unifiedDiff';
-import { confinePath, refuseSymlinkTarget, type ConfinedPath } from './workspacePath';
+import { replaceFileAtomically } from './stagedFile';
+import { confinePath, readFileNoFollow, refuseSymlinkTarget, type ConfinedPath } from './workspacePath';
 
 const MAX_CONTENT_CHARS = 5 * 1024 * 1024;
+/** The largest existing file write_file replaces (its old text is shown in the preview). */
+const MAX_EXISTING_BYTES = 64 * 1024 * 1024;
 
 /** Creates or replaces a text file inside the workspace, atomically; its dry run returns the diff. */
 export const writeFileTool = defineTool({
@@ -37,44 +38,26 @@ export const writeFileTool = defineTool({
   execute: (input, context): Preview | { path: string; bytesWritten: number; created: boolean } => {
     const target = confinePath(context.workspace, input.path);
     refuseSymlinkTarget(context.workspace, input.path);
-    const before = readExisting(target, input.path);
+    const existing = readExisting(context.workspace, target, input.path);
+    const before = existing?.text ?? '';
     if (context.dryRun) {
-      const unified = unifiedDiff(target.relative, before ?? '', input.content);
-      return { kind: 'diff', path: target.relative, before: before ?? '', after: input.content, unified, exists: before !== undefined };
+      const unified = unifiedDiff(target.relative, before, input.content);
+      return { kind: 'diff', path: target.relative, before, after: input.content, unified, exists: existing !== undefined };
     }
-    mkdirSync(dirname(target.absolute), { recursive: true });
-    const bytesWritten = writeAtomically(target.absolute, input.content);
-    return { path: target.relative, bytesWritten, created: before === undefined };
+    const bytesWritten = replaceFileAtomically(context.workspace, target.absolute, input.content, {
+      createParents: true,
+      ...(existing ? { mode: existing.mode } : {}),
+    });
+    return { path: target.relative, bytesWritten, created: existing === undefined };
   },
 });
 
-function readExisting(target: ConfinedPath, requested: string): string | undefined {
+/** The existing file's text and permission bits, read without following a symlink; undefined when there is none. */
+function readExisting(workspace: string, target: ConfinedPath, requested: string): { text: string; mode: number } | undefined {
   if (!target.exists) return undefined;
-  if (!statSync(target.absolute).isFile()) {
+  if (!lstatSync(target.absolute).isFile()) {
     throw new GateError('EVALIDATION', `${requested} exists and is not a file; write_file only writes files`);
   }
-  return readFileSync(target.absolute, 'utf8');
-}
-
-/** Writes to a temp file beside the target, flushes, then renames over it: never a half-written file. */
-function writeAtomically(path: string, content: string): number {
-  const temp = join(dirname(path), `.${basename(path)}.toolgate-${randomBytes(6).toString('hex')}.tmp`);
-  const bytes = Buffer.from(content, 'utf8');
-  const fd = openSync(temp, 'wx', 0o644);
-  try {
-    writeSync(fd, bytes);
-    fsyncSync(fd);
-  } catch (error) {
-    closeSync(fd);
-    rmSync(temp, { force: true });
-    throw error;
-  }
-  closeSync(fd);
-  try {
-    renameSync(temp, path);
-  } catch (error) {
-    rmSync(temp, { force: true });
-    throw error;
-  }
-  return bytes.length;
+  const opened = readFileNoFollow(workspace, target.absolute, requested, MAX_EXISTING_BYTES);
+  return { text: opened.bytes.toString('utf8'), mode: opened.mode };
 }

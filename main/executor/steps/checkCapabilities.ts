@@ -1,12 +1,18 @@
+import { lstatSync } from 'node:fs';
+import { relative, resolve } from 'node:path';
 import type { Capability, ToolManifest } from '../../../shared/manifest';
 import { GateError } from '../../../shared/errors';
-import { confinePath } from '../../tools/workspacePath';
+import { needsExactGrant, parseFetchUrl, scopeCoversHost } from '../../tools/netAccess';
+import { findProtectedBelow, protectedMatch, slashed, type ProtectedMatch } from '../../tools/protectedPaths';
+import { confinePath, type ConfinedPath } from '../../tools/workspacePath';
 import { StepFailure } from './stepFailure';
 
 /** What the capability step found, for the audit. */
 export interface CapabilityReport {
   required: Capability[];
   paths: Array<{ argument: string; requested: string; resolved: string }>;
+  /** The host of each URL argument and the grant that covered it (tools with urlArguments only). */
+  urls?: UrlGrant[];
 }
 
 /** Whether a granted capability covers a required one (a grant without scope covers every scope). */
@@ -23,7 +29,9 @@ export function covers(grant: Capability, required: Capability): boolean {
 
 /**
  * Every capability the tool declares must be granted to the gate, and every path argument must
- * stay inside the workspace (`..`, absolute paths and symlinks that leave it are refused).
+ * stay inside the workspace (`..`, absolute paths and symlinks that leave it are refused). A tool
+ * that writes files may touch a protected path (`.git`, `.vscode`, …: see protectedPaths.ts) only
+ * under an explicit scoped grant such as `fs:write:.vscode/**`; the plain `fs:write` does not do.
  */
 export function checkCapabilities(
   manifest: ToolManifest,
@@ -31,7 +39,11 @@ export function checkCapabilities(
   grants: readonly Capability[],
   workspace: string,
 ): CapabilityReport | StepFailure {
-  const missing = manifest.capabilities.filter((required) => !grants.some((grant) => covers(grant, required)));
+  const urls = checkUrlArguments(manifest, input, grants);
+  if (urls instanceof StepFailure) return urls;
+  const missing = manifest.capabilities.filter(
+    (required) => !decidedPerUrl(manifest, required) && !grants.some((grant) => covers(grant, required)),
+  );
   if (missing.length > 0) {
     return StepFailure.of(
       'capability',
@@ -44,12 +56,114 @@ export function checkCapabilities(
   for (const argument of manifest.pathArguments) {
     const requested = (input as Record<string, unknown>)[argument];
     if (typeof requested !== 'string') continue;
+    let confined: ConfinedPath;
     try {
-      paths.push({ argument, requested, resolved: confinePath(workspace, requested).relative || '.' });
+      confined = confinePath(workspace, requested);
     } catch (error) {
       if (error instanceof GateError) return new StepFailure('capability', error.toToolError());
       throw error;
     }
+    paths.push({ argument, requested, resolved: confined.relative || '.' });
+    if (manifest.sideEffects.includes('FsWrite')) {
+      const refused = checkProtected(manifest.name, workspace, requested, confined, grants);
+      if (refused) return refused;
+    }
   }
-  return { required: manifest.capabilities, paths };
+  return { required: manifest.capabilities, paths, ...(urls.length > 0 ? { urls } : {}) };
+}
+
+/** One URL argument's host and the grant that let it through. */
+export interface UrlGrant {
+  argument: string;
+  host: string;
+  grant: Capability;
+}
+
+/** A bare `net:<access>` of a tool with URL arguments is scoped per call, by checkUrlArguments. */
+function decidedPerUrl(manifest: ToolManifest, required: Capability): boolean {
+  return (manifest.urlArguments?.length ?? 0) > 0 && /^net:[a-z]+$/.test(required);
+}
+
+/**
+ * Each URL argument must be http(s) and its host covered by a grant of every bare `net:<access>`
+ * the tool declares: `net:read:<host>` exactly, a `*.domain` wildcard, or a bare `net:read`;
+ * loopback and private address literals and localhost need a grant naming them exactly (SSRF).
+ */
+export function checkUrlArguments(manifest: ToolManifest, input: unknown, grants: readonly Capability[]): UrlGrant[] | StepFailure {
+  const found: UrlGrant[] = [];
+  const needed = manifest.capabilities.filter((required) => decidedPerUrl(manifest, required));
+  for (const argument of manifest.urlArguments ?? []) {
+    const requested = (input as Record<string, unknown>)[argument];
+    if (typeof requested !== 'string') continue;
+    let host: string;
+    try {
+      host = parseFetchUrl(requested).hostname;
+    } catch (error) {
+      if (error instanceof GateError) return new StepFailure('capability', error.toToolError());
+      throw error;
+    }
+    for (const required of needed) {
+      const grant = grants.find((candidate) => grantCoversHost(candidate, required, host));
+      if (grant === undefined) {
+        const flag = `${required}:${host.replace(/^\[|\]$/g, '')}`;
+        const why = needsExactGrant(host) ? ' (a loopback or private address is reached only when granted by name)' : '';
+        return StepFailure.of(
+          'capability',
+          'EPERMISSION',
+          `${manifest.name} may not reach ${host}: no ${required} grant covers it${why}; start the gate with --grant ${flag} to allow it`,
+          { argument, host, missing: [flag] },
+        );
+      }
+      found.push({ argument, host, grant });
+    }
+  }
+  return found;
+}
+
+function grantCoversHost(grant: Capability, required: Capability, host: string): boolean {
+  const [kind, access, ...scope] = grant.split(':');
+  if (`${kind}:${access}` !== required) return false;
+  return scopeCoversHost(scope.length > 0 ? scope.join(':') : undefined, host);
+}
+
+/** Refuses a writing tool's path that is, lies in or holds a protected path not covered by a scoped grant. */
+function checkProtected(
+  tool: string,
+  workspace: string,
+  requested: string,
+  confined: ConfinedPath,
+  grants: readonly Capability[],
+): StepFailure | undefined {
+  const lexical = slashed(relative(workspace, resolve(workspace, requested)));
+  const resolved = slashed(confined.relative);
+  const hits: Array<{ match: ProtectedMatch; changed: string }> = [];
+  for (const path of new Set([lexical, resolved])) {
+    const match = protectedMatch(path);
+    if (match) hits.push({ match, changed: path });
+  }
+  if (confined.exists && lstatSync(confined.absolute).isDirectory()) {
+    // Whatever a folder holds goes with it (a recursive delete): protected entries inside count too.
+    const below = findProtectedBelow(confined.absolute, resolved);
+    if (!below.complete) {
+      return StepFailure.of(
+        'capability',
+        'EPERMISSION',
+        `${tool} may not change ${resolved || '.'}: it holds too many entries to prove it contains no protected path (.git, .vscode, …); change smaller parts of it`,
+        { path: resolved, rule: 'protected:unchecked' },
+      );
+    }
+    for (const match of below.found) hits.push({ match, changed: match.protectedPath });
+  }
+  for (const { match, changed } of hits) {
+    const required = `fs:write:${changed}`;
+    if (grants.some((grant) => grant.split(':').length > 2 && covers(grant, required))) continue;
+    return StepFailure.of(
+      'capability',
+      'EPERMISSION',
+      `${tool} may not change ${changed}: rule protected:${match.rule.name} guards ${match.protectedPath} because ${match.rule.why}; ` +
+        `start the gate with --grant ${match.grant} to allow it`,
+      { path: changed, rule: `protected:${match.rule.name}`, grant: match.grant },
+    );
+  }
+  return undefined;
 }

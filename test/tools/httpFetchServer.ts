@@ -1,0 +1,92 @@
+import { lookup } from 'node:dns/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { hostname } from 'node:os';
+import { gzipSync } from 'node:zlib';
+import { isPrivateAddress, needsExactGrant } from '../../main/tools/netAccess';
+
+/**
+ * This machine's name when it resolves only to private addresses (it often does, via /etc/hosts),
+ * else undefined: a real name to test the resolved-address guard with.
+ */
+export async function privateHostName(): Promise<string | undefined> {
+  const name = hostname().toLowerCase();
+  const addresses = await lookup(name, { all: true }).catch(() => []);
+  if (needsExactGrant(name) || addresses.length === 0 || !addresses.every((entry) => isPrivateAddress(entry.address))) return undefined;
+  return name;
+}
+
+/** A local HTTP server for the http_fetch tests, on 127.0.0.1 and a free port. */
+export interface TestServer {
+  /** http://127.0.0.1:<port> */
+  origin: string;
+  port: number;
+  /** Paths requested so far, with their methods ("GET /text"). */
+  requests: string[];
+  close(): Promise<void>;
+}
+
+export const HTML_PAGE =
+  '<html><head><title>Page</title><script>steal()</script><style>p { color: red }</style></head>' +
+  '<body><h1>Title</h1><p>Some <b>bold</b> text and a <a href="/next">link</a>.</p><ul><li>one</li><li>two</li></ul></body></html>';
+
+/**
+ * Routes: /text, /html, /big (5000 × "x"), /gzip, /binary, /r/N (a chain of N same-host
+ * redirects ending at "landed"), /away (a redirect to localhost, another host), /303 (POST-style
+ * see-other to /text).
+ */
+export async function startTestServer(): Promise<TestServer> {
+  const requests: string[] = [];
+  let port = 0;
+  const server: Server = createServer((request, response) => {
+    const path = request.url ?? '/';
+    requests.push(`${request.method} ${path}`);
+    const chain = /^\/r\/(\d+)$/.exec(path);
+    if (chain) {
+      const left = Number(chain[1]);
+      if (left === 0) return send('text/plain; charset=utf-8', 'landed');
+      response.writeHead(302, { location: `/r/${left - 1}` }).end();
+      return;
+    }
+    switch (path) {
+      case '/text':
+        return send('text/plain; charset=utf-8', 'hello from the test server\n');
+      case '/html':
+        return send('text/html; charset=utf-8', HTML_PAGE);
+      case '/big':
+        return send('text/plain', 'x'.repeat(5000));
+      case '/gzip':
+        response.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' }).end(gzipSync('unzipped text'));
+        return;
+      case '/binary':
+        return send('image/png', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0]));
+      case '/away':
+        response.writeHead(302, { location: `http://localhost:${port}/text` }).end();
+        return;
+      case '/303':
+        response.writeHead(303, { location: '/text' }).end();
+        return;
+      default:
+        response.writeHead(404, { 'content-type': 'text/plain' }).end('not here');
+    }
+    function send(type: string, body: string | Buffer) {
+      response.writeHead(200, { 'content-type': type, 'content-length': Buffer.byteLength(body) });
+      response.end(request.method === 'HEAD' ? undefined : body);
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  port = (server.address() as AddressInfo).port;
+  let closed: Promise<void> | undefined;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    port,
+    requests,
+    close: () => {
+      closed ??= new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      });
+      return closed;
+    },
+  };
+}
