@@ -55,6 +55,18 @@ export const bridgeMethods = {
     response: z.array(AuditRecordSchema),
   },
   verifyAudit: { request: empty, response: AuditVerifyReportSchema },
+  stopCall: {
+    request: z
+      .object({
+        /** The call to stop (an id main issued): its prompt is withdrawn, or its running tool killed. */
+        callId: z.string().min(1).max(100),
+      })
+      .strict(),
+    response: z.object({
+      /** False when the call had already ended (or never was). */
+      stopped: z.boolean(),
+    }),
+  },
 } as const;
 
 /** Events main pushes to the console. */
@@ -67,6 +79,13 @@ export const bridgeEvents = {
   approvalResolved: ApprovalOutcomeSchema,
   /** A record was appended to the audit log. */
   auditAppended: AuditRecordSchema,
+  /** A piece of a running call's output (a shell's terminal output, escape sequences kept, secrets redacted). */
+  callOutput: z.object({
+    /** The call it belongs to. */
+    callId: z.string(),
+    /** The output, as the terminal received it. */
+    chunk: z.string(),
+  }),
   /** A tool's health (and so its availability) changed: every tool's status, as listTools answers. */
   toolsChanged: z.array(ToolStatusSchema),
 } as const;

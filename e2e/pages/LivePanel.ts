@@ -36,6 +36,18 @@ export class LivePanel {
     await expect(this.rowFor(callIdOrTool)).toHaveAttribute('data-status', status, { timeout });
   }
 
+  /** The terminal under a call's row (its streamed output), by call id or (the newest call of) a tool name. */
+  async terminalFor(callIdOrTool: string): Promise<Locator> {
+    const callId = (await this.rowFor(callIdOrTool).getAttribute('data-call-id')) ?? callIdOrTool;
+    return this.console.page.locator(`[data-testid="call-output-row"]${attributeSelector('data-call-id', callId)}`).getByTestId('call-terminal');
+  }
+
+  /** Presses Stop under a running call. */
+  async stop(callIdOrTool: string): Promise<void> {
+    const callId = (await this.rowFor(callIdOrTool).getAttribute('data-call-id')) ?? callIdOrTool;
+    await this.console.page.locator(`[data-testid="call-output-row"]${attributeSelector('data-call-id', callId)}`).getByTestId('stop-call').click();
+  }
+
   /** The result or error text of a call (an error reads "CODE message"). */
   async outcomeOf(callIdOrTool: string): Promise<string> {
     await this.show();

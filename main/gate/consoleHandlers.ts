@@ -17,6 +17,8 @@ export interface ConsoleSources {
   calls: CallTracker;
   events: GateEvents;
   info: () => Omit<GateInfo, 'version' | 'sandbox'>;
+  /** Stops a call under way (the executor's stop); without it, no call can be stopped from the console. */
+  stopCall?: (callId: string) => boolean;
   /** Tools with health, effective tier and the sandbox fact; without it, nothing is known about either. */
   toolStatus?: ToolStatusBoard;
 }
@@ -46,6 +48,7 @@ export function createConsoleBackend(sources: ConsoleSources): ConsoleBackend {
       decideApproval: async ({ approvalId, decision, reason }) => sources.approvals.decide(approvalId, decision, reason),
       listAudit: async ({ limit, beforeSeq }) => sources.audit.list({ limit, beforeSeq }),
       verifyAudit: async () => sources.audit.verify(),
+      stopCall: async ({ callId }) => ({ stopped: sources.stopCall?.(callId) ?? false }),
     },
     subscribe: (event, listener) => sources.events.subscribe(event, listener),
   };

@@ -8,6 +8,7 @@ import { AuditStore } from '../audit/auditStore';
 import type { ConsoleBackend } from '../bridge/consoleBackend';
 import { CallTracker } from '../executor/callTracker';
 import { CallRedactions } from '../executor/callRedactions';
+import { OutputRedaction } from '../executor/outputRedaction';
 import { detectCgroups } from '../hosts/cgroupLimits';
 import { ToolHealthMonitor } from '../health/toolHealth';
 import { ToolStatusBoard } from '../health/toolStatusBoard';
@@ -155,6 +156,11 @@ export async function createGate(options: GateOptions): Promise<Gate> {
       : { kind: 'none', reason: 'tool processes run as Electron utility processes, which bubblewrap cannot wrap' };
   if (options.sandbox === 'require' && sandbox.kind === 'none') throw new GateError('EPERMISSION', `no OS sandbox: ${sandbox.reason}`);
   const redactions = new CallRedactions();
+  // Escape sequences stay (the console's terminal draws them); secrets do not.
+  const streamed = new OutputRedaction(
+    (text) => redactions.redactLine(text),
+    (callId, chunk) => events.emit('callOutput', { callId, chunk }),
+  );
   const maxQueued = options.maxQueued ?? 256;
   const scheduler = new CallScheduler({ maxQueued });
   const pool = new ToolProcessPool({
@@ -170,6 +176,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
       hidden: [resolve(options.home)],
     }),
     onLog: (callId, stream, line) => options.onToolLog?.(callId, stream, inertText(redactions.redactLine(line))),
+    onOutput: (callId, chunk) => streamed.push(callId, chunk),
   });
   const health = new ToolHealthMonitor({
     tools: () => registry.list().map((manifest) => registry.get(manifest.name)!),
@@ -222,6 +229,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
       calls,
       events,
       toolStatus,
+      stopCall: (callId) => executor.stop(callId),
       info: () => ({ workspace, approvalTimeoutMs, ...(mcpUrl ? { mcpUrl } : {}) }),
     }),
     setMcpUrl: (url) => {
@@ -230,6 +238,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     close: () => {
       closing ??= (async () => {
         health.close();
+        streamed.close();
         approvals.close();
         scheduler.close();
         await pool.close();

@@ -59,6 +59,9 @@ export type HealthRequest = z.infer<typeof HealthRequestSchema>;
 export const HostRequestSchema = z.discriminatedUnion('type', [RunRequestSchema, HealthRequestSchema]);
 export type HostRequest = z.infer<typeof HostRequestSchema>;
 
+/** The largest piece of streamed output one message carries. */
+export const MAX_OUTPUT_CHUNK_CHARS = 64 * 1024;
+
 /** Tool process → gate: messages it may send. */
 export const HostReplySchema = z.union([
   /** The process is up and can take a call. */
@@ -66,6 +69,8 @@ export const HostReplySchema = z.union([
   /** The call's outcome: the tool's output, or why it failed. */
   z.object({ type: z.literal('result'), callId: z.string(), ok: z.literal(true), data: z.unknown() }),
   z.object({ type: z.literal('result'), callId: z.string(), ok: z.literal(false), error: ToolErrorSchema }),
+  /** A piece of a running call's output, streamed to the console's Live view (shell output). */
+  z.object({ type: z.literal('output'), callId: z.string(), chunk: z.string().max(MAX_OUTPUT_CHUNK_CHARS) }),
   /** A health check's answer. */
   z.object({ type: z.literal('health'), callId: z.string(), healthy: z.boolean(), message: z.string().optional() }),
 ]);

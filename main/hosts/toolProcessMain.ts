@@ -5,7 +5,7 @@ import type { DefinedTool } from '../registry/defineTool';
 import { Socket } from 'node:net';
 import { loadToolModule } from '../tools/loadToolModule';
 import { createFrameReader, encodeFrame } from './frames';
-import { HostRequestSchema, type HealthRequest, type HostReply, type RunRequest } from './protocol';
+import { HostRequestSchema, MAX_OUTPUT_CHUNK_CHARS, type HealthRequest, type HostReply, type RunRequest } from './protocol';
 
 /**
  * Entry of a tool process: waits for `run` requests from the gate, runs the named tool's code and
@@ -116,11 +116,43 @@ async function run(request: RunRequest): Promise<HostReply> {
     await initializeOnce(tool, request.context.workspace);
     const stale = await changedSinceApproval(tool, request);
     if (stale) return { type: 'result', callId: request.callId, ok: false, error: stale };
-    const data = await tool.execute(request.input, { ...request.context, callId: request.callId });
-    return { type: 'result', callId: request.callId, ok: true, data: data === undefined ? null : data };
+    const stream = outputStream(request.callId);
+    try {
+      const data = await tool.execute(request.input, { ...request.context, callId: request.callId, emit: stream.emit });
+      return { type: 'result', callId: request.callId, ok: true, data: data === undefined ? null : data };
+    } finally {
+      // What was streamed reaches the gate before the result does.
+      stream.flush();
+    }
   } catch (error) {
     return { type: 'result', callId: request.callId, ok: false, error: toToolError(error) };
   }
+}
+
+/** Output streamed for one call in all; past it the Live view is told the rest is left out (the result still has it). */
+const MAX_STREAMED_CHARS = 8 * 1024 * 1024;
+
+/** A call's context.emit: coalesces pieces of output into few messages (every 30 ms, or when large). */
+function outputStream(callId: string): { emit: (chunk: string) => void; flush: () => void } {
+  let pending = '';
+  let sent = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const flush = (): void => {
+    if (timer) clearTimeout(timer);
+    timer = undefined;
+    for (let at = 0; at < pending.length; at += MAX_OUTPUT_CHUNK_CHARS) {
+      channel.send({ type: 'output', callId, chunk: pending.slice(at, at + MAX_OUTPUT_CHUNK_CHARS) });
+    }
+    pending = '';
+  };
+  const emit = (chunk: string): void => {
+    if (typeof chunk !== 'string' || chunk.length === 0 || sent > MAX_STREAMED_CHARS) return;
+    sent += chunk.length;
+    pending += sent > MAX_STREAMED_CHARS ? '\r\n[toolgate: the rest of the output is not streamed]\r\n' : chunk;
+    if (pending.length >= MAX_OUTPUT_CHUNK_CHARS) flush();
+    else timer ??= setTimeout(flush, 30);
+  };
+  return { emit, flush };
 }
 
 // Only the gate may start Electron as Node; the tools and what they spawn must not inherit it.

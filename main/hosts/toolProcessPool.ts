@@ -50,6 +50,8 @@ export interface ToolProcessPoolOptions {
   warmProfile?: SandboxProfile;
   /** How long a new process may take to say it is ready. */
   startTimeoutMs?: number;
+  /** Receives each piece of output a running call streams (context.emit), unredacted. */
+  onOutput?: (callId: string, chunk: string) => void;
   /** Receives each line a tool process logs, with the call it was serving. */
   onLog?: (callId: string | undefined, stream: 'stdout' | 'stderr', line: string) => void;
   /** Bytes of stdout and stderr one call may write before it is killed (EQUOTA). */
@@ -112,11 +114,19 @@ export class ToolProcessPool {
     for (let i = 0; i < options.size; i++) this.idle.push(this.spawn(warm));
   }
 
-  /** Runs one call in a free process of its profile; never throws for the tool's sake, only when the pool is closed or full. */
-  async run(request: Omit<RunRequest, 'type'>, limits: CallLimits, profile: SandboxProfile = READ_ONLY_PROFILE): Promise<RunOutcome> {
+  /**
+   * Runs one call in a free process of its profile; never throws for the tool's sake, only when the
+   * pool is closed or full. `signal` stops a running call: its process is killed (EDENIED).
+   */
+  async run(
+    request: Omit<RunRequest, 'type'>,
+    limits: CallLimits,
+    profile: SandboxProfile = READ_ONLY_PROFILE,
+    signal?: AbortSignal,
+  ): Promise<RunOutcome> {
     const worker = await this.acquire(this.isolation(profile));
     try {
-      return await this.runOn(worker, { type: 'run', ...request }, request.tool, limits);
+      return await this.runOn(worker, { type: 'run', ...request }, request.tool, limits, signal);
     } finally {
       this.release(worker);
     }
@@ -297,6 +307,7 @@ export class ToolProcessPool {
     request: RunRequest | HealthRequest,
     tool: string,
     limits: CallLimits,
+    signal?: AbortSignal,
   ): Promise<RunOutcome> {
     worker.callId = request.callId;
     worker.logBytes = 0;
@@ -322,6 +333,7 @@ export class ToolProcessPool {
         clearInterval(sampler);
         stopMessages();
         stopExit();
+        signal?.removeEventListener('abort', withdraw);
         // Calls shorter than one sampling interval have no usage to report.
         resolve(usage.peakProcesses > 0 ? { ...outcome, usage } : outcome);
       };
@@ -332,6 +344,8 @@ export class ToolProcessPool {
         worker.retired = true;
         process.kill();
       };
+      const withdraw = () =>
+        stop({ code: 'EDENIED', message: `${tool} was stopped before it finished (the call was withdrawn); its process was killed` });
       worker.overLimit = () =>
         stop({
           code: 'EQUOTA',
@@ -384,6 +398,10 @@ export class ToolProcessPool {
         }
         const answer = reply.data;
         if (answer.type === 'ready' || answer.callId !== request.callId) return;
+        if (answer.type === 'output') {
+          if (request.type === 'run') this.options.onOutput?.(request.callId, answer.chunk);
+          return;
+        }
         if (answer.type === 'health') {
           if (request.type !== 'health') return;
           settle({ ok: true, data: { healthy: answer.healthy, ...(answer.message ? { message: answer.message } : {}) } });
@@ -402,6 +420,8 @@ export class ToolProcessPool {
           error: { code: 'ECRASH', message: `${tool}'s process died mid-call (${describeExit(exit)})`, details: exit },
         });
       });
+      if (signal?.aborted) withdraw();
+      else signal?.addEventListener('abort', withdraw, { once: true });
       process.send(request);
     });
   }

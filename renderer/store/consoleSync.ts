@@ -1,6 +1,7 @@
 import type { ApprovalDecision, ApprovalOutcome } from '../../shared/approval';
 import type { ConsoleBridge } from '../../shared/contract';
 import type { ConnectionState } from '../bridge/connectionState';
+import { CallOutputs } from './callOutputs';
 import type { ConsoleStore } from './consoleStore';
 import { AUDIT_CAP, CALLS_CAP } from './consoleState';
 import { DraftReasons } from './draftReasons';
@@ -39,6 +40,8 @@ export class ConsoleSync {
   private auditGeneration = 0;
   private latestVerifyRequest = 0;
   private stopped = false;
+  /** What running calls streamed (shell output), for the Live view's terminals. */
+  readonly outputs = new CallOutputs();
 
   constructor(
     private readonly bridge: ConsoleBridge,
@@ -66,6 +69,7 @@ export class ConsoleSync {
         }));
         this.scheduleVerify();
       }),
+      this.bridge.onCallOutput(({ callId, chunk }) => this.outputs.append(callId, chunk)),
       // The event carries every tool, newer than any snapshot in flight: it replaces the list.
       this.bridge.onToolsChanged((tools) => set({ tools })),
     );
@@ -89,6 +93,12 @@ export class ConsoleSync {
     this.stopped = true;
     clearTimeout(this.verifyTimer);
     for (const unsubscribe of this.unsubscribers.splice(0)) unsubscribe();
+  }
+
+  /** Asks the gate to stop a call (withdraw its prompt, or kill its running tool); false when it had ended. */
+  async stopCall(callId: string): Promise<boolean> {
+    const { stopped } = await this.bridge.stopCall({ callId });
+    return stopped;
   }
 
   /** Loads every snapshot; a failed one leaves its part as it was and says why in loadError. */

@@ -1,7 +1,8 @@
-import { useMemo } from 'react';
+import { Fragment, useMemo } from 'react';
 import { callsInOrder } from '../../store/reducers';
 import { useConsoleState } from '../consoleContext';
 import { CallRow } from './CallRow';
+import { CallOutputRow } from './CallTerminal';
 
 /** Every call through the gate, newest first, updated as each moves through the pipeline. */
 export function LiveView() {
@@ -24,7 +25,10 @@ export function LiveView() {
       </thead>
       <tbody>
         {calls.map((call) => (
-          <CallRow key={call.callId} call={call} />
+          <Fragment key={call.callId}>
+            <CallRow call={call} />
+            <CallOutputRow call={call} />
+          </Fragment>
         ))}
       </tbody>
     </table>

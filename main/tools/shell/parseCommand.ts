@@ -1,0 +1,299 @@
+import { createRequire } from 'node:module';
+import { Language, Parser, type Node } from 'web-tree-sitter';
+import type { Preview } from '../../../shared/approval';
+import { GateError } from '../../../shared/errors';
+
+/**
+ * Reads a shell command line with a real grammar (tree-sitter-bash, as WASM: it loads from
+ * node_modules in plain Node, in the gate and in a sandboxed tool process alike) and lists every
+ * simple command it would run, for the `command` preview a person approves.
+ *
+ * Choices, written down because the preview is what a person judges:
+ * - Words are shown as written: quotes kept (`'a b'` is one word, shown with its quotes), expansions
+ *   unexpanded (`$HOME`, `$(…)`).
+ * - Prefix assignments (`PATH=. ls`) are listed first in argv, as written: they change what the
+ *   program does, so the person must see them although the shell does not pass them as arguments.
+ * - Commands inside `$(…)`, backticks and `<(…)`/`>(…)` run before the command that holds them, so
+ *   they are listed before it, with `nested: true`. Commands in subshells and function bodies are
+ *   listed in place, with `nested: true`.
+ * - A newline between commands reads as `;`. `|&` is kept as written.
+ * - Redirections on a compound command (`{ a; b; } > f`, `while …; done < f`) are shown on every
+ *   command inside it.
+ * - tree-sitter recovers from syntax errors; we do not: any error or missing token fails closed.
+ *   Known gaps of the grammar (it refuses, so the call is denied): `<>`, two here-documents on one line,
+ *   a redirection and then a pipe after a here-document (`cat <<EOF > f | wc`).
+ */
+
+/** One simple command of a command line, as the preview shows it. */
+export type SubCommand = Extract<Preview, { kind: 'command' }>['commands'][number];
+
+/** The longest command line read (a longer one is refused before parsing). */
+export const MAX_COMMAND_CHARS = 64 * 1024;
+
+const requireHere = createRequire(import.meta.url);
+let loading: Promise<Parser> | undefined;
+
+/** Loads the WASM runtime and the bash grammar once per process. */
+function bashParser(): Promise<Parser> {
+  loading ??= (async () => {
+    const runtime = requireHere.resolve('web-tree-sitter/tree-sitter.wasm');
+    await Parser.init({ locateFile: () => runtime });
+    const bash = await Language.load(requireHere.resolve('tree-sitter-bash/tree-sitter-bash.wasm'));
+    const parser = new Parser();
+    parser.setLanguage(bash);
+    return parser;
+  })();
+  // A failed load is not cached: the next call tries again.
+  loading.catch(() => (loading = undefined));
+  return loading;
+}
+
+/** Every simple command of `command`, in the order the shell runs them; throws EVALIDATION when it cannot be read. */
+export async function parseCommand(command: string): Promise<SubCommand[]> {
+  if (command.length > MAX_COMMAND_CHARS) {
+    throw new GateError('EVALIDATION', `the command is longer than ${MAX_COMMAND_CHARS} characters; nothing was run`);
+  }
+  if (command.includes('\0')) throw new GateError('EVALIDATION', 'the command holds a NUL byte; nothing was run');
+  let parser: Parser;
+  try {
+    parser = await bashParser();
+  } catch (error) {
+    throw new GateError('EVALIDATION', `the shell grammar could not be loaded (${(error as Error).message}); nothing was run`);
+  }
+  const tree = parser.parse(command);
+  if (!tree) throw new GateError('EVALIDATION', 'the shell could not parse the command; nothing was run');
+  try {
+    const root = tree.rootNode;
+    if (root.hasError) throw unparsable(command, root);
+    const reader = new CommandReader();
+    reader.sequence(root.children, false);
+    return reader.commands;
+  } finally {
+    tree.delete();
+  }
+}
+
+function unparsable(command: string, root: Node): GateError {
+  const culprit = firstError(root);
+  const where = culprit
+    ? ` near line ${culprit.startPosition.row + 1}, column ${culprit.startPosition.column + 1}` +
+      (culprit.isMissing ? ` (a ${JSON.stringify(culprit.type)} is missing)` : ` at ${JSON.stringify(snippet(command, culprit.startIndex))}`)
+    : '';
+  return new GateError('EVALIDATION', `the shell could not parse the command${where}; nothing was run`, {
+    command: command.length > 200 ? `${command.slice(0, 200)}…` : command,
+  });
+}
+
+function firstError(node: Node): Node | undefined {
+  if (node.isError || node.isMissing) return node;
+  for (const child of node.children) {
+    if (child?.hasError || child?.isMissing) {
+      const found = firstError(child);
+      if (found) return found;
+    }
+  }
+  return node.hasError ? node : undefined;
+}
+
+function snippet(text: string, at: number): string {
+  const rest = text.slice(at, at + 40);
+  return rest.length === 0 ? '<end of input>' : rest;
+}
+
+/** Operators that join one command to the next. */
+const CONNECTORS = new Set([';', '&&', '||', '|', '|&', '&']);
+/** Nodes that are one simple command. */
+const SIMPLE = new Set(['command', 'declaration_command', 'unset_command', 'test_command', 'variable_assignment', 'variable_assignments']);
+/** Nodes that hold statements; those in NESTING run their statements somewhere else than the line itself. */
+const CONTAINERS = new Set([
+  'program',
+  'list',
+  'pipeline',
+  'compound_statement',
+  'subshell',
+  'do_group',
+  'if_statement',
+  'elif_clause',
+  'else_clause',
+  'while_statement',
+  'for_statement',
+  'c_style_for_statement',
+  'select_statement',
+  'case_statement',
+  'case_item',
+  'negated_command',
+  'function_definition',
+]);
+const NESTING = new Set(['subshell', 'function_definition']);
+const SUBSTITUTIONS = new Set(['command_substitution', 'process_substitution']);
+const REDIRECTS = new Set(['file_redirect', 'heredoc_redirect', 'herestring_redirect']);
+/** Test expressions whose parts are listed as separate words of `[`/`[[`. */
+const TEST_EXPRESSIONS = new Set(['unary_expression', 'binary_expression', 'parenthesized_expression', 'negated_expression', 'ternary_expression']);
+
+function isStatement(node: Node): boolean {
+  return SIMPLE.has(node.type) || CONTAINERS.has(node.type) || node.type === 'redirected_statement';
+}
+
+function named(node: Node): Node[] {
+  return node.namedChildren.filter((child): child is Node => child !== null);
+}
+
+type Redirect = SubCommand['redirects'][number];
+
+/** Walks the syntax tree and collects the simple commands. */
+class CommandReader {
+  /** The simple commands found, in running order. */
+  readonly commands: SubCommand[] = [];
+  /** Commands that stem from a substitution (redirections of the command holding them do not apply). */
+  private readonly substituted = new WeakSet<SubCommand>();
+
+  /**
+   * Reads a run of statements and the operators between them; returns the command a following
+   * operator joins (the last one at this level). `tail` is the command before the run, if any.
+   */
+  sequence(nodes: readonly (Node | null)[], nested: boolean, tail?: SubCommand): SubCommand | undefined {
+    let terminated = false;
+    for (const node of nodes) {
+      if (!node) continue;
+      if (!node.isNamed) {
+        if (CONNECTORS.has(node.type) && tail) {
+          tail.connector = node.type;
+          terminated = node.type === ';';
+        }
+        continue;
+      }
+      if (node.type === 'comment') continue;
+      if (isStatement(node)) {
+        // Two statements with no operator between them were on separate lines: a newline is a ';'.
+        if (tail && tail.connector === undefined) tail.connector = ';';
+        tail = this.statement(node, nested) ?? tail;
+        terminated = false;
+      } else {
+        // Words around statements (for-loop values, case patterns, arithmetic) run only their substitutions.
+        this.substitutionsIn(node);
+      }
+    }
+    // A ';' that ends a run (`{ a; }`, `a;`) joins nothing; a trailing '&' still says "in the background".
+    if (terminated && tail) delete tail.connector;
+    return tail;
+  }
+
+  /** Reads one statement; returns the command an operator after it joins. */
+  private statement(node: Node, nested: boolean): SubCommand | undefined {
+    if (node.type === 'redirected_statement') return this.redirected(node, nested);
+    if (node.type === 'compound_statement' && node.firstChild?.type === '((') return this.simple(node, nested, []);
+    if (SIMPLE.has(node.type)) return this.simple(node, nested, []);
+    if (CONTAINERS.has(node.type)) return this.sequence(node.children, nested || NESTING.has(node.type));
+    return this.simple(node, nested, []);
+  }
+
+  /** A statement with redirections: they belong to its command, or to every command of a compound one. */
+  private redirected(node: Node, nested: boolean): SubCommand | undefined {
+    const body = named(node).find((child) => !REDIRECTS.has(child.type) && child.type !== 'comment');
+    const redirectNodes = named(node).filter((child) => REDIRECTS.has(child.type));
+    const redirects: Redirect[] = [];
+    const continuations: Node[] = [];
+    for (const redirect of redirectNodes) redirects.push(...this.readRedirect(redirect, continuations));
+    let tail: SubCommand | undefined;
+    if (!body || SIMPLE.has(body.type) || (body.type === 'compound_statement' && body.firstChild?.type === '((')) {
+      tail = this.simple(body ?? node, nested, redirectNodes, redirects, body === undefined);
+    } else {
+      for (const redirect of redirectNodes) this.substitutionsIn(redirect);
+      const first = this.commands.length;
+      tail = this.statement(body, nested);
+      for (const command of this.commands.slice(first)) {
+        if (!this.substituted.has(command)) command.redirects.push(...redirects.map((redirect) => ({ ...redirect })));
+      }
+    }
+    // `cat <<EOF | grep x && y`: the grammar hangs the rest of the line under the here-document.
+    for (const continuation of continuations) {
+      tail = CONTAINERS.has(continuation.type)
+        ? this.sequence(continuation.children, nested, tail)
+        : this.sequence([continuation], nested, tail);
+    }
+    return tail;
+  }
+
+  /** The redirections one redirect node makes (a here-document may carry more after its start). */
+  private readRedirect(node: Node, continuations: Node[]): Redirect[] {
+    if (node.type === 'heredoc_redirect') {
+      const start = named(node).find((child) => child.type === 'heredoc_start');
+      const operator = node.children.find((child) => child !== null && !child.isNamed && child.type.startsWith('<<'));
+      const found: Redirect[] = [{ op: operator?.type ?? '<<', target: start?.text ?? '' }];
+      for (const child of named(node)) {
+        if (REDIRECTS.has(child.type)) found.push(...this.readRedirect(child, continuations));
+        else if (isStatement(child)) continuations.push(child);
+      }
+      return found;
+    }
+    const descriptor = node.childForFieldName('descriptor')?.text ?? '';
+    const operator = node.children.find((child) => child !== null && !child.isNamed)?.type ?? '';
+    const targets = named(node).filter((child) => child.type !== 'file_descriptor' && child.type !== 'comment');
+    return [{ op: `${descriptor}${operator}`, target: targets.map((target) => target.text).join(' ') }];
+  }
+
+  /**
+   * Lists one simple command. Commands in its substitutions (and those of `extraRedirects`) are
+   * listed first: the shell runs them before it.
+   */
+  private simple(node: Node, nested: boolean, extraRedirects: Node[], redirects: Redirect[] = [], bare = false): SubCommand {
+    const argv: string[] = [];
+    const own: Redirect[] = [];
+    if (!bare) {
+      if (node.type === 'command') {
+        for (const child of named(node)) {
+          if (child.type === 'comment') continue;
+          if (REDIRECTS.has(child.type)) own.push(...this.readRedirect(child, []));
+          else argv.push(child.text);
+        }
+      } else if (node.type === 'test_command' || (node.type === 'compound_statement' && node.firstChild?.type === '((')) {
+        for (const child of node.children) if (child) argv.push(...testWords(child));
+      } else if (node.type === 'variable_assignment') {
+        argv.push(node.text);
+      } else if (SIMPLE.has(node.type)) {
+        for (const child of node.children) if (child && child.type !== 'comment') argv.push(child.text);
+      } else {
+        argv.push(node.text);
+      }
+    }
+    const substitutions: string[] = [];
+    const scanned = bare ? extraRedirects : [node, ...extraRedirects];
+    for (const part of scanned) substitutions.push(...this.substitutionsIn(part));
+    const command: SubCommand = {
+      text: bare ? extraRedirects.map((redirect) => redirect.text).join(' ') : node.text,
+      argv,
+      redirects: [...own, ...redirects],
+      substitutions,
+      nested,
+    };
+    this.commands.push(command);
+    return command;
+  }
+
+  /** Finds the substitutions in `node` (not inside each other), lists their commands as nested; returns their texts. */
+  private substitutionsIn(node: Node): string[] {
+    const found: string[] = [];
+    const visit = (current: Node): void => {
+      if (SUBSTITUTIONS.has(current.type)) {
+        found.push(current.text);
+        const first = this.commands.length;
+        this.sequence(current.children, true);
+        for (const command of this.commands.slice(first)) this.substituted.add(command);
+        return;
+      }
+      for (const child of named(current)) {
+        // The rest of the line hung under a here-document is read as statements of its own.
+        if (current.type === 'heredoc_redirect' && isStatement(child)) continue;
+        visit(child);
+      }
+    };
+    visit(node);
+    return found;
+  }
+}
+
+/** The words of a `[ … ]`, `[[ … ]]` or `(( … ))` part, expressions split at their operators. */
+function testWords(node: Node): string[] {
+  if (TEST_EXPRESSIONS.has(node.type)) return node.children.flatMap((child) => (child ? testWords(child) : []));
+  return [node.text];
+}

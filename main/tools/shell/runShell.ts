@@ -1,0 +1,165 @@
+import { spawn } from 'node:child_process';
+import { closeSync, constants as fsConstants, existsSync, openSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { constants } from 'node:os';
+import type { IPty } from 'node-pty';
+
+/**
+ * Runs one command line under a shell, in a pseudo-terminal (node-pty, seed 003's host backend) so
+ * programs colour and line-buffer their output as they would for a person; every process the
+ * command starts is in one process group, killed on the deadline and when the shell ends.
+ * Where node-pty cannot load, plain pipes stand in (then stdout and stderr come apart).
+ */
+
+/** How to run a command. */
+export interface ShellRun {
+  /** The command line, passed to `bash -c` (or `sh -c` without bash). */
+  command: string;
+  /** Absolute working directory (already confined to the workspace). */
+  cwd: string;
+  /** Deadline in ms; past it the process group is killed. */
+  timeoutMs: number;
+  /** Environment of the shell. */
+  env: Record<string, string>;
+  /** Called with each piece of output as it arrives (raw: escape sequences kept). */
+  onOutput(chunk: string, stream: 'terminal' | 'stdout' | 'stderr'): void;
+}
+
+/** How a command ended. */
+export interface ShellExit {
+  /** The shell's exit code; 128 + n when a signal n ended it (the shell's own convention). */
+  exitCode: number;
+  /** Whether the deadline killed it. */
+  timedOut: boolean;
+  /** Which backend ran it. */
+  backend: 'pty' | 'pipes';
+}
+
+const requireHere = createRequire(import.meta.url);
+let ptyModule: typeof import('node-pty') | null | undefined;
+
+/** node-pty when it loads here (a native module), null otherwise; loaded once, never in the gate process. */
+function loadPty(): typeof import('node-pty') | null {
+  if (ptyModule === undefined) {
+    try {
+      ptyModule = requireHere('node-pty') as typeof import('node-pty');
+    } catch {
+      ptyModule = null;
+    }
+  }
+  return ptyModule;
+}
+
+/** The shell used: bash where there is one, POSIX sh otherwise. */
+export function shellProgram(): { path: string; args: string[] } {
+  for (const candidate of ['/bin/bash', '/usr/bin/bash']) {
+    // --noprofile --norc: no rc file of the workspace or the home folder runs first.
+    if (existsSync(candidate)) return { path: candidate, args: ['--noprofile', '--norc', '-c'] };
+  }
+  return { path: '/bin/sh', args: ['-c'] };
+}
+
+/** Kills a process group; a group that is gone already is fine. */
+function killGroup(pid: number | undefined): void {
+  if (!pid) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+}
+
+/** Runs the command to its end or deadline; rejects only when it could not be started. */
+export function runShell(run: ShellRun, abort?: AbortSignal): Promise<ShellExit> {
+  const pty = loadPty();
+  return pty ? runInPty(pty, run, abort) : runWithPipes(run, abort);
+}
+
+function runInPty(pty: typeof import('node-pty'), run: ShellRun, abort?: AbortSignal): Promise<ShellExit> {
+  const shell = shellProgram();
+  return new Promise((resolve, reject) => {
+    let child: IPty;
+    try {
+      // The pty's child is a session leader: its pid is the group every process of the command joins.
+      child = pty.spawn(shell.path, [...shell.args, run.command], {
+        name: 'xterm-256color',
+        cols: 120,
+        rows: 30,
+        cwd: run.cwd,
+        env: { ...run.env, TERM: 'xterm-256color' },
+      });
+    } catch (error) {
+      reject(error);
+      return;
+    }
+    // Linux reports EIO on the pty as soon as the last process closes its side, and node-pty then
+    // drops what was still buffered (the end of a long output). Holding the terminal's side open
+    // here keeps the pty readable until node-pty has read everything and reports the exit.
+    // ptsName is on the Unix terminal, not in the IPty typing.
+    const holder = holdTerminal((child as IPty & { ptsName?: string }).ptsName);
+    let timedOut = false;
+    const stop = (): void => killGroup(child.pid);
+    const timer = setTimeout(() => {
+      timedOut = true;
+      stop();
+    }, run.timeoutMs);
+    abort?.addEventListener('abort', stop, { once: true });
+    child.onData((chunk) => run.onOutput(chunk, 'terminal'));
+    child.onExit(({ exitCode, signal }) => {
+      clearTimeout(timer);
+      abort?.removeEventListener('abort', stop);
+      if (holder !== undefined) closeSync(holder);
+      // What the command left running in the background ends with the call.
+      stop();
+      resolve({ exitCode: signal ? 128 + signal : exitCode, timedOut, backend: 'pty' });
+    });
+  });
+}
+
+/** Opens the terminal side of a pty (without making it our controlling terminal); undefined when it cannot. */
+function holdTerminal(ptsName: string | undefined): number | undefined {
+  if (!ptsName) return undefined;
+  try {
+    return openSync(ptsName, fsConstants.O_RDWR | fsConstants.O_NOCTTY);
+  } catch {
+    return undefined;
+  }
+}
+
+function runWithPipes(run: ShellRun, abort?: AbortSignal): Promise<ShellExit> {
+  const shell = shellProgram();
+  return new Promise((resolve, reject) => {
+    // detached: the shell leads a new process group, so the whole group can be killed.
+    const child = spawn(shell.path, [...shell.args, run.command], {
+      cwd: run.cwd,
+      env: run.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    let timedOut = false;
+    const stop = (): void => killGroup(child.pid);
+    const timer = setTimeout(() => {
+      timedOut = true;
+      stop();
+    }, run.timeoutMs);
+    abort?.addEventListener('abort', stop, { once: true });
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => run.onOutput(chunk, 'stdout'));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => run.onOutput(chunk, 'stderr'));
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      abort?.removeEventListener('abort', stop);
+      stop();
+      const signalNumber = signal ? constants.signals[signal] : 0;
+      resolve({ exitCode: code ?? 128 + signalNumber, timedOut, backend: 'pipes' });
+    });
+  });
+}
+
+/** Makes runShell use pipes, as where node-pty is missing (tests of the fallback). */
+export function forcePipesForTesting(force: boolean): void {
+  ptyModule = force ? null : undefined;
+}

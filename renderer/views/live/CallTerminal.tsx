@@ -1,0 +1,96 @@
+import type { Terminal } from '@xterm/xterm';
+import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
+import type { CallSnapshot } from '../../../shared/call';
+import { useConsoleSync } from '../consoleContext';
+
+let xterm: Promise<typeof import('@xterm/xterm')> | undefined;
+
+/** Loads xterm.js and its stylesheet once. */
+function loadXterm(): Promise<typeof import('@xterm/xterm')> {
+  xterm ??= import('@xterm/xterm/css/xterm.css').then(() => import('@xterm/xterm'));
+  return xterm;
+}
+
+/** Columns of the Live table (the output row spans them all). */
+const LIVE_COLUMNS = 6;
+
+/** Statuses of a call that can still be stopped. */
+const STOPPABLE = new Set<CallSnapshot['status']>(['checking', 'awaiting-approval', 'running']);
+
+/** Whether a call streamed output yet (re-renders once, when its first chunk arrives). */
+export function useHasOutput(callId: string): boolean {
+  const { outputs } = useConsoleSync();
+  return useSyncExternalStore(
+    (changed) => outputs.onNewCall(changed),
+    () => outputs.has(callId),
+    () => outputs.has(callId),
+  );
+}
+
+/**
+ * A read-only terminal showing what a call streams (a shell's output, colours and all), with a
+ * Stop button while the call runs. The terminal takes no input: nothing typed reaches the command.
+ */
+export function CallTerminal({ call }: { call: CallSnapshot }) {
+  const sync = useConsoleSync();
+  const host = useRef<HTMLDivElement>(null);
+  const [stopping, setStopping] = useState(false);
+
+  useEffect(() => {
+    let terminal: Terminal | undefined;
+    let unfollow: (() => void) | undefined;
+    let disposed = false;
+    // xterm.js is a lazy chunk, loaded when the first terminal is shown.
+    void loadXterm().then(({ Terminal }) => {
+      if (disposed || !host.current) return;
+      terminal = new Terminal({ disableStdin: true, convertEol: false, rows: 12, cols: 120, scrollback: 5_000, fontSize: 12 });
+      terminal.open(host.current);
+      terminal.write(sync.outputs.backlog(call.callId));
+      const shown = terminal;
+      unfollow = sync.outputs.follow(call.callId, (chunk) => shown.write(chunk));
+    });
+    return () => {
+      disposed = true;
+      unfollow?.();
+      terminal?.dispose();
+    };
+  }, [sync, call.callId]);
+
+  const stoppable = STOPPABLE.has(call.status);
+  return (
+    <div className="call-terminal">
+      <div ref={host} className="call-terminal-screen" data-testid="call-terminal" aria-label="Output" />
+      {stoppable ? (
+        <button
+          type="button"
+          className="stop-call"
+          data-testid="stop-call"
+          disabled={stopping}
+          onClick={() => {
+            setStopping(true);
+            void sync.stopCall(call.callId).finally(() => setStopping(false));
+          }}
+        >
+          {stopping ? 'Stopping…' : 'Stop'}
+        </button>
+      ) : null}
+    </div>
+  );
+}
+
+/**
+ * The row under a call in the Live table: its terminal, once the call streams output (or while a
+ * shell_exec call waits or runs); nothing otherwise.
+ */
+export function CallOutputRow({ call }: { call: CallSnapshot }) {
+  const hasOutput = useHasOutput(call.callId);
+  const pending = call.tool === 'shell_exec' && (call.status === 'running' || call.status === 'awaiting-approval');
+  if (!hasOutput && !pending) return null;
+  return (
+    <tr className="call-output-row" data-testid="call-output-row" data-call-id={call.callId}>
+      <td colSpan={LIVE_COLUMNS}>
+        <CallTerminal call={call} />
+      </td>
+    </tr>
+  );
+}

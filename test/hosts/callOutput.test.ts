@@ -1,0 +1,63 @@
+import { resolve } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { EnvironmentSecretProvider } from '../../main/secrets/secretProvider';
+import { openGate, type Harness } from '../executor/gateHarness';
+
+const STREAMING_TOOLS = resolve(__dirname, '../fixtures/tools/streaming.mjs');
+const SECRET = 'hunter2-Sw0rdf1sh';
+
+let harness: Harness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+async function eventually(check: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('the condition did not hold in time');
+    await new Promise((wake) => setTimeout(wake, 20));
+  }
+}
+
+describe('streamed output (context.emit → callOutput)', () => {
+  it('reaches the console while the call runs, in order, before the result, with secrets redacted', async () => {
+    harness = await openGate({ toolModules: [STREAMING_TOOLS], secrets: new EnvironmentSecretProvider({ SECRET }) });
+    const { gate } = harness;
+    const chunks: Array<{ callId: string; chunk: string; at: number }> = [];
+    gate.events.subscribe('callOutput', ({ callId, chunk }) => chunks.push({ callId, chunk, at: Date.now() }));
+
+    const started = Date.now();
+    const result = await gate.executor.call({ tool: 'stream_lines', arguments: { text: 'key=$ENV.SECRET', lines: 3, gapMs: 400 } });
+    const ended = Date.now();
+
+    expect(result.ok).toBe(true);
+    const text = chunks.map((chunk) => chunk.chunk).join('');
+    expect(text).toContain('\u001b[31m');
+    expect(text.match(/key=\S+ \d/g)).toEqual(['key=$ENV.SECRET 1', 'key=$ENV.SECRET 2', 'key=$ENV.SECRET 3']);
+    expect(text).not.toContain(SECRET);
+    expect(new Set(chunks.map((chunk) => chunk.callId))).toEqual(new Set([result.meta.callId]));
+    // The first line arrived well before the call ended.
+    expect(chunks[0]!.at - started).toBeLessThan(ended - started - 500);
+  });
+
+  it('stopCall kills a running call: it fails with EDENIED and its process is replaced', async () => {
+    harness = await openGate({ toolModules: [STREAMING_TOOLS] });
+    const { gate } = harness;
+    let callId: string | undefined;
+    gate.events.subscribe('callOutput', (output) => (callId = output.callId));
+
+    const pending = gate.executor.call({ tool: 'stream_forever', arguments: {} });
+    await eventually(() => callId !== undefined);
+    const started = Date.now();
+    expect(await gate.backend.handlers.stopCall({ callId: callId! })).toEqual({ stopped: true });
+    const result = await pending;
+
+    expect(result.ok).toBe(false);
+    expect(result.error?.code).toBe('EDENIED');
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(await gate.backend.handlers.stopCall({ callId: callId! })).toEqual({ stopped: false });
+    // The pool still serves calls.
+    expect((await gate.executor.call({ tool: 'stream_lines', arguments: { text: 'again', lines: 1, gapMs: 0 } })).ok).toBe(true);
+  });
+});
