@@ -5,13 +5,13 @@ import { canonicalize } from '../../shared/canonicalJson';
 import type { ToolError } from '../../shared/errors';
 import { hashCanonical } from '../../shared/hash';
 import { MAX_ARGUMENT_DEPTH, nestsDeeperThan } from '../../shared/jsonLimits';
-import { mutatingEffects, type Capability, type ToolManifest } from '../../shared/manifest';
+import { mutatingEffects, type Capability, type SecurityTier, type ToolManifest } from '../../shared/manifest';
 import type { ToolResult } from '../../shared/result';
 import type { ApprovalQueue } from '../approvals/approvalQueue';
 import { profileFor, type SandboxInfo } from '../hosts/sandbox';
 import type { ToolProcessPool } from '../hosts/toolProcessPool';
 import { effectiveTier } from '../policy/sandboxTier';
-import { decideSafely, type Policy } from '../policy/tierPolicy';
+import { callTier, decideSafely, type Policy } from '../policy/tierPolicy';
 import type { SecretProvider } from '../secrets/secretProvider';
 import type { CallRedactions } from './callRedactions';
 import type { CallScheduler } from './scheduler';
@@ -137,7 +137,21 @@ class CallRun {
  * ends with exactly one of completed, failed or rejected. A tool's failure is a result, never a throw.
  */
 export class Executor {
+  /** Calls under way, by id: what stop() aborts. */
+  private readonly stoppers = new Map<string, AbortController>();
+
   constructor(private readonly deps: ExecutorDeps) {}
+
+  /**
+   * Stops a call a person chose to stop in the console: a prompt still waiting is withdrawn, a
+   * running tool's process is killed. False when no such call is under way.
+   */
+  stop(callId: string): boolean {
+    const stopper = this.stoppers.get(callId);
+    if (!stopper) return false;
+    stopper.abort();
+    return true;
+  }
 
   /**
    * Runs one call through the whole pipeline. `signal` withdraws the call (the agent cancelled it):
@@ -158,11 +172,16 @@ export class Executor {
       startedAt: run.startedAt.toISOString(),
     });
     run.audit('invoked', { tool, source: run.source, arguments: shown });
+    const stopper = new AbortController();
+    this.stoppers.set(run.callId, stopper);
+    const signal = options.signal ? AbortSignal.any([options.signal, stopper.signal]) : stopper.signal;
     try {
-      return await this.pipeline(run, request, options.signal);
+      return await this.pipeline(run, request, signal);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       return run.fail('failed', run.step, { code: 'ERUNTIME', message: `the gate failed at step ${run.step}: ${message}` });
+    } finally {
+      this.stoppers.delete(run.callId);
     }
   }
 
@@ -197,14 +216,16 @@ export class Executor {
 
     run.at('policy');
     const judged = effectiveTier(manifest, this.deps.sandbox);
-    const decision = decideSafely(this.deps.policy, judged.raisedBecause ? { ...manifest, tier: judged.tier } : manifest, input);
+    const judgedManifest = judged.raisedBecause ? { ...manifest, tier: judged.tier } : manifest;
+    const decision = decideSafely(this.deps.policy, judgedManifest, input);
     run.audit('policy', judged.raisedBecause ? { ...decision, tierRaised: judged.raisedBecause } : decision);
     if (decision.decision === 'deny') {
       return run.fail('rejected', 'policy', { code: 'EDENIED', message: `denied by policy: ${decision.reason}`, details: { rule: decision.rule } });
     }
     let approvedPreviewHash: string | undefined;
     if (decision.decision === 'ask') {
-      const approval = await this.askPerson(run, entry, input, decision.rule, signal);
+      // The prompt shows the tier the call was judged at: raised without a sandbox, or by its arguments.
+      const approval = await this.askPerson(run, entry, input, decision.rule, signal, callTier(judgedManifest, input).tier);
       if ('refusal' in approval) return run.fail('rejected', run.step, approval.refusal);
       approvedPreviewHash = approval.approvedPreviewHash;
     }
@@ -218,6 +239,7 @@ export class Executor {
     input: unknown,
     rule: string,
     signal: AbortSignal | undefined,
+    tier: SecurityTier,
   ): Promise<{ refusal: ToolError } | { approvedPreviewHash?: string }> {
     const { manifest } = entry.tool;
     run.at('preview');
@@ -230,7 +252,7 @@ export class Executor {
       callId: run.callId,
       tool: manifest.name,
       toolVersion: manifest.version,
-      tier: manifest.tier,
+      tier,
       rule,
       arguments: input,
       preview,
@@ -309,6 +331,7 @@ export class Executor {
             },
             { timeoutMs: manifest.bounds.timeoutMs, maxMemoryMb: manifest.bounds.maxMemoryMb },
             profile,
+            signal,
           );
         },
       );

@@ -1,9 +1,27 @@
 import type { DefinedTool } from '../registry/defineTool';
+import { calculatorTool } from './calculator';
+import { deletePathTool } from './deletePath';
 import { echoTool } from './echo';
+import { editFileTool } from './editFile';
 import { hashTool } from './hash';
+import { httpFetchTool } from './httpFetch';
 import { listDirTool } from './listDir';
 import { readFileTool } from './readFile';
+import { searchFilesTool } from './searchFiles';
+import { shellExecTool } from './shellExec';
 import { writeFileTool } from './writeFile';
 
 /** The tools every gate registers. */
-export const BUILTIN_TOOLS: readonly DefinedTool[] = [echoTool, hashTool, readFileTool, listDirTool, writeFileTool];
+export const BUILTIN_TOOLS: readonly DefinedTool[] = [
+  echoTool,
+  hashTool,
+  calculatorTool,
+  readFileTool,
+  listDirTool,
+  searchFilesTool,
+  writeFileTool,
+  editFileTool,
+  deletePathTool,
+  httpFetchTool,
+  shellExecTool,
+];

@@ -109,6 +109,6 @@ describe('executor: a read-only gate', () => {
     const result = await harness.gate.executor.call({ tool: 'write_file', arguments: { path: 'a.txt', content: 'x' } });
     expect(result.error?.code).toBe('ENOTFOUND');
     expect(result.error?.message).toContain('read-only');
-    expect(harness.gate.registry.list().map((manifest) => manifest.name)).toEqual(['echo', 'hash', 'list_dir', 'read_file']);
+    expect(harness.gate.registry.list().map((manifest) => manifest.name)).toEqual(['calculator', 'echo', 'hash', 'http_fetch', 'list_dir', 'read_file', 'search_files']);
   });
 });

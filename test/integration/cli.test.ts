@@ -109,7 +109,7 @@ describe('`toolgate tools`', () => {
   });
   afterAll(() => dirs?.remove());
 
-  const NAMES = ['echo', 'hash', 'list_dir', 'read_file', 'write_file'];
+  const NAMES = ['calculator', 'delete_path', 'echo', 'edit_file', 'hash', 'http_fetch', 'list_dir', 'read_file', 'search_files', 'shell_exec', 'write_file'];
 
   it('--format openai prints function tools', async () => {
     const run = await runCli(['tools', '--format', 'openai'], dirs.home);

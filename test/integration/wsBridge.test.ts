@@ -106,10 +106,16 @@ describe('bridge requests', () => {
     const tools = await bridge.request('listTools', {});
     if (!tools.ok) throw new Error(tools.error.message);
     expect((tools.value as Array<{ name: string }>).map((tool) => tool.name).sort()).toEqual([
+      'calculator',
+      'delete_path',
       'echo',
+      'edit_file',
       'hash',
+      'http_fetch',
       'list_dir',
       'read_file',
+      'search_files',
+      'shell_exec',
       'write_file',
     ]);
   });
