@@ -47,6 +47,16 @@ export class ApprovalsPanel {
     return (await (await this.cardOrOnly(card)).getByTestId('diff-stats').textContent()) ?? '';
   }
 
+  /** The summary shown instead of a diff too large to draw at once. */
+  async largeDiffSummary(card?: Locator): Promise<Locator> {
+    return (await this.cardOrOnly(card)).getByTestId('large-diff-summary');
+  }
+
+  /** Draws a large diff after all. */
+  async showLargeDiff(card?: Locator): Promise<void> {
+    await (await this.cardOrOnly(card)).getByTestId('show-large-diff').click();
+  }
+
   /** The Monaco diff editor's container of a prompt. */
   async diffEditor(card?: Locator): Promise<Locator> {
     return (await this.cardOrOnly(card)).getByTestId('diff-editor');

@@ -1,3 +1,4 @@
+import { useState } from 'react';
 import type { Preview } from '../../../shared/approval';
 import { countDiffLines, formatDiffStats } from '../../format/diffStats';
 import { VisibleText } from '../common/VisibleText';
@@ -21,7 +22,53 @@ export function PreviewPanel({ preview }: { preview: Preview }) {
       </section>
     );
   }
+  return <DiffPreview preview={preview} />;
+}
+
+/** Past either limit a diff is summarised first: laying out a huge change could freeze the console. */
+export const PREVIEW_LIMITS = { lines: 10_000, bytes: 1024 * 1024 };
+
+/** Lines and size of a change, counted without rendering it. */
+export function changeSize(preview: { before: string; after: string }): { lines: number; bytes: number } {
+  const lines = Math.max(countLines(preview.before), countLines(preview.after));
+  // UTF-16 length is near enough to bytes for a limit, and needs no encoding of megabytes of text.
+  return { lines, bytes: preview.before.length + preview.after.length };
+}
+
+function countLines(text: string): number {
+  if (text === '') return 0;
+  let lines = 1;
+  for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) lines++;
+  return lines;
+}
+
+function DiffPreview({ preview }: { preview: Extract<Preview, { kind: 'diff' }> }) {
+  const size = changeSize(preview);
+  const large = size.lines > PREVIEW_LIMITS.lines || size.bytes > PREVIEW_LIMITS.bytes;
+  const [shown, setShown] = useState(!large);
   const stats = countDiffLines(preview.unified);
+  if (!shown) {
+    return (
+      <section className="preview preview-large" aria-label="Preview">
+        <h4>
+          <span className="file-path" data-testid="diff-path">
+            <VisibleText text={preview.path} />
+          </span>
+          {preview.exists ? null : <span className="new-file">new file</span>}
+          <span className="diff-stats" data-testid="diff-stats">
+            <span className="added">+{stats.added}</span> <span className="removed">{'\u2212'}{stats.removed}</span>
+          </span>
+        </h4>
+        <p data-testid="large-diff-summary">
+          A large change: {size.lines.toLocaleString('en-US')} lines, {(size.bytes / (1024 * 1024)).toFixed(1)} MB of text. It is not
+          drawn until you ask, so the console stays responsive.
+        </p>
+        <button type="button" data-testid="show-large-diff" onClick={() => setShown(true)}>
+          Show anyway
+        </button>
+      </section>
+    );
+  }
   return (
     <section className="preview" aria-label="Preview">
       <h4>
