@@ -5,10 +5,13 @@ import { existsSync, readFileSync } from 'node:fs';
 let passed = 0;
 let failed = 0;
 let skipped = 0;
+let notes = '';
 if (existsSync('test-results/vitest.json')) {
   const report = JSON.parse(readFileSync('test-results/vitest.json', 'utf8'));
   passed += report.numPassedTests;
   failed += report.numFailedTests;
+  // Every test can pass while the run fails (an unhandled error): say so rather than print a clean line.
+  if (report.success === false && report.numFailedTests === 0) notes += '; vitest failed on an unhandled error (see above)';
   skipped += report.numPendingTests + (report.numTodoTests ?? 0);
 }
 if (existsSync('test-results/playwright.json')) {
@@ -17,4 +20,4 @@ if (existsSync('test-results/playwright.json')) {
   failed += stats.unexpected;
   skipped += stats.skipped;
 }
-console.log(`tests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
+console.log(`tests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}${notes}`);

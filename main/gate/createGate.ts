@@ -181,8 +181,11 @@ export async function createGate(options: GateOptions): Promise<Gate> {
   const health = new ToolHealthMonitor({
     tools: () => registry.list().map((manifest) => registry.get(manifest.name)!),
     // initialize() then healthCheck(), in a tool process of the tool's own (read-only) profile.
-    probe: (entry) =>
-      pool.health(
+    probe: async (entry) =>
+      // A tool with neither hook has nothing to check: no tool process is spent on it.
+      !entry.tool.initialize && !entry.tool.healthCheck
+        ? { healthy: true }
+        : pool.health(
         { tool: entry.tool.manifest.name, module: entry.module, workspace },
         10_000,
         profileFor(entry.tool.manifest.sideEffects, true),
