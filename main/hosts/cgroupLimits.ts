@@ -2,14 +2,30 @@ import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeF
 import { join } from 'node:path';
 
 /**
- * Kernel-enforced process limits for tool processes: a cgroup with `pids.max`, so a fork bomb hits a
- * wall at once instead of filling the machine's process table between two samples. Works with a
- * cgroup v1 `pids` hierarchy or a cgroup v2 one that delegates `pids`, wherever the gate may create a
- * child cgroup (root, or a delegated systemd scope); elsewhere the pool's sampling is the only guard.
+ * Kernel-enforced limits for tool processes, in a cgroup of their own: `pids.max`, so a fork bomb
+ * hits a wall at once instead of filling the machine's process table between two samples, and a
+ * memory limit (`memory.max`, or `memory.limit_in_bytes` on cgroup v1), so a balloon stops at its
+ * bound rather than at the next sample. Works wherever the gate may create a child cgroup (root,
+ * or a delegated systemd scope); elsewhere the pool's sampling is the only guard, and says so.
  */
 
-/** Where tool processes' cgroups are made, or why they cannot be. */
-export type CgroupSupport = { kind: 'v1' | 'v2'; parent: string } | { kind: 'none'; reason: string };
+/** Where one controller's cgroups are made. */
+export interface CgroupPlace {
+  /** cgroup v1 (one hierarchy per controller) or v2 (one unified hierarchy). */
+  version: 1 | 2;
+  /** The folder new cgroups are made in. */
+  parent: string;
+}
+
+/** Which kernel limits the gate can set for tool processes here. */
+export interface CgroupSupport {
+  /** A pids limit (fork bombs). */
+  pids?: CgroupPlace;
+  /** A memory limit (balloons). */
+  memory?: CgroupPlace;
+  /** Why a controller is missing, for the console and logs. */
+  missing?: string;
+}
 
 function read(path: string): string | undefined {
   try {
@@ -19,7 +35,7 @@ function read(path: string): string | undefined {
   }
 }
 
-/** Mount points of cgroup filesystems, by controller (v1) or 'unified' (v2). */
+/** Mount points of cgroup filesystems: v1 by controller, and the v2 one. */
 function cgroupMounts(): { v1: Map<string, string>; v2: string | undefined } {
   const v1 = new Map<string, string>();
   let v2: string | undefined;
@@ -35,25 +51,33 @@ function cgroupMounts(): { v1: Map<string, string>; v2: string | undefined } {
   return { v1, v2 };
 }
 
-/** Finds a cgroup under which the gate can make tool-process cgroups with a pids limit. */
+/** Finds, per controller, a cgroup under which the gate can make tool-process cgroups. */
 export function detectCgroups(): CgroupSupport {
-  if (process.platform !== 'linux') return { kind: 'none', reason: 'cgroups need Linux' };
-  const membership = (read('/proc/self/cgroup') ?? '').split('\n');
+  if (process.platform !== 'linux') return { missing: 'cgroups need Linux' };
+  const membership = (read('/proc/self/cgroup') ?? '').split('\n').map((line) => line.split(':'));
   const mounts = cgroupMounts();
-  const v1Path = membership.map((line) => line.split(':')).find(([, controllers]) => controllers?.split(',').includes('pids'))?.[2];
-  const v1Mount = mounts.v1.get('pids');
-  if (v1Path !== undefined && v1Mount) {
-    const parent = join(v1Mount, v1Path);
-    if (canCreateChild(parent)) return { kind: 'v1', parent };
-  }
-  const v2Path = membership.find((line) => line.startsWith('0::'))?.slice(3);
-  if (v2Path !== undefined && mounts.v2) {
-    const parent = join(mounts.v2, v2Path);
-    if ((read(join(parent, 'cgroup.subtree_control')) ?? '').split(/\s+/).includes('pids') && canCreateChild(parent)) {
-      return { kind: 'v2', parent };
+  const place = (controller: 'pids' | 'memory', probeFile: string): CgroupPlace | undefined => {
+    const v1Path = membership.find(([, controllers]) => controllers?.split(',').includes(controller))?.[2];
+    const v1Mount = mounts.v1.get(controller);
+    if (v1Path !== undefined && v1Mount && canCreateChild(join(v1Mount, v1Path), probeFile)) {
+      return { version: 1, parent: join(v1Mount, v1Path) };
     }
-  }
-  return { kind: 'none', reason: 'no cgroup with the pids controller can be created here' };
+    const v2Path = membership.find(([id, controllers]) => id === '0' && controllers === '')?.[2];
+    if (v2Path !== undefined && mounts.v2) {
+      const parent = join(mounts.v2, v2Path);
+      const delegated = (read(join(parent, 'cgroup.subtree_control')) ?? '').split(/\s+/).includes(controller);
+      if (delegated && canCreateChild(parent, probeFile)) return { version: 2, parent };
+    }
+    return undefined;
+  };
+  const pids = place('pids', 'pids.max');
+  const memory = place('memory', 'memory.max') ?? place('memory', 'memory.limit_in_bytes');
+  const absent = [pids ? undefined : 'pids', memory ? undefined : 'memory'].filter(Boolean);
+  return {
+    ...(pids ? { pids } : {}),
+    ...(memory ? { memory } : {}),
+    ...(absent.length > 0 ? { missing: `no cgroup with the ${absent.join(' and ')} controller can be created here` } : {}),
+  };
 }
 
 /** Removes the empty cgroups of gates that are gone (a gate that exits leaves its last ones behind). */
@@ -84,12 +108,12 @@ function isAlive(pid: number): boolean {
   }
 }
 
-function canCreateChild(parent: string): boolean {
+function canCreateChild(parent: string, probeFile: string): boolean {
   sweepStale(parent);
   const probe = join(parent, `toolgate-probe-${process.pid}`);
   try {
     mkdirSync(probe);
-    const usable = read(join(probe, 'pids.max')) !== undefined;
+    const usable = read(join(probe, probeFile)) !== undefined;
     rmdirSync(probe);
     return usable;
   } catch {
@@ -97,56 +121,123 @@ function canCreateChild(parent: string): boolean {
   }
 }
 
+/** What the kernel saw of a cgroup's memory. */
+export interface MemoryEvents {
+  /** Processes the kernel killed for passing the limit, since the cgroup was made. */
+  oomKills: number;
+  /** Highest memory charged to the cgroup, in bytes. */
+  peakBytes: number;
+}
+
 let made = 0;
 
-/** One tool process's cgroup: created before it runs tool code, removed once it has exited. */
+/** One tool process's cgroups (one per v1 hierarchy, or one in v2): made before it runs tool code, removed once it has exited. */
 export class ProcessCgroup {
-  private readonly path: string;
-  private alive = true;
+  private readonly folders = new Map<'pids' | 'memory', { version: 1 | 2; path: string }>();
+  private removed = false;
 
-  private constructor(path: string) {
-    this.path = path;
+  private constructor() {}
+
+  /** Makes the cgroups allowing at most `maxTasks` tasks, or nothing when no controller can be had. */
+  static create(support: CgroupSupport, maxTasks: number): ProcessCgroup | undefined {
+    const cgroup = new ProcessCgroup();
+    const name = `toolgate-${process.pid}-${++made}`;
+    for (const controller of ['pids', 'memory'] as const) {
+      const place = support[controller];
+      if (!place) continue;
+      const path = join(place.parent, name);
+      try {
+        // In v2 one folder serves both controllers.
+        if (![...cgroup.folders.values()].some((folder) => folder.path === path)) mkdirSync(path);
+        if (controller === 'pids') writeFileSync(join(path, 'pids.max'), String(maxTasks));
+        cgroup.folders.set(controller, { version: place.version, path });
+      } catch {
+        // this controller is not to be had; the other may be
+      }
+    }
+    return cgroup.folders.size > 0 ? cgroup : undefined;
   }
 
-  /** Makes a cgroup allowing at most `maxProcesses` processes, or nothing when that is not possible. */
-  static create(support: CgroupSupport, maxProcesses: number): ProcessCgroup | undefined {
-    if (support.kind === 'none') return undefined;
-    const path = join(support.parent, `toolgate-${process.pid}-${++made}`);
-    try {
-      mkdirSync(path);
-      writeFileSync(join(path, 'pids.max'), String(maxProcesses));
-      return new ProcessCgroup(path);
-    } catch {
-      return undefined;
-    }
+  /** Whether the kernel enforces a memory limit for this process. */
+  get limitsMemory(): boolean {
+    return this.folders.has('memory');
   }
 
   /** Moves processes in (children they fork later stay in). Returns false when a move failed. */
   adopt(pids: readonly number[]): boolean {
     let moved = true;
-    for (const pid of pids) {
-      try {
-        appendFileSync(join(this.path, 'cgroup.procs'), `${pid}\n`);
-      } catch {
-        moved = false;
+    for (const path of this.paths()) {
+      for (const pid of pids) {
+        try {
+          appendFileSync(join(path, 'cgroup.procs'), `${pid}\n`);
+        } catch {
+          moved = false;
+        }
       }
     }
     return moved;
   }
 
-  /** Processes in the cgroup now. */
-  members(): number[] {
-    return (read(join(this.path, 'cgroup.procs')) ?? '').split('\n').filter(Boolean).map(Number);
+  /**
+   * The `cgroup.procs` files a process writes its own pid to, so that it runs inside the cgroups
+   * before it starts what it execs: memory is charged to a cgroup from the moment it is allocated
+   * there, never for what came before a move.
+   */
+  procsFiles(): string[] {
+    return this.paths().map((path) => join(path, 'cgroup.procs'));
   }
 
-  /** Removes the cgroup once its processes are gone (retries briefly while the kernel reaps them). */
-  remove(attempt = 0): void {
-    if (!this.alive) return;
+  /** Sets the memory limit for the next call; false when the kernel refused (usage above it already). */
+  setMemoryLimit(bytes: number): boolean {
+    const memory = this.folders.get('memory');
+    if (!memory) return false;
     try {
-      rmdirSync(this.path);
-      this.alive = false;
+      if (memory.version === 2) {
+        writeFileSync(join(memory.path, 'memory.max'), String(bytes));
+      } else {
+        writeFileSync(join(memory.path, 'memory.limit_in_bytes'), String(bytes));
+        // Each call's peak is its own.
+        writeFileSync(join(memory.path, 'memory.max_usage_in_bytes'), '0');
+      }
+      return true;
     } catch {
-      if (attempt < 20) setTimeout(() => this.remove(attempt + 1), 50).unref();
+      return false;
     }
+  }
+
+  /** OOM kills and peak memory so far, when the kernel limits memory here. */
+  memoryEvents(): MemoryEvents | undefined {
+    const memory = this.folders.get('memory');
+    if (!memory) return undefined;
+    const events = read(join(memory.path, memory.version === 2 ? 'memory.events' : 'memory.oom_control')) ?? '';
+    const oomKills = Number(/^oom_kill (\d+)/m.exec(events)?.[1] ?? 0);
+    const peak = read(join(memory.path, memory.version === 2 ? 'memory.peak' : 'memory.max_usage_in_bytes'));
+    return { oomKills, peakBytes: Number(peak?.trim() ?? 0) || 0 };
+  }
+
+  /** Processes in the cgroup now. */
+  members(): number[] {
+    const path = this.paths()[0];
+    if (!path) return [];
+    return (read(join(path, 'cgroup.procs')) ?? '').split('\n').filter(Boolean).map(Number);
+  }
+
+  /** Removes the cgroups once their processes are gone (retries briefly while the kernel reaps them). */
+  remove(attempt = 0): void {
+    if (this.removed) return;
+    let left = false;
+    for (const path of this.paths()) {
+      try {
+        rmdirSync(path);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') left = true;
+      }
+    }
+    if (!left) this.removed = true;
+    else if (attempt < 20) setTimeout(() => this.remove(attempt + 1), 50).unref();
+  }
+
+  private paths(): string[] {
+    return [...new Set([...this.folders.values()].map((folder) => folder.path))];
   }
 }

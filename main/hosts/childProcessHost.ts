@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
-import { ProcessCgroup } from './cgroupLimits';
+import { ProcessCgroup, type MemoryEvents } from './cgroupLimits';
 import { createFrameReader, encodeFrame } from './frames';
 import type { HostRequest } from './protocol';
 import { splitLines } from './lineSplitter';
@@ -31,18 +31,18 @@ class ChildProcessToolProcess implements ToolProcess {
   private readonly cgroup: ProcessCgroup | undefined;
 
   constructor(private readonly options: ToolProcessOptions) {
-    const command = options.wrapper ? options.wrapper.command : process.execPath;
-    const args = options.wrapper ? [...options.wrapper.args, '--', process.execPath, options.entry] : [options.entry];
+    const limit = options.processLimit;
+    // pids.max counts threads, and a Node process alone runs about a dozen: the kernel's wall stands
+    // well above the pool's process limit (which ends the call) yet far below the machine's.
+    this.cgroup = limit ? ProcessCgroup.create(limit.cgroups, limit.maxProcesses * 4 + 32) : undefined;
+    const inner = options.wrapper ? [options.wrapper.command, ...options.wrapper.args, '--', process.execPath, options.entry] : [process.execPath, options.entry];
+    const [command = process.execPath, ...args] = this.cgroup ? [...enterCgroups(this.cgroup.procsFiles()), ...inner] : inner;
     // Inside Electron, process.execPath is Electron itself: it runs the entry as Node only when told to
     // (the tool process drops the variable before any tool code runs).
     const env = process.versions.electron ? { ...options.env, ELECTRON_RUN_AS_NODE: '1' } : options.env;
     this.child = spawn(command, args, { env, detached: true, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
     this.channel = this.child.stdio[3] as Writable & Readable;
-    const limit = options.processLimit;
-    // pids.max counts threads, and a Node process alone runs about a dozen: the kernel's wall stands
-    // well above the pool's process limit (which ends the call) yet far below the machine's.
-    this.cgroup = limit ? ProcessCgroup.create(limit.cgroups, limit.maxProcesses * 4 + 32) : undefined;
-    if (this.child.pid !== undefined) this.cgroup?.adopt([this.child.pid]);
+
     const log = options.onLog;
     for (const stream of ['stdout', 'stderr'] as const) {
       const toLines = log ? splitLines((line) => log(stream, line)) : undefined;
@@ -136,6 +136,14 @@ class ChildProcessToolProcess implements ToolProcess {
     signalAll(strays, 'SIGKILL');
   }
 
+  setMemoryLimit(bytes: number): boolean {
+    return this.cgroup?.setMemoryLimit(bytes) ?? false;
+  }
+
+  memoryEvents(): MemoryEvents | undefined {
+    return this.cgroup?.memoryEvents();
+  }
+
   close(): Promise<void> {
     if (this.exit) return Promise.resolve();
     this.closing ??= new Promise<void>((resolve) => {
@@ -205,10 +213,7 @@ class ChildProcessToolProcess implements ToolProcess {
     this.exit = this.intent ?? { reason: 'crashed', code, signal };
     // Whatever the tool left behind in its group or its cgroup goes with it.
     if (this.child.pid !== undefined) signalGroup(this.child.pid, 'SIGKILL');
-    if (this.cgroup) {
-      signalAll(this.cgroup.members(), 'SIGKILL');
-      this.cgroup.remove();
-    }
+    if (this.cgroup) signalAll(this.cgroup.members(), 'SIGKILL');
     const listeners = [...this.exitListeners];
     this.exitListeners.clear();
     this.messageListeners.clear();
@@ -219,7 +224,19 @@ class ChildProcessToolProcess implements ToolProcess {
         // a listener's failure must not stop the others
       }
     }
+    // Only now: the listeners read the cgroup's memory events (was it the kernel's OOM kill?).
+    this.cgroup?.remove();
   }
+}
+
+/**
+ * A command prefix that puts itself into the given cgroups, then execs the rest: everything the
+ * tool process allocates, from its first page, is charged there. A failed move only leaves the
+ * adoption at 'ready' to do it.
+ */
+function enterCgroups(procsFiles: string[]): string[] {
+  const script = 'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ 2>/dev/null >"$1"; shift; n=$((n-1)); done; exec "$@"';
+  return ['/bin/sh', '-c', script, 'toolgate-cgroup', String(procsFiles.length), ...procsFiles];
 }
 
 /** Signals a process group led by `leader` (never the gate's own group). */

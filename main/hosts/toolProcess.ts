@@ -1,4 +1,4 @@
-import type { CgroupSupport } from './cgroupLimits';
+import type { CgroupSupport, MemoryEvents } from './cgroupLimits';
 import type { HostRequest } from './protocol';
 
 /** Why a tool process ended. */
@@ -34,6 +34,10 @@ export interface ToolProcess {
   terminate(graceMs: number): Promise<'SIGTERM' | 'SIGKILL'>;
   /** Kills whatever the process started that is still running (called between calls). */
   killStrays(): void;
+  /** Has the kernel hold the tree to `bytes` of memory from now on; false when it cannot (no cgroup). */
+  setMemoryLimit(bytes: number): boolean;
+  /** The kernel's OOM kills and peak memory for the tree, when it limits memory. */
+  memoryEvents(): MemoryEvents | undefined;
   /** Asks the process to end, kills it after a grace period. Idempotent. */
   close(): Promise<void>;
 }

@@ -324,6 +324,19 @@ export class ToolProcessPool {
     return new Promise<RunOutcome>((resolve) => {
       const startedAt = performance.now();
       const usage: CallUsage = { peakResidentBytes: 0, peakProcesses: 0 };
+      // Where a cgroup can be had, the kernel holds the tree to its bound; sampling reports the peak.
+      const kernelHoldsMemory = process.setMemoryLimit(limitBytes);
+      const oomKillsBefore = process.memoryEvents()?.oomKills ?? 0;
+      /** EQUOTA when the kernel killed part of the tree for passing the memory bound during this call. */
+      const killedForMemory = (): ToolError | undefined => {
+        const events = process.memoryEvents();
+        if (!events || events.oomKills <= oomKillsBefore) return undefined;
+        return {
+          code: 'EQUOTA',
+          message: `${tool} reached its ${limits.maxMemoryMb} MiB memory bound and the kernel stopped it`,
+          details: { maxMemoryMb: limits.maxMemoryMb, peakMemoryMb: Math.round(events.peakBytes / MIB), enforcedBy: 'cgroup' },
+        };
+      };
       let settled = false;
       let verdict: ToolError | undefined;
       const settle = (outcome: RunOutcome) => {
@@ -375,11 +388,12 @@ export class ToolProcessPool {
         const sample = sampleTree(pid, maxProcesses + 8);
         usage.peakResidentBytes = Math.max(usage.peakResidentBytes, sample.residentBytes);
         usage.peakProcesses = Math.max(usage.peakProcesses, sample.processes);
-        if (sample.residentBytes > limitBytes) {
+        // With a kernel limit the kernel stops the tree at its bound (and says so); sampling only reports.
+        if (!kernelHoldsMemory && sample.residentBytes > limitBytes) {
           stop({
             code: 'EQUOTA',
             message: `${tool} used ${formatBytes(sample.residentBytes)} of memory, more than its ${limits.maxMemoryMb} MiB bound, and was killed`,
-            details: { maxMemoryMb: limits.maxMemoryMb, peakMemoryMb: Math.round(sample.residentBytes / MIB) },
+            details: { maxMemoryMb: limits.maxMemoryMb, peakMemoryMb: Math.round(sample.residentBytes / MIB), enforcedBy: 'sampling' },
           });
         } else if (sample.processes > maxProcesses) {
           stop({
@@ -402,6 +416,9 @@ export class ToolProcessPool {
           if (request.type === 'run') this.options.onOutput?.(request.callId, answer.chunk);
           return;
         }
+        // A tool whose child the kernel killed for memory may still answer: the call broke its bound all the same.
+        const memoryVerdict = killedForMemory();
+        if (memoryVerdict) return stop(memoryVerdict);
         if (answer.type === 'health') {
           if (request.type !== 'health') return;
           settle({ ok: true, data: { healthy: answer.healthy, ...(answer.message ? { message: answer.message } : {}) } });
@@ -412,6 +429,8 @@ export class ToolProcessPool {
       const stopExit = process.onExit((exit) => {
         if (verdict?.code === 'ETIMEOUT') return;
         if (verdict) return settle({ ok: false, error: verdict });
+        const memoryVerdict = killedForMemory();
+        if (memoryVerdict) return settle({ ok: false, error: memoryVerdict });
         if (exit.reason === 'refused') {
           return settle({ ok: false, error: { code: 'EQUOTA', message: `${tool}'s process was killed: ${exit.detail}`, details: exit } });
         }

@@ -123,6 +123,16 @@ export class UtilityProcessHost implements ToolProcess {
     });
   }
 
+  /** Electron places utility processes itself: no cgroup, so memory is bounded by sampling alone. */
+  setMemoryLimit(): boolean {
+    return false;
+  }
+
+  /** No cgroup, so no kernel memory events. */
+  memoryEvents(): undefined {
+    return undefined;
+  }
+
   /** Kills what the process started that still runs (utilityProcess cannot reach re-parented ones). */
   killStrays(): void {
     this.signalDescendants('SIGKILL');

@@ -91,6 +91,16 @@ describe('hostile tools: resources', () => {
     await expectGateRecovered(result);
   });
 
+  it('stops a single 1 GiB allocation at the memory bound: the kernel holds the limit, not a sampler', async () => {
+    await open();
+    const { result, grownMb } = await measureRssGrowth(() => call('memory_spike'));
+    expect(result.error).toMatchObject({ code: 'EQUOTA', details: { maxMemoryMb: 192, enforcedBy: 'cgroup' } });
+    // The peak is the bound itself: nothing near the gigabyte was ever charged.
+    expect((result.error!.details as { peakMemoryMb: number }).peakMemoryMb).toBeLessThanOrEqual(200);
+    expect(grownMb).toBeLessThan(100);
+    await expectGateRecovered(result);
+  });
+
   it('kills a tool writing 1 GiB to stdout without a newline once it passes 4 MiB, without the gate growing', async () => {
     await open();
     const { result, grownMb } = await measureRssGrowth(() => call('stdout_flood'));

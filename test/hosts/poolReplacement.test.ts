@@ -29,6 +29,12 @@ class SilentProcess implements ToolProcess {
     return 'SIGKILL';
   }
   killStrays(): void {}
+  setMemoryLimit(): boolean {
+    return false;
+  }
+  memoryEvents(): undefined {
+    return undefined;
+  }
   async close(): Promise<void> {
     this.kill();
   }
