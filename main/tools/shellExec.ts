@@ -20,14 +20,12 @@ const ShellExecOutputSchema = z.object({
   stdout: z
     .string()
     .describe(
-      'What the command printed, as plain text (colours and other terminal sequences removed). It runs in a ' +
-        'pseudo-terminal, so this holds stdout and stderr together, interleaved as printed; only the newest ' +
-        `${KEPT_OUTPUT_CHARS / 1024} KiB are kept`,
+      'What the command printed to stdout, as plain text (colours and other terminal sequences removed; stdout is a ' +
+        `pseudo-terminal, so programs colour and line-buffer it as for a person); only the newest ${KEPT_OUTPUT_CHARS / 1024} KiB are kept`,
     ),
   stderr: z
     .string()
-    .optional()
-    .describe('Present only where no pseudo-terminal could be made and pipes stood in: then stderr comes apart from stdout'),
+    .describe(`What the command printed to stderr, as plain text; only the newest ${KEPT_OUTPUT_CHARS / 1024} KiB are kept`),
   timedOut: z.boolean().describe('Whether the deadline killed the command (and every process it started)'),
   droppedChars: z.number().int().optional().describe('Characters of older output left out of stdout/stderr, when it was longer than kept'),
 });
@@ -43,8 +41,8 @@ export const shellExecTool = defineTool({
   version: '1.0.0',
   description:
     'Runs a shell command line (bash -c) in the workspace, or a folder inside it, and returns its exit code and output. ' +
-    'A person approves each call after seeing every command the line would run. Output is that of a terminal: ' +
-    'stdout and stderr together. Runs at most timeoutMs (default 60000), then every process it started is killed.',
+    'A person approves each call after seeing every command the line would run. Returns stdout and stderr apart ' +
+    '(as plain text; stdout is a terminal, so programs print as for a person). Runs at most timeoutMs (default 60000), then every process it started is killed.',
   tier: 'RESTRICTED',
   sideEffects: ['ProcessSpawn', 'FsRead', 'FsWrite'],
   determinism: 'NonDeterministic',
@@ -78,27 +76,22 @@ export const shellExecTool = defineTool({
 
     const stdout = new OutputTail(KEPT_OUTPUT_CHARS);
     const stderr = new OutputTail(KEPT_OUTPUT_CHARS);
-    let piped = false;
     const exit = await runShell({
       command: input.command,
       cwd: cwd.absolute,
       timeoutMs: input.timeoutMs ?? DEFAULT_SHELL_TIMEOUT_MS,
       env: shellEnvironment(),
       onOutput: (chunk, stream) => {
-        if (stream === 'stderr') {
-          piped = true;
-          stderr.push(chunk);
-        } else {
-          stdout.push(chunk);
-        }
-        context.emit?.(chunk);
+        (stream === 'stderr' ? stderr : stdout).push(chunk);
+        // The Live view is a terminal without LF-to-CRLF conversion; only the pty's output has CRLF already.
+        context.emit?.(stream === 'terminal' ? chunk : chunk.replace(/(?<!\r)\n/g, '\r\n'));
       },
     });
     const dropped = stdout.dropped + stderr.dropped;
     return {
       exitCode: exit.exitCode,
       stdout: plainText(stdout.text()),
-      ...(exit.backend === 'pipes' || piped ? { stderr: plainText(stderr.text()) } : {}),
+      stderr: plainText(stderr.text()),
       timedOut: exit.timedOut,
       ...(dropped > 0 ? { droppedChars: dropped } : {}),
     };

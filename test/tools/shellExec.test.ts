@@ -1,11 +1,11 @@
 import { existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GateError } from '../../shared/errors';
 import { PreviewSchema } from '../../shared/approval';
 import type { ToolContext } from '../../main/registry/defineTool';
 import { shellExecTool } from '../../main/tools/shellExec';
-import { forcePipesForTesting } from '../../main/tools/shell/runShell';
+import { forcePipesForTesting, runShell } from '../../main/tools/shell/runShell';
 import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
 
 let root: string;
@@ -76,12 +76,10 @@ describe('shell_exec dry run', () => {
 });
 
 describe('shell_exec run (pseudo-terminal)', () => {
-  it('runs in the workspace and returns exit code and output as plain text', async () => {
-    const result = await run({ command: "printf '\\e[31mred\\e[0m\\n'; pwd; echo oops >&2; exit 3" });
-    expect(result).toMatchObject({ exitCode: 3, timedOut: false });
-    // A pty merges stderr into stdout; colours are gone from what the agent reads.
-    expect(result.stdout).toBe(`red\n${workspace}\noops\n`);
-    expect(result.stderr).toBeUndefined();
+  it('runs in the workspace and returns exit code, stdout and stderr as plain text', async () => {
+    const result = await run({ command: "printf '\\e[31mred\\e[0m\\n'; pwd; printf '\\e[33moops\\e[0m\\n' >&2; exit 3" });
+    // Colours are gone from what the agent reads, from both streams.
+    expect(result).toEqual({ exitCode: 3, stdout: `red\n${workspace}\n`, stderr: 'oops\n', timedOut: false });
   });
 
   it('runs in cwd, and refuses a cwd outside the workspace or that is no folder', async () => {
@@ -133,6 +131,101 @@ describe('shell_exec run (pseudo-terminal)', () => {
   });
 });
 
+describe('shell_exec stdout and stderr (pseudo-terminal and FIFO)', () => {
+  it('separates stdout from stderr; stdout is a terminal, stderr is not', async () => {
+    expect(await run({ command: 'echo out; echo err >&2' })).toEqual({ exitCode: 0, stdout: 'out\n', stderr: 'err\n', timedOut: false });
+    const terminals = await run({ command: '[ -t 1 ] && echo stdout-tty; [ -t 2 ] || echo stderr-not-tty' });
+    expect(terminals.stdout).toBe('stdout-tty\nstderr-not-tty\n');
+  });
+
+  it('returns a command that writes only stderr, and one that writes nothing, promptly', async () => {
+    expect(await run({ command: 'echo only >&2; exit 1' })).toEqual({ exitCode: 1, stdout: '', stderr: 'only\n', timedOut: false });
+    const started = Date.now();
+    expect(await run({ command: 'true' })).toEqual({ exitCode: 0, stdout: '', stderr: '', timedOut: false });
+    // No wait for a writer that never comes (the drain grace is 1 s).
+    expect(Date.now() - started).toBeLessThan(800);
+  });
+
+  it('reports the exit code of a failing command with its error message', async () => {
+    const result = await run({ command: 'ls does-not-exist' });
+    expect(result.exitCode).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('does-not-exist');
+    expect((await run({ command: 'kill -TERM $$' })).exitCode).toBe(143);
+  });
+
+  it('runs the command exactly as typed: quotes, dollars and newlines reach the shell untouched, no extra arguments', async () => {
+    const command = `printf '%s|' "a  b" '$HOME' "it's" \\$0x; echo "$#"\necho '"; exit 9; "' >&2`;
+    expect(await run({ command })).toEqual({ exitCode: 0, stdout: "a  b|$HOME|it's|$0x|0\n", stderr: '"; exit 9; "\n', timedOut: false });
+  });
+
+  it('reads 100k lines of stderr interleaved with 100k of stdout without a deadlock, newest kept', async () => {
+    const emitted: string[] = [];
+    const result = await run(
+      { command: "(seq 1 100000 | sed 's/^/e/' >&2 &); seq 1 100000; wait", timeoutMs: 30_000 },
+      { emit: (chunk) => emitted.push(chunk) },
+    );
+    expect(result).toMatchObject({ exitCode: 0, timedOut: false });
+    expect(result.stdout.endsWith('99999\n100000\n')).toBe(true);
+    expect(result.stderr.endsWith('e99999\ne100000\n')).toBe(true);
+    expect(result.stdout).not.toContain('e');
+    expect(result.droppedChars).toBeGreaterThan(0);
+    // The Live view gets stderr too, with terminal line ends.
+    expect(emitted.join('')).toContain('e100000\r\n');
+  }, 40_000);
+
+  it('streams stderr to the Live view as it comes, with terminal line ends', async () => {
+    const chunks: string[] = [];
+    const times: number[] = [];
+    const started = Date.now();
+    await run({ command: 'echo first >&2; sleep 0.5; echo second >&2' }, { emit: (chunk) => (chunks.push(chunk), times.push(Date.now() - started)) });
+    expect(chunks.join('')).toBe('first\r\nsecond\r\n');
+    expect(times[0]!).toBeLessThan(500);
+  });
+
+  it('removes the FIFO and its folder afterwards, also after a timeout', async () => {
+    const result = await run({ command: 'readlink /proc/$$/fd/2' });
+    const fifo = result.stdout.trim();
+    expect(fifo).toMatch(/toolgate-stderr-[^/]+\/stderr$/);
+    expect(existsSync(dirname(fifo))).toBe(false);
+    const slow = await run({ command: 'readlink /proc/$$/fd/2; sleep 30 >&2', timeoutMs: 300 });
+    expect(slow).toMatchObject({ timedOut: true, exitCode: 137 });
+    expect(existsSync(dirname(slow.stdout.trim()))).toBe(false);
+  });
+
+  it('does not wait long for a process that escaped the group and holds stderr', async () => {
+    const started = Date.now();
+    // The pause lets setsid leave the group before the shell ends (else the group's kill ends it first).
+    const result = await run({ command: 'setsid sleep 3 & sleep 0.2; echo started' });
+    expect(result).toEqual({ exitCode: 0, stdout: 'started\n', stderr: '', timedOut: false });
+    expect(Date.now() - started).toBeLessThan(2_500);
+  });
+
+  it('kills the process group when aborted', async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 200);
+    const exit = await runShell({ command: 'sleep 30', cwd: workspace, timeoutMs: 10_000, env: {}, onOutput: () => undefined }, controller.signal);
+    expect(exit).toEqual({ exitCode: 137, timedOut: false, backend: 'pty' });
+  });
+});
+
+describe('shell_exec run (pipes, where no FIFO can be made)', () => {
+  let savedTmpdir: string | undefined;
+  beforeEach(() => {
+    savedTmpdir = process.env.TMPDIR;
+    process.env.TMPDIR = join(root, 'no-such-folder');
+  });
+  afterEach(() => {
+    if (savedTmpdir === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = savedTmpdir;
+  });
+
+  it('falls back to pipes, stdout and stderr still apart', async () => {
+    const result = await run({ command: '[ -t 1 ] || echo out-pipe; echo err >&2; exit 4' });
+    expect(result).toEqual({ exitCode: 4, stdout: 'out-pipe\n', stderr: 'err\n', timedOut: false });
+  });
+});
+
 describe('shell_exec run (pipes, where node-pty is missing)', () => {
   it('keeps stderr apart and still honours the deadline', async () => {
     forcePipesForTesting(true);
@@ -140,5 +233,12 @@ describe('shell_exec run (pipes, where node-pty is missing)', () => {
     expect(result).toEqual({ exitCode: 2, stdout: 'out\n', stderr: 'err\n', timedOut: false });
     const slow = await run({ command: 'sleep 30', timeoutMs: 300 });
     expect(slow).toMatchObject({ timedOut: true, exitCode: 137 });
+  });
+
+  it('streams both streams to the Live view with terminal line ends', async () => {
+    forcePipesForTesting(true);
+    const chunks: string[] = [];
+    await run({ command: 'echo out; sleep 0.2; echo err >&2' }, { emit: (chunk) => chunks.push(chunk) });
+    expect(chunks.join('')).toBe('out\r\nerr\r\n');
   });
 });

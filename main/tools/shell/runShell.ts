@@ -3,12 +3,14 @@ import { closeSync, constants as fsConstants, existsSync, openSync } from 'node:
 import { createRequire } from 'node:module';
 import { constants } from 'node:os';
 import type { IPty } from 'node-pty';
+import { openStderrFifo } from './stderrFifo';
 
 /**
- * Runs one command line under a shell, in a pseudo-terminal (node-pty, seed 003's host backend) so
- * programs colour and line-buffer their output as they would for a person; every process the
- * command starts is in one process group, killed on the deadline and when the shell ends.
- * Where node-pty cannot load, plain pipes stand in (then stdout and stderr come apart).
+ * Runs one command line under a shell, its stdout on a pseudo-terminal (node-pty, seed 003's host
+ * backend) so programs colour and line-buffer their output as they would for a person, its stderr
+ * on a private FIFO so the two stay apart; every process the command starts is in one process
+ * group, killed on the deadline and when the shell ends. Where node-pty cannot load or no FIFO can
+ * be made, plain pipes stand in for both.
  */
 
 /** How to run a command. */
@@ -21,7 +23,10 @@ export interface ShellRun {
   timeoutMs: number;
   /** Environment of the shell. */
   env: Record<string, string>;
-  /** Called with each piece of output as it arrives (raw: escape sequences kept). */
+  /**
+   * Called with each piece of output as it arrives (raw: escape sequences kept). 'terminal' is
+   * stdout read from the pseudo-terminal (CRLF line ends); 'stdout' is stdout read from a pipe.
+   */
   onOutput(chunk: string, stream: 'terminal' | 'stdout' | 'stderr'): void;
 }
 
@@ -70,18 +75,33 @@ function killGroup(pid: number | undefined): void {
 }
 
 /** Runs the command to its end or deadline; rejects only when it could not be started. */
-export function runShell(run: ShellRun, abort?: AbortSignal): Promise<ShellExit> {
+export async function runShell(run: ShellRun, abort?: AbortSignal): Promise<ShellExit> {
   const pty = loadPty();
-  return pty ? runInPty(pty, run, abort) : runWithPipes(run, abort);
+  const stderr = pty ? openStderrFifo((chunk) => run.onOutput(chunk, 'stderr')) : null;
+  if (!pty || !stderr) return runWithPipes(run, abort);
+  try {
+    return await runInPty(pty, run, stderr.path, abort);
+  } finally {
+    // Resolves once all of stderr is read; the FIFO's folder is gone after it.
+    await stderr.close();
+  }
 }
 
-function runInPty(pty: typeof import('node-pty'), run: ShellRun, abort?: AbortSignal): Promise<ShellExit> {
+/**
+ * The shell sends its stderr to the FIFO (the wrapper's $1), then replaces itself with the very
+ * shell invocation the command would have had ("$0" "$@"). The command is an argument, never part
+ * of this text, so nothing in it is interpreted here.
+ */
+const STDERR_TO_FIFO = 'exec 2>"$1" || exit 126; shift; exec "$0" "$@"';
+
+function runInPty(pty: typeof import('node-pty'), run: ShellRun, stderrFifo: string, abort?: AbortSignal): Promise<ShellExit> {
   const shell = shellProgram();
+  const argv = [...shell.args, STDERR_TO_FIFO, shell.path, stderrFifo, ...shell.args, run.command];
   return new Promise((resolve, reject) => {
     let child: IPty;
     try {
       // The pty's child is a session leader: its pid is the group every process of the command joins.
-      child = pty.spawn(shell.path, [...shell.args, run.command], {
+      child = pty.spawn(shell.path, argv, {
         name: 'xterm-256color',
         cols: 120,
         rows: 30,
@@ -104,6 +124,7 @@ function runInPty(pty: typeof import('node-pty'), run: ShellRun, abort?: AbortSi
       stop();
     }, run.timeoutMs);
     abort?.addEventListener('abort', stop, { once: true });
+    if (abort?.aborted) stop();
     child.onData((chunk) => run.onOutput(chunk, 'terminal'));
     child.onExit(({ exitCode, signal }) => {
       clearTimeout(timer);
@@ -143,6 +164,7 @@ function runWithPipes(run: ShellRun, abort?: AbortSignal): Promise<ShellExit> {
       stop();
     }, run.timeoutMs);
     abort?.addEventListener('abort', stop, { once: true });
+    if (abort?.aborted) stop();
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => run.onOutput(chunk, 'stdout'));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => run.onOutput(chunk, 'stderr'));
     child.once('error', (error) => {
