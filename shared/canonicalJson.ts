@@ -41,7 +41,8 @@ function serializeObject(object: Record<string, unknown>, path: string): string 
   return `{${members.join(',')}}`;
 }
 
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+/** A surrogate that is not half of a pair. */
+export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 function serializeString(text: string, path: string): string {
   if (LONE_SURROGATE.test(text)) throw new TypeError(`${path}: string holds a lone surrogate`);

@@ -1,3 +1,5 @@
+import { LONE_SURROGATE } from './canonicalJson';
+
 /** How deep arguments may nest; deeper ones are refused before anything recursive touches them. */
 export const MAX_ARGUMENT_DEPTH = 64;
 
@@ -18,4 +20,27 @@ export function nestsDeeperThan(value: unknown, max: number): boolean {
 /** Whether a value is a JSON object (not null, not an array). */
 export function isJsonObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The path of the first string (value or key) that is not well-formed Unicode (a lone surrogate),
+ * found without recursion; undefined when every string is well-formed. Such text has no UTF-8 form,
+ * so it can be neither hashed nor written: it is refused as invalid input.
+ */
+export function firstIllFormedString(value: unknown): string | undefined {
+  const stack: Array<[unknown, string]> = [[value, '(arguments)']];
+  while (stack.length > 0) {
+    const [current, path] = stack.pop()!;
+    if (typeof current === 'string') {
+      if (LONE_SURROGATE.test(current)) return path;
+      continue;
+    }
+    if (current === null || typeof current !== 'object') continue;
+    for (const [key, member] of Object.entries(current)) {
+      const at = path === '(arguments)' ? key : `${path}.${key}`;
+      if (LONE_SURROGATE.test(key)) return at;
+      stack.push([member, at]);
+    }
+  }
+  return undefined;
 }

@@ -4,7 +4,7 @@ import type { CallRequest, CallSnapshot, CallSource } from '../../shared/call';
 import { canonicalize } from '../../shared/canonicalJson';
 import type { ToolError } from '../../shared/errors';
 import { hashCanonical } from '../../shared/hash';
-import { MAX_ARGUMENT_DEPTH, nestsDeeperThan } from '../../shared/jsonLimits';
+import { MAX_ARGUMENT_DEPTH, firstIllFormedString, nestsDeeperThan } from '../../shared/jsonLimits';
 import { mutatingEffects, type Capability, type SecurityTier, type ToolManifest } from '../../shared/manifest';
 import type { ToolResult } from '../../shared/result';
 import type { ApprovalQueue } from '../approvals/approvalQueue';
@@ -192,6 +192,14 @@ export class Executor {
       return run.fail('rejected', 'parse', {
         code: 'EVALIDATION',
         message: `the arguments nest deeper than ${MAX_ARGUMENT_DEPTH} levels; send flatter arguments`,
+      });
+    }
+    const illFormed = firstIllFormedString(args);
+    if (illFormed !== undefined) {
+      return run.fail('rejected', 'parse', {
+        code: 'EVALIDATION',
+        message: `${illFormed} holds a lone surrogate (half of a UTF-16 pair), which is not text; send well-formed Unicode`,
+        details: { field: illFormed },
       });
     }
     const entry = lookupTool(this.deps.registry, request.tool);

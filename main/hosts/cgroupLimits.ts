@@ -125,7 +125,7 @@ function canCreateChild(parent: string, probeFile: string): boolean {
 export interface MemoryEvents {
   /** Processes the kernel killed for passing the limit, since the cgroup was made. */
   oomKills: number;
-  /** Highest memory charged to the cgroup, in bytes. */
+  /** Highest memory charged to the cgroup since it was made, in bytes. */
   peakBytes: number;
 }
 
@@ -135,6 +135,8 @@ let made = 0;
 export class ProcessCgroup {
   private readonly folders = new Map<'pids' | 'memory', { version: 1 | 2; path: string }>();
   private removed = false;
+  /** The memory limit last written, to skip writing it again. */
+  private memoryLimit: number | undefined;
 
   private constructor() {}
 
@@ -191,16 +193,14 @@ export class ProcessCgroup {
   setMemoryLimit(bytes: number): boolean {
     const memory = this.folders.get('memory');
     if (!memory) return false;
+    // Calls of one tool in a row keep the same limit: no write on the hot path.
+    if (this.memoryLimit === bytes) return true;
     try {
-      if (memory.version === 2) {
-        writeFileSync(join(memory.path, 'memory.max'), String(bytes));
-      } else {
-        writeFileSync(join(memory.path, 'memory.limit_in_bytes'), String(bytes));
-        // Each call's peak is its own.
-        writeFileSync(join(memory.path, 'memory.max_usage_in_bytes'), '0');
-      }
+      writeFileSync(join(memory.path, memory.version === 2 ? 'memory.max' : 'memory.limit_in_bytes'), String(bytes));
+      this.memoryLimit = bytes;
       return true;
     } catch {
+      this.memoryLimit = undefined;
       return false;
     }
   }

@@ -54,6 +54,9 @@ export const calculatorTool = defineTool({
   execute: (input) => ({ value: evaluateArithmetic(input.expression), expression: input.expression }),
 });
 
+/** A number where the scan stands (sticky: however many digits it has, no slicing). */
+const NUMBER = /(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?/y;
+
 /** Splits the expression into numbers and operators; anything else is refused by name. */
 function tokenize(expression: string): Token[] {
   const tokens: Token[] = [];
@@ -64,7 +67,8 @@ function tokenize(expression: string): Token[] {
       index++;
       continue;
     }
-    const number = /^(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?/.exec(expression.slice(index, index + 400));
+    NUMBER.lastIndex = index;
+    const number = NUMBER.exec(expression);
     if (number !== null) {
       if (/^[eE.\w]/.test(expression.slice(index + number[0].length))) {
         throw new GateError('EVALIDATION', `${ALLOWED}; ${JSON.stringify(malformedAt(expression, index))} is not a number`);
