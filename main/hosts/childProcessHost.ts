@@ -35,7 +35,10 @@ class ChildProcessToolProcess implements ToolProcess {
     // pids.max counts threads, and a Node process alone runs about a dozen: the kernel's wall stands
     // well above the pool's process limit (which ends the call) yet far below the machine's.
     this.cgroup = limit ? ProcessCgroup.create(limit.cgroups, limit.maxProcesses * 4 + 32) : undefined;
-    const inner = options.wrapper ? [options.wrapper.command, ...options.wrapper.args, '--', process.execPath, options.entry] : [process.execPath, options.entry];
+    // A regex that would backtrack exponentially in tool code (an agent's search pattern) falls back
+    // to V8's linear-time engine instead of holding the process until its deadline.
+    const node = [process.execPath, '--enable-experimental-regexp-engine-on-excessive-backtracks', options.entry];
+    const inner = options.wrapper ? [options.wrapper.command, ...options.wrapper.args, '--', ...node] : node;
     const [command = process.execPath, ...args] = this.cgroup ? [...enterCgroups(this.cgroup.procsFiles()), ...inner] : inner;
     // Inside Electron, process.execPath is Electron itself: it runs the entry as Node only when told to
     // (the tool process drops the variable before any tool code runs).
