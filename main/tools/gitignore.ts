@@ -88,8 +88,7 @@ export function parseGitignore(text: string): IgnoreRule[] {
     // A slash anywhere but the end anchors the pattern to the .gitignore's folder.
     const anchored = line.includes('/');
     if (line.startsWith('/')) line = line.replace(/^\/+/, '');
-    const body = globToRegexSource(line);
-    rules.push({ regex: new RegExp(anchored ? `^${body}$` : `^(?:.*/)?${body}$`), negated, directoryOnly });
+    rules.push({ regex: globToRegex(line, anchored), negated, directoryOnly });
   }
   return rules;
 }
@@ -100,49 +99,118 @@ export function parseGitignore(text: string): IgnoreRule[] {
  */
 export function compileGlob(glob: string): RegExp {
   const pattern = glob.replace(/^\.\//, '').replace(/^\/+/, '').replace(/\/+$/, '');
-  const body = globToRegexSource(pattern);
-  return new RegExp(pattern.includes('/') ? `^${body}$` : `^(?:.*/)?${body}$`);
+  return globToRegex(pattern, pattern.includes('/'));
 }
 
-/** The regex source of a glob: `*` and `?` stop at `/`, `**` spans folders only as a whole segment. */
-export function globToRegexSource(glob: string): string {
-  let source = '';
+/** One piece of a glob: a separator, a whole-segment `**` (any number of folders), a `*` run, or something one character wide. */
+type GlobToken = { readonly kind: 'slash' | 'folders' | 'star' } | { readonly kind: 'piece'; readonly source: string };
+
+/** Any number of whole folders, written so that each repetition can end in only one place. */
+const ANY_FOLDERS = '(?:[^/]*/)';
+
+/**
+ * Compiles a glob into a regex that cannot backtrack catastrophically, whatever the pattern: `*` and
+ * `?` stop at `/`, `**` spans folders only as a whole segment, and an unanchored glob may start in
+ * any folder. Why it stays linear-ish: between two wildcards the text is fixed, and the leftmost
+ * place it fits is always as good as any later one (the next wildcard takes up the gap), so each
+ * such piece is found once and committed to with an emulated atomic group (`(?=(?<n>…))\k<n>`,
+ * V8 having no possessive quantifiers); repeated `**` segments collapse into one.
+ */
+function globToRegex(glob: string, anchored: boolean): RegExp {
+  const tokens = tokenizeGlob(glob);
+  if (!anchored) tokens.unshift({ kind: 'folders' });
+  // Split at every `**/`: each part is a run of whole segments placed after some number of folders.
+  const parts: GlobToken[][] = [[]];
+  for (const token of tokens) {
+    if (token.kind === 'folders') parts.push([]);
+    else parts[parts.length - 1]!.push(token);
+  }
+  const atomic = atomicGroupWriter();
+  const first = partSource(parts[0]!, atomic);
+  if (parts.length === 1) return new RegExp(`^${first}$`);
+  let source = `^${first}`;
+  for (const middle of parts.slice(1, -1)) {
+    if (middle.length > 0) source += atomic(`${ANY_FOLDERS}*?${partSource(middle, atomic)}`);
+  }
+  return new RegExp(`${source}${ANY_FOLDERS}*${partSource(parts[parts.length - 1]!, atomic)}$`);
+}
+
+/** Reads a glob into tokens, with git's reading of `**`, `\` escapes and `[...]` classes. */
+function tokenizeGlob(glob: string): GlobToken[] {
+  const tokens: GlobToken[] = [];
   for (let index = 0; index < glob.length; index++) {
     const char = glob[index]!;
     if (char === '\\' && index + 1 < glob.length) {
-      source += escapeRegex(glob[++index]!);
+      const escaped = glob[++index]!;
+      tokens.push(escaped === '/' ? { kind: 'slash' } : { kind: 'piece', source: escapeRegex(escaped) });
+    } else if (char === '/') {
+      tokens.push({ kind: 'slash' });
     } else if (char === '*') {
       if (glob[index + 1] === '*') {
         const atSegmentStart = index === 0 || glob[index - 1] === '/';
         const next = glob[index + 2];
         if (atSegmentStart && next === '/') {
-          source += '(?:.*/)?'; // `**/`: zero or more folders
+          tokens.push({ kind: 'folders' }); // `**/`: zero or more folders
           index += 2;
           continue;
         }
         if (atSegmentStart && next === undefined) {
-          source += '.*'; // trailing `/**`: everything inside
+          tokens.push({ kind: 'piece', source: '.*' }); // trailing `/**`: everything inside
           index += 1;
           continue;
         }
         while (glob[index + 1] === '*') index++; // `**` elsewhere is an ordinary `*`
       }
-      source += '[^/]*';
+      tokens.push({ kind: 'star' });
     } else if (char === '?') {
-      source += '[^/]';
+      tokens.push({ kind: 'piece', source: '[^/]' });
     } else if (char === '[') {
       const end = classEnd(glob, index);
       if (end === -1) {
-        source += '\\[';
+        tokens.push({ kind: 'piece', source: '\\[' });
       } else {
-        source += classSource(glob.slice(index + 1, end));
+        tokens.push({ kind: 'piece', source: classSource(glob.slice(index + 1, end)) });
         index = end;
       }
     } else {
-      source += escapeRegex(char);
+      tokens.push({ kind: 'piece', source: escapeRegex(char) });
     }
   }
-  return source;
+  return tokens;
+}
+
+/** Wraps regex sources in emulated atomic groups, each with a name of its own. */
+function atomicGroupWriter(): (inner: string) => string {
+  let count = 0;
+  return (inner) => {
+    const name = `g${count++}`;
+    return `(?=(?<${name}>${inner}))\\k<${name}>`;
+  };
+}
+
+/** The regex source of whole segments joined by `/` (no whole-segment `**` among the tokens). */
+function partSource(tokens: readonly GlobToken[], atomic: (inner: string) => string): string {
+  const segments: GlobToken[][] = [[]];
+  for (const token of tokens) {
+    if (token.kind === 'slash') segments.push([]);
+    else segments[segments.length - 1]!.push(token);
+  }
+  return segments.map((segment) => segmentSource(segment, atomic)).join('/');
+}
+
+/**
+ * The regex source of one segment: the fixed text before the first `*`, each fixed run between two
+ * `*`s at its leftmost fit (committed), and the fixed text after the last `*` against the segment's end.
+ */
+function segmentSource(tokens: readonly GlobToken[], atomic: (inner: string) => string): string {
+  const chunks: string[] = [''];
+  for (const token of tokens) {
+    if (token.kind === 'star') chunks.push('');
+    else if (token.kind === 'piece') chunks[chunks.length - 1] += token.source;
+  }
+  if (chunks.length === 1) return chunks[0]!;
+  const middles = chunks.slice(1, -1).filter((chunk) => chunk !== '');
+  return `${chunks[0]!}${middles.map((chunk) => atomic(`[^/]*?${chunk}`)).join('')}[^/]*${chunks[chunks.length - 1]!}`;
 }
 
 /** Index of the `]` closing the class opened at `start`, or -1 (then the `[` is literal). */

@@ -140,3 +140,52 @@ describe('compileGlob (include / exclude)', () => {
     expect(compileGlob('**/test/*.ts').test('test/a.ts')).toBe(true);
   });
 });
+
+describe('hostile patterns answer promptly', () => {
+  // A .gitignore is repository content and include/exclude come from the agent: neither may stall a tool.
+  const deepFile = `${'d/'.repeat(40)}deep.txt`;
+  const longName = 'a'.repeat(200);
+
+  /** Milliseconds `run` takes. */
+  function timed(run: () => void): number {
+    const start = performance.now();
+    run();
+    return performance.now() - start;
+  }
+
+  it('**/ repeated many times, in a .gitignore and in a glob', () => {
+    const repeated = `${'**/'.repeat(40)}x`;
+    const matcher = rootIgnore(`${repeated}\n`);
+    expect(timed(() => expect(matcher.ignores(`${'d/'.repeat(40)}y`, false)).toBe(false))).toBeLessThan(500);
+    expect(matcher.ignores(`${'d/'.repeat(40)}x`, false)).toBe(true);
+    const glob = compileGlob(`${'**/'.repeat(40)}deep.txt`);
+    expect(timed(() => expect(glob.test(`${'d/'.repeat(40)}other.txt`)).toBe(false))).toBeLessThan(500);
+    expect(glob.test(deepFile)).toBe(true);
+    expect(glob.test('deep.txt')).toBe(true);
+  });
+
+  it('**/ alternating with names that almost match', () => {
+    const glob = compileGlob(`${'**/d/'.repeat(30)}deep.txt`);
+    expect(timed(() => expect(glob.test(`${'d/'.repeat(80)}other.txt`)).toBe(false))).toBeLessThan(500);
+    expect(glob.test(`${'d/'.repeat(80)}deep.txt`)).toBe(true);
+    expect(glob.test(`${'d/'.repeat(29)}deep.txt`)).toBe(false);
+  });
+
+  it('* alternating with letters, against a long name', () => {
+    const matcher = rootIgnore(`${'*a'.repeat(30)}*b\n`);
+    expect(timed(() => expect(matcher.ignores(longName, false)).toBe(false))).toBeLessThan(500);
+    expect(matcher.ignores(`${longName}b`, false)).toBe(true);
+    expect(matcher.ignores(`${'a'.repeat(29)}b`, false)).toBe(false);
+    const glob = compileGlob(`src/${'*a'.repeat(30)}*b/*.ts`);
+    expect(timed(() => expect(glob.test(`src/${longName}/x.ts`)).toBe(false))).toBeLessThan(500);
+    expect(glob.test(`src/${'a'.repeat(30)}b/x.ts`)).toBe(true);
+  });
+
+  it('* runs stay inside a segment while ** spans them', () => {
+    const glob = compileGlob('**/a*b/**/z');
+    expect(glob.test('aX/ab/z')).toBe(true); // the first a*b candidate fails, a later folder fits
+    expect(glob.test('a/b/z')).toBe(false);
+    expect(compileGlob('x*y*z').test('xaybz')).toBe(true);
+    expect(compileGlob('x*y*z').test('xay/bz')).toBe(false);
+  });
+});
