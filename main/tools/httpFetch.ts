@@ -2,7 +2,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import type { Readable } from 'node:stream';
+import { addAbortSignal, pipeline, type Readable, type Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { NodeHtmlMarkdown } from 'node-html-markdown';
 import { z } from 'zod';
@@ -18,8 +18,11 @@ const DEFAULT_MAX_BYTES = MIB;
 const MAX_MAX_BYTES = 10 * MIB;
 /** Redirects followed before the call fails. */
 const MAX_REDIRECTS = 5;
-/** One request's deadline (the tool's own deadline, 30 s, covers the whole chain). */
-const REQUEST_TIMEOUT_MS = 20_000;
+/**
+ * One deadline over the whole fetch (connecting, headers, body, every redirect), well below the
+ * tool's 30 s timeoutMs so the call ends in its own ETIMEOUT and the gate never has to kill it.
+ */
+const FETCH_DEADLINE_MS = 20_000;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 /** What one fetch returns. */
@@ -31,6 +34,10 @@ export interface FetchResult {
   bytes: number;
   truncated: boolean;
   location?: string;
+  /** How an HTML body became content: 'markdown', or 'text' when it was too large or deep to convert. */
+  converted?: 'markdown' | 'text';
+  /** Why an HTML body came back as plain text. */
+  note?: string;
 }
 
 /**
@@ -86,24 +93,68 @@ export const httpFetchTool = defineTool({
     bytes: z.number().int().describe('Body bytes read (after decompression)'),
     truncated: z.boolean().describe('Whether the body was cut at maxBytes'),
     location: z.string().optional().describe('Where a redirect to another host points (not followed)'),
+    converted: z.enum(['markdown', 'text']).optional().describe('For HTML: converted to Markdown, or to plain text when too large or deeply nested'),
+    note: z.string().optional().describe('Why an HTML body came back as plain text'),
   }),
   execute: async (input, context): Promise<Preview | FetchResult> => {
     const url = parseFetchUrl(input.url);
     if (context.dryRun) return { kind: 'request', method: input.method, url: url.href, host: url.hostname };
-    return fetchFollowingRedirects(url, input.method, input.maxBytes);
+    return fetchWithin(url, input.method, input.maxBytes);
   },
 });
 
-async function fetchFollowingRedirects(start: URL, method: 'GET' | 'HEAD', maxBytes: number): Promise<FetchResult> {
+/** Arms an abort after ms; `expired` says it was this timer (not some other error) that ended the fetch. */
+class FetchDeadline {
+  readonly seconds: number;
+  expired = false;
+  private closed = false;
+  private readonly controller = new AbortController();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(ms: number) {
+    this.seconds = ms / 1000;
+    this.timer = setTimeout(() => {
+      if (this.closed) return;
+      this.expired = true;
+      this.controller.abort();
+    }, ms);
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  close(): void {
+    this.closed = true;
+    clearTimeout(this.timer);
+  }
+}
+
+/** Fetches start, following same-host redirects, all within one deadline of deadlineMs (exported for tests). */
+export async function fetchWithin(
+  start: URL,
+  method: 'GET' | 'HEAD',
+  maxBytes: number,
+  deadlineMs = FETCH_DEADLINE_MS,
+): Promise<FetchResult> {
+  const deadline = new FetchDeadline(deadlineMs);
+  try {
+    return await fetchFollowingRedirects(start, method, maxBytes, deadline);
+  } finally {
+    deadline.close();
+  }
+}
+
+async function fetchFollowingRedirects(start: URL, method: 'GET' | 'HEAD', maxBytes: number, deadline: FetchDeadline): Promise<FetchResult> {
   const host = canonicalHost(start.hostname);
   // The gate asked for a grant naming a private literal or localhost; a name must resolve to public addresses.
   const allowPrivate = needsExactGrant(host);
   let url = start;
   for (let redirects = 0; ; redirects++) {
-    const response = await openResponse(url, method, allowPrivate);
+    const response = await openResponse(url, method, allowPrivate, deadline);
     const location = response.headers.location;
     if (!REDIRECT_STATUSES.has(response.statusCode ?? 0) || location === undefined) {
-      return readResult(response, url, method, maxBytes);
+      return readResult(response, url, method, maxBytes, deadline);
     }
     response.destroy();
     const next = redirectTarget(url, location);
@@ -136,7 +187,7 @@ function redirectTarget(from: URL, location: string): URL {
   return parseFetchUrl(resolved);
 }
 
-function openResponse(url: URL, method: 'GET' | 'HEAD', allowPrivate: boolean): Promise<IncomingMessage> {
+function openResponse(url: URL, method: 'GET' | 'HEAD', allowPrivate: boolean, deadline: FetchDeadline): Promise<IncomingMessage> {
   const literal = url.hostname.replace(/^\[|\]$/g, '');
   if (!allowPrivate && isIP(literal) !== 0 && isPrivateAddress(literal)) {
     return Promise.reject(privateAddressError(url.hostname, literal));
@@ -146,7 +197,7 @@ function openResponse(url: URL, method: 'GET' | 'HEAD', allowPrivate: boolean): 
     const outgoing = request(url, {
       method,
       lookup: guardedLookup(allowPrivate),
-      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      signal: deadline.signal,
       headers: {
         'user-agent': 'toolgate-http-fetch/1.0',
         accept: 'text/html, text/plain;q=0.9, */*;q=0.5',
@@ -154,7 +205,7 @@ function openResponse(url: URL, method: 'GET' | 'HEAD', allowPrivate: boolean): 
       },
     });
     outgoing.on('response', resolve);
-    outgoing.on('error', (error) => reject(requestError(url, error)));
+    outgoing.on('error', (error) => reject(requestError(url, error, deadline)));
     outgoing.end();
   });
 }
@@ -186,39 +237,49 @@ function privateAddressError(host: string, address: string): GateError {
   );
 }
 
-function requestError(url: URL, error: Error): Error {
+function requestError(url: URL, error: Error, deadline: FetchDeadline): Error {
   if (error instanceof GateError || (error as { code?: unknown }).code === 'EPERMISSION') return error;
-  if (error.name === 'TimeoutError' || error.name === 'AbortError') {
-    return new GateError('ETIMEOUT', `${url.href} did not answer within ${REQUEST_TIMEOUT_MS / 1000} s`);
-  }
+  if (deadline.expired) return new GateError('ETIMEOUT', `${url.href} did not answer within ${deadline.seconds} s`);
   return new GateError('ERUNTIME', `fetching ${url.href} failed: ${error.message}`);
 }
 
-async function readResult(response: IncomingMessage, url: URL, method: 'GET' | 'HEAD', maxBytes: number): Promise<FetchResult> {
+async function readResult(
+  response: IncomingMessage,
+  url: URL,
+  method: 'GET' | 'HEAD',
+  maxBytes: number,
+  deadline: FetchDeadline,
+): Promise<FetchResult> {
   const contentType = response.headers['content-type'] ?? '';
   const base = { status: response.statusCode ?? 0, url: url.href, contentType };
   if (method === 'HEAD') {
     response.destroy();
     return { ...base, content: '', bytes: 0, truncated: false };
   }
-  const { body, truncated } = await readCapped(decoded(response), maxBytes).finally(() => response.destroy());
-  return { ...base, content: bodyText(body, contentType), bytes: body.length, truncated };
+  const { body, truncated } = await readCapped(decoded(response), maxBytes, deadline).finally(() => response.destroy());
+  return { ...base, ...bodyText(body, contentType), bytes: body.length, truncated };
 }
 
+/** The body decompressed; pipeline (not pipe) so a response cut off mid-body fails the decoder too. */
 function decoded(response: IncomingMessage): Readable {
   const encoding = (response.headers['content-encoding'] ?? '').trim().toLowerCase();
-  if (encoding === 'gzip' || encoding === 'x-gzip') return response.pipe(createGunzip());
-  if (encoding === 'deflate') return response.pipe(createInflate());
-  if (encoding === 'br') return response.pipe(createBrotliDecompress());
-  return response;
+  let decoder: Transform;
+  if (encoding === 'gzip' || encoding === 'x-gzip') decoder = createGunzip();
+  else if (encoding === 'deflate') decoder = createInflate();
+  else if (encoding === 'br') decoder = createBrotliDecompress();
+  else return response;
+  // Errors reach the reader through the decoder, which pipeline destroys with them.
+  return pipeline(response, decoder, () => {});
 }
 
 /** Reads at most maxBytes of a stream; one byte more says there was more. */
-async function readCapped(stream: Readable, maxBytes: number): Promise<{ body: Buffer; truncated: boolean }> {
+async function readCapped(stream: Readable, maxBytes: number, deadline: FetchDeadline): Promise<{ body: Buffer; truncated: boolean }> {
   const chunks: Buffer[] = [];
   let total = 0;
   try {
-    for await (const chunk of stream) {
+    // The request's abort destroys the socket, which fails the body with a plain 'aborted' or ECONNRESET;
+    // the signal on the stream itself makes sure the read ends even if nothing upstream reports it.
+    for await (const chunk of addAbortSignal(deadline.signal, stream)) {
       const buffer = chunk as Buffer;
       if (total + buffer.length > maxBytes) {
         chunks.push(buffer.subarray(0, maxBytes - total));
@@ -228,9 +289,11 @@ async function readCapped(stream: Readable, maxBytes: number): Promise<{ body: B
       total += buffer.length;
     }
   } catch (error) {
-    const name = (error as Error).name;
-    if (name === 'AbortError' || name === 'TimeoutError') {
-      throw new GateError('ETIMEOUT', `the response body did not arrive within ${REQUEST_TIMEOUT_MS / 1000} s`);
+    // Judged by whether our deadline fired, not by the error's name: the same timeout surfaces under several.
+    if (deadline.expired) {
+      throw new GateError('ETIMEOUT', `the response body did not arrive within ${deadline.seconds} s (${total} bytes had come)`, {
+        bytes: total,
+      });
     }
     throw new GateError('ERUNTIME', `the response body could not be read: ${(error as Error).message}`);
   } finally {
@@ -239,16 +302,19 @@ async function readCapped(stream: Readable, maxBytes: number): Promise<{ body: B
   return { body: Buffer.concat(chunks), truncated: false };
 }
 
-/** The body as text: HTML as Markdown, text types decoded by their charset, binary types as ''. */
-export function bodyText(body: Buffer, contentType: string): string {
+/** What bodyText makes of a body: the content, and for HTML how it was converted. */
+export type BodyText = Pick<FetchResult, 'content' | 'converted' | 'note'>;
+
+/** The body as text: HTML as Markdown (or plain text when too large or deep), text types by their charset, binary as ''. */
+export function bodyText(body: Buffer, contentType: string): BodyText {
   const [type = '', ...parameters] = contentType.toLowerCase().split(';').map((part) => part.trim());
   const charset = parameters.find((parameter) => parameter.startsWith('charset='))?.slice(8).replace(/"/g, '');
   const isHtml = type === 'text/html' || type === 'application/xhtml+xml';
   const isText = isHtml || type.startsWith('text/') || /[/+](json|xml|javascript|ecmascript|csv|yaml|x-www-form-urlencoded)$/.test(type);
   // Without a type, text is what has no NUL byte near its start.
-  if (!isText && !(type === '' && !body.subarray(0, 1024).includes(0))) return '';
+  if (!isText && !(type === '' && !body.subarray(0, 1024).includes(0))) return { content: '' };
   const text = decodeText(body, charset);
-  return isHtml ? NodeHtmlMarkdown.translate(text) : text;
+  return isHtml ? htmlContent(text) : { content: text };
 }
 
 function decodeText(body: Buffer, charset: string | undefined): string {
@@ -257,4 +323,143 @@ function decodeText(body: Buffer, charset: string | undefined): string {
   } catch {
     return new TextDecoder('utf-8').decode(body);
   }
+}
+
+/**
+ * Markup (scripts and styles left out) the Markdown converter is given at most: its time grows
+ * faster than the page (~2 s at this size, minutes at a few MB), and it runs inside the tool's deadline.
+ */
+const MAX_MARKDOWN_HTML = 256 * 1024;
+/** Element nesting the converter is given at most: it recurses per level and overflows its stack near 4000. */
+const MAX_MARKDOWN_DEPTH = 500;
+/** Elements without content, which never nest. */
+const VOID_ELEMENTS = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'param', 'source', 'track', 'wbr']);
+/**
+ * How the converter's parser (node-html-parser) closes an open element when another starts or ends
+ * right inside it; nothing else is closed implicitly. Copied, not guessed: closing less than the
+ * parser does only over-counts depth (a needless fallback), closing more would let a deep page through.
+ */
+const CLOSED_BY_OPENING = new Map(Object.entries({
+  li: ['li'], p: ['p', 'div'], b: ['div'], td: ['td', 'th'], th: ['td', 'th'],
+  h1: ['h1'], h2: ['h2'], h3: ['h3'], h4: ['h4'], h5: ['h5'], h6: ['h6'],
+}));
+const CLOSED_BY_CLOSING = new Map(Object.entries({
+  li: ['ul', 'ol'], a: ['div'], b: ['div'], i: ['div'], p: ['div'], td: ['tr', 'table'], th: ['tr', 'table'],
+}));
+/** Elements whose content is not text, skipped whole. */
+const RAW_TEXT_ELEMENTS = new Set(['script', 'style']);
+/** Elements that start a new line in plain text. */
+const BLOCK_ELEMENTS = new Set([
+  'address', 'article', 'aside', 'blockquote', 'br', 'dd', 'div', 'dl', 'dt', 'figcaption', 'figure', 'footer', 'form',
+  'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hr', 'li', 'main', 'nav', 'ol', 'p', 'pre', 'section', 'table', 'tr', 'title', 'ul',
+]);
+
+/** HTML as Markdown when the converter can take it in time, else as plain text with a note saying why. */
+function htmlContent(html: string): BodyText {
+  const scan = scanHtml(html);
+  const reason =
+    scan.maxDepth > MAX_MARKDOWN_DEPTH
+      ? `elements nest ${scan.maxDepth} deep (more than ${MAX_MARKDOWN_DEPTH})`
+      : scan.markup.length > MAX_MARKDOWN_HTML
+        ? `the page has ${Math.round(scan.markup.length / 1024)} KiB of markup (more than ${MAX_MARKDOWN_HTML / 1024} KiB)`
+        : undefined;
+  if (reason === undefined) return { content: NodeHtmlMarkdown.translate(scan.markup), converted: 'markdown' };
+  return { content: scan.text, converted: 'text', note: `HTML returned as plain text, not Markdown: ${reason}` };
+}
+
+/** What one linear pass over an HTML page finds. */
+interface HtmlScan {
+  /** The page without comments, scripts and styles (what the Markdown converter is given). */
+  markup: string;
+  /** The page's text: tags stripped, entities decoded, whitespace collapsed. */
+  text: string;
+  /** The deepest element nesting the converter's parser would build. */
+  maxDepth: number;
+}
+
+/** One pass over the page, each character looked at a bounded number of times however hostile the markup. */
+function scanHtml(html: string): HtmlScan {
+  const markup: string[] = [];
+  const text: string[] = [];
+  const open: string[] = [];
+  let maxDepth = 0;
+  let at = 0;
+  while (at < html.length) {
+    const start = html.indexOf('<', at);
+    const textEnd = start === -1 ? html.length : start;
+    if (textEnd > at) {
+      markup.push(html.slice(at, textEnd));
+      text.push(decodeEntities(html.slice(at, textEnd)));
+    }
+    if (start === -1) break;
+    if (html.startsWith('<!--', start)) {
+      const close = html.indexOf('-->', start + 4);
+      at = close === -1 ? html.length : close + 3;
+      continue;
+    }
+    const tag = /^<(\/?)([a-zA-Z][a-zA-Z0-9:-]*)/.exec(html.slice(start, start + 64));
+    const isDeclaration = html.startsWith('<!', start) || html.startsWith('<?', start);
+    if (!tag && !isDeclaration) {
+      // A lone '<' is text.
+      markup.push('<');
+      text.push('<');
+      at = start + 1;
+      continue;
+    }
+    const end = html.indexOf('>', start);
+    if (end === -1) break; // an unfinished tag runs to the end of the page
+    at = end + 1;
+    if (!tag) continue;
+    const closing = tag[1] === '/';
+    const name = tag[2]!.toLowerCase();
+    if (!closing && RAW_TEXT_ELEMENTS.has(name)) {
+      const rawEnd = new RegExp(`</${name}[\\s>/]`, 'gi');
+      rawEnd.lastIndex = at;
+      const found = rawEnd.exec(html);
+      const closeEnd = found ? html.indexOf('>', found.index) : -1;
+      at = closeEnd === -1 ? html.length : closeEnd + 1;
+      continue;
+    }
+    markup.push(html.slice(start, at));
+    if (BLOCK_ELEMENTS.has(name)) text.push('\n');
+    else if (name === 'td' || name === 'th') text.push(' ');
+    if (closing) {
+      // Pops the element it names, or those the parser closes on its way there; a stray end tag is ignored.
+      while (open.length > 0) {
+        const top = open.at(-1)!;
+        if (top !== name && !CLOSED_BY_CLOSING.get(top)?.includes(name)) break;
+        open.pop();
+        if (top === name) break;
+      }
+    } else if (html[end - 1] !== '/' && !VOID_ELEMENTS.has(name)) {
+      if (CLOSED_BY_OPENING.get(open.at(-1) ?? '')?.includes(name)) open.pop();
+      open.push(name);
+      maxDepth = Math.max(maxDepth, open.length);
+    }
+  }
+  return { markup: markup.join(''), text: collapseWhitespace(text.join('')), maxDepth };
+}
+
+function collapseWhitespace(text: string): string {
+  return text
+    .replace(/[^\S\n]+/g, ' ')
+    .replace(/ ?\n ?/g, '\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}
+
+const NAMED_ENTITIES: Record<string, string> = {
+  amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0', copy: '©', reg: '®', trade: '™', hellip: '…',
+  mdash: '—', ndash: '–', lsquo: '‘', rsquo: '’', ldquo: '“', rdquo: '”', laquo: '«', raquo: '»', middot: '·', bull: '•',
+  euro: '€', pound: '£', yen: '¥', cent: '¢', sect: '§', deg: '°', times: '×', divide: '÷', shy: '',
+};
+
+/** Decodes numeric character references and the common named ones; anything else stays as written. */
+function decodeEntities(text: string): string {
+  if (!text.includes('&')) return text;
+  return text.replace(/&(#x[0-9a-f]{1,6}|#[0-9]{1,7}|[a-z]{2,8});/gi, (whole, reference: string) => {
+    if (reference[0] !== '#') return NAMED_ENTITIES[reference] ?? NAMED_ENTITIES[reference.toLowerCase()] ?? whole;
+    const codePoint = reference[1] === 'x' || reference[1] === 'X' ? parseInt(reference.slice(2), 16) : parseInt(reference.slice(1), 10);
+    return codePoint > 0 && codePoint <= 0x10ffff && !(codePoint >= 0xd800 && codePoint <= 0xdfff) ? String.fromCodePoint(codePoint) : '\ufffd';
+  });
 }

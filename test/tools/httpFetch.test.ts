@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GateError } from '../../shared/errors';
 import { checkCapabilities, checkUrlArguments } from '../../main/executor/steps/checkCapabilities';
 import { StepFailure } from '../../main/executor/steps/stepFailure';
-import { bodyText, guardedLookup, httpFetchTool } from '../../main/tools/httpFetch';
+import { bodyText, fetchWithin, guardedLookup, httpFetchTool } from '../../main/tools/httpFetch';
 import { isPrivateAddress, needsExactGrant, parseFetchUrl, scopeCoversHost } from '../../main/tools/netAccess';
 import { privateHostName, startTestServer, type TestServer } from './httpFetchServer';
 
@@ -58,6 +58,26 @@ describe('http_fetch: fetching', () => {
     expect(result.content).toMatch(/^\* one$/m);
     expect(result.content).not.toContain('steal()');
     expect(result.content).not.toContain('color: red');
+    expect(result.converted).toBe('markdown');
+    expect(result.note).toBeUndefined();
+  });
+
+  it('returns a deeply nested page as plain text, at once, and says why', async () => {
+    const started = Date.now();
+    const result = await fetchIt({ url: `${server.origin}/nested`, maxBytes: 2 * 1024 * 1024 });
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(result).toMatchObject({ content: 'deep & down', converted: 'text', truncated: false });
+    expect(result.note).toContain('nest 100000 deep');
+    expect(httpFetchTool.output.safeParse(result).success).toBe(true);
+  });
+
+  it('returns a page too large to convert in time as plain text', async () => {
+    const started = Date.now();
+    const result = await fetchIt({ url: `${server.origin}/wide`, maxBytes: 2 * 1024 * 1024 });
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(result).toMatchObject({ converted: 'text' });
+    expect(result.note).toMatch(/KiB of markup \(more than 256 KiB\)/);
+    expect(result.content.split('\n\n', 2)).toEqual(['Some bold text and a link.', 'Some bold text and a link.']);
   });
 
   it('decompresses gzip, returns nothing of binary types, and reports 404 as data', async () => {
@@ -85,6 +105,23 @@ describe('http_fetch: fetching', () => {
     const result = await fetchIt({ url: `${server.origin}/away` });
     expect(result).toMatchObject({ status: 302, url: `${server.origin}/away`, location: `http://localhost:${server.port}/text` });
     expect(server.requests.slice(before)).toEqual(['GET /away']);
+  });
+
+  it('a body that never finishes ends in ETIMEOUT at the fetch deadline, not in a read error', async () => {
+    const started = Date.now();
+    const error = await fetchWithin(new URL(`${server.origin}/trickle`), 'GET', 1024 * 1024, 1000).catch((caught) => caught);
+    expect(error).toBeInstanceOf(GateError);
+    expect(error.code).toBe('ETIMEOUT');
+    expect(error.message).toMatch(/^the response body did not arrive within 1 s \(\d+ bytes had come\)$/);
+    expect(Date.now() - started).toBeLessThan(3000);
+  });
+
+  it('the same deadline covers headers that never come and a compressed body that stalls', async () => {
+    const silent = await fetchWithin(new URL(`${server.origin}/silent`), 'GET', 1024, 500).catch((caught) => caught);
+    expect(silent).toMatchObject({ code: 'ETIMEOUT', message: `${server.origin}/silent did not answer within 0.5 s` });
+    const stalled = await fetchWithin(new URL(`${server.origin}/stall-gzip`), 'GET', 1024 * 1024, 500).catch((caught) => caught);
+    expect(stalled).toMatchObject({ code: 'ETIMEOUT' });
+    expect(stalled.message).toContain('the response body did not arrive within 0.5 s');
   });
 
   it('refuses file:, javascript:, data: and ftp: URLs, naming the scheme', async () => {
@@ -162,11 +199,25 @@ describe('http_fetch: the resolved-address guard', () => {
   });
 
   it('reads content types: text by charset, binary as nothing', () => {
-    expect(bodyText(Buffer.from('caf\xe9', 'latin1'), 'text/plain; charset=ISO-8859-1')).toBe('café');
-    expect(bodyText(Buffer.from('{"a":1}'), 'application/json')).toBe('{"a":1}');
-    expect(bodyText(Buffer.from('plain'), '')).toBe('plain');
-    expect(bodyText(Buffer.from([0, 1, 2]), '')).toBe('');
-    expect(bodyText(Buffer.from([1, 2, 3]), 'application/octet-stream')).toBe('');
+    expect(bodyText(Buffer.from('caf\xe9', 'latin1'), 'text/plain; charset=ISO-8859-1')).toEqual({ content: 'café' });
+    expect(bodyText(Buffer.from('{"a":1}'), 'application/json')).toEqual({ content: '{"a":1}' });
+    expect(bodyText(Buffer.from('plain'), '')).toEqual({ content: 'plain' });
+    expect(bodyText(Buffer.from([0, 1, 2]), '')).toEqual({ content: '' });
+    expect(bodyText(Buffer.from([1, 2, 3]), 'application/octet-stream')).toEqual({ content: '' });
+  });
+
+  it('the plain-text fallback drops scripts, styles and comments, decodes entities and keeps lines', () => {
+    const deep = '<b>'.repeat(600);
+    const page =
+      `<html><head><title>T</title><style>p{}</style></head><body>${deep}<script>if (a < b) x("</div>")</script>` +
+      '<!-- hidden <div> --><h1>Caf&eacute; &amp; bar&#33; &#x1F600;</h1><p>one   two</p>3 < 4<br>last</body></html>';
+    const result = bodyText(Buffer.from(page), 'text/html');
+    expect(result).toMatchObject({ converted: 'text', note: expect.stringContaining('nest 603 deep') });
+    expect(result.content).toBe('T\n\nCaf&eacute; & bar! 😀\n\none two\n3 < 4\nlast');
+    // Depth is counted as the converter's parser nests: sibling list items it closes, a paragraph it does not.
+    expect(bodyText(Buffer.from('<ul>' + '<li>item'.repeat(2000)), 'text/html').converted).toBe('markdown');
+    expect(bodyText(Buffer.from('<ul>' + '<li><p>item'.repeat(2000)), 'text/html').converted).toBe('text');
+    expect(bodyText(Buffer.from('<constructor><tostring>x</tostring></constructor>'), 'text/html')).toEqual({ content: 'x', converted: 'markdown' });
   });
 });
 

@@ -33,7 +33,8 @@ export const HTML_PAGE =
 /**
  * Routes: /text, /html, /big (5000 × "x"), /gzip, /binary, /r/N (a chain of N same-host
  * redirects ending at "landed"), /away (a redirect to localhost, another host), /303 (POST-style
- * see-other to /text).
+ * see-other to /text), /trickle (a byte every 100 ms, never ending), /silent (no headers ever),
+ * /stall-gzip (half a gzip body, then nothing), /nested (100,000 nested divs), /wide (600 KiB of paragraphs).
  */
 export async function startTestServer(): Promise<TestServer> {
   const requests: string[] = [];
@@ -66,6 +67,24 @@ export async function startTestServer(): Promise<TestServer> {
       case '/303':
         response.writeHead(303, { location: '/text' }).end();
         return;
+      case '/trickle': {
+        response.writeHead(200, { 'content-type': 'text/plain' });
+        const timer = setInterval(() => response.write('x'), 100);
+        response.on('close', () => clearInterval(timer));
+        return;
+      }
+      case '/silent':
+        return;
+      case '/stall-gzip': {
+        const zipped = gzipSync('x'.repeat(100_000));
+        response.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' });
+        response.write(zipped.subarray(0, zipped.length >> 1));
+        return;
+      }
+      case '/nested':
+        return send('text/html', `${'<div>'.repeat(100_000)}deep &amp; down${'</div>'.repeat(100_000)}`);
+      case '/wide':
+        return send('text/html', `<html><body>${'<p>Some <b>bold</b> text and a <a href="/x">link</a>.</p>\n'.repeat(10_000)}</body></html>`);
       default:
         response.writeHead(404, { 'content-type': 'text/plain' }).end('not here');
     }
