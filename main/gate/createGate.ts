@@ -121,7 +121,13 @@ function isolation(sandbox: SandboxInfo, layout: Parameters<typeof bubblewrapArg
     if (sandbox.kind === 'none') return { key: 'bare' };
     // Protected paths are mounted read-only when a process starts: a new one makes a new process.
     const key = [profile.writeWorkspace ? 'rw' : 'ro', profile.network ? 'net' : 'nonet', ...protectedPaths(layout.workspace)].join(':');
-    return { key, wrapper: { command: sandbox.command, args: bubblewrapArguments(profile, layout) } };
+    // The arguments are worked out only when a process is started, not for every call.
+    return {
+      key,
+      get wrapper() {
+        return { command: sandbox.command, args: bubblewrapArguments(profile, layout) };
+      },
+    };
   };
 }
 

@@ -211,8 +211,14 @@ export class ProcessCgroup {
     if (!memory) return undefined;
     const events = read(join(memory.path, memory.version === 2 ? 'memory.events' : 'memory.oom_control')) ?? '';
     const oomKills = Number(/^oom_kill (\d+)/m.exec(events)?.[1] ?? 0);
-    const peak = read(join(memory.path, memory.version === 2 ? 'memory.peak' : 'memory.max_usage_in_bytes'));
-    return { oomKills, peakBytes: Number(peak?.trim() ?? 0) || 0 };
+    const peakFile = join(memory.path, memory.version === 2 ? 'memory.peak' : 'memory.max_usage_in_bytes');
+    // Read only when asked: every call checks for OOM kills, few need the peak.
+    return {
+      oomKills,
+      get peakBytes() {
+        return Number(read(peakFile)?.trim() ?? 0) || 0;
+      },
+    };
   }
 
   /** Processes in the cgroup now. */

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, lstatSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { SideEffect } from '../../shared/manifest';
 
@@ -83,8 +83,17 @@ export interface SandboxLayout {
 /** The protected paths that exist in a workspace right now (a process is made anew when they change). */
 export function protectedPaths(workspace: string): string[] {
   // Rc files outside the workspace are read-only already (the whole root is): only what lies inside
-  // the writable workspace needs a mount of its own.
-  return PROTECTED_IN_WORKSPACE.map((relative) => join(workspace, relative)).filter(exists);
+  // the writable workspace needs a mount of its own. One listing of the workspace answers for most
+  // of them; this runs before every call.
+  let top: Set<string>;
+  try {
+    top = new Set(readdirSync(workspace));
+  } catch {
+    return [];
+  }
+  return PROTECTED_IN_WORKSPACE.filter((relative) => top.has(relative.split('/')[0]!))
+    .map((relative) => join(workspace, relative))
+    .filter((path) => !path.slice(workspace.length + 1).includes('/') || exists(path));
 }
 
 function exists(path: string): boolean {
