@@ -8,6 +8,7 @@ import { callTier, tierPolicy } from '../../main/policy/tierPolicy';
 import { defineTool } from '../../main/registry/defineTool';
 import { deletePathTool, MAX_LISTED_ENTRIES } from '../../main/tools/deletePath';
 import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
+import { runTool } from '../fixtures/toolWorkspace';
 
 let root: string;
 let workspace: string;
@@ -28,7 +29,7 @@ beforeEach(() => {
 afterEach(() => removeTempFolder(root));
 
 async function run(input: unknown, dryRun = false): Promise<any> {
-  return deletePathTool.execute(deletePathTool.input.parse(input), { workspace, dryRun, callId: 'test-call' });
+  return runTool(deletePathTool, input, workspace, dryRun);
 }
 
 async function failure(input: unknown, dryRun = false): Promise<GateError> {

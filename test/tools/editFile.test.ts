@@ -1,10 +1,11 @@
-import { chmodSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GateError } from '../../shared/errors';
 import { editFileTool } from '../../main/tools/editFile';
-import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
+import { removeTempFolder } from '../fixtures/tempFolder';
+import { makeWorkspaceBeside, runTool } from '../fixtures/toolWorkspace';
 
 let root: string;
 let workspace: string;
@@ -15,18 +16,14 @@ const GREEK = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta', 'the
 const ORIGINAL = [...GREEK.slice(0, 6), ...Array.from({ length: 12 }, (_, index) => `line ${index + 1}`), ...GREEK.slice(6), ''].join('\n');
 
 beforeEach(() => {
-  root = makeTempFolder();
-  workspace = join(root, 'workspace');
-  outside = join(root, 'outside');
-  mkdirSync(workspace);
-  mkdirSync(outside);
+  ({ root, workspace, outside } = makeWorkspaceBeside());
   writeFileSync(join(workspace, 'greek.txt'), ORIGINAL);
 });
 
 afterEach(() => removeTempFolder(root));
 
 async function run(input: unknown, dryRun = false): Promise<any> {
-  return editFileTool.execute(editFileTool.input.parse(input), { workspace, dryRun, callId: 'test-call' });
+  return runTool(editFileTool, input, workspace, dryRun);
 }
 
 async function failure(input: unknown, dryRun = false): Promise<GateError> {

@@ -6,18 +6,15 @@ import type { DefinedTool } from '../../main/registry/defineTool';
 import { listDirTool } from '../../main/tools/listDir';
 import { readFileTool } from '../../main/tools/readFile';
 import { writeFileTool } from '../../main/tools/writeFile';
-import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
+import { removeTempFolder } from '../fixtures/tempFolder';
+import { makeWorkspaceBeside, runTool } from '../fixtures/toolWorkspace';
 
 let root: string;
 let workspace: string;
 let outside: string;
 
 beforeEach(() => {
-  root = makeTempFolder();
-  workspace = join(root, 'workspace');
-  outside = join(root, 'outside');
-  mkdirSync(workspace);
-  mkdirSync(outside);
+  ({ root, workspace, outside } = makeWorkspaceBeside());
   writeFileSync(join(workspace, 'notes.txt'), 'one\ntwo\n');
 });
 
@@ -25,7 +22,7 @@ afterEach(() => removeTempFolder(root));
 
 /** Runs a tool's code in-process, after its input schema, as the tool process would. */
 async function run(tool: DefinedTool, input: unknown, dryRun = false): Promise<any> {
-  return tool.execute(tool.input.parse(input), { workspace, dryRun, callId: 'test-call' });
+  return runTool(tool, input, workspace, dryRun);
 }
 
 async function failure(tool: DefinedTool, input: unknown, dryRun = false): Promise<GateError> {

@@ -6,25 +6,22 @@ import type { DefinedTool } from '../../main/registry/defineTool';
 import { listDirTool } from '../../main/tools/listDir';
 import { MAX_WHOLE_FILE_BYTES, readFileTool } from '../../main/tools/readFile';
 import { openGate, type Harness } from '../executor/gateHarness';
-import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
+import { removeTempFolder } from '../fixtures/tempFolder';
+import { makeWorkspaceBeside, runTool } from '../fixtures/toolWorkspace';
 
 let root: string;
 let workspace: string;
 let outside: string;
 
 beforeEach(() => {
-  root = makeTempFolder();
-  workspace = join(root, 'workspace');
-  outside = join(root, 'outside');
-  mkdirSync(workspace);
-  mkdirSync(outside);
+  ({ root, workspace, outside } = makeWorkspaceBeside());
   writeFileSync(join(workspace, 'five.txt'), 'one\ntwo\nthree\nfour\nfive\n');
 });
 
 afterEach(() => removeTempFolder(root));
 
 async function run(tool: DefinedTool, input: unknown): Promise<any> {
-  return tool.execute(tool.input.parse(input), { workspace, dryRun: false, callId: 'test-call' });
+  return runTool(tool, input, workspace);
 }
 
 async function failure(tool: DefinedTool, input: unknown): Promise<GateError> {

@@ -6,18 +6,15 @@ import { checkCapabilities } from '../../main/executor/steps/checkCapabilities';
 import { StepFailure } from '../../main/executor/steps/stepFailure';
 import { DEFAULT_GRANTS } from '../../main/gate/createGate';
 import { MAX_LINE_CHARS, nestsQuantifiers, searchFilesTool } from '../../main/tools/searchFiles';
-import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
+import { removeTempFolder } from '../fixtures/tempFolder';
+import { makeWorkspaceBeside, runTool } from '../fixtures/toolWorkspace';
 
 let root: string;
 let workspace: string;
 let outside: string;
 
 beforeEach(() => {
-  root = makeTempFolder();
-  workspace = join(root, 'workspace');
-  outside = join(root, 'outside');
-  mkdirSync(workspace);
-  mkdirSync(outside);
+  ({ root, workspace, outside } = makeWorkspaceBeside());
   plant({
     '.gitignore': 'node_modules/\n*.min.js\n',
     'src/app.ts': 'const greeting = "hello";\nexport function hello() {\n  return greeting;\n}\n',
@@ -39,7 +36,7 @@ function plant(files: Record<string, string | Buffer>): void {
 }
 
 async function search(input: Record<string, unknown>): Promise<any> {
-  return searchFilesTool.execute(searchFilesTool.input.parse(input), { workspace, dryRun: false, callId: 'test-call' });
+  return runTool(searchFilesTool, input, workspace);
 }
 
 async function failure(input: Record<string, unknown>): Promise<GateError> {
