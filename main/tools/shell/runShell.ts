@@ -117,24 +117,36 @@ function runInPty(pty: typeof import('node-pty'), run: ShellRun, stderrFifo: str
     // here keeps the pty readable until node-pty has read everything and reports the exit.
     // ptsName is on the Unix terminal, not in the IPty typing.
     const holder = holdTerminal((child as IPty & { ptsName?: string }).ptsName);
-    let timedOut = false;
-    const stop = (): void => killGroup(child.pid);
-    const timer = setTimeout(() => {
-      timedOut = true;
-      stop();
-    }, run.timeoutMs);
-    abort?.addEventListener('abort', stop, { once: true });
-    if (abort?.aborted) stop();
+    const guard = guardGroup(child.pid, run.timeoutMs, abort);
     child.onData((chunk) => run.onOutput(chunk, 'terminal'));
     child.onExit(({ exitCode, signal }) => {
-      clearTimeout(timer);
-      abort?.removeEventListener('abort', stop);
       if (holder !== undefined) closeSync(holder);
-      // What the command left running in the background ends with the call.
-      stop();
-      resolve({ exitCode: signal ? 128 + signal : exitCode, timedOut, backend: 'pty' });
+      resolve({ exitCode: signal ? 128 + signal : exitCode, timedOut: guard.end(), backend: 'pty' });
     });
   });
+}
+
+/**
+ * Kills the command's process group at its timeout or when the call is aborted. `end()` (once the
+ * shell has exited) kills what it left running in the background and says whether time ran out.
+ */
+function guardGroup(pid: number | undefined, timeoutMs: number, abort: AbortSignal | undefined): { end(): boolean } {
+  let timedOut = false;
+  const stop = (): void => killGroup(pid);
+  const timer = setTimeout(() => {
+    timedOut = true;
+    stop();
+  }, timeoutMs);
+  abort?.addEventListener('abort', stop, { once: true });
+  if (abort?.aborted) stop();
+  return {
+    end: () => {
+      clearTimeout(timer);
+      abort?.removeEventListener('abort', stop);
+      stop();
+      return timedOut;
+    },
+  };
 }
 
 /** Opens the terminal side of a pty (without making it our controlling terminal); undefined when it cannot. */
@@ -157,26 +169,16 @@ function runWithPipes(run: ShellRun, abort?: AbortSignal): Promise<ShellExit> {
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });
-    let timedOut = false;
-    const stop = (): void => killGroup(child.pid);
-    const timer = setTimeout(() => {
-      timedOut = true;
-      stop();
-    }, run.timeoutMs);
-    abort?.addEventListener('abort', stop, { once: true });
-    if (abort?.aborted) stop();
+    const guard = guardGroup(child.pid, run.timeoutMs, abort);
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => run.onOutput(chunk, 'stdout'));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => run.onOutput(chunk, 'stderr'));
     child.once('error', (error) => {
-      clearTimeout(timer);
+      guard.end();
       reject(error);
     });
     child.once('close', (code, signal) => {
-      clearTimeout(timer);
-      abort?.removeEventListener('abort', stop);
-      stop();
       const signalNumber = signal ? constants.signals[signal] : 0;
-      resolve({ exitCode: code ?? 128 + signalNumber, timedOut, backend: 'pipes' });
+      resolve({ exitCode: code ?? 128 + signalNumber, timedOut: guard.end(), backend: 'pipes' });
     });
   });
 }
