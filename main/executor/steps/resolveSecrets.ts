@@ -27,9 +27,9 @@ export async function resolveSecrets(
   input: unknown,
   provider: SecretProvider,
 ): Promise<ResolvedInput | StepFailure> {
+  // Every placeholder and every `$$ENV.` escape contains `$ENV.`: without it the input goes as it is.
+  if (!mentions(input, '$ENV.')) return { input, secrets: [], redactor: new Redactor([]) };
   const names = placeholdersIn(input);
-  // Without placeholders or their `$$ENV.` escapes, the input goes as it is.
-  if (names.length === 0 && !mentions(input, '$ENV.')) return { input, secrets: [], redactor: new Redactor([]) };
   const manifest: ToolManifest = entry.tool.manifest;
   for (const argument of manifest.pathArguments) {
     const inPath = placeholdersIn((input as Record<string, unknown>)[argument]);
