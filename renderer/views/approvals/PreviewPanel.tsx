@@ -50,15 +50,7 @@ function DiffPreview({ preview }: { preview: Extract<Preview, { kind: 'diff' }> 
   if (!shown) {
     return (
       <section className="preview preview-large" aria-label="Preview">
-        <h4>
-          <span className="file-path" data-testid="diff-path">
-            <VisibleText text={preview.path} />
-          </span>
-          {preview.exists ? null : <span className="new-file">new file</span>}
-          <span className="diff-stats" data-testid="diff-stats">
-            <span className="added">+{stats.added}</span> <span className="removed">{'\u2212'}{stats.removed}</span>
-          </span>
-        </h4>
+        <DiffHeading preview={preview} stats={stats} />
         <p data-testid="large-diff-summary">
           A large change: {size.lines.toLocaleString('en-US')} lines, {(size.bytes / (1024 * 1024)).toFixed(1)} MB of text. It is not
           drawn until you ask, so the console stays responsive.
@@ -71,15 +63,7 @@ function DiffPreview({ preview }: { preview: Extract<Preview, { kind: 'diff' }> 
   }
   return (
     <section className="preview" aria-label="Preview">
-      <h4>
-        <span className="file-path" data-testid="diff-path">
-          <VisibleText text={preview.path} />
-        </span>
-        {preview.exists ? null : <span className="new-file">new file</span>}
-        <span className="diff-stats" data-testid="diff-stats" title={`${formatDiffStats(stats)}: lines added and removed`}>
-          <span className="added">+{stats.added}</span> <span className="removed">{'\u2212'}{stats.removed}</span>
-        </span>
-      </h4>
+      <DiffHeading preview={preview} stats={stats} />
       <MonacoDiff path={preview.path} before={preview.before} after={preview.after} created={!preview.exists} />
       <details className="unified-diff">
         <summary>Unified diff</summary>
@@ -88,5 +72,20 @@ function DiffPreview({ preview }: { preview: Extract<Preview, { kind: 'diff' }> 
         </pre>
       </details>
     </section>
+  );
+}
+
+/** The file a diff is of, whether it is new, and its lines added and removed. */
+function DiffHeading({ preview, stats }: { preview: Extract<Preview, { kind: 'diff' }>; stats: { added: number; removed: number } }) {
+  return (
+    <h4>
+      <span className="file-path" data-testid="diff-path">
+        <VisibleText text={preview.path} />
+      </span>
+      {preview.exists ? null : <span className="new-file">new file</span>}
+      <span className="diff-stats" data-testid="diff-stats" title={`${formatDiffStats(stats)}: lines added and removed`}>
+        <span className="added">+{stats.added}</span> <span className="removed">{'\u2212'}{stats.removed}</span>
+      </span>
+    </h4>
   );
 }
