@@ -2,19 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { GateError } from '../../shared/errors';
 import { placeholdersIn, resolvePlaceholders } from '../../main/secrets/placeholders';
 import type { SecretProvider } from '../../main/secrets/secretProvider';
+import { gateErrorOf } from '../fixtures/gateErrors';
 
 /** A provider over a fixed map, labelled like the real ones. */
 function provider(values: Record<string, string>): SecretProvider {
   return { label: 'secrets file /home/me/.toolgate/secrets.json, then environment', get: async (name) => values[name] };
 }
 
-async function rejection(promise: Promise<unknown>): Promise<GateError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(GateError);
-  return error as GateError;
+function rejection(promise: Promise<unknown>): Promise<GateError> {
+  return gateErrorOf(() => promise);
 }
 
 describe('placeholdersIn', () => {

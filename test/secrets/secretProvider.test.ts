@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GateError } from '../../shared/errors';
 import { ChainSecretProvider, EnvironmentSecretProvider, FileSecretProvider, type SecretProvider } from '../../main/secrets/secretProvider';
 import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
+import { gateErrorOf } from '../fixtures/gateErrors';
 
 let home: string;
 let path: string;
@@ -19,13 +20,8 @@ function writeSecrets(text: string, mode = 0o600): void {
   chmodSync(path, mode);
 }
 
-async function rejection(promise: Promise<unknown>): Promise<GateError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(GateError);
-  return error as GateError;
+function rejection(promise: Promise<unknown>): Promise<GateError> {
+  return gateErrorOf(() => promise);
 }
 
 describe('FileSecretProvider', () => {

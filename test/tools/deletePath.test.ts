@@ -9,6 +9,7 @@ import { defineTool } from '../../main/registry/defineTool';
 import { deletePathTool, MAX_LISTED_ENTRIES } from '../../main/tools/deletePath';
 import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
 import { runTool } from '../fixtures/toolWorkspace';
+import { gateErrorOf } from '../fixtures/gateErrors';
 
 let root: string;
 let workspace: string;
@@ -33,13 +34,7 @@ async function run(input: unknown, dryRun = false): Promise<any> {
 }
 
 async function failure(input: unknown, dryRun = false): Promise<GateError> {
-  try {
-    await run(input, dryRun);
-  } catch (error) {
-    if (error instanceof GateError) return error;
-    throw error;
-  }
-  throw new Error('the tool did not fail');
+  return gateErrorOf(() => run(input, dryRun));
 }
 
 describe('delete_path', () => {

@@ -6,6 +6,7 @@ import { GateError } from '../../shared/errors';
 import { editFileTool } from '../../main/tools/editFile';
 import { removeTempFolder } from '../fixtures/tempFolder';
 import { makeWorkspaceBeside, runTool } from '../fixtures/toolWorkspace';
+import { gateErrorOf } from '../fixtures/gateErrors';
 
 let root: string;
 let workspace: string;
@@ -27,13 +28,7 @@ async function run(input: unknown, dryRun = false): Promise<any> {
 }
 
 async function failure(input: unknown, dryRun = false): Promise<GateError> {
-  try {
-    await run(input, dryRun);
-  } catch (error) {
-    if (error instanceof GateError) return error;
-    throw error;
-  }
-  throw new Error('the tool did not fail');
+  return gateErrorOf(() => run(input, dryRun));
 }
 
 const read = (name = 'greek.txt') => readFileSync(join(workspace, name), 'utf8');

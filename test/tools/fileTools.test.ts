@@ -8,6 +8,7 @@ import { readFileTool } from '../../main/tools/readFile';
 import { writeFileTool } from '../../main/tools/writeFile';
 import { removeTempFolder } from '../fixtures/tempFolder';
 import { makeWorkspaceBeside, runTool } from '../fixtures/toolWorkspace';
+import { gateErrorOf } from '../fixtures/gateErrors';
 
 let root: string;
 let workspace: string;
@@ -26,13 +27,7 @@ async function run(tool: DefinedTool, input: unknown, dryRun = false): Promise<a
 }
 
 async function failure(tool: DefinedTool, input: unknown, dryRun = false): Promise<GateError> {
-  try {
-    await run(tool, input, dryRun);
-  } catch (error) {
-    if (error instanceof GateError) return error;
-    throw error;
-  }
-  throw new Error('the tool did not fail');
+  return gateErrorOf(() => run(tool, input, dryRun));
 }
 
 describe('write_file', () => {

@@ -6,6 +6,7 @@ import { StepFailure } from '../../main/executor/steps/stepFailure';
 import { bodyText, fetchWithin, guardedLookup, httpFetchTool } from '../../main/tools/httpFetch';
 import { isPrivateAddress, needsExactGrant, parseFetchUrl, scopeCoversHost } from '../../main/tools/netAccess';
 import { privateHostName, startTestServer, type TestServer } from './httpFetchServer';
+import { gateErrorOf } from '../fixtures/gateErrors';
 
 const privateName = await privateHostName();
 
@@ -21,13 +22,7 @@ async function fetchIt(input: Record<string, unknown>, dryRun = false): Promise<
 }
 
 async function failure(input: Record<string, unknown>, dryRun = false): Promise<GateError> {
-  try {
-    await fetchIt(input, dryRun);
-  } catch (error) {
-    if (error instanceof GateError) return error;
-    throw error;
-  }
-  throw new Error('the fetch did not fail');
+  return gateErrorOf(() => fetchIt(input, dryRun));
 }
 
 describe('http_fetch: fetching', () => {

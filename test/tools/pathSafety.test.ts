@@ -2,7 +2,6 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, symlinkSy
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GateError } from '../../shared/errors';
-import type { ToolManifest } from '../../shared/manifest';
 import { checkCapabilities } from '../../main/executor/steps/checkCapabilities';
 import { StepFailure } from '../../main/executor/steps/stepFailure';
 import { deletePathTool } from '../../main/tools/deletePath';
@@ -12,18 +11,16 @@ import { commitStaged, discardStaged, replaceFileAtomically, stageFile } from '.
 import { readFileNoFollow } from '../../main/tools/workspacePath';
 import { readFileTool } from '../../main/tools/readFile';
 import { writeFileTool } from '../../main/tools/writeFile';
-import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
+import { removeTempFolder } from '../fixtures/tempFolder';
+import { makeWorkspaceBeside } from '../fixtures/toolWorkspace';
 
 let root: string;
 let workspace: string;
 let outside: string;
 
 beforeEach(() => {
-  root = makeTempFolder();
-  workspace = join(root, 'workspace');
-  outside = join(root, 'outside');
-  mkdirSync(join(workspace, 'src'), { recursive: true });
-  mkdirSync(outside);
+  ({ root, workspace, outside } = makeWorkspaceBeside());
+  mkdirSync(join(workspace, 'src'));
   writeFileSync(join(workspace, 'src', 'main.ts'), 'original\n');
 });
 

@@ -8,6 +8,7 @@ import { MAX_WHOLE_FILE_BYTES, readFileTool } from '../../main/tools/readFile';
 import { openGate, type Harness } from '../executor/gateHarness';
 import { removeTempFolder } from '../fixtures/tempFolder';
 import { makeWorkspaceBeside, runTool } from '../fixtures/toolWorkspace';
+import { gateErrorOf } from '../fixtures/gateErrors';
 
 let root: string;
 let workspace: string;
@@ -25,13 +26,7 @@ async function run(tool: DefinedTool, input: unknown): Promise<any> {
 }
 
 async function failure(tool: DefinedTool, input: unknown): Promise<GateError> {
-  try {
-    await run(tool, input);
-  } catch (error) {
-    if (error instanceof GateError) return error;
-    throw error;
-  }
-  throw new Error('the tool did not fail');
+  return gateErrorOf(() => run(tool, input));
 }
 
 /** Writes files (and their folders) under the workspace. */

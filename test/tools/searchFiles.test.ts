@@ -8,6 +8,7 @@ import { DEFAULT_GRANTS } from '../../main/gate/createGate';
 import { MAX_LINE_CHARS, nestsQuantifiers, searchFilesTool } from '../../main/tools/searchFiles';
 import { removeTempFolder } from '../fixtures/tempFolder';
 import { makeWorkspaceBeside, runTool } from '../fixtures/toolWorkspace';
+import { gateErrorOf } from '../fixtures/gateErrors';
 
 let root: string;
 let workspace: string;
@@ -40,13 +41,7 @@ async function search(input: Record<string, unknown>): Promise<any> {
 }
 
 async function failure(input: Record<string, unknown>): Promise<GateError> {
-  try {
-    await search(input);
-  } catch (error) {
-    if (error instanceof GateError) return error;
-    throw error;
-  }
-  throw new Error('the search did not fail');
+  return gateErrorOf(() => search(input));
 }
 
 describe('search_files: finding text', () => {

@@ -7,6 +7,7 @@ import type { ToolContext } from '../../main/registry/defineTool';
 import { shellExecTool } from '../../main/tools/shellExec';
 import { forcePipesForTesting, runShell } from '../../main/tools/shell/runShell';
 import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
+import { gateErrorOf } from '../fixtures/gateErrors';
 
 let root: string;
 let workspace: string;
@@ -29,13 +30,7 @@ async function run(input: unknown, extra: Partial<ToolContext> = {}): Promise<an
 }
 
 async function failure(input: unknown, dryRun = false): Promise<GateError> {
-  try {
-    await run(input, { dryRun });
-  } catch (error) {
-    if (error instanceof GateError) return error;
-    throw error;
-  }
-  throw new Error('the tool did not fail');
+  return gateErrorOf(() => run(input, { dryRun }));
 }
 
 /** Whether a process still runs (a zombie left for a parent that never reaps counts as ended). */

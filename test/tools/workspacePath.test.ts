@@ -3,18 +3,16 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GateError } from '../../shared/errors';
 import { confinePath, refuseSymlinkTarget } from '../../main/tools/workspacePath';
-import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
+import { removeTempFolder } from '../fixtures/tempFolder';
+import { makeWorkspaceBeside } from '../fixtures/toolWorkspace';
 
 let root: string;
 let workspace: string;
 let outside: string;
 
 beforeEach(() => {
-  root = makeTempFolder();
-  workspace = join(root, 'workspace');
-  outside = join(root, 'outside');
-  mkdirSync(join(workspace, 'src'), { recursive: true });
-  mkdirSync(outside);
+  ({ root, workspace, outside } = makeWorkspaceBeside());
+  mkdirSync(join(workspace, 'src'));
   writeFileSync(join(workspace, 'src', 'main.ts'), 'export {};\n');
   writeFileSync(join(outside, 'secret.txt'), 'do not read');
 });
