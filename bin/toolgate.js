@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import '../scripts/check-node.mjs';
 
 const cli = fileURLToPath(new URL('../out/main/cli.js', import.meta.url));
 if (!existsSync(cli)) {
