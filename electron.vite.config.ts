@@ -32,6 +32,8 @@ export default defineConfig({
   },
   renderer: {
     root: resolve(__dirname, 'renderer'),
+    // resources/ (the icon's SVG source and its PNG sizes) is copied into the build as it is.
+    publicDir: resolve(__dirname, 'resources'),
     plugins: [react()],
     build: {
       minify: true,

@@ -22,6 +22,8 @@ import { hardenSession } from './sessionSecurity';
  */
 
 const here = dirname(fileURLToPath(import.meta.url));
+/** The app icon, copied from resources/ into the renderer build; the window and the taskbar use it. */
+const APP_ICON = join(here, '../renderer/icons/toolgate-512.png');
 const launch = resolveLaunchOptions({ argv: process.argv, env: process.env, cwd: process.cwd(), homeDir: homedir() });
 
 let gate: Promise<RunningGate> | undefined;
@@ -37,7 +39,7 @@ async function openConsole(running: RunningGate): Promise<void> {
     isPackaged: app.isPackaged,
     builtIndexPath: join(here, '../renderer/index.html'),
   });
-  const window = createMainWindow({ preloadPath: join(here, '../preload/index.cjs') });
+  const window = createMainWindow({ preloadPath: join(here, '../preload/index.cjs'), iconPath: APP_ICON });
   const isTrustedSender = createSenderCheck(() => window, renderer);
   const disposeIpc = registerBridgeIpc(ipcMain, running.backend, isTrustedSender);
   const stopEvents = forwardBridgeEvents(running.backend, (message) => {
@@ -57,6 +59,8 @@ async function openConsole(running: RunningGate): Promise<void> {
 
 async function start(): Promise<void> {
   hardenSession(session.defaultSession);
+  // macOS takes the Dock's icon from the app, not the window.
+  if (process.platform === 'darwin') app.dock?.setIcon(APP_ICON);
   gate = startGate({ home: launch.home, workspace: launch.workspace, port: DEFAULT_PORT, hostFactory: toolHostFactory() });
   const running = await gate;
   console.log(`[toolgate] gate running: MCP at ${running.mcpUrl}, workspace ${launch.workspace}`);

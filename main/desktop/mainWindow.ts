@@ -5,6 +5,8 @@ import type { RendererLocation } from './rendererLocation';
 export interface MainWindowOptions {
   /** Absolute path of the built preload (out/preload/index.cjs). */
   preloadPath: string;
+  /** Absolute path of the app icon PNG, for the window and the taskbar (resources/icons/). */
+  iconPath?: string;
 }
 
 /**
@@ -19,6 +21,7 @@ export function createMainWindow(options: MainWindowOptions): BrowserWindow {
     minHeight: 560,
     show: false,
     title: 'Toolgate',
+    ...(options.iconPath ? { icon: options.iconPath } : {}),
     autoHideMenuBar: true,
     webPreferences: {
       preload: options.preloadPath,
