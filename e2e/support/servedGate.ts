@@ -14,7 +14,10 @@ export interface ServedGate {
   readonly workspace: string;
   readonly consoleUrl: string;
   readonly mcpUrl: string;
+  /** The agents' MCP token ($TOOLGATE_HOME/token), what connectAgent uses. */
   readonly token: string;
+  /** The person's console token ($TOOLGATE_HOME/console-token), what consoleUrl carries. */
+  readonly consoleToken: string;
   /** An official MCP client connected like an agent. */
   connectAgent(): Promise<Client>;
   /** Stops the gate and removes its temp folders. */
@@ -51,11 +54,13 @@ export async function startServedGate(extraArgs: string[] = []): Promise<ServedG
     });
   });
   const token = readFileSync(join(home, 'token'), 'utf8').trim();
+  const consoleToken = readFileSync(join(home, 'console-token'), 'utf8').trim();
   const clients: Client[] = [];
   return {
     home,
     workspace,
     token,
+    consoleToken,
     ...urls,
     async connectAgent() {
       const client = new Client({ name: 'e2e-agent', version: '1.0.0' });

@@ -40,7 +40,8 @@ export async function serveCommand(argv: string[], io: Io): Promise<number> {
       `  sandbox    ${running.gate.sandbox.kind === 'bubblewrap' ? `bubblewrap (${running.gate.sandbox.version})` : `none: ${running.gate.sandbox.reason}`}`,
       `  console    ${running.consoleUrl}`,
       `  MCP        ${running.mcpUrl}`,
-      `  token      ${statePaths(io.home).token}`,
+      // The console URL carries the console token: it answers prompts, so it never goes into an agent's config.
+      `  tokens     agents (MCP): ${statePaths(io.home).token}; console (yours alone, never an agent's): ${statePaths(io.home).consoleToken}`,
       'Press Ctrl+C to stop.',
       '',
     ].join('\n'),

@@ -3,7 +3,7 @@ import type { ConsoleBackend } from '../bridge/consoleBackend';
 import { startGateHttpServer } from '../server/gateHttpServer';
 import { builtAssets, statePaths } from '../state/paths';
 import { GateError } from '../../shared/errors';
-import { ensureHome, loadOrCreateToken, readGateAddress, writeGateAddress, type GateAddress } from '../state/stateFolder';
+import { ensureHome, loadOrCreateConsoleToken, loadOrCreateToken, readGateAddress, writeGateAddress, type GateAddress } from '../state/stateFolder';
 import { createGate, type Gate, type GateOptions } from './createGate';
 
 /** The port a person's gate listens on unless told otherwise (so agent configs stay put). */
@@ -28,7 +28,7 @@ export interface RunningGate {
   readonly gate: Gate;
   readonly backend: ConsoleBackend;
   readonly mcpUrl: string;
-  /** The console URL, carrying the token in its fragment. */
+  /** The console URL, carrying the console token in its fragment (never the agents' token). */
   readonly consoleUrl: string;
   readonly port: number;
   /** Stops serving and closes the gate. Idempotent. */
@@ -39,11 +39,14 @@ export interface RunningGate {
 export async function startGate(options: GateOptions & { port?: number }): Promise<RunningGate> {
   ensureHome(options.home);
   refuseSecondGate(options.home);
-  const token = loadOrCreateToken(options.home);
+  // The agents' token first: the console token is checked against it.
+  const tokens = { mcp: loadOrCreateToken(options.home), console: loadOrCreateConsoleToken(options.home) };
   const gate = await createGate(options);
   let http;
   try {
-    http = await startGateHttpServer(gate, { token, port: options.port, rendererRoot: builtAssets().renderer });
+    // This is the log's only writer now, and no call has begun: any call still open was left by a gate that stopped.
+    gate.audit.recordInterruptedCalls();
+    http = await startGateHttpServer(gate, { tokens, port: options.port, rendererRoot: builtAssets().renderer });
   } catch (error) {
     await gate.close();
     throw error;

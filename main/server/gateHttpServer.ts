@@ -4,7 +4,7 @@ import { McpHttpEndpoint } from '../mcp/mcpHttpEndpoint';
 import { createGateMcpServer } from '../mcp/gateMcpServer';
 import type { Gate } from '../gate/createGate';
 import { sendJsonRpcError } from './httpBody';
-import { bearerToken, foreignHeaders, requestPathname, tokenMatches } from './requestGuards';
+import { bearerToken, foreignHeaders, requestPathname, tokenMatches, type GateTokens } from './requestGuards';
 import { RefusalAudit } from './refusalAudit';
 import { serveStatic } from './staticFiles';
 import { WsBridgeServer } from './wsBridgeServer';
@@ -13,15 +13,24 @@ import { WsBridgeServer } from './wsBridgeServer';
 export interface GateHttpServer {
   readonly port: number;
   readonly mcpUrl: string;
-  /** The console URL with the token in its fragment (never sent to the server by the browser). */
+  /** The console URL with the console token in its fragment (never sent to the server by the browser). */
   readonly consoleUrl: string;
   close(): Promise<void>;
+}
+
+/** Why a bearer token was refused on /mcp, naming the console token when that is what came. */
+function mcpTokenRefusal(presented: string | undefined, tokens: GateTokens): string | undefined {
+  if (tokenMatches(presented, tokens.mcp)) return undefined;
+  if (tokenMatches(presented, tokens.console)) {
+    return 'the console token does not open /mcp: agents send "Authorization: Bearer <the token in $TOOLGATE_HOME/token>"';
+  }
+  return 'missing or wrong bearer token: send "Authorization: Bearer <the token in $TOOLGATE_HOME/token>"';
 }
 
 /** Starts the loopback server for a gate. */
 export async function startGateHttpServer(
   gate: Gate,
-  options: { token: string; port?: number; rendererRoot: string },
+  options: { tokens: GateTokens; port?: number; rendererRoot: string },
 ): Promise<GateHttpServer> {
   let port = options.port ?? 0;
   const refusals = new RefusalAudit(gate.audit);
@@ -29,7 +38,7 @@ export async function startGateHttpServer(
     () => createGateMcpServer(gate.registry, gate.executor),
     (message) => refusals.record({ step: 'parse', code: 'EVALIDATION', message, surface: 'mcp' }),
   );
-  const bridge = new WsBridgeServer(gate.backend, options.token, () => port, (refusal) => refusals.record(refusal));
+  const bridge = new WsBridgeServer(gate.backend, options.tokens, () => port, (refusal) => refusals.record(refusal));
   const server: HttpServer = createServer((request, response) => {
     const foreign = foreignHeaders(request.headers, port);
     if (foreign) {
@@ -44,8 +53,8 @@ export async function startGateHttpServer(
       return;
     }
     if (pathname === '/mcp') {
-      if (!tokenMatches(bearerToken(request.headers), options.token)) {
-        const message = 'missing or wrong bearer token: send "Authorization: Bearer <the token in $TOOLGATE_HOME/token>"';
+      const message = mcpTokenRefusal(bearerToken(request.headers), options.tokens);
+      if (message !== undefined) {
         refusals.record({ step: 'auth', code: 'EPERMISSION', message, surface: 'mcp', origin: request.headers.origin });
         response.setHeader('www-authenticate', 'Bearer realm="toolgate"');
         sendJsonRpcError(response, 401, -32001, message);
@@ -78,7 +87,7 @@ export async function startGateHttpServer(
   return {
     port,
     mcpUrl: `${base}/mcp`,
-    consoleUrl: `${base}/#token=${options.token}`,
+    consoleUrl: `${base}/#token=${options.tokens.console}`,
     close: () => {
       closing ??= (async () => {
         bridge.close();

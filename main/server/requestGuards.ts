@@ -29,6 +29,14 @@ export function foreignHeaders(
   return undefined;
 }
 
+/** The two credentials a gate serves with: each opens its own surface only. */
+export interface GateTokens {
+  /** The agents' bearer token: /mcp only. */
+  mcp: string;
+  /** The person's console token: /bridge only (every console action: decide, stop, settings). */
+  console: string;
+}
+
 /** Constant-time token comparison. */
 export function tokenMatches(presented: string | undefined, token: string): boolean {
   if (!presented) return false;

@@ -5,9 +5,9 @@ import { BRIDGE_EVENT_NAMES, WsClientMessageSchema, type WsServerMessage } from 
 import type { ConsoleBackend } from '../bridge/consoleBackend';
 import { dispatchBridgeRequest } from '../bridge/dispatch';
 import type { Refusal } from './refusalAudit';
-import { foreignHeaders, tokenMatches } from './requestGuards';
+import { foreignHeaders, tokenMatches, type GateTokens } from './requestGuards';
 
-/** The console's subprotocol; the token travels as a second one, `toolgate.token.<hex>`. */
+/** The console's subprotocol; the console token travels as a second one, `toolgate.token.<hex>`. */
 export const BRIDGE_PROTOCOL = 'toolgate.v1';
 const TOKEN_PREFIX = 'toolgate.token.';
 
@@ -16,7 +16,8 @@ export const CLOSE_BAD_TOKEN = 4401;
 
 /**
  * The headless shell's transport for the console bridge: the same contract as Electron IPC,
- * over a WebSocket on loopback, guarded by Host, Origin and the token.
+ * over a WebSocket on loopback, guarded by Host, Origin and the console token. The agents' MCP
+ * token never opens it: every console action (decide, stop, settings) is the person's alone.
  */
 export class WsBridgeServer {
   private readonly wss = new WebSocketServer({
@@ -27,7 +28,7 @@ export class WsBridgeServer {
 
   constructor(
     private readonly backend: ConsoleBackend,
-    private readonly token: string,
+    private readonly tokens: GateTokens,
     private readonly port: () => number,
     /** Told of each refused connection (for the audit). */
     private readonly onRefused: (refusal: Refusal) => void = () => {},
@@ -44,13 +45,22 @@ export class WsBridgeServer {
     const offered = (request.headers['sec-websocket-protocol'] ?? '').split(',').map((item) => item.trim());
     const presented = offered.find((item) => item.startsWith(TOKEN_PREFIX))?.slice(TOKEN_PREFIX.length);
     this.wss.handleUpgrade(request, socket, head, (ws) => {
-      if (!tokenMatches(presented, this.token)) {
-        this.onRefused({ step: 'auth', code: 'EPERMISSION', message: 'the access token was refused', surface: 'console', origin: request.headers.origin });
-        ws.close(CLOSE_BAD_TOKEN, 'the access token was refused');
+      const refusal = this.tokenRefusal(presented);
+      if (refusal !== undefined) {
+        this.onRefused({ step: 'auth', code: 'EPERMISSION', message: refusal, surface: 'console', origin: request.headers.origin });
+        ws.close(CLOSE_BAD_TOKEN, refusal);
         return;
       }
       this.serve(ws);
     });
+  }
+
+  /** Why a presented token does not open the console, or undefined when it is the console token. */
+  private tokenRefusal(presented: string | undefined): string | undefined {
+    if (tokenMatches(presented, this.tokens.console)) return undefined;
+    // Said apart so the audit shows an agent reaching for the console, not a stale tab.
+    if (tokenMatches(presented, this.tokens.mcp)) return 'the MCP token does not open the console: open the console URL toolgate serve printed';
+    return 'the access token was refused';
   }
 
   private serve(ws: WebSocket): void {

@@ -12,7 +12,10 @@ export function resolveHome(env: NodeJS.ProcessEnv = process.env): string {
 export function statePaths(home: string) {
   return {
     home,
+    /** The agents' MCP bearer token (the name predates the console token; agents' MCP configs point at it). */
     token: join(home, 'token'),
+    /** The person's console token: opens /bridge only, never /mcp; appears in no MCP config (mode 0600). */
+    consoleToken: join(home, 'console-token'),
     audit: join(home, 'audit.db'),
     auditHead: join(home, 'audit.head'),
     gate: join(home, 'gate.json'),

@@ -15,20 +15,39 @@ export function writePrivateFile(path: string, content: string): void {
   renameSync(temp, path);
 }
 
-/** The access token in $TOOLGATE_HOME/token: created (mode 0600) on first use; a readable-by-others file is tightened. */
-export function loadOrCreateToken(home: string): string {
-  const { token: path } = statePaths(home);
-  if (existsSync(path)) {
-    if ((statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
-    const token = readFileSync(path, 'utf8').trim();
-    if (/^[0-9a-f]{32,128}$/.test(token)) return token;
-  }
+/** A token file's content when it holds a well-formed token; a readable-by-others file is tightened first. */
+function existingToken(path: string): string | undefined {
+  if (!existsSync(path)) return undefined;
+  if ((statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
+  const token = readFileSync(path, 'utf8').trim();
+  return /^[0-9a-f]{32,128}$/.test(token) ? token : undefined;
+}
+
+function createToken(path: string): string {
   const token = randomBytes(32).toString('hex');
   writePrivateFile(path, `${token}\n`);
   return token;
 }
 
-/** Reads the token of a gate that should be running; a clear error if there is none. */
+/** The agents' MCP token in $TOOLGATE_HOME/token: created (mode 0600) on first use; a readable-by-others file is tightened. */
+export function loadOrCreateToken(home: string): string {
+  const { token: path } = statePaths(home);
+  return existingToken(path) ?? createToken(path);
+}
+
+/**
+ * The person's console token in $TOOLGATE_HOME/console-token (mode 0600), created on first use.
+ * It must never equal the agents' token (a copied file would let an agent answer its own prompts):
+ * such a file is replaced with a fresh token.
+ */
+export function loadOrCreateConsoleToken(home: string): string {
+  const { consoleToken: path } = statePaths(home);
+  const token = existingToken(path);
+  if (token !== undefined && token !== existingToken(statePaths(home).token)) return token;
+  return createToken(path);
+}
+
+/** Reads the agents' MCP token of a gate that should be running (never the console token); a clear error if there is none. */
 export function readToken(home: string): string {
   const { token: path } = statePaths(home);
   if (!existsSync(path)) {

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { BridgeClient, CLI, ROOT, cliEnv, makeTempDirs, readToken, runCli, spawnServe, type ServeProcess, type TempDirs } from './helpers';
+import { BridgeClient, CLI, ROOT, cliEnv, makeTempDirs, readConsoleToken, readToken, runCli, spawnServe, type ServeProcess, type TempDirs } from './helpers';
 
 interface AuditLine {
   seq: number;
@@ -37,9 +37,11 @@ describe('with `toolgate serve` running', () => {
 
   it('prints where it serves and keeps the token private', () => {
     expect(serve.stdout()).toContain(`workspace  ${realpathSync(dirs.workspace)}`);
-    expect(serve.stdout()).toMatch(new RegExp(`console\\s+http://127\\.0\\.0\\.1:${serve.port}/#token=[0-9a-f]{64}`));
+    // The console URL carries the person's console token, never the agents' MCP token.
+    expect(serve.stdout()).toMatch(new RegExp(`console\\s+http://127\\.0\\.0\\.1:${serve.port}/#token=${readConsoleToken(dirs.home)}\\s`));
+    expect(serve.stdout()).not.toContain(readToken(dirs.home));
     expect(serve.mcpUrl).toBe(`http://127.0.0.1:${serve.port}/mcp`);
-    expect(statSync(join(dirs.home, 'token')).mode & 0o777).toBe(0o600);
+    for (const file of ['token', 'console-token']) expect(statSync(join(dirs.home, file)).mode & 0o777, file).toBe(0o600);
     expect(readToken(dirs.home)).toMatch(/^[0-9a-f]{64}$/);
     expect(JSON.parse(readFileSync(join(dirs.home, 'gate.json'), 'utf8'))).toMatchObject({ port: serve.port, pid: serve.child.pid });
   });
@@ -71,7 +73,7 @@ describe('with `toolgate serve` running', () => {
   });
 
   it('`call write_file` waits for the console, then writes', async () => {
-    const bridge = await BridgeClient.open(serve.port, readToken(dirs.home));
+    const bridge = await BridgeClient.open(serve.port, readConsoleToken(dirs.home));
     try {
       const child = spawn(process.execPath, [CLI, 'call', 'write_file', '{"path":"cli.txt","content":"via cli\\n"}'], {
         cwd: ROOT,

@@ -33,16 +33,24 @@ export function makeTempDirs(): TempDirs {
   return { ...dirs, remove: () => rmSync(base, { recursive: true, force: true }) };
 }
 
-/** The gate's access token, as a client reads it. */
+/** The agents' MCP token, as an agent's client reads it. */
 export function readToken(home: string): string {
   return readFileSync(join(home, 'token'), 'utf8').trim();
+}
+
+/** The person's console token (what the console URL carries), which opens /bridge only. */
+export function readConsoleToken(home: string): string {
+  return readFileSync(join(home, 'console-token'), 'utf8').trim();
 }
 
 /** A gate started in this process on a free loopback port, with its temp folders. */
 export interface TestGate {
   running: RunningGate;
   dirs: TempDirs;
+  /** The agents' MCP token (for /mcp). */
   token: string;
+  /** The person's console token (for /bridge). */
+  consoleToken: string;
   close(): Promise<void>;
 }
 
@@ -60,6 +68,7 @@ export async function startTestGate(options: { approvalTimeoutMs?: number } = {}
     running,
     dirs,
     token: readToken(dirs.home),
+    consoleToken: readConsoleToken(dirs.home),
     close: async () => {
       await running.close();
       dirs.remove();
@@ -163,9 +172,9 @@ export class BridgeClient {
     });
   }
 
-  /** Opens the bridge and waits until it is open (rejects if the handshake is refused). */
-  static async open(port: number, token: string, origin = `http://127.0.0.1:${port}`): Promise<BridgeClient> {
-    const ws = openBridgeSocket(port, [`toolgate.v1`, `toolgate.token.${token}`], origin);
+  /** Opens the bridge with the console token and waits until it is open (rejects if the handshake is refused). */
+  static async open(port: number, consoleToken: string, origin = `http://127.0.0.1:${port}`): Promise<BridgeClient> {
+    const ws = openBridgeSocket(port, [`toolgate.v1`, `toolgate.token.${consoleToken}`], origin);
     await new Promise<void>((resolveOpen, reject) => {
       ws.once('open', () => resolveOpen());
       ws.once('error', reject);

@@ -13,7 +13,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ApprovalRequest } from '../../shared/approval';
-import { BridgeClient, connectMcp, makeTempDirs, readToken, spawnServe, textOf, type ServeProcess, type TempDirs } from './helpers';
+import { BridgeClient, connectMcp, makeTempDirs, readConsoleToken, readToken, spawnServe, textOf, type ServeProcess, type TempDirs } from './helpers';
 
 /** A `toolgate serve` child with an agent and a console connected to it. */
 interface OutsideGate {
@@ -30,7 +30,7 @@ async function startOutsideGate(prepare: (dirs: TempDirs) => void = () => {}, ex
   const serve = await spawnServe(dirs, extraArgs);
   const token = readToken(dirs.home);
   const agent = await connectMcp(serve.mcpUrl, token);
-  const bridge = await BridgeClient.open(serve.port, token);
+  const bridge = await BridgeClient.open(serve.port, readConsoleToken(dirs.home));
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {

@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { BridgeClient, CLI, ROOT, cliEnv, connectStdioBridge, makeTempDirs, readToken, runCli, spawnServe, textOf, type ServeProcess, type TempDirs } from './helpers';
+import { BridgeClient, CLI, ROOT, cliEnv, connectStdioBridge, makeTempDirs, readConsoleToken, readToken, runCli, spawnServe, textOf, type ServeProcess, type TempDirs } from './helpers';
 
 const clients: Client[] = [];
 
@@ -31,7 +31,7 @@ describe('stdio bridge to a running gate', () => {
   beforeAll(async () => {
     dirs = makeTempDirs();
     serve = await spawnServe(dirs);
-    bridge = await BridgeClient.open(serve.port, readToken(dirs.home));
+    bridge = await BridgeClient.open(serve.port, readConsoleToken(dirs.home));
   });
 
   afterAll(async () => {

@@ -35,7 +35,7 @@ function consoleOrigin(): string {
 }
 
 async function openConsole(): Promise<BridgeClient> {
-  const bridge = await BridgeClient.open(gate.running.port, gate.token);
+  const bridge = await BridgeClient.open(gate.running.port, gate.consoleToken);
   cleanups.push(() => bridge.close());
   return bridge;
 }
@@ -71,7 +71,7 @@ describe('bridge handshake', () => {
   });
 
   it('refuses a foreign Origin, a missing Origin and a foreign Host before the handshake', async () => {
-    const protocols = ['toolgate.v1', `toolgate.token.${gate.token}`];
+    const protocols = ['toolgate.v1', `toolgate.token.${gate.consoleToken}`];
     const evil = await outcomeOf(openBridgeSocket(gate.running.port, protocols, 'http://evil.example'));
     expect(evil).toMatchObject({ status: 403, opened: false });
     const none = await outcomeOf(openBridgeSocket(gate.running.port, protocols, undefined));
@@ -87,7 +87,7 @@ describe('bridge handshake', () => {
 
   it('answers 404 to an upgrade on another path', async () => {
     const { default: WebSocketClass } = await import('ws');
-    const elsewhere = new WebSocketClass(`ws://127.0.0.1:${gate.running.port}/mcp`, ['toolgate.v1', `toolgate.token.${gate.token}`], {
+    const elsewhere = new WebSocketClass(`ws://127.0.0.1:${gate.running.port}/mcp`, ['toolgate.v1', `toolgate.token.${gate.consoleToken}`], {
       origin: consoleOrigin(),
     });
     expect(await outcomeOf(elsewhere)).toMatchObject({ status: 404, opened: false });
