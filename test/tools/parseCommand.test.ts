@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { GateError } from '../../shared/errors';
+import type { GateError } from '../../shared/errors';
+import { gateErrorOf } from '../fixtures/gateErrors';
 import { parseCommand, type SubCommand } from '../../main/tools/shell/parseCommand';
 
 /** argv and connector of each sub-command, the shape most tests judge. */
@@ -7,14 +8,9 @@ async function outline(command: string): Promise<Array<Pick<SubCommand, 'argv' |
   return (await parseCommand(command)).map(({ argv, connector, nested }) => ({ argv, nested, ...(connector ? { connector } : {}) }));
 }
 
-async function refusal(command: string): Promise<GateError> {
-  try {
-    await parseCommand(command);
-  } catch (error) {
-    if (error instanceof GateError) return error;
-    throw error;
-  }
-  throw new Error(`${command} was parsed`);
+/** The GateError parsing `command` fails with. */
+function refusal(command: string): Promise<GateError> {
+  return gateErrorOf(() => parseCommand(command));
 }
 
 describe('parseCommand', () => {
@@ -107,6 +103,24 @@ describe('parseCommand', () => {
   it('puts the redirections of a compound command on every command inside it', async () => {
     const commands = await parseCommand('{ date; uname -a; } > info.txt');
     expect(commands.map((command) => command.redirects)).toEqual([[{ op: '>', target: 'info.txt' }], [{ op: '>', target: 'info.txt' }]]);
+  });
+
+  it('puts a redirection after a pipeline or a list on its last command only, as bash does', async () => {
+    const piped = await parseCommand('ls | sort > out.txt');
+    expect(piped.map((command) => [command.argv, command.redirects])).toEqual([
+      [['ls'], []],
+      [['sort'], [{ op: '>', target: 'out.txt' }]],
+    ]);
+    const mixed = await parseCommand('a && b | c 2>&1 | d > e; f');
+    expect(mixed.map((command) => [command.argv[0], command.connector, command.redirects.map((redirect) => redirect.op + redirect.target)])).toEqual([
+      ['a', '&&', []],
+      ['b', '|', []],
+      ['c', '|', ['2>&1']],
+      ['d', ';', ['>e']],
+      ['f', undefined, []],
+    ]);
+    // A group's redirection still reaches every command in it.
+    expect((await parseCommand('ls | { sort; uniq; } > o')).map((command) => command.redirects.length)).toEqual([0, 1, 1]);
   });
 
   it('reads the commands of if, for and while, and test commands word by word', async () => {

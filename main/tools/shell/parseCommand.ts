@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { Language, Parser, type Node } from 'web-tree-sitter';
 import type { Preview } from '../../../shared/approval';
 import { GateError } from '../../../shared/errors';
+import { unreadableReason } from './unreadableLine';
 
 /**
  * Reads a shell command line with a real grammar (tree-sitter-bash, as WASM: it loads from
@@ -65,6 +66,8 @@ export async function parseCommand(command: string): Promise<SubCommand[]> {
   try {
     const root = tree.rootNode;
     if (root.hasError) throw unparsable(command, root);
+    const unreadable = unreadableReason(command, root);
+    if (unreadable) throw new GateError('EVALIDATION', `the command is unreadable: ${unreadable}; nothing was run`, { command: excerpt(command) });
     const reader = new CommandReader();
     reader.sequence(root.children, false);
     return reader.commands;
@@ -80,8 +83,12 @@ function unparsable(command: string, root: Node): GateError {
       (culprit.isMissing ? ` (a ${JSON.stringify(culprit.type)} is missing)` : ` at ${JSON.stringify(snippet(command, culprit.startIndex))}`)
     : '';
   return new GateError('EVALIDATION', `the shell could not parse the command${where}; nothing was run`, {
-    command: command.length > 200 ? `${command.slice(0, 200)}…` : command,
+    command: excerpt(command),
   });
+}
+
+function excerpt(command: string): string {
+  return command.length > 200 ? `${command.slice(0, 200)}…` : command;
 }
 
 function firstError(node: Node): Node | undefined {
@@ -199,8 +206,9 @@ class CommandReader {
       tail = this.simple(body ?? node, nested, redirectNodes, redirects, body === undefined);
     } else {
       for (const redirect of redirectNodes) this.substitutionsIn(redirect);
-      const first = this.commands.length;
-      tail = this.statement(body, nested);
+      const read = this.redirectedBody(body, nested);
+      tail = read.tail;
+      const first = read.first;
       for (const command of this.commands.slice(first)) {
         if (!this.substituted.has(command)) command.redirects.push(...redirects.map((redirect) => ({ ...redirect })));
       }
@@ -212,6 +220,24 @@ class CommandReader {
         : this.sequence([continuation], nested, tail);
     }
     return tail;
+  }
+
+  /**
+   * Reads the body of a redirected statement; returns the index of the first command its redirections
+   * apply to. `a | b > f` and `a && b 2>&1`: the grammar hangs the redirection on the whole pipeline or
+   * list, bash on its last command only (and on every command of a last `{ …; }`).
+   */
+  private redirectedBody(body: Node, nested: boolean, tail?: SubCommand): { tail: SubCommand | undefined; first: number } {
+    if (body.type !== 'pipeline' && body.type !== 'list') {
+      const first = this.commands.length;
+      return { tail: this.statement(body, nested) ?? tail, first };
+    }
+    const children = body.children;
+    const last = children.findLastIndex((child) => child !== null && isStatement(child));
+    const before = this.sequence(children.slice(0, last), nested, tail);
+    if (before && before.connector === undefined) before.connector = ';';
+    const inner = this.redirectedBody(children[last]!, nested, before);
+    return { tail: this.sequence(children.slice(last + 1), nested, inner.tail), first: inner.first };
   }
 
   /** The redirections one redirect node makes (a here-document may carry more after its start). */

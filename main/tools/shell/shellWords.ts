@@ -1,0 +1,128 @@
+/**
+ * The value bash gives one word as written, for judging what a command does (the preview keeps
+ * words as written; this is what they become). Quotes and backslashes are removed, `$'…'` is
+ * decoded, and brace expansion (`{rm,-rf,x}` is three words) is applied to unquoted words.
+ * Anything bash computes only when it runs (`$x`, `$(…)`, backticks, unquoted globs) marks the word
+ * as computed: its value is then only what is known of it.
+ */
+
+/** One word as bash would read it. */
+export interface WordValue {
+  /** The text after quote removal and decoding (expansions kept as written). */
+  readonly value: string;
+  /** Whether bash computes part of it when the command runs (expansions, substitutions, globs). */
+  readonly computed: boolean;
+}
+
+/** Escapes of `$'…'` that stand for one character. */
+const ANSI_C_ESCAPES: Record<string, string> = { a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '\\': '\\', "'": "'", '"': '"', '?': '?' };
+
+/** Decodes the body of a `$'…'` string as bash does. */
+export function decodeAnsiC(body: string): string {
+  return body.replace(/\\(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}|c.|.)/gs, (whole, escape: string) => {
+    const head = escape[0]!;
+    if (head === 'x' || head === 'u' || head === 'U') return String.fromCodePoint(parseInt(escape.slice(1), 16));
+    if (/[0-7]/.test(head)) return String.fromCharCode(parseInt(escape, 8) & 0xff);
+    if (head === 'c') return String.fromCharCode(escape.charCodeAt(1) & 0x1f);
+    return ANSI_C_ESCAPES[escape] ?? whole;
+  });
+}
+
+/** The value of one word: quotes removed, `$'…'` decoded, expansions kept and marked as computed. */
+export function wordValue(text: string): WordValue {
+  let value = '';
+  let computed = false;
+  let index = 0;
+  while (index < text.length) {
+    const char = text[index]!;
+    if (char === '\\') {
+      value += text[index + 1] ?? '';
+      index += 2;
+    } else if (char === "'") {
+      const end = text.indexOf("'", index + 1);
+      value += text.slice(index + 1, end < 0 ? undefined : end);
+      index = end < 0 ? text.length : end + 1;
+    } else if (char === '$' && text[index + 1] === "'") {
+      const end = closingAnsiQuote(text, index + 2);
+      value += decodeAnsiC(text.slice(index + 2, end));
+      index = end + 1;
+    } else if (char === '"' || (char === '$' && text[index + 1] === '"')) {
+      const start = char === '$' ? index + 2 : index + 1;
+      let at = start;
+      for (; at < text.length && text[at] !== '"'; at++) {
+        if (text[at] === '\\' && '$`"\\\n'.includes(text[at + 1] ?? '')) value += text[++at];
+        else {
+          if (text[at] === '$' || text[at] === '`') computed = true;
+          value += text[at];
+        }
+      }
+      index = at + 1;
+    } else {
+      if (char === '$' || char === '`' || char === '*' || char === '?' || char === '[') computed = true;
+      value += char;
+      index++;
+    }
+  }
+  return { value, computed };
+}
+
+function closingAnsiQuote(text: string, from: number): number {
+  for (let at = from; at < text.length; at++) {
+    if (text[at] === '\\') at++;
+    else if (text[at] === "'") return at;
+  }
+  return text.length;
+}
+
+/** The words bash makes of one word as written: brace expansion first (unquoted words only), then quote removal. */
+export function expandWord(text: string): WordValue[] {
+  if (/['"\\$`]/.test(text) || !/\{[^{}]*(,|\.\.)[^{}]*\}/.test(text)) return [wordValue(text)];
+  return expandBraces(text).map((word) => wordValue(word));
+}
+
+/** Brace expansion of an unquoted word: `a{b,c}d` → abd acd, `{1..3}` → 1 2 3 (nested lists included). */
+export function expandBraces(text: string): string[] {
+  const open = findBraceList(text);
+  if (!open) return [text];
+  const { start, end, parts } = open;
+  const head = text.slice(0, start);
+  const tail = text.slice(end + 1);
+  return parts.flatMap((part) => expandBraces(`${head}${part}${tail}`));
+}
+
+function findBraceList(text: string): { start: number; end: number; parts: string[] } | undefined {
+  for (let start = text.indexOf('{'); start >= 0; start = text.indexOf('{', start + 1)) {
+    let depth = 0;
+    const commas: number[] = [];
+    for (let at = start; at < text.length; at++) {
+      if (text[at] === '{') depth++;
+      else if (text[at] === '}' && --depth === 0) {
+        const inner = text.slice(start + 1, at);
+        if (commas.length > 0) {
+          const cuts = [start, ...commas, at];
+          return { start, end: at, parts: cuts.slice(1).map((cut, index) => text.slice(cuts[index]! + 1, cut)) };
+        }
+        const range = /^(-?\d+|[a-zA-Z])\.\.(-?\d+|[a-zA-Z])$/.exec(inner);
+        if (range) return { start, end: at, parts: sequence(range[1]!, range[2]!) };
+        break;
+      } else if (text[at] === ',' && depth === 1) commas.push(at);
+    }
+  }
+  return undefined;
+}
+
+function sequence(from: string, to: string): string[] {
+  const numeric = /\d/.test(from);
+  const first = numeric ? Number(from) : from.charCodeAt(0);
+  const last = numeric ? Number(to) : to.charCodeAt(0);
+  const step = first <= last ? 1 : -1;
+  const out: string[] = [];
+  // A long range is cut short: the words are judged, not run, and a few show what it is.
+  for (let at = first; out.length < 64 && (step > 0 ? at <= last : at >= last); at += step) out.push(numeric ? String(at) : String.fromCharCode(at));
+  return out;
+}
+
+/** Whether a word as written is a variable assignment (`NAME=…`, `NAME+=…`, `NAME[i]=…`). */
+export function isAssignment(text: string): boolean {
+  return /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/.test(text);
+}

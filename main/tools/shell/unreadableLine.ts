@@ -1,0 +1,91 @@
+import type { Node } from 'web-tree-sitter';
+import { arithmeticRefusalIn } from './arithmeticContexts';
+
+/**
+ * Places where the grammar the prompt is built from and bash itself could read a line differently,
+ * so that a person would approve one command and bash would run another. A line with any of them
+ * is refused as unreadable (fail closed) instead of shown:
+ * - a backslash-newline that bash removes before it splits words (`r\⏎m -rf x` runs `rm`), except
+ *   between words (` \⏎`, the usual continuation), in single quotes, in a comment, and in the body of
+ *   a here-document with a quoted delimiter (in those bash keeps it, as the grammar does);
+ * - a here-document whose delimiter is not a plain word or one wholly quoted word (`E'O'F`, `E\⏎OF`),
+ *   or whose end the grammar found elsewhere than bash does (a line that is the delimiter plus blanks);
+ * - arithmetic and variable-name contexts that could evaluate a `$(…)` hidden in a variable (see
+ *   arithmeticContexts.ts).
+ */
+
+/** Nodes whose text bash keeps as written, backslash-newline included. */
+const LITERAL_HOLDERS = new Set(['raw_string', 'comment']);
+/** Nodes that are (part of) one word: a backslash-newline in them joins their pieces. */
+const WORD_PARTS = new Set(['word', 'string', 'string_content', 'concatenation', 'ansi_c_string', 'translated_string', 'number', 'simple_expansion', 'expansion', 'heredoc_start', 'heredoc_end', 'variable_name', 'command_name', 'heredoc_body', 'file_descriptor']);
+/** A delimiter bash and the grammar agree on: a plain word, or one wholly in single or double quotes. */
+const PLAIN_DELIMITER = /^(?:[A-Za-z0-9_.+\-]+|'[A-Za-z0-9_.+\-]+'|"[A-Za-z0-9_.+\-]+")$/;
+
+/** Why bash could read `command` otherwise than its tree says, or undefined when they agree. */
+export function unreadableReason(command: string, root: Node): string | undefined {
+  return heredocRefusal(command, root) ?? continuationRefusal(command, root) ?? arithmeticRefusalIn(root);
+}
+
+function lineOf(command: string, index: number): number {
+  let line = 1;
+  for (let at = command.indexOf('\n'); at >= 0 && at < index; at = command.indexOf('\n', at + 1)) line++;
+  return line;
+}
+
+function continuationRefusal(command: string, root: Node): string | undefined {
+  for (let at = command.indexOf('\\\n'); at >= 0; at = command.indexOf('\\\n', at + 1)) {
+    const holder = root.descendantForIndex(at, at);
+    if (!holder || keptLiterally(holder)) continue;
+    const between = (command[at - 1] === ' ' || command[at - 1] === '\t') && !WORD_PARTS.has(holder.type) && !WORD_PARTS.has(root.descendantForIndex(at + 1, at + 1)?.type ?? '');
+    if (between) continue;
+    return (
+      `a backslash at the end of line ${lineOf(command, at)} joins two lines inside a word or string, which bash reads as one word ` +
+      `and the preview could not; put that word on one line (a backslash-newline between words is fine)`
+    );
+  }
+  return undefined;
+}
+
+/** Whether bash keeps a backslash-newline at this node as written (single quotes, comments, quoted here-document bodies). */
+function keptLiterally(node: Node): boolean {
+  for (let current: Node | null = node; current; current = current.parent) {
+    if (LITERAL_HOLDERS.has(current.type)) return true;
+    if (current.type === 'heredoc_body') return /['"\\]/.test(current.parent?.namedChildren.find((child) => child?.type === 'heredoc_start')?.text ?? '');
+  }
+  return false;
+}
+
+function heredocRefusal(command: string, root: Node): string | undefined {
+  for (const redirect of root.descendantsOfType('heredoc_redirect')) {
+    if (!redirect) continue;
+    const start = redirect.namedChildren.find((child) => child?.type === 'heredoc_start');
+    const end = redirect.namedChildren.find((child) => child?.type === 'heredoc_end');
+    const body = redirect.namedChildren.find((child) => child?.type === 'heredoc_body');
+    const written = start?.text ?? '';
+    if (!PLAIN_DELIMITER.test(written)) {
+      return (
+        `the here-document delimiter ${JSON.stringify(written)} is partly quoted or escaped, and bash and the preview could end the ` +
+        `here-document at different lines; use a plain word (EOF) or quote all of it ('EOF')`
+      );
+    }
+    const delimiter = written.replace(/^['"]|['"]$/g, '');
+    const stripsTabs = redirect.children.some((child) => child?.type === '<<-');
+    const isEndLine = (line: string) => (stripsTabs ? line.replace(/^\t+/, '') : line) === delimiter;
+    const endLine = end ? wholeLine(command, end.startIndex) : undefined;
+    if (!end || end.text !== delimiter || endLine === undefined || !isEndLine(endLine)) {
+      return `the here-document ${JSON.stringify(written)} has no line that is exactly ${JSON.stringify(delimiter)} where bash would end it; end it with that line alone`;
+    }
+    const bodyLines = body ? command.slice(body.startIndex, command.lastIndexOf('\n', end.startIndex - 1) + 1).split('\n').slice(0, -1) : [];
+    if (bodyLines.some(isEndLine)) {
+      return `the here-document ${JSON.stringify(written)} holds its own end line earlier than the preview read it; end it with one line that is exactly ${JSON.stringify(delimiter)}`;
+    }
+  }
+  return undefined;
+}
+
+/** The whole line of `command` that holds `index`. */
+function wholeLine(command: string, index: number): string {
+  const from = command.lastIndexOf('\n', index - 1) + 1;
+  const to = command.indexOf('\n', index);
+  return command.slice(from, to < 0 ? undefined : to);
+}
