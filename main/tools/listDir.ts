@@ -15,6 +15,10 @@ const EntrySchema = z.object({
   name: z.string().describe('Entry name (its last path segment)'),
   path: z.string().describe('Workspace-relative path of the entry, with /'),
   type: z.enum(['file', 'directory', 'symlink', 'other']).describe('What the entry is; symlinks are not followed'),
+  kind: z
+    .enum(['fifo', 'socket', 'character-device', 'block-device', 'unknown'])
+    .optional()
+    .describe('For type other: which special file it is (listed, never opened)'),
 });
 
 /** Lists a directory inside the workspace, optionally several levels deep, hiding what .gitignore hides. */
@@ -61,7 +65,7 @@ export const listDirTool = defineTool({
     }
     const entries = collected
       .sort((a, b) => comparePaths(a.path, b.path))
-      .map((entry) => ({ name: entry.name, path: entry.path, type: entry.type }));
+      .map((entry) => ({ name: entry.name, path: entry.path, type: entry.type, ...(entry.kind ? { kind: entry.kind } : {}) }));
     return { path: target.relative || '.', entries, truncated };
   },
 });

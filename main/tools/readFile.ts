@@ -1,8 +1,9 @@
-import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, readSync } from 'node:fs';
 import { z } from 'zod';
 import { GateError } from '../../shared/errors';
 import { DEFAULT_BOUNDS } from '../../shared/manifest';
 import { defineTool } from '../registry/defineTool';
+import { openRegularFile } from './regularFile';
 import { confinePath } from './workspacePath';
 
 /** The largest file read whole; a bigger one must be read by line range. */
@@ -44,19 +45,14 @@ export const readFileTool = defineTool({
   execute: (input, context) => {
     const target = confinePath(context.workspace, input.path);
     if (!target.exists) throw new GateError('ERUNTIME', `${input.path} does not exist in the workspace`);
-    if (!statSync(target.absolute).isFile()) {
-      throw new GateError('EVALIDATION', `${input.path} is not a file; use list_dir for directories`);
-    }
     const ranged = input.startLine !== undefined || input.endLine !== undefined;
     const first = input.startLine ?? 1;
     const last = input.endLine ?? Number.MAX_SAFE_INTEGER;
     if (last < first) throw new GateError('EVALIDATION', `endLine ${last} is before startLine ${first}; ask for at least one line`);
 
-    // O_NOFOLLOW and O_NONBLOCK: a file swapped for a symlink or a FIFO since the check is refused, not followed or waited on.
-    const fd = openSync(target.absolute, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+    // A symlink, FIFO, socket or device is refused by its kind, never followed, opened or waited on.
+    const { fd, stats } = openRegularFile(target.absolute, input.path, 'use list_dir for directories');
     try {
-      const stats = fstatSync(fd);
-      if (!stats.isFile()) throw new GateError('EVALIDATION', `${input.path} is not a file; use list_dir for directories`);
       if (!ranged && stats.size > MAX_WHOLE_FILE_BYTES) {
         throw new GateError(
           'EQUOTA',

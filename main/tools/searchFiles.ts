@@ -1,9 +1,10 @@
-import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { GateError } from '../../shared/errors';
 import { defineTool } from '../registry/defineTool';
 import { compileGlob } from './gitignore';
+import { fileKind, notRegularFile, openRegularFile, type OpenedRegularFile } from './regularFile';
 import { confinePath } from './workspacePath';
 import { slashPath, walkWorkspace } from './workspaceWalk';
 
@@ -70,7 +71,9 @@ export const searchFilesTool = defineTool({
     const below = (path: string): string => (root === '' ? path : path.slice(root.length + 1));
 
     const result = { matches: [] as Array<z.infer<typeof MatchSchema>>, truncated: false, filesSearched: 0, filesSkipped: 0 };
-    const files: string[] = statSync(target.absolute).isFile() ? [root] : [];
+    const kind = fileKind(statSync(target.absolute));
+    if (kind !== 'file' && kind !== 'directory') throw notRegularFile(input.path, kind, 'search_files searches folders and regular files');
+    const files: string[] = kind === 'file' ? [root] : [];
     const walk =
       files.length > 0
         ? []
@@ -172,17 +175,17 @@ function compileGlobNamed(glob: string, field: 'include' | 'exclude'): RegExp {
   }
 }
 
-/** A file's text, or undefined when it is too large, binary (a NUL in its first 8 KiB, or not UTF-8) or unreadable. */
+/** A file's text, or undefined when it is too large, binary (a NUL in its first 8 KiB, or not UTF-8), unreadable or no regular file. */
 function readTextFile(absolute: string): string | undefined {
-  let fd: number;
+  let opened: OpenedRegularFile;
   try {
-    fd = openSync(absolute, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+    opened = openRegularFile(absolute, absolute);
   } catch {
     return undefined;
   }
+  const { fd, stats } = opened;
   try {
-    const stats = fstatSync(fd);
-    if (!stats.isFile() || stats.size > MAX_FILE_BYTES) return undefined;
+    if (stats.size > MAX_FILE_BYTES) return undefined;
     const bytes = Buffer.alloc(stats.size);
     let filled = 0;
     while (filled < bytes.length) {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, constants, fchmodSync, fsyncSync, lstatSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { GateError } from '../../shared/errors';
+import { notRegularFile, specialKind } from './regularFile';
 import { assertSameDirectory, directoryIdentity, type DirectoryIdentity } from './workspacePath';
 
 /**
@@ -64,6 +65,8 @@ export function commitStaged(workspace: string, staged: StagedFile): void {
   }
   const existing = lstatOrUndefined(staged.target);
   if (existing?.isDirectory()) throw new GateError('EVALIDATION', `${staged.target} became a directory while the call ran; nothing was changed`);
+  const special = existing && specialKind(existing);
+  if (special) throw notRegularFile(staged.target, special, 'it took the place of the file while the call ran; nothing was changed');
   renameSync(staged.temp, staged.target);
 }
 

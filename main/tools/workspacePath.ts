@@ -1,6 +1,7 @@
-import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
+import { closeSync, lstatSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { GateError } from '../../shared/errors';
+import { openRegularFile } from './regularFile';
 
 /** A path inside the workspace, resolved through every symlink that exists today. */
 export interface ConfinedPath {
@@ -156,23 +157,13 @@ export interface OpenedFile {
 }
 
 /**
- * Reads the file at `absolute` (already confined) with O_NOFOLLOW, and checks what was actually
- * opened: a regular file, whose real path (Linux: /proc/self/fd) is `absolute` inside the workspace.
- * A symlink or a swapped path between confinePath and the open is refused, not read.
+ * Reads the file at `absolute` (already confined) through openRegularFile (no symlink followed, no
+ * FIFO, socket or device opened), and checks what was actually opened: its real path (Linux:
+ * /proc/self/fd) is `absolute` inside the workspace. A path swapped since confinePath is refused, not read.
  */
 export function readFileNoFollow(workspace: string, absolute: string, requested: string, maxBytes: number): OpenedFile {
-  let fd: number;
+  const { fd, stats } = openRegularFile(absolute, requested);
   try {
-    fd = openSync(absolute, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ELOOP') throw new GateError('EPERMISSION', `${JSON.stringify(requested)} is a symlink; file tools never follow one`);
-    if (code === 'ENOENT') throw new GateError('EVALIDATION', `${requested} does not exist in the workspace`);
-    throw error;
-  }
-  try {
-    const stats = fstatSync(fd);
-    if (!stats.isFile()) throw new GateError('EVALIDATION', `${requested} is not a regular file`);
     const opened = openedPath(fd);
     if (opened !== undefined && (opened !== absolute || !isInside(workspace, opened))) {
       throw new GateError('EPERMISSION', `${JSON.stringify(requested)} changed while it was opened (it is now ${opened}); nothing was read`);

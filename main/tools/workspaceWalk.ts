@@ -1,6 +1,7 @@
-import { lstatSync, readFileSync, readdirSync, type Dirent } from 'node:fs';
+import { closeSync, readFileSync, readdirSync, type Dirent } from 'node:fs';
 import { join, sep } from 'node:path';
 import { GitignoreMatcher } from './gitignore';
+import { openRegularFile, specialKind, type OpenedRegularFile, type SpecialKind } from './regularFile';
 
 /** What an entry met on a walk is. Symlinks are reported, never followed. */
 export type EntryType = 'file' | 'directory' | 'symlink' | 'other';
@@ -12,6 +13,8 @@ export interface WalkEntry {
   /** Its last segment. */
   readonly name: string;
   readonly type: EntryType;
+  /** For type 'other': which special file it is (found from the directory entry, never by opening it). */
+  readonly kind?: SpecialKind;
   /** 1 for entries of the starting folder, 2 for theirs, and so on. */
   readonly depth: number;
 }
@@ -49,10 +52,12 @@ export function* walkWorkspace(workspace: string, start: string, options: WalkOp
       if (honour) loadGitignore(workspace, folder, ignore);
       for (const dirent of readEntries(join(workspace, folder))) {
         if (dirent.name === '.git') continue;
+        const kind = specialKind(dirent);
         const entry: WalkEntry = {
           path: folder === '' ? dirent.name : `${folder}/${dirent.name}`,
           name: dirent.name,
           type: entryType(dirent),
+          ...(kind ? { kind } : {}),
           depth,
         };
         if (honour && ignore.ignores(entry.path, entry.type === 'directory', start)) continue;
@@ -81,15 +86,22 @@ function readEntries(absolute: string): Dirent[] {
   }
 }
 
-/** Reads `folder`/.gitignore into the matcher when it is a regular file (a symlinked one is not followed). */
+/** Reads `folder`/.gitignore into the matcher when it is a regular file (a symlink is not followed, a FIFO not opened). */
 function loadGitignore(workspace: string, folder: string, ignore: GitignoreMatcher): void {
   const path = join(workspace, folder, '.gitignore');
+  let opened: OpenedRegularFile;
   try {
-    const stats = lstatSync(path);
-    if (!stats.isFile() || stats.size > MAX_GITIGNORE_BYTES) return;
-    ignore.addFile(folder, readFileSync(path, 'utf8'));
+    opened = openRegularFile(path, path);
   } catch {
-    // No .gitignore here (or it vanished): nothing to add.
+    // No .gitignore here, it vanished, or it is no regular file (a FIFO is never opened): nothing to add.
+    return;
+  }
+  try {
+    if (opened.stats.size <= MAX_GITIGNORE_BYTES) ignore.addFile(folder, readFileSync(opened.fd, 'utf8'));
+  } catch {
+    // Unreadable: nothing to add.
+  } finally {
+    closeSync(opened.fd);
   }
 }
 

@@ -1,7 +1,5 @@
-import { lstatSync } from 'node:fs';
 import { z } from 'zod';
 import type { Preview } from '../../shared/approval';
-import { GateError } from '../../shared/errors';
 import { defineTool } from '../registry/defineTool';
 import { unifiedDiff } from './unifiedDiff';
 import { replaceFileAtomically } from './stagedFile';
@@ -55,9 +53,7 @@ export const writeFileTool = defineTool({
 /** The existing file's text and permission bits, read without following a symlink; undefined when there is none. */
 function readExisting(workspace: string, target: ConfinedPath, requested: string): { text: string; mode: number } | undefined {
   if (!target.exists) return undefined;
-  if (!lstatSync(target.absolute).isFile()) {
-    throw new GateError('EVALIDATION', `${requested} exists and is not a file; write_file only writes files`);
-  }
+  // A FIFO, socket or device there is refused by its kind: the person would be shown no diff of it.
   const opened = readFileNoFollow(workspace, target.absolute, requested, MAX_EXISTING_BYTES);
   return { text: opened.bytes.toString('utf8'), mode: opened.mode };
 }

@@ -121,7 +121,7 @@ describe('read_file', () => {
     expect((await failure(readFileTool, { path: 'secret.txt' })).code).toBe('EPERMISSION');
     expect((await failure(readFileTool, { path: 'missing.txt' })).message).toContain('does not exist');
     mkdirSync(join(workspace, 'folder'));
-    expect((await failure(readFileTool, { path: 'folder' })).message).toContain('is not a file');
+    expect((await failure(readFileTool, { path: 'folder' })).message).toContain('is a directory, not a regular file; use list_dir');
   });
 
   it('refuses a path with a NUL byte', async () => {
