@@ -34,12 +34,23 @@ export const PreviewSchema = z.discriminatedUnion('kind', [
         type: z.enum(['file', 'directory', 'symlink', 'other']),
         /** Size in bytes (0 for directories and symlinks). */
         bytes: z.number().int().nonnegative(),
+        /** A file's content hash (SHA-256, hex), while the hashing budget lasts. */
+        sha256: z.string().optional(),
+        /** For type other: which special file it is (fifo, socket, character-device, block-device). */
+        kind: z.string().optional(),
       }),
     ),
     /** How many entries would go in all, listed or not. */
     totalEntries: z.number().int().nonnegative(),
     /** Bytes of all files that would go. */
     totalBytes: z.number().int().nonnegative(),
+    /**
+     * BLAKE3 over every entry that would go, listed or not: path, type, size, and a file's SHA-256
+     * (past the hashing budget: its inode and change time), so a change after the prompt is refused.
+     */
+    contentHash: z.string().optional(),
+    /** Files past the hashing budget, bound by inode and change time instead of their content. */
+    unhashedFiles: z.number().int().nonnegative().optional(),
   }),
   z.object({
     kind: z.literal('command'),
@@ -91,10 +102,17 @@ export const ApprovalRequestSchema = z.object({
   tier: SecurityTierSchema,
   /** The policy rule that asked for a person. */
   rule: z.string(),
-  /** The exact arguments that will run if approved. */
+  /** The agent's MCP session (an id the gate issued); "Deny all from this agent" denies by it. */
+  agentSession: z.string().optional(),
+  /** The arguments that will run if approved (long strings and large arrays summarised; the binding hash covers them whole). */
   arguments: z.unknown(),
   /** What the call would change. */
   preview: PreviewSchema,
+  /**
+   * Names of the secrets the call receives if approved (its `$ENV.NAME` placeholders); absent when
+   * none. A call that receives secrets always asks, whatever its tool's tier.
+   */
+  secrets: z.array(z.string()).optional(),
   /** BLAKE3 of manifest + canonical arguments: the approval holds only for this call. */
   bindingHash: z.string(),
   /** When it was asked (ISO 8601). */

@@ -1,17 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { lstatSync, readdirSync, renameSync, rmSync, unlinkSync, type Stats } from 'node:fs';
+import { lstatSync, renameSync, rmSync, unlinkSync, type Stats } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { z } from 'zod';
 import type { Preview } from '../../shared/approval';
 import { GateError } from '../../shared/errors';
 import { defineTool } from '../registry/defineTool';
+import { entryType, surveyDelete } from './deleteSurvey';
 import { assertSameDirectory, confinePath, directoryIdentity, type DirectoryIdentity } from './workspacePath';
-
-/** Entries a delete preview lists; the totals count the rest. */
-export const MAX_LISTED_ENTRIES = 2000;
-
-type DeletePreview = Extract<Preview, { kind: 'delete' }>;
-type EntryType = DeletePreview['entries'][number]['type'];
 
 const DeleteOutputSchema = z.object({
   path: z.string().describe('Workspace-relative path deleted'),
@@ -25,7 +20,8 @@ type DeleteOutput = z.infer<typeof DeleteOutputSchema>;
  * Deletes a file, a symlink (the link itself) or, with `recursive: true`, a directory and all it
  * holds. A recursive call is judged a tier higher (RESTRICTED), declared as an escalation. A
  * directory is first renamed aside in one step, so it is either all there or all gone from the
- * workspace's view, then removed. The dry run lists what would go.
+ * workspace's view, then removed. The dry run lists what would go and binds its content (see
+ * surveyDelete): the approval holds only while every file is what the person was shown.
  */
 export const deletePathTool = defineTool({
   name: 'delete_path',
@@ -55,7 +51,8 @@ export const deletePathTool = defineTool({
     if (type === 'directory' && !input.recursive) {
       throw new GateError('EVALIDATION', `${input.path} is a directory; pass recursive: true to delete it and everything in it`);
     }
-    const surveyed = survey(context.workspace, target.absolute, target.stats);
+    // Only the dry run binds content: it is what the person is shown, and what is re-taken and compared before this runs.
+    const surveyed = surveyDelete(context.workspace, target.absolute, target.stats, input.path, context.dryRun);
     if (context.dryRun) return { kind: 'delete', path: target.relative, ...surveyed };
     if (type === 'directory') removeTree(context.workspace, target);
     else {
@@ -91,36 +88,6 @@ function locate(workspace: string, requested: string): DeleteTarget {
     throw error;
   }
   return { absolute, relative: relative(workspace, absolute), stats, parent: directoryIdentity(parent.absolute) };
-}
-
-function entryType(stats: Stats): EntryType {
-  if (stats.isSymbolicLink()) return 'symlink';
-  if (stats.isDirectory()) return 'directory';
-  if (stats.isFile()) return 'file';
-  return 'other';
-}
-
-/** Everything that would go, parents before what they hold, names sorted: the same tree gives the same preview. */
-function survey(workspace: string, absolute: string, stats: Stats): Omit<DeletePreview, 'kind' | 'path'> {
-  const entries: DeletePreview['entries'] = [];
-  let totalEntries = 0;
-  let totalBytes = 0;
-  const stack: Array<{ absolute: string; stats: Stats }> = [{ absolute, stats }];
-  while (stack.length > 0) {
-    const entry = stack.pop()!;
-    const type = entryType(entry.stats);
-    const bytes = type === 'file' ? entry.stats.size : 0;
-    totalEntries++;
-    totalBytes += bytes;
-    if (entries.length < MAX_LISTED_ENTRIES) entries.push({ path: relative(workspace, entry.absolute), type, bytes });
-    if (type !== 'directory') continue;
-    const children = readdirSync(entry.absolute).sort().reverse();
-    for (const name of children) {
-      const child = join(entry.absolute, name);
-      stack.push({ absolute: child, stats: lstatSync(child) });
-    }
-  }
-  return { entries, totalEntries, totalBytes };
 }
 
 /**

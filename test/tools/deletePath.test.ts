@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -6,7 +7,8 @@ import { GateError } from '../../shared/errors';
 import { ToolManifestSchema } from '../../shared/manifest';
 import { callTier, tierPolicy } from '../../main/policy/tierPolicy';
 import { defineTool } from '../../main/registry/defineTool';
-import { deletePathTool, MAX_LISTED_ENTRIES } from '../../main/tools/deletePath';
+import { deletePathTool } from '../../main/tools/deletePath';
+import { MAX_LISTED_ENTRIES } from '../../main/tools/deleteSurvey';
 import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
 import { runTool } from '../fixtures/toolWorkspace';
 import { gateErrorOf } from '../fixtures/gateErrors';
@@ -28,6 +30,10 @@ beforeEach(() => {
 });
 
 afterEach(() => removeTempFolder(root));
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
 
 async function run(input: unknown, dryRun = false): Promise<any> {
   return runTool(deletePathTool, input, workspace, dryRun);
@@ -53,9 +59,10 @@ describe('delete_path', () => {
     expect(await run({ path: 'notes.txt' }, true)).toEqual({
       kind: 'delete',
       path: 'notes.txt',
-      entries: [{ path: 'notes.txt', type: 'file', bytes: 5 }],
+      entries: [{ path: 'notes.txt', type: 'file', bytes: 5, sha256: sha256('hello') }],
       totalEntries: 1,
       totalBytes: 5,
+      contentHash: expect.stringMatching(/^[0-9a-f]{64}$/),
     });
     expect(existsSync(join(workspace, 'notes.txt'))).toBe(true);
     expect(await run({ path: 'notes.txt' })).toEqual({ path: 'notes.txt', type: 'file', deletedEntries: 1, deletedBytes: 5 });
@@ -78,12 +85,13 @@ describe('delete_path', () => {
       path: 'build',
       entries: [
         { path: 'build', type: 'directory', bytes: 0 },
-        { path: 'build/app.js', type: 'file', bytes: 5 },
+        { path: 'build/app.js', type: 'file', bytes: 5, sha256: sha256('12345') },
         { path: 'build/assets', type: 'directory', bytes: 0 },
-        { path: 'build/assets/logo.svg', type: 'file', bytes: 6 },
+        { path: 'build/assets/logo.svg', type: 'file', bytes: 6, sha256: sha256('<svg/>') },
       ],
       totalEntries: 4,
       totalBytes: 11,
+      contentHash: expect.stringMatching(/^[0-9a-f]{64}$/),
     });
     expect(await run({ path: 'build', recursive: true })).toMatchObject({ type: 'directory', deletedEntries: 4, deletedBytes: 11 });
     expect(readdirSync(workspace)).toEqual(['notes.txt']);
