@@ -14,6 +14,8 @@ export const CallRequestSchema = z.object({
   arguments: z.unknown(),
   /** Who sent it. */
   source: CallSourceSchema.default('test'),
+  /** The agent's MCP session (an id the gate issued), so its prompts can be counted and denied together. */
+  agentSession: z.string().optional(),
 });
 export type CallRequest = z.input<typeof CallRequestSchema>;
 
@@ -46,6 +48,8 @@ export const CallSnapshotSchema = z.object({
   arguments: z.unknown(),
   /** Who sent the call. */
   source: CallSourceSchema,
+  /** The agent's MCP session, when it came over MCP. */
+  agentSession: z.string().optional(),
   /** Where the call is now. */
   status: CallStatusSchema,
   /** The pipeline step the call is at or ended in. */

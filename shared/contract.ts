@@ -43,6 +43,20 @@ export const bridgeMethods = {
       .strict(),
     response: ApprovalOutcomeSchema,
   },
+  denyAllFromAgent: {
+    request: z
+      .object({
+        /** The agent session whose prompts are all denied (an id main issued, shown on each prompt). */
+        agentSession: z.string().min(1).max(100),
+        /** Why (shown to the agent with each denial). */
+        reason: z.string().max(2000).optional(),
+      })
+      .strict(),
+    response: z.object({
+      /** How many prompts were denied (0 when that agent had none waiting). */
+      denied: z.number().int().nonnegative(),
+    }),
+  },
   listAudit: {
     request: z
       .object({

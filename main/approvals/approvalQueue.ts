@@ -5,10 +5,25 @@ import { GateError } from '../../shared/errors';
 /** What the executor supplies when it asks a person; the queue adds id and times. */
 export type ApprovalAsk = Omit<ApprovalRequest, 'approvalId' | 'requestedAt' | 'expiresAt'>;
 
+/** Prompts one agent session may have waiting at once, unless the gate is told otherwise. */
+export const DEFAULT_MAX_PENDING_PER_SESSION = 50;
+/** Prompts all agents together may have waiting at once, unless the gate is told otherwise. */
+export const DEFAULT_MAX_PENDING = 500;
+
+/** The bucket of calls that came with no agent session (CLI, tests): they share one per-session count. */
+const NO_SESSION = '';
+
 /** Options of the approval queue. */
 export interface ApprovalQueueOptions {
   /** How long a prompt waits before it is denied. */
   timeoutMs: number;
+  /**
+   * Prompts one agent session may have waiting (default 50): a person cannot answer more, and one
+   * agent must not crowd out the others. Past it, new asks are refused at once with EQUOTA.
+   */
+  maxPendingPerSession?: number;
+  /** Prompts all agents together may have waiting (default 500); past it, EQUOTA. */
+  maxPending?: number;
   /** Told of each new prompt. */
   onRequested?: (request: ApprovalRequest) => void;
   /** Told of each outcome. */
@@ -24,12 +39,49 @@ interface Pending {
 /** Prompts waiting for a person. Ids are issued here; the console can only answer what it was shown. */
 export class ApprovalQueue {
   private readonly pending = new Map<string, Pending>();
+  /** How many prompts each agent session has waiting, so the cap is checked without a scan. */
+  private readonly pendingBySession = new Map<string, number>();
+  private readonly maxPendingPerSession: number;
+  private readonly maxPending: number;
   private closed = false;
 
-  constructor(private readonly options: ApprovalQueueOptions) {}
+  constructor(private readonly options: ApprovalQueueOptions) {
+    this.maxPendingPerSession = options.maxPendingPerSession ?? DEFAULT_MAX_PENDING_PER_SESSION;
+    this.maxPending = options.maxPending ?? DEFAULT_MAX_PENDING;
+  }
 
-  /** Asks a person; the promise settles with their decision, or 'expired' after the timeout. */
+  /**
+   * Why a new prompt from this agent session would be refused now (EQUOTA), or undefined when there
+   * is room. Checked before the preview is made, so a refused call costs no dry run.
+   */
+  quotaRefusal(agentSession: string | undefined): GateError | undefined {
+    const own = this.pendingBySession.get(agentSession ?? NO_SESSION) ?? 0;
+    if (own >= this.maxPendingPerSession) {
+      return new GateError(
+        'EQUOTA',
+        `this agent session already has ${own} prompts waiting for a person (at most ${this.maxPendingPerSession} per session); ` +
+          'the person must answer or deny some of them first: wait for their answers before calling again',
+        { pending: own, limit: this.maxPendingPerSession, scope: 'session' },
+      );
+    }
+    if (this.pending.size >= this.maxPending) {
+      return new GateError(
+        'EQUOTA',
+        `${this.pending.size} prompts from all agents are already waiting for a person (at most ${this.maxPending} in all); ` +
+          'the person must answer or deny some of them first: try again later',
+        { pending: this.pending.size, limit: this.maxPending, scope: 'gate' },
+      );
+    }
+    return undefined;
+  }
+
+  /**
+   * Asks a person; the promise settles with their decision, or 'expired' after the timeout.
+   * Throws EQUOTA at once when the agent's session or the gate already has its most prompts waiting.
+   */
   ask(ask: ApprovalAsk): { request: ApprovalRequest; outcome: Promise<ApprovalOutcome> } {
+    const refusal = this.closed ? undefined : this.quotaRefusal(ask.agentSession);
+    if (refusal) throw refusal;
     const now = Date.now();
     const request: ApprovalRequest = {
       ...ask,
@@ -48,6 +100,8 @@ export class ApprovalQueue {
       );
       timer.unref();
       this.pending.set(request.approvalId, { request, resolve, timer });
+      const session = request.agentSession ?? NO_SESSION;
+      this.pendingBySession.set(session, (this.pendingBySession.get(session) ?? 0) + 1);
     });
     if (!this.closed) this.options.onRequested?.(request);
     return { request, outcome };
@@ -68,6 +122,16 @@ export class ApprovalQueue {
     return this.settle(approvalId, 'withdrawn', reason);
   }
 
+  /**
+   * Denies every prompt of one agent session at once ("Deny all from this agent"); other agents'
+   * prompts stay. Returns the outcomes (none when the session has nothing waiting).
+   */
+  denyAllFrom(agentSession: string, reason?: string): ApprovalOutcome[] {
+    const why = reason?.trim() || 'the person denied every prompt from this agent';
+    const ids = [...this.pending.values()].filter((entry) => entry.request.agentSession === agentSession).map((entry) => entry.request.approvalId);
+    return ids.map((approvalId) => this.settle(approvalId, 'denied', why)!);
+  }
+
   /** The prompts waiting now, oldest first. */
   list(): ApprovalRequest[] {
     return [...this.pending.values()].map((entry) => entry.request);
@@ -84,6 +148,10 @@ export class ApprovalQueue {
     const entry = this.pending.get(approvalId);
     if (!entry) return undefined;
     this.pending.delete(approvalId);
+    const session = entry.request.agentSession ?? NO_SESSION;
+    const left = (this.pendingBySession.get(session) ?? 1) - 1;
+    if (left > 0) this.pendingBySession.set(session, left);
+    else this.pendingBySession.delete(session);
     clearTimeout(entry.timer);
     const result = this.outcomeOf(entry.request, outcome, reason);
     entry.resolve(result);

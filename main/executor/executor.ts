@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AuditKind } from '../../shared/audit';
 import type { CallRequest, CallSnapshot, CallSource } from '../../shared/call';
 import { canonicalize } from '../../shared/canonicalJson';
-import type { ToolError } from '../../shared/errors';
+import { GateError, type ToolError } from '../../shared/errors';
 import { hashCanonical } from '../../shared/hash';
 import { MAX_ARGUMENT_DEPTH, firstIllFormedString, nestsDeeperThan } from '../../shared/jsonLimits';
 import { mutatingEffects, type Capability, type SecurityTier, type ToolManifest } from '../../shared/manifest';
@@ -23,6 +23,7 @@ import { normalizeOutput } from './steps/normalizeOutput';
 import { parseArguments } from './steps/parseArguments';
 import { countDiffLines, preparePreview } from './steps/preparePreview';
 import { StepFailure } from './steps/stepFailure';
+import { checkArgumentBounds } from './steps/argumentBounds';
 import { recordedArguments, recordedToolName } from './steps/recordedArguments';
 import { resolveSecrets, type ResolvedInput } from './steps/resolveSecrets';
 import { capOutput, utf8Prefix } from './steps/truncateOutput';
@@ -77,6 +78,7 @@ class CallRun {
     private readonly deps: ExecutorDeps,
     readonly tool: string,
     readonly source: CallSource,
+    readonly agentSession: string | undefined,
   ) {}
 
   audit(kind: AuditKind, payload: unknown): void {
@@ -159,7 +161,7 @@ export class Executor {
    * even when the gate itself fails mid-way.
    */
   async call(request: CallRequest, options: { signal?: AbortSignal } = {}): Promise<ToolResult> {
-    const run = new CallRun(this.deps, request.tool, request.source ?? 'test');
+    const run = new CallRun(this.deps, request.tool, request.source ?? 'test', request.agentSession);
     const tool = recordedToolName(request.tool);
     const shown = recordedArguments(request.arguments);
     this.deps.calls.start({
@@ -167,11 +169,12 @@ export class Executor {
       tool,
       arguments: shown,
       source: run.source,
+      ...(run.agentSession ? { agentSession: run.agentSession } : {}),
       status: 'checking',
       step: 'invoked',
       startedAt: run.startedAt.toISOString(),
     });
-    run.audit('invoked', { tool, source: run.source, arguments: shown });
+    run.audit('invoked', { tool, source: run.source, ...(run.agentSession ? { agentSession: run.agentSession } : {}), arguments: shown });
     const stopper = new AbortController();
     this.stoppers.set(run.callId, stopper);
     const signal = options.signal ? AbortSignal.any([options.signal, stopper.signal]) : stopper.signal;
@@ -186,8 +189,13 @@ export class Executor {
   }
 
   private async pipeline(run: CallRun, request: CallRequest, signal: AbortSignal | undefined): Promise<ToolResult> {
+    // Bounded first (raw text by its bytes, before it is parsed), so nothing below walks a flood.
+    const oversized = checkArgumentBounds(request.arguments);
+    if (oversized) return run.fail('rejected', oversized.step, oversized.error);
     const args = parseArguments(request.arguments);
     if (args instanceof StepFailure) return run.fail('rejected', args.step, args.error);
+    const oversizedParsed = typeof request.arguments === 'string' ? checkArgumentBounds(args) : undefined;
+    if (oversizedParsed) return run.fail('rejected', oversizedParsed.step, oversizedParsed.error);
     if (nestsDeeperThan(args, MAX_ARGUMENT_DEPTH)) {
       return run.fail('rejected', 'parse', {
         code: 'EVALIDATION',
@@ -250,22 +258,38 @@ export class Executor {
     tier: SecurityTier,
   ): Promise<{ refusal: ToolError } | { approvedPreviewHash?: string }> {
     const { manifest } = entry.tool;
+    // A full queue refuses at once: no dry run is spent on a prompt that could not be shown.
+    const full = this.deps.approvals.quotaRefusal(run.agentSession);
+    if (full) {
+      run.step = 'approval';
+      return { refusal: full.toToolError() };
+    }
     run.at('preview');
     const preview = await preparePreview(this.deps.pool, entry, input, run.callId, this.deps.workspace);
     if (preview instanceof StepFailure) return { refusal: preview.error };
     run.step = 'approval';
     const binding = bindingHash(manifest, input);
     const previewHash = preview.kind === 'none' ? undefined : hashCanonical(preview);
-    const { request, outcome } = this.deps.approvals.ask({
-      callId: run.callId,
-      tool: manifest.name,
-      toolVersion: manifest.version,
-      tier,
-      rule,
-      arguments: input,
-      preview,
-      bindingHash: binding,
-    });
+    let asked: ReturnType<ApprovalQueue['ask']>;
+    try {
+      asked = this.deps.approvals.ask({
+        callId: run.callId,
+        tool: manifest.name,
+        toolVersion: manifest.version,
+        tier,
+        rule,
+        ...(run.agentSession ? { agentSession: run.agentSession } : {}),
+        // The console is shown a bounded form; the binding hash covers the whole input.
+        arguments: recordedArguments(input),
+        preview,
+        bindingHash: binding,
+      });
+    } catch (error) {
+      // The queue filled while the preview was made.
+      if (error instanceof GateError) return { refusal: error.toToolError() };
+      throw error;
+    }
+    const { request, outcome } = asked;
     run.audit('approval-requested', {
       approvalId: request.approvalId,
       bindingHash: binding,

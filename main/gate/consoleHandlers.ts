@@ -46,6 +46,7 @@ export function createConsoleBackend(sources: ConsoleSources): ConsoleBackend {
       listCalls: async () => sources.calls.list(),
       listApprovals: async () => sources.approvals.list(),
       decideApproval: async ({ approvalId, decision, reason }) => sources.approvals.decide(approvalId, decision, reason),
+      denyAllFromAgent: async ({ agentSession, reason }) => ({ denied: sources.approvals.denyAllFrom(agentSession, reason).length }),
       listAudit: async ({ limit, beforeSeq }) => sources.audit.list({ limit, beforeSeq }),
       verifyAudit: async () => sources.audit.verify(),
       stopCall: async ({ callId }) => ({ stopped: sources.stopCall?.(callId) ?? false }),

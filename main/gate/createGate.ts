@@ -59,6 +59,10 @@ export interface GateOptions {
   secrets?: SecretProvider;
   /** Calls that may wait for their turn before new ones get EQUOTA. */
   maxQueued?: number;
+  /** Prompts one agent session may have waiting before its next ones get EQUOTA (default 50). */
+  maxPendingPerSession?: number;
+  /** Prompts all agents may have waiting before new ones get EQUOTA (default 500). */
+  maxPending?: number;
 }
 
 /** The default grants: tools may read and write inside the workspace. */
@@ -150,6 +154,8 @@ export async function createGate(options: GateOptions): Promise<Gate> {
   const approvalTimeoutMs = options.approvalTimeoutMs ?? 5 * 60_000;
   const approvals = new ApprovalQueue({
     timeoutMs: approvalTimeoutMs,
+    maxPendingPerSession: options.maxPendingPerSession,
+    maxPending: options.maxPending,
     onRequested: (request) => events.emit('approvalRequested', request),
     onResolved: (outcome) => events.emit('approvalResolved', outcome),
   });

@@ -66,7 +66,13 @@ export function createGateMcpServer(registry: ToolRegistry, executor: Executor, 
     try {
       // extra.signal aborts when the agent cancels (the SDK's own request timeout sends that too).
       const result = await executor.call(
-        { tool: request.params.name, arguments: typeof raw === 'string' ? raw : request.params.arguments, source },
+        {
+          tool: request.params.name,
+          arguments: typeof raw === 'string' ? raw : request.params.arguments,
+          source,
+          // The transport's session id (issued by the gate): prompts are counted and denied per agent by it.
+          ...(extra.sessionId ? { agentSession: extra.sessionId } : {}),
+        },
         { signal: extra.signal },
       );
       return toCallToolResult(result);

@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { argumentBoundBreach, DEFAULT_ARGUMENT_BOUNDS } from '../../main/executor/steps/argumentBounds';
+import { MAX_RECORDED_MEMBERS, recordedArguments } from '../../main/executor/steps/recordedArguments';
+
+const MIB = 1024 * 1024;
+
+function manyKeys(count: number): Record<string, number> {
+  const object: Record<string, number> = {};
+  for (let i = 0; i < count; i++) object[`k${i}`] = i;
+  return object;
+}
+
+describe('argument bounds', () => {
+  it('lets ordinary arguments through', () => {
+    expect(argumentBoundBreach({ path: 'a.txt', content: 'x'.repeat(100_000), lines: [1, 2, 3] })).toBeUndefined();
+  });
+
+  it.each([
+    ['a million-element array', () => ({ items: new Array(1_000_000).fill(0) }), 'maxElements', 100_000],
+    ['an object with 100k keys', () => manyKeys(100_000), 'maxKeysPerObject', 10_000],
+    ['a 4 MiB string', () => ({ content: 'x'.repeat(4 * MIB) }), 'maxBytes', 4 * MIB],
+    ['4 MiB of raw JSON text', () => JSON.stringify({ content: 'y'.repeat(4 * MIB) }), 'maxBytes', 4 * MIB],
+    ['many small arrays', () => ({ rows: new Array(60_000).fill(0).map(() => [0, 0]) }), 'maxElements', 100_000],
+    ['many small objects', () => ({ a: new Array(50_000).fill(0).map(() => ({ x: 1, y: 2, z: 3 })) }), 'maxNodes', 200_000],
+  ])('refuses %s naming the bound and its limit', (_what, make, bound, limit) => {
+    const broken = argumentBoundBreach(make());
+    expect(broken).toMatchObject({ bound, limit });
+    expect(broken!.message).toContain(`${bound} bound is ${limit}`);
+  });
+
+  it('counts multi-byte text by its UTF-8 bytes', () => {
+    // 1.5 M characters of 3 bytes each: 4.5 MB, though under 4 Mi characters.
+    expect(argumentBoundBreach({ text: '€'.repeat(1_500_000) })?.bound).toBe('maxBytes');
+  });
+
+  it('stops at the first breach: a ten-million-element array is refused as fast as a small one', () => {
+    const flood = { items: new Array(10_000_000).fill(0) };
+    const started = performance.now();
+    expect(argumentBoundBreach(flood)?.bound).toBe('maxElements');
+    expect(performance.now() - started).toBeLessThan(50);
+  });
+});
+
+describe('recorded arguments stay small', () => {
+  it('records arguments over a bound as a note, never the flood itself', () => {
+    const recorded = recordedArguments({ items: new Array(1_000_000).fill(0) });
+    expect(recorded).toEqual({ 'toolgate/omitted': `arguments over the gate's maxElements bound (${DEFAULT_ARGUMENT_BOUNDS.maxElements})` });
+  });
+
+  it('keeps the first members of a large array and counts the rest', () => {
+    const recorded = recordedArguments({ items: Array.from({ length: 5_000 }, (_, i) => i) }) as { items: unknown[] };
+    expect(recorded.items).toHaveLength(MAX_RECORDED_MEMBERS + 1);
+    expect(recorded.items[0]).toBe(0);
+    expect(recorded.items.at(-1)).toEqual({ 'toolgate/omitted': `${5_000 - MAX_RECORDED_MEMBERS} more elements (5000 in all)` });
+  });
+
+  it('keeps the first keys of a large object and counts the rest', () => {
+    const recorded = recordedArguments(manyKeys(9_000)) as Record<string, unknown>;
+    expect(Object.keys(recorded)).toHaveLength(MAX_RECORDED_MEMBERS + 1);
+    expect(recorded['toolgate/omitted']).toBe(`${9_000 - MAX_RECORDED_MEMBERS} more keys (9000 in all)`);
+  });
+
+  it('holds the whole record to a budget however the arguments are shaped', () => {
+    // Within every bound, yet 200 strings of 16 KiB would be 3 MiB if each were kept whole.
+    const wide = { parts: Array.from({ length: 200 }, (_, i) => `${i}`.padEnd(16_000, 'z')) };
+    expect(argumentBoundBreach(wide)).toBeUndefined();
+    expect(JSON.stringify(recordedArguments(wide)).length).toBeLessThan(512 * 1024);
+    const nested = { rows: Array.from({ length: 190 }, () => Array.from({ length: 190 }, () => 'v')) };
+    expect(JSON.stringify(recordedArguments(nested)).length).toBeLessThan(64 * 1024);
+  });
+
+  it('keeps ordinary arguments exactly as sent', () => {
+    const args = { path: 'src/a.ts', content: 'hello', lines: [1, 2, 3], nested: { ok: true } };
+    expect(recordedArguments(args)).toEqual(args);
+  });
+});
