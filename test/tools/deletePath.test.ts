@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -8,7 +9,7 @@ import { ToolManifestSchema } from '../../shared/manifest';
 import { callTier, tierPolicy } from '../../main/policy/tierPolicy';
 import { defineTool } from '../../main/registry/defineTool';
 import { deletePathTool } from '../../main/tools/deletePath';
-import { MAX_LISTED_ENTRIES } from '../../main/tools/deleteSurvey';
+import { MAX_BOUND_ENTRIES, MAX_HASHED_BYTES, MAX_LISTED_ENTRIES } from '../../main/tools/deleteSurvey';
 import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
 import { runTool } from '../fixtures/toolWorkspace';
 import { gateErrorOf } from '../fixtures/gateErrors';
@@ -104,6 +105,51 @@ describe('delete_path', () => {
     expect(preview.entries).toHaveLength(MAX_LISTED_ENTRIES);
     expect(preview.totalEntries).toBe(MAX_LISTED_ENTRIES + 6);
     expect(preview.totalBytes).toBe(MAX_LISTED_ENTRIES + 5);
+    // An entry past the listing is bound all the same: a same-size change there changes the content hash.
+    const unlisted = join(workspace, 'many', 'f999');
+    expect(preview.entries.some((entry: { path: string }) => entry.path === 'many/f999')).toBe(false);
+    writeFileSync(unlisted, 'y');
+    expect((await run({ path: 'many', recursive: true }, true)).contentHash).not.toBe(preview.contentHash);
+  });
+
+  it('binds a same-size change, a changed symlink target and a special file, never opening the FIFO', async () => {
+    execFileSync('mkfifo', [join(workspace, 'build', 'pipe')]);
+    symlinkSync('app.js', join(workspace, 'build', 'link'));
+    const first = await run({ path: 'build', recursive: true }, true);
+    expect(first.entries).toContainEqual({ path: 'build/pipe', type: 'other', kind: 'fifo', bytes: 0 });
+    expect((await run({ path: 'build', recursive: true }, true)).contentHash).toBe(first.contentHash);
+
+    writeFileSync(join(workspace, 'build', 'app.js'), '54321');
+    const edited = await run({ path: 'build', recursive: true }, true);
+    expect(edited.totalBytes).toBe(first.totalBytes);
+    expect(edited.contentHash).not.toBe(first.contentHash);
+
+    rmSync(join(workspace, 'build', 'link'));
+    symlinkSync('assets', join(workspace, 'build', 'link'));
+    expect((await run({ path: 'build', recursive: true }, true)).contentHash).not.toBe(edited.contentHash);
+  });
+
+  it('past the hashing budget binds a file by inode and change time, and says how many', async () => {
+    truncateSync(join(workspace, 'build', 'app.js'), MAX_HASHED_BYTES + 1);
+    const preview = await run({ path: 'build', recursive: true }, true);
+    expect(preview.unhashedFiles).toBe(1);
+    expect(preview.entries).toContainEqual({ path: 'build/app.js', type: 'file', bytes: MAX_HASHED_BYTES + 1 });
+    writeFileSync(join(workspace, 'build', 'assets', 'logo.svg'), '<svg/>');
+    const touched = await run({ path: 'build', recursive: true }, true);
+    expect(touched.contentHash).toBe(preview.contentHash);
+    const handle = openSync(join(workspace, 'build', 'app.js'), 'r+');
+    writeSync(handle, 'Z', 0);
+    closeSync(handle);
+    expect((await run({ path: 'build', recursive: true }, true)).contentHash).not.toBe(preview.contentHash);
+  });
+
+  it('refuses to show a tree over the entry bound, and deletes nothing', async () => {
+    mkdirSync(join(workspace, 'huge'));
+    for (let index = 0; index < MAX_BOUND_ENTRIES; index++) writeFileSync(join(workspace, 'huge', `f${index}`), '');
+    const error = await failure({ path: 'huge', recursive: true }, true);
+    expect(error.code).toBe('EQUOTA');
+    expect(error.message).toContain(`huge holds more than ${MAX_BOUND_ENTRIES} entries, too many to show`);
+    expect(readdirSync(join(workspace, 'huge'))).toHaveLength(MAX_BOUND_ENTRIES);
   });
 
   it('removes a symlink itself, never what it points to, also inside a recursive delete', async () => {
