@@ -46,10 +46,17 @@ export async function serveCommand(argv: string[], io: Io): Promise<number> {
       '',
     ].join('\n'),
   );
+  // Ctrl+C in a terminal reaches every process of the job, and `npm start` passes it on again: the
+  // first signal stops the gate; the ones after it must not kill it half-closed (gate.json left behind).
+  let stopping = false;
   await new Promise<void>((resolveStop) => {
-    const stop = () => resolveStop();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    const onSignal = () => {
+      if (stopping) return;
+      stopping = true;
+      resolveStop();
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
   });
   io.out('Stopping: pending prompts are denied, tool processes end.\n');
   await running.close();
