@@ -89,6 +89,10 @@ export const TierEscalationSchema = z.object({
 });
 export type TierEscalation = z.infer<typeof TierEscalationSchema>;
 
+/** Whether a tool takes secret placeholders in its arguments ('resolve') or refuses them ('refuse'). */
+export const SecretHandlingSchema = z.enum(['resolve', 'refuse']);
+export type SecretHandling = z.infer<typeof SecretHandlingSchema>;
+
 /** What a tool declares about itself; the gate trusts only the manifest it registered. */
 export const ToolManifestSchema = z.object({
   /** Unique name agents call the tool by. */
@@ -120,6 +124,13 @@ export const ToolManifestSchema = z.object({
   supportsDryRun: z.boolean(),
   /** Argument values that raise one call's tier; policy judges by the highest that matches. */
   escalations: z.array(TierEscalationSchema).optional(),
+  /**
+   * How the tool takes `$ENV.NAME` secret placeholders: 'resolve' (also when absent) puts the values
+   * in; 'refuse' rejects every call whose arguments hold one (EVALIDATION naming the field). For
+   * tools whose result gives their input back (echo, calculator) or lets a guess at it be checked
+   * (hash: a secret's digest confirms a guessed value offline, so it is an oracle for the secret).
+   */
+  secrets: SecretHandlingSchema.optional(),
   /** JSON Schema of the input. */
   inputSchema: JsonSchemaSchema,
   /** JSON Schema of the output. */

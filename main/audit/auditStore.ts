@@ -54,6 +54,11 @@ export interface AuditStoreOptions {
   readonly?: boolean;
   /** The clock, for tests. */
   now?: () => Date;
+  /**
+   * Takes secrets out of a payload before it is written: the last line of defence, for a record
+   * whose writer forgot to (the hash chain makes a written secret impossible to remove).
+   */
+  redact?: (payload: unknown) => unknown;
 }
 
 /** The append-only, hash-chained audit log in SQLite (WAL). */
@@ -91,7 +96,8 @@ export class AuditStore {
   /** Appends one record, chained to the previous one, and tells the listeners. */
   append(entry: { callId: string; kind: AuditKind; payload: unknown }): AuditRecord {
     if (!this.insert || this.closed) throw new Error('the audit log is closed or read-only');
-    const payloadJson = canonicalize(toWellFormedJson(entry.payload ?? null));
+    const payload = entry.payload ?? null;
+    const payloadJson = canonicalize(toWellFormedJson(this.options.redact ? this.options.redact(payload) : payload));
     const fields = {
       seq: this.last.seq + 1,
       callId: entry.callId,

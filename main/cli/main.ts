@@ -8,7 +8,7 @@ import { serveCommand } from './serveCommand';
 const USAGE = `Usage: toolgate <command>
 
   serve --workspace DIR [--port N] [--approval-timeout SEC] [--tools MODULE] [--grant CAP] [--read-only]
-                          [--sandbox auto|require|off] [--pool N]
+                          [--sandbox auto|require|off] [--pool N] [--secret-env NAME]
                           run the gate and its console (http://127.0.0.1:7749 by default)
   mcp                     stdio MCP server that forwards to the running gate (for clients that launch a command)
   call TOOL [JSON]        call a tool through the running gate, like an agent

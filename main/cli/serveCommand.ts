@@ -14,7 +14,7 @@ function isSandboxMode(mode: string): mode is SandboxMode {
 /** `toolgate serve`: the gate in plain Node, the console in a browser, until Ctrl+C. */
 export async function serveCommand(argv: string[], io: Io): Promise<number> {
   const args = parseArgs(argv, ['read-only']);
-  onlyFlags(args, ['workspace', 'port', 'approval-timeout', 'tools', 'grant', 'read-only', 'pool', 'sandbox']);
+  onlyFlags(args, ['workspace', 'port', 'approval-timeout', 'tools', 'grant', 'read-only', 'pool', 'sandbox', 'secret-env']);
   const sandbox = flag(args, 'sandbox') ?? 'auto';
   if (!isSandboxMode(sandbox)) throw new UsageError(`--sandbox ${sandbox}: say auto (bubblewrap when it works), require (refuse to start without it) or off`);
   const grants = (args.flags.get('grant') ?? []).map((grant) => {
@@ -32,6 +32,8 @@ export async function serveCommand(argv: string[], io: Io): Promise<number> {
     readOnly: flag(args, 'read-only') === 'true',
     poolSize: intFlag(args, 'pool', 1, 64),
     sandbox,
+    // The environment variables tools may receive as $ENV.NAME; no other variable ever is.
+    secretEnv: args.flags.get('secret-env') ?? [],
   });
   io.out(
     [

@@ -1,33 +1,61 @@
-import type { Redactor } from '../secrets/redactor';
+import { MIN_SECRET_LENGTH, type ResolvedSecret } from '../secrets/placeholders';
+import { Redactor } from '../secrets/redactor';
+import type { SecretProvider } from '../secrets/secretProvider';
 
-/** How long a call's secrets are still redacted from logs after it ended (late or buffered lines). */
+/** How long a call's secrets are still redacted after it ended (late or buffered lines). */
 const LINGER_MS = 30_000;
 
 /**
- * The redactors of calls that run, or recently ran, with secrets. A tool process's stdout and stderr
- * travel apart from its result: a line may arrive after the call ended, or be finished by the next
- * call's output. So every line is redacted with every recent redactor, not only its call's.
+ * The gate-wide redaction: every secret the gate knows (stored in the secrets file, or listed at
+ * start) plus those of calls that run, or recently ran, with secrets (a value resolved just before
+ * the secrets file changed). One redactor serves every result, error, log line, console event and
+ * audit record: a file a tool wrote with a secret in it and read back by another call, or a tool
+ * process's log line finished by the next call, shows the placeholder too. Stored values shorter
+ * than MIN_SECRET_LENGTH are not looked for: they are never resolved, so no tool ever had them.
  */
 export class CallRedactions {
-  private readonly live = new Map<string, { redactor: Redactor; timer?: ReturnType<typeof setTimeout> }>();
+  private readonly live = new Map<string, { secrets: readonly ResolvedSecret[]; timer?: ReturnType<typeof setTimeout> }>();
+  private cached: { key: string; redactor: Redactor } | undefined;
+  private readonly endListeners = new Set<(callId: string) => void>();
 
-  /** Registers a call's redactor while its tool runs. */
-  set(callId: string, redactor: Redactor): void {
-    if (!redactor.isEmpty) this.live.set(callId, { redactor });
+  constructor(private readonly provider?: SecretProvider) {}
+
+  /** Registers a call's resolved secrets while its tool runs. */
+  set(callId: string, secrets: readonly ResolvedSecret[]): void {
+    if (secrets.length > 0) this.live.set(callId, { secrets });
   }
 
-  /** A call has ended: its secrets stay redacted from logs for a while longer. */
+  /** A call has ended: its streams are flushed, and its secrets stay redacted for a while longer. */
   delete(callId: string): void {
+    for (const listener of [...this.endListeners]) listener(callId);
     const entry = this.live.get(callId);
     if (!entry || entry.timer) return;
     entry.timer = setTimeout(() => this.live.delete(callId), LINGER_MS);
     entry.timer.unref?.();
   }
 
-  /** A log line with every recent call's secrets replaced by their placeholders. */
+  /** Listens for calls ending (the streamed output sends what it held back); returns the unsubscribe function. */
+  onCallEnded(listener: (callId: string) => void): () => void {
+    this.endListeners.add(listener);
+    return () => this.endListeners.delete(listener);
+  }
+
+  /** The redactor of every secret known right now (rebuilt only when the set of secrets changes). */
+  current(): Redactor {
+    const known = (this.provider?.known() ?? []).filter((secret) => secret.value.length >= MIN_SECRET_LENGTH);
+    const secrets = [...known, ...[...this.live.values()].flatMap((entry) => entry.secrets)];
+    const key = secrets.map(({ name, value }) => `${name}\u0000${value}`).join('\u0000\u0000');
+    if (this.cached?.key !== key) this.cached = { key, redactor: new Redactor(secrets) };
+    return this.cached.redactor;
+  }
+
+  /** A text (a log line, a piece of output) with every secret replaced by its placeholder. */
   redactLine(line: string): string {
-    let redacted = line;
-    for (const { redactor } of this.live.values()) redacted = redactor.redactText(redacted);
-    return redacted;
+    return this.current().redactText(line);
+  }
+
+  /** A deep copy of a JSON-ish value with every secret replaced by its placeholder (the value itself when there are none). */
+  redactValue<T>(value: T): T {
+    return this.current().redactValue(value) as T;
   }
 }

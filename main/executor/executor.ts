@@ -25,7 +25,7 @@ import { countDiffLines, preparePreview } from './steps/preparePreview';
 import { StepFailure } from './steps/stepFailure';
 import { checkArgumentBounds } from './steps/argumentBounds';
 import { recordedArguments, recordedToolName } from './steps/recordedArguments';
-import { resolveSecrets, type ResolvedInput } from './steps/resolveSecrets';
+import { askForSecrets, resolveSecrets, type ResolvedInput } from './steps/resolveSecrets';
 import { capOutput, utf8Prefix } from './steps/truncateOutput';
 import { validateInput } from './steps/validateInput';
 
@@ -96,7 +96,9 @@ class CallRun {
   }
 
   /** Ends the call with an error: audits it as the terminal record and builds the result. */
-  fail(kind: 'rejected' | 'failed', step: string, error: ToolError, usage?: unknown): ToolResult {
+  fail(kind: 'rejected' | 'failed', step: string, unredacted: ToolError, usage?: unknown): ToolResult {
+    // A message may quote a secret (a tool's error, an input echoed back): no secret is ever returned.
+    const error = this.deps.redactions.redactValue(unredacted);
     const responseHash = hashCanonical(error);
     this.audit(kind, { step, error, responseHash, durationMs: this.elapsedMs(), ...(usage ? { usage } : {}) });
     return this.finish({ ok: false, error }, responseHash, kind === 'rejected' ? 'rejected' : 'failed', step);
@@ -163,7 +165,7 @@ export class Executor {
   async call(request: CallRequest, options: { signal?: AbortSignal } = {}): Promise<ToolResult> {
     const run = new CallRun(this.deps, request.tool, request.source ?? 'test', request.agentSession);
     const tool = recordedToolName(request.tool);
-    const shown = recordedArguments(request.arguments);
+    const shown = this.deps.redactions.redactValue(recordedArguments(request.arguments));
     this.deps.calls.start({
       callId: run.callId,
       tool,
@@ -216,7 +218,7 @@ export class Executor {
     const unavailable = this.deps.unavailableReason?.(manifest.name);
     if (unavailable) return run.fail('rejected', 'lookup', { code: 'EUNAVAILABLE', message: unavailable });
     // Arguments sent as raw text are shown parsed from here on; others were recorded as they came.
-    const parsedFromText = typeof request.arguments === 'string' ? { arguments: recordedArguments(args) } : {};
+    const parsedFromText = typeof request.arguments === 'string' ? { arguments: this.deps.redactions.redactValue(recordedArguments(args)) } : {};
     run.at('validate', { tier: manifest.tier, ...parsedFromText });
     const input = validateInput(entry, args);
     if (input instanceof StepFailure) return run.fail('rejected', input.step, input.error);
@@ -233,7 +235,7 @@ export class Executor {
     run.at('policy');
     const judged = effectiveTier(manifest, this.deps.sandbox);
     const judgedManifest = judged.raisedBecause ? { ...manifest, tier: judged.tier } : manifest;
-    const decision = decideSafely(this.deps.policy, judgedManifest, input);
+    const decision = askForSecrets(decideSafely(this.deps.policy, judgedManifest, input), manifest.name, resolved.secrets);
     run.audit('policy', judged.raisedBecause ? { ...decision, tierRaised: judged.raisedBecause } : decision);
     if (decision.decision === 'deny') {
       return run.fail('rejected', 'policy', { code: 'EDENIED', message: `denied by policy: ${decision.reason}`, details: { rule: decision.rule } });
@@ -241,7 +243,7 @@ export class Executor {
     let approvedPreviewHash: string | undefined;
     if (decision.decision === 'ask') {
       // The prompt shows the tier the call was judged at: raised without a sandbox, or by its arguments.
-      const approval = await this.askPerson(run, entry, input, decision.rule, signal, callTier(judgedManifest, input).tier);
+      const approval = await this.askPerson(run, entry, input, decision.rule, signal, callTier(judgedManifest, input).tier, resolved.secrets);
       if ('refusal' in approval) return run.fail('rejected', run.step, approval.refusal);
       approvedPreviewHash = approval.approvedPreviewHash;
     }
@@ -256,6 +258,7 @@ export class Executor {
     rule: string,
     signal: AbortSignal | undefined,
     tier: SecurityTier,
+    secrets: string[],
   ): Promise<{ refusal: ToolError } | { approvedPreviewHash?: string }> {
     const { manifest } = entry.tool;
     // A full queue refuses at once: no dry run is spent on a prompt that could not be shown.
@@ -280,9 +283,11 @@ export class Executor {
         rule,
         ...(run.agentSession ? { agentSession: run.agentSession } : {}),
         // The console is shown a bounded form; the binding hash covers the whole input.
-        arguments: recordedArguments(input),
-        preview,
+        arguments: this.deps.redactions.redactValue(recordedArguments(input)),
+        // A file that already holds a secret shows its placeholder in the diff; the hashes cover the real preview.
+        preview: this.deps.redactions.redactValue(preview),
         bindingHash: binding,
+        ...(secrets.length > 0 ? { secrets } : {}),
       });
     } catch (error) {
       // The queue filled while the preview was made.
@@ -351,7 +356,7 @@ export class Executor {
             ...profile,
             ...(resolved.secrets.length > 0 ? { secrets: resolved.secrets } : {}),
           });
-          this.deps.redactions.set(run.callId, resolved.redactor);
+          this.deps.redactions.set(run.callId, resolved.values);
           return this.deps.pool.run(
             {
               callId: run.callId,
@@ -375,12 +380,13 @@ export class Executor {
     }
     const usage = outcome.usage ? { peakMemoryMb: Math.round(outcome.usage.peakResidentBytes / 2 ** 20), peakProcesses: outcome.usage.peakProcesses } : undefined;
     if (!outcome.ok) {
-      const error = resolved.redactor.redactValue(outcome.error) as ToolError;
+      const error = this.deps.redactions.redactValue(outcome.error);
       const message = utf8Prefix(error.message, manifest.bounds.maxOutputBytes);
       return run.fail('failed', 'execute', { ...error, message }, usage);
     }
     run.step = 'output';
-    const normalized = normalizeOutput(entry, resolved.redactor.redactValue(outcome.data));
+    // Every known secret, not only this call's: a file another call wrote one into, read back here.
+    const normalized = normalizeOutput(entry, this.deps.redactions.redactValue(outcome.data));
     if (normalized instanceof StepFailure) return run.fail('failed', normalized.step, normalized.error, usage);
     const shown = capOutput(normalized.data, normalized.canonical, manifest.bounds.maxOutputBytes);
     run.audit('completed', {

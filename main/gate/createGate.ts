@@ -55,8 +55,13 @@ export interface GateOptions {
   onToolLog?: (callId: string | undefined, stream: 'stdout' | 'stderr', line: string) => void;
   /** Tool processes in bubblewrap when it works ('auto', the default), always ('require': refuse to start without), or never. */
   sandbox?: SandboxMode;
-  /** Where `$ENV.NAME` placeholders are looked up; the state folder's secrets file, then the environment, by default. */
+  /**
+   * Where `$ENV.NAME` placeholders are looked up; by default the state folder's secrets file, then
+   * the environment variables named in `secretEnv`. Every secret it knows is redacted everywhere.
+   */
   secrets?: SecretProvider;
+  /** Environment variables tools may receive as `$ENV.NAME` (`toolgate serve --secret-env NAME`); no other variable ever is. */
+  secretEnv?: string[];
   /** Calls that may wait for their turn before new ones get EQUOTA. */
   maxQueued?: number;
   /** Prompts one agent session may have waiting before its next ones get EQUOTA (default 50). */
@@ -140,6 +145,11 @@ export async function createGate(options: GateOptions): Promise<Gate> {
   const workspace = realWorkspace(options.workspace, options.home);
   ensureHome(options.home);
   const paths = statePaths(options.home);
+  // First: a --secret-env name that is unset or too short refuses the start before anything runs.
+  const secrets =
+    options.secrets ?? new ChainSecretProvider([new FileSecretProvider(paths.secrets), new EnvironmentSecretProvider(process.env, options.secretEnv ?? [])]);
+  // One redaction for everything the gate shows or keeps: results, logs, console events, the audit.
+  const redactions = new CallRedactions(secrets);
   const registry = new ToolRegistry({ readOnly: options.readOnly });
   for (const tool of BUILTIN_TOOLS) {
     // A read-only gate simply goes without the built-ins that write.
@@ -148,8 +158,8 @@ export async function createGate(options: GateOptions): Promise<Gate> {
   for (const module of options.toolModules ?? []) {
     for (const tool of await loadToolModule(module)) registry.register(tool, module);
   }
-  const events = new GateEvents();
-  const audit = new AuditStore({ path: paths.audit, headPath: paths.auditHead });
+  const events = new GateEvents((payload) => redactions.redactValue(payload));
+  const audit = new AuditStore({ path: paths.audit, headPath: paths.auditHead, redact: (payload) => redactions.redactValue(payload) });
   audit.onAppend((record) => events.emit('auditAppended', record));
   const approvalTimeoutMs = options.approvalTimeoutMs ?? 5 * 60_000;
   const approvals = new ApprovalQueue({
@@ -167,12 +177,12 @@ export async function createGate(options: GateOptions): Promise<Gate> {
       ? detectSandbox(options.sandbox ?? 'auto')
       : { kind: 'none', reason: 'tool processes run as Electron utility processes, which bubblewrap cannot wrap' };
   if (options.sandbox === 'require' && sandbox.kind === 'none') throw new GateError('EPERMISSION', `no OS sandbox: ${sandbox.reason}`);
-  const redactions = new CallRedactions();
   // Escape sequences stay (the console's terminal draws them); secrets do not.
   const streamed = new OutputRedaction(
-    (text) => redactions.redactLine(text),
+    () => redactions.current(),
     (callId, chunk) => events.emit('callOutput', { callId, chunk }),
   );
+  redactions.onCallEnded((callId) => streamed.flush(callId));
   const maxQueued = options.maxQueued ?? 256;
   const scheduler = new CallScheduler({ maxQueued });
   const pool = new ToolProcessPool({
@@ -219,7 +229,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     workspace,
     grants: options.grants ?? DEFAULT_GRANTS,
     scheduler,
-    secrets: options.secrets ?? new ChainSecretProvider([new FileSecretProvider(paths.secrets), new EnvironmentSecretProvider()]),
+    secrets,
     redactions,
     sandbox,
     unavailableReason: (tool) => health.unavailableReason(tool),

@@ -6,6 +6,11 @@ type Listener<E extends BridgeEventName> = (payload: BridgeEventPayload<E>) => v
 export class GateEvents {
   private readonly listeners = new Map<BridgeEventName, Set<Listener<never>>>();
 
+  constructor(
+    /** Takes secrets out of every payload before any listener (the console, a shell) sees it. */
+    private readonly redact: <T>(payload: T) => T = (payload) => payload,
+  ) {}
+
   /** Subscribes; returns the unsubscribe function. */
   subscribe<E extends BridgeEventName>(event: E, listener: Listener<E>): () => void {
     let set = this.listeners.get(event);
@@ -18,8 +23,11 @@ export class GateEvents {
   }
 
   /** Tells every listener; one failing listener does not stop the rest. */
-  emit<E extends BridgeEventName>(event: E, payload: BridgeEventPayload<E>): void {
-    for (const listener of [...(this.listeners.get(event) ?? [])]) {
+  emit<E extends BridgeEventName>(event: E, unredacted: BridgeEventPayload<E>): void {
+    const listeners = this.listeners.get(event);
+    if (!listeners || listeners.size === 0) return;
+    const payload = this.redact(unredacted);
+    for (const listener of [...listeners]) {
       try {
         (listener as Listener<E>)(payload);
       } catch {

@@ -7,6 +7,7 @@ import {
   type Capability,
   type Determinism,
   type ResourceBounds,
+  type SecretHandling,
   type SecurityTier,
   type SideEffect,
   type TierEscalation,
@@ -61,6 +62,8 @@ export interface ToolDefinition<I extends z.ZodType, O extends z.ZodType> {
   supportsDryRun?: boolean;
   /** Argument values that raise one call's tier above the tool's (each above it, on a declared input field). */
   escalations?: TierEscalation[];
+  /** 'refuse' for a tool whose result gives its input back: calls with a `$ENV.NAME` placeholder are rejected. */
+  secrets?: SecretHandling;
   /** Input schema (an object schema). */
   input: I;
   /** Output schema. */
@@ -111,6 +114,7 @@ export function defineTool<I extends z.ZodType, O extends z.ZodType>(definition:
     supportsDryRun: definition.supportsDryRun ?? false,
     // Only when declared: the manifests (and approval hashes) of other tools stay as they were.
     ...(definition.escalations ? { escalations: definition.escalations } : {}),
+    ...(definition.secrets ? { secrets: definition.secrets } : {}),
     inputSchema: toJsonSchema(definition.input, 'input', definition.name),
     outputSchema: toJsonSchema(definition.output, 'output', definition.name),
   };

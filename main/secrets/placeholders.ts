@@ -14,8 +14,12 @@ import { RESERVED_PREFIX } from './secretsFile';
 /** A placeholder or its escape: group 1 is the extra `$` of an escape, group 2 the name. */
 const PLACEHOLDER = /\$(\$?)ENV\.([A-Z_][A-Z0-9_]*)/g;
 
-/** Shorter values are refused: redacting them would blank out ordinary text in every output. */
-export const MIN_SECRET_LENGTH = 4;
+/**
+ * Shorter values are refused (to store, to list at start, to resolve): every output is redacted of
+ * every secret and its encodings, and a short value would blank out ordinary text everywhere. Real
+ * tokens and keys are far longer; 8 is the shortest password most services accept.
+ */
+export const MIN_SECRET_LENGTH = 8;
 
 /** A secret a call's arguments named, with the value that replaced it (for building the Redactor). */
 export interface ResolvedSecret {
@@ -53,7 +57,7 @@ function undefinedError(names: string[], provider: SecretProvider): GateError {
   return new GateError(
     'EVALIDATION',
     `${listed(names)} ${names.length === 1 ? 'is' : 'are'} not defined (looked in ${provider.label}): ` +
-      `store ${names.length === 1 ? 'it' : 'each'} with \`toolgate secret set ${name}\`, or export ${name} in the gate's environment before \`toolgate serve\``,
+      `store ${names.length === 1 ? 'it' : 'each'} with \`toolgate secret set ${name}\`, or export ${name} and start the gate with \`toolgate serve --secret-env ${name}\` (other environment variables are never used)`,
     { placeholders: names },
   );
 }

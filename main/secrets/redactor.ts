@@ -1,9 +1,10 @@
 /**
  * Takes secret values back out of what a tool produced: each occurrence becomes its placeholder
- * text `$ENV.NAME`. Two forms of each value are looked for: the raw value, and its JSON-escaped
- * form (how a value with quotes, backslashes or newlines appears inside JSON text).
+ * text `$ENV.NAME`. Every form in secretForms.ts is looked for (raw, JSON-escaped, base64,
+ * base64url, hex, URL-encoded), and each is replaced by the same placeholder.
  */
 import { mapStrings } from './jsonStrings';
+import { secretForms } from './secretForms';
 import { placeholderFor, type ResolvedSecret } from './placeholders';
 
 /** A text to look for and what replaces it. */
@@ -83,7 +84,7 @@ export class Redactor {
     const byText = new Map<string, string>();
     for (const { name, value } of secrets) {
       if (value === '') continue;
-      for (const form of [value, JSON.stringify(value).slice(1, -1)]) {
+      for (const form of secretForms(value)) {
         if (!byText.has(form)) byText.set(form, placeholderFor(name));
       }
     }
@@ -108,6 +109,42 @@ export class Redactor {
     if (this.isEmpty) return value;
     const redact = (text: string) => this.redactText(text);
     return mapStrings(value, redact, redact);
+  }
+
+  /**
+   * How many characters at the end of `text` could be the start of a secret still to come (the
+   * longest end that some form of a secret begins with); a stream holds these back.
+   */
+  pendingPrefixLength(text: string): number {
+    const longestTail = Math.min(text.length, this.longest - 1);
+    for (let length = longestTail; length > 0; length--) {
+      const tail = text.slice(-length);
+      if (this.needles.some((needle) => needle.text.startsWith(tail))) return length;
+    }
+    return 0;
+  }
+
+  /**
+   * Splits text that more may follow into what can be passed on now, redacted, and the raw tail
+   * to hold until more arrives: the tail is the longest end that could begin a secret, widened to
+   * the start of any secret it cuts through. Nothing that could become a secret is ever passed on.
+   */
+  redactSettled(text: string): { settled: string; held: string } {
+    if (this.isEmpty) return { settled: text, held: '' };
+    const spans = findSpans(text, this.needles);
+    let cut = text.length - this.pendingPrefixLength(text);
+    for (let moved = true; moved; ) {
+      moved = false;
+      for (const span of spans) {
+        if (span.start < cut && span.end > cut) {
+          cut = span.start;
+          moved = true;
+        }
+      }
+    }
+    // Never split a surrogate pair between what is passed on and what is held.
+    if (cut > 0 && cut < text.length && /[\uD800-\uDBFF]/.test(text[cut - 1]!)) cut--;
+    return { settled: render(text, spans, 0, cut).text, held: text.slice(cut) };
   }
 
   /** A redactor for one chunked stream (one per stream: stdout and stderr each get their own). */

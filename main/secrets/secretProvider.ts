@@ -1,26 +1,55 @@
-import { readFile, stat } from 'node:fs/promises';
-import { RESERVED_PREFIX, isOpenToOthers, openFileError, parseSecretsFile, type SecretsFile } from './secretsFile';
+import { readFileSync, statSync } from 'node:fs';
+import { GateError } from '../../shared/errors';
+import { MIN_SECRET_LENGTH, type ResolvedSecret } from './placeholders';
+import { RESERVED_PREFIX, SECRET_NAME_PATTERN, checkSecretName, isOpenToOthers, openFileError, parseSecretsFile, type SecretsFile } from './secretsFile';
 
 /** Where secret values come from (the Vault-Warden protocol's provider). */
 export interface SecretProvider {
   /** The secret's value, or undefined when this provider does not have it. */
   get(name: string): Promise<string | undefined>;
+  /**
+   * Every secret this provider could serve, for redacting them from everything the gate shows or
+   * keeps. Synchronous, because the audit log's append path (the last line of defence) is.
+   */
+  known(): ResolvedSecret[];
   /** Where it looks, for error messages ("environment", "secrets file /home/me/.toolgate/secrets.json"). */
   readonly label: string;
 }
 
 /**
- * Serves the gate's own environment variables, except `TOOLGATE_*`: the gate's settings are never
- * secrets an agent can ask for.
+ * Serves the environment variables named when the gate started (`toolgate serve --secret-env NAME`),
+ * and no others: an agent cannot ask for an arbitrary variable of the gate's environment (HOME,
+ * AWS_SECRET_ACCESS_KEY, …). Each listed name must be a valid secret name (never `TOOLGATE_*`, the
+ * gate's own settings), be set, and be at least MIN_SECRET_LENGTH long, or the gate refuses to start.
+ * Without a list, every variable of `env` is served: for a hand-made map in tests, never process.env.
  */
 export class EnvironmentSecretProvider implements SecretProvider {
-  readonly label = 'environment';
+  readonly label = 'environment (--secret-env)';
+  private readonly secrets: ReadonlyMap<string, string>;
 
-  constructor(private readonly env: NodeJS.ProcessEnv = process.env) {}
+  constructor(env: Readonly<Record<string, string | undefined>>, allowed?: readonly string[]) {
+    const names = allowed ?? Object.keys(env).filter((name) => SECRET_NAME_PATTERN.test(name) && !name.startsWith(RESERVED_PREFIX));
+    const secrets = new Map<string, string>();
+    for (const name of names) {
+      checkSecretName(name);
+      const value = Object.hasOwn(env, name) ? env[name] : undefined;
+      if (value === undefined) {
+        throw new GateError('EVALIDATION', `--secret-env ${name}: ${name} is not set in the gate's environment; export it before starting the gate, or store it with \`toolgate secret set ${name}\``);
+      }
+      if (allowed && value.length < MIN_SECRET_LENGTH) {
+        throw new GateError('EVALIDATION', `--secret-env ${name}: its value has ${value.length} characters; a secret needs at least ${MIN_SECRET_LENGTH}`);
+      }
+      secrets.set(name, value);
+    }
+    this.secrets = secrets;
+  }
 
   async get(name: string): Promise<string | undefined> {
-    if (name.startsWith(RESERVED_PREFIX) || !Object.hasOwn(this.env, name)) return undefined;
-    return this.env[name];
+    return this.secrets.get(name);
+  }
+
+  known(): ResolvedSecret[] {
+    return [...this.secrets].map(([name, value]) => ({ name, value }));
   }
 }
 
@@ -38,24 +67,35 @@ export class FileSecretProvider implements SecretProvider {
   }
 
   async get(name: string): Promise<string | undefined> {
-    const secrets = await this.load();
+    const secrets = this.load(true);
     return Object.hasOwn(secrets, name) ? secrets[name] : undefined;
   }
 
-  private async load(): Promise<SecretsFile> {
+  /** Redaction never fails: a file open to others is still redacted, a broken one by its last good contents. */
+  known(): ResolvedSecret[] {
+    let secrets: SecretsFile;
+    try {
+      secrets = this.load(false);
+    } catch {
+      secrets = this.cached?.secrets ?? {};
+    }
+    return Object.entries(secrets).map(([name, value]) => ({ name, value }));
+  }
+
+  private load(refuseOpenFile: boolean): SecretsFile {
     let info;
     try {
-      info = await stat(this.path);
+      info = statSync(this.path);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
       this.cached = undefined;
       return {};
     }
-    if (isOpenToOthers(info.mode)) throw openFileError(this.path, info.mode);
+    if (refuseOpenFile && isOpenToOthers(info.mode)) throw openFileError(this.path, info.mode);
     // The inode changes on an atomic rename, the size or mtime on an edit in place.
     const version = `${info.ino}:${info.size}:${info.mtimeMs}`;
     if (this.cached?.version !== version) {
-      this.cached = { version, secrets: parseSecretsFile(await readFile(this.path, 'utf8'), this.path) };
+      this.cached = { version, secrets: parseSecretsFile(readFileSync(this.path, 'utf8'), this.path) };
     }
     return this.cached.secrets;
   }
@@ -75,5 +115,10 @@ export class ChainSecretProvider implements SecretProvider {
       if (value !== undefined) return value;
     }
     return undefined;
+  }
+
+  /** Every provider's secrets: a value shadowed by an earlier provider is still one to hide. */
+  known(): ResolvedSecret[] {
+    return this.providers.flatMap((provider) => provider.known());
   }
 }

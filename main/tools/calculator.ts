@@ -39,6 +39,8 @@ export const calculatorTool = defineTool({
   tier: 'SAFE',
   sideEffects: [],
   determinism: 'Pure',
+  // No secrets: it returns its expression, and its errors quote it.
+  secrets: 'refuse',
   capabilities: [],
   bounds: { timeoutMs: 5_000, maxMemoryMb: 256, maxOutputBytes: 4 * 1024 },
   pathArguments: [],

@@ -9,6 +9,8 @@ export const hashTool = defineTool({
   description: 'Computes the BLAKE3 hash of the given UTF-8 text and returns it as 64 hex digits.',
   tier: 'SAFE',
   determinism: 'Pure',
+  // No secrets: a secret's digest would let the agent check guesses at it offline.
+  secrets: 'refuse',
   input: z.object({ text: z.string().max(4 * 1024 * 1024).describe('Text to hash (UTF-8)') }).strict(),
   output: z.object({
     algorithm: z.literal('blake3').describe('The hash function used'),

@@ -2,9 +2,10 @@ import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { ApprovalRequest } from '../../shared/approval';
 import type { CallSnapshot } from '../../shared/call';
+import type { Gate, GateOptions } from '../../main/gate/createGate';
 import { EnvironmentSecretProvider } from '../../main/secrets/secretProvider';
-import type { GateOptions } from '../../main/gate/createGate';
 import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
 import { auditKinds, nextApproval, openGate, type Harness } from './gateHarness';
 
@@ -21,10 +22,27 @@ afterEach(async () => {
   harness = undefined;
 });
 
-/** A gate with the output fixture tools, whose secrets come from a fake environment. */
-async function gateWithSecrets(options: Partial<GateOptions> = {}, env: Record<string, string> = { API_KEY }) {
+/**
+ * A gate with the output fixture tools, whose secrets come from a fake environment, and a person
+ * who approves every prompt (a call that receives a secret always asks); `prompts` holds them.
+ */
+async function gateWithSecrets(options: Partial<GateOptions> = {}, env: Record<string, string> = { API_KEY }, approveAll = true) {
   harness = await openGate({ toolModules: [OUTPUT_TOOLS], secrets: new EnvironmentSecretProvider(env), ...options });
-  return harness.gate;
+  const gate = harness.gate;
+  if (approveAll) approveEveryPrompt(gate);
+  return gate;
+}
+
+const prompts: ApprovalRequest[] = [];
+afterEach(() => {
+  prompts.length = 0;
+});
+
+function approveEveryPrompt(gate: Gate): void {
+  gate.events.subscribe('approvalRequested', (request) => {
+    prompts.push(request);
+    gate.approvals.decide(request.approvalId, 'approve');
+  });
 }
 
 function sha256(text: string): string {
@@ -47,7 +65,7 @@ async function eventually(check: () => boolean, timeoutMs = 3000): Promise<void>
 }
 
 describe('executor: secrets ($ENV.NAME placeholders)', () => {
-  it('a SAFE tool gets the real value, while its result, logs, audit and Live view show only the placeholder', async () => {
+  it('a SAFE tool gets the real value once a person approved, while its result, logs, audit and Live view show only the placeholder', async () => {
     const logs: Array<{ callId: string | undefined; stream: string; line: string }> = [];
     const g = await gateWithSecrets({ onToolLog: (callId, stream, line) => logs.push({ callId, stream, line }) });
     const snapshots: CallSnapshot[] = [];
@@ -63,7 +81,10 @@ describe('executor: secrets ($ENV.NAME placeholders)', () => {
     expect(leaks(result)).toBe(false);
 
     const records = g.audit.forCall(result.meta.callId);
-    expect(auditKinds(g, result.meta.callId)).toEqual(['invoked', 'capability', 'policy', 'started', 'completed']);
+    expect(auditKinds(g, result.meta.callId)).toEqual(['invoked', 'capability', 'policy', 'approval-requested', 'approval-decided', 'started', 'completed']);
+    expect(records.find((record) => record.kind === 'policy')!.payload).toMatchObject({ decision: 'ask', rule: 'secrets→ask' });
+    expect(prompts).toHaveLength(1);
+    expect(prompts[0]).toMatchObject({ tool: 'secret_probe', tier: 'SAFE', rule: 'secrets→ask', secrets: ['API_KEY'] });
     expect(leaks(records)).toBe(false);
     expect(records.find((record) => record.kind === 'started')!.payload).toMatchObject({ secrets: ['API_KEY'] });
     expect(records.find((record) => record.kind === 'completed')!.payload).toMatchObject({ output: { text: 'token=$ENV.API_KEY' } });
@@ -106,12 +127,13 @@ describe('executor: secrets ($ENV.NAME placeholders)', () => {
   });
 
   it('an ELEVATED dry run shows the person the placeholder; once approved the file holds the value, the audit never does', async () => {
-    const g = await gateWithSecrets();
+    const g = await gateWithSecrets({}, { API_KEY }, false);
     const prompt = nextApproval(g);
     const call = g.executor.call({ tool: 'write_file', arguments: { path: 'config.yml', content: 'key: $ENV.API_KEY' } });
     const request = await prompt;
 
     expect(request.arguments).toEqual({ path: 'config.yml', content: 'key: $ENV.API_KEY' });
+    expect(request.secrets).toEqual(['API_KEY']);
     expect(request.preview).toMatchObject({ kind: 'diff', path: 'config.yml', after: 'key: $ENV.API_KEY' });
     expect(request.preview.kind === 'diff' && request.preview.unified).toContain('+key: $ENV.API_KEY');
     expect(leaks(request)).toBe(false);
@@ -173,6 +195,7 @@ describe('executor: secrets from the secrets file in the gate’s home', () => {
   it('uses a value from a 0600 secrets.json, and refuses the call once the file is 0644, naming chmod 600', async () => {
     expect(process.env[NAME]).toBeUndefined();
     harness = await openGate({ toolModules: [OUTPUT_TOOLS] });
+    approveEveryPrompt(harness.gate);
     const file = join(harness.home, 'secrets.json');
     writeFileSync(file, JSON.stringify({ [NAME]: VALUE }), { mode: 0o600 });
     chmodSync(file, 0o600);

@@ -26,6 +26,8 @@ describe('streamed output (context.emit → callOutput)', () => {
     const { gate } = harness;
     const chunks: Array<{ callId: string; chunk: string; at: number }> = [];
     gate.events.subscribe('callOutput', ({ callId, chunk }) => chunks.push({ callId, chunk, at: Date.now() }));
+    // A call that receives a secret asks a person first.
+    gate.events.subscribe('approvalRequested', (request) => gate.approvals.decide(request.approvalId, 'approve'));
 
     const started = Date.now();
     const result = await gate.executor.call({ tool: 'stream_lines', arguments: { text: 'key=$ENV.SECRET', lines: 3, gapMs: 400 } });

@@ -6,7 +6,7 @@ import { gateErrorOf } from '../fixtures/gateErrors';
 
 /** A provider over a fixed map, labelled like the real ones. */
 function provider(values: Record<string, string>): SecretProvider {
-  return { label: 'secrets file /home/me/.toolgate/secrets.json, then environment', get: async (name) => values[name] };
+  return { label: 'secrets file /home/me/.toolgate/secrets.json, then environment', get: async (name) => values[name], known: () => [] };
 }
 
 function rejection(promise: Promise<unknown>): Promise<GateError> {
@@ -36,14 +36,14 @@ describe('resolvePlaceholders', () => {
   });
 
   it('turns $$ENV.NAME into the literal $ENV.NAME without looking it up', async () => {
-    const { input, secrets } = await resolvePlaceholders({ doc: 'write $$ENV.UNDEFINED_ONE, use $ENV.KEY' }, provider({ KEY: 'k-value' }));
-    expect(input).toEqual({ doc: 'write $ENV.UNDEFINED_ONE, use k-value' });
+    const { input, secrets } = await resolvePlaceholders({ doc: 'write $$ENV.UNDEFINED_ONE, use $ENV.KEY' }, provider({ KEY: 'k-value-long' }));
+    expect(input).toEqual({ doc: 'write $ENV.UNDEFINED_ONE, use k-value-long' });
     expect(secrets.map((secret) => secret.name)).toEqual(['KEY']);
   });
 
   it('does not expand a placeholder inside a secret value', async () => {
-    const { input } = await resolvePlaceholders('$ENV.A', provider({ A: 'x$ENV.B', B: 'never-used' }));
-    expect(input).toBe('x$ENV.B');
+    const { input } = await resolvePlaceholders('$ENV.A', provider({ A: 'xx-$ENV.B', B: 'never-used' }));
+    expect(input).toBe('xx-$ENV.B');
   });
 
   it('an unknown name is EVALIDATION naming the placeholder and how to define it, with no secret value', async () => {
@@ -51,7 +51,7 @@ describe('resolvePlaceholders', () => {
     expect(error.code).toBe('EVALIDATION');
     expect(error.message).toContain('$ENV.MISSING_TOKEN');
     expect(error.message).toContain('toolgate secret set MISSING_TOKEN');
-    expect(error.message).toContain("export MISSING_TOKEN in the gate's environment");
+    expect(error.message).toContain('export MISSING_TOKEN and start the gate with `toolgate serve --secret-env MISSING_TOKEN`');
     expect(error.message).toContain('secrets file /home/me/.toolgate/secrets.json');
     expect(error.message).not.toContain('known-secret-value');
     expect(JSON.stringify(error.toToolError())).not.toContain('known-secret-value');
@@ -67,20 +67,20 @@ describe('resolvePlaceholders', () => {
     expect(error.message).toContain("$ENV.TOOLGATE_HOME: names starting with TOOLGATE_ are the gate's own settings");
   });
 
-  it('a value shorter than 4 characters is refused, without printing it', async () => {
-    const error = await rejection(resolvePlaceholders({ pin: '$ENV.PIN' }, provider({ PIN: 'a1z' })));
+  it('a value shorter than 8 characters is refused, without printing it', async () => {
+    const error = await rejection(resolvePlaceholders({ pin: '$ENV.PIN' }, provider({ PIN: 'a1z2b3c' })));
     expect(error.code).toBe('EVALIDATION');
     expect(error.message).toContain('$ENV.PIN');
-    expect(error.message).toContain('at least 4 characters');
-    expect(error.message).not.toContain('a1z');
+    expect(error.message).toContain('at least 8 characters');
+    expect(error.message).not.toContain('a1z2b3c');
   });
 
   it('copes with arguments nested far deeper than the gate allows', async () => {
     let args: unknown = 'deep $ENV.KEY';
     for (let i = 0; i < 20_000; i++) args = [args];
-    const { input } = await resolvePlaceholders(args, provider({ KEY: 'k-value' }));
+    const { input } = await resolvePlaceholders(args, provider({ KEY: 'k-value-long' }));
     let innermost = input;
     for (let i = 0; i < 20_000; i++) innermost = (innermost as unknown[])[0];
-    expect(innermost).toBe('deep k-value');
+    expect(innermost).toBe('deep k-value-long');
   });
 });

@@ -87,10 +87,10 @@ describe('Redactor.createStreamRedactor', () => {
     expect(streamed(redactor, text, Array(text.length).fill(1))).toBe('start $ENV.GH_TOKEN middle $ENV.GH_TOKEN end');
   });
 
-  it('holds back less than the longest secret and passes the rest on at once', () => {
+  it('holds back less than the longest form of a secret (its hex) and passes the rest on at once', () => {
     const stream = new Redactor([TOKEN]).createStreamRedactor();
     const first = stream.push(`${'a'.repeat(100)}ghp_S3cr`);
-    expect(first).toBe('a'.repeat(100 + 8 - (TOKEN.value.length - 1)));
+    expect(first).toBe('a'.repeat(100 + 8 - (2 * TOKEN.value.length - 1)));
     expect(first + stream.push('3tT0ken tail') + stream.flush()).toBe(`${'a'.repeat(100)}$ENV.GH_TOKEN tail`);
   });
 
@@ -128,5 +128,59 @@ describe('Redactor.createStreamRedactor', () => {
     const stream = new Redactor([]).createStreamRedactor();
     expect(stream.push('abc')).toBe('abc');
     expect(stream.flush()).toBe('');
+  });
+});
+
+describe('Redactor: encoded forms of a secret', () => {
+  const value = 'ghp_S3cr3t/T0ken+x y?&';
+  const redactor = new Redactor([{ name: 'GH_TOKEN', value }]);
+  const bytes = Buffer.from(value);
+
+  it('catches base64, base64url, hex (both cases) and URL-encoded forms', () => {
+    const forms = {
+      base64: bytes.toString('base64'),
+      base64url: bytes.toString('base64url'),
+      hex: bytes.toString('hex'),
+      HEX: bytes.toString('hex').toUpperCase(),
+      uri: encodeURIComponent(value),
+      uriLower: encodeURIComponent(value).replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()),
+      form: new URLSearchParams({ q: value }).toString().slice(2),
+    };
+    for (const [kind, encoded] of Object.entries(forms)) {
+      expect(encoded, kind).not.toBe(value);
+      const redacted = redactor.redactText(`before ${encoded} after`);
+      expect(redacted, kind).toContain('$ENV.GH_TOKEN');
+      // No run of 8 characters of the encoding survives.
+      for (let at = 0; at + 8 <= encoded.length; at++) expect(redacted, kind).not.toContain(encoded.slice(at, at + 8));
+    }
+  });
+
+  it('catches base64 wherever the secret starts inside the encoded text (an HTTP Basic header)', () => {
+    for (const prefix of ['', 'u:', 'user:', 'x', 'ab']) {
+      const encoded = Buffer.from(`${prefix}${value}!`).toString('base64');
+      const redacted = redactor.redactText(`Authorization: Basic ${encoded}`);
+      expect(redacted, prefix).toContain('$ENV.GH_TOKEN');
+      expect(redacted.length, prefix).toBeLessThan(`Authorization: Basic ${encoded}`.length);
+      const core = Buffer.from(value).toString('base64').slice(4, 20);
+      if (prefix === '') expect(redacted).not.toContain(core);
+    }
+  });
+
+  it('catches the value JSON-escaped twice (JSON text inside a JSON string)', () => {
+    const quoted = 'pa"ss\\word-long';
+    const twice = JSON.stringify(JSON.stringify({ v: quoted }));
+    expect(new Redactor([{ name: 'PW', value: quoted }]).redactText(twice)).not.toContain('ss');
+  });
+});
+
+describe('Redactor.redactSettled', () => {
+  it('holds back an end that could begin a secret, widened to any secret it cuts through', () => {
+    const redactor = new Redactor([
+      { name: 'A', value: 'abcdefgh' },
+      { name: 'B', value: 'efghijkl' },
+    ]);
+    expect(redactor.redactSettled('x abcdefgh')).toEqual({ settled: 'x ', held: 'abcdefgh' });
+    expect(redactor.redactSettled('x abcdefgh y')).toEqual({ settled: 'x $ENV.A y', held: '' });
+    expect(redactor.redactSettled('plain text')).toEqual({ settled: 'plain text', held: '' });
   });
 });

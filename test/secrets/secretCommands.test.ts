@@ -86,7 +86,7 @@ describe('toolgate secret (in-process)', () => {
     expect(bad.message).toContain('"gh-token" is not a secret name: use capital letters, digits and _');
     expect((await failure(secret(['set', 'TOOLGATE_HOME'], 'value'))).message).toContain("kept for the gate's own settings");
     const short = await failure(secret(['set', 'PIN'], 'abc\n'));
-    expect(short.message).toContain('at least 4');
+    expect(short.message).toContain('at least 8');
     expect(short.message).not.toContain('abc');
     const argv = await failure(secret(['set', 'GH_TOKEN', 'ghp_value']));
     expect(argv).toBeInstanceOf(UsageError);

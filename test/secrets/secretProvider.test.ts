@@ -82,7 +82,7 @@ describe('EnvironmentSecretProvider', () => {
     expect(await provider.get('GH_TOKEN')).toBe('env-token');
     expect(await provider.get('TOOLGATE_HOME')).toBeUndefined();
     expect(await provider.get('MISSING')).toBeUndefined();
-    expect(provider.label).toBe('environment');
+    expect(provider.label).toBe('environment (--secret-env)');
   });
 });
 
@@ -93,6 +93,37 @@ describe('ChainSecretProvider', () => {
     expect(await chain.get('GH_TOKEN')).toBe('from-file');
     expect(await chain.get('ONLY_ENV')).toBe('env-only');
     expect(await chain.get('NEITHER')).toBeUndefined();
-    expect(chain.label).toBe(`secrets file ${path}, then environment`);
+    expect(chain.label).toBe(`secrets file ${path}, then environment (--secret-env)`);
+  });
+});
+
+describe('EnvironmentSecretProvider with the names listed at start', () => {
+  const env = { GH_TOKEN: 'ghp-env-token-1', HOME: '/home/me', AWS_SECRET_ACCESS_KEY: 'aws-secret-value' };
+
+  it('serves only the listed names, never another variable of the environment', async () => {
+    const provider = new EnvironmentSecretProvider(env, ['GH_TOKEN']);
+    expect(await provider.get('GH_TOKEN')).toBe('ghp-env-token-1');
+    expect(await provider.get('HOME')).toBeUndefined();
+    expect(await provider.get('AWS_SECRET_ACCESS_KEY')).toBeUndefined();
+    expect(provider.known()).toEqual([{ name: 'GH_TOKEN', value: 'ghp-env-token-1' }]);
+    expect(new EnvironmentSecretProvider(env, []).known()).toEqual([]);
+  });
+
+  it('refuses to start with a listed name that is unset, too short, reserved or malformed, never printing a value', () => {
+    expect(() => new EnvironmentSecretProvider(env, ['NOT_SET'])).toThrow(/--secret-env NOT_SET: NOT_SET is not set/);
+    expect(() => new EnvironmentSecretProvider({ PIN: '1234' }, ['PIN'])).toThrow(/--secret-env PIN: its value has 4 characters; a secret needs at least 8/);
+    expect(() => new EnvironmentSecretProvider({ TOOLGATE_HOME: '/x/y/z/w/v' }, ['TOOLGATE_HOME'])).toThrow(/TOOLGATE_/);
+    expect(() => new EnvironmentSecretProvider(env, ['lower'])).toThrow(/is not a secret name/);
+  });
+});
+
+describe('FileSecretProvider.known', () => {
+  it('lists the stored secrets, and still does for a file open to others (which get() refuses)', async () => {
+    writeSecrets('{"GH_TOKEN": "from-file-value"}');
+    const provider = new FileSecretProvider(path);
+    expect(provider.known()).toEqual([{ name: 'GH_TOKEN', value: 'from-file-value' }]);
+    chmodSync(path, 0o644);
+    await expect(provider.get('GH_TOKEN')).rejects.toThrow(/open to other users/);
+    expect(provider.known()).toEqual([{ name: 'GH_TOKEN', value: 'from-file-value' }]);
   });
 });

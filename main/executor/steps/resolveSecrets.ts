@@ -1,26 +1,28 @@
 import { GateError } from '../../../shared/errors';
 import type { ToolManifest } from '../../../shared/manifest';
+import type { PolicyDecision } from '../../policy/tierPolicy';
 import type { RegisteredTool } from '../../registry/registry';
 import { forEachString } from '../../secrets/jsonStrings';
-import { placeholdersIn, resolvePlaceholders } from '../../secrets/placeholders';
+import { placeholderFor, placeholdersIn, resolvePlaceholders, type ResolvedSecret } from '../../secrets/placeholders';
 import { Redactor } from '../../secrets/redactor';
 import type { SecretProvider } from '../../secrets/secretProvider';
 import { StepFailure } from './stepFailure';
 import { describeIssues } from './validateInput';
 
-/** A call's input with its secrets put in, and what takes them out again of whatever comes back. */
+/** A call's input with its secrets put in. */
 export interface ResolvedInput {
   /** The input the tool runs with (secret values in place of placeholders). */
   input: unknown;
-  /** Names of the secrets used, for the audit (never their values). */
+  /** Names of the secrets used, for the audit and the prompt (never their values). */
   secrets: string[];
-  /** Replaces each value with its placeholder in outputs, logs and errors. */
-  redactor: Redactor;
+  /** The secrets used with their values, redacted from everything while the call runs and a while after. */
+  values: ResolvedSecret[];
 }
 
 /**
  * Puts secret values in place of `$ENV.NAME` placeholders (seed 004's Vault-Warden protocol). A
- * path argument may not hold one: the workspace check saw the placeholder, not the path it stands for.
+ * path argument may not hold one: the workspace check saw the placeholder, not the path it stands
+ * for. A tool whose manifest says `secrets: 'refuse'` gets none at all.
  */
 export async function resolveSecrets(
   entry: RegisteredTool,
@@ -28,9 +30,11 @@ export async function resolveSecrets(
   provider: SecretProvider,
 ): Promise<ResolvedInput | StepFailure> {
   // Every placeholder and every `$$ENV.` escape contains `$ENV.`: without it the input goes as it is.
-  if (!mentions(input, '$ENV.')) return { input, secrets: [], redactor: new Redactor([]) };
+  if (!mentions(input, '$ENV.')) return { input, secrets: [], values: [] };
   const names = placeholdersIn(input);
   const manifest: ToolManifest = entry.tool.manifest;
+  const refused = manifest.secrets === 'refuse' ? refusal(manifest.name, input) : undefined;
+  if (refused) return refused;
   for (const argument of manifest.pathArguments) {
     const inPath = placeholdersIn((input as Record<string, unknown>)[argument]);
     if (inPath.length > 0) {
@@ -38,6 +42,18 @@ export async function resolveSecrets(
         'secrets',
         'EVALIDATION',
         `${argument} holds the secret placeholder $ENV.${inPath[0]}; a path must be written out, so the gate can check it stays inside the workspace`,
+        { argument },
+      );
+    }
+  }
+  for (const argument of manifest.urlArguments ?? []) {
+    const url = (input as Record<string, unknown>)[argument];
+    if (typeof url === 'string' && placeholdersIn(url).length > 0 && !AFTER_HOST.test(url.slice(0, url.indexOf('$ENV.')))) {
+      return StepFailure.of(
+        'secrets',
+        'EVALIDATION',
+        `${argument} holds the secret placeholder $ENV.${placeholdersIn(url)[0]} before the end of its host; the scheme and host must be written out, ` +
+          `so the gate can check them against the net grants: put secrets in the path or the query, e.g. https://api.example.com/items?token=$ENV.NAME`,
         { argument },
       );
     }
@@ -56,7 +72,51 @@ export async function resolveSecrets(
     const { message } = describeIssues(parsed.error.issues);
     return StepFailure.of('secrets', 'EVALIDATION', `with its secrets put in, the arguments for ${manifest.name} are invalid: ${redactor.redactText(message)}`);
   }
-  return { input: parsed.data, secrets: names, redactor };
+  return { input: parsed.data, secrets: names, values: resolved.secrets };
+}
+
+/** A URL's beginning that has its scheme and host written out and has moved on to the path, query or fragment. */
+const AFTER_HOST = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#@$]+[/?#]/;
+
+/**
+ * A call that receives secrets is never run on policy alone: whatever its tool's tier, a person
+ * sees which secrets it gets and decides. A call policy denies stays denied.
+ */
+export function askForSecrets(decision: PolicyDecision, tool: string, secrets: readonly string[]): PolicyDecision {
+  if (secrets.length === 0 || decision.decision !== 'allow') return decision;
+  return {
+    decision: 'ask',
+    rule: 'secrets→ask',
+    reason: `${tool} would receive the secrets ${secrets.map(placeholderFor).join(', ')}, which only a person may release`,
+  };
+}
+
+/** The refusal of a placeholder sent to a tool that hands its input back, naming the field it is in. */
+function refusal(tool: string, input: unknown): StepFailure | undefined {
+  const found = firstPlaceholderField(input, '');
+  if (!found) return undefined;
+  return StepFailure.of(
+    'secrets',
+    'EVALIDATION',
+    `${found.field} holds the secret placeholder ${placeholderFor(found.name)}, and ${tool} does not take secrets: ` +
+      `its result gives its input back (or lets it be checked), which would hand the value to the agent. ` +
+      `Pass secrets only to tools that use them, such as http_fetch or shell_exec`,
+    { field: found.field, placeholder: placeholderFor(found.name) },
+  );
+}
+
+/** The path (`text`, `headers.authorization`, `items[2]`) of the first string holding a placeholder. */
+function firstPlaceholderField(value: unknown, path: string): { field: string; name: string } | undefined {
+  if (typeof value === 'string') {
+    const name = placeholdersIn(value)[0];
+    return name === undefined ? undefined : { field: path || '(the arguments)', name };
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  for (const [key, member] of Object.entries(value)) {
+    const found = firstPlaceholderField(member, Array.isArray(value) ? `${path}[${key}]` : path ? `${path}.${key}` : key);
+    if (found) return found;
+  }
+  return undefined;
 }
 
 function mentions(input: unknown, text: string): boolean {

@@ -7,6 +7,7 @@ import { TierBadge } from '../common/TierBadge';
 import { VisibleText } from '../common/VisibleText';
 import { Countdown } from './Countdown';
 import { PreviewPanel } from './PreviewPanel';
+import { SecretsNotice } from './SecretsNotice';
 
 /** One prompt: what would run, what it would change, and the person's Approve / Deny. */
 export function ApprovalCard({ request }: { request: ApprovalRequest }) {
@@ -52,6 +53,7 @@ export function ApprovalCard({ request }: { request: ApprovalRequest }) {
         <TierBadge tier={request.tier} />
         <Countdown expiresAt={request.expiresAt} />
       </header>
+      <SecretsNotice secrets={request.secrets} />
       <dl className="approval-facts">
         <dt>Rule</dt>
         <dd data-testid="approval-rule">
