@@ -6,6 +6,7 @@ import { createConsoleStore } from './store/consoleStore';
 import { ConsoleSync } from './store/consoleSync';
 import { DraftReasons } from './store/draftReasons';
 import { tabSessionStore } from './store/sessionStore';
+import { consoleTheme } from './theme/theme';
 import { App } from './views/App';
 import { ConsoleContext } from './views/consoleContext';
 import { NoticeScreen, OpenPrintedUrlHint } from './views/NoticeScreen';
@@ -15,6 +16,8 @@ import './styles/approvals.css';
 import './styles/audit.css';
 import './styles/tools.css';
 
+// The theme is set on <html> before the first paint, so a light system never flashes dark.
+consoleTheme();
 const root = createRoot(document.getElementById('root')!);
 const choice = selectBridge();
 

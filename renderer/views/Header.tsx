@@ -1,4 +1,5 @@
 import type { ConnectionState } from '../bridge/connectionState';
+import { ThemeSwitch } from '../theme/ThemeSwitch';
 import { useConsoleState } from './consoleContext';
 
 const CONNECTION_LABEL: Record<ConnectionState, string> = {
@@ -40,6 +41,7 @@ export function Header() {
           </div>
         ) : null}
       </dl>
+      <ThemeSwitch />
       <span className={`connection connection-${connection}`} data-testid="connection-state">
         {CONNECTION_LABEL[connection]}
       </span>
