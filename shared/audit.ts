@@ -11,8 +11,18 @@ export const AuditKindSchema = z.enum([
   'started',
   'completed',
   'failed',
+  /** Written at start for a call the previous gate left without an end (it was killed or crashed). */
+  'interrupted',
+  /** A person accepted a log whose head anchor was missing (`toolgate audit verify --accept-missing-anchor`). */
+  'anchor-accepted',
 ]);
 export type AuditKind = z.infer<typeof AuditKindSchema>;
+
+/**
+ * Kinds after which a call id gets no more records: the ends of a call, and `anchor-accepted`,
+ * which stands alone. A call id with records but none of these is an open call.
+ */
+export const CLOSING_KINDS = ['completed', 'failed', 'rejected', 'interrupted', 'anchor-accepted'] as const satisfies readonly AuditKind[];
 
 /** The hash every chain starts from (the prevHash of seq 1). */
 export const GENESIS_HASH = '0'.repeat(64);
@@ -36,15 +46,49 @@ export const AuditRecordSchema = z.object({
 });
 export type AuditRecord = z.infer<typeof AuditRecordSchema>;
 
+/** What kind of damage a failed check found, for scripts (`audit verify --json`). */
+export const AuditProblemSchema = z.enum([
+  /** A record is missing, out of order, unlinked or changed. */
+  'chain',
+  /** The database has records but the head anchor file is gone. */
+  'anchor-missing',
+  /** The head anchor file cannot be read or does not hold a seq and hash. */
+  'anchor-unreadable',
+  /** The anchor names a seq past the log's end: records were cut from it (or the database emptied or deleted). */
+  'anchor-ahead',
+  /** The record at the anchor's seq is not the one the gate wrote: the log was rewritten. */
+  'anchor-mismatch',
+  /** The database file cannot be opened or read as SQLite. */
+  'database-unreadable',
+]);
+export type AuditProblem = z.infer<typeof AuditProblemSchema>;
+
+/** A call with records but no closing one: still under way, or left open by a gate that stopped. */
+export const OpenCallSchema = z.object({
+  /** The call's id. */
+  callId: z.string(),
+  /** The seq of its newest record. */
+  lastSeq: z.number().int().positive(),
+  /** The kind of its newest record: the step it had reached. */
+  lastKind: AuditKindSchema,
+  /** When its newest record was written. */
+  lastTime: z.string(),
+});
+export type OpenCall = z.infer<typeof OpenCallSchema>;
+
 /** The outcome of checking the whole chain. */
 export const AuditVerifyReportSchema = z.object({
   /** True when every record links and hashes correctly and nothing is missing. */
   ok: z.boolean(),
   /** How many records were checked. */
   records: z.number().int().nonnegative(),
-  /** The first seq that does not verify (absent when ok). */
+  /** The first seq that does not verify (absent when ok, or when the damage has no one seq). */
   firstBadSeq: z.number().int().optional(),
-  /** What is wrong at firstBadSeq (absent when ok). */
+  /** What is wrong, and how to go on (absent when ok). */
   reason: z.string().optional(),
+  /** What kind of damage was found (absent when ok). */
+  problem: AuditProblemSchema.optional(),
+  /** Calls with no closing record (present when the chain verified and there are any). */
+  openCalls: z.array(OpenCallSchema).optional(),
 });
 export type AuditVerifyReport = z.infer<typeof AuditVerifyReportSchema>;

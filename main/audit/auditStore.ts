@@ -1,8 +1,10 @@
 import { chmodSync, existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { AuditKindSchema, GENESIS_HASH, type AuditKind, type AuditRecord, type AuditVerifyReport } from '../../shared/audit';
+import { AuditKindSchema, GENESIS_HASH, type AuditKind, type AuditRecord, type AuditVerifyReport, type OpenCall } from '../../shared/audit';
 import { canonicalize, toWellFormedJson } from '../../shared/canonicalJson';
-import { HeadWriter, readHead } from './headAnchor';
+import { AuditAnchorError, anchorFinding, missingDatabaseFinding, type AnchorFinding } from './anchorCheck';
+import { HeadWriter, readAnchor } from './headAnchor';
+import { findOpenCalls } from './openCalls';
 import { recordHash } from './recordHash';
 
 const SCHEMA = `
@@ -52,6 +54,11 @@ export interface AuditStoreOptions {
   headPath: string;
   /** Open for reading only (audit verify / list from the CLI while a gate runs). */
   readonly?: boolean;
+  /**
+   * Open for writing although the head anchor is missing: a person accepted the log as it is
+   * (the caller then appends the `anchor-accepted` record, which writes a new anchor).
+   */
+  acceptMissingAnchor?: boolean;
   /** The clock, for tests. */
   now?: () => Date;
   /**
@@ -68,29 +75,46 @@ export class AuditStore {
   private readonly listeners = new Set<(record: AuditRecord) => void>();
   private readonly insert: Database.Statement | undefined;
   private last: { seq: number; hash: string };
+  /** False for a database file without the audit table (an empty or foreign file, opened read-only). */
+  private readonly hasTable: boolean;
   private readonly now: () => Date;
   private closed = false;
 
   constructor(private readonly options: AuditStoreOptions) {
     this.now = options.now ?? (() => new Date());
-    this.db = new Database(options.path, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
-    if (!options.readonly) {
-      this.db.pragma('journal_mode = WAL');
-      this.db.pragma('synchronous = NORMAL');
-      this.db.exec(SCHEMA);
-      // The log is the person's record of what their agents did: readable by them alone.
-      for (const file of [options.path, `${options.path}-wal`, `${options.path}-shm`]) {
-        if (existsSync(file)) chmodSync(file, 0o600);
+    const readonly = options.readonly ?? false;
+    // Checked before the database is created, so a deleted one is reported rather than replaced.
+    const anchor = readAnchor(options.headPath);
+    if (!readonly && !existsSync(options.path)) refuseDamage(missingDatabaseFinding(anchor, options.path), options.path);
+    this.db = new Database(options.path, { readonly, fileMustExist: readonly });
+    try {
+      if (!readonly) {
+        this.db.pragma('journal_mode = WAL');
+        this.db.pragma('synchronous = NORMAL');
+        this.db.exec(SCHEMA);
+        // The log is the person's record of what their agents did: readable by them alone.
+        for (const file of [options.path, `${options.path}-wal`, `${options.path}-shm`]) {
+          if (existsSync(file)) chmodSync(file, 0o600);
+        }
       }
-      this.insert = this.db.prepare(
-        'INSERT INTO audit (seq, call_id, kind, time, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?)',
-      );
-      this.head = new HeadWriter(options.headPath);
+      this.hasTable = this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'audit'").get() !== undefined;
+      const row = this.hasTable
+        ? (this.db.prepare('SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1').get() as { seq: number; hash: string } | undefined)
+        : undefined;
+      this.last = row ?? { seq: 0, hash: GENESIS_HASH };
+      if (!readonly) {
+        // Writing moves the anchor: a gate that wrote past damage would erase the evidence of it.
+        const finding = anchorFinding(anchor, this.logEnd(), options.headPath);
+        if (!(finding?.problem === 'anchor-missing' && options.acceptMissingAnchor)) refuseDamage(finding, options.path);
+        this.insert = this.db.prepare(
+          'INSERT INTO audit (seq, call_id, kind, time, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        );
+        this.head = new HeadWriter(options.headPath, this.last);
+      }
+    } catch (error) {
+      this.db.close();
+      throw error;
     }
-    const row = this.db.prepare('SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1').get() as
-      | { seq: number; hash: string }
-      | undefined;
-    this.last = row ?? { seq: 0, hash: GENESIS_HASH };
   }
 
   /** Appends one record, chained to the previous one, and tells the listeners. */
@@ -122,6 +146,7 @@ export class AuditStore {
 
   /** The newest records first, at most `limit`, optionally only those below `beforeSeq`. */
   list(query: { limit: number; beforeSeq?: number }): AuditRecord[] {
+    if (!this.hasTable) return [];
     const rows = this.db
       .prepare('SELECT * FROM audit WHERE seq < ? ORDER BY seq DESC LIMIT ?')
       .all(query.beforeSeq ?? Number.MAX_SAFE_INTEGER, query.limit) as Row[];
@@ -141,34 +166,51 @@ export class AuditStore {
 
   /**
    * Walks the whole chain: seqs without gaps from 1, each prevHash the hash before it, each hash
-   * recomputed, and the last record matching the head anchor (so a cut tail shows).
+   * recomputed; then the end of the log against the head anchor (so a cut tail or a missing or
+   * damaged anchor shows); then lists the calls that have no closing record.
    */
   verify(): AuditVerifyReport {
     let expected = { seq: 1, prevHash: GENESIS_HASH };
     let records = 0;
-    const rows = this.db.prepare('SELECT * FROM audit ORDER BY seq').iterate() as IterableIterator<Row>;
+    const rows = this.hasTable ? (this.db.prepare('SELECT * FROM audit ORDER BY seq').iterate() as IterableIterator<Row>) : [];
     for (const row of rows) {
       const problem = checkRow(row, expected);
-      if (problem) return { ok: false, records, firstBadSeq: problem.seq, reason: problem.reason };
+      if (problem) return { ok: false, records, firstBadSeq: problem.seq, reason: problem.reason, problem: 'chain' };
       records++;
       expected = { seq: row.seq + 1, prevHash: row.hash };
     }
-    const head = readHead(this.options.headPath);
-    if (head && head.seq >= expected.seq) {
-      return {
-        ok: false,
-        records,
-        firstBadSeq: expected.seq,
-        reason: `the log ends at seq ${expected.seq - 1} but the gate wrote up to seq ${head.seq}: records were cut from its end`,
-      };
-    }
-    if (head && head.seq > 0) {
-      const row = this.db.prepare('SELECT hash FROM audit WHERE seq = ?').get(head.seq) as { hash: string } | undefined;
-      if (row?.hash !== head.hash) {
-        return { ok: false, records, firstBadSeq: head.seq, reason: `record ${head.seq} is not the one the gate wrote last` };
-      }
-    }
-    return { ok: true, records };
+    const finding = anchorFinding(readAnchor(this.options.headPath), this.logEnd(expected.seq - 1), this.options.headPath);
+    if (finding) return { ok: false, records, ...finding };
+    const openCalls = this.openCalls();
+    return openCalls.length > 0 ? { ok: true, records, openCalls } : { ok: true, records };
+  }
+
+  /** Calls with records but no closing one (under way, or left open by a gate that stopped), oldest first. */
+  openCalls(): OpenCall[] {
+    return this.hasTable ? findOpenCalls(this.db) : [];
+  }
+
+  /**
+   * Ends each call the previous gate left open (it was killed, crashed or lost power) with an
+   * `interrupted` record. For a gate's start, before any call can begin. Returns the records written.
+   */
+  recordInterruptedCalls(): AuditRecord[] {
+    const open = this.openCalls();
+    if (open.length === 0) return [];
+    const { time: gateLastWroteAt } = this.db.prepare('SELECT time FROM audit WHERE seq = ?').get(this.last.seq) as { time: string };
+    return open.map((call) =>
+      this.append({
+        callId: call.callId,
+        kind: 'interrupted',
+        payload: { reason: 'the gate stopped before this call ended', lastStep: call.lastKind, lastStepAt: call.lastTime, gateLastWroteAt },
+      }),
+    );
+  }
+
+  /** The newest seq (the walked one, for verify) and a way to read a record's hash, for the anchor check. */
+  private logEnd(lastSeq = this.last.seq) {
+    const byHash = this.hasTable ? this.db.prepare('SELECT hash FROM audit WHERE seq = ?') : undefined;
+    return { lastSeq, hashAt: (seq: number) => (byHash?.get(seq) as { hash: string } | undefined)?.hash };
   }
 
   /** Closes the database. Idempotent. */
@@ -179,6 +221,11 @@ export class AuditStore {
     this.head?.close();
     this.db.close();
   }
+}
+
+/** Throws the finding, if there is one, as the reason the log cannot be written. */
+function refuseDamage(finding: AnchorFinding | undefined, databasePath: string): void {
+  if (finding) throw new AuditAnchorError(finding, databasePath);
 }
 
 function checkRow(row: Row, expected: { seq: number; prevHash: string }): { seq: number; reason: string } | undefined {

@@ -1,4 +1,4 @@
-import { closeSync, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readSync, writeSync } from 'node:fs';
 
 /** The last record the gate wrote, kept outside the database so that cutting the log's tail shows. */
 export interface Head {
@@ -6,27 +6,59 @@ export interface Head {
   hash: string;
 }
 
-const WIDTH = 20;
+/** What the anchor file holds: nothing (absent), something that is not an anchor (unreadable), or a head. */
+export type AnchorState = { state: 'absent' } | { state: 'unreadable'; why: string } | { state: 'present'; head: Head };
 
-/** Reads the head anchor, if one was written. */
-export function readHead(path: string): Head | undefined {
-  if (!existsSync(path)) return undefined;
-  const match = /^(\d+) ([0-9a-f]{64})/.exec(readFileSync(path, 'utf8'));
-  return match ? { seq: Number(match[1]), hash: match[2]! } : undefined;
+const WIDTH = 20;
+/** One anchor line: the seq padded to WIDTH digits, a space, the hash, a newline. */
+const LINE_LENGTH = WIDTH + 1 + 64 + 1;
+const ANCHOR_LINE = new RegExp(`^(\\d{${WIDTH}}) ([0-9a-f]{64})\\n$`);
+
+function anchorLine(head: Head): string {
+  return `${String(head.seq).padStart(WIDTH, '0')} ${head.hash}\n`;
 }
 
-/** Keeps the head anchor file open and overwrites it in place (fixed width) after each append. */
+/** Reads the head anchor; never more than one line's worth, so a huge file cannot stall verify. */
+export function readAnchor(path: string): AnchorState {
+  if (!existsSync(path)) return { state: 'absent' };
+  let text: string;
+  try {
+    const fd = openSync(path, 'r');
+    try {
+      const buffer = Buffer.alloc(LINE_LENGTH + 1);
+      text = buffer.subarray(0, readSync(fd, buffer, 0, buffer.length, 0)).toString('latin1');
+    } finally {
+      closeSync(fd);
+    }
+  } catch (error) {
+    return { state: 'unreadable', why: `it cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
+  }
+  const match = ANCHOR_LINE.exec(text);
+  if (!match) {
+    const shown = text.length === 0 ? 'it is empty' : `it holds ${JSON.stringify(text.slice(0, 40))}${text.length > 40 ? '…' : ''}`;
+    return { state: 'unreadable', why: `${shown}, not a seq and a hash` };
+  }
+  return { state: 'present', head: { seq: Number(match[1]), hash: match[2]! } };
+}
+
+/**
+ * Keeps the head anchor file open and overwrites it in place (fixed width) after each append.
+ * A new file is written at once with the log's current head, so an anchor file is never empty:
+ * an empty one was damaged.
+ */
 export class HeadWriter {
   private fd: number | undefined;
 
-  constructor(path: string) {
-    this.fd = openSync(path, existsSync(path) ? 'r+' : 'w+', 0o600);
+  constructor(path: string, current: Head) {
+    const created = !existsSync(path);
+    this.fd = openSync(path, created ? 'w+' : 'r+', 0o600);
+    if (created) this.write(current);
   }
 
   /** Records the newest seq and hash. */
   write(head: Head): void {
     if (this.fd === undefined) return;
-    writeSync(this.fd, `${String(head.seq).padStart(WIDTH, '0')} ${head.hash}\n`, 0);
+    writeSync(this.fd, anchorLine(head), 0);
   }
 
   /** Closes the file. Idempotent. */

@@ -2,6 +2,7 @@ import { inertText } from '../../shared/inertText';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { AuditStore } from '../audit/auditStore';
+import { auditVerifyCommand } from './auditVerify';
 import { GateConnection, LONG_CALL, openGateSession } from '../mcp/gateClient';
 import { RAW_ARGUMENTS_META } from '../mcp/gateMcpServer';
 import { runStdioBridge } from '../mcp/stdioBridge';
@@ -47,20 +48,14 @@ function openAudit(io: Io): AuditStore | undefined {
 
 /** `toolgate audit verify|list`: checks the chain, or prints the latest records. */
 export async function auditCommand(argv: string[], io: Io): Promise<number> {
-  const args = parseArgs(argv, ['json']);
+  const args = parseArgs(argv, ['json', 'accept-missing-anchor']);
   const [sub] = args.positionals;
   if (sub !== 'verify' && sub !== 'list') throw new UsageError('audit takes `verify` or `list`');
-  onlyFlags(args, sub === 'list' ? ['limit', 'json'] : ['json']);
+  onlyFlags(args, sub === 'list' ? ['limit', 'json'] : ['json', 'accept-missing-anchor']);
+  if (sub === 'verify') return auditVerifyCommand(args, io);
   const store = openAudit(io);
   if (!store) return 2;
   try {
-    if (sub === 'verify') {
-      const report = store.verify();
-      if (flag(args, 'json')) io.out(`${JSON.stringify(report)}\n`);
-      else if (report.ok) io.out(`audit log intact: ${report.records} records verified\n`);
-      else io.err(`audit log broken at seq ${report.firstBadSeq}: ${report.reason}\n`);
-      return report.ok ? 0 : 1;
-    }
     const records = store.list({ limit: intFlag(args, 'limit', 1, 100_000) ?? 20 }).reverse();
     if (flag(args, 'json')) io.out(`${JSON.stringify(records, null, 2)}\n`);
     else {

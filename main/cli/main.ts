@@ -14,7 +14,10 @@ const USAGE = `Usage: toolgate <command>
   call TOOL [JSON]        call a tool through the running gate, like an agent
   tools [--format mcp|openai|anthropic]
                           print the tool schemas
-  audit verify            check the audit log's hash chain (exit 1 names the first bad record)
+  audit verify [--json]   check the audit log's hash chain and head anchor (exit 1 says what is damaged);
+                          also lists calls that have no end record
+  audit verify --accept-missing-anchor
+                          accept a log whose head anchor file is gone, as it is (recorded in the log)
   audit list [--limit N] [--json]
                           print the latest audit records
   secret set NAME         store a secret (value read from stdin) that tool arguments use as $ENV.NAME

@@ -1,10 +1,7 @@
-import { spawnSync } from 'node:child_process';
-import { resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
-import { tamper, writeRecords } from './auditFixture';
+import { tamper, toolgate as runToolgate, writeRecords } from './auditFixture';
 
-const CLI = resolve(__dirname, '../../bin/toolgate.js');
 let home: string;
 
 beforeEach(() => {
@@ -12,14 +9,8 @@ beforeEach(() => {
 });
 afterEach(() => removeTempFolder(home));
 
-/** Runs the real CLI (the built one, as a user would) with TOOLGATE_HOME pointing at the temp home. */
 function toolgate(...args: string[]) {
-  const run = spawnSync(process.execPath, [CLI, ...args], {
-    env: { PATH: process.env.PATH ?? '', TOOLGATE_HOME: home },
-    encoding: 'utf8',
-    timeout: 20_000,
-  });
-  return { code: run.status, stdout: run.stdout, stderr: run.stderr };
+  return runToolgate(home, ...args);
 }
 
 describe('toolgate audit verify', () => {

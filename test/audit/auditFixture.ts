@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
-import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { join, resolve } from 'node:path';
 import type { AuditKind } from '../../shared/audit';
 import { AuditStore } from '../../main/audit/auditStore';
 
@@ -30,4 +31,16 @@ export function tamper(home: string, change: (db: Database.Database) => void): v
   } finally {
     db.close();
   }
+}
+
+const CLI = resolve(__dirname, '../../bin/toolgate.js');
+
+/** Runs the real CLI (the built one, as a user would) with TOOLGATE_HOME pointing at `home`. */
+export function toolgate(home: string, ...args: string[]) {
+  const run = spawnSync(process.execPath, [CLI, ...args], {
+    env: { PATH: process.env.PATH ?? '', TOOLGATE_HOME: home },
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
+  return { code: run.status, stdout: run.stdout, stderr: run.stderr };
 }

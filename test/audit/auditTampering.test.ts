@@ -23,8 +23,8 @@ function verify() {
 }
 
 describe('audit verify after tampering', () => {
-  it('is intact before anyone touches it', () => {
-    expect(verify()).toEqual({ ok: true, records: 6 });
+  it('is intact before anyone touches it (the second call, with one record, is still open)', () => {
+    expect(verify()).toMatchObject({ ok: true, records: 6, openCalls: [{ callId: 'call-1', lastSeq: 6, lastKind: 'invoked' }] });
   });
 
   it('names the row whose payload was edited', () => {

@@ -5,7 +5,8 @@ export function chainStatusText(verify: VerifyState): string {
   const report = verify.report;
   if (!report) return verify.error ? `Could not verify the chain: ${verify.error}` : 'Verifying the chain…';
   if (report.ok) return `Chain verified (${report.records} records)`;
-  return `Chain broken at seq ${report.firstBadSeq ?? '?'}: ${report.reason ?? 'no reason given'}`;
+  const where = report.firstBadSeq === undefined ? 'Chain not verified' : `Chain broken at seq ${report.firstBadSeq}`;
+  return `${where}: ${report.reason ?? 'no reason given'}`;
 }
 
 /** The audit chain's verdict and a button to check again. */

@@ -1,0 +1,135 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { hostname, userInfo } from 'node:os';
+import type { AuditVerifyReport, OpenCall } from '../../shared/audit';
+import { missingDatabaseFinding } from '../audit/anchorCheck';
+import { AuditStore } from '../audit/auditStore';
+import { readAnchor } from '../audit/headAnchor';
+import { statePaths } from '../state/paths';
+import { readGateAddress, type GateAddress } from '../state/stateFolder';
+import { flag, type ParsedArgs } from './argv';
+import type { Io } from './commands';
+
+/** Open calls listed one per line; past this many, the rest are counted. */
+const OPEN_CALLS_LISTED = 20;
+
+type Paths = ReturnType<typeof statePaths>;
+
+/** The gate running on this state folder, if one is. */
+function runningGate(home: string): GateAddress | undefined {
+  try {
+    return readGateAddress(home);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Verifies the log read-only; a database SQLite cannot read is a failed check, not a crash. */
+function verifyReport(paths: Paths): AuditVerifyReport {
+  let store: AuditStore;
+  try {
+    store = new AuditStore({ path: paths.audit, headPath: paths.auditHead, readonly: true });
+  } catch (error) {
+    return unreadable(paths, error);
+  }
+  try {
+    return store.verify();
+  } catch (error) {
+    return unreadable(paths, error);
+  } finally {
+    store.close();
+  }
+}
+
+function unreadable(paths: Paths, error: unknown): AuditVerifyReport {
+  const reason = `the audit database ${paths.audit} cannot be read as SQLite (${(error as Error).message}): it was damaged or replaced`;
+  return { ok: false, records: 0, problem: 'database-unreadable', reason };
+}
+
+function describeOpenCalls(calls: OpenCall[], gate: GateAddress | undefined): string {
+  const lines = calls.slice(0, OPEN_CALLS_LISTED).map((call) => `  ${call.callId}  at ${call.lastKind} since ${call.lastTime} (seq ${call.lastSeq})`);
+  if (calls.length > OPEN_CALLS_LISTED) lines.push(`  … and ${calls.length - OPEN_CALLS_LISTED} more`);
+  const heading = gate
+    ? `${calls.length} call(s) under way in the running gate (pid ${gate.pid}), not ended yet:`
+    : `${calls.length} call(s) have no end record and no gate is running: the gate stopped before they ended ` +
+      '(it was killed, crashed or the machine lost power). The next start of the gate records them as interrupted.';
+  return `${heading}\n${lines.join('\n')}\n`;
+}
+
+function printReport(report: AuditVerifyReport, io: Io, json: boolean): number {
+  const gate = report.openCalls ? runningGate(io.home) : undefined;
+  if (json) io.out(`${JSON.stringify({ ...report, gateRunning: gate !== undefined })}\n`);
+  else if (!report.ok) {
+    io.err(`audit log ${report.firstBadSeq === undefined ? 'not verified' : `broken at seq ${report.firstBadSeq}`}: ${report.reason}\n`);
+  } else {
+    io.out(`audit log intact: ${report.records} records verified\n`);
+    if (report.openCalls) io.out(describeOpenCalls(report.openCalls, gate));
+  }
+  return report.ok ? 0 : 1;
+}
+
+/**
+ * Re-anchors a log whose anchor is missing, at its current head, after checking the chain itself,
+ * and says so in the log. Anyone who can write the state folder can do this too: only signed
+ * checkpoints kept outside it can tell a deliberate acceptance from a cover-up.
+ */
+function acceptMissingAnchor(paths: Paths, io: Io): number {
+  const gate = runningGate(io.home);
+  if (gate) {
+    io.err(`toolgate audit: a gate is running for ${io.home} (pid ${gate.pid}) and is the log's only writer; stop it first\n`);
+    return 2;
+  }
+  const before = verifyReport(paths);
+  if (before.ok) {
+    io.err(`toolgate audit: nothing to accept: the log verifies with its head anchor (${before.records} records)\n`);
+    return 2;
+  }
+  if (before.problem !== 'anchor-missing') {
+    io.err(`toolgate audit: --accept-missing-anchor accepts only a missing head anchor, and this log has another problem: ${before.reason}\n`);
+    return 1;
+  }
+  const store = new AuditStore({ path: paths.audit, headPath: paths.auditHead, acceptMissingAnchor: true });
+  let accepted;
+  try {
+    const [head] = store.list({ limit: 1 });
+    accepted = store.append({
+      callId: randomUUID(),
+      kind: 'anchor-accepted',
+      payload: {
+        reason: 'the head anchor file was missing; a person accepted the log as it was',
+        acceptedHead: { seq: head!.seq, hash: head!.hash },
+        by: personName(),
+      },
+    });
+  } finally {
+    store.close();
+  }
+  io.out(
+    `accepted: the log's ${before.records} records are anchored again, and record ${accepted.seq} (anchor-accepted) says so.\n` +
+      'Records cut before the anchor went missing cannot be found any more, and anyone who can write the state folder could do the same; ' +
+      'only checkpoints signed and kept outside it tell the two apart.\n',
+  );
+  return printReport(verifyReport(paths), io, false);
+}
+
+function personName(): string {
+  try {
+    return `${userInfo().username}@${hostname()}`;
+  } catch {
+    return `uid ${process.getuid?.() ?? 'unknown'}@${hostname()}`;
+  }
+}
+
+/** `toolgate audit verify [--json] [--accept-missing-anchor]`: exit 0 intact, 1 damaged (named), 2 nothing to check. */
+export function auditVerifyCommand(args: ParsedArgs, io: Io): number {
+  const paths = statePaths(io.home);
+  const json = flag(args, 'json') === 'true';
+  if (!existsSync(paths.audit)) {
+    const finding = missingDatabaseFinding(readAnchor(paths.auditHead), paths.audit);
+    if (finding) return printReport({ ok: false, records: 0, ...finding }, io, json);
+    io.err(`no audit log at ${paths.audit}: nothing has run with TOOLGATE_HOME=${io.home} yet\n`);
+    return 2;
+  }
+  if (flag(args, 'accept-missing-anchor') === 'true') return acceptMissingAnchor(paths, io);
+  return printReport(verifyReport(paths), io, json);
+}

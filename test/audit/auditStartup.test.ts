@@ -1,0 +1,131 @@
+/**
+ * What the gate's own writer does when it opens the log: it ends the calls a killed gate left
+ * open, and it refuses to write past damage the head anchor shows (writing would move the anchor
+ * and erase the evidence).
+ */
+import Database from 'better-sqlite3';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { GENESIS_HASH } from '../../shared/audit';
+import { canonicalize } from '../../shared/canonicalJson';
+import { AuditAnchorError } from '../../main/audit/anchorCheck';
+import { AuditStore } from '../../main/audit/auditStore';
+import { recordHash } from '../../main/audit/recordHash';
+import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
+import { auditPaths, tamper, writeRecords } from './auditFixture';
+
+let home: string;
+
+beforeEach(() => {
+  home = makeTempFolder();
+});
+afterEach(() => removeTempFolder(home));
+
+function withStore<T>(use: (store: AuditStore) => T, options: { readonly?: boolean; acceptMissingAnchor?: boolean } = {}): T {
+  const store = new AuditStore({ ...auditPaths(home), ...options });
+  try {
+    return use(store);
+  } finally {
+    store.close();
+  }
+}
+
+describe('recordInterruptedCalls', () => {
+  it('ends each call left open with an interrupted record saying where it stopped and when the gate last wrote', () => {
+    withStore((store) => {
+      store.append({ callId: 'done', kind: 'invoked', payload: {} });
+      store.append({ callId: 'waiting', kind: 'invoked', payload: {} });
+      store.append({ callId: 'running', kind: 'invoked', payload: {} });
+      store.append({ callId: 'waiting', kind: 'approval-requested', payload: {} });
+      store.append({ callId: 'done', kind: 'completed', payload: {} });
+      store.append({ callId: 'refused-request', kind: 'rejected', payload: {} });
+      store.append({ callId: 'running', kind: 'started', payload: {} });
+    });
+    const last = withStore((store) => store.list({ limit: 1 })[0]!);
+    const written = withStore((store) => store.recordInterruptedCalls());
+    expect(written.map((record) => [record.seq, record.callId, record.kind])).toEqual([
+      [8, 'waiting', 'interrupted'],
+      [9, 'running', 'interrupted'],
+    ]);
+    expect(written[0]!.payload).toEqual({
+      reason: 'the gate stopped before this call ended',
+      lastStep: 'approval-requested',
+      lastStepAt: withStore((store) => store.forCall('waiting')[1]!.time),
+      gateLastWroteAt: last.time,
+    });
+    expect(withStore((store) => store.verify())).toEqual({ ok: true, records: 9 });
+    expect(withStore((store) => store.recordInterruptedCalls())).toEqual([]);
+  });
+
+  it('finds the few open calls of a 100,000-record log with one query', () => {
+    const count = 100_000;
+    const db = new Database(auditPaths(home).path);
+    withStore(() => undefined);
+    const insert = db.prepare('INSERT INTO audit VALUES (?, ?, ?, ?, ?, ?, ?)');
+    let prevHash = GENESIS_HASH;
+    db.transaction(() => {
+      for (let seq = 1; seq <= count; seq++) {
+        // Calls of four records each; the last call's end never came.
+        const call = Math.ceil(seq / 4);
+        const kind = seq % 4 === 0 && seq !== count ? 'completed' : seq % 4 === 1 ? 'invoked' : 'policy';
+        const fields = { seq, callId: `call-${call}`, kind, time: '2026-01-01T00:00:00.000Z', payload: {} } as const;
+        const hash = recordHash(prevHash, fields);
+        insert.run(seq, fields.callId, kind, fields.time, canonicalize({}), prevHash, hash);
+        prevHash = hash;
+      }
+    })();
+    db.close();
+    writeFileSync(auditPaths(home).headPath, `${String(count).padStart(20, '0')} ${prevHash}\n`);
+    const started = performance.now();
+    const written = withStore((store) => store.recordInterruptedCalls());
+    const elapsedMs = performance.now() - started;
+    expect(written.map((record) => record.callId)).toEqual([`call-${count / 4}`]);
+    // A scan in JS takes seconds here; the grouped query, tens of milliseconds.
+    expect(elapsedMs).toBeLessThan(1500);
+  });
+});
+
+describe('the gate refuses to write past damage the anchor shows', () => {
+  beforeEach(() => writeRecords(home, 10));
+
+  function refusal(options: { acceptMissingAnchor?: boolean } = {}): AuditAnchorError {
+    try {
+      withStore(() => undefined, options);
+    } catch (error) {
+      if (error instanceof AuditAnchorError) return error;
+      throw error;
+    }
+    throw new Error('the store opened for writing');
+  }
+
+  it('a missing anchor: refused unless accepted, and nothing is written either way until a record is appended', () => {
+    rmSync(auditPaths(home).headPath);
+    const error = refusal();
+    expect(error.finding.problem).toBe('anchor-missing');
+    expect(error.message).toContain('so the gate will not add to it: the head anchor');
+    expect(error.message).toContain('toolgate audit verify --accept-missing-anchor');
+    expect(existsSync(auditPaths(home).headPath)).toBe(false);
+    expect(withStore((store) => store.verify(), { readonly: true })).toMatchObject({ ok: false, records: 10, problem: 'anchor-missing' });
+  });
+
+  const startOver = 'To start a new log, move audit.db* and its .head file aside';
+  it.each([
+    ['a cut tail', () => tamper(home, (db) => db.prepare('DELETE FROM audit WHERE seq > 8').run()), 'anchor-ahead', startOver],
+    ['an emptied database', () => tamper(home, (db) => db.prepare('DELETE FROM audit').run()), 'anchor-ahead', startOver],
+    ['a garbage anchor', () => writeFileSync(auditPaths(home).headPath, 'x'), 'anchor-unreadable', 'Keep it for inspection (mv '],
+    ['an anchor naming another hash', () => writeFileSync(auditPaths(home).headPath, `${'9'.padStart(20, '0')} ${'0'.repeat(64)}\n`), 'anchor-mismatch', startOver],
+  ])('%s: refused, even when a missing anchor would be accepted, and the anchor is left as it was', (_name, damage, problem, howToGoOn) => {
+    damage();
+    const anchorBefore = readFileSync(auditPaths(home).headPath, 'utf8');
+    const error = refusal({ acceptMissingAnchor: true });
+    expect(error.finding.problem).toBe(problem);
+    expect(error.message).toContain(howToGoOn);
+    expect(readFileSync(auditPaths(home).headPath, 'utf8')).toBe(anchorBefore);
+  });
+
+  it('a deleted database: refused before a new, empty one is created in its place', () => {
+    rmSync(auditPaths(home).path);
+    expect(refusal().message).toContain('is missing, but the head anchor says the gate wrote 10 records: it was deleted or moved');
+    expect(existsSync(auditPaths(home).path)).toBe(false);
+  });
+});
