@@ -66,6 +66,19 @@ test('text far along a long line wraps into view', async () => {
   await call;
 });
 
+test('a file name padded with blank fillers shows each filler as its escape', async () => {
+  // U+3164 and U+2800 draw as nothing or a space; U+00A0 and U+2009 look like a plain space.
+  const call = writeFileCall('pay\u3164roll\u2800.txt\u00a0\u2009', 'hi');
+  const card = await consolePage.approvals.waitForPrompt('write_file');
+  const path = await consolePage.approvals.diffPath(card);
+  await expect(path).toHaveText('pay\u27E8U+3164\u27E9roll\u27E8U+2800\u27E9.txt\u27E8U+00A0\u27E9\u27E8U+2009\u27E9');
+  await expect(path.getByTestId('invisible-char')).toHaveCount(4);
+  await expect(card.getByTestId('approval-arguments')).toContainText('pay\u27E8U+3164\u27E9roll');
+  for (const filler of ['\u3164', '\u2800', '\u00a0', '\u2009']) expect(await card.textContent()).not.toContain(filler);
+  await consolePage.approvals.deny('misleading name', card);
+  await call;
+});
+
 test('a file name with a bidi override shows the override, and a new file shows no deleted line', async () => {
   const call = writeFileCall('notes\u202Etxt.exe', 'hi');
   const card = await consolePage.approvals.waitForPrompt('write_file');

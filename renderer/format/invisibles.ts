@@ -1,12 +1,19 @@
 // Characters that change how text reads without showing themselves. Untrusted names and values
 // (paths, tool names, arguments, errors) can use them to pass as something else: U+202E turns
-// "notes\u202Etxt.exe" into "notesexe.txt" on screen. Line feed and tab are kept: they show as layout.
-//   C0 and C1 controls, DEL, soft hyphen, Arabic letter mark, Mongolian vowel separator,
-//   zero-width space/joiners and LRM/RLM, line/paragraph separators, bidi embeddings and overrides,
-//   word joiner and invisible operators, bidi isolates and deprecated format controls, BOM,
-//   interlinear annotation controls, and the tag characters that can smuggle text past a reader.
-const INVISIBLE_SOURCE =
-  /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u00AD\u061C\u180E\u200B-\u200F\u2028-\u202E\u2060-\u2064\u2066-\u206F\uFEFF\uFFF9-\uFFFB\u{E0000}-\u{E007F}]/u.source;
+// "notes\u202Etxt.exe" into "notesexe.txt" on screen, and a Hangul filler (U+3164) or a braille
+// blank (U+2800) reads as a space, or as nothing, inside a name that looks like another.
+// The class is taken from Unicode's own properties rather than a hand list, so new members come
+// with the engine's Unicode tables:
+//   Cc and Cf: C0 and C1 controls, DEL, bidi embeddings, overrides and isolates, zero-width
+//     characters, the BOM, invisible operators, interlinear annotation and tag characters;
+//   Z and White_Space: every space but the plain one (no-break, en/em/thin/hair spaces, narrow
+//     and ideographic spaces, the Ogham space mark), line and paragraph separators;
+//   Default_Ignorable_Code_Point: what fonts draw as nothing (Hangul fillers U+115F, U+1160,
+//     U+3164, U+FFA0, the combining grapheme joiner, variation selectors, Mongolian free
+//     variation selectors);
+//   and U+2800 BRAILLE PATTERN BLANK, which is a printable symbol that happens to be empty.
+// Plain space, tab and line feed are kept: they show as layout.
+const INVISIBLE_SOURCE = /(?![\t\n ])[\p{Cc}\p{Cf}\p{Z}\p{White_Space}\p{Default_Ignorable_Code_Point}\u2800]/u.source;
 
 // A fresh global copy per use: a shared /g regex carries lastIndex from one call into the next
 // (matchAll starts there), which would skip the first hidden characters of the next text.
@@ -32,6 +39,29 @@ const NAMES: Readonly<Record<number, string>> = {
   0x2068: 'FIRST STRONG ISOLATE',
   0x2069: 'POP DIRECTIONAL ISOLATE',
   0xfeff: 'ZERO WIDTH NO-BREAK SPACE',
+  0x00a0: 'NO-BREAK SPACE',
+  0x115f: 'HANGUL CHOSEONG FILLER',
+  0x1160: 'HANGUL JUNGSEONG FILLER',
+  0x3164: 'HANGUL FILLER',
+  0xffa0: 'HALFWIDTH HANGUL FILLER',
+  0x2800: 'BRAILLE PATTERN BLANK',
+  0x2060: 'WORD JOINER',
+  0x202f: 'NARROW NO-BREAK SPACE',
+  0x205f: 'MEDIUM MATHEMATICAL SPACE',
+  0x3000: 'IDEOGRAPHIC SPACE',
+  0x180e: 'MONGOLIAN VOWEL SEPARATOR',
+  0x034f: 'COMBINING GRAPHEME JOINER',
+  0x2000: 'EN QUAD',
+  0x2001: 'EM QUAD',
+  0x2002: 'EN SPACE',
+  0x2003: 'EM SPACE',
+  0x2004: 'THREE-PER-EM SPACE',
+  0x2005: 'FOUR-PER-EM SPACE',
+  0x2006: 'SIX-PER-EM SPACE',
+  0x2007: 'FIGURE SPACE',
+  0x2008: 'PUNCTUATION SPACE',
+  0x2009: 'THIN SPACE',
+  0x200a: 'HAIR SPACE',
 };
 
 /** A run of ordinary text, or one hidden character shown as its escape. */

@@ -18,8 +18,22 @@ describe('revealInvisibles', () => {
     }
   });
 
+  it('escapes fillers and spaces that render blank: Hangul fillers, braille blank, no-break and typographic spaces', () => {
+    const blank = [
+      0x3164, 0x2800, 0x115f, 0x1160, 0xffa0, 0x00a0, 0x1680, 0x180e, 0x202f, 0x205f, 0x3000, 0x034f, 0x17b4,
+      0x2060, 0x2061, 0x2062, 0x2063, 0x2064, 0x2065, 0x180b, 0xfe00, 0xe0100,
+      ...Array.from({ length: 11 }, (_, i) => 0x2000 + i),
+    ];
+    for (const codePoint of blank) {
+      const label = codePoint.toString(16).toUpperCase().padStart(4, '0');
+      expect(revealInvisibles(`a${String.fromCodePoint(codePoint)}b`), label).toBe(`a\u27E8U+${label}\u27E9b`);
+    }
+    expect(splitInvisibles('x\u3164')[1]).toMatchObject({ kind: 'escape', codePoint: 0x3164, name: 'HANGUL FILLER' });
+    expect(splitInvisibles('x\u2800')[1]).toMatchObject({ kind: 'escape', codePoint: 0x2800, name: 'BRAILLE PATTERN BLANK' });
+  });
+
   it('keeps line feeds, tabs and ordinary non-ASCII text', () => {
-    const text = 'line one\n\tindented — café, 日本語, emoji 🙂, עברית';
+    const text = 'line one\n\tindented — café, 日本語, emoji 🙂, עברית, ⠁⠃ braille, 한글';
     expect(revealInvisibles(text)).toBe(text);
   });
 });
