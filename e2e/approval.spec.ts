@@ -63,3 +63,20 @@ test('a console page without the token cannot reach the gate', async ({ page }) 
   await page.goto(gate.consoleUrl.replace(/#token=.*/, `#token=${'0'.repeat(64)}`));
   await expect(consolePage.notice()).toContainText('refused');
 });
+
+test("the agents' MCP token in the console URL is refused: an agent cannot open the console to approve its own call", async ({ page }) => {
+  const agent = await gate.connectAgent();
+  const pending = agent.callTool({ name: 'write_file', arguments: { path: 'self-approved.txt', content: 'pwned\n' } });
+  const consolePage = new ConsolePage(page);
+  await page.goto(gate.consoleUrl.replace(/#token=.*/, `#token=${gate.token}`));
+  await expect(consolePage.notice()).toContainText('refused');
+  expect(existsSync(join(gate.workspace, 'self-approved.txt'))).toBe(false);
+
+  // The person, with the console URL, still sees the prompt and answers it.
+  await consolePage.open(gate.consoleUrl);
+  await consolePage.approvals.deny('not yours to approve', await consolePage.approvals.waitForPrompt('write_file'));
+  const result = await pending;
+  expect(result.isError).toBe(true);
+  expect(JSON.stringify(result.content)).toContain('EDENIED');
+  expect(existsSync(join(gate.workspace, 'self-approved.txt'))).toBe(false);
+});
