@@ -132,7 +132,7 @@ test('http_fetch: the prompt shows method and URL; nothing is sent before Approv
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/notes`;
-  const fetching = await startServedGate(['--grant', 'net:read:127.0.0.1']);
+  const fetching = await startServedGate(['--grant', `net:read:127.0.0.1:${(server.address() as AddressInfo).port}`]);
   try {
     const consolePage = new ConsolePage(page);
     await consolePage.open(fetching.consoleUrl);

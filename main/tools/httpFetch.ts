@@ -2,14 +2,13 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { addAbortSignal, pipeline, type Readable, type Transform } from 'node:stream';
-import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { z } from 'zod';
 import type { Preview } from '../../shared/approval';
 import { GateError } from '../../shared/errors';
 import { defineTool } from '../registry/defineTool';
 import { htmlContent } from './htmlText';
-import { canonicalHost, isPrivateAddress, needsExactGrant, parseFetchUrl } from './netAccess';
+import { readDecoded } from './fetchBody';
+import { canonicalHost, effectivePort, grantTarget, isPrivateAddress, needsExactGrant, parseFetchUrl } from './netAccess';
 
 const MIB = 1024 * 1024;
 /** Body bytes read when the call names no maxBytes. */
@@ -32,6 +31,8 @@ export interface FetchResult {
   contentType: string;
   content: string;
   bytes: number;
+  /** Body bytes as they came over the wire, before decompression. */
+  rawBytes: number;
   truncated: boolean;
   location?: string;
   /** How an HTML body became content: 'markdown', or 'text' when it was too large or deep to convert. */
@@ -51,16 +52,19 @@ export interface FetchResult {
  * see checkCapabilities). Here, right before connecting, every address a name resolves to must be
  * public: a loopback or private address is reached only through a URL naming it literally (or
  * `localhost`), which the gate admits only under a grant naming it exactly. Redirects are followed
- * on the same host only, at most five, each re-checked; one to another host is returned, not
- * followed, so the agent's next call goes through the gate (and the person) again.
+ * on the same host and port only (the port the grant was checked for), at most five, each re-checked;
+ * one to another host or port (http→https on default ports too: 80 is not 443) is returned, not
+ * followed, so the agent's next call goes through the gate (and the person) again. A compressed
+ * body (gzip, deflate, br, stacked up to three deep) is cut at maxBytes decompressed while it
+ * streams, and at 10 MiB as received, so a compression bomb is never unpacked.
  */
 export const httpFetchTool = defineTool({
   name: 'http_fetch',
   version: '1.0.0',
   description:
     'Fetches an http(s) URL (GET or HEAD) from a domain this gate grants and returns the response: HTML as Markdown, ' +
-    'other text as is, nothing for binary types. Redirects on the same host are followed (at most 5); a redirect ' +
-    'to another host is returned with its location, to fetch with a new call. A person approves each request.',
+    'other text as is, nothing for binary types. Redirects on the same host and port are followed (at most 5); a redirect ' +
+    'to another host or port is returned with its location, to fetch with a new call. A person approves each request.',
   tier: 'ELEVATED',
   sideEffects: ['NetRead'],
   determinism: 'NonDeterministic',
@@ -91,8 +95,9 @@ export const httpFetchTool = defineTool({
     contentType: z.string().describe('The Content-Type header ("" when absent)'),
     content: z.string().describe('The body as text; HTML converted to Markdown; "" for HEAD and binary types'),
     bytes: z.number().int().describe('Body bytes read (after decompression)'),
-    truncated: z.boolean().describe('Whether the body was cut at maxBytes'),
-    location: z.string().optional().describe('Where a redirect to another host points (not followed)'),
+    rawBytes: z.number().int().describe('Body bytes received (before decompression)'),
+    truncated: z.boolean().describe(`Whether the body was cut at maxBytes decompressed (or at ${MAX_MAX_BYTES} bytes received)`),
+    location: z.string().optional().describe('Where a redirect to another host or port points (not followed)'),
     converted: z.enum(['markdown', 'text']).optional().describe('For HTML: converted to Markdown, or to plain text when too large or deeply nested'),
     note: z.string().optional().describe('Why an HTML body came back as plain text'),
   }),
@@ -158,13 +163,15 @@ async function fetchFollowingRedirects(start: URL, method: 'GET' | 'HEAD', maxBy
     }
     response.destroy();
     const next = redirectTarget(url, location);
-    if (canonicalHost(next.hostname) !== host) {
+    const leaves = leavesGrant(start, next);
+    if (leaves) {
       return {
         status: response.statusCode!,
         url: url.href,
         contentType: response.headers['content-type'] ?? '',
-        content: `Redirect to another host, not followed: ${next.href}. Fetch it with a new call if this gate grants ${next.hostname}.`,
+        content: `Redirect to ${leaves}, not followed: ${next.href}. Fetch it with a new call if this gate grants net:read:${grantTarget(next)}.`,
         bytes: 0,
+        rawBytes: 0,
         truncated: false,
         location: next.href,
       };
@@ -175,6 +182,13 @@ async function fetchFollowingRedirects(start: URL, method: 'GET' | 'HEAD', maxBy
     if (response.statusCode === 303 && method !== 'HEAD') method = 'GET';
     url = next;
   }
+}
+
+/** Why a redirect leaves what the gate checked (another host, or another port), or undefined when it stays. */
+function leavesGrant(start: URL, next: URL): string | undefined {
+  if (canonicalHost(next.hostname) !== canonicalHost(start.hostname)) return 'another host';
+  if (effectivePort(next) !== effectivePort(start)) return `another port (${effectivePort(next)}, not ${effectivePort(start)})`;
+  return undefined;
 }
 
 function redirectTarget(from: URL, location: string): URL {
@@ -254,52 +268,11 @@ async function readResult(
   const base = { status: response.statusCode ?? 0, url: url.href, contentType };
   if (method === 'HEAD') {
     response.destroy();
-    return { ...base, content: '', bytes: 0, truncated: false };
+    return { ...base, content: '', bytes: 0, rawBytes: 0, truncated: false };
   }
-  const { body, truncated } = await readCapped(decoded(response), maxBytes, deadline).finally(() => response.destroy());
-  return { ...base, ...bodyText(body, contentType), bytes: body.length, truncated };
-}
-
-/** The body decompressed; pipeline (not pipe) so a response cut off mid-body fails the decoder too. */
-function decoded(response: IncomingMessage): Readable {
-  const encoding = (response.headers['content-encoding'] ?? '').trim().toLowerCase();
-  let decoder: Transform;
-  if (encoding === 'gzip' || encoding === 'x-gzip') decoder = createGunzip();
-  else if (encoding === 'deflate') decoder = createInflate();
-  else if (encoding === 'br') decoder = createBrotliDecompress();
-  else return response;
-  // Errors reach the reader through the decoder, which pipeline destroys with them.
-  return pipeline(response, decoder, () => {});
-}
-
-/** Reads at most maxBytes of a stream; one byte more says there was more. */
-async function readCapped(stream: Readable, maxBytes: number, deadline: FetchDeadline): Promise<{ body: Buffer; truncated: boolean }> {
-  const chunks: Buffer[] = [];
-  let total = 0;
-  try {
-    // The request's abort destroys the socket, which fails the body with a plain 'aborted' or ECONNRESET;
-    // the signal on the stream itself makes sure the read ends even if nothing upstream reports it.
-    for await (const chunk of addAbortSignal(deadline.signal, stream)) {
-      const buffer = chunk as Buffer;
-      if (total + buffer.length > maxBytes) {
-        chunks.push(buffer.subarray(0, maxBytes - total));
-        return { body: Buffer.concat(chunks), truncated: true };
-      }
-      chunks.push(buffer);
-      total += buffer.length;
-    }
-  } catch (error) {
-    // Judged by whether our deadline fired, not by the error's name: the same timeout surfaces under several.
-    if (deadline.expired) {
-      throw new GateError('ETIMEOUT', `the response body did not arrive within ${deadline.seconds} s (${total} bytes had come)`, {
-        bytes: total,
-      });
-    }
-    throw new GateError('ERUNTIME', `the response body could not be read: ${(error as Error).message}`);
-  } finally {
-    stream.destroy();
-  }
-  return { body: Buffer.concat(chunks), truncated: false };
+  // The wire is held to the tool's network bound whatever maxBytes asks: a compressed body is smaller than its content.
+  const { body, rawBytes, truncated } = await readDecoded(response, maxBytes, MAX_MAX_BYTES, deadline).finally(() => response.destroy());
+  return { ...base, ...bodyText(body, contentType), bytes: body.length, rawBytes, truncated };
 }
 
 /** What bodyText makes of a body: the content, and for HTML how it was converted. */

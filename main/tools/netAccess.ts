@@ -21,7 +21,63 @@ export function parseFetchUrl(raw: string): URL {
     });
   }
   if (url.hostname === '') throw new GateError('EVALIDATION', `${url.href} names no host`);
+  if (url.username !== '' || url.password !== '') {
+    // http://granted.example@evil.example/ goes to evil.example: the part before @ only misleads a reader.
+    throw new GateError(
+      'EVALIDATION',
+      `${JSON.stringify(raw.slice(0, 200))} carries a user name or password before @; http_fetch sends none, so send the URL without it (it goes to ${url.hostname})`,
+      { host: url.hostname },
+    );
+  }
   return url;
+}
+
+/** The scheme's default port: 443 for https:, 80 for http:. */
+export function defaultPort(protocol: string): number {
+  return protocol === 'https:' ? 443 : 80;
+}
+
+/** The port a URL connects to: the one it names, or its scheme's default. */
+export function effectivePort(url: URL): number {
+  return url.port === '' ? defaultPort(url.protocol) : Number(url.port);
+}
+
+/** A host grant's scope split: the host pattern, and the port it names (`*`: any), if any. */
+export interface HostScope {
+  host: string;
+  port?: number | '*';
+}
+
+/**
+ * Splits the scope of a `net:<access>:<scope>` grant: `example.com`, `example.com:8443`,
+ * `*.example.com:443`, `*:8080`, `[::1]:8080`, `[::1]`, or a bare IPv6 `::1` (no port: an IPv6
+ * address with a port needs brackets). A port that is not 1–65535 or `*` makes a scope that covers
+ * nothing (undefined), so a typo never widens a grant.
+ */
+export function parseHostScope(scope: string): HostScope | undefined {
+  let host = scope;
+  let port: string | undefined;
+  if (scope.startsWith('[')) {
+    const close = scope.indexOf(']');
+    if (close === -1) return undefined;
+    host = scope.slice(1, close);
+    const rest = scope.slice(close + 1);
+    if (rest !== '' && !rest.startsWith(':')) return undefined;
+    port = rest === '' ? undefined : rest.slice(1);
+  } else if (scope.split(':').length === 2) {
+    [host, port] = scope.split(':') as [string, string];
+  }
+  if (port === undefined) return { host };
+  if (port === '*') return { host, port };
+  if (!/^\d{1,5}$/.test(port) || Number(port) < 1 || Number(port) > 65535) return undefined;
+  return { host, port: Number(port) };
+}
+
+/** How a host and port read in a `--grant net:read:…` flag: IPv6 in brackets when a port follows. */
+export function grantTarget(url: URL): string {
+  const bare = url.hostname.replace(/^\[|\]$/g, '');
+  if (url.port === '') return bare;
+  return `${isIPv6(bare) ? `[${bare}]` : bare}:${url.port}`;
 }
 
 /** A host as grants and URLs are compared: lower case, no IPv6 brackets, no trailing dot, IPv6 compressed. */
@@ -60,6 +116,19 @@ export function scopeCoversHost(scope: string | undefined, host: string): boolea
     return !needsExactGrant(wanted) && wanted.endsWith(`.${canonicalHost(scope.slice(2))}`);
   }
   return canonicalHost(scope) === wanted;
+}
+
+/**
+ * Whether a grant's scope covers a URL: its host (see scopeCoversHost) and its port. A scope
+ * without a port covers only the scheme's default port (80 for http, 443 for https), so
+ * `net:read:localhost` never reaches another service on localhost:8080; `host:8080` covers that
+ * port only, `host:*` every port.
+ */
+export function scopeCoversUrl(scope: string | undefined, url: URL): boolean {
+  const parsed = scope === undefined || scope === '' ? { host: '*' } : parseHostScope(scope);
+  if (parsed === undefined || !scopeCoversHost(parsed.host, url.hostname)) return false;
+  if (parsed.port === '*') return true;
+  return effectivePort(url) === (parsed.port ?? defaultPort(url.protocol));
 }
 
 /**

@@ -272,10 +272,10 @@ describe('http_fetch against hostile addresses and servers', () => {
     }
   });
 
-  describe('with net:read:127.0.0.1 granted', () => {
+  describe('with net:read:127.0.0.1:<port> granted', () => {
     let gate: OutsideGate;
     beforeAll(async () => {
-      gate = await startOutsideGate(() => {}, ['--grant', 'net:read:127.0.0.1']);
+      gate = await startOutsideGate(() => {}, ['--grant', `net:read:127.0.0.1:${port}`]);
     });
     afterAll(() => gate?.close());
 

@@ -1,4 +1,5 @@
 import type { LookupAddress } from 'node:dns';
+import { brotliCompressSync, deflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GateError } from '../../shared/errors';
 import { checkCapabilities, checkUrlArguments } from '../../main/executor/steps/checkCapabilities';
@@ -34,6 +35,7 @@ describe('http_fetch: fetching', () => {
       contentType: 'text/plain; charset=utf-8',
       content: 'hello from the test server\n',
       bytes: 27,
+      rawBytes: 27,
       truncated: false,
     });
     expect(httpFetchTool.output.safeParse(result).success).toBe(true);
@@ -81,6 +83,29 @@ describe('http_fetch: fetching', () => {
     expect(await fetchIt({ url: `${server.origin}/missing` })).toMatchObject({ status: 404, content: 'not here' });
   });
 
+  it('undoes stacked codings, last applied first, and counts the bytes that came over the wire', async () => {
+    expect(await fetchIt({ url: `${server.origin}/gzip-gzip` })).toMatchObject({ content: 'twice unzipped', bytes: 14, truncated: false });
+    const layered = await fetchIt({ url: `${server.origin}/br-deflate` });
+    expect(layered).toMatchObject({ content: 'inflated and unbrotlied', truncated: false });
+    expect(layered.rawBytes).toBe(brotliCompressSync(deflateSync('inflated and unbrotlied')).length);
+  });
+
+  it('cuts a body that sends many bytes and decompresses to nothing, at 10 MiB on the wire', async () => {
+    const result = await fetchIt({ url: `${server.origin}/empty-members`, maxBytes: 1000 });
+    expect(result).toMatchObject({ bytes: 0, truncated: true, content: '' });
+    expect(result.rawBytes).toBeGreaterThan(10 * 1024 * 1024);
+  });
+
+  it('a small maxBytes still decodes a compressed body larger than it', async () => {
+    const result = await fetchIt({ url: `${server.origin}/gzip-bomb`, maxBytes: 100 });
+    expect(result).toMatchObject({ bytes: 100, truncated: true, content: 'A'.repeat(100) });
+  });
+
+  it('refuses a coding it cannot decode, and more than three layers, naming them', async () => {
+    expect((await failure({ url: `${server.origin}/compress` })).message).toContain('the content coding "compress"');
+    expect((await failure({ url: `${server.origin}/four-layers` })).message).toContain('compressed 4 times over');
+  });
+
   it('stops reading at maxBytes and says it was truncated', async () => {
     expect(await fetchIt({ url: `${server.origin}/big`, maxBytes: 100 })).toMatchObject({ bytes: 100, truncated: true, content: 'x'.repeat(100) });
     expect(await fetchIt({ url: `${server.origin}/big`, maxBytes: 5000 })).toMatchObject({ bytes: 5000, truncated: false });
@@ -93,6 +118,13 @@ describe('http_fetch: fetching', () => {
     expect(tooMany.code).toBe('EQUOTA');
     expect(tooMany.message).toContain('more than 5 times');
     expect(await fetchIt({ url: `${server.origin}/303`, method: 'HEAD' })).toMatchObject({ status: 200, url: `${server.origin}/text` });
+  });
+
+  it('returns a redirect to another port on the same host instead of following it', async () => {
+    const result = await fetchIt({ url: `${server.origin}/other-port` });
+    expect(result).toMatchObject({ status: 302, location: `http://127.0.0.1:${server.port + 1}/text`, bytes: 0 });
+    expect(result.content).toContain(`Redirect to another port (${server.port + 1}, not ${server.port}), not followed`);
+    expect(result.content).toContain(`net:read:127.0.0.1:${server.port + 1}`);
   });
 
   it('returns a redirect to another host instead of following it', async () => {
@@ -237,7 +269,7 @@ describe('http_fetch: the gate’s per-URL grant check', () => {
 
   it('lets an exact, a wildcard or a bare grant through, and reports which', () => {
     expect(check('https://API.github.com/repos', ['net:read:api.github.com'])).toEqual([
-      { argument: 'url', host: 'api.github.com', grant: 'net:read:api.github.com' },
+      { argument: 'url', host: 'api.github.com', port: 443, grant: 'net:read:api.github.com' },
     ]);
     expect(check('https://raw.cdn.example.com/a', ['net:read:*.example.com'])).toMatchObject([{ grant: 'net:read:*.example.com' }]);
     expect(check('https://example.com/a', ['net:read:*.example.com'])).toBeInstanceOf(StepFailure);
@@ -254,10 +286,45 @@ describe('http_fetch: the gate’s per-URL grant check', () => {
       expect((refused as StepFailure).error.message).toContain('loopback or private address is reached only when granted by name');
     }
     expect((check('http://2130706433/', []) as StepFailure).error.message).toContain('--grant net:read:127.0.0.1');
-    expect(check('http://127.0.0.1:8080/', ['net:read:127.0.0.1'])).toMatchObject([{ host: '127.0.0.1' }]);
-    expect(check('http://[::1]:8080/', ['net:read:::1'])).toMatchObject([{ host: '[::1]' }]);
-    expect(check('http://[::1]:8080/', ['net:read:[::1]'])).toMatchObject([{ host: '[::1]' }]);
+    expect(check('http://127.0.0.1:8080/', ['net:read:127.0.0.1:8080'])).toMatchObject([{ host: '127.0.0.1', port: 8080 }]);
+    expect(check('http://[::1]/', ['net:read:::1'])).toMatchObject([{ host: '[::1]', port: 80 }]);
+    expect(check('http://[::1]:8080/', ['net:read:[::1]:8080'])).toMatchObject([{ host: '[::1]', port: 8080 }]);
     expect(check('http://169.254.169.254/latest', ['net:read:*.169.254'])).toBeInstanceOf(StepFailure);
+  });
+
+  it('a grant without a port covers the scheme’s default port only; a port, or *, names the rest', () => {
+    expect(check('http://example.com/', ['net:read:example.com'])).toMatchObject([{ port: 80 }]);
+    expect(check('https://example.com/', ['net:read:example.com'])).toMatchObject([{ port: 443 }]);
+    expect(check('https://example.com:443/', ['net:read:example.com'])).toMatchObject([{ port: 443 }]);
+    const refused = check('http://example.com:8080/', ['net:read:example.com']) as StepFailure;
+    expect(refused).toBeInstanceOf(StepFailure);
+    expect(refused.error.message).toContain('may not reach example.com port 8080');
+    expect(refused.error.message).toContain('one without a port covers only 80 for http: --grant net:read:host:port');
+    expect(refused.error.message).toContain('--grant net:read:example.com:8080');
+    expect(check('https://example.com:80/', ['net:read:example.com'])).toBeInstanceOf(StepFailure);
+    expect(check('http://example.com:8080/', ['net:read:example.com:8080'])).toMatchObject([{ port: 8080 }]);
+    expect(check('http://example.com:8081/', ['net:read:example.com:8080'])).toBeInstanceOf(StepFailure);
+    expect(check('http://example.com/', ['net:read:example.com:8080'])).toBeInstanceOf(StepFailure);
+    expect(check('http://example.com:9/', ['net:read:example.com:*'])).toMatchObject([{ port: 9 }]);
+    expect(check('https://a.example.com:8443/', ['net:read:*.example.com:8443'])).toMatchObject([{ port: 8443 }]);
+    expect(check('https://anything.org:8443/', ['net:read'])).toBeInstanceOf(StepFailure);
+    expect(check('https://anything.org:8443/', ['net:read:*:8443'])).toMatchObject([{ port: 8443 }]);
+    // Loopback by port too, IPv6 in brackets; a bad port covers nothing.
+    expect(check('http://localhost:8080/', ['net:read:localhost'])).toBeInstanceOf(StepFailure);
+    expect(check('http://LOCALHOST.:8080/', ['net:read:localhost:8080'])).toMatchObject([{ port: 8080 }]);
+    expect((check('http://[::1]:8080/', []) as StepFailure).error.message).toContain('--grant net:read:[::1]:8080');
+    expect(check('http://[::1]:8080/', ['net:read:::1'])).toBeInstanceOf(StepFailure);
+    for (const bad of ['net:read:example.com:0', 'net:read:example.com:70000', 'net:read:example.com:', 'net:read:example.com:http']) {
+      expect(check('http://example.com/', [bad]), bad).toBeInstanceOf(StepFailure);
+    }
+  });
+
+  it('refuses user info in a URL, which misleads a reader about the host', () => {
+    for (const url of ['http://api.github.com@evil.example/', 'https://user:pass@api.github.com/']) {
+      const refused = check(url, ['net:read:api.github.com', 'net:read:evil.example']) as StepFailure;
+      expect(refused.error.code, url).toBe('EVALIDATION');
+      expect(refused.error.message).toContain('carries a user name or password before @');
+    }
   });
 
   it('refuses other schemes before any grant is looked at', () => {

@@ -30,8 +30,11 @@ describe('http_fetch through a real gate', () => {
     const g = await gate(['net:read:api.github.com']);
     const result = await g.executor.call({ tool: 'http_fetch', arguments: { url: `${server.origin}/text` } });
     expect(result.ok).toBe(false);
-    expect(result.error).toMatchObject({ code: 'EPERMISSION', details: { host: '127.0.0.1', missing: ['net:read:127.0.0.1'] } });
-    expect(result.error!.message).toContain('--grant net:read:127.0.0.1');
+    expect(result.error).toMatchObject({
+      code: 'EPERMISSION',
+      details: { host: '127.0.0.1', port: server.port, missing: [`net:read:127.0.0.1:${server.port}`] },
+    });
+    expect(result.error!.message).toContain(`--grant net:read:127.0.0.1:${server.port}`);
     expect(auditKinds(g, result.meta.callId)).toEqual(['invoked', 'capability', 'rejected']);
     expect(server.requests).toEqual([]);
   });
@@ -57,7 +60,7 @@ describe('http_fetch through a real gate', () => {
   });
 
   it('shows the request preview, sends nothing until approved, then fetches', async () => {
-    const g = await gate(['net:read:127.0.0.1']);
+    const g = await gate([`net:read:127.0.0.1:${server.port}`]);
     const url = `${server.origin}/html`;
     const prompt = nextApproval(g);
     const call = g.executor.call({ tool: 'http_fetch', arguments: { url } });
@@ -73,12 +76,12 @@ describe('http_fetch through a real gate', () => {
     expect((result.data as { content: string }).content).toContain('Some **bold** text');
     expect(server.requests).toEqual(['GET /html']);
     const capability = g.audit.forCall(result.meta.callId).find((record) => record.kind === 'capability');
-    expect(capability?.payload).toMatchObject({ allowed: true, urls: [{ argument: 'url', host: '127.0.0.1', grant: 'net:read:127.0.0.1' }] });
+    expect(capability?.payload).toMatchObject({ allowed: true, urls: [{ argument: 'url', host: '127.0.0.1', port: server.port, grant: `net:read:127.0.0.1:${server.port}` }] });
     expect(g.audit.verify().ok).toBe(true);
   });
 
   it.skipIf(!privateName)('refuses, in the tool process, a granted name that resolves to a loopback address', async () => {
-    const g = await gate([`net:read:${privateName}`]);
+    const g = await gate([`net:read:${privateName}:${server.port}`]);
     const prompt = nextApproval(g);
     const call = g.executor.call({ tool: 'http_fetch', arguments: { url: `http://${privateName}:${server.port}/text` } });
     g.approvals.decide((await prompt).approvalId, 'approve');

@@ -2,7 +2,7 @@ import { lookup } from 'node:dns/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
-import { gzipSync } from 'node:zlib';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { isPrivateAddress, needsExactGrant } from '../../main/tools/netAccess';
 
 /**
@@ -34,10 +34,14 @@ export const HTML_PAGE =
  * Routes: /text, /html, /big (5000 × "x"), /gzip, /binary, /r/N (a chain of N same-host
  * redirects ending at "landed"), /away (a redirect to localhost, another host), /303 (POST-style
  * see-other to /text), /trickle (a byte every 100 ms, never ending), /silent (no headers ever),
- * /stall-gzip (half a gzip body, then nothing), /nested (100,000 nested divs), /wide (600 KiB of paragraphs).
+ * /stall-gzip (half a gzip body, then nothing), /nested (100,000 nested divs), /wide (600 KiB of paragraphs),
+ * /other-port (a redirect to the next port on the same host), /gzip-gzip and /br-deflate (stacked codings),
+ * /empty-members (11 MiB of empty gzip members), /gzip-bomb (16 MiB of A in 16 KB), /compress (a coding nobody decodes), /four-layers (gzip four times).
  */
 export async function startTestServer(): Promise<TestServer> {
   const requests: string[] = [];
+  const emptyMember = gzipSync('');
+  const gzipBomb = gzipSync(Buffer.alloc(16 * 1024 * 1024, 0x41), { level: 9 });
   let port = 0;
   const server: Server = createServer((request, response) => {
     const path = request.url ?? '/';
@@ -81,12 +85,31 @@ export async function startTestServer(): Promise<TestServer> {
         response.write(zipped.subarray(0, zipped.length >> 1));
         return;
       }
+      case '/other-port':
+        response.writeHead(302, { location: `http://127.0.0.1:${port + 1}/text` }).end();
+        return;
+      case '/gzip-gzip':
+        return encoded('gzip, gzip', gzipSync(gzipSync('twice unzipped')));
+      case '/br-deflate':
+        return encoded('deflate, br', brotliCompressSync(deflateSync('inflated and unbrotlied')));
+      case '/empty-members':
+        // Thousands of empty gzip members: many bytes on the wire, nothing decompressed.
+        return encoded('gzip', Buffer.concat(new Array<Buffer>(Math.ceil((11 * 1024 * 1024) / emptyMember.length)).fill(emptyMember)));
+      case '/gzip-bomb':
+        return encoded('gzip', gzipBomb);
+      case '/compress':
+        return encoded('compress', Buffer.from('LZW bytes'));
+      case '/four-layers':
+        return encoded('gzip, gzip, gzip, gzip', gzipSync(gzipSync(gzipSync(gzipSync('deep')))));
       case '/nested':
         return send('text/html', `${'<div>'.repeat(100_000)}deep &amp; down${'</div>'.repeat(100_000)}`);
       case '/wide':
         return send('text/html', `<html><body>${'<p>Some <b>bold</b> text and a <a href="/x">link</a>.</p>\n'.repeat(10_000)}</body></html>`);
       default:
         response.writeHead(404, { 'content-type': 'text/plain' }).end('not here');
+    }
+    function encoded(encoding: string, body: Buffer) {
+      response.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': encoding, 'content-length': body.length }).end(body);
     }
     function send(type: string, body: string | Buffer) {
       response.writeHead(200, { 'content-type': type, 'content-length': Buffer.byteLength(body) });

@@ -2,7 +2,16 @@ import { lstatSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import type { Capability, ToolManifest } from '../../../shared/manifest';
 import { GateError } from '../../../shared/errors';
-import { needsExactGrant, parseFetchUrl, scopeCoversHost } from '../../tools/netAccess';
+import {
+  defaultPort,
+  effectivePort,
+  grantTarget,
+  needsExactGrant,
+  parseFetchUrl,
+  parseHostScope,
+  scopeCoversHost,
+  scopeCoversUrl,
+} from '../../tools/netAccess';
 import { findProtectedBelow, protectedMatch, slashed, type ProtectedMatch } from '../../tools/protectedPaths';
 import { confinePath, type ConfinedPath } from '../../tools/workspacePath';
 import { StepFailure } from './stepFailure';
@@ -72,10 +81,12 @@ export function checkCapabilities(
   return { required: manifest.capabilities, paths, ...(urls.length > 0 ? { urls } : {}) };
 }
 
-/** One URL argument's host and the grant that let it through. */
+/** One URL argument's host and port, and the grant that let it through. */
 export interface UrlGrant {
   argument: string;
   host: string;
+  /** The port the URL connects to (its scheme's default when it names none). */
+  port: number;
   grant: Capability;
 }
 
@@ -85,9 +96,10 @@ function decidedPerUrl(manifest: ToolManifest, required: Capability): boolean {
 }
 
 /**
- * Each URL argument must be http(s) and its host covered by a grant of every bare `net:<access>`
- * the tool declares: `net:read:<host>` exactly, a `*.domain` wildcard, or a bare `net:read`;
- * loopback and private address literals and localhost need a grant naming them exactly (SSRF).
+ * Each URL argument must be http(s) and its host and port covered by a grant of every bare
+ * `net:<access>` the tool declares: `net:read:<host>[:port]` exactly, a `*.domain[:port]` wildcard,
+ * or a bare `net:read`; a grant without a port covers the scheme's default port only. Loopback and
+ * private address literals and localhost need a grant naming them exactly (SSRF).
  */
 export function checkUrlArguments(manifest: ToolManifest, input: unknown, grants: readonly Capability[]): UrlGrant[] | StepFailure {
   const found: UrlGrant[] = [];
@@ -95,35 +107,56 @@ export function checkUrlArguments(manifest: ToolManifest, input: unknown, grants
   for (const argument of manifest.urlArguments ?? []) {
     const requested = (input as Record<string, unknown>)[argument];
     if (typeof requested !== 'string') continue;
-    let host: string;
+    let url: URL;
     try {
-      host = parseFetchUrl(requested).hostname;
+      url = parseFetchUrl(requested);
     } catch (error) {
       if (error instanceof GateError) return new StepFailure('capability', error.toToolError());
       throw error;
     }
+    const host = url.hostname;
+    const port = effectivePort(url);
     for (const required of needed) {
-      const grant = grants.find((candidate) => grantCoversHost(candidate, required, host));
+      const grant = grants.find((candidate) => grantCoversUrl(candidate, required, url));
       if (grant === undefined) {
-        const flag = `${required}:${host.replace(/^\[|\]$/g, '')}`;
-        const why = needsExactGrant(host) ? ' (a loopback or private address is reached only when granted by name)' : '';
+        const flag = `${required}:${grantTarget(url)}`;
+        const where = url.port === '' ? host : `${host} port ${port}`;
+        const why = needsExactGrant(host)
+          ? ' (a loopback or private address is reached only when granted by name)'
+          : grants.some((candidate) => grantCoversHost(candidate, required, host))
+            ? ` (no grant for ${host} names port ${port}, and one without a port covers only ${defaultPort(url.protocol)} for ${url.protocol.slice(0, -1)}: --grant ${required}:host:port)`
+            : '';
         return StepFailure.of(
           'capability',
           'EPERMISSION',
-          `${manifest.name} may not reach ${host}: no ${required} grant covers it${why}; start the gate with --grant ${flag} to allow it`,
-          { argument, host, missing: [flag] },
+          `${manifest.name} may not reach ${where}: no ${required} grant covers it${why}; start the gate with --grant ${flag} to allow it`,
+          { argument, host, port, missing: [flag] },
         );
       }
-      found.push({ argument, host, grant });
+      found.push({ argument, host, port, grant });
     }
   }
   return found;
 }
 
+/** Whether a grant of the required `net:<access>` covers the URL's host and port. */
+function grantCoversUrl(grant: Capability, required: Capability, url: URL): boolean {
+  const scope = grantScope(grant, required);
+  return scope !== null && scopeCoversUrl(scope, url);
+}
+
+/** Whether a grant covers the host on some port (to say that only the port was missing). */
 function grantCoversHost(grant: Capability, required: Capability, host: string): boolean {
+  const scope = grantScope(grant, required);
+  const parsed = scope === undefined ? { host: '*' } : scope === null ? undefined : parseHostScope(scope);
+  return parsed !== undefined && scopeCoversHost(parsed.host, host);
+}
+
+/** The scope of a grant of `required` (undefined: none, covering every host), or null for a grant of something else. */
+function grantScope(grant: Capability, required: Capability): string | undefined | null {
   const [kind, access, ...scope] = grant.split(':');
-  if (`${kind}:${access}` !== required) return false;
-  return scopeCoversHost(scope.length > 0 ? scope.join(':') : undefined, host);
+  if (`${kind}:${access}` !== required) return null;
+  return scope.length > 0 ? scope.join(':') : undefined;
 }
 
 /** Refuses a writing tool's path that is, lies in or holds a protected path not covered by a scoped grant. */
