@@ -6,8 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ToolResult } from '../../shared/result';
 import { signalAll } from '../../main/hosts/processTree';
 import { statePaths } from '../../main/state/paths';
-import { loadOrCreateToken } from '../../main/state/stateFolder';
-import { openGate, terminalCount, type Harness } from '../executor/gateHarness';
+import { loadOrCreateConsoleToken, loadOrCreateToken } from '../../main/state/stateFolder';
+import { nextApproval, openGate, terminalCount, type Harness } from '../executor/gateHarness';
 import { processesWithMarker, uniqueMarker, waitUntil } from '../fixtures/processes';
 import { removeTempFolder } from '../fixtures/tempFolder';
 
@@ -115,19 +115,37 @@ describe('hostile tools: processes left behind', () => {
 });
 
 describe("hostile tools: the gate's secrets", () => {
-  it('cannot read the token, the audit log or the gate process by plain path', async () => {
+  it('cannot read the tokens, the audit log or the gate process by plain path', async () => {
     await open();
     const { home } = harness!;
     const token = loadOrCreateToken(home);
+    const consoleToken = loadOrCreateConsoleToken(home);
     const { audit } = statePaths(home);
     expect(existsSync(audit)).toBe(true);
-    const paths = [statePaths(home).token, audit, `/proc/${process.pid}/environ`];
+    const paths = [statePaths(home).token, statePaths(home).consoleToken, audit, `/proc/${process.pid}/environ`];
     const result = await call('read_anything', { paths });
     expect(result.ok).toBe(true);
     const { results } = result.data as { results: Array<{ path: string; read: boolean; error?: string }> };
     expect(results.map(({ path, read }) => ({ path, read }))).toEqual(paths.map((path) => ({ path, read: false })));
     for (const outcome of results) expect(['ENOENT', 'EACCES']).toContain(outcome.error);
     expect(JSON.stringify(result)).not.toContain(token);
+    expect(JSON.stringify(result)).not.toContain(consoleToken);
+    await expectGateRecovered(result);
+  });
+
+  it('cannot read the console token from an approved shell command, and the gate keeps serving', async () => {
+    await open();
+    const { home } = harness!;
+    const consoleToken = loadOrCreateConsoleToken(home);
+    const { consoleToken: path } = statePaths(home);
+    const prompt = nextApproval(harness!.gate);
+    const running = call('shell_exec', { command: `cat ${path} || ls -A ${home}` });
+    harness!.gate.approvals.decide((await prompt).approvalId, 'approve');
+    const result = await running;
+    expect(result.ok).toBe(true);
+    // Inside the sandbox the state folder is an empty tmpfs: the file is not there to read.
+    expect(result.data).toMatchObject({ exitCode: 0, stdout: '', stderr: expect.stringContaining('No such file') });
+    expect(JSON.stringify(result)).not.toContain(consoleToken);
     await expectGateRecovered(result);
   });
 
