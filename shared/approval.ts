@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CommandPreviewSchema } from './commandPreview';
 import { SecurityTierSchema } from './manifest';
 
 /** What a privileged call would change, shown to the person before they decide. */
@@ -52,30 +53,7 @@ export const PreviewSchema = z.discriminatedUnion('kind', [
     /** Files past the hashing budget, bound by inode and change time instead of their content. */
     unhashedFiles: z.number().int().nonnegative().optional(),
   }),
-  z.object({
-    kind: z.literal('command'),
-    /** The command line exactly as the agent sent it. */
-    command: z.string(),
-    /** Workspace-relative working directory. */
-    cwd: z.string(),
-    /** Every simple command the line runs, in order, as a shell grammar read it. */
-    commands: z.array(
-      z.object({
-        /** The command's own text. */
-        text: z.string(),
-        /** Program and arguments as the shell would pass them (expansions shown unexpanded). */
-        argv: z.array(z.string()),
-        /** What joins it to the command after it: ';', '&&', '||', '|', '&', or nothing for the last. */
-        connector: z.string().optional(),
-        /** Redirections, e.g. { op: '>', target: 'out.txt' }. */
-        redirects: z.array(z.object({ op: z.string(), target: z.string() })),
-        /** Command substitutions and process substitutions inside it ($(…), `…`, <(…)). */
-        substitutions: z.array(z.string()),
-        /** Where the command runs: at top level, or nested inside a substitution, subshell or function. */
-        nested: z.boolean(),
-      }),
-    ),
-  }),
+  CommandPreviewSchema,
   z.object({
     kind: z.literal('request'),
     /** HTTP method. */

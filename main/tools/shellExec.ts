@@ -4,6 +4,7 @@ import type { Preview } from '../../shared/approval';
 import { GateError } from '../../shared/errors';
 import { defineTool } from '../registry/defineTool';
 import { parseCommand } from './shell/parseCommand';
+import { riskFlagsOf } from './shell/riskFlags';
 import { runShell } from './shell/runShell';
 import { OutputTail, plainText } from './shell/terminalOutput';
 import { confinePath } from './workspacePath';
@@ -72,7 +73,10 @@ export const shellExecTool = defineTool({
     }
     // Read first, in a real run too: a line the grammar refuses never reaches a shell.
     const commands = await parseCommand(input.command);
-    if (context.dryRun) return { kind: 'command', command: input.command, cwd: cwd.relative, commands };
+    if (context.dryRun) {
+      const flags = riskFlagsOf(commands, { workspace: context.workspace, cwd: cwd.absolute });
+      return { kind: 'command', command: input.command, cwd: cwd.relative, flags, commands };
+    }
 
     const stdout = new OutputTail(KEPT_OUTPUT_CHARS);
     const stderr = new OutputTail(KEPT_OUTPUT_CHARS);

@@ -11,21 +11,11 @@ import { ConsoleContext } from '../../renderer/views/consoleContext';
 import { CallRow } from '../../renderer/views/live/CallRow';
 import { fakeBridge } from './fakeBridge';
 import { approval, auditRecord, call, memoryStore } from './fixtures';
+import { markupText as textOf } from './markupText';
 
 // The views rendered to HTML on the server: no DOM needed, and what a person would read is in it.
 
 const RLO_ESCAPE = '\u27E8U+202E\u27E9';
-
-/** The visible text of rendered markup (tags dropped, entities decoded). */
-function textOf(element: ReactElement): string {
-  return renderToStaticMarkup(element)
-    .replace(/<[^>]*>/g, '')
-    .replace(/&quot;/g, '"')
-    .replace(/&#x27;/g, "'")
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&amp;/g, '&');
-}
 
 function row(snapshot: ReturnType<typeof call>): ReactElement {
   return (

@@ -1,7 +1,9 @@
 import { createRequire } from 'node:module';
 import { Language, Parser, type Node } from 'web-tree-sitter';
-import type { Preview } from '../../../shared/approval';
+import type { SubCommand } from '../../../shared/commandPreview';
 import { GateError } from '../../../shared/errors';
+import { hiddenCodeOf } from './hiddenCode';
+import { programWords } from './programWords';
 import { unreadableReason } from './unreadableLine';
 
 /**
@@ -26,7 +28,7 @@ import { unreadableReason } from './unreadableLine';
  */
 
 /** One simple command of a command line, as the preview shows it. */
-export type SubCommand = Extract<Preview, { kind: 'command' }>['commands'][number];
+export type { SubCommand };
 
 /** The longest command line read (a longer one is refused before parsing). */
 export const MAX_COMMAND_CHARS = 64 * 1024;
@@ -70,10 +72,35 @@ export async function parseCommand(command: string): Promise<SubCommand[]> {
     if (unreadable) throw new GateError('EVALIDATION', `the command is unreadable: ${unreadable}; nothing was run`, { command: excerpt(command) });
     const reader = new CommandReader();
     reader.sequence(root.children, false);
+    const functions = functionBodies(root);
+    for (const command of reader.commands) describeProgram(command, functions);
     return reader.commands;
   } finally {
     tree.delete();
   }
+}
+
+/** The functions the line defines, by name, with their bodies as written. */
+function functionBodies(root: Node): Map<string, string> {
+  const bodies = new Map<string, string>();
+  for (const definition of root.descendantsOfType('function_definition')) {
+    const name = definition?.childForFieldName('name')?.text;
+    const body = definition?.childForFieldName('body')?.text;
+    if (name && body) bodies.set(name, body);
+  }
+  return bodies;
+}
+
+/** Adds the program bash runs (when written otherwise) and the code it runs that is not listed as commands. */
+function describeProgram(command: SubCommand, functions: ReadonlyMap<string, string>): void {
+  if (command.argv[0] === '[' || command.argv[0] === '[[' || command.argv[0] === '((') return;
+  const words = programWords(command.argv);
+  const program = words.argv[0];
+  const writtenProgram = command.argv[words.prefixes.length];
+  if (program !== undefined && (program !== writtenProgram || words.computedProgram)) command.program = program;
+  command.runsCode = hiddenCodeOf(words);
+  const body = program === undefined ? undefined : functions.get(program);
+  if (body !== undefined) command.runsCode.push({ why: `calls the function ${program} defined on this line`, code: body });
 }
 
 function unparsable(command: string, root: Node): GateError {
@@ -291,6 +318,7 @@ class CommandReader {
       redirects: [...own, ...redirects],
       substitutions,
       nested,
+      runsCode: [],
     };
     this.commands.push(command);
     return command;

@@ -1,0 +1,126 @@
+import type { HiddenCode } from '../../../shared/commandPreview';
+import { baseName, type ProgramWords } from './programWords';
+
+/**
+ * Code a sub-command runs that the prompt cannot list as commands: a string handed to `eval` or
+ * `bash -c`, a file `source` reads, a script `npm run` looks up, a program `find -exec` or `xargs`
+ * starts, an interpreter's `-c`/`-e` code, a git alias or pager, a computed program name. The
+ * prompt flags each "runs code not shown here" and shows the code itself, as far as the line holds it.
+ */
+
+const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'fish', 'ash', 'busybox']);
+/** Interpreters and the options that take inline code. */
+const INTERPRETERS: Record<string, string[]> = {
+  python: ['-c'],
+  python2: ['-c'],
+  python3: ['-c'],
+  node: ['-e', '-p', '--eval', '--print'],
+  nodejs: ['-e', '-p', '--eval', '--print'],
+  deno: ['eval'],
+  bun: ['-e', '--eval'],
+  perl: ['-e', '-E'],
+  ruby: ['-e'],
+  php: ['-r'],
+  lua: ['-e'],
+  Rscript: ['-e'],
+  osascript: ['-e'],
+};
+/** Package managers: the subcommands that run scripts or packages' code (install runs install scripts). */
+const PACKAGE_MANAGERS = new Set(['npm', 'pnpm', 'yarn', 'bun']);
+const PACKAGE_RUNNERS = new Set(['run', 'run-script', 'exec', 'x', 'dlx', 'start', 'test', 'restart', 'stop', 'install', 'i', 'ci', 'add', 'rebuild']);
+/** git settings whose value git runs as a command. */
+const GIT_COMMAND_SETTINGS = /^(alias\..*|core\.(pager|sshcommand|fsmonitor|editor|hookspath|askpass|gitproxy)|pager\..*|diff\.external|sequence\.editor|gpg\..*program|credential\..*|uploadpack\..*|.*\.(textconv|command|cmd|clean|smudge|process|program|helper))$/i;
+
+/** The code `words` runs that is not shown as commands, with how it runs it. */
+export function hiddenCodeOf(words: ProgramWords, prefixWritten: readonly string[] = words.prefixes): HiddenCode[] {
+  const found: HiddenCode[] = [];
+  for (const prefix of prefixWritten) {
+    if (/^(BASH_ENV|ENV|PROMPT_COMMAND|LD_PRELOAD|LD_LIBRARY_PATH|NODE_OPTIONS|PYTHONSTARTUP|PERL5OPT|GIT_SSH_COMMAND|GIT_EXTERNAL_DIFF)=/.test(prefix)) {
+      found.push({ why: `${prefix.slice(0, prefix.indexOf('='))} makes the program load or run this`, code: prefix.slice(prefix.indexOf('=') + 1) });
+    }
+  }
+  const [written = '', ...args] = words.argv;
+  if (words.computedProgram) found.push({ why: 'the program name is computed when the line runs', code: written });
+  const program = baseName(written);
+  const rest = (from: number) => args.slice(from).join(' ');
+  if (program === 'eval') found.push({ why: 'eval runs this text as shell code', code: rest(0) });
+  else if (SHELLS.has(program)) found.push(...shellCode(program, args));
+  else if (program === 'source' || program === '.') found.push({ why: `${program} runs this file's commands in this shell`, code: args[0] ?? '' });
+  else if (program === 'trap' && args.length >= 2 && args[0] !== '-' && !args[0]!.startsWith('-')) found.push({ why: 'trap runs this code when the signal comes', code: args[0]! });
+  else if (program === 'alias' && args.length > 0) found.push({ why: 'alias defines commands that run in place of others', code: rest(0) });
+  else if (program === 'find') found.push(...findCode(args));
+  else if (program === 'xargs') found.push({ why: 'xargs runs this command with arguments read from its input', code: afterOptions(args, ['-a', '-d', '-E', '-I', '-L', '-n', '-P', '-s', '--arg-file', '--delimiter', '--max-args', '--max-procs']) || 'echo' });
+  else if (program === 'watch') found.push({ why: 'watch runs this through sh -c, again and again', code: afterOptions(args, ['-n', '-d', '--interval']) });
+  else if (program === 'git') found.push(...gitCode(args));
+  else if (program in INTERPRETERS) found.push(...interpreterCode(program, args));
+  else if (program === 'npx' || program === 'bunx' || program === 'pnpx') found.push({ why: `${program} downloads or runs a package's code`, code: rest(0) });
+  else if (PACKAGE_MANAGERS.has(program) && PACKAGE_RUNNERS.has(args.find((arg) => !arg.startsWith('-')) ?? '')) {
+    found.push({ why: `${program} ${args.find((arg) => !arg.startsWith('-'))} runs scripts from package.json or a package's install scripts`, code: rest(0) });
+  } else if (program === 'make' || program === 'gmake') found.push({ why: `${program} runs the recipes of the Makefile`, code: rest(0) || '(the default target)' });
+  else if (program === 'ssh') found.push(...sshCode(args));
+  else if ((program === 'su' || program === 'runuser') && args.includes('-c')) found.push({ why: `${program} -c runs this as another user`, code: args[args.indexOf('-c') + 1] ?? '' });
+  return found;
+}
+
+function afterOptions(args: readonly string[], valueOptions: readonly string[]): string {
+  let at = 0;
+  while (at < args.length && args[at]!.startsWith('-')) at += valueOptions.includes(args[at]!) ? 2 : 1;
+  return args.slice(at).join(' ');
+}
+
+function shellCode(program: string, args: readonly string[]): HiddenCode[] {
+  const options: string[] = [];
+  let at = 0;
+  for (; at < args.length && /^[-+]/.test(args[at]!) && args[at] !== '--'; at++) {
+    options.push(args[at]!);
+    if (args[at] === '-o' || args[at] === '+o' || args[at] === '-O' || args[at] === '+O' || args[at] === '--rcfile' || args[at] === '--init-file') at++;
+  }
+  if (program === 'busybox') return [{ why: 'busybox runs this applet', code: args.join(' ') }];
+  if (options.some((option) => /^-[a-zA-Z]*c[a-zA-Z]*$/.test(option))) return [{ why: `${program} -c runs this text as shell code`, code: args[at] ?? '' }];
+  if (args[at] === '--') at++;
+  if (at < args.length) return [{ why: `${program} runs the commands in this file`, code: args[at]! }];
+  return [{ why: `${program} runs whatever it reads from its input as shell code`, code: '(its standard input)' }];
+}
+
+function interpreterCode(program: string, args: readonly string[]): HiddenCode[] {
+  const inline = INTERPRETERS[program]!;
+  for (let at = 0; at < args.length; at++) {
+    const arg = args[at]!;
+    const glued = inline.find((option) => option.length === 2 && arg.startsWith(option) && arg.length > 2 && !arg.startsWith('--'));
+    if (inline.includes(arg)) return [{ why: `${program} ${arg} runs this code`, code: args[at + 1] ?? '' }];
+    if (glued) return [{ why: `${program} ${glued} runs this code`, code: arg.slice(2) }];
+    if (arg === '-m' && program.startsWith('python')) return [{ why: `${program} -m runs this module`, code: args.slice(at + 1).join(' ') }];
+    if (!arg.startsWith('-')) return [{ why: `${program} runs the code in this file`, code: arg }];
+  }
+  return [{ why: `${program} runs whatever code it reads from its input`, code: '(its standard input)' }];
+}
+
+function findCode(args: readonly string[]): HiddenCode[] {
+  const found: HiddenCode[] = [];
+  for (let at = 0; at < args.length; at++) {
+    if (!/^-(exec|execdir|ok|okdir)$/.test(args[at]!)) continue;
+    const end = args.findIndex((arg, index) => index > at && (arg === ';' || arg === '+'));
+    found.push({ why: `find ${args[at]} runs this command for each file it finds`, code: args.slice(at + 1, end < 0 ? undefined : end).join(' ') });
+  }
+  return found;
+}
+
+function gitCode(args: readonly string[]): HiddenCode[] {
+  const found: HiddenCode[] = [];
+  for (let at = 0; at < args.length; at++) {
+    const setting = args[at] === '-c' ? args[at + 1] : args[at]!.startsWith('-c') && args[at]!.length > 2 ? args[at]!.slice(2) : undefined;
+    const fromEnv = args[at]!.startsWith('--config-env=') ? args[at]!.slice('--config-env='.length) : args[at] === '--config-env' ? args[at + 1] : undefined;
+    const pair = setting ?? fromEnv;
+    if (pair === undefined) continue;
+    const key = pair.slice(0, pair.includes('=') ? pair.indexOf('=') : undefined);
+    if (GIT_COMMAND_SETTINGS.test(key)) found.push({ why: `git -c ${key} makes git run this`, code: pair.slice(key.length + 1) });
+  }
+  return found;
+}
+
+function sshCode(args: readonly string[]): HiddenCode[] {
+  let at = 0;
+  while (at < args.length && args[at]!.startsWith('-')) at += /^-[bcDEeFIiJLlmOopQRSWw]$/.test(args[at]!) ? 2 : 1;
+  const remote = args.slice(at + 1).join(' ');
+  return remote ? [{ why: `ssh runs this on ${args[at]}`, code: remote }] : [];
+}
