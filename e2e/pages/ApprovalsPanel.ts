@@ -37,6 +37,11 @@ export class ApprovalsPanel {
     return this.pin(card);
   }
 
+  /** The "This call receives secrets: …" line of a prompt (absent when the call receives none). */
+  async secretsNotice(card?: Locator): Promise<Locator> {
+    return (await this.cardOrOnly(card)).getByTestId('approval-secrets');
+  }
+
   /** The unified diff text of a prompt (readable whether the disclosure is open or not). */
   async diffText(card?: Locator): Promise<string> {
     return (await (await this.cardOrOnly(card)).getByTestId('unified-diff').textContent()) ?? '';
