@@ -46,6 +46,39 @@ test('an approved command streams its coloured lines into the Live terminal befo
   await expect(page.getByTestId('stop-call')).toHaveCount(0);
 });
 
+// Output that tries to hide what came before it: a line overwritten by a carriage return, then a
+// screen clear, a scrollback clear, a cursor move home and up, a line erase, a window title and a
+// clipboard write, and a concealed line.
+const REWRITING =
+  "printf 'first line\\n'; printf 'rm -rf ~\\r'; printf 'echo hello\\n'; " +
+  "printf '\\033[2J\\033[3J\\033[H\\033[1A\\033[2K\\033]0;owned\\007\\033]52;c;cm0gLXJmIH4=\\007'; " +
+  "printf '\\033[8mconcealed\\033[0m\\n'; printf '\\033[32mgreen after\\033[0m\\n'";
+
+test('output that clears the screen, moves the cursor or overwrites a line cannot hide earlier lines', async ({ page }) => {
+  const consolePage = new ConsolePage(page);
+  await consolePage.open(gate.consoleUrl);
+  const agent = await gate.connectAgent();
+  const running = agent.callTool({ name: 'shell_exec', arguments: { command: REWRITING } });
+  await consolePage.approvals.approve(await consolePage.approvals.waitForPrompt('shell_exec'));
+  expect((await running).isError).toBe(false);
+
+  await consolePage.live.show();
+  const terminal = await consolePage.live.terminalFor('shell_exec');
+  await expect(terminal).toContainText('green after', { timeout: 5_000 });
+  // Each line the command printed is on a row of its own, in order, none drawn over.
+  const rows = (await consolePage.live.terminalRows(terminal)).filter((row) => row.trim() !== '');
+  expect(rows).toEqual(['first line', 'rm -rf ~', 'echo hello', 'concealed', 'green after']);
+  // Colours still reach the terminal; the concealed line is drawn like any other.
+  const colour = await terminal.getByText('green after').evaluate((span) => span.ownerDocument.defaultView!.getComputedStyle(span).color);
+  const [red, green, blue] = colour.match(/\d+/g)!.map(Number);
+  expect(green).toBeGreaterThan(Math.max(red!, blue!));
+  await expect(terminal.getByText('concealed')).toBeVisible();
+
+  // The gate keeps serving.
+  const after = await agent.callTool({ name: 'echo', arguments: { text: 'still serving' } });
+  expect(JSON.stringify(after.content)).toContain('still serving');
+});
+
 test('Stop kills a running command; the agent is told it was stopped', async ({ page }) => {
   const consolePage = new ConsolePage(page);
   await consolePage.open(gate.consoleUrl);

@@ -42,6 +42,12 @@ export class LivePanel {
     return this.console.page.locator(`[data-testid="call-output-row"]${attributeSelector('data-call-id', callId)}`).getByTestId('call-terminal');
   }
 
+  /** The text of each row a call's terminal draws, top to bottom (no-break spaces read as spaces, line ends trimmed). */
+  async terminalRows(terminal: Locator): Promise<string[]> {
+    const rows = await terminal.locator('.xterm-rows > div').allTextContents();
+    return rows.map((row) => row.replace(/\u00a0/g, ' ').trimEnd());
+  }
+
   /** Presses Stop under a running call. */
   async stop(callIdOrTool: string): Promise<void> {
     const callId = (await this.rowFor(callIdOrTool).getAttribute('data-call-id')) ?? callIdOrTool;
