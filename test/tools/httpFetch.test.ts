@@ -314,6 +314,10 @@ describe('http_fetch: the gate’s per-URL grant check', () => {
     expect(check('http://LOCALHOST.:8080/', ['net:read:localhost:8080'])).toMatchObject([{ port: 8080 }]);
     expect((check('http://[::1]:8080/', []) as StepFailure).error.message).toContain('--grant net:read:[::1]:8080');
     expect(check('http://[::1]:8080/', ['net:read:::1'])).toBeInstanceOf(StepFailure);
+    // Spellings of one host and port: case, a trailing dot, an IDN and its punycode, an explicit default port.
+    expect(check('http://EXAMPLE.com.:8080/', ['net:read:example.com:8080'])).toMatchObject([{ port: 8080 }]);
+    expect(check('https://xn--bcher-kva.example:8443/', ['net:read:bücher.example:8443'])).toMatchObject([{ port: 8443 }]);
+    expect(check('https://bücher.example:443/', ['net:read:xn--bcher-kva.example'])).toMatchObject([{ port: 443 }]);
     for (const bad of ['net:read:example.com:0', 'net:read:example.com:70000', 'net:read:example.com:', 'net:read:example.com:http']) {
       expect(check('http://example.com/', [bad]), bad).toBeInstanceOf(StepFailure);
     }
