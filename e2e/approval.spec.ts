@@ -70,6 +70,7 @@ test("the agents' MCP token in the console URL is refused: an agent cannot open 
   const consolePage = new ConsolePage(page);
   await page.goto(gate.consoleUrl.replace(/#token=.*/, `#token=${gate.token}`));
   await expect(consolePage.notice()).toContainText('refused');
+  await expect(consolePage.notice()).toContainText("The agents' MCP token does not open the console");
   expect(existsSync(join(gate.workspace, 'self-approved.txt'))).toBe(false);
 
   // The person, with the console URL, still sees the prompt and answers it.

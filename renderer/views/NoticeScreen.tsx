@@ -17,7 +17,8 @@ export function NoticeScreen({ title, children }: { title: string; children: Rea
 export function OpenPrintedUrlHint() {
   return (
     <p>
-      Open the console URL that <code>toolgate serve</code> printed (it carries the access token).
+      Open the console URL that <code>toolgate serve</code> printed (it carries the console token, also kept in{' '}
+      <code>$TOOLGATE_HOME/console-token</code>). The agents&apos; MCP token does not open the console.
     </p>
   );
 }
