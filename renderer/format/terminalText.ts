@@ -1,3 +1,4 @@
+import { escapeSequences, unfinishedSequenceStart } from '../../shared/terminalEscapes';
 import { revealInvisibles } from './invisibles';
 
 /**
@@ -49,26 +50,10 @@ export class TerminalText {
 // A sequence whose end has not arrived is held this long at most; past that its ESC is shown as text.
 const MAX_HELD_CHARS = 4096;
 
-// ECMA-48 sequences as xterm.js reads them: CSI; OSC, ended by BEL or ST; DCS, SOS, PM and APC,
-// ended by ST; and the escapes of one final character after optional intermediates (ESC 7, ESC c,
-// ESC ( 0). An ESC inside a control string ends it (the terminal starts a new sequence there), so
-// no pattern looks past the next ESC and matching stays linear however hostile the output.
-const ESCAPE_SEQUENCE =
-  /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\|(?=\u001b))|\u001b[PX^_][^\u001b]*(?:\u001b\\|(?=\u001b))|\u001b[ -/]*[0-~]/u.source;
-
-// The last ESC of a piece, when what follows it is the start of a sequence that has not ended yet.
-const INCOMPLETE_SEQUENCE = /^\u001b(?:\[[0-?]*[ -/]*|\][^\u0007]*|[PX^_][\s\S]*|[ -/]*)$/u;
-
-// A fresh global copy per use: a shared /g regex carries lastIndex from one call into the next.
-function escapeSequences(): RegExp {
-  return new RegExp(ESCAPE_SEQUENCE, 'gu');
-}
-
-/** Where an unfinished sequence starts at the end of a text, if one does (and is short enough to wait for). */
+/** Where a sequence cut at the end of a piece starts, when it is short enough to wait for. */
 function incompleteSequenceStart(text: string): number | undefined {
-  const start = text.lastIndexOf('\u001b');
-  if (start < 0 || text.length - start > MAX_HELD_CHARS) return undefined;
-  return INCOMPLETE_SEQUENCE.test(text.slice(start)) ? start : undefined;
+  const start = unfinishedSequenceStart(text);
+  return start !== undefined && text.length - start <= MAX_HELD_CHARS ? start : undefined;
 }
 
 /** Text between sequences: every kind of line end becomes CR LF, everything hidden is escaped. */

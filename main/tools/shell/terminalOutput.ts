@@ -2,14 +2,11 @@
  * What is kept of a command's output for the result: the newest bytes up to a cap (the end of a
  * build log is where the error is), as plain text for the agent (terminal control sequences out).
  */
-
-/** CSI, OSC, and other escape sequences a terminal interprets (colours, cursor moves, titles). */
-// eslint-disable-next-line no-control-regex
-const CONTROL_SEQUENCES = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[PX^_][^\u001b]*\u001b\\|\u001b[@-Z\\-_]/g;
+import { escapeSequences } from '../../../shared/terminalEscapes';
 
 /** The output as plain text: escape sequences removed, CRLF (a pty's line end) turned into LF. */
 export function plainText(raw: string): string {
-  return raw.replace(CONTROL_SEQUENCES, '').replace(/\r+\n/g, '\n');
+  return raw.replace(escapeSequences(), '').replace(/\r+\n/g, '\n');
 }
 
 /** Keeps the last `maxChars` characters of a stream and counts what fell off the front. */
