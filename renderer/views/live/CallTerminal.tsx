@@ -1,6 +1,7 @@
 import type { Terminal } from '@xterm/xterm';
 import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import type { CallSnapshot } from '../../../shared/call';
+import { TerminalText } from '../../format/terminalText';
 import { useConsoleSync } from '../consoleContext';
 
 let xterm: Promise<typeof import('@xterm/xterm')> | undefined;
@@ -29,7 +30,8 @@ export function useHasOutput(callId: string): boolean {
 
 /**
  * A read-only terminal showing what a call streams (a shell's output, colours and all), with a
- * Stop button while the call runs. The terminal takes no input: nothing typed reaches the command.
+ * Stop button while the call runs. The terminal takes no input: nothing typed reaches the command,
+ * and it obeys nothing the output says but colours (TerminalText), so no line can be hidden.
  */
 export function CallTerminal({ call }: { call: CallSnapshot }) {
   const sync = useConsoleSync();
@@ -43,11 +45,23 @@ export function CallTerminal({ call }: { call: CallSnapshot }) {
     // xterm.js is a lazy chunk, loaded when the first terminal is shown.
     void loadXterm().then(({ Terminal }) => {
       if (disposed || !host.current) return;
-      terminal = new Terminal({ disableStdin: true, convertEol: false, rows: 12, cols: 120, scrollback: 5_000, fontSize: 12 });
+      terminal = new Terminal({
+        disableStdin: true,
+        convertEol: false,
+        rows: 12,
+        cols: 120,
+        scrollback: 5_000,
+        fontSize: 12,
+        // Text coloured like its background (SGR 30;40, or two equal true colours) is drawn readable
+        // all the same; 3 leaves the usual palette colours as they are.
+        minimumContrastRatio: 3,
+      });
       terminal.open(host.current);
-      terminal.write(sync.outputs.backlog(call.callId));
+      // The output is drawn, never obeyed: no escape but colours reaches the terminal.
+      const text = new TerminalText();
+      terminal.write(text.push(sync.outputs.backlog(call.callId)));
       const shown = terminal;
-      unfollow = sync.outputs.follow(call.callId, (chunk) => shown.write(chunk));
+      unfollow = sync.outputs.follow(call.callId, (chunk) => shown.write(text.push(chunk)));
     });
     return () => {
       disposed = true;
