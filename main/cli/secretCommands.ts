@@ -44,7 +44,11 @@ export async function secretCommand(argv: string[], io: Io, readValue: (name: st
     if (openToOthers) io.err(`warning: ${path} is open to other users, and the gate will refuse it: run \`chmod 600 ${path}\`\n`);
     const names = Object.keys(secrets).sort();
     if (names.length === 0) io.err(`no secrets in ${path}\n`);
-    for (const secretName of names) io.out(`${secretName}\n`);
+    for (const secretName of names) {
+      // Stored before the minimum was raised: never resolved, and never looked for in outputs.
+      const short = secrets[secretName]!.length < MIN_SECRET_LENGTH;
+      io.out(short ? `${secretName}  (too short to use: store a value of at least ${MIN_SECRET_LENGTH} characters)\n` : `${secretName}\n`);
+    }
     return 0;
   }
   if (sub !== 'set' && sub !== 'remove') throw new UsageError('secret takes `set NAME`, `list` or `remove NAME`');

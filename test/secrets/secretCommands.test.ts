@@ -68,6 +68,14 @@ describe('toolgate secret (in-process)', () => {
     expect(JSON.parse(readFileSync(secretsPath, 'utf8'))).toEqual({ ALPHA: 'alpha-two', ZED_KEY: 'zed-value' });
   });
 
+  it('list marks a value stored before the 8-character minimum as too short to use, without printing it', async () => {
+    await secret(['set', 'GOOD_KEY'], 'long-enough-value');
+    writeFileSync(secretsPath, JSON.stringify({ OLD_PIN: 'a1b2', GOOD_KEY: 'long-enough-value' }), { mode: 0o600 });
+    const listed = await secret(['list']);
+    expect(listed.out).toBe('GOOD_KEY\nOLD_PIN  (too short to use: store a value of at least 8 characters)\n');
+    expect(listed.out + listed.err).not.toContain('a1b2');
+  });
+
   it('list with no secrets says so on stderr', async () => {
     expect(await secret(['list'])).toEqual({ code: 0, out: '', err: `no secrets in ${secretsPath}\n` });
   });
