@@ -1,11 +1,11 @@
 import { chmodSync, existsSync } from 'node:fs';
-import Database from 'better-sqlite3';
 import { AuditKindSchema, GENESIS_HASH, type AuditKind, type AuditRecord, type AuditVerifyReport, type OpenCall } from '../../shared/audit';
 import { canonicalize, toWellFormedJson } from '../../shared/canonicalJson';
 import { AuditAnchorError, anchorFinding, missingDatabaseFinding, type AnchorFinding } from './anchorCheck';
 import { HeadWriter, readAnchor } from './headAnchor';
 import { findOpenCalls } from './openCalls';
 import { recordHash } from './recordHash';
+import { openDatabase, type SqliteDatabase } from './sqlite';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS audit (
@@ -70,10 +70,10 @@ export interface AuditStoreOptions {
 
 /** The append-only, hash-chained audit log in SQLite (WAL). */
 export class AuditStore {
-  private readonly db: Database.Database;
+  private readonly db: SqliteDatabase;
   private readonly head: HeadWriter | undefined;
   private readonly listeners = new Set<(record: AuditRecord) => void>();
-  private readonly insert: Database.Statement | undefined;
+  private readonly insert: ReturnType<SqliteDatabase['prepare']> | undefined;
   private last: { seq: number; hash: string };
   /** False for a database file without the audit table (an empty or foreign file, opened read-only). */
   private readonly hasTable: boolean;
@@ -86,11 +86,10 @@ export class AuditStore {
     // Checked before the database is created, so a deleted one is reported rather than replaced.
     const anchor = readAnchor(options.headPath);
     if (!readonly && !existsSync(options.path)) refuseDamage(missingDatabaseFinding(anchor, options.path), options.path);
-    this.db = new Database(options.path, { readonly, fileMustExist: readonly });
+    this.db = openDatabase(options.path, { readOnly: readonly });
     try {
       if (!readonly) {
-        this.db.pragma('journal_mode = WAL');
-        this.db.pragma('synchronous = NORMAL');
+        this.db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
         this.db.exec(SCHEMA);
         // The log is the person's record of what their agents did: readable by them alone.
         for (const file of [options.path, `${options.path}-wal`, `${options.path}-shm`]) {
@@ -99,7 +98,7 @@ export class AuditStore {
       }
       this.hasTable = this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'audit'").get() !== undefined;
       const row = this.hasTable
-        ? (this.db.prepare('SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1').get() as { seq: number; hash: string } | undefined)
+        ? (this.db.prepare('SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1').get() as unknown as { seq: number; hash: string } | undefined)
         : undefined;
       this.last = row ?? { seq: 0, hash: GENESIS_HASH };
       if (!readonly) {
@@ -149,13 +148,13 @@ export class AuditStore {
     if (!this.hasTable) return [];
     const rows = this.db
       .prepare('SELECT * FROM audit WHERE seq < ? ORDER BY seq DESC LIMIT ?')
-      .all(query.beforeSeq ?? Number.MAX_SAFE_INTEGER, query.limit) as Row[];
+      .all(query.beforeSeq ?? Number.MAX_SAFE_INTEGER, query.limit) as unknown as Row[];
     return rows.map(toRecord);
   }
 
   /** Every record of one call, oldest first. */
   forCall(callId: string): AuditRecord[] {
-    return (this.db.prepare('SELECT * FROM audit WHERE call_id = ? ORDER BY seq').all(callId) as Row[]).map(toRecord);
+    return (this.db.prepare('SELECT * FROM audit WHERE call_id = ? ORDER BY seq').all(callId) as unknown as Row[]).map(toRecord);
   }
 
   /** Listens for appended records; returns the unsubscribe function. */
@@ -172,7 +171,7 @@ export class AuditStore {
   verify(): AuditVerifyReport {
     let expected = { seq: 1, prevHash: GENESIS_HASH };
     let records = 0;
-    const rows = this.hasTable ? (this.db.prepare('SELECT * FROM audit ORDER BY seq').iterate() as IterableIterator<Row>) : [];
+    const rows = this.hasTable ? (this.db.prepare('SELECT * FROM audit ORDER BY seq').iterate() as unknown as Iterable<Row>) : [];
     for (const row of rows) {
       const problem = checkRow(row, expected);
       if (problem) return { ok: false, records, firstBadSeq: problem.seq, reason: problem.reason, problem: 'chain' };
@@ -197,7 +196,7 @@ export class AuditStore {
   recordInterruptedCalls(): AuditRecord[] {
     const open = this.openCalls();
     if (open.length === 0) return [];
-    const { time: gateLastWroteAt } = this.db.prepare('SELECT time FROM audit WHERE seq = ?').get(this.last.seq) as { time: string };
+    const { time: gateLastWroteAt } = this.db.prepare('SELECT time FROM audit WHERE seq = ?').get(this.last.seq) as unknown as { time: string };
     return open.map((call) =>
       this.append({
         callId: call.callId,
@@ -210,7 +209,7 @@ export class AuditStore {
   /** The newest seq (the walked one, for verify) and a way to read a record's hash, for the anchor check. */
   private logEnd(lastSeq = this.last.seq) {
     const byHash = this.hasTable ? this.db.prepare('SELECT hash FROM audit WHERE seq = ?') : undefined;
-    return { lastSeq, hashAt: (seq: number) => (byHash?.get(seq) as { hash: string } | undefined)?.hash };
+    return { lastSeq, hashAt: (seq: number) => (byHash?.get(seq) as unknown as { hash: string } | undefined)?.hash };
   }
 
   /** Closes the database. Idempotent. */

@@ -1,9 +1,6 @@
 import { CLOSING_KINDS, type OpenCall } from '../../shared/audit';
+import type { SqliteDatabase } from './sqlite';
 
-/** The part of a SQLite connection the query needs (better-sqlite3 and node:sqlite both have it). */
-interface Queryable {
-  prepare(sql: string): { all(...params: unknown[]): unknown[] };
-}
 
 /**
  * Every call id with records but no closing one, oldest first, in one grouped query: SQLite's
@@ -17,6 +14,6 @@ HAVING SUM(kind IN (${CLOSING_KINDS.map(() => '?').join(', ')})) = 0
 ORDER BY lastSeq`;
 
 /** The calls of the log that have no closing record. */
-export function findOpenCalls(db: Queryable): OpenCall[] {
-  return db.prepare(OPEN_CALLS_SQL).all(...CLOSING_KINDS) as OpenCall[];
+export function findOpenCalls(db: SqliteDatabase): OpenCall[] {
+  return db.prepare(OPEN_CALLS_SQL).all(...CLOSING_KINDS) as unknown as OpenCall[];
 }

@@ -84,11 +84,8 @@ app
   .whenReady()
   .then(start)
   .catch((error: unknown) => {
-    const reason = error instanceof Error ? error.message : String(error);
-    // better-sqlite3 is built for Node by `npm install`; Electron needs its own build of it.
-    const message = /NODE_MODULE_VERSION/.test(reason)
-      ? `${reason}\n\nRebuild the native modules for Electron: npx @electron/rebuild -f -w better-sqlite3`
-      : reason;
+    // The main process loads no native addon (the audit store is Node's built-in SQLite), so no ABI mismatch can stop it here.
+    const message = error instanceof Error ? error.message : String(error);
     console.error(`[toolgate] could not start: ${message}`);
     dialog.showErrorBox('Toolgate could not start', message);
     void shutdown.run().finally(() => app.exit(1));

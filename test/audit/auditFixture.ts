@@ -1,8 +1,8 @@
-import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import type { AuditKind } from '../../shared/audit';
 import { AuditStore } from '../../main/audit/auditStore';
+import { openDatabase, type SqliteDatabase } from '../../main/audit/sqlite';
 
 /** Where a store in `home` keeps its files (the same names the gate uses). */
 export function auditPaths(home: string) {
@@ -23,8 +23,8 @@ export function writeRecords(home: string, count: number): void {
  * Opens the SQLite file behind the gate's back, as someone tampering with it would: the
  * append-only triggers are dropped first, so UPDATE and DELETE go through.
  */
-export function tamper(home: string, change: (db: Database.Database) => void): void {
-  const db = new Database(auditPaths(home).path);
+export function tamper(home: string, change: (db: SqliteDatabase) => void): void {
+  const db = openDatabase(auditPaths(home).path);
   try {
     db.exec('DROP TRIGGER audit_no_update; DROP TRIGGER audit_no_delete;');
     change(db);

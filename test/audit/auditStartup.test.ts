@@ -3,13 +3,13 @@
  * open, and it refuses to write past damage the head anchor shows (writing would move the anchor
  * and erase the evidence).
  */
-import Database from 'better-sqlite3';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GENESIS_HASH } from '../../shared/audit';
 import { canonicalize } from '../../shared/canonicalJson';
 import { AuditAnchorError } from '../../main/audit/anchorCheck';
 import { AuditStore } from '../../main/audit/auditStore';
+import { openDatabase } from '../../main/audit/sqlite';
 import { recordHash } from '../../main/audit/recordHash';
 import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
 import { auditPaths, tamper, writeRecords } from './auditFixture';
@@ -59,11 +59,12 @@ describe('recordInterruptedCalls', () => {
 
   it('finds the few open calls of a 100,000-record log with one query', () => {
     const count = 100_000;
-    const db = new Database(auditPaths(home).path);
     withStore(() => undefined);
+    const db = openDatabase(auditPaths(home).path);
     const insert = db.prepare('INSERT INTO audit VALUES (?, ?, ?, ?, ?, ?, ?)');
     let prevHash = GENESIS_HASH;
-    db.transaction(() => {
+    db.exec('BEGIN');
+    {
       for (let seq = 1; seq <= count; seq++) {
         // Calls of four records each; the last call's end never came.
         const call = Math.ceil(seq / 4);
@@ -73,7 +74,8 @@ describe('recordInterruptedCalls', () => {
         insert.run(seq, fields.callId, kind, fields.time, canonicalize({}), prevHash, hash);
         prevHash = hash;
       }
-    })();
+    }
+    db.exec('COMMIT');
     db.close();
     writeFileSync(auditPaths(home).headPath, `${String(count).padStart(20, '0')} ${prevHash}\n`);
     const started = performance.now();

@@ -1,9 +1,9 @@
-import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GENESIS_HASH, type AuditRecord } from '../../shared/audit';
 import { canonicalize } from '../../shared/canonicalJson';
 import { blake3Hex } from '../../shared/hash';
 import { AuditStore } from '../../main/audit/auditStore';
+import { openDatabase } from '../../main/audit/sqlite';
 import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
 import { auditPaths } from './auditFixture';
 
@@ -39,7 +39,7 @@ describe('AuditStore', () => {
     store.append({ callId: 'c1', kind: 'policy', payload: { rule: 'tier:SAFE→allow', decision: 'allow' } });
     store.append({ callId: 'c1', kind: 'started', payload: undefined });
     store.close();
-    const db = new Database(auditPaths(home).path, { readonly: true });
+    const db = openDatabase(auditPaths(home).path, { readOnly: true });
     const rows = db.prepare('SELECT payload FROM audit ORDER BY seq').all() as Array<{ payload: string }>;
     db.close();
     expect(rows.map((row) => row.payload)).toEqual(['{"decision":"allow","rule":"tier:SAFE→allow"}', 'null']);
@@ -84,7 +84,7 @@ describe('AuditStore', () => {
   it('refuses UPDATE and DELETE through SQL: the table is append-only', () => {
     store.append({ callId: 'c', kind: 'invoked', payload: { secret: false } });
     store.close();
-    const db = new Database(auditPaths(home).path);
+    const db = openDatabase(auditPaths(home).path);
     try {
       expect(() => db.prepare("UPDATE audit SET payload = '{}' WHERE seq = 1").run()).toThrow(/append-only/);
       expect(() => db.prepare('DELETE FROM audit WHERE seq = 1').run()).toThrow(/append-only/);
