@@ -11,6 +11,13 @@ import { isJsonObject } from '../../shared/jsonLimits';
 /** `_meta` key under which a client may send the arguments as raw JSON text (the gate parses and audits it). */
 export const RAW_ARGUMENTS_META = 'toolgate/rawArguments';
 
+/**
+ * `_meta` key under which arguments over the gate's bounds are handed past the MCP SDK to the
+ * pipeline, which refuses them (EVALIDATION, naming the bound) and audits the refusal: the SDK's
+ * schemas would otherwise walk and copy every key of a flood before the gate could refuse it.
+ */
+export const HELD_ARGUMENTS_META = 'toolgate/heldArguments';
+
 const PROGRESS_INTERVAL_MS = 5000;
 
 /** The MCP view of a gate result: text for every client, structured data where the tool declared an object output. */
@@ -49,6 +56,7 @@ export function createGateMcpServer(registry: ToolRegistry, executor: Executor, 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const meta = request.params._meta as Record<string, unknown> | undefined;
     const raw = meta?.[RAW_ARGUMENTS_META];
+    const held = meta?.[HELD_ARGUMENTS_META];
     const progressToken = meta?.progressToken;
     let ticks = 0;
     const heartbeat =
@@ -68,7 +76,7 @@ export function createGateMcpServer(registry: ToolRegistry, executor: Executor, 
       const result = await executor.call(
         {
           tool: request.params.name,
-          arguments: typeof raw === 'string' ? raw : request.params.arguments,
+          arguments: held !== undefined ? held : typeof raw === 'string' ? raw : request.params.arguments,
           source,
           // The transport's session id (issued by the gate): prompts are counted and denied per agent by it.
           ...(extra.sessionId ? { agentSession: extra.sessionId } : {}),

@@ -4,7 +4,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { readJsonBody, sendJsonRpcError, type UnreadableBody } from '../server/httpBody';
-import { moveOddArgumentsToMeta } from './rawArguments';
+import { prepareBodyForSdk } from './heldArguments';
 
 /** How many sessions the endpoint keeps, and when an unused one is closed. */
 export interface SessionLimits {
@@ -66,6 +66,17 @@ export class McpHttpEndpoint {
     return true;
   }
 
+  /** Reads a POST body and readies it for the SDK; undefined when it was refused (and answered). */
+  private async readForSdk(request: IncomingMessage, response: ServerResponse): Promise<{ value: unknown } | undefined> {
+    const body = await readJsonBody(request, response);
+    if (this.unreadable(body)) return undefined;
+    const prepared = prepareBodyForSdk(body.value);
+    if ('value' in prepared) return prepared;
+    sendJsonRpcError(response, 400, -32600, prepared.refused);
+    this.onUnreadable(prepared.refused);
+    return undefined;
+  }
+
   /** Serves one authenticated request to /mcp. */
   async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     if (request.method === 'POST') {
@@ -80,17 +91,20 @@ export class McpHttpEndpoint {
         return;
       }
       this.markInUse(sessionId, session, response);
-      const body = request.method === 'POST' ? await readJsonBody(request, response) : undefined;
-      if (this.unreadable(body)) return;
-      await session.transport.handleRequest(request, response, body === undefined ? undefined : moveOddArgumentsToMeta(body.value));
+      if (request.method !== 'POST') {
+        await session.transport.handleRequest(request, response);
+        return;
+      }
+      const body = await this.readForSdk(request, response);
+      if (body) await session.transport.handleRequest(request, response, body.value);
       return;
     }
     if (request.method !== 'POST') {
       sendJsonRpcError(response, 400, -32000, 'send an initialize request first (no mcp-session-id header)');
       return;
     }
-    const body = await readJsonBody(request, response);
-    if (this.unreadable(body)) return;
+    const body = await this.readForSdk(request, response);
+    if (!body) return;
     if (!isInitializeRequest(body.value)) {
       sendJsonRpcError(response, 400, -32000, 'the first request of a session must be initialize');
       return;

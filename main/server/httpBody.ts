@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MAX_ARGUMENT_DEPTH, nestsDeeperThan } from '../../shared/jsonLimits';
+import { jsonShape, MAX_OBJECT_KEYS, MAX_PARSE_COST, SCAN_ABOVE_BYTES } from './jsonShape';
 
 /** Largest request body the gate reads. */
 export const MAX_BODY_BYTES = 8 * 1024 * 1024;
@@ -33,10 +34,28 @@ export async function readJsonBody(request: IncomingMessage, response: ServerRes
     }
     chunks.push(chunk as Buffer);
   }
-  const text = Buffer.concat(chunks).toString('utf8');
+  const body = Buffer.concat(chunks);
+  // A large body is looked at before it is parsed: one JSON.parse of a body packed with tiny values
+  // or keys would hold every other agent up, so such a body is refused unread.
+  const shape = body.length > SCAN_ABOVE_BYTES ? jsonShape(body) : undefined;
+  const tooCostly =
+    shape && shape.cost > MAX_PARSE_COST
+      ? `holds too many values to read (over about ${MAX_PARSE_COST}; a call's arguments may hold at most 200000 values)`
+      : shape && shape.widestObject > MAX_OBJECT_KEYS
+        ? `holds an object with more than ${MAX_OBJECT_KEYS} keys (a call's arguments may have at most 10000 keys per object)`
+        : undefined;
+  if (tooCostly) {
+    const message = `the request body ${tooCostly}; send less, or split the work over several calls`;
+    sendJsonRpcError(response, 413, -32600, message);
+    return { unreadable: message };
+  }
+  // The look and the parse each get a turn of their own, so other requests are served between them.
+  if (shape) await new Promise((resolveTurn) => setImmediate(resolveTurn));
+  const text = body.toString('utf8');
   try {
     const value = JSON.parse(text) as unknown;
-    if (nestsDeeperThan(value, MAX_BODY_DEPTH)) {
+    // The look already measured a large body's nesting; a small one is walked, cheaply.
+    if (shape ? shape.depth > MAX_BODY_DEPTH : nestsDeeperThan(value, MAX_BODY_DEPTH)) {
       const message = `the request nests deeper than ${MAX_BODY_DEPTH} levels; send flatter arguments`;
       sendJsonRpcError(response, 400, -32600, message);
       return { unreadable: message };

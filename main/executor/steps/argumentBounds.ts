@@ -38,12 +38,24 @@ function breach(bound: keyof ArgumentBounds, limit: number, what: string): Bound
   return { bound, limit, message: `the arguments ${what} (the gate's ${bound} bound is ${limit}); send less, or split the work over several calls` };
 }
 
+/** Verdicts on argument objects already measured against the default bounds: one call's arguments are checked at several steps. */
+const measured = new WeakMap<object, BoundBreach | null>();
+
 /**
  * The first bound the arguments break, or undefined when they fit. Arguments sent as raw JSON text
  * are measured by their bytes (before any parse). Walks without recursion and stops at the first
  * breach, so a million-element array costs no more than the bound itself.
  */
 export function argumentBoundBreach(value: unknown, bounds: ArgumentBounds = DEFAULT_ARGUMENT_BOUNDS): BoundBreach | undefined {
+  if (bounds !== DEFAULT_ARGUMENT_BOUNDS || value === null || typeof value !== 'object') return measure(value, bounds);
+  const known = measured.get(value);
+  if (known !== undefined) return known ?? undefined;
+  const verdict = measure(value, bounds);
+  measured.set(value, verdict ?? null);
+  return verdict;
+}
+
+function measure(value: unknown, bounds: ArgumentBounds): BoundBreach | undefined {
   let bytes = 0;
   let elements = 0;
   let nodes = 0;
@@ -59,7 +71,7 @@ export function argumentBoundBreach(value: unknown, bounds: ArgumentBounds = DEF
         return breach('maxElements', bounds.maxElements, `hold more than ${bounds.maxElements} array elements in all`);
       }
       bytes += SCALAR_BYTES;
-      for (const member of current) stack.push(member);
+      for (let index = 0; index < current.length; index++) stack.push(current[index]);
     } else if (current !== null && typeof current === 'object') {
       let keys = 0;
       for (const key in current) {

@@ -28,9 +28,10 @@ interface Budget {
  * nested too deep are replaced by a note. Never recursive past the depth limit.
  */
 export function recordedArguments(value: unknown): unknown {
-  if (nestsDeeperThan(value, MAX_ARGUMENT_DEPTH)) return { [OMITTED]: `arguments nested deeper than ${MAX_ARGUMENT_DEPTH} levels` };
+  // The bounds first: their walk stops early, so a flood is never walked whole.
   const broken = argumentBoundBreach(value);
   if (broken) return { [OMITTED]: `arguments over the gate's ${broken.bound} bound (${broken.limit})` };
+  if (nestsDeeperThan(value, MAX_ARGUMENT_DEPTH)) return { [OMITTED]: `arguments nested deeper than ${MAX_ARGUMENT_DEPTH} levels` };
   return summarize(value, { values: MAX_RECORDED_VALUES, chars: MAX_RECORDED_CHARS });
 }
 

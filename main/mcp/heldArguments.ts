@@ -1,0 +1,46 @@
+import { isJsonObject } from '../../shared/jsonLimits';
+import { argumentBoundBreach, type BoundBreach } from '../executor/steps/argumentBounds';
+import { HELD_ARGUMENTS_META } from './gateMcpServer';
+import { moveOddArgumentsToMeta } from './rawArguments';
+
+/** A request body as the MCP SDK may see it, or why it is refused before the SDK sees it. */
+export type SdkBody = { value: unknown } | { refused: string };
+
+/**
+ * Readies a parsed request body for the MCP SDK: a tools/call's arguments over the bounds are set
+ * aside in `_meta` (values as they are), other odd arguments go to `_meta` as raw text, and a body
+ * whose own envelope (params, `_meta`, batch) breaks the bounds is refused: nothing the SDK walks
+ * can be a flood.
+ */
+export function prepareBodyForSdk(body: unknown): SdkBody {
+  const messages = Array.isArray(body) ? body : [body];
+  if (messages.length > 100) return { refused: `the request batches ${messages.length} messages; send at most 100 at once` };
+  const prepared: unknown[] = [];
+  for (const message of messages) {
+    const held = holdOversizedArguments(message);
+    const broken = envelopeBreach(held);
+    if (broken) return { refused: `the request's envelope (everything but the arguments) breaks a bound: ${broken.message}` };
+    prepared.push(moveOddArgumentsToMeta(held));
+  }
+  return { value: Array.isArray(body) ? prepared : prepared[0] };
+}
+
+function holdOversizedArguments(message: unknown): unknown {
+  if (!isJsonObject(message) || message.method !== 'tools/call' || !isJsonObject(message.params)) return message;
+  const { arguments: args, ...params } = message.params;
+  if (args === undefined || argumentBoundBreach(args) === undefined) return message;
+  const meta = isJsonObject(params._meta) ? params._meta : {};
+  return { ...message, params: { ...params, _meta: { ...meta, [HELD_ARGUMENTS_META]: args } } };
+}
+
+/** The bound a message breaks outside the arguments it holds, if any. */
+function envelopeBreach(message: unknown): BoundBreach | undefined {
+  if (!isJsonObject(message) || !isJsonObject(message.params)) return argumentBoundBreach(message);
+  const { params, ...rest } = message;
+  const { arguments: args, _meta: meta, ...envelope } = params;
+  if (isJsonObject(meta)) {
+    const { [HELD_ARGUMENTS_META]: held, ...otherMeta } = meta;
+    return argumentBoundBreach({ ...rest, params: { ...envelope, _meta: otherMeta } });
+  }
+  return argumentBoundBreach({ ...rest, params: { ...envelope, _meta: meta } });
+}
