@@ -1,18 +1,20 @@
-import type { ApprovalDecision, ApprovalOutcome } from '../../shared/approval';
+import type { ApprovalDecision, ApprovalOutcome, ApprovalRequest } from '../../shared/approval';
+import type { AuditRecord } from '../../shared/audit';
+import type { CallSnapshot } from '../../shared/call';
 import type { ConsoleBridge } from '../../shared/contract';
 import type { ConnectionState } from '../bridge/connectionState';
 import { CallOutputs } from './callOutputs';
 import type { ConsoleStore } from './consoleStore';
 import { AUDIT_CAP, CALLS_CAP } from './consoleState';
 import { DraftReasons } from './draftReasons';
+import { animationFrameScheduler, EventBatch, type FrameScheduler } from './eventBatch';
 import {
-  addApproval,
+  applyApprovalChanges,
   mergeAuditRecords,
   mergeCallSnapshot,
-  prependAuditRecord,
   removeApproval,
   replaceApprovals,
-  upsertCall,
+  upsertCalls,
 } from './reducers';
 import { mergeToolSnapshot } from './toolStatuses';
 
@@ -27,7 +29,15 @@ export const VERIFY_DEBOUNCE_MS = 300;
 /** How many audit records a snapshot loads. */
 const AUDIT_SNAPSHOT_LIMIT = 200;
 // Remembered so a snapshot that raced an approvalResolved event cannot bring the prompt back.
-const RESOLVED_MEMORY = 1_000;
+// Room for a whole flood of prompts denied at once.
+const RESOLVED_MEMORY = 20_000;
+
+/** A store-changing event, queued for the frame's batch. */
+type StoreEvent =
+  | { kind: 'call'; call: CallSnapshot }
+  | { kind: 'requested'; request: ApprovalRequest }
+  | { kind: 'resolved'; approvalId: string }
+  | { kind: 'audit'; record: AuditRecord };
 
 /**
  * Keeps the store in step with the gate: loads every snapshot when the connection opens (again),
@@ -42,6 +52,7 @@ export class ConsoleSync {
   private stopped = false;
   /** What running calls streamed (shell output), for the Live view's terminals. */
   readonly outputs = new CallOutputs();
+  private readonly batch: EventBatch<StoreEvent>;
 
   constructor(
     private readonly bridge: ConsoleBridge,
@@ -49,24 +60,28 @@ export class ConsoleSync {
     private readonly connection?: ConnectionSource,
     /** Reasons typed into prompts and not sent yet; forgotten as their prompts resolve. */
     readonly drafts: DraftReasons = new DraftReasons(undefined),
-  ) {}
+    /** When a frame's events are applied; the next animation frame in a browser, at once elsewhere. */
+    schedule: FrameScheduler | undefined = animationFrameScheduler(),
+  ) {
+    this.batch = new EventBatch((events) => this.applyEvents(events), schedule);
+  }
 
   /** Subscribes to the events and loads the snapshots (now, or once the connection opens). */
   start(): void {
     const set = this.store.setState;
     this.unsubscribers.push(
-      this.bridge.onCallUpdated((call) => set((s) => ({ calls: upsertCall(s.calls, call, CALLS_CAP) }))),
+      this.bridge.onCallUpdated((call) => this.batch.push({ kind: 'call', call })),
       this.bridge.onApprovalRequested((request) => {
         if (this.resolvedApprovalIds.has(request.approvalId)) return;
-        set((s) => ({ approvals: addApproval(s.approvals, request) }));
+        this.batch.push({ kind: 'requested', request });
       }),
-      this.bridge.onApprovalResolved((outcome) => this.applyOutcome(outcome)),
+      this.bridge.onApprovalResolved((outcome) => {
+        this.rememberResolved(outcome);
+        this.batch.push({ kind: 'resolved', approvalId: outcome.approvalId });
+      }),
       this.bridge.onAuditAppended((record) => {
         this.auditGeneration += 1;
-        set((s) => ({
-          audit: prependAuditRecord(s.audit, record, AUDIT_CAP),
-          verify: { ...s.verify, stale: true },
-        }));
+        this.batch.push({ kind: 'audit', record });
         this.scheduleVerify();
       }),
       this.bridge.onCallOutput(({ callId, chunk }) => this.outputs.append(callId, chunk)),
@@ -91,6 +106,7 @@ export class ConsoleSync {
   stop(): void {
     if (this.stopped) return;
     this.stopped = true;
+    this.batch.stop();
     clearTimeout(this.verifyTimer);
     for (const unsubscribe of this.unsubscribers.splice(0)) unsubscribe();
   }
@@ -154,14 +170,47 @@ export class ConsoleSync {
     this.applyOutcome(outcome);
   }
 
+  /**
+   * Denies every prompt of one agent session ("Deny all from this agent"); resolves with how many
+   * were denied. Their cards go as the gate's approvalResolved events arrive.
+   */
+  async denyAllFromAgent(agentSession: string, reason: string): Promise<number> {
+    const trimmed = reason.trim();
+    const { denied } = await this.bridge.denyAllFromAgent(trimmed ? { agentSession, reason: trimmed } : { agentSession });
+    return denied;
+  }
+
   private applyOutcome(outcome: ApprovalOutcome): void {
+    this.rememberResolved(outcome);
+    this.store.setState((s) => ({ approvals: removeApproval(s.approvals, outcome.approvalId) }));
+  }
+
+  private rememberResolved(outcome: ApprovalOutcome): void {
     this.resolvedApprovalIds.add(outcome.approvalId);
     this.drafts.forget(outcome.approvalId);
     if (this.resolvedApprovalIds.size > RESOLVED_MEMORY) {
       const oldest = this.resolvedApprovalIds.values().next().value;
       if (oldest !== undefined) this.resolvedApprovalIds.delete(oldest);
     }
-    this.store.setState((s) => ({ approvals: removeApproval(s.approvals, outcome.approvalId) }));
+  }
+
+  /** Applies a frame's events in one store update. */
+  private applyEvents(events: readonly StoreEvent[]): void {
+    const calls: CallSnapshot[] = [];
+    const added: ApprovalRequest[] = [];
+    const removed = new Set<string>();
+    const records: AuditRecord[] = [];
+    for (const event of events) {
+      if (event.kind === 'call') calls.push(event.call);
+      else if (event.kind === 'requested') added.push(event.request);
+      else if (event.kind === 'resolved') removed.add(event.approvalId);
+      else records.push(event.record);
+    }
+    this.store.setState((s) => ({
+      calls: upsertCalls(s.calls, calls, CALLS_CAP),
+      approvals: applyApprovalChanges(s.approvals, added, removed),
+      ...(records.length > 0 ? { audit: mergeAuditRecords(s.audit, records, AUDIT_CAP), verify: { ...s.verify, stale: true } } : {}),
+    }));
   }
 
   private scheduleVerify(): void {

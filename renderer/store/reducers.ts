@@ -30,6 +30,18 @@ export function upsertCall(calls: CallsState, call: CallSnapshot, cap: number): 
   return capCalls(byId, [call.callId, ...calls.order], cap);
 }
 
+/** Applies a frame's callUpdated events at once: one copy of the state, however many events. */
+export function upsertCalls(calls: CallsState, updates: readonly CallSnapshot[], cap: number): CallsState {
+  if (updates.length === 0) return calls;
+  const byId: Record<string, CallSnapshot> = { ...calls.byId };
+  const added: string[] = [];
+  for (const call of updates) {
+    if (!byId[call.callId]) added.push(call.callId);
+    byId[call.callId] = call;
+  }
+  return capCalls(byId, [...added.reverse(), ...calls.order], cap);
+}
+
 /**
  * Merges a listCalls snapshot into what events already delivered. The snapshot wins, except where
  * an event already showed the call further along (an event that overtook the snapshot's reply).
@@ -53,13 +65,51 @@ export function callsInOrder(calls: CallsState): CallSnapshot[] {
   return calls.order.map((id) => calls.byId[id]).filter((call): call is CallSnapshot => call !== undefined);
 }
 
+function expiryMs(request: ApprovalRequest): number {
+  return Date.parse(request.expiresAt);
+}
+
 function byExpiry(a: ApprovalRequest, b: ApprovalRequest): number {
-  return Date.parse(a.expiresAt) - Date.parse(b.expiresAt);
+  return expiryMs(a) - expiryMs(b);
 }
 
 /** Adds (or replaces) a pending prompt, keeping the one that expires first on top. */
 export function addApproval(pending: readonly ApprovalRequest[], request: ApprovalRequest): ApprovalRequest[] {
   return [...pending.filter((p) => p.approvalId !== request.approvalId), request].sort(byExpiry);
+}
+
+/**
+ * Applies a frame's prompt events at once: drops the resolved ones, adds the new ones in expiry
+ * order. Linear in the prompts held (plus sorting the new ones), so a flood stays cheap.
+ */
+export function applyApprovalChanges(
+  pending: readonly ApprovalRequest[],
+  added: readonly ApprovalRequest[],
+  removedIds: ReadonlySet<string>,
+): readonly ApprovalRequest[] {
+  if (added.length === 0 && removedIds.size === 0) return pending;
+  const addedIds = new Set(added.map((request) => request.approvalId));
+  const kept = pending.filter((p) => !removedIds.has(p.approvalId) && !addedIds.has(p.approvalId));
+  const incoming = added
+    .filter((p) => !removedIds.has(p.approvalId))
+    .map((request) => ({ request, expires: expiryMs(request) }))
+    .sort((a, b) => a.expires - b.expires);
+  // Each new prompt finds its place by binary search; the held ones are copied once.
+  const merged: ApprovalRequest[] = [];
+  let from = 0;
+  for (const { request, expires } of incoming) {
+    let low = from;
+    let high = kept.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (expiryMs(kept[middle]!) <= expires) low = middle + 1;
+      else high = middle;
+    }
+    while (from < low) merged.push(kept[from++]!);
+    merged.push(request);
+  }
+  while (from < kept.length) merged.push(kept[from++]!);
+  return merged;
 }
 
 /** Removes a prompt that was answered or expired. */

@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import { createConsoleStore } from '../../renderer/store/consoleStore';
+import { ConsoleSync } from '../../renderer/store/consoleSync';
+import { callsInOrder } from '../../renderer/store/reducers';
+import { fakeBridge } from './fakeBridge';
+import { approval, auditRecord, call, outcome } from './fixtures';
+
+/** A sync whose frames run only when the test says so. */
+function floodedSync() {
+  const fake = fakeBridge({});
+  const store = createConsoleStore('open');
+  const frames: Array<() => void> = [];
+  const sync = new ConsoleSync(fake.bridge, store, undefined, undefined, (run) => frames.push(run));
+  sync.start();
+  let updates = 0;
+  store.subscribe(() => updates++);
+  const runFrames = () => {
+    for (const run of frames.splice(0)) run();
+  };
+  return { fake, store, sync, runFrames, updates: () => updates };
+}
+
+function expiry(n: number): string {
+  return new Date(Date.UTC(2030, 0, 1) + n * 1000).toISOString();
+}
+
+describe('the console under a flood of events', () => {
+  it('applies 10,000 prompts arriving in one frame as one store update, in expiry order', () => {
+    const { fake, store, sync, runFrames, updates } = floodedSync();
+    const started = performance.now();
+    // Arriving out of order: the one that expires first must still be on top.
+    for (let n = 9_999; n >= 0; n--) fake.emit('approvalRequested', approval(`a${n}`, { expiresAt: expiry(n) }));
+    expect(store.getState().approvals).toHaveLength(0);
+    runFrames();
+    const elapsed = performance.now() - started;
+    const pending = store.getState().approvals;
+    expect(pending).toHaveLength(10_000);
+    expect(pending[0]!.approvalId).toBe('a0');
+    expect(pending.at(-1)!.approvalId).toBe('a9999');
+    expect(updates()).toBe(1);
+    expect(elapsed).toBeLessThan(500);
+    sync.stop();
+  });
+
+  it('handles a stream of single prompts on a full list in linear time per frame, not quadratic', () => {
+    const { fake, store, sync, runFrames } = floodedSync();
+    for (let n = 0; n < 10_000; n++) fake.emit('approvalRequested', approval(`a${n}`, { expiresAt: expiry(n) }));
+    runFrames();
+    const started = performance.now();
+    // 2,000 frames each bringing one more prompt and resolving one: each frame touches the list once.
+    for (let n = 0; n < 2_000; n++) {
+      fake.emit('approvalRequested', approval(`b${n}`, { expiresAt: expiry(20_000 + n) }));
+      fake.emit('approvalResolved', outcome(`a${n}`, 'denied'));
+      runFrames();
+    }
+    expect(performance.now() - started).toBeLessThan(3_000);
+    expect(store.getState().approvals).toHaveLength(10_000);
+    expect(store.getState().approvals[0]!.approvalId).toBe('a2000');
+    sync.stop();
+  });
+
+  it('a prompt requested and resolved within one frame never shows, and calls and audit records arrive together', () => {
+    const { fake, store, sync, runFrames, updates } = floodedSync();
+    fake.emit('approvalRequested', approval('gone', { expiresAt: expiry(1) }));
+    fake.emit('approvalRequested', approval('stays', { expiresAt: expiry(2) }));
+    fake.emit('approvalResolved', outcome('gone', 'denied'));
+    fake.emit('callUpdated', call('c1'));
+    fake.emit('callUpdated', call('c2'));
+    fake.emit('callUpdated', call('c1', { status: 'completed' }));
+    fake.emit('auditAppended', auditRecord(1));
+    fake.emit('auditAppended', auditRecord(2));
+    runFrames();
+    const state = store.getState();
+    expect(state.approvals.map((a) => a.approvalId)).toEqual(['stays']);
+    expect(callsInOrder(state.calls).map((c) => [c.callId, c.status])).toEqual([
+      ['c2', 'checking'],
+      ['c1', 'completed'],
+    ]);
+    expect(state.audit.map((r) => r.seq)).toEqual([2, 1]);
+    expect(updates()).toBe(1);
+    // A late event for a prompt already resolved does not bring it back.
+    fake.emit('approvalRequested', approval('gone', { expiresAt: expiry(1) }));
+    runFrames();
+    expect(store.getState().approvals.map((a) => a.approvalId)).toEqual(['stays']);
+    sync.stop();
+  });
+
+  it('asks the gate to deny every prompt of one agent session', async () => {
+    const fake = fakeBridge({ denyAllFromAgent: async () => ({ denied: 3 }) });
+    const sync = new ConsoleSync(fake.bridge, createConsoleStore('open'));
+    expect(await sync.denyAllFromAgent('session-1', '  flooding  ')).toBe(3);
+    expect(fake.calls.at(-1)).toEqual({ method: 'denyAllFromAgent', params: { agentSession: 'session-1', reason: 'flooding' } });
+  });
+});
