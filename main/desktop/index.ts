@@ -61,7 +61,8 @@ async function start(): Promise<void> {
   hardenSession(session.defaultSession);
   // macOS takes the Dock's icon from the app, not the window.
   if (process.platform === 'darwin') app.dock?.setIcon(APP_ICON);
-  gate = startGate({ home: launch.home, workspace: launch.workspace, port: DEFAULT_PORT, hostFactory: toolHostFactory() });
+  // The window answers prompts over IPC: no browser console, so no console token a tool could find.
+  gate = startGate({ home: launch.home, workspace: launch.workspace, port: DEFAULT_PORT, hostFactory: toolHostFactory(), browserConsole: false });
   const running = await gate;
   console.log(`[toolgate] gate running: MCP at ${running.mcpUrl}, workspace ${launch.workspace}`);
   await openConsole(running);

@@ -28,19 +28,30 @@ export interface RunningGate {
   readonly gate: Gate;
   readonly backend: ConsoleBackend;
   readonly mcpUrl: string;
-  /** The console URL, carrying the console token in its fragment (never the agents' token). */
+  /** The console URL, carrying the console token in its fragment (never the agents' token); no fragment without a browser console. */
   readonly consoleUrl: string;
   readonly port: number;
   /** Stops serving and closes the gate. Idempotent. */
   close(): Promise<void>;
 }
 
+/** How a gate is served beyond its core options. */
+export interface ServeOptions {
+  port?: number;
+  /**
+   * Serve the console to a browser over /bridge (default true). The desktop shell answers prompts
+   * over IPC and passes false: then no console token exists and /bridge opens for nobody.
+   */
+  browserConsole?: boolean;
+}
+
 /** Creates a gate and serves it on 127.0.0.1 (port 0 picks a free one); records where in $TOOLGATE_HOME/gate.json. */
-export async function startGate(options: GateOptions & { port?: number }): Promise<RunningGate> {
+export async function startGate(options: GateOptions & ServeOptions): Promise<RunningGate> {
   ensureHome(options.home);
   refuseSecondGate(options.home);
   // The agents' token first: the console token is checked against it.
-  const tokens = { mcp: loadOrCreateToken(options.home), console: loadOrCreateConsoleToken(options.home) };
+  const mcp = loadOrCreateToken(options.home);
+  const tokens = { mcp, console: options.browserConsole === false ? undefined : loadOrCreateConsoleToken(options.home) };
   const gate = await createGate(options);
   let http;
   try {

@@ -87,7 +87,7 @@ export async function startGateHttpServer(
   return {
     port,
     mcpUrl: `${base}/mcp`,
-    consoleUrl: `${base}/#token=${options.tokens.console}`,
+    consoleUrl: options.tokens.console === undefined ? `${base}/` : `${base}/#token=${options.tokens.console}`,
     close: () => {
       closing ??= (async () => {
         bridge.close();

@@ -33,13 +33,13 @@ export function foreignHeaders(
 export interface GateTokens {
   /** The agents' bearer token: /mcp only. */
   mcp: string;
-  /** The person's console token: /bridge only (every console action: decide, stop, settings). */
-  console: string;
+  /** The person's console token: /bridge only (every console action: decide, stop, settings); none when the console is not served to a browser. */
+  console?: string;
 }
 
-/** Constant-time token comparison. */
-export function tokenMatches(presented: string | undefined, token: string): boolean {
-  if (!presented) return false;
+/** Constant-time token comparison; nothing matches a token that does not exist. */
+export function tokenMatches(presented: string | undefined, token: string | undefined): boolean {
+  if (!presented || !token) return false;
   const a = Buffer.from(presented);
   const b = Buffer.from(token);
   return a.length === b.length && timingSafeEqual(a, b);

@@ -57,6 +57,7 @@ export class WsBridgeServer {
 
   /** Why a presented token does not open the console, or undefined when it is the console token. */
   private tokenRefusal(presented: string | undefined): string | undefined {
+    if (this.tokens.console === undefined) return "this gate's console is its desktop window; it serves none to a browser";
     if (tokenMatches(presented, this.tokens.console)) return undefined;
     // Said apart so the audit shows an agent reaching for the console, not a stale tab.
     if (tokenMatches(presented, this.tokens.mcp)) return 'the MCP token does not open the console: open the console URL toolgate serve printed';

@@ -11,7 +11,7 @@ import type WebSocket from 'ws';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AuditRecord } from '../../shared/audit';
 import { startGate } from '../../main/gate/startGate';
-import { BridgeClient, connectMcp, openBridgeSocket, rawRequest, startTestGate, textOf, type TestGate } from './helpers';
+import { BridgeClient, connectMcp, makeTempDirs, openBridgeSocket, rawRequest, readToken, startTestGate, textOf, type TestGate } from './helpers';
 
 let gate: TestGate;
 const cleanups: Array<() => unknown> = [];
@@ -103,6 +103,25 @@ describe('two credentials', () => {
     expect(fresh).toMatch(/^[0-9a-f]{64}$/);
     expect(fresh).not.toBe(agentToken);
     expect(again.consoleUrl).toContain(`#token=${fresh}`);
+  });
+});
+
+describe('a gate without a browser console (the desktop shell)', () => {
+  it('makes no console token and opens /bridge for nobody, the agents’ token included; MCP still works', async () => {
+    const dirs = makeTempDirs();
+    const desktop = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, poolSize: 1, browserConsole: false });
+    cleanups.push(() => dirs.remove());
+    cleanups.push(() => desktop.close());
+    expect(existsSync(join(dirs.home, 'console-token'))).toBe(false);
+    expect(desktop.consoleUrl).toBe(`http://127.0.0.1:${desktop.port}/`);
+    const agentToken = readToken(dirs.home);
+    const ws = openBridgeSocket(desktop.port, ['toolgate.v1', `toolgate.token.${agentToken}`], `http://127.0.0.1:${desktop.port}`);
+    cleanups.push(() => ws.terminate());
+    const closed = await new Promise<{ code: number; reason: string }>((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+    expect(closed).toEqual({ code: 4401, reason: expect.stringContaining('desktop window') });
+    const agent = await connectMcp(desktop.mcpUrl, agentToken);
+    cleanups.push(() => agent.close());
+    expect(textOf(await agent.callTool({ name: 'echo', arguments: { text: 'desktop agents served' } }))).toContain('desktop agents served');
   });
 });
 
