@@ -5,6 +5,7 @@ import type { DefinedTool } from '../registry/defineTool';
 import { Socket } from 'node:net';
 import { loadToolModule } from '../tools/loadToolModule';
 import { createFrameReader, encodeFrame } from './frames';
+import { usePtyHere } from './ptyHere';
 import { HostRequestSchema, MAX_OUTPUT_CHUNK_CHARS, type HealthRequest, type HostReply, type RunRequest } from './protocol';
 
 /**
@@ -158,6 +159,8 @@ function outputStream(callId: string): { emit: (chunk: string) => void; flush: (
 // Only the gate may start Electron as Node; the tools and what they spawn must not inherit it.
 delete process.env.ELECTRON_RUN_AS_NODE;
 process.title = 'toolgate-tool';
+// Tools run here, so shells may have a pseudo-terminal; the gate process never loads node-pty.
+usePtyHere();
 const channel = openChannel();
 channel.onMessage((message) => {
   const parsed = HostRequestSchema.safeParse(message);

@@ -6,8 +6,12 @@ import { PreviewSchema } from '../../shared/approval';
 import type { ToolContext } from '../../main/registry/defineTool';
 import { shellExecTool } from '../../main/tools/shellExec';
 import { forcePipesForTesting, runShell } from '../../main/tools/shell/runShell';
+import { usePtyHere } from '../../main/hosts/ptyHere';
 import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
 import { gateErrorOf } from '../fixtures/gateErrors';
+
+// As the tool process does: only where tools run is node-pty loaded.
+usePtyHere();
 
 let root: string;
 let workspace: string;

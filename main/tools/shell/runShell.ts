@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { closeSync, constants as fsConstants, existsSync, openSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { constants } from 'node:os';
 import type { IPty } from 'node-pty';
+import { forcePipes, loadPty } from './ptyLoader';
 import { openStderrFifo } from './stderrFifo';
 
 /**
@@ -38,21 +38,6 @@ export interface ShellExit {
   timedOut: boolean;
   /** Which backend ran it. */
   backend: 'pty' | 'pipes';
-}
-
-const requireHere = createRequire(import.meta.url);
-let ptyModule: typeof import('node-pty') | null | undefined;
-
-/** node-pty when it loads here (a native module), null otherwise; loaded once, never in the gate process. */
-function loadPty(): typeof import('node-pty') | null {
-  if (ptyModule === undefined) {
-    try {
-      ptyModule = requireHere('node-pty') as typeof import('node-pty');
-    } catch {
-      ptyModule = null;
-    }
-  }
-  return ptyModule;
 }
 
 /** The shell used: bash where there is one, POSIX sh otherwise. */
@@ -185,5 +170,5 @@ function runWithPipes(run: ShellRun, abort?: AbortSignal): Promise<ShellExit> {
 
 /** Makes runShell use pipes, as where node-pty is missing (tests of the fallback). */
 export function forcePipesForTesting(force: boolean): void {
-  ptyModule = force ? null : undefined;
+  forcePipes(force);
 }
