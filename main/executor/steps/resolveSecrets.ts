@@ -46,18 +46,6 @@ export async function resolveSecrets(
       );
     }
   }
-  for (const argument of manifest.urlArguments ?? []) {
-    const url = (input as Record<string, unknown>)[argument];
-    if (typeof url === 'string' && placeholdersIn(url).length > 0 && !AFTER_HOST.test(url.slice(0, url.indexOf('$ENV.')))) {
-      return StepFailure.of(
-        'secrets',
-        'EVALIDATION',
-        `${argument} holds the secret placeholder $ENV.${placeholdersIn(url)[0]} before the end of its host; the scheme and host must be written out, ` +
-          `so the gate can check them against the net grants: put secrets in the path or the query, e.g. https://api.example.com/items?token=$ENV.NAME`,
-        { argument },
-      );
-    }
-  }
   let resolved: Awaited<ReturnType<typeof resolvePlaceholders>>;
   try {
     resolved = await resolvePlaceholders(input, provider);
@@ -72,11 +60,32 @@ export async function resolveSecrets(
     const { message } = describeIssues(parsed.error.issues);
     return StepFailure.of('secrets', 'EVALIDATION', `with its secrets put in, the arguments for ${manifest.name} are invalid: ${redactor.redactText(message)}`);
   }
+  const moved = urlMovedBySecret(manifest, input, parsed.data);
+  if (moved) return moved;
   return { input: parsed.data, secrets: names, values: resolved.secrets };
 }
 
-/** A URL's beginning that has its scheme and host written out and has moved on to the path, query or fragment. */
-const AFTER_HOST = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#@$]+[/?#]/;
+/**
+ * The net grants were checked against each URL as the agent wrote it, placeholders and all: with
+ * the values put in, it must still go to the same scheme, host and port (a value holding `@` or `/`
+ * in the user part could move it elsewhere). The message never shows the resolved URL.
+ */
+function urlMovedBySecret(manifest: ToolManifest, before: unknown, after: unknown): StepFailure | undefined {
+  for (const argument of manifest.urlArguments ?? []) {
+    const checked = (before as Record<string, unknown>)[argument];
+    const resolved = (after as Record<string, unknown>)[argument];
+    if (typeof checked !== 'string' || typeof resolved !== 'string' || placeholdersIn(checked).length === 0) continue;
+    if (URL.canParse(checked) && URL.canParse(resolved) && new URL(checked).origin === new URL(resolved).origin) continue;
+    return StepFailure.of(
+      'secrets',
+      'EVALIDATION',
+      `${argument}: with ${placeholdersIn(checked).map(placeholderFor).join(', ')} put in, the URL would no longer go to the host the gate checked; ` +
+        `a secret may not change where a request goes: put it in the path or the query, e.g. https://api.example.com/items?token=$ENV.NAME`,
+      { argument },
+    );
+  }
+  return undefined;
+}
 
 /**
  * A call that receives secrets is never run on policy alone: whatever its tool's tier, a person
