@@ -116,6 +116,12 @@ export const ToolManifestSchema = z.object({
   /** Input fields that name workspace paths; the gate confines them before anything runs. */
   pathArguments: z.array(z.string()),
   /**
+   * Path arguments (also listed in pathArguments) naming where the tool works rather than what it
+   * changes, like a shell's cwd: the protected-path check looks at the folder itself, not at the
+   * protected entries it holds (naming the workspace root as cwd does not touch its .git).
+   */
+  workingDirectoryArguments: z.array(z.string()).optional(),
+  /**
    * Input fields holding URLs; the gate refuses any but http(s) and requires a `net:<access>:<host>`
    * grant covering each URL's host (the tool's bare `net:<access>` capabilities are scoped per call).
    */

@@ -56,6 +56,8 @@ export interface ToolDefinition<I extends z.ZodType, O extends z.ZodType> {
   bounds?: Partial<ResourceBounds>;
   /** Input fields holding workspace paths. */
   pathArguments?: string[];
+  /** Path arguments that name where the tool works (a cwd), not what it changes. */
+  workingDirectoryArguments?: string[];
   /** Input fields holding URLs, whose hosts the gate checks against the net grants. */
   urlArguments?: string[];
   /** Whether execute() honours context.dryRun by returning a Preview. */
@@ -110,6 +112,7 @@ export function defineTool<I extends z.ZodType, O extends z.ZodType>(definition:
     capabilities: definition.capabilities ?? [],
     bounds: { ...DEFAULT_BOUNDS, ...definition.bounds },
     pathArguments: definition.pathArguments ?? [],
+    ...(definition.workingDirectoryArguments ? { workingDirectoryArguments: definition.workingDirectoryArguments } : {}),
     ...(definition.urlArguments ? { urlArguments: definition.urlArguments } : {}),
     supportsDryRun: definition.supportsDryRun ?? false,
     // Only when declared: the manifests (and approval hashes) of other tools stay as they were.

@@ -49,6 +49,8 @@ export const shellExecTool = defineTool({
   determinism: 'NonDeterministic',
   capabilities: ['fs:read', 'fs:write'],
   pathArguments: ['cwd'],
+  // The shell works in cwd; it does not change cwd as a whole. What it writes inside is held by the sandbox.
+  workingDirectoryArguments: ['cwd'],
   supportsDryRun: true,
   // Room after the command's own deadline for killing it and reporting.
   bounds: { timeoutMs: MAX_SHELL_TIMEOUT_MS + 10_000, maxMemoryMb: 1024, maxOutputBytes: 128 * 1024 },

@@ -74,7 +74,8 @@ export function checkCapabilities(
     }
     paths.push({ argument, requested, resolved: confined.relative || '.' });
     if (manifest.sideEffects.includes('FsWrite')) {
-      const refused = checkProtected(manifest.name, workspace, requested, confined, grants);
+      const wholeFolder = !manifest.workingDirectoryArguments?.includes(argument);
+      const refused = checkProtected(manifest.name, workspace, requested, confined, grants, wholeFolder);
       if (refused) return refused;
     }
   }
@@ -159,13 +160,17 @@ function grantScope(grant: Capability, required: Capability): string | undefined
   return scope.length > 0 ? scope.join(':') : undefined;
 }
 
-/** Refuses a writing tool's path that is, lies in or holds a protected path not covered by a scoped grant. */
+/**
+ * Refuses a writing tool's path that is, lies in or (`wholeFolder`: the tool changes the folder as a
+ * whole, e.g. deletes it) holds a protected path not covered by a scoped grant.
+ */
 function checkProtected(
   tool: string,
   workspace: string,
   requested: string,
   confined: ConfinedPath,
   grants: readonly Capability[],
+  wholeFolder: boolean,
 ): StepFailure | undefined {
   const lexical = slashed(relative(workspace, resolve(workspace, requested)));
   const resolved = slashed(confined.relative);
@@ -174,7 +179,7 @@ function checkProtected(
     const match = protectedMatch(path);
     if (match) hits.push({ match, changed: path });
   }
-  if (confined.exists && lstatSync(confined.absolute).isDirectory()) {
+  if (wholeFolder && confined.exists && lstatSync(confined.absolute).isDirectory()) {
     // Whatever a folder holds goes with it (a recursive delete): protected entries inside count too.
     const below = findProtectedBelow(confined.absolute, resolved);
     if (!below.complete) {
