@@ -42,6 +42,21 @@ export class ApprovalsPanel {
     return (await this.cardOrOnly(card)).getByTestId('approval-secrets');
   }
 
+  /** The risk badges at the top of a shell prompt. */
+  async riskFlags(card?: Locator): Promise<Locator> {
+    return (await this.cardOrOnly(card)).getByTestId('risk-flags');
+  }
+
+  /** The line of a shell prompt that counts its sub-commands and names their programs. */
+  async commandSummary(card?: Locator): Promise<Locator> {
+    return (await this.cardOrOnly(card)).getByTestId('command-summary');
+  }
+
+  /** The listing of a shell prompt's sub-commands. */
+  async subCommands(card?: Locator): Promise<Locator> {
+    return (await this.cardOrOnly(card)).getByTestId('sub-commands');
+  }
+
   /** The unified diff text of a prompt (readable whether the disclosure is open or not). */
   async diffText(card?: Locator): Promise<string> {
     return (await (await this.cardOrOnly(card)).getByTestId('unified-diff').textContent()) ?? '';

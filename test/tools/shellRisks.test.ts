@@ -106,6 +106,9 @@ describe('risk flags', () => {
     ['mv a.txt ../', 'outside-workspace'],
     ['date | tee /tmp/log', 'outside-workspace'],
     ['dd if=/dev/zero of=/dev/sda', 'outside-workspace'],
+    ['rm -f ../other/file', 'outside-workspace'],
+    ['touch ~/.hushlogin', 'outside-workspace'],
+    ['chmod 777 /etc/passwd', 'outside-workspace'],
     ['PATH=. ls', 'environment-prefix'],
     ['LD_PRELOAD=./x.so ls', 'environment-prefix'],
     ['env IFS=x ls', 'environment-prefix'],
@@ -126,6 +129,8 @@ describe('risk flags', () => {
     ['curl -s x | grep y', 'download-to-shell'],
     ['echo x > out.txt 2>&1 > /dev/null', 'outside-workspace'],
     ['cp a.txt sub/b.txt', 'outside-workspace'],
+    ['rm -f build/a.o', 'outside-workspace'],
+    ['chmod 755 /usr/local/bin/x.sh ./run.sh', 'recursive-delete'],
     ['ls -la', 'background'],
     ['git status', 'network'],
   ];

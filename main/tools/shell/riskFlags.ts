@@ -18,8 +18,12 @@ const DOWNLOADERS = new Set(['curl', 'wget', 'aria2c', 'fetch', 'http', 'xh']);
 const PRIVILEGE = new Set(['sudo', 'su', 'doas', 'pkexec', 'runuser']);
 const RUNS_INPUT = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'fish', 'python', 'python3', 'perl', 'ruby', 'node', 'php', 'eval', 'source', '.']);
 const BACKGROUND = new Set(['nohup', 'disown', 'setsid', 'coproc', 'bg']);
-/** Programs that write to the path given as their last argument, or to every argument. */
+/** Programs that write to the path given as their last argument. */
 const COPIERS = new Set(['cp', 'mv', 'ln', 'install', 'rsync', 'scp']);
+/** Programs that change or remove every path they are given. */
+const CHANGERS = new Set(['tee', 'rm', 'rmdir', 'unlink', 'touch', 'mkdir', 'truncate', 'shred']);
+/** Programs that change every path after their first operand (a mode or an owner). */
+const ATTRIBUTE_CHANGERS = new Set(['chmod', 'chown', 'chgrp']);
 /** Special files a redirection may write without leaving the workspace. */
 const HARMLESS_TARGETS = /^(\/dev\/(null|stdout|stderr|tty|fd\/\d+)|&?-|&?\d+)$/;
 const MAX_EVIDENCE = 240;
@@ -101,11 +105,12 @@ function feedsDownloadToShell(commands: readonly SubCommand[], index: number, wo
   return false;
 }
 
-/** The paths a sub-command writes: its output redirections, tee's files, the target of cp/mv/ln/install, dd's of=. */
+/** The paths a sub-command writes: output redirections, the target of cp/mv/ln/install, dd's of=, what tee, rm, touch, mkdir, chmod… change. */
 function writtenPaths(program: string, args: readonly string[], command: SubCommand): string[] {
   const targets = command.redirects.filter((redirect) => redirect.op.includes('>')).map((redirect) => redirect.target);
   const operands = args.filter((arg) => !arg.startsWith('-'));
-  if (program === 'tee') targets.push(...operands);
+  if (CHANGERS.has(program)) targets.push(...operands);
+  if (ATTRIBUTE_CHANGERS.has(program)) targets.push(...operands.slice(1));
   if (COPIERS.has(program) && operands.length >= 2) {
     const into = args.findIndex((arg) => arg === '-t' || arg === '--target-directory');
     targets.push(into >= 0 && args[into + 1] ? args[into + 1]! : operands.at(-1)!);

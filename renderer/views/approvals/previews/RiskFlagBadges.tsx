@@ -31,6 +31,8 @@ export function RiskFlagBadges({ flags }: { flags: readonly RiskFlag[] }) {
               <VisibleText text={first.length > EVIDENCE_CHARS ? `${first.slice(0, EVIDENCE_CHARS)}…` : first} />
             </code>
             {more > 0 ? <span className="flag-more"> and {more} more</span> : null}
+            {/* Read out or copied, one badge does not run into the next. */}
+            {' '}
           </li>
         );
       })}
