@@ -1,4 +1,4 @@
-import { closeSync, existsSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readSync, statSync, writeSync } from 'node:fs';
 
 /** The last record the gate wrote, kept outside the database so that cutting the log's tail shows. */
 export interface Head {
@@ -49,16 +49,46 @@ export function readAnchor(path: string): AnchorState {
 export class HeadWriter {
   private fd: number | undefined;
 
-  constructor(path: string, current: Head) {
+  constructor(
+    private readonly path: string,
+    current: Head,
+  ) {
     const created = !existsSync(path);
     this.fd = openSync(path, created ? 'w+' : 'r+', 0o600);
     if (created) this.write(current);
   }
 
-  /** Records the newest seq and hash. */
+  /**
+   * Records the newest seq and hash. If the file was deleted or replaced while the gate ran, it is
+   * written anew at its path: writing on into the old, unlinked file would leave the path without
+   * the anchor, or with someone else's.
+   */
   write(head: Head): void {
     if (this.fd === undefined) return;
+    if (!this.stillAtPath()) this.reopen();
     writeSync(this.fd, anchorLine(head), 0);
+  }
+
+  /** Opens the file at the path again; if that fails (a folder put there), the old file is kept, and verify names the damage. */
+  private reopen(): void {
+    let fd: number;
+    try {
+      fd = openSync(this.path, 'w+', 0o600);
+    } catch {
+      return;
+    }
+    closeSync(this.fd!);
+    this.fd = fd;
+  }
+
+  private stillAtPath(): boolean {
+    try {
+      const atPath = statSync(this.path);
+      const open = fstatSync(this.fd!);
+      return atPath.ino === open.ino && atPath.dev === open.dev;
+    } catch {
+      return false;
+    }
   }
 
   /** Closes the file. Idempotent. */

@@ -3,7 +3,7 @@
  * open, and it refuses to write past damage the head anchor shows (writing would move the anchor
  * and erase the evidence).
  */
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GENESIS_HASH } from '../../shared/audit';
 import { canonicalize } from '../../shared/canonicalJson';
@@ -129,5 +129,28 @@ describe('the gate refuses to write past damage the anchor shows', () => {
     rmSync(auditPaths(home).path);
     expect(refusal().message).toContain('is missing, but the head anchor says the gate wrote 10 records: it was deleted or moved');
     expect(existsSync(auditPaths(home).path)).toBe(false);
+  });
+});
+
+describe('a head anchor removed while the gate runs', () => {
+  it('is written again at its path with the next record, so neither a deletion nor a replacement hides a later cut', () => {
+    const { headPath } = auditPaths(home);
+    const store = new AuditStore(auditPaths(home));
+    try {
+      store.append({ callId: 'c', kind: 'invoked', payload: {} });
+      rmSync(headPath);
+      store.append({ callId: 'c', kind: 'started', payload: {} });
+      expect(readFileSync(headPath, 'utf8')).toMatch(/^0{19}2 [0-9a-f]{64}\n$/);
+
+      // Replaced by a file of someone else's: the gate writes its own head over it.
+      writeFileSync(`${headPath}.forged`, `${'1'.padStart(20, '0')} ${'0'.repeat(64)}\n`);
+      renameSync(`${headPath}.forged`, headPath);
+      store.append({ callId: 'c', kind: 'completed', payload: {} });
+      expect(readFileSync(headPath, 'utf8')).toMatch(/^0{19}3 [0-9a-f]{64}\n$/);
+    } finally {
+      store.close();
+    }
+    tamper(home, (db) => db.prepare('DELETE FROM audit WHERE seq = 3').run());
+    expect(withStore((store) => store.verify(), { readonly: true })).toMatchObject({ ok: false, problem: 'anchor-ahead', firstBadSeq: 3 });
   });
 });
