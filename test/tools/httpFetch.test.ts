@@ -319,7 +319,9 @@ describe('http_fetch: the gate’s per-URL grant check', () => {
     expect(check('https://xn--bcher-kva.example:8443/', ['net:read:bücher.example:8443'])).toMatchObject([{ port: 8443 }]);
     expect(check('https://bücher.example:443/', ['net:read:xn--bcher-kva.example'])).toMatchObject([{ port: 443 }]);
     for (const bad of ['net:read:example.com:0', 'net:read:example.com:70000', 'net:read:example.com:', 'net:read:example.com:http']) {
-      expect(check('http://example.com/', [bad]), bad).toBeInstanceOf(StepFailure);
+      const refused = check('http://example.com/', [bad]) as StepFailure;
+      expect(refused, bad).toBeInstanceOf(StepFailure);
+      expect(refused.error.message, bad).toContain(`${bad} covers nothing: a port must be 1–65535 or *`);
     }
   });
 

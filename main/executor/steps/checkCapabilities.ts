@@ -122,11 +122,7 @@ export function checkUrlArguments(manifest: ToolManifest, input: unknown, grants
       if (grant === undefined) {
         const flag = `${required}:${grantTarget(url)}`;
         const where = url.port === '' ? host : `${host} port ${port}`;
-        const why = needsExactGrant(host)
-          ? ' (a loopback or private address is reached only when granted by name)'
-          : grants.some((candidate) => grantCoversHost(candidate, required, host))
-            ? ` (no grant for ${host} names port ${port}, and one without a port covers only ${defaultPort(url.protocol)} for ${url.protocol.slice(0, -1)}: --grant ${required}:host:port)`
-            : '';
+        const why = whyNotCovered(required, url, grants);
         return StepFailure.of(
           'capability',
           'EPERMISSION',
@@ -138,6 +134,24 @@ export function checkUrlArguments(manifest: ToolManifest, input: unknown, grants
     }
   }
   return found;
+}
+
+/** Why no grant covers a URL, as a parenthesis for the refusal ('' when it is simply not granted). */
+function whyNotCovered(required: Capability, url: URL, grants: readonly Capability[]): string {
+  const host = url.hostname;
+  const unreadable = grants.filter((grant) => {
+    const scope = grantScope(grant, required);
+    return typeof scope === 'string' && parseHostScope(scope) === undefined;
+  });
+  if (unreadable.length > 0) {
+    return ` (${unreadable.join(', ')} covers nothing: a port must be 1–65535 or *, and an IPv6 address with a port goes in brackets, e.g. [::1]:8080)`;
+  }
+  if (needsExactGrant(host)) return ' (a loopback or private address is reached only when granted by name)';
+  if (grants.some((grant) => grantCoversHost(grant, required, host))) {
+    const scheme = url.protocol.slice(0, -1);
+    return ` (no grant for ${host} names port ${effectivePort(url)}, and one without a port covers only ${defaultPort(url.protocol)} for ${scheme}: --grant ${required}:host:port)`;
+  }
+  return '';
 }
 
 /** Whether a grant of the required `net:<access>` covers the URL's host and port. */
