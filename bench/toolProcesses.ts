@@ -4,7 +4,8 @@ import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createChildProcessHost } from '../main/hosts/childProcessHost';
-import { bubblewrapArguments, detectSandbox } from '../main/hosts/sandbox';
+import { detectSandbox } from '../main/hosts/sandbox';
+import { sandboxIsolation } from '../main/hosts/sandboxIsolation';
 import { toolEnvironment } from '../main/hosts/toolEnvironment';
 import { READ_ONLY_PROFILE, ToolProcessPool, type Isolation, type RunOutcome } from '../main/hosts/toolProcessPool';
 import { builtAssets, toolgateRoot } from '../main/state/paths';
@@ -33,9 +34,9 @@ function variants(workspace: string): { variants: Variant[]; notes: string[] } {
   const plain: Variant = { name: 'plain', isolation: { key: 'bare' } };
   const sandbox = detectSandbox('require');
   if (sandbox.kind === 'none') return { variants: [plain], notes: [`sandboxed rows skipped: ${sandbox.reason}`] };
-  const args = bubblewrapArguments(READ_ONLY_PROFILE, { workspace, readable: [toolgateRoot()], hidden: [] });
+  const isolation = sandboxIsolation(sandbox, { workspace, readable: [toolgateRoot()], hidden: [], granted: () => false })(READ_ONLY_PROFILE);
   return {
-    variants: [plain, { name: 'sandboxed', isolation: { key: 'bwrap', wrapper: { command: sandbox.command, args } } }],
+    variants: [plain, { name: 'sandboxed', isolation }],
     notes: [`sandboxed = ${sandbox.version}, read-only profile (no network, workspace read-only)`],
   };
 }

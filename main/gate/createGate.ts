@@ -16,10 +16,12 @@ import { effectiveTier } from '../policy/sandboxTier';
 import { Executor } from '../executor/executor';
 import { CallScheduler } from '../executor/scheduler';
 import { createChildProcessHost } from '../hosts/childProcessHost';
-import { bubblewrapArguments, detectSandbox, profileFor, protectedPaths, type SandboxInfo, type SandboxMode, type SandboxProfile } from '../hosts/sandbox';
+import { detectSandbox, profileFor, type SandboxInfo, type SandboxMode } from '../hosts/sandbox';
+import { sandboxIsolation } from '../hosts/sandboxIsolation';
+import { protectedWriteGrants } from '../hosts/workspaceGuard';
 import { toolEnvironment } from '../hosts/toolEnvironment';
 import type { ToolProcessFactory } from '../hosts/toolProcess';
-import { ToolProcessPool, type Isolation } from '../hosts/toolProcessPool';
+import { ToolProcessPool } from '../hosts/toolProcessPool';
 import { ChainSecretProvider, EnvironmentSecretProvider, FileSecretProvider, type SecretProvider } from '../secrets/secretProvider';
 import { tierPolicy, type Policy } from '../policy/tierPolicy';
 import { ToolRegistry } from '../registry/registry';
@@ -124,22 +126,6 @@ function realpathOrSelf(path: string): string {
   }
 }
 
-/** How each sandbox profile's tool processes are started: in bubblewrap, or bare when there is none. */
-function isolation(sandbox: SandboxInfo, layout: Parameters<typeof bubblewrapArguments>[1]): (profile: SandboxProfile) => Isolation {
-  return (profile) => {
-    if (sandbox.kind === 'none') return { key: 'bare' };
-    // Protected paths are mounted read-only when a process starts: a new one makes a new process.
-    const key = [profile.writeWorkspace ? 'rw' : 'ro', profile.network ? 'net' : 'nonet', ...protectedPaths(layout.workspace)].join(':');
-    // The arguments are worked out only when a process is started, not for every call.
-    return {
-      key,
-      get wrapper() {
-        return { command: sandbox.command, args: bubblewrapArguments(profile, layout) };
-      },
-    };
-  };
-}
-
 /** Builds a gate with its built-in tools and any tool modules given. */
 export async function createGate(options: GateOptions): Promise<Gate> {
   const workspace = realWorkspace(options.workspace, options.home);
@@ -183,6 +169,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     (callId, chunk) => events.emit('callOutput', { callId, chunk }),
   );
   redactions.onCallEnded((callId) => streamed.flush(callId));
+  const grants = options.grants ?? DEFAULT_GRANTS;
   const maxQueued = options.maxQueued ?? 256;
   const scheduler = new CallScheduler({ maxQueued });
   const pool = new ToolProcessPool({
@@ -192,10 +179,11 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     size: options.poolSize ?? 2,
     maxQueue: maxQueued,
     cgroups: detectCgroups(),
-    isolate: isolation(sandbox, {
+    isolate: sandboxIsolation(sandbox, {
       workspace,
       readable: [toolgateRoot(), ...(options.toolModules ?? []).map((module) => dirname(resolve(module)))],
       hidden: [resolve(options.home)],
+      granted: protectedWriteGrants(grants),
     }),
     onLog: (callId, stream, line) => options.onToolLog?.(callId, stream, inertText(redactions.redactLine(line))),
     onOutput: (callId, chunk) => streamed.push(callId, chunk),
@@ -227,7 +215,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     policy: options.policy ?? tierPolicy,
     calls,
     workspace,
-    grants: options.grants ?? DEFAULT_GRANTS,
+    grants,
     scheduler,
     secrets,
     redactions,

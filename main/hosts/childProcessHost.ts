@@ -43,8 +43,16 @@ class ChildProcessToolProcess implements ToolProcess {
     // Inside Electron, process.execPath is Electron itself: it runs the entry as Node only when told to
     // (the tool process drops the variable before any tool code runs).
     const env = process.versions.electron ? { ...options.env, ELECTRON_RUN_AS_NODE: '1' } : options.env;
-    this.child = spawn(command, args, { env, detached: true, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+    const filter = options.wrapper?.seccompFilter;
+    const stdio: Array<'ignore' | 'pipe'> = ['ignore', 'pipe', 'pipe', 'pipe', ...(filter ? (['pipe'] as const) : [])];
+    this.child = spawn(command, args, { env, detached: true, stdio });
     this.channel = this.child.stdio[3] as Writable & Readable;
+    if (filter) {
+      // Descriptor 4: bubblewrap reads the seccomp program to its end before it starts the tool.
+      const seccompPipe = this.child.stdio[4] as Writable;
+      seccompPipe.on('error', () => {});
+      seccompPipe.end(filter);
+    }
 
     const log = options.onLog;
     for (const stream of ['stdout', 'stderr'] as const) {

@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, readdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { SideEffect } from '../../shared/manifest';
+import type { GrantCheck, GuardScan } from './workspaceGuard';
 
 /** How the gate isolates tool processes: bubblewrap when the machine has it, nothing otherwise. */
 export type SandboxMode = 'auto' | 'require' | 'off';
@@ -15,29 +16,16 @@ export interface SandboxProfile {
   writeWorkspace: boolean;
   /** The host network is reachable (tools declaring NetRead or NetWrite). */
   network: boolean;
+  /** The tool starts processes of its own (ProcessSpawn): its sandbox serves that one call only. */
+  spawnsProcesses: boolean;
 }
-
-/** Files in the workspace that run code when a shell, git or an editor touches them: never writable. */
-const PROTECTED_IN_WORKSPACE = [
-  '.git/hooks',
-  '.git/config',
-  '.bashrc',
-  '.bash_profile',
-  '.bash_login',
-  '.bash_logout',
-  '.profile',
-  '.zshrc',
-  '.zprofile',
-  '.zshenv',
-  '.zlogin',
-  '.config/fish',
-];
 
 /** The sandbox profile a tool needs, from its declared side effects. */
 export function profileFor(sideEffects: readonly SideEffect[], dryRun: boolean): SandboxProfile {
   return {
     writeWorkspace: !dryRun && sideEffects.includes('FsWrite'),
     network: sideEffects.includes('NetRead') || sideEffects.includes('NetWrite'),
+    spawnsProcesses: sideEffects.includes('ProcessSpawn'),
   };
 }
 
@@ -49,7 +37,7 @@ export function detectSandbox(mode: SandboxMode, command = 'bwrap'): SandboxInfo
   if (version.error || version.status !== 0) {
     return { kind: 'none', reason: `bubblewrap (${command}) is not installed; install it (apt-get install bubblewrap) and restart the gate` };
   }
-  const trial = spawnSync(command, [...baseArguments({ writeWorkspace: false, network: false }), '--', 'true'], {
+  const trial = spawnSync(command, [...baseArguments({ writeWorkspace: false, network: false, spawnsProcesses: false }), '--', 'true'], {
     encoding: 'utf8',
     timeout: 5_000,
   });
@@ -60,13 +48,26 @@ export function detectSandbox(mode: SandboxMode, command = 'bwrap'): SandboxInfo
   return { kind: 'bubblewrap', command, version: version.stdout.trim() };
 }
 
+/** Bytes a call may keep in its private /tmp (a tmpfs of its own; writing past it fails with ENOSPC). */
+export const TMP_BYTES = 256 * 1024 * 1024;
+/** Bytes a call may keep in its private /dev/shm. */
+export const SHM_BYTES = 64 * 1024 * 1024;
+/** The descriptor on which bubblewrap reads the seccomp program (see childProcessHost's extra pipe). */
+export const SECCOMP_FD = 4;
+/** Set inside the sandbox: /tmp and /dev/shm are the process's own, and are emptied between calls. */
+export const PRIVATE_SCRATCH_ENV = 'TOOLGATE_PRIVATE_SCRATCH';
+
 function baseArguments(profile: SandboxProfile): string[] {
-  const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'];
+  const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--size', String(SHM_BYTES), '--tmpfs', '/dev/shm'];
+  args.push('--proc', '/proc', '--size', String(TMP_BYTES), '--tmpfs', '/tmp');
+  // The sandbox's init (bubblewrap, pid 1) outlives every process of the call: no one may write into
+  // its memory. ptrace is refused by the seccomp program; its memory file is masked here.
+  args.push('--ro-bind', '/dev/null', '/proc/1/mem', '--ro-bind', '/dev/null', '/proc/1/task/1/mem');
   args.push('--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try');
   if (!profile.network) args.push('--unshare-net');
   // Root inside the sandbox must not be able to remount what is read-only.
   if (process.getuid?.() === 0) args.push('--cap-drop', 'ALL');
-  args.push('--die-with-parent', '--new-session');
+  args.push('--die-with-parent', '--new-session', '--setenv', PRIVATE_SCRATCH_ENV, '1');
   return args;
 }
 
@@ -78,46 +79,43 @@ export interface SandboxLayout {
   readable: readonly string[];
   /** Folders no tool may see at all (the state folder: audit log, token, secrets). */
   hidden: readonly string[];
-}
-
-/** The protected paths that exist in a workspace right now (a process is made anew when they change). */
-export function protectedPaths(workspace: string): string[] {
-  // Rc files outside the workspace are read-only already (the whole root is): only what lies inside
-  // the writable workspace needs a mount of its own. One listing of the workspace answers for most
-  // of them; this runs before every call.
-  let top: Set<string>;
-  try {
-    top = new Set(readdirSync(workspace));
-  } catch {
-    return [];
-  }
-  return PROTECTED_IN_WORKSPACE.filter((relative) => top.has(relative.split('/')[0]!))
-    .map((relative) => join(workspace, relative))
-    .filter((path) => !path.slice(workspace.length + 1).includes('/') || exists(path));
-}
-
-function exists(path: string): boolean {
-  try {
-    lstatSync(path);
-    return true;
-  } catch {
-    return false;
-  }
+  /** Whether the person granted writes to a workspace path that is protected (`--grant fs:write:.vscode/**`). */
+  granted: GrantCheck;
 }
 
 /** The bubblewrap arguments (before `--` and the command) for one profile and layout. */
-export function bubblewrapArguments(profile: SandboxProfile, layout: SandboxLayout): string[] {
-  const args = baseArguments(profile);
+export function bubblewrapArguments(profile: SandboxProfile, layout: SandboxLayout, guard?: GuardScan): string[] {
+  const args = [...baseArguments(profile), '--seccomp', String(SECCOMP_FD)];
   for (const path of layout.readable) if (existsSync(path)) args.push('--ro-bind', path, path);
   args.push(profile.writeWorkspace ? '--bind' : '--ro-bind', layout.workspace, layout.workspace);
-  const guarded = protectedPaths(layout.workspace);
-  // The folders holding protected paths become mount points too: a mount point cannot be renamed
-  // or removed, so `.git` cannot be moved aside and replaced by one with hooks of the tool's own.
-  for (const folder of new Set(guarded.map((path) => dirname(path)).filter((folder) => folder !== layout.workspace))) {
-    args.push(profile.writeWorkspace ? '--bind' : '--ro-bind', folder, folder);
-  }
-  for (const path of guarded) args.push('--ro-bind', path, path);
+  // A read-only workspace needs nothing more; a writable one holds each protected entry that exists.
+  if (profile.writeWorkspace && guard) args.push(...guardMounts(layout.workspace, guard));
   for (const path of layout.hidden) if (existsSync(path)) args.push('--tmpfs', path);
   args.push('--chdir', layout.workspace);
   return args;
+}
+
+/**
+ * Mounts that hold the protected entries in place: each read-only or pinned over itself, and every
+ * folder between the workspace and it pinned too. A mount point cannot be renamed, removed or
+ * replaced, so no entry can be moved aside and swapped for one of the call's own, not even by
+ * moving a folder that holds it. What does not exist yet cannot be mounted: rollBackGuarded undoes it.
+ */
+function guardMounts(workspace: string, guard: GuardScan): string[] {
+  const holds = new Map<string, 'read-only' | 'pinned'>();
+  for (const entry of guard.entries) {
+    if (entry.hold === 'link') continue;
+    const parts = entry.relative.split('/');
+    for (let depth = 1; depth < parts.length; depth++) {
+      const folder = parts.slice(0, depth).join('/');
+      if (!holds.has(folder)) holds.set(folder, 'pinned');
+    }
+    holds.set(entry.relative, entry.hold);
+  }
+  // Outer mounts first: an inner one made before its folder is mounted over would be hidden.
+  const ordered = [...holds].sort(([a], [b]) => a.split('/').length - b.split('/').length);
+  return ordered.flatMap(([relative, hold]) => {
+    const path = join(workspace, relative);
+    return [hold === 'read-only' ? '--ro-bind' : '--bind', path, path];
+  });
 }

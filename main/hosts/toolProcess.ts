@@ -55,7 +55,12 @@ export interface ToolProcessOptions {
   /** Called with the size of each chunk the process writes to stdout or stderr, for output quotas. */
   onOutputBytes?: (bytes: number) => void;
   /** Runs the process inside this wrapper (bubblewrap): `command ...args -- node entry`. */
-  wrapper?: { command: string; args: string[] };
+  wrapper?: {
+    command: string;
+    args: string[];
+    /** Bytes the wrapper reads from descriptor 4 as it starts (bubblewrap's `--seccomp 4`). */
+    seccompFilter?: Buffer;
+  };
   /** The largest message the process may send, in bytes; a larger one kills it ('refused'). */
   maxMessageBytes?: number;
   /** A kernel limit on the processes of the tool's tree (a pids cgroup), where one can be made. */

@@ -6,6 +6,7 @@ import { Socket } from 'node:net';
 import { loadToolModule } from '../tools/loadToolModule';
 import { createFrameReader, encodeFrame } from './frames';
 import { usePtyHere } from './ptyHere';
+import { clearPrivateScratch } from './privateScratch';
 import { HostRequestSchema, MAX_OUTPUT_CHUNK_CHARS, type HealthRequest, type HostReply, type RunRequest } from './protocol';
 
 /**
@@ -171,6 +172,9 @@ channel.onMessage((message) => {
       channel.send(reply);
     } catch (error) {
       channel.send({ type: 'result', callId: parsed.data.callId, ok: false, error: { code: 'ERUNTIME', message: `the tool's output could not be sent: ${(error as Error).message}` } });
+    } finally {
+      // Before the next request is read: the next call starts with an empty /tmp.
+      clearPrivateScratch();
     }
   });
 });

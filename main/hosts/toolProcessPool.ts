@@ -3,7 +3,7 @@ import type { CgroupSupport } from './cgroupLimits';
 import { sampleTree } from './processTree';
 import { HostReplySchema, type HealthRequest, type RunRequest } from './protocol';
 import type { SandboxProfile } from './sandbox';
-import type { ToolProcess, ToolProcessExit, ToolProcessFactory } from './toolProcess';
+import type { ToolProcess, ToolProcessExit, ToolProcessFactory, ToolProcessOptions } from './toolProcess';
 
 /** How a call in a tool process ended, and what it used. */
 export type RunOutcome = ({ ok: true; data: unknown } | { ok: false; error: ToolError }) & { usage?: CallUsage };
@@ -29,7 +29,13 @@ export interface Isolation {
   /** Names the sandbox exactly: processes are reused only for calls whose key is the same. */
   key: string;
   /** The wrapper that makes the sandbox (bubblewrap); none runs the process bare. */
-  wrapper?: { command: string; args: string[] };
+  wrapper?: ToolProcessOptions['wrapper'];
+  /** The sandbox serves this one call: its process and all it started are killed when the call ends. */
+  singleUse?: boolean;
+  /** Why the call may not run in this sandbox at all (it is refused before a process is taken). */
+  refusal?: ToolError;
+  /** Judges what the call left behind, once nothing of it runs any more (the protected-path rollback). */
+  afterCall?: (tool: string, outcome: RunOutcome) => RunOutcome;
 }
 
 /** Options of a pool of warm tool processes. */
@@ -69,7 +75,7 @@ export interface ToolProcessPoolOptions {
 }
 
 /** The profile of calls that neither write nor use the network. */
-export const READ_ONLY_PROFILE: SandboxProfile = { writeWorkspace: false, network: false };
+export const READ_ONLY_PROFILE: SandboxProfile = { writeWorkspace: false, network: false, spawnsProcesses: false };
 
 const MIB = 1024 * 1024;
 
@@ -124,12 +130,34 @@ export class ToolProcessPool {
     profile: SandboxProfile = READ_ONLY_PROFILE,
     signal?: AbortSignal,
   ): Promise<RunOutcome> {
-    const worker = await this.acquire(this.isolation(profile));
+    const isolation = this.isolation(profile);
+    if (isolation.refusal) return { ok: false, error: isolation.refusal };
+    const worker = await this.acquire(isolation);
+    let outcome: RunOutcome;
     try {
-      return await this.runOn(worker, { type: 'run', ...request }, request.tool, limits, signal);
+      outcome = await this.runOn(worker, { type: 'run', ...request }, request.tool, limits, signal);
+      if (!isolation.afterCall) return outcome;
+      await this.quiet(worker, isolation);
     } finally {
       this.release(worker);
     }
+    return isolation.afterCall(request.tool, outcome);
+  }
+
+  /**
+   * Makes sure nothing of the call still runs before what it left is judged: a single-use sandbox
+   * is ended whole (its init, its /tmp and /dev/shm go with it); a reused one loses its strays.
+   */
+  private async quiet(worker: Worker, isolation: Isolation): Promise<void> {
+    if (!isolation.singleUse) {
+      if (!worker.exited) worker.process.killStrays();
+      return;
+    }
+    worker.retired = true;
+    if (worker.exited) return;
+    const exited = new Promise<void>((resolve) => worker.process.onExit(() => resolve()));
+    worker.process.kill();
+    await exited;
   }
 
   /**
@@ -235,7 +263,9 @@ export class ToolProcessPool {
       if (at >= 0) this.idle.splice(at, 1);
       this.dispatch();
       // Keep the pool warm, unless processes keep dying before they are ready (then start on demand).
-      if (!this.closed && this.live() < this.options.size && this.failedStarts < 3) this.idle.push(this.spawn(worker.isolation));
+      // A single-use sandbox is never made again: its place goes to one of the warm profile.
+      const next = worker.isolation.singleUse ? this.isolation(this.options.warmProfile ?? READ_ONLY_PROFILE) : worker.isolation;
+      if (!this.closed && this.live() < this.options.size && this.failedStarts < 3) this.idle.push(this.spawn(next));
     });
     this.workers.add(worker);
     return worker;
