@@ -94,8 +94,8 @@ export function consoleTheme(): ThemeController {
 /** The theme and the preference, re-rendering when either changes. */
 export function useTheme(): { theme: Theme; preference: ThemePreference } {
   const themeController = consoleTheme();
-  const theme = useSyncExternalStore(themeController.subscribe, () => themeController.theme);
-  const preference = useSyncExternalStore(themeController.subscribe, () => themeController.chosen);
+  const theme = useSyncExternalStore(themeController.subscribe, () => themeController.theme, () => themeController.theme);
+  const preference = useSyncExternalStore(themeController.subscribe, () => themeController.chosen, () => themeController.chosen);
   return { theme, preference };
 }
 
