@@ -1,6 +1,7 @@
 import type { Terminal } from '@xterm/xterm';
 import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import type { CallSnapshot } from '../../../shared/call';
+import { consoleTheme, terminalColors } from '../../theme/theme';
 import { TerminalText } from '../../format/terminalText';
 import { useConsoleSync } from '../consoleContext';
 
@@ -41,10 +42,12 @@ export function CallTerminal({ call }: { call: CallSnapshot }) {
   useEffect(() => {
     let terminal: Terminal | undefined;
     let unfollow: (() => void) | undefined;
+    let unfollowTheme: (() => void) | undefined;
     let disposed = false;
     // xterm.js is a lazy chunk, loaded when the first terminal is shown.
     void loadXterm().then(({ Terminal }) => {
       if (disposed || !host.current) return;
+      const theme = consoleTheme();
       terminal = new Terminal({
         disableStdin: true,
         convertEol: false,
@@ -52,9 +55,14 @@ export function CallTerminal({ call }: { call: CallSnapshot }) {
         cols: 120,
         scrollback: 5_000,
         fontSize: 12,
+        theme: terminalColors(theme.theme),
         // Text coloured like its background (SGR 30;40, or two equal true colours) is drawn readable
         // all the same; 3 leaves the usual palette colours as they are.
         minimumContrastRatio: 3,
+      });
+      const themed = terminal;
+      unfollowTheme = theme.subscribe(() => {
+        themed.options.theme = terminalColors(theme.theme);
       });
       terminal.open(host.current);
       // The output is drawn, never obeyed: no escape but colours reaches the terminal.
@@ -66,6 +74,7 @@ export function CallTerminal({ call }: { call: CallSnapshot }) {
     return () => {
       disposed = true;
       unfollow?.();
+      unfollowTheme?.();
       terminal?.dispose();
     };
   }, [sync, call.callId]);
