@@ -61,6 +61,8 @@ describe('lines bash would read otherwise than the prompt', () => {
   it('are refused as unreadable before anyone is asked, saying why; the gate keeps serving', async () => {
     const hostile = [
       'r\\\nm -rf todo.txt',
+      'echo hi \\ #; rm -rf todo.txt',
+      'x=1\rrm -rf todo.txt',
       'cat <<E\\OF\n$(rm -rf todo.txt)\nEOF',
       'cat <<EOF\nx\nEOF \nrm -rf todo.txt\nEOF',
       'x=\'a[$(rm -rf todo.txt)]\'; echo $(( x ))',

@@ -112,6 +112,7 @@ describe('risk flags', () => {
     ['PATH=. ls', 'environment-prefix'],
     ['LD_PRELOAD=./x.so ls', 'environment-prefix'],
     ['env IFS=x ls', 'environment-prefix'],
+    ['PATH=.:$PATH; ls', 'environment-prefix'],
     ['sleep 100 &', 'background'],
     ['nohup ./server', 'background'],
     ['./server & disown', 'background'],
@@ -132,6 +133,7 @@ describe('risk flags', () => {
     ['rm -f build/a.o', 'outside-workspace'],
     ['chmod 755 /usr/local/bin/x.sh ./run.sh', 'recursive-delete'],
     ['ls -la', 'background'],
+    ['count=3; echo $count', 'environment-prefix'],
     ['git status', 'network'],
   ];
   it.each(quiet)('%s is not flagged %s', async (line, kind) => {

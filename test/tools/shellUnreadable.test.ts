@@ -107,6 +107,31 @@ describe('backslash-newline', () => {
   });
 });
 
+describe('blanks bash and the grammar split differently', () => {
+  it('a backslash-blank the grammar skips hides a command behind a "comment": refused, and bash proves it runs', async () => {
+    for (const blank of [' ', '\t']) {
+      const line = `echo hi \\${blank}#; touch ${marker}`;
+      rmSync(marker, { force: true });
+      execFileSync('bash', ['-c', line], { stdio: 'ignore' });
+      expect(existsSync(marker), JSON.stringify(line)).toBe(true);
+      expect((await refusal(line)).message).toMatch(/^the command is unreadable: a backslash before a blank on line 1/);
+    }
+    expect((await refusal('a\\\tb')).code).toBe('EVALIDATION');
+  });
+
+  it('a carriage return, vertical tab or form feed outside quotes is refused; inside quotes it is read', async () => {
+    for (const blank of ['\r', '\v', '\f']) {
+      expect((await refusal(`x=1${blank}rm -rf build`)).message, JSON.stringify(blank)).toMatch(/outside quotes, which bash reads as part of a word/);
+      expect((await refusal(`ls \\${blank}\nrm -rf build`)).code).toBe('EVALIDATION');
+      expect((await parseCommand(`printf '%s' 'a${blank}b' "c${blank}d"`))[0]!.argv).toHaveLength(4);
+    }
+  });
+
+  it('an escaped blank inside a word is one word for both', async () => {
+    expect((await parseCommand('ls my\\ file.txt'))[0]!.argv).toEqual(['ls', 'my\\ file.txt']);
+  });
+});
+
 describe('here-documents', () => {
   it('a partly quoted or escaped delimiter is refused', async () => {
     for (const line of ["cat <<E'O'F\nhi\nEOF", 'cat <<E"O"F\nhi\nEOF', 'cat <<E"OF"\n$(id)\nEOF', 'cat <<E\\\nOF\nx\nE\nOF', "cat <<'E'OF\nhi\nEOF"]) {

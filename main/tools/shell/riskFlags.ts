@@ -27,6 +27,8 @@ const ATTRIBUTE_CHANGERS = new Set(['chmod', 'chown', 'chgrp']);
 /** Special files a redirection may write without leaving the workspace. */
 const HARMLESS_TARGETS = /^(\/dev\/(null|stdout|stderr|tty|fd\/\d+)|&?-|&?\d+)$/;
 const MAX_EVIDENCE = 240;
+/** Variables that change what later commands run or load (PATH=., IFS=, BASH_ENV=, LD_PRELOAD=, …). */
+const STEERING_VARIABLES = /^(PATH|IFS|BASH_ENV|ENV|CDPATH|GLOBIGNORE|SHELLOPTS|BASHOPTS|PS4|PROMPT_COMMAND|HOME|LD_[A-Z_]+|NODE_OPTIONS|PYTHON[A-Z_]*|PERL5[A-Z_]*|RUBYOPT|GIT_[A-Z_]+)\+?=/;
 
 /** Where the line runs: the workspace root and the working directory, both absolute. */
 export interface RunPlace {
@@ -54,7 +56,8 @@ export function riskFlagsOf(commands: readonly SubCommand[], place: RunPlace): R
     if (PRIVILEGE.has(program)) raise('privilege', command.text);
     if (BACKGROUND.has(program)) raise('background', command.text);
     if (command.connector === '&') raise('background', `${command.text} &`);
-    for (const prefix of words.prefixes) raise('environment-prefix', prefix);
+    // A prefix changes the environment of its program; a bare assignment counts when it steers later commands.
+    for (const prefix of words.prefixes) if (words.argv.length > 0 || STEERING_VARIABLES.test(prefix)) raise('environment-prefix', prefix);
     if (command.runsCode.length > 0) raise('runs-hidden-code', command.text);
     if (reachesNetwork(program, args, command)) raise('network', shown);
     if (deletesRecursively(program, args)) raise('recursive-delete', command.text);

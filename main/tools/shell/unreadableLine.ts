@@ -8,6 +8,10 @@ import { arithmeticRefusalIn } from './arithmeticContexts';
  * - a backslash-newline that bash removes before it splits words (`r\⏎m -rf x` runs `rm`), except
  *   between words (` \⏎`, the usual continuation), in single quotes, in a comment, and in the body of
  *   a here-document with a quoted delimiter (in those bash keeps it, as the grammar does);
+ * - a backslash before a space or tab that the grammar skips as a blank between words, where bash
+ *   makes the blank part of a word (`echo hi \ #; rm -rf ~`: the grammar sees a comment, bash runs rm);
+ * - a carriage return, vertical tab or form feed outside quotes (a blank to the grammar, part of a
+ *   word to bash);
  * - a here-document whose delimiter is not a plain word or one wholly quoted word (`E'O'F`, `E\⏎OF`),
  *   or whose end the grammar found elsewhere than bash does (a line that is the delimiter plus blanks);
  * - arithmetic and variable-name contexts that could evaluate a `$(…)` hidden in a variable (see
@@ -18,6 +22,9 @@ import { arithmeticRefusalIn } from './arithmeticContexts';
 const LITERAL_HOLDERS = new Set(['raw_string', 'comment']);
 /** Nodes that are (part of) one word: a backslash-newline in them joins their pieces. */
 const WORD_PARTS = new Set(['word', 'string', 'string_content', 'concatenation', 'ansi_c_string', 'translated_string', 'number', 'simple_expansion', 'expansion', 'heredoc_start', 'heredoc_end', 'variable_name', 'command_name', 'heredoc_body', 'file_descriptor']);
+/** Quoted text: a carriage return, vertical tab or form feed in it is kept by bash as by the grammar. */
+const QUOTED = new Set(['string', 'string_content', 'raw_string', 'ansi_c_string', 'translated_string', 'heredoc_body', 'comment']);
+const BLANK_NAMES: Record<string, string> = { '\r': 'carriage return', '\v': 'vertical tab', '\f': 'form feed' };
 /** A delimiter bash and the grammar agree on: a plain word, or one wholly in single or double quotes. */
 const PLAIN_DELIMITER = /^(?:[A-Za-z0-9_.+\-]+|'[A-Za-z0-9_.+\-]+'|"[A-Za-z0-9_.+\-]+")$/;
 
@@ -33,15 +40,28 @@ function lineOf(command: string, index: number): number {
 }
 
 function continuationRefusal(command: string, root: Node): string | undefined {
-  for (let at = command.indexOf('\\\n'); at >= 0; at = command.indexOf('\\\n', at + 1)) {
+  for (const match of command.matchAll(/\\[ \t\n]|[\r\v\f]/g)) {
+    const at = match.index;
     const holder = root.descendantForIndex(at, at);
-    if (!holder || keptLiterally(holder)) continue;
-    const between = (command[at - 1] === ' ' || command[at - 1] === '\t') && !WORD_PARTS.has(holder.type) && !WORD_PARTS.has(root.descendantForIndex(at + 1, at + 1)?.type ?? '');
-    if (between) continue;
-    return (
-      `a backslash at the end of line ${lineOf(command, at)} joins two lines inside a word or string, which bash reads as one word ` +
-      `and the preview could not; put that word on one line (a backslash-newline between words is fine)`
-    );
+    if (!holder) continue;
+    const line = lineOf(command, at);
+    if (match[0].length === 1) {
+      // bash splits words at spaces and tabs only; the grammar also at carriage returns, vertical tabs and form feeds.
+      if (keptLiterally(holder) || QUOTED.has(holder.type) || holder.parent?.type === 'string') continue;
+      return `line ${line} holds a ${BLANK_NAMES[match[0]]} outside quotes, which bash reads as part of a word and the preview as a blank; remove it (use plain newlines)`;
+    }
+    if (keptLiterally(holder)) continue;
+    if (match[0] === '\\\n') {
+      const between = (command[at - 1] === ' ' || command[at - 1] === '\t') && !WORD_PARTS.has(holder.type) && !WORD_PARTS.has(root.descendantForIndex(at + 1, at + 1)?.type ?? '');
+      if (between) continue;
+      return (
+        `a backslash at the end of line ${line} joins two lines inside a word or string, which bash reads as one word ` +
+        `and the preview could not; put that word on one line (a backslash-newline between words is fine)`
+      );
+    }
+    // `a\ b` is one word for both; a backslash-blank the grammar skips between words (`echo hi \ #; rm x`) is a word for bash.
+    if (WORD_PARTS.has(holder.type)) continue;
+    return `a backslash before a blank on line ${line} stands outside any word the preview read, but bash makes the blank part of a word (so what follows, a # too, is read differently); quote the blank ('a b') instead`;
   }
   return undefined;
 }
