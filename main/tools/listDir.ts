@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import { z } from 'zod';
 import { GateError } from '../../shared/errors';
 import { defineTool } from '../registry/defineTool';
+import { fileKind, KIND_NAMES } from './regularFile';
 import { confinePath } from './workspacePath';
 import { slashPath, walkWorkspace, type WalkEntry } from './workspaceWalk';
 
@@ -50,8 +51,10 @@ export const listDirTool = defineTool({
   execute: (input, context) => {
     const target = confinePath(context.workspace, input.path);
     if (!target.exists) throw new GateError('ERUNTIME', `${input.path} does not exist in the workspace`);
-    if (!statSync(target.absolute).isDirectory()) {
-      throw new GateError('EVALIDATION', `${input.path} is not a directory; use read_file for files`);
+    const kind = fileKind(statSync(target.absolute));
+    if (kind !== 'directory') {
+      const what = kind === 'file' ? 'a file; use read_file for files' : `${KIND_NAMES[kind]}, which file tools list but never open`;
+      throw new GateError('EVALIDATION', `${input.path} is not a directory but ${what}`, { path: input.path, kind });
     }
     const collected: WalkEntry[] = [];
     let truncated = false;

@@ -8,7 +8,7 @@ export type FileKind = 'file' | 'directory' | 'symlink' | 'fifo' | 'socket' | 'c
 export type SpecialKind = Exclude<FileKind, 'file' | 'directory' | 'symlink'>;
 
 /** How a kind reads in an error message. */
-const KIND_NAMES: Record<FileKind, string> = {
+export const KIND_NAMES: Record<FileKind, string> = {
   file: 'a regular file',
   directory: 'a directory',
   symlink: 'a symlink',

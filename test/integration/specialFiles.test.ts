@@ -113,6 +113,8 @@ describe('file tools never block on special files', () => {
     expect(entries).toContainEqual({ name: 'pipe', path: 'special/pipe', type: 'other', kind: 'fifo' });
     expect(entries).toContainEqual({ name: 'sock', path: 'special/sock', type: 'other', kind: 'socket' });
     if (deviceMade) expect(entries).toContainEqual({ name: 'null', path: 'special/null', type: 'other', kind: 'character-device' });
+    const listedPipe = await call(agent, 'list_dir', { path: 'special/pipe' });
+    expect(textOf(listedPipe.result)).toContain('special/pipe is not a directory but a FIFO (named pipe), which file tools list but never open');
   });
 
   it('the gate keeps serving afterwards', async () => {
