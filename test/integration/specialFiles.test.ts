@@ -36,6 +36,8 @@ beforeAll(async () => {
   }
   agent = await connectMcp(gate.running.mcpUrl, gate.token);
   otherAgent = await connectMcp(gate.running.mcpUrl, gate.token);
+  // Warm the tool process, so the timings below measure the calls, not a process start.
+  await agent.callTool({ name: 'read_file', arguments: { path: 'special/notes.txt' } });
 });
 
 afterAll(async () => {
@@ -55,6 +57,12 @@ async function call(client: Client, name: string, args: Record<string, unknown>)
   return { result, ms: Date.now() - started };
 }
 
+/**
+ * "At once": a refusal takes milliseconds; the bound leaves room for a loaded machine and stays far
+ * below the 30 s a blocked open() held a tool process (and every call queued behind it) before.
+ */
+const AT_ONCE_MS = 1500;
+
 const SPECIAL_FILES = [
   { name: 'pipe', says: 'a FIFO (named pipe)' },
   { name: 'sock', says: 'a socket' },
@@ -68,13 +76,13 @@ describe('file tools never block on special files', () => {
     const [edit, read] = await Promise.all([editing, reading]);
     expect(codeOf(edit.result)).toBe('EVALIDATION');
     expect(textOf(edit.result)).toContain('special/pipe is a FIFO (named pipe), not a regular file');
-    expect(edit.ms).toBeLessThan(1000);
+    expect(edit.ms).toBeLessThan(AT_ONCE_MS);
     expect(read.result.isError).toBe(false);
-    expect(read.ms).toBeLessThan(1000);
+    expect(read.ms).toBeLessThan(AT_ONCE_MS);
     expect(read.result.structuredContent).toMatchObject({ content: 'needle in a file\n' });
   });
 
-  it('read_file, edit_file and write_file refuse a FIFO, a socket and a device by kind, each within a second', async () => {
+  it('read_file, edit_file and write_file refuse a FIFO, a socket and a device by kind, each at once', async () => {
     for (const special of SPECIAL_FILES) {
       if (special.name === 'null' && !deviceMade) continue;
       const path = `special/${special.name}`;
@@ -86,7 +94,7 @@ describe('file tools never block on special files', () => {
         const { result, ms } = await call(agent, tool, args);
         expect(codeOf(result), `${tool} ${path}`).toBe('EVALIDATION');
         expect(textOf(result), `${tool} ${path}`).toContain(`${path} is ${special.says}, not a regular file`);
-        expect(ms, `${tool} ${path}`).toBeLessThan(1000);
+        expect(ms, `${tool} ${path}`).toBeLessThan(AT_ONCE_MS);
       }
     }
     // write_file did not replace the FIFO by its rename: it is still a FIFO.
@@ -97,13 +105,13 @@ describe('file tools never block on special files', () => {
     execFileSync('ln', ['-sf', '/dev/null', join(gate.dirs.workspace, 'special', 'devlink')]);
     const { result, ms } = await call(agent, 'read_file', { path: 'special/devlink' });
     expect(codeOf(result)).toBe('EPERMISSION');
-    expect(ms).toBeLessThan(1000);
+    expect(ms).toBeLessThan(AT_ONCE_MS);
   });
 
   it('search_files over a folder holding them returns, and list_dir names each by its kind', async () => {
     const search = await call(agent, 'search_files', { query: 'needle', path: 'special' });
     expect(search.result.isError).toBe(false);
-    expect(search.ms).toBeLessThan(1000);
+    expect(search.ms).toBeLessThan(AT_ONCE_MS);
     expect(search.result.structuredContent).toMatchObject({ matches: [{ path: 'special/notes.txt', line: 1 }] });
     const pointed = await call(agent, 'search_files', { query: 'needle', path: 'special/pipe' });
     expect(textOf(pointed.result)).toContain('special/pipe is a FIFO (named pipe), not a regular file');
@@ -161,7 +169,7 @@ describe('a recursive delete binds the content it shows', () => {
     const started = Date.now();
     const deleting = agent.callTool({ name: 'delete_path', arguments: { path: 'stray-pipe' } });
     const request = await prompt;
-    expect(Date.now() - started).toBeLessThan(1000);
+    expect(Date.now() - started).toBeLessThan(AT_ONCE_MS);
     expect(request.preview).toMatchObject({ kind: 'delete', entries: [{ path: 'stray-pipe', type: 'other', kind: 'fifo', bytes: 0 }] });
     await gate.running.backend.handlers.decideApproval({ approvalId: request.approvalId, decision: 'approve' });
     expect(((await deleting) as CallToolResult).isError).toBe(false);
