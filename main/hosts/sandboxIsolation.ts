@@ -1,7 +1,7 @@
 import type { ToolError } from '../../shared/errors';
-import { bubblewrapArguments, type SandboxInfo, type SandboxLayout, type SandboxProfile } from './sandbox';
+import { bubblewrapArguments, SHM_BYTES, TMP_BYTES, type SandboxInfo, type SandboxLayout, type SandboxProfile } from './sandbox';
 import { seccompFilter } from './seccompFilter';
-import type { Isolation, RunOutcome } from './toolProcessPool';
+import type { Isolation, RunOutcome, SandboxRootView } from './toolProcessPool';
 import { GUARD_SCAN_LIMIT, rollBackGuarded, scanGuarded, type GuardScan, type RolledBack } from './workspaceGuard';
 
 /**
@@ -35,13 +35,37 @@ export function sandboxIsolation(sandbox: SandboxInfo, layout: SandboxLayout): (
           atStart = scanGuarded(layout.workspace, layout.granted);
           return wrapper(atStart);
         },
-        afterCall: (tool, outcome) => rollBack(atStart)(tool, outcome),
+        afterCall: (tool, outcome, sandboxRoot) => rollBack(atStart)(tool, filledScratch(tool, outcome, sandboxRoot)),
       };
     }
     // A reused process holds the entries that existed when it started: when they change, so does the key.
     const held = before.entries.map((entry) => `${entry.hold}=${entry.relative}`);
     return { key: ['rw', network, ...held].join(':'), get wrapper() { return wrapper(before); }, afterCall: rollBack(before) };
   };
+}
+
+/** Less free space than this in a scratch folder when the call ends means the call ran it full. */
+const FULL_MARGIN_BYTES = 1024 * 1024;
+
+/** A call that ended with its /tmp or /dev/shm full fails with EQUOTA: writes past the cap failed inside it. */
+function filledScratch(tool: string, outcome: RunOutcome, sandboxRoot: SandboxRootView | undefined): RunOutcome {
+  const caps: Record<string, number> = { '/tmp': TMP_BYTES, '/dev/shm': SHM_BYTES };
+  const full = Object.entries(sandboxRoot?.freeBytes ?? {}).find(([, free]) => free < FULL_MARGIN_BYTES);
+  if (!full) return outcome;
+  const [folder] = full;
+  const cap = `${caps[folder]! / (1024 * 1024)} MiB`;
+  const error: ToolError = {
+    code: 'EQUOTA',
+    message:
+      `${tool} filled its private ${folder} (${cap}, the most one call may keep there): writes past it failed with ` +
+      `"No space left on device"; write large files into the workspace instead`,
+    details: { folder, capBytes: caps[folder], toolResult: toolResultOf(outcome) },
+  };
+  return { ok: false, error, ...(outcome.usage ? { usage: outcome.usage } : {}) };
+}
+
+function toolResultOf(outcome: RunOutcome): unknown {
+  return outcome.ok ? { ok: true, data: outcome.data } : { ok: false, error: outcome.error };
 }
 
 function tooLargeToGuard(): ToolError {
@@ -61,7 +85,7 @@ function withRollBack(tool: string, outcome: RunOutcome, rolledBack: RolledBack[
     message:
       `${tool} ran, but the sandbox undid what it did to protected paths: ${listed}. ` +
       `Nothing else it did was undone. Start the gate with ${grants.map((grant) => `--grant ${grant}`).join(' ')} to allow it`,
-    details: { rolledBack, toolResult: outcome.ok ? { ok: true, data: outcome.data } : { ok: false, error: outcome.error } },
+    details: { rolledBack, toolResult: toolResultOf(outcome) },
   };
   return { ok: false, error, ...(outcome.usage ? { usage: outcome.usage } : {}) };
 }

@@ -1,6 +1,7 @@
 import { GateError, type ToolError } from '../../shared/errors';
 import type { CgroupSupport } from './cgroupLimits';
-import { sampleTree } from './processTree';
+import { statfsSync } from 'node:fs';
+import { processTree, sampleTree } from './processTree';
 import { HostReplySchema, type HealthRequest, type RunRequest } from './protocol';
 import type { SandboxProfile } from './sandbox';
 import type { ToolProcess, ToolProcessExit, ToolProcessFactory, ToolProcessOptions } from './toolProcess';
@@ -34,8 +35,11 @@ export interface Isolation {
   singleUse?: boolean;
   /** Why the call may not run in this sandbox at all (it is refused before a process is taken). */
   refusal?: ToolError;
-  /** Judges what the call left behind, once nothing of it runs any more (the protected-path rollback). */
-  afterCall?: (tool: string, outcome: RunOutcome) => RunOutcome;
+  /**
+   * Judges what the call left behind, once nothing of it runs any more (the protected-path rollback).
+   * `sandboxRoot` is the root of a single-use sandbox as the gate saw it just before ending it.
+   */
+  afterCall?: (tool: string, outcome: RunOutcome, sandboxRoot?: SandboxRootView) => RunOutcome;
 }
 
 /** Options of a pool of warm tool processes. */
@@ -134,14 +138,16 @@ export class ToolProcessPool {
     if (isolation.refusal) return { ok: false, error: isolation.refusal };
     const worker = await this.acquire(isolation);
     let outcome: RunOutcome;
+    let sandboxRoot: SandboxRootView | undefined;
     try {
       outcome = await this.runOn(worker, { type: 'run', ...request }, request.tool, limits, signal);
       if (!isolation.afterCall) return outcome;
+      sandboxRoot = isolation.singleUse ? viewSandboxRoot(worker) : undefined;
       await this.quiet(worker, isolation);
     } finally {
       this.release(worker);
     }
-    return isolation.afterCall(request.tool, outcome);
+    return isolation.afterCall(request.tool, outcome, sandboxRoot);
   }
 
   /**
@@ -474,6 +480,33 @@ export class ToolProcessPool {
       process.send(request);
     });
   }
+}
+
+/** What the gate read of a sandbox's own file systems before ending it. */
+export interface SandboxRootView {
+  /** Free bytes left in each size-capped scratch folder (/tmp, /dev/shm), by path inside the sandbox. */
+  freeBytes: Record<string, number>;
+}
+
+/**
+ * Reads how full the sandbox's own /tmp and /dev/shm are, through /proc/<init>/root of the
+ * sandbox's init (the wrapper's first child), while it still lives: they vanish with it.
+ */
+function viewSandboxRoot(worker: Worker): SandboxRootView | undefined {
+  const wrapper = worker.process.pid;
+  if (wrapper === undefined || worker.exited) return undefined;
+  const init = processTree(wrapper, 2)[1];
+  if (init === undefined) return undefined;
+  const freeBytes: Record<string, number> = {};
+  for (const folder of ['/tmp', '/dev/shm']) {
+    try {
+      const stats = statfsSync(`/proc/${init}/root${folder}`);
+      freeBytes[folder] = stats.bavail * stats.bsize;
+    } catch {
+      // Not readable (the process is gone): nothing to say about it.
+    }
+  }
+  return { freeBytes };
 }
 
 function formatBytes(bytes: number): string {

@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, readlinkSync, rmSync, symlinkSync, type Stats } from 'node:fs';
+import { lstatSync, readdirSync, readlinkSync, rmSync, symlinkSync, type Dirent, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import type { Capability } from '../../shared/manifest';
 import { covers } from '../executor/steps/checkCapabilities';
@@ -62,24 +62,23 @@ export function scanGuarded(workspace: string, granted: GrantCheck, limit = GUAR
   let visited = 0;
   while (stack.length > 0) {
     const folder = stack.pop()!;
-    let names: string[];
+    let listed: Dirent[];
     try {
-      names = readdirSync(join(workspace, folder));
+      // The entry types come with the listing: only protected entries cost a stat of their own.
+      listed = readdirSync(join(workspace, folder), { withFileTypes: true });
     } catch {
       continue;
     }
-    for (const name of names) {
+    for (const entry of listed) {
       if (++visited > limit) return { entries, complete: false };
-      const relative = folder === '' ? name : `${folder}/${name}`;
-      const absolute = join(workspace, relative);
-      const stats = lstatOrUndefined(absolute);
-      if (!stats) continue;
-      const match = mayBeProtected(name) ? protectedMatch(relative) : undefined;
+      const relative = folder === '' ? entry.name : `${folder}/${entry.name}`;
+      const match = mayBeProtected(entry.name) ? protectedMatch(relative) : undefined;
       if (match?.protectedPath !== relative) {
-        if (stats.isDirectory()) stack.push(relative);
+        if (entry.isDirectory()) stack.push(relative);
         continue;
       }
-      if (granted(relative)) continue;
+      const stats = lstatOrUndefined(join(workspace, relative));
+      if (!stats || granted(relative)) continue;
       entries.push(...guardedParts(workspace, relative, match, stats, granted));
     }
   }

@@ -4,7 +4,8 @@
  * command tries to plant code that git, the editor, direnv, CI or a shell would run on the host,
  * to reach into the sandbox's init, or to leave something behind for the next call.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -111,25 +112,24 @@ describe.skipIf(detectSandbox('auto').kind === 'none')('a sandboxed shell_exec l
 
   it("an existing repository's config and hooks are read-only, and it cannot be moved aside or swapped, while commits still work", async () => {
     const repo = join(gate.dirs.workspace, 'app');
-    mkdirSync(join(repo, '.git/hooks'), { recursive: true });
-    writeFileSync(join(repo, '.git/config'), '[core]\n\trepositoryformatversion = 0\n');
-    writeFileSync(join(repo, '.git/HEAD'), 'ref: refs/heads/main\n');
-    mkdirSync(join(repo, '.git/objects'));
-    mkdirSync(join(repo, '.git/refs/heads'), { recursive: true });
+    mkdirSync(repo);
+    execFileSync('git', ['init', '-q', repo]);
+    const config = readFileSync(join(repo, '.git/config'), 'utf8');
     const attempts = [
       'echo "[core] fsmonitor = evil" >> app/.git/config && echo config-changed',
       'echo evil > app/.git/hooks/pre-commit && echo hook-written',
       'mv app/.git app/.git-old && echo git-moved',
       'mv app app-old && echo folder-moved',
       'git -C app config core.hooksPath /tmp && echo hookspath-set',
-      'echo object > app/.git/objects/probe && echo object-written',
+      'git -C app -c user.name=agent -c user.email=agent@example.com commit -q --allow-empty -m approved && echo committed',
     ].join('; ');
     const result = await approvedShell(gate, attempts);
     expect(result.isError).toBe(false);
     const out = stdoutOf(result);
     for (const refused of ['config-changed', 'hook-written', 'git-moved', 'folder-moved', 'hookspath-set']) expect(out).not.toContain(refused);
-    expect(out).toContain('object-written');
-    expect(readFileSync(join(repo, '.git/config'), 'utf8')).toBe('[core]\n\trepositoryformatversion = 0\n');
+    expect(out).toContain('committed');
+    expect(execFileSync('git', ['-C', repo, 'log', '--format=%s'], { encoding: 'utf8' })).toBe('approved\n');
+    expect(readFileSync(join(repo, '.git/config'), 'utf8')).toBe(config);
     expect(existsSync(join(repo, '.git/hooks/pre-commit'))).toBe(false);
     await expectServing(gate);
   });
@@ -162,10 +162,10 @@ describe.skipIf(detectSandbox('auto').kind === 'none')('a sandboxed shell_exec l
     expect(stdoutOf(second).trim().split(/\s+/)).toEqual(['0', '0']);
   });
 
-  it('writing past the size of the private /tmp fails with no space left, and the gate keeps serving', async () => {
+  it('writing past the size of the private /tmp fails inside with no space left, and the call with EQUOTA; the gate keeps serving', async () => {
     const result = await approvedShell(gate, 'head -c 300000000 /dev/zero > /tmp/fill; echo "exit=$?"');
-    expect((result.structuredContent as { stderr: string }).stderr).toContain('No space left on device');
-    expect(stdoutOf(result)).toContain('exit=1');
+    expect(codeOf(result)).toBe('EQUOTA');
+    expect(textOf(result)).toContain('filled its private /tmp (256 MiB');
     await expectServing(gate);
   });
 });
