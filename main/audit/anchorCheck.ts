@@ -39,6 +39,8 @@ export function anchorFinding(anchor: AnchorState, log: LogEnd, headPath: string
     };
   }
   if (anchor.state === 'unreadable') {
+    // Earlier gates created the anchor empty and wrote it with their first record: nothing was lost.
+    if (anchor.empty && log.lastSeq === 0) return undefined;
     return {
       problem: 'anchor-unreadable',
       reason:

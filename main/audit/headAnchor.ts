@@ -7,7 +7,7 @@ export interface Head {
 }
 
 /** What the anchor file holds: nothing (absent), something that is not an anchor (unreadable), or a head. */
-export type AnchorState = { state: 'absent' } | { state: 'unreadable'; why: string } | { state: 'present'; head: Head };
+export type AnchorState = { state: 'absent' } | { state: 'unreadable'; why: string; empty: boolean } | { state: 'present'; head: Head };
 
 const WIDTH = 20;
 /** One anchor line: the seq padded to WIDTH digits, a space, the hash, a newline. */
@@ -31,12 +31,12 @@ export function readAnchor(path: string): AnchorState {
       closeSync(fd);
     }
   } catch (error) {
-    return { state: 'unreadable', why: `it cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
+    return { state: 'unreadable', why: `it cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, empty: false };
   }
   const match = ANCHOR_LINE.exec(text);
   if (!match) {
     const shown = text.length === 0 ? 'it is empty' : `it holds ${JSON.stringify(text.slice(0, 40))}${text.length > 40 ? '…' : ''}`;
-    return { state: 'unreadable', why: `${shown}, not a seq and a hash` };
+    return { state: 'unreadable', why: `${shown}, not a seq and a hash`, empty: text.length === 0 };
   }
   return { state: 'present', head: { seq: Number(match[1]), hash: match[2]! } };
 }
@@ -55,7 +55,8 @@ export class HeadWriter {
   ) {
     const created = !existsSync(path);
     this.fd = openSync(path, created ? 'w+' : 'r+', 0o600);
-    if (created) this.write(current);
+    // Earlier gates left an empty file until their first record: it gets the head now.
+    if (created || fstatSync(this.fd).size === 0) this.write(current);
   }
 
   /**
