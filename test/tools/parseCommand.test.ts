@@ -123,6 +123,16 @@ describe('parseCommand', () => {
     expect((await parseCommand('ls | { sort; uniq; } > o')).map((command) => command.redirects.length)).toEqual([0, 1, 1]);
   });
 
+  it('gives the words after a redirection to the command, as bash does (the grammar hangs them on the redirection)', async () => {
+    const [command] = await parseCommand('rm > log.txt -rf build');
+    expect(command!.argv).toEqual(['rm', '-rf', 'build']);
+    expect(command!.redirects).toEqual([{ op: '>', target: 'log.txt' }]);
+    expect((await parseCommand("bash <<EOF -c 'rm -rf ~'\nEOF"))[0]!.argv).toEqual(['bash', '-c', "'rm -rf ~'"]);
+    expect((await parseCommand('> out.txt rm -rf x'))[0]!.argv).toEqual(['rm', '-rf', 'x']);
+    expect((await parseCommand('cat <<< x y'))[0]!.argv).toEqual(['cat', 'y']);
+    expect((await refusal('{ a; } > f x')).message).toMatch(/^the command is unreadable: words after the redirection of a group/);
+  });
+
   it('reads the commands of if, for and while, and test commands word by word', async () => {
     expect((await parseCommand('if [ -f a ]; then rm a; fi; for f in *.ts; do wc -l "$f"; done')).map((command) => command.argv)).toEqual([
       ['[', '-f', 'a', ']'],

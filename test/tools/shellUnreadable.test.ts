@@ -132,6 +132,16 @@ describe('blanks bash and the grammar split differently', () => {
   });
 });
 
+describe('reserved words', () => {
+  it('a group after ! that the grammar reads as the program "{" is refused; bash runs what is in it', async () => {
+    rmSync(marker, { force: true });
+    execFileSync('bash', ['-c', `! { touch ${marker}; }; true`], { stdio: 'ignore' });
+    expect(existsSync(marker)).toBe(true);
+    expect((await refusal(`! { rm -rf build; }`)).message).toMatch(/reserved word "\{" as a program name/);
+    expect((await parseCommand('{ ls; } && ! grep -q x f; time ls')).map((command) => command.argv[0])).toEqual(['ls', 'grep', 'time']);
+  });
+});
+
 describe('here-documents', () => {
   it('a partly quoted or escaped delimiter is refused', async () => {
     for (const line of ["cat <<E'O'F\nhi\nEOF", 'cat <<E"O"F\nhi\nEOF', 'cat <<E"OF"\n$(id)\nEOF', 'cat <<E\\\nOF\nx\nE\nOF', "cat <<'E'OF\nhi\nEOF"]) {
@@ -148,6 +158,13 @@ describe('here-documents', () => {
     const line = 'cat <<EOF\nx\nEOF \nrm -rf build\nEOF';
     expect(execFileSync('bash', ['-c', line.replace('rm -rf build', 'echo body')], { encoding: 'utf8' })).toBe('x\nEOF \necho body\n');
     expect((await refusal(line)).message).toMatch(/here-document "EOF" has no line that is exactly "EOF"/);
+  });
+
+  it('a body the grammar reads as commands, because a pipe continues the start line, is refused', async () => {
+    // bash: the body is `rm -rf build` (data), and cat pipes into wc; the grammar ran `rm` as the next stage.
+    const line = 'cat <<EOF |\nrm -rf build\nEOF\nwc -l';
+    expect(execFileSync('bash', ['-c', line.replace('rm -rf build', 'not a command')], { encoding: 'utf8' }).trim()).toBe('1');
+    expect((await refusal(line)).message).toMatch(/read the body of the here-document "EOF" elsewhere than bash does/);
   });
 
   it('plain and wholly quoted delimiters, and <<- with tabs, are read', async () => {

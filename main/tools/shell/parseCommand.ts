@@ -161,6 +161,7 @@ const CONTAINERS = new Set([
 const NESTING = new Set(['subshell', 'function_definition']);
 const SUBSTITUTIONS = new Set(['command_substitution', 'process_substitution']);
 const REDIRECTS = new Set(['file_redirect', 'heredoc_redirect', 'herestring_redirect']);
+const HEREDOC_PARTS = new Set(['heredoc_start', 'heredoc_body', 'heredoc_end']);
 /** Test expressions whose parts are listed as separate words of `[`/`[[`. */
 const TEST_EXPRESSIONS = new Set(['unary_expression', 'binary_expression', 'parenthesized_expression', 'negated_expression', 'ternary_expression']);
 
@@ -227,17 +228,28 @@ class CommandReader {
     const redirectNodes = named(node).filter((child) => REDIRECTS.has(child.type));
     const redirects: Redirect[] = [];
     const continuations: Node[] = [];
-    for (const redirect of redirectNodes) redirects.push(...this.readRedirect(redirect, continuations));
+    const strayWords: string[] = [];
+    for (const redirect of redirectNodes) redirects.push(...this.readRedirect(redirect, continuations, strayWords));
     let tail: SubCommand | undefined;
     if (!body || SIMPLE.has(body.type) || (body.type === 'compound_statement' && body.firstChild?.type === '((')) {
       tail = this.simple(body ?? node, nested, redirectNodes, redirects, body === undefined);
+      // `rm > log -rf x`: the grammar hangs the words after a redirection on it; bash passes them to the command.
+      if (strayWords.length > 0) {
+        tail.argv.push(...strayWords);
+        tail.text = node.text;
+      }
     } else {
       for (const redirect of redirectNodes) this.substitutionsIn(redirect);
       const read = this.redirectedBody(body, nested);
       tail = read.tail;
-      const first = read.first;
-      for (const command of this.commands.slice(first)) {
-        if (!this.substituted.has(command)) command.redirects.push(...redirects.map((redirect) => ({ ...redirect })));
+      const targets = this.commands.slice(read.first).filter((command) => !this.substituted.has(command));
+      for (const command of targets) command.redirects.push(...redirects.map((redirect) => ({ ...redirect })));
+      if (strayWords.length > 0) {
+        // `a && echo >&2 hi`: the words belong to the last command, unless that is a group, where bash has no place for them.
+        if (!SIMPLE.has(read.last.type) || targets.length === 0) {
+          throw new GateError('EVALIDATION', `the command is unreadable: words after the redirection of a group (${strayWords.join(' ')}) are a syntax error for bash; nothing was run`);
+        }
+        targets.at(-1)!.argv.push(...strayWords);
       }
     }
     // `cat <<EOF | grep x && y`: the grammar hangs the rest of the line under the here-document.
@@ -251,38 +263,43 @@ class CommandReader {
 
   /**
    * Reads the body of a redirected statement; returns the index of the first command its redirections
-   * apply to. `a | b > f` and `a && b 2>&1`: the grammar hangs the redirection on the whole pipeline or
+   * apply to, and the last stage they apply to. `a | b > f` and `a && b 2>&1`: the grammar hangs the redirection on the whole pipeline or
    * list, bash on its last command only (and on every command of a last `{ …; }`).
    */
-  private redirectedBody(body: Node, nested: boolean, tail?: SubCommand): { tail: SubCommand | undefined; first: number } {
+  private redirectedBody(body: Node, nested: boolean, tail?: SubCommand): { tail: SubCommand | undefined; first: number; last: Node } {
     if (body.type !== 'pipeline' && body.type !== 'list') {
       const first = this.commands.length;
-      return { tail: this.statement(body, nested) ?? tail, first };
+      return { tail: this.statement(body, nested) ?? tail, first, last: body };
     }
     const children = body.children;
     const last = children.findLastIndex((child) => child !== null && isStatement(child));
     const before = this.sequence(children.slice(0, last), nested, tail);
     if (before && before.connector === undefined) before.connector = ';';
     const inner = this.redirectedBody(children[last]!, nested, before);
-    return { tail: this.sequence(children.slice(last + 1), nested, inner.tail), first: inner.first };
+    return { tail: this.sequence(children.slice(last + 1), nested, inner.tail), first: inner.first, last: inner.last };
   }
 
-  /** The redirections one redirect node makes (a here-document may carry more after its start). */
-  private readRedirect(node: Node, continuations: Node[]): Redirect[] {
+  /**
+   * The redirections one redirect node makes (a here-document may carry more after its start).
+   * Words the grammar hangs on it after its target go to `strayWords`: they are the command's arguments.
+   */
+  private readRedirect(node: Node, continuations: Node[], strayWords: string[]): Redirect[] {
     if (node.type === 'heredoc_redirect') {
       const start = named(node).find((child) => child.type === 'heredoc_start');
       const operator = node.children.find((child) => child !== null && !child.isNamed && child.type.startsWith('<<'));
       const found: Redirect[] = [{ op: operator?.type ?? '<<', target: start?.text ?? '' }];
       for (const child of named(node)) {
-        if (REDIRECTS.has(child.type)) found.push(...this.readRedirect(child, continuations));
+        if (REDIRECTS.has(child.type)) found.push(...this.readRedirect(child, continuations, strayWords));
         else if (isStatement(child)) continuations.push(child);
+        else if (!HEREDOC_PARTS.has(child.type) && child.type !== 'comment') strayWords.push(child.text);
       }
       return found;
     }
     const descriptor = node.childForFieldName('descriptor')?.text ?? '';
     const operator = node.children.find((child) => child !== null && !child.isNamed)?.type ?? '';
-    const targets = named(node).filter((child) => child.type !== 'file_descriptor' && child.type !== 'comment');
-    return [{ op: `${descriptor}${operator}`, target: targets.map((target) => target.text).join(' ') }];
+    const [target, ...rest] = named(node).filter((child) => child.type !== 'file_descriptor' && child.type !== 'comment');
+    strayWords.push(...rest.map((word) => word.text));
+    return [{ op: `${descriptor}${operator}`, target: target?.text ?? '' }];
   }
 
   /**
@@ -296,7 +313,7 @@ class CommandReader {
       if (node.type === 'command') {
         for (const child of named(node)) {
           if (child.type === 'comment') continue;
-          if (REDIRECTS.has(child.type)) own.push(...this.readRedirect(child, []));
+          if (REDIRECTS.has(child.type)) own.push(...this.readRedirect(child, [], argv));
           else argv.push(child.text);
         }
       } else if (node.type === 'test_command' || (node.type === 'compound_statement' && node.firstChild?.type === '((')) {

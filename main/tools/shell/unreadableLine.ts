@@ -14,6 +14,7 @@ import { arithmeticRefusalIn } from './arithmeticContexts';
  *   word to bash);
  * - a here-document whose delimiter is not a plain word or one wholly quoted word (`E'O'F`, `E\⏎OF`),
  *   or whose end the grammar found elsewhere than bash does (a line that is the delimiter plus blanks);
+ * - a reserved word the grammar took for a program name (`! { rm -rf x; }` read as the program `{`);
  * - arithmetic and variable-name contexts that could evaluate a `$(…)` hidden in a variable (see
  *   arithmeticContexts.ts).
  */
@@ -30,7 +31,18 @@ const PLAIN_DELIMITER = /^(?:[A-Za-z0-9_.+\-]+|'[A-Za-z0-9_.+\-]+'|"[A-Za-z0-9_.
 
 /** Why bash could read `command` otherwise than its tree says, or undefined when they agree. */
 export function unreadableReason(command: string, root: Node): string | undefined {
-  return heredocRefusal(command, root) ?? continuationRefusal(command, root) ?? arithmeticRefusalIn(root);
+  return heredocRefusal(command, root) ?? continuationRefusal(command, root) ?? reservedWordRefusal(root) ?? arithmeticRefusalIn(root);
+}
+
+/** Words bash reads as syntax where a command starts; the grammar took one for a program name. */
+const RESERVED_WORDS = new Set(['{', '}', '!', 'then', 'else', 'elif', 'fi', 'do', 'done', 'esac', 'in', 'function', 'case', 'if', 'while', 'until', 'for', 'select', '[[', ']]']);
+
+function reservedWordRefusal(root: Node): string | undefined {
+  for (const name of root.descendantsOfType('command_name')) {
+    if (!name || !RESERVED_WORDS.has(name.text)) continue;
+    return `the preview read the reserved word ${JSON.stringify(name.text)} as a program name (line ${name.startPosition.row + 1}), where bash reads it as syntax; write the group or keyword on its own, e.g. '! { a; }' as '{ a; }' followed by a test of $?`;
+  }
+  return undefined;
 }
 
 function lineOf(command: string, index: number): number {
@@ -95,7 +107,19 @@ function heredocRefusal(command: string, root: Node): string | undefined {
     if (!end || end.text !== delimiter || endLine === undefined || !isEndLine(endLine)) {
       return `the here-document ${JSON.stringify(written)} has no line that is exactly ${JSON.stringify(delimiter)} where bash would end it; end it with that line alone`;
     }
-    const bodyLines = body ? command.slice(body.startIndex, command.lastIndexOf('\n', end.startIndex - 1) + 1).split('\n').slice(0, -1) : [];
+    // bash reads the body from the line after the one the here-document starts on, up to its end line.
+    const bodyFrom = command.indexOf('\n', start!.endIndex) + 1;
+    const bodyTo = command.lastIndexOf('\n', end.startIndex - 1) + 1;
+    const read = body ? command.slice(body.startIndex, body.endIndex) : '';
+    // `<<-` bodies lose their leading tabs, and the grammar leaves them out of the body it reads.
+    const comparable = (text: string) => (stripsTabs ? text.replace(/^\t+/gm, '').replace(/\t+$/, '') : text);
+    if (bodyFrom === 0 || bodyTo < bodyFrom || comparable(read) !== comparable(command.slice(bodyFrom, bodyTo))) {
+      return (
+        `the preview read the body of the here-document ${JSON.stringify(written)} elsewhere than bash does (a command continued ` +
+        `past its start line?); end the start line there and begin the body on the next line`
+      );
+    }
+    const bodyLines = command.slice(bodyFrom, bodyTo).split('\n').slice(0, -1);
     if (bodyLines.some(isEndLine)) {
       return `the here-document ${JSON.stringify(written)} holds its own end line earlier than the preview read it; end it with one line that is exactly ${JSON.stringify(delimiter)}`;
     }
