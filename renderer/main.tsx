@@ -15,6 +15,7 @@ import './styles/tables.css';
 import './styles/approvals.css';
 import './styles/audit.css';
 import './styles/tools.css';
+import './styles/virtualLists.css';
 
 // The theme is set on <html> before the first paint, so a light system never flashes dark.
 consoleTheme();

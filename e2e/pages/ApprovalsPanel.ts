@@ -22,6 +22,22 @@ export class ApprovalsPanel {
     return this.console.page.getByTestId('approval-card');
   }
 
+  /** The line saying how many calls are waiting ("N calls are waiting for you."). */
+  waitingCount(): Locator {
+    return this.console.page.getByTestId('approval-count');
+  }
+
+  /** The cards drawn now from one agent session (only the cards in view are drawn). */
+  cardsFromAgent(agentSession: string): Locator {
+    return this.cards().filter({ has: this.console.page.locator(`[data-testid="approval-agent"]${attributeSelector('data-agent-session', agentSession)}`) });
+  }
+
+  /** Clicks "Deny all from this agent" on a drawn card of that agent session. */
+  async denyAllFromAgent(agentSession: string): Promise<void> {
+    await this.show();
+    await this.cardsFromAgent(agentSession).first().getByRole('button', { name: 'Deny all from this agent', exact: true }).click();
+  }
+
   /** The "No calls are waiting for you." message. */
   emptyMessage(): Locator {
     return this.console.page.getByText('No calls are waiting for you.');

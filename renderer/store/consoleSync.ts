@@ -46,6 +46,8 @@ type StoreEvent =
 export class ConsoleSync {
   private readonly unsubscribers: Array<() => void> = [];
   private readonly resolvedApprovalIds = new Set<string>();
+  /** Prompts announced while a listApprovals snapshot is on its way, which it may not hold. */
+  private requestedDuringSnapshot: ApprovalRequest[] | undefined;
   private verifyTimer: ReturnType<typeof setTimeout> | undefined;
   private auditGeneration = 0;
   private latestVerifyRequest = 0;
@@ -73,6 +75,7 @@ export class ConsoleSync {
       this.bridge.onCallUpdated((call) => this.batch.push({ kind: 'call', call })),
       this.bridge.onApprovalRequested((request) => {
         if (this.resolvedApprovalIds.has(request.approvalId)) return;
+        this.requestedDuringSnapshot?.push(request);
         this.batch.push({ kind: 'requested', request });
       }),
       this.bridge.onApprovalResolved((outcome) => {
@@ -120,13 +123,17 @@ export class ConsoleSync {
   /** Loads every snapshot; a failed one leaves its part as it was and says why in loadError. */
   async refreshSnapshots(): Promise<void> {
     const set = this.store.setState;
+    this.requestedDuringSnapshot = [];
     const results = await Promise.allSettled([
       this.bridge.getInfo({}).then((info) => set({ info })),
       this.bridge.listTools({}).then((tools) => set((s) => ({ tools: mergeToolSnapshot(s.tools, tools) }))),
       this.bridge.listCalls({}).then((calls) => set((s) => ({ calls: mergeCallSnapshot(s.calls, calls, CALLS_CAP) }))),
       this.bridge
         .listApprovals({})
-        .then((pending) => {
+        .then((snapshot) => {
+          // A prompt announced after the gate made the list is not in it: it is kept all the same.
+          const pending = [...snapshot, ...(this.requestedDuringSnapshot ?? [])];
+          this.requestedDuringSnapshot = undefined;
           set({ approvals: replaceApprovals(pending, this.resolvedApprovalIds) });
           this.drafts.keepOnly(pending.map((request) => request.approvalId));
         }),

@@ -117,12 +117,14 @@ export function removeApproval(pending: readonly ApprovalRequest[], approvalId: 
   return pending.filter((p) => p.approvalId !== approvalId);
 }
 
-/** Replaces the pending prompts with a listApprovals snapshot, minus prompts already known resolved. */
+/** Replaces the pending prompts with a listApprovals snapshot (each prompt once), minus prompts already known resolved. */
 export function replaceApprovals(
   snapshot: readonly ApprovalRequest[],
   resolvedIds: ReadonlySet<string>,
 ): ApprovalRequest[] {
-  return snapshot.filter((p) => !resolvedIds.has(p.approvalId)).sort(byExpiry);
+  const byId = new Map<string, ApprovalRequest>();
+  for (const request of snapshot) if (!resolvedIds.has(request.approvalId)) byId.set(request.approvalId, request);
+  return [...byId.values()].sort(byExpiry);
 }
 
 /** Adds one appended record (newest first); a record already held is ignored. */

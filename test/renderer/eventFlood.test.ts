@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createConsoleStore } from '../../renderer/store/consoleStore';
 import { ConsoleSync } from '../../renderer/store/consoleSync';
 import { callsInOrder } from '../../renderer/store/reducers';
@@ -90,5 +90,35 @@ describe('the console under a flood of events', () => {
     const sync = new ConsoleSync(fake.bridge, createConsoleStore('open'));
     expect(await sync.denyAllFromAgent('session-1', '  flooding  ')).toBe(3);
     expect(fake.calls.at(-1)).toEqual({ method: 'denyAllFromAgent', params: { agentSession: 'session-1', reason: 'flooding' } });
+  });
+});
+
+describe('a snapshot loaded during a flood', () => {
+  it('keeps prompts announced while the snapshot was on its way, each once', async () => {
+    let answer: ((value: ReturnType<typeof approval>[]) => void) | undefined;
+    const fake = fakeBridge({
+      getInfo: async () => ({ version: '0', workspace: '/ws', approvalTimeoutMs: 60_000, sandbox: { kind: 'none', reason: 'test' } }),
+      listTools: async () => [],
+      listCalls: async () => [],
+      listAudit: async () => [],
+      verifyAudit: async () => ({ ok: true, records: 0 }),
+      listApprovals: () => new Promise((resolveList) => (answer = resolveList)),
+    });
+    const store = createConsoleStore('open');
+    const frames: Array<() => void> = [];
+    const sync = new ConsoleSync(fake.bridge, store, undefined, undefined, (run) => frames.push(run));
+    // With no connection to follow, start() loads the snapshots at once.
+    sync.start();
+    await vi.waitFor(() => expect(answer).toBeDefined());
+    // The gate made its list with a1; a2 was announced after, and both events were applied first.
+    fake.emit('approvalRequested', approval('a1', { expiresAt: expiry(1) }));
+    fake.emit('approvalRequested', approval('a2', { expiresAt: expiry(2) }));
+    for (const run of frames.splice(0)) run();
+    answer!([approval('a1', { expiresAt: expiry(1) })]);
+    await vi.waitFor(() => expect(store.getState().loadError).toBeUndefined());
+    await vi.waitFor(() => expect(store.getState().verify.report).toBeDefined());
+    for (const run of frames.splice(0)) run();
+    expect(store.getState().approvals.map((a) => a.approvalId)).toEqual(['a1', 'a2']);
+    sync.stop();
   });
 });

@@ -5,12 +5,16 @@ import { describe } from '../../store/consoleSync';
 import { useConsoleSync } from '../consoleContext';
 import { TierBadge } from '../common/TierBadge';
 import { VisibleText } from '../common/VisibleText';
+import { AgentFact } from './AgentFact';
 import { Countdown } from './Countdown';
 import { PreviewPanel } from './PreviewPanel';
 import { SecretsNotice } from './SecretsNotice';
 
-/** One prompt: what would run, what it would change, and the person's Approve / Deny. */
-export function ApprovalCard({ request }: { request: ApprovalRequest }) {
+/**
+ * One prompt: what would run, what it would change, and the person's Approve / Deny.
+ * `promptsFromAgent` is how many prompts its agent session has waiting (for "Deny all from this agent").
+ */
+export function ApprovalCard({ request, promptsFromAgent }: { request: ApprovalRequest; promptsFromAgent?: number }) {
   const sync = useConsoleSync();
   const titleId = useId();
   const reasonId = useId();
@@ -63,6 +67,7 @@ export function ApprovalCard({ request }: { request: ApprovalRequest }) {
         <dd>
           <code>{request.callId}</code>
         </dd>
+        {request.agentSession ? <AgentFact agentSession={request.agentSession} waiting={promptsFromAgent ?? 1} reason={reason} /> : null}
       </dl>
       <section aria-label="Arguments">
         <h4>Arguments</h4>

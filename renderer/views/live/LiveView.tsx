@@ -1,36 +1,69 @@
-import { Fragment, useMemo } from 'react';
+import { useMemo } from 'react';
 import { callsInOrder } from '../../store/reducers';
+import { useMeasuredVirtualizer } from '../common/measuredVirtualizer';
 import { useConsoleState } from '../consoleContext';
 import { CallRow } from './CallRow';
 import { CallOutputRow } from './CallTerminal';
 
-/** Every call through the gate, newest first, updated as each moves through the pipeline. */
+/** About how tall a call's row is before it is drawn. */
+const ESTIMATED_ROW_HEIGHT = 40;
+/** Columns of the table (a spacer row spans them all). */
+const COLUMNS = 6;
+
+/** Stands in for the rows scrolled out of view, so the scrollbar keeps the whole list's length. */
+function Spacer({ height }: { height: number }) {
+  if (height <= 0) return null;
+  return (
+    <tbody aria-hidden="true">
+      <tr className="virtual-spacer">
+        <td colSpan={COLUMNS} style={{ height }} />
+      </tr>
+    </tbody>
+  );
+}
+
+/**
+ * Every call through the gate, newest first, updated as each moves through the pipeline. Only the
+ * rows in view are drawn (each call is a body of its own: its row and, for a shell, its terminal),
+ * so a flood of calls costs the page no more than a screenful.
+ */
 export function LiveView() {
   const callsState = useConsoleState((s) => s.calls);
   const calls = useMemo(() => callsInOrder(callsState), [callsState]);
+  const { scrollRef, virtualizer } = useMeasuredVirtualizer<HTMLTableSectionElement>(calls.length, ESTIMATED_ROW_HEIGHT, (index) =>
+    calls[index]!.callId,
+  );
   if (calls.length === 0) {
     return <p className="empty">No calls yet. Calls appear here as agents make them.</p>;
   }
+  const items = virtualizer.getVirtualItems();
+  const before = items[0]?.start ?? 0;
+  const after = items.length > 0 ? virtualizer.getTotalSize() - items.at(-1)!.end : 0;
   return (
-    <table className="data-table live-table" aria-label="Calls">
-      <thead>
-        <tr>
-          <th scope="col">Tool</th>
-          <th scope="col">Arguments</th>
-          <th scope="col">Status</th>
-          <th scope="col">Step</th>
-          <th scope="col" className="numeric">Duration</th>
-          <th scope="col">Result or error</th>
-        </tr>
-      </thead>
-      <tbody>
-        {calls.map((call) => (
-          <Fragment key={call.callId}>
-            <CallRow call={call} />
-            <CallOutputRow call={call} />
-          </Fragment>
-        ))}
-      </tbody>
-    </table>
+    <div ref={scrollRef} className="virtual-scroll" data-testid="call-list">
+      <table className="data-table live-table" aria-label="Calls">
+        <thead>
+          <tr>
+            <th scope="col">Tool</th>
+            <th scope="col">Arguments</th>
+            <th scope="col">Status</th>
+            <th scope="col">Step</th>
+            <th scope="col" className="numeric">Duration</th>
+            <th scope="col">Result or error</th>
+          </tr>
+        </thead>
+        <Spacer height={before} />
+        {items.map((item) => {
+          const call = calls[item.index]!;
+          return (
+            <tbody key={item.key} data-index={item.index} ref={virtualizer.measureElement}>
+              <CallRow call={call} />
+              <CallOutputRow call={call} />
+            </tbody>
+          );
+        })}
+        <Spacer height={after} />
+      </table>
+    </div>
   );
 }
