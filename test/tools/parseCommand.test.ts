@@ -130,6 +130,8 @@ describe('parseCommand', () => {
     expect((await parseCommand("bash <<EOF -c 'rm -rf ~'\nEOF"))[0]!.argv).toEqual(['bash', '-c', "'rm -rf ~'"]);
     expect((await parseCommand('> out.txt rm -rf x'))[0]!.argv).toEqual(['rm', '-rf', 'x']);
     expect((await parseCommand('cat <<< x y'))[0]!.argv).toEqual(['cat', 'y']);
+    // The grammar reads the 0 of `0<` as an argument.
+    expect((await parseCommand('cat 0< f 3> g'))[0]).toMatchObject({ argv: ['cat'], redirects: [{ op: '0<', target: 'f' }, { op: '3>', target: 'g' }] });
     expect((await refusal('{ a; } > f x')).message).toMatch(/^the command is unreadable: words after the redirection of a group/);
   });
 

@@ -57,6 +57,11 @@ const lines = [
   'x=1 y=$(date) ./run.sh --flag=$x "$@"',
   'echo ok # trailing comment with ; rm -rf ~',
   'echo \'#\' "#" x#y; ls',
+  'cat 0< f 3> g; ls -l|grep x|wc; ls&&ls||ls',
+  'cat <<EOF\n${x}\n$(echo a)\n`b`\n\\$notexpanded\nEOF',
+  'nohup ./x > /dev/null 2>&1 & echo hi | tee >(cat) | cat',
+  'echo ${x:+"$(id)"} "${x:-"a b"}" ${x#*/} ${x%%/*}',
+  'for i in $(seq 3); do echo $i; done; echo "$(cat <<EOF\nin\nEOF\n)"',
 ];
 
 describe('the parser agrees with bash', () => {

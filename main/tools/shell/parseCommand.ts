@@ -233,6 +233,12 @@ class CommandReader {
     let tail: SubCommand | undefined;
     if (!body || SIMPLE.has(body.type) || (body.type === 'compound_statement' && body.firstChild?.type === '((')) {
       tail = this.simple(body ?? node, nested, redirectNodes, redirects, body === undefined);
+      // `cat 0< f`: the grammar reads the descriptor 0 as an argument; bash reads `0<` as one operator.
+      const digit = body?.lastNamedChild;
+      if (digit?.type === 'number' && digit.endIndex === redirectNodes[0]?.startIndex && /^[<>]/.test(redirects[0]?.op ?? '')) {
+        tail.argv.pop();
+        redirects[0]!.op = `${digit.text}${redirects[0]!.op}`;
+      }
       // `rm > log -rf x`: the grammar hangs the words after a redirection on it; bash passes them to the command.
       if (strayWords.length > 0) {
         tail.argv.push(...strayWords);
