@@ -92,4 +92,11 @@ test('with 2,000 prompts waiting the Approvals view stays quick, and "Deny all f
   expect(deniedTexts.every((text) => text.includes('a person denied it: the person denied every prompt from this agent'))).toBe(true);
   const stillWaiting = await Promise.race([Promise.all(others).then(() => 'settled'), new Promise((resolveWait) => setTimeout(() => resolveWait('waiting'), 500))]);
   expect(stillWaiting).toBe('waiting');
+
+  // The Live list keeps the latest 500 calls of the flood, and draws only the rows in view.
+  await consolePage.live.show();
+  await expect(consolePage.live.rows().first()).toBeVisible();
+  expect(await consolePage.live.rows().count()).toBeLessThan(80);
+  await page.getByTestId('call-list').evaluate((list) => list.scrollTo(0, list.scrollHeight));
+  await expect(consolePage.live.rows().last()).toBeVisible();
 });

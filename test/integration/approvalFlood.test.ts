@@ -1,6 +1,8 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startGate, type RunningGate } from '../../main/gate/startGate';
 import { connectMcp, makeTempDirs, readToken, textOf, type TempDirs } from './helpers';
@@ -115,5 +117,21 @@ describe('a flood of prompts', () => {
     const newcomerPrompt = (await gate.backend.handlers.listApprovals({})).find((p) => p.agentSession === sessionOf(newcomer))!;
     await gate.backend.handlers.decideApproval({ approvalId: newcomerPrompt.approvalId, decision: 'approve' });
     expect(((await waiting) as CallToolResult).isError).toBe(false);
+  });
+
+  it('a prompt reaches the console with its arguments bounded, and approving it still runs every byte', async () => {
+    const { gate, agent } = await startCappedGate({ maxPendingPerSession: 5, maxPending: 10 });
+    const writer = await agent();
+    const content = 'line of text\n'.repeat(40_000);
+    const shown: string[] = [];
+    gate.backend.subscribe('approvalRequested', (request) => shown.push(JSON.stringify(request.arguments)));
+    const written = writer.callTool({ name: 'write_file', arguments: { path: 'big.txt', content } });
+    await expect.poll(() => shown.length, { timeout: 10_000 }).toBe(1);
+    const [prompt] = await gate.backend.handlers.listApprovals({});
+    expect(shown[0]!.length).toBeLessThan(4096);
+    expect(prompt!.arguments).toMatchObject({ path: 'big.txt', content: { 'toolgate/truncated': expect.any(String), chars: content.length } });
+    await gate.backend.handlers.decideApproval({ approvalId: prompt!.approvalId, decision: 'approve' });
+    expect(((await written) as CallToolResult).isError).toBe(false);
+    expect(readFileSync(join(dirs!.workspace, 'big.txt'), 'utf8')).toBe(content);
   });
 });
