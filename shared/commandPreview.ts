@@ -47,6 +47,8 @@ export const SubCommandSchema = z.object({
   argv: z.array(z.string()),
   /** The program bash runs, when its name as written differs ($'\x72m' is rm, "rm" is rm), or is computed. */
   program: z.string().optional(),
+  /** Words written with $'…' escapes and what bash reads them as ($'\x2d\x72' is -r): escapes must not hide text. */
+  decodedWords: z.array(z.object({ written: z.string(), value: z.string() })).optional(),
   /** What joins it to the command after it: ';', '&&', '||', '|', '&', or nothing for the last. */
   connector: z.string().optional(),
   /** Redirections, e.g. { op: '>', target: 'out.txt' }. */

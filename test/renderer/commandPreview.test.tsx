@@ -36,13 +36,14 @@ describe('CommandPreview', () => {
       <CommandPreview
         preview={previewOf([
           sub(['bash', '-c', "'rm -rf ~'"], { runsCode: [{ why: 'bash -c runs this text as shell code', code: 'rm -rf ~' }] }),
-          sub(["$'\\x72\\x6d'", '-rf', 'x'], { program: 'rm' }),
+          sub(["$'\\x72\\x6d'", "$'\\x2dr'", 'x'], { program: 'rm', decodedWords: [{ written: "$'\\x2dr'", value: '-r' }] }),
         ])}
       />,
     );
     expect(text).toContain('runs code not shown here: bash -c runs this text as shell code');
     expect(text).toContain('rm -rf ~');
     expect(text).toContain('runs rm');
+    expect(text).toContain("$'\\x2dr' is -r");
   });
 
   it('leads a 60 KB line with its risks and a summary; the raw line comes folded after the sub-commands', () => {

@@ -66,6 +66,11 @@ describe('code that runs but is not parsed is flagged, with the code shown', () 
     expect((await parseCommand('"r"m -rf build'))[0]!.program).toBe('rm');
     expect((await parseCommand('\\rm -rf build'))[0]!.program).toBe('rm');
     expect((await parseCommand('ls'))[0]!.program).toBeUndefined();
+    // Arguments written with $'…' escapes are shown as bash reads them.
+    expect((await parseCommand("rm $'\\x2d\\x72' $'a\\tb' plain"))[0]!.decodedWords).toEqual([
+      { written: "$'\\x2d\\x72'", value: '-r' },
+      { written: "$'a\\tb'", value: 'a\tb' },
+    ]);
   });
 });
 

@@ -52,6 +52,11 @@ function markersOf(command: SubCommand): ReactNode[] {
         runs <VisibleText text={command.program} />
       </span>
     ) : null,
+    ...(command.decodedWords ?? []).map((word, at) => (
+      <span key={`d${at}`} className="marker decoded">
+        <VisibleText text={word.written} /> is <VisibleText text={word.value} />
+      </span>
+    )),
     ...command.redirects.map((redirect, at) => (
       <span key={`r${at}`} className="marker redirect">
         {redirect.op} <VisibleText text={redirect.target} />
