@@ -48,13 +48,20 @@ export function protectedWriteGrants(grants: readonly Capability[]): GrantCheck 
   return (relative) => scoped.some((grant) => covers(grant, `fs:write:${relative}`));
 }
 
+/**
+ * Folders a package manager owns and replaces whole (`npm ci` deletes node_modules): a package's own
+ * `.git` or `.github` in there is neither held nor undone, or no install could run. Nothing in them
+ * runs on its own: git, editors and CI do not look inside them.
+ */
+const PACKAGE_MANAGER_FOLDERS = new Set(['node_modules']);
+
 /** The most entries one scan visits (a workspace of 5,000 files takes a few milliseconds). */
 export const GUARD_SCAN_LIMIT = 200_000;
 
 /**
  * Finds every protected entry at any depth of the workspace (protected names, see protectedPaths.ts,
  * and the code-bearing parts of each `.git` folder), without following symlinks and without walking
- * into protected folders. Entries a grant covers are left out: the sandbox lets them through.
+ * into protected folders or node_modules. Entries a grant covers are left out: the sandbox lets them through.
  */
 export function scanGuarded(workspace: string, granted: GrantCheck, limit = GUARD_SCAN_LIMIT): GuardScan {
   const entries: GuardedEntry[] = [];
@@ -74,7 +81,7 @@ export function scanGuarded(workspace: string, granted: GrantCheck, limit = GUAR
       const relative = folder === '' ? entry.name : `${folder}/${entry.name}`;
       const match = mayBeProtected(entry.name) ? protectedMatch(relative) : undefined;
       if (match?.protectedPath !== relative) {
-        if (entry.isDirectory()) stack.push(relative);
+        if (entry.isDirectory() && !PACKAGE_MANAGER_FOLDERS.has(entry.name)) stack.push(relative);
         continue;
       }
       const stats = lstatOrUndefined(join(workspace, relative));

@@ -64,6 +64,13 @@ describe('scanGuarded', () => {
     });
   });
 
+  it('leaves node_modules to the package manager: a package may ship its own .git or .github there', () => {
+    put('node_modules/left-pad/.git/config');
+    put('node_modules/left-pad/.github/workflows/ci.yml');
+    put('.envrc');
+    expect(scanGuarded(workspace, ungranted).entries.map((entry) => entry.relative)).toEqual(['.envrc']);
+  });
+
   it('leaves out what a scoped grant covers, and says when the workspace is too large to scan', () => {
     put('.vscode/tasks.json');
     put('.envrc');

@@ -5,7 +5,7 @@
  * to reach into the sandbox's init, or to leave something behind for the next call.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -132,6 +132,15 @@ describe.skipIf(detectSandbox('auto').kind === 'none')('a sandboxed shell_exec l
     expect(readFileSync(join(repo, '.git/config'), 'utf8')).toBe(config);
     expect(existsSync(join(repo, '.git/hooks/pre-commit'))).toBe(false);
     await expectServing(gate);
+  });
+
+  it('node_modules stays the package manager\'s: a package with its own .git can be removed and reinstalled', async () => {
+    mkdirSync(join(gate.dirs.workspace, 'node_modules/pkg/.git'), { recursive: true });
+    writeFileSync(join(gate.dirs.workspace, 'node_modules/pkg/.git/config'), '[core]\n');
+    const result = await approvedShell(gate, 'rm -rf node_modules && mkdir -p node_modules/pkg/.git && echo reinstalled');
+    expect(result.isError).toBe(false);
+    expect(stdoutOf(result)).toContain('reinstalled');
+    expect(existsSync(join(gate.dirs.workspace, 'node_modules/pkg/.git'))).toBe(true);
   });
 
   it('ptrace and the memory of the sandbox init are refused', async () => {
