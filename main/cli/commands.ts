@@ -1,17 +1,21 @@
 import { inertText } from '../../shared/inertText';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { AuditStore } from '../audit/auditStore';
 import { auditVerifyCommand } from './auditVerify';
-import { GateConnection, LONG_CALL, openGateSession } from '../mcp/gateClient';
+import { GATE_NOT_RUNNING_MESSAGE, GateConnection, LONG_CALL, openGateSession } from '../mcp/gateClient';
+import { GateError } from '../../shared/errors';
 import { RAW_ARGUMENTS_META } from '../mcp/gateMcpServer';
-import { runStdioBridge } from '../mcp/stdioBridge';
+import { answerGateNotRunning, runStdioBridge } from '../mcp/stdioBridge';
 import { ToolRegistry } from '../registry/registry';
 import { exportToolSchemas, TOOL_SCHEMA_FORMATS, type ToolSchemaFormat } from '../registry/schemaFormats';
 import { statePaths } from '../state/paths';
+import { readGateAddress } from '../state/stateFolder';
 import { BUILTIN_TOOLS } from '../tools/builtinTools';
 import { loadToolModule } from '../tools/loadToolModule';
-import { UsageError, flag, intFlag, onlyFlags, parseArgs } from './argv';
+import { UsageError, flag, intFlag } from './argv';
+import { parseCommandLine, subcommandOf } from './commandSpec';
+import { commandSpec } from './commandSpecs';
 
 /** What a command prints and its exit code (0 ok, 1 the thing checked failed, 2 usage or setup). */
 export interface Io {
@@ -22,8 +26,7 @@ export interface Io {
 
 /** `toolgate tools [--format mcp|openai|anthropic] [--tools MODULE]`: the tool schemas as JSON. */
 export async function toolsCommand(argv: string[], io: Io): Promise<number> {
-  const args = parseArgs(argv);
-  onlyFlags(args, ['format', 'tools']);
+  const args = parseCommandLine(commandSpec('tools'), argv, 'tools');
   const format = (flag(args, 'format') ?? 'mcp') as ToolSchemaFormat;
   if (!TOOL_SCHEMA_FORMATS.includes(format)) {
     throw new UsageError(`--format takes ${TOOL_SCHEMA_FORMATS.join(', ')}, not ${JSON.stringify(format)}`);
@@ -48,11 +51,10 @@ function openAudit(io: Io): AuditStore | undefined {
 
 /** `toolgate audit verify|list`: checks the chain, or prints the latest records. */
 export async function auditCommand(argv: string[], io: Io): Promise<number> {
-  const args = parseArgs(argv, ['json', 'accept-missing-anchor']);
-  const [sub] = args.positionals;
-  if (sub !== 'verify' && sub !== 'list') throw new UsageError('audit takes `verify` or `list`');
-  onlyFlags(args, sub === 'list' ? ['limit', 'json'] : ['json', 'accept-missing-anchor']);
-  if (sub === 'verify') return auditVerifyCommand(args, io);
+  const subSpec = subcommandOf(commandSpec('audit'), argv);
+  if (!subSpec) throw new UsageError('audit takes `verify` or `list`');
+  const args = parseCommandLine(subSpec, argv, `audit ${subSpec.name}`);
+  if (subSpec.name === 'verify') return auditVerifyCommand(args, io);
   const store = openAudit(io);
   if (!store) return 2;
   try {
@@ -71,13 +73,20 @@ export async function auditCommand(argv: string[], io: Io): Promise<number> {
 
 /** `toolgate call TOOL JSON`: one call through the running gate, exactly as an agent makes it. */
 export async function callCommand(argv: string[], io: Io): Promise<number> {
-  const args = parseArgs(argv);
-  onlyFlags(args, []);
-  const [tool, json = '{}'] = args.positionals;
+  const args = parseCommandLine(commandSpec('call'), argv, 'call');
+  const [tool, json = '{}', ...extra] = args.positionals;
   if (!tool) throw new UsageError('call needs a tool name: toolgate call TOOL \'{"arg": "value"}\'');
+  if (extra.length > 0) throw new UsageError(`call takes one JSON argument, not ${extra.length + 1}: quote the JSON, e.g. toolgate call ${tool} '{"arg": "value"}'`);
   const session = await openGateSession(io.home, 'toolgate-cli');
+  // A call that needs approval blocks until the person answers: say so, and where, once it waits.
+  const waiting = setTimeout(() => {
+    const consoleUrl = readGateAddressQuietly(io.home)?.consoleUrl ?? 'the console';
+    io.err(`toolgate call: ${tool} is waiting in the gate. If it needs approval, answer it in the console at ${consoleUrl} (\`toolgate console\` prints the link with your token). Ctrl+C cancels the call.\n`);
+  }, WAITING_NOTICE_MS);
   try {
-    const result = await session.client.callTool({ name: tool, arguments: {}, _meta: { [RAW_ARGUMENTS_META]: json } }, undefined, LONG_CALL);
+    const result = await session.client
+      .callTool({ name: tool, arguments: {}, _meta: { [RAW_ARGUMENTS_META]: json } }, undefined, LONG_CALL)
+      .finally(() => clearTimeout(waiting));
     // What a tool returned reaches a terminal here: its escape sequences are shown, not obeyed.
     const text = inertText((result.content as Array<{ type: string; text?: string }>).map((item) => item.text ?? '').join('\n'));
     if (result.isError) {
@@ -92,9 +101,46 @@ export async function callCommand(argv: string[], io: Io): Promise<number> {
   }
 }
 
-/** `toolgate mcp`: the stdio bridge to the running gate. */
+/** How long `toolgate call` waits for a result before it says where the person answers. */
+const WAITING_NOTICE_MS = 1000;
+
+/** The running gate's address, or undefined when none runs (for a notice, never an error). */
+function readGateAddressQuietly(home: string) {
+  try {
+    return readGateAddress(home);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `toolgate mcp`: the stdio bridge to the running gate. With no gate running it still answers the
+ * client's initialize, with an error saying to start the gate, and exits 1 when the client leaves.
+ */
 export async function mcpCommand(argv: string[], io: Io): Promise<number> {
-  onlyFlags(parseArgs(argv), []);
-  await runStdioBridge(await GateConnection.open(io.home, 'toolgate-stdio-bridge'));
+  parseCommandLine(commandSpec('mcp'), argv, 'mcp');
+  let connection: GateConnection;
+  try {
+    connection = await GateConnection.open(io.home, 'toolgate-stdio-bridge');
+  } catch (error) {
+    if (!(error instanceof GateError)) throw error;
+    io.err(`toolgate mcp: ${GATE_NOT_RUNNING_MESSAGE}\n`);
+    await answerGateNotRunning(GATE_NOT_RUNNING_MESSAGE);
+    return 1;
+  }
+  await runStdioBridge(connection);
+  return 0;
+}
+
+/** `toolgate console`: the running gate's console URL again, with the person's console token. */
+export async function consoleCommand(argv: string[], io: Io): Promise<number> {
+  parseCommandLine(commandSpec('console'), argv, 'console');
+  const address = readGateAddress(io.home);
+  const { consoleToken } = statePaths(io.home);
+  if (!existsSync(consoleToken)) {
+    io.err(`the gate at ${address.mcpUrl} serves no browser console (the desktop app answers prompts in its own window)\n`);
+    return 2;
+  }
+  io.out(`${address.consoleUrl}#token=${readFileSync(consoleToken, 'utf8').trim()}\n`);
   return 0;
 }

@@ -1,34 +1,15 @@
 import { GateError } from '../../shared/errors';
 import { resolveHome, toolgateVersion } from '../state/paths';
 import { UsageError } from './argv';
-import { auditCommand, callCommand, mcpCommand, toolsCommand, type Io } from './commands';
+import { helpText, subcommandOf, usageText, wantsHelp } from './commandSpec';
+import { COMMAND_SPECS, commandSpec } from './commandSpecs';
+import { auditCommand, callCommand, consoleCommand, mcpCommand, toolsCommand, type Io } from './commands';
 import { secretCommand } from './secretCommands';
 import { serveCommand } from './serveCommand';
 
-const USAGE = `Usage: toolgate <command>
-
-  serve --workspace DIR [--port N] [--approval-timeout SEC] [--tools MODULE] [--grant CAP] [--read-only]
-                          [--sandbox auto|require|off] [--pool N] [--secret-env NAME]
-                          run the gate and its console (http://127.0.0.1:7749 by default)
-  mcp                     stdio MCP server that forwards to the running gate (for clients that launch a command)
-  call TOOL [JSON]        call a tool through the running gate, like an agent
-  tools [--format mcp|openai|anthropic]
-                          print the tool schemas
-  audit verify [--json]   check the audit log's hash chain and head anchor (exit 1 says what is damaged);
-                          also lists calls that have no end record
-  audit verify --accept-missing-anchor
-                          accept a log whose head anchor file is gone, as it is (recorded in the log)
-  audit list [--limit N] [--json]
-                          print the latest audit records
-  secret set NAME         store a secret (value read from stdin) that tool arguments use as $ENV.NAME
-  secret list             print the names of the stored secrets (never their values)
-  secret remove NAME      delete a stored secret
-
-State lives in $TOOLGATE_HOME (default ~/.toolgate).
-`;
-
 const COMMANDS: Record<string, (argv: string[], io: Io) => Promise<number>> = {
   serve: serveCommand,
+  console: consoleCommand,
   mcp: mcpCommand,
   call: callCommand,
   tools: toolsCommand,
@@ -75,25 +56,41 @@ export async function main(argv: string[]): Promise<number> {
     home: resolveHome(),
   };
   const [name, ...rest] = argv;
-  if (!name || name === 'help' || name === '--help' || name === '-h') {
-    io.out(USAGE);
+  const usage = usageText(COMMAND_SPECS);
+  if (!name || name === '--help' || name === '-h') {
+    io.out(usage);
     return name ? 0 : 2;
   }
   if (name === '--version' || name === 'version') {
     io.out(`${toolgateVersion()}\n`);
     return 0;
   }
-  const command = COMMANDS[name];
+  // `toolgate help call` is `toolgate call --help`.
+  const helpFor = name === 'help' ? rest : undefined;
+  const commandName = helpFor ? helpFor[0] : name;
+  if (commandName === undefined) {
+    io.out(usage);
+    return 0;
+  }
+  const command = COMMANDS[commandName];
   if (!command) {
-    io.err(`toolgate: unknown command ${JSON.stringify(name)}\n\n${USAGE}`);
+    io.err(`toolgate: unknown command ${JSON.stringify(commandName)}\n\n${usage}`);
     return 2;
+  }
+  const spec = commandSpec(commandName);
+  const commandArgs = helpFor ? helpFor.slice(1) : rest;
+  if (helpFor || wantsHelp(commandArgs)) {
+    const sub = subcommandOf(spec, commandArgs);
+    io.out(sub ? helpText(sub, `${commandName} ${sub.name}`) : helpText(spec, commandName));
+    return 0;
   }
   const unwatchParent = name === 'serve' ? stopWithParent() : undefined;
   try {
     return await command(rest, io);
   } catch (error) {
     if (error instanceof UsageError) {
-      io.err(`toolgate ${name}: ${error.message}\n\n${USAGE}`);
+      const message = error.message.includes('--help`') ? error.message : `${error.message} (see \`toolgate ${name} --help\`)`;
+      io.err(`toolgate ${name}: ${message}\n`);
       return 2;
     }
     if (error instanceof GateError) {

@@ -3,7 +3,9 @@ import { GateError } from '../../shared/errors';
 import { MIN_SECRET_LENGTH } from '../secrets/placeholders';
 import { checkSecretName, readSecretsFile, writeSecretsFile } from '../secrets/secretsFile';
 import { statePaths } from '../state/paths';
-import { UsageError, onlyFlags, parseArgs } from './argv';
+import { UsageError } from './argv';
+import { parseCommandLine } from './commandSpec';
+import { commandSpec } from './commandSpecs';
 import type { Io } from './commands';
 
 /** Reads a secret's value: one line from a terminal (after a prompt on stderr), else all of stdin. */
@@ -34,8 +36,7 @@ function withoutTrailingNewline(text: string): string {
  * and are never printed. `readValue` is replaceable so tests can run the command in-process.
  */
 export async function secretCommand(argv: string[], io: Io, readValue: (name: string) => Promise<string> = readSecretFromStdin): Promise<number> {
-  const args = parseArgs(argv);
-  onlyFlags(args, []);
+  const args = parseCommandLine(commandSpec('secret'), argv, 'secret');
   const [sub, name, ...extra] = args.positionals;
   const path = statePaths(io.home).secrets;
   if (sub === 'list') {

@@ -4,7 +4,9 @@ import { DEFAULT_GRANTS } from '../gate/createGate';
 import { DEFAULT_PORT, startGate } from '../gate/startGate';
 import type { SandboxMode } from '../hosts/sandbox';
 import { statePaths, toolgateVersion } from '../state/paths';
-import { UsageError, flag, intFlag, onlyFlags, parseArgs } from './argv';
+import { UsageError, flag, intFlag } from './argv';
+import { parseCommandLine } from './commandSpec';
+import { SERVE_SPEC } from './commandSpecs';
 import type { Io } from './commands';
 
 function isSandboxMode(mode: string): mode is SandboxMode {
@@ -13,8 +15,7 @@ function isSandboxMode(mode: string): mode is SandboxMode {
 
 /** `toolgate serve`: the gate in plain Node, the console in a browser, until Ctrl+C. */
 export async function serveCommand(argv: string[], io: Io): Promise<number> {
-  const args = parseArgs(argv, ['read-only']);
-  onlyFlags(args, ['workspace', 'port', 'approval-timeout', 'tools', 'grant', 'read-only', 'pool', 'sandbox', 'secret-env']);
+  const args = parseCommandLine(SERVE_SPEC, argv, 'serve');
   const sandbox = flag(args, 'sandbox') ?? 'auto';
   if (!isSandboxMode(sandbox)) throw new UsageError(`--sandbox ${sandbox}: say auto (bubblewrap when it works), require (refuse to start without it) or off`);
   const grants = (args.flags.get('grant') ?? []).map((grant) => {
@@ -31,6 +32,9 @@ export async function serveCommand(argv: string[], io: Io): Promise<number> {
     grants: grants.length > 0 ? [...DEFAULT_GRANTS, ...grants] : undefined,
     readOnly: flag(args, 'read-only') === 'true',
     poolSize: intFlag(args, 'pool', 1, 64),
+    // Prompts waiting for a person, in all and per agent session; past them a call gets EQUOTA at once.
+    maxPending: intFlag(args, 'max-pending', 1, 100_000),
+    maxPendingPerSession: intFlag(args, 'max-pending-per-agent', 1, 100_000),
     sandbox,
     // The environment variables tools may receive as $ENV.NAME; no other variable ever is.
     secretEnv: args.flags.get('secret-env') ?? [],

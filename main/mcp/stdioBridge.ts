@@ -63,3 +63,25 @@ export async function runStdioBridge(upstream: GateConnection): Promise<void> {
     await upstream.close();
   }
 }
+
+/**
+ * `toolgate mcp` when no gate runs: still speaks MCP on stdio, so the client shows the person why
+ * instead of a bare "server closed". Every request (initialize first) is answered with an error
+ * carrying `message`; the process ends when the client closes stdin.
+ */
+export async function answerGateNotRunning(message: string): Promise<void> {
+  const transport = new StdioServerTransport();
+  const closed = new Promise<void>((resolve) => {
+    transport.onclose = () => resolve();
+  });
+  transport.onmessage = (incoming) => {
+    if (!('id' in incoming) || !('method' in incoming)) return;
+    void transport.send({ jsonrpc: '2.0', id: incoming.id, error: { code: ErrorCode.InternalError, message } }).catch(() => {});
+  };
+  await transport.start();
+  const stop = () => void transport.close();
+  process.stdin.once('end', stop);
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+  await closed;
+}

@@ -139,10 +139,16 @@ describe('stdio bridge without a gate', () => {
   });
   afterAll(() => dirs?.remove());
 
-  it('`toolgate mcp` exits 2 and says to start `toolgate serve`', async () => {
-    const run = await runCli(['mcp'], dirs.home);
-    expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/toolgate serve/);
-    expect(run.stdout).toBe('');
+  it('`toolgate mcp` says to start `toolgate serve` and exits 1 once its client leaves, printing nothing on the protocol stream', async () => {
+    const child = spawn(process.execPath, [CLI, 'mcp'], { cwd: ROOT, env: cliEnv(dirs.home), stdio: 'pipe' });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdin.end();
+    const code = await new Promise<number | null>((resolveExit) => child.once('close', resolveExit));
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/toolgate serve/);
+    expect(stdout).toBe('');
   });
 });

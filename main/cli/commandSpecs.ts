@@ -1,0 +1,97 @@
+import type { CommandSpec } from './commandSpec';
+
+/** `toolgate serve`: every option, with its default; settings.json gives the same keys. */
+export const SERVE_SPEC: CommandSpec = {
+  name: 'serve',
+  summary: 'run the gate and its console on 127.0.0.1 until Ctrl+C',
+  options: [
+    { name: 'workspace', value: 'DIR', description: 'the folder tools may touch (default: settings.json, else the current folder)' },
+    { name: 'port', value: 'N', description: 'loopback port of MCP and the console; 0 picks a free one (default 7749)' },
+    { name: 'approval-timeout', value: 'SEC', description: 'seconds a prompt waits for you before it is denied (default 300)' },
+    { name: 'tools', value: 'MODULE', repeatable: true, description: 'an ES module of more tools to load' },
+    { name: 'grant', value: 'CAP', repeatable: true, description: 'a capability for tools, e.g. net:read:docs.python.org or fs:write:.vscode/**' },
+    { name: 'read-only', description: 'refuse every tool that writes or starts programs' },
+    { name: 'sandbox', value: 'auto|require|off', description: 'bubblewrap for tool processes: when it works (auto, default), always, or never' },
+    { name: 'pool', value: 'N', description: 'warm tool processes to keep (default 2)' },
+    { name: 'secret-env', value: 'NAME', repeatable: true, description: 'an environment variable tools may receive as $ENV.NAME' },
+    { name: 'max-pending', value: 'N', description: 'prompts that may wait for you in all; past it a call gets EQUOTA (default 500)' },
+    { name: 'max-pending-per-agent', value: 'N', description: 'prompts one agent session may have waiting (default 50)' },
+  ],
+  details: [
+    'Options override $TOOLGATE_HOME/settings.json, which overrides the defaults; the console\'s',
+    'Settings view shows the values in force and where each came from. Exit 2 on a bad option or',
+    'settings file (nothing starts), after Ctrl+C 0.',
+  ].join('\n'),
+};
+
+/** Every command of the CLI, in the order the usage lists them. */
+export const COMMAND_SPECS: readonly CommandSpec[] = [
+  SERVE_SPEC,
+  {
+    name: 'console',
+    summary: 'print the console URL of the running gate again (with your console token)',
+    details: 'Exit 2 when no gate runs for $TOOLGATE_HOME.',
+  },
+  {
+    name: 'mcp',
+    summary: 'stdio MCP server that forwards to the running gate (for clients that launch a command)',
+    details: 'Start the gate first (npm start, or toolgate serve). Without one, the client\'s initialize is answered with an error saying so.',
+  },
+  {
+    name: 'call',
+    args: 'TOOL [JSON]',
+    summary: 'call a tool through the running gate, as an agent does',
+    details: [
+      'JSON is the arguments object, e.g. toolgate call write_file \'{"path":"a.txt","content":"hi"}\'.',
+      'A call that needs approval waits for you in the console; toolgate call says where.',
+      'Exit 0 with the result, 1 when the call failed or was denied, 2 when no gate runs.',
+    ].join('\n'),
+  },
+  {
+    name: 'tools',
+    summary: 'print the tool schemas for your own agent code',
+    options: [
+      { name: 'format', value: 'mcp|openai|anthropic', description: 'the schema dialect (default mcp)' },
+      { name: 'tools', value: 'MODULE', repeatable: true, description: 'an ES module of more tools to include' },
+    ],
+  },
+  {
+    name: 'audit',
+    summary: 'check or read the audit log',
+    subcommands: [
+      {
+        name: 'verify',
+        summary: 'check the hash chain and the head anchor; list calls that have no end record',
+        options: [
+          { name: 'json', description: 'print the report as JSON' },
+          { name: 'accept-missing-anchor', description: 'accept a log whose head anchor is gone, as it is (recorded in the log)' },
+        ],
+        details: 'Exit 0 when intact, 1 naming the first damaged record or the missing anchor, 2 when there is no log.',
+      },
+      {
+        name: 'list',
+        summary: 'print the latest audit records, oldest of them first',
+        options: [
+          { name: 'limit', value: 'N', description: 'how many records (default 20)' },
+          { name: 'json', description: 'print them as JSON' },
+        ],
+      },
+    ],
+  },
+  {
+    name: 'secret',
+    summary: 'manage the secrets tool arguments use as $ENV.NAME',
+    subcommands: [
+      { name: 'set', args: 'NAME', summary: 'store a secret; the value is read from stdin (at least 8 characters)' },
+      { name: 'list', summary: 'print the names of the stored secrets, never their values' },
+      { name: 'remove', args: 'NAME', summary: 'delete a stored secret' },
+    ],
+  },
+];
+
+/** A command's spec by name; the CLI knows every name it dispatches. */
+export function commandSpec(name: string): CommandSpec {
+  const spec = COMMAND_SPECS.find((candidate) => candidate.name === name);
+  if (!spec) throw new Error(`no spec for command ${name}`);
+  return spec;
+}

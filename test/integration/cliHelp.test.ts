@@ -1,0 +1,98 @@
+/**
+ * The CLI behaves like one: every command and subcommand answers --help with every option it
+ * takes, a wrong option points to that help, `toolgate console` prints the console link again,
+ * `toolgate call` says where the person answers, and `toolgate mcp` without a gate answers the
+ * client's initialize with what to do.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COMMAND_SPECS } from '../../main/cli/commandSpecs';
+import type { CommandSpec } from '../../main/cli/commandSpec';
+import { connectStdioBridge, makeTempDirs, readConsoleToken, runCli, spawnServe, type ServeProcess, type TempDirs } from './helpers';
+
+/** Every command line that has a help of its own: `serve`, `audit verify`, … */
+const HELP_PATHS: { path: string[]; spec: CommandSpec }[] = COMMAND_SPECS.flatMap((spec) => [
+  { path: [spec.name], spec },
+  ...(spec.subcommands ?? []).map((sub) => ({ path: [spec.name, sub.name], spec: sub })),
+]);
+
+describe('toolgate --help', () => {
+  let dirs: TempDirs;
+  beforeAll(() => {
+    dirs = makeTempDirs();
+  });
+  afterAll(() => dirs.remove());
+
+  it.each(HELP_PATHS.map(({ path, spec }) => [path.join(' '), path, spec] as const))('`toolgate %s --help` lists every option and exits 0', async (_, path, spec) => {
+    // Each spelling of help, spread across the commands (a process each is slow enough).
+    const spelling = HELP_PATHS.findIndex((entry) => entry.spec === spec) % 3;
+    for (const help of [[[...path, '--help'], [...path, '-h'], ['help', ...path]][spelling]!]) {
+      const run = await runCli(help, dirs.home);
+      expect(run.code, `${help.join(' ')}: ${run.stderr}`).toBe(0);
+      expect(run.stdout).toContain(`Usage: toolgate ${path.join(' ')}`);
+      for (const option of spec.options ?? []) expect(run.stdout).toContain(`--${option.name}`);
+      for (const sub of spec.subcommands ?? []) expect(run.stdout).toContain(sub.name);
+    }
+  });
+
+  it('--help wins over a missing value (`toolgate call --help` used to say "--help needs a value")', async () => {
+    const run = await runCli(['call', 'write_file', '--help'], dirs.home);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('Usage: toolgate call TOOL [JSON]');
+  });
+
+  it('a wrong option exits 2 naming it and the help to read', async () => {
+    const run = await runCli(['audit', 'list', '--limt', '5'], dirs.home);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('unknown option --limt');
+    expect(run.stderr).toContain('toolgate audit list --help');
+    const twice = await runCli(['serve', '--port', '1', '--port', '2'], dirs.home);
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toContain('--port is given more than once');
+  });
+
+  it('`toolgate mcp` with no gate running answers the client\'s initialize with an error saying to start the gate', async () => {
+    const failure = await connectStdioBridge(dirs.home).then(
+      () => undefined,
+      (error: Error) => error,
+    );
+    expect(failure?.message).toContain('Toolgate is not running: start it with `toolgate serve --workspace DIR`');
+  });
+
+  it('`toolgate console` without a gate exits 2 and says to start one', async () => {
+    const run = await runCli(['console'], dirs.home);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('no gate is running');
+  });
+});
+
+describe('with a gate running', () => {
+  let dirs: TempDirs;
+  let serve: ServeProcess;
+  beforeAll(async () => {
+    dirs = makeTempDirs();
+    serve = await spawnServe(dirs, ['--approval-timeout', '3']);
+  });
+  afterAll(async () => {
+    await serve?.stop();
+    dirs?.remove();
+  });
+
+  it('`toolgate console` prints the console URL with the console token, as serve printed it', async () => {
+    const run = await runCli(['console'], dirs.home);
+    expect(run.code, run.stderr).toBe(0);
+    const printed = /console\s+(\S+)/.exec(serve.stdout())?.[1];
+    expect(run.stdout.trim()).toBe(printed);
+    expect(run.stdout.trim()).toMatch(new RegExp(`#token=${readConsoleToken(dirs.home)}$`));
+  });
+
+  it('`toolgate call` of a call that waits for approval says so and where the console is', async () => {
+    const run = await runCli(['call', 'write_file', '{"path":"a.txt","content":"hi"}'], dirs.home);
+    const consoleUrl = /console\s+(\S+)/.exec(serve.stdout())![1]!.replace(/#.*$/, '');
+    expect(run.stderr).toContain('write_file is waiting in the gate');
+    expect(run.stderr).toContain(`answer it in the console at ${consoleUrl}`);
+    expect(run.stderr).toContain('toolgate console');
+    // Nobody answered within the gate's 3 s: denied, exit 1.
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('EDENIED');
+  });
+});
