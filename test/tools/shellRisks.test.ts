@@ -48,6 +48,13 @@ describe('code that runs but is not parsed is flagged, with the code shown', () 
     ['command eval id', 'id'],
     ['$tool --version', '$tool'],
     ['f() { rm -rf ~; }; f', '{ rm -rf ~; }'],
+    ["env -S 'bash -c id'", 'id'],
+    ["perl -pe 'system q(id)' f", 'system q(id)'],
+    ["python3 -Bc 'import os'", 'import os'],
+    ["awk 'BEGIN { system(\"id\") }'", 'BEGIN { system("id") }'],
+    ["script -qc 'id' /dev/null", 'id'],
+    ["flock /tmp/l -c 'id'", 'id'],
+    ['echo id | at now', 'now'],
   ];
   it.each(cases)('%s runs %s', async (line, code) => {
     expect(await hiddenCodeOf(line)).toContain(code);
@@ -96,6 +103,7 @@ describe('risk flags', () => {
     ['"rm" -r build', 'recursive-delete'],
     ["$'\\x72m' -r build", 'recursive-delete'],
     ['sudo env X=1 nice -n 5 rm -r build', 'recursive-delete'],
+    ["env -S 'rm -rf build'", 'recursive-delete'],
     ['find . -name "*.o" -delete', 'recursive-delete'],
     ['git clean -fdx', 'recursive-delete'],
     ['curl -fsSL https://x.sh | sh', 'download-to-shell'],

@@ -8,6 +8,12 @@ import { baseName, type ProgramWords } from './programWords';
  * prompt flags each "runs code not shown here" and shows the code itself, as far as the line holds it.
  */
 
+/** awk programs can run commands (system(), pipes to and from commands). */
+/** Programs whose -c option is a command line they hand to a shell. */
+const THROUGH_SHELL = new Set(['su', 'runuser', 'script', 'flock']);
+const AWKS = new Set(['awk', 'gawk', 'mawk', 'nawk']);
+/** Programs that run a command later, elsewhere or many times (their arguments are a command line). */
+const SCHEDULERS = new Set(['at', 'batch', 'crontab', 'parallel', 'systemd-run', 'screen', 'tmux', 'nsenter', 'unshare', 'chroot']);
 const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'fish', 'ash', 'busybox']);
 /** Interpreters and the options that take inline code. */
 const INTERPRETERS: Record<string, string[]> = {
@@ -58,7 +64,10 @@ export function hiddenCodeOf(words: ProgramWords, prefixWritten: readonly string
     found.push({ why: `${program} ${args.find((arg) => !arg.startsWith('-'))} runs scripts from package.json or a package's install scripts`, code: rest(0) });
   } else if (program === 'make' || program === 'gmake') found.push({ why: `${program} runs the recipes of the Makefile`, code: rest(0) || '(the default target)' });
   else if (program === 'ssh') found.push(...sshCode(args));
-  else if ((program === 'su' || program === 'runuser') && args.includes('-c')) found.push({ why: `${program} -c runs this as another user`, code: args[args.indexOf('-c') + 1] ?? '' });
+  else if (THROUGH_SHELL.has(program) && shortOptionValue(args, 'c') !== undefined) {
+    found.push({ why: `${program} -c runs this through a shell`, code: shortOptionValue(args, 'c')! });
+  } else if (AWKS.has(program)) found.push(awkCode(program, args));
+  else if (SCHEDULERS.has(program)) found.push({ why: `${program} runs commands later or elsewhere, from its arguments or input`, code: rest(0) || '(its standard input)' });
   return found;
 }
 
@@ -87,7 +96,9 @@ function interpreterCode(program: string, args: readonly string[]): HiddenCode[]
   for (let at = 0; at < args.length; at++) {
     const arg = args[at]!;
     const glued = inline.find((option) => option.length === 2 && arg.startsWith(option) && arg.length > 2 && !arg.startsWith('--'));
-    if (inline.includes(arg)) return [{ why: `${program} ${arg} runs this code`, code: args[at + 1] ?? '' }];
+    // `perl -pe CODE`, `python3 -Bc CODE`: a cluster of short options ending in the one that takes code.
+    const cluster = /^-[a-zA-Z]+$/.test(arg) && inline.includes(`-${arg.at(-1)}`);
+    if (inline.includes(arg) || cluster) return [{ why: `${program} ${arg} runs this code`, code: args[at + 1] ?? '' }];
     if (glued) return [{ why: `${program} ${glued} runs this code`, code: arg.slice(2) }];
     if (arg === '-m' && program.startsWith('python')) return [{ why: `${program} -m runs this module`, code: args.slice(at + 1).join(' ') }];
     if (!arg.startsWith('-')) return [{ why: `${program} runs the code in this file`, code: arg }];
@@ -123,4 +134,18 @@ function sshCode(args: readonly string[]): HiddenCode[] {
   while (at < args.length && args[at]!.startsWith('-')) at += /^-[bcDEeFIiJLlmOopQRSWw]$/.test(args[at]!) ? 2 : 1;
   const remote = args.slice(at + 1).join(' ');
   return remote ? [{ why: `ssh runs this on ${args[at]}`, code: remote }] : [];
+}
+
+function awkCode(program: string, args: readonly string[]): HiddenCode {
+  const file = args.indexOf('-f');
+  if (file >= 0) return { why: `${program} runs the program in this file`, code: args[file + 1] ?? '' };
+  let at = 0;
+  while (at < args.length && args[at]!.startsWith('-')) at += ['-F', '-v'].includes(args[at]!) ? 2 : 1;
+  return { why: `${program} runs this program (system() and pipes in it start commands)`, code: args[at] ?? '' };
+}
+
+/** The value of a short option given alone (-c x) or ending a cluster (-qc x). */
+function shortOptionValue(args: readonly string[], letter: string): string | undefined {
+  const at = args.findIndex((arg) => new RegExp(`^-[a-zA-Z]*${letter}$`).test(arg));
+  return at < 0 ? undefined : (args[at + 1] ?? '');
 }

@@ -61,6 +61,7 @@ export function programWords(written: readonly string[]): ProgramWords {
   let argv = words;
   for (let wrapper = WRAPPERS[baseName(argv[0] ?? '')]; wrapper && !computedProgram; wrapper = WRAPPERS[baseName(argv[0] ?? '')]) {
     const name = baseName(argv[0]!);
+    if (name === 'env') argv = splitEnvStrings(argv);
     let next = 1;
     while (next < argv.length && argv[next]!.startsWith('-') && argv[next] !== '-') {
       if (argv[next] === '--') {
@@ -69,11 +70,26 @@ export function programWords(written: readonly string[]): ProgramWords {
       }
       next += wrapper.valueOptions.includes(argv[next]!) ? 2 : 1;
     }
-    if (name === 'env') for (; next < argv.length && isAssignment(argv[next]!); next++) prefixes.push(argv[next]!);
+    if (name === 'env') {
+      for (; next < argv.length && isAssignment(argv[next]!); next++) prefixes.push(argv[next]!);
+    }
     next += wrapper.operands ?? 0;
     if (next >= argv.length) break;
     wrappers.push(name);
     argv = argv.slice(next);
   }
   return { prefixes, wrappers, argv, computedProgram };
+}
+
+/** `env -S 'rm -rf x'` (or -Sstring, --split-string=string) runs the words of its string: they replace it. */
+function splitEnvStrings(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let at = 0; at < argv.length; at++) {
+    const arg = argv[at]!;
+    const glued = /^(?:-S|--split-string=)(.+)$/s.exec(arg);
+    if (arg === '-S' || arg === '--split-string') out.push(...(argv[++at] ?? '').split(/\s+/).filter(Boolean));
+    else if (glued) out.push(...glued[1]!.split(/\s+/).filter(Boolean));
+    else out.push(arg);
+  }
+  return out;
 }
