@@ -1,6 +1,6 @@
 import { isJsonObject } from '../../shared/jsonLimits';
 import { argumentBoundBreach, type BoundBreach } from '../executor/steps/argumentBounds';
-import { HELD_ARGUMENTS_META } from './gateMcpServer';
+import { HELD_ARGUMENTS_META, RAW_ARGUMENTS_META } from './gateMcpServer';
 import { moveOddArgumentsToMeta } from './rawArguments';
 
 /** A request body as the MCP SDK may see it, or why it is refused before the SDK sees it. */
@@ -33,13 +33,14 @@ function holdOversizedArguments(message: unknown): unknown {
   return { ...message, params: { ...params, _meta: { ...meta, [HELD_ARGUMENTS_META]: args } } };
 }
 
-/** The bound a message breaks outside the arguments it holds, if any. */
+/** The bound a message breaks outside the arguments it holds (as they are, set aside, or as raw text), if any. */
 function envelopeBreach(message: unknown): BoundBreach | undefined {
   if (!isJsonObject(message) || !isJsonObject(message.params)) return argumentBoundBreach(message);
   const { params, ...rest } = message;
   const { arguments: args, _meta: meta, ...envelope } = params;
   if (isJsonObject(meta)) {
-    const { [HELD_ARGUMENTS_META]: held, ...otherMeta } = meta;
+    // Raw text arguments are bounded by the pipeline, by their bytes, before they are parsed.
+    const { [HELD_ARGUMENTS_META]: held, [RAW_ARGUMENTS_META]: raw, ...otherMeta } = meta;
     return argumentBoundBreach({ ...rest, params: { ...envelope, _meta: otherMeta } });
   }
   return argumentBoundBreach({ ...rest, params: { ...envelope, _meta: meta } });

@@ -82,6 +82,15 @@ describe('arguments too large to hold', () => {
     expect(textOf(await client.callTool({ name: 'echo', arguments: { text: 'alive' } }))).toBe('{"text":"alive"}');
   });
 
+  it('arguments sent as raw JSON text over the bound are refused with EVALIDATION before they are parsed', async () => {
+    gate = await startTestGate();
+    const client = await connectMcp(gate.running.mcpUrl, gate.token);
+    const raw = JSON.stringify({ text: 'z'.repeat(4 * MIB + 10) });
+    const result = (await client.callTool({ name: 'echo', arguments: {}, _meta: { 'toolgate/rawArguments': raw } })) as CallToolResult;
+    expect(result._meta?.['toolgate/errorCode']).toBe('EVALIDATION');
+    expect(textOf(result)).toContain(`maxBytes bound is ${4 * MIB}`);
+  });
+
   it('a flood hidden in the envelope instead of the arguments is refused before the MCP SDK walks it', async () => {
     gate = await startTestGate();
     const client = await connectMcp(gate.running.mcpUrl, gate.token);
