@@ -43,7 +43,7 @@ describe('the app icon', () => {
   it('reaches the built console: every icon the page links and the window loads exists in out/renderer', () => {
     const renderer = join(ROOT, 'out/renderer');
     const html = readFileSync(join(renderer, 'index.html'), 'utf8');
-    const links = [...html.matchAll(/<link rel="(?:icon|apple-touch-icon)"[^>]*href="\.\/([^"]+)"/g)].map((match) => match[1]);
+    const links = [...html.matchAll(/<link rel="(?:icon|apple-touch-icon)"[^>]*href="\.\/([^"]+)"/g)].map((match) => match[1]!);
     expect(links).toEqual(expect.arrayContaining(['icon.svg', 'icons/toolgate-32.png', 'icons/toolgate-16.png']));
     for (const link of [...links, 'icons/toolgate-512.png']) expect(existsSync(join(renderer, link)), link).toBe(true);
     const desktopMain = readFileSync(join(ROOT, 'out/main/index.js'), 'utf8');
