@@ -1,4 +1,6 @@
 import { tierLevel, type SecurityTier, type TierEscalation, type ToolManifest } from '../../shared/manifest';
+import type { PolicyMode, PolicyProvenance } from '../../shared/policy';
+import type { CallFacts } from './callParts';
 
 /** What policy decided for a call, and which rule decided it. */
 export interface PolicyDecision {
@@ -8,11 +10,17 @@ export interface PolicyDecision {
   rule: string;
   /** Why, in words the agent and the person can read. */
   reason: string;
+  /** The written rule that decided, with its layer, file and line, and the part it matched (absent: a tier default). */
+  provenance?: PolicyProvenance;
+  /** The security mode the call was judged in. */
+  mode?: PolicyMode;
 }
 
 /** Decides a call from what is known about it. */
 export interface Policy {
-  decide(manifest: ToolManifest, input: unknown): PolicyDecision;
+  decide(manifest: ToolManifest, input: unknown, facts?: CallFacts): PolicyDecision;
+  /** Learns what the decision needs that takes time (a shell line's parse), before decide. */
+  prepare?(manifest: ToolManifest, input: unknown): Promise<CallFacts>;
 }
 
 const TIER_DECISIONS: Record<SecurityTier, PolicyDecision['decision']> = {
@@ -63,9 +71,9 @@ export const tierPolicy: Policy = {
 };
 
 /** Runs a policy and fails closed: a policy that throws or answers nonsense denies. */
-export function decideSafely(policy: Policy, manifest: ToolManifest, input: unknown): PolicyDecision {
+export function decideSafely(policy: Policy, manifest: ToolManifest, input: unknown, facts?: CallFacts): PolicyDecision {
   try {
-    const decided = policy.decide(manifest, input);
+    const decided = policy.decide(manifest, input, facts);
     if (decided && ['allow', 'ask', 'deny'].includes(decided.decision)) return decided;
     return { decision: 'deny', rule: 'policy:invalid', reason: 'the policy gave no valid decision, so the call is denied' };
   } catch (error) {

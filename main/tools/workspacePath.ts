@@ -50,7 +50,7 @@ export function confinePath(workspace: string, requested: string): ConfinedPath 
  * way is followed to where it points, so a link to a folder that does not exist yet is judged by
  * its target, not by its own name.
  */
-function realpathOfLongestExisting(absolute: string, hops = 0): { real: string; exists: boolean } {
+export function realpathOfLongestExisting(absolute: string, hops = 0): { real: string; exists: boolean } {
   const missing: string[] = [];
   let current = absolute;
   for (;;) {

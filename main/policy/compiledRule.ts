@@ -1,0 +1,64 @@
+import type { RuleEffect, RuleSource } from '../../shared/policy';
+import type { ToolManifest } from '../../shared/manifest';
+import { compileHostPattern, type HostPattern } from './hostRule';
+import { compilePathPattern, type PathAnchors, type PathPattern } from './pathRule';
+import { parseRuleText, RuleError } from './ruleText';
+import { compileShellPattern, type ShellPattern } from './shellRule';
+
+/** How a tool's specifiers are read: its kind of argument. */
+export type MatcherKind = 'any' | 'shell' | 'path' | 'host';
+
+/** The tools whose argument is a shell command line, and that argument. */
+export const SHELL_ARGUMENTS: Readonly<Record<string, string>> = { shell_exec: 'command' };
+
+/** What a rule looks at in a call. */
+export type RuleMatcher =
+  | { readonly kind: 'any' }
+  | { readonly kind: 'shell'; readonly pattern: ShellPattern }
+  | { readonly kind: 'path'; readonly pattern: PathPattern }
+  | { readonly kind: 'host'; readonly pattern: HostPattern };
+
+/** A rule ready to match: compiled once per load, never per call. */
+export interface CompiledRule {
+  readonly text: string;
+  readonly tool: string;
+  readonly effect: RuleEffect;
+  readonly source: RuleSource;
+  readonly reason?: string;
+  readonly matcher: RuleMatcher;
+}
+
+/** The path arguments a rule judges: those naming what the tool touches (a shell's cwd is where it works). */
+export function judgedPathArguments(manifest: ToolManifest): string[] {
+  return manifest.pathArguments.filter((argument) => !manifest.workingDirectoryArguments?.includes(argument));
+}
+
+/** Which matcher a tool's specifiers take. */
+export function matcherKindOf(manifest: ToolManifest): MatcherKind {
+  if (SHELL_ARGUMENTS[manifest.name]) return 'shell';
+  if ((manifest.urlArguments?.length ?? 0) > 0) return 'host';
+  if (judgedPathArguments(manifest).length > 0) return 'path';
+  return 'any';
+}
+
+/** What a tool looks up by name when rules are compiled (unknown tools are refused). */
+export type ToolLookup = (name: string) => ToolManifest | undefined;
+
+/** Compiles one rule; throws RuleError naming what is wrong and the fix. */
+export async function compileRule(
+  written: string,
+  effect: RuleEffect,
+  source: RuleSource,
+  context: { tools: ToolLookup; anchors: PathAnchors; reason?: string },
+): Promise<CompiledRule> {
+  const parsed = parseRuleText(written);
+  const manifest = context.tools(parsed.tool);
+  if (!manifest) throw new RuleError(`${JSON.stringify(parsed.tool)} is not a tool of this gate`, 'name a tool that `toolgate tools` lists, spelt the same way');
+  const base = { text: parsed.text, tool: parsed.tool, effect, source, ...(context.reason ? { reason: context.reason } : {}) };
+  if (parsed.specifier === undefined) return { ...base, matcher: { kind: 'any' } };
+  const kind = matcherKindOf(manifest);
+  if (kind === 'shell') return { ...base, matcher: { kind, pattern: await compileShellPattern(parsed.specifier) } };
+  if (kind === 'host') return { ...base, matcher: { kind, pattern: compileHostPattern(parsed.specifier) } };
+  if (kind === 'path') return { ...base, matcher: { kind, pattern: compilePathPattern(parsed.specifier, context.anchors) } };
+  throw new RuleError(`${parsed.tool} takes no specifier: it has no command, path or URL argument`, `write the bare name ${parsed.tool} to match every call of it`);
+}

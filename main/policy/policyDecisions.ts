@@ -1,0 +1,62 @@
+import { tierLevel, type ToolManifest } from '../../shared/manifest';
+import type { PolicyMode, RuleSource } from '../../shared/policy';
+import type { RuleHit } from './judgeCall';
+import { callTier, type PolicyDecision } from './tierPolicy';
+
+/** Where a rule was written, in words: `user policy line 4 (/home/me/.toolgate/policy.json)`. */
+export function describeSource(source: RuleSource): string {
+  if (source.layer === 'session') return `a session grant${source.approvalId ? ` (approval ${source.approvalId})` : ''}`;
+  if (source.layer === 'flag') return "the gate's --grant flag";
+  return `${source.layer} policy${source.line ? ` line ${source.line}` : ''} (${source.file})`;
+}
+
+const VERBS = { allow: 'allowed', ask: 'asks because of', deny: 'denied by' } as const;
+
+/** The decision a matching rule makes, with its provenance, in words the agent and the person read. */
+export function decisionFromRule(effect: 'allow' | 'ask' | 'deny', hit: RuleHit, mode: PolicyMode): PolicyDecision {
+  const { rule, matched } = hit;
+  const where = describeSource(rule.source);
+  const reason = `${VERBS[effect]} \`${rule.text}\`, ${where}${rule.reason ? `: ${rule.reason}` : ''}${matched !== undefined ? ` (matched ${JSON.stringify(matched)})` : ''}`;
+  return {
+    decision: effect,
+    rule: `${rule.text} (${where})`,
+    reason,
+    mode,
+    provenance: {
+      rule: rule.text,
+      effect,
+      source: rule.source,
+      ...(rule.reason ? { reason: rule.reason } : {}),
+      ...(matched !== undefined ? { matched } : {}),
+    },
+  };
+}
+
+/** What the call is like, as the mode looks at it when no rule decided. */
+export interface DefaultFacts {
+  readonly mode: PolicyMode;
+  /** Why no allow could vouch for the call (an unreadable shell line); then it never runs unasked. */
+  readonly notAllowable?: string;
+  readonly touchesProtected: boolean;
+  readonly touchesPaths: boolean;
+}
+
+/**
+ * The tier default as the mode adjusts it: strict asks for everything above SAFE; permissive lets
+ * an ELEVATED call that works on workspace paths run (never one reaching the network, a protected
+ * path, secrets — asked for later by the pipeline — or anything RESTRICTED or DANGEROUS).
+ */
+export function modeDefault(manifest: ToolManifest, input: unknown, tier: PolicyDecision, facts: DefaultFacts): PolicyDecision {
+  const level = tierLevel(callTier(manifest, input).tier);
+  if (tier.decision === 'allow' && facts.notAllowable) {
+    return { ...tier, decision: 'ask', rule: 'policy:unreadable', reason: `${manifest.name} cannot run unasked: ${facts.notAllowable}`, mode: facts.mode };
+  }
+  if (facts.mode === 'strict' && tier.decision === 'allow' && level > 0) {
+    return { ...tier, decision: 'ask', rule: 'mode:strict', reason: `strict mode asks for everything above SAFE (${tier.reason})`, mode: facts.mode };
+  }
+  const offline = !manifest.sideEffects.some((effect) => effect === 'NetRead' || effect === 'NetWrite');
+  if (facts.mode === 'permissive' && tier.decision === 'ask' && level === 2 && offline && facts.touchesPaths && !facts.touchesProtected && !facts.notAllowable) {
+    return { ...tier, decision: 'allow', rule: 'mode:permissive', reason: `permissive mode lets ELEVATED work inside the workspace run (${tier.reason})`, mode: facts.mode };
+  }
+  return { ...tier, mode: facts.mode };
+}

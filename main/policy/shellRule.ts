@@ -1,0 +1,177 @@
+import type { SubCommand } from '../../shared/commandPreview';
+import { GateError } from '../../shared/errors';
+import { parseCommand } from '../tools/shell/parseCommand';
+import { baseName, programWords } from '../tools/shell/programWords';
+import { expandWord, wordValue, type WordValue } from '../tools/shell/shellWords';
+import { RuleError } from './ruleText';
+
+/**
+ * Shell rules (`shell_exec(npm run test *)`, `shell_exec(git status)`) match the sub-commands of
+ * the tree-sitter parse, word by word after quote removal, never as text or regex:
+ * - a last word `*` (or Claude Code's `:*`) matches any further words: `ls *` never matches `lsof`;
+ *   without it the words must be exactly these. `\*` or `'*'` is a literal star.
+ * - an allow matches only a sub-command the engine can read whole: written as the rule says, with
+ *   no environment prefix beyond a short safe list, no wrapper but harmless ones (`timeout`, `nice`,
+ *   …), no substitution, no code handed over as text (`eval`, `sh -c`, `python -c`, heredocs fed to
+ *   interpreters, `xargs`, `find -exec`, `git -c`).
+ * - a deny or ask matches broadly: prefixes and every known wrapper stripped, the program by its
+ *   base name, flags in any spelling (`-rf`, `-fr`, `-r -f`, `--recursive --force`) and in any
+ *   order, the rule's other words anywhere in order (`git -C . push` is still `git push`).
+ */
+
+/** One compiled shell specifier. */
+export interface ShellPattern {
+  /** The words to match, quotes removed. */
+  readonly words: readonly string[];
+  /** Whether further words may follow (a trailing `*`). */
+  readonly prefix: boolean;
+}
+
+/** Environment prefixes an allow still matches through: they change only how output reads. */
+const SAFE_PREFIXES = /^(LANG|LANGUAGE|LC_[A-Z]+|TZ|NO_COLOR|FORCE_COLOR|COLUMNS|TERM)=/;
+/** Wrappers an allow looks through: they only limit or reprioritise the program they start. */
+const HARMLESS_WRAPPERS = new Set(['timeout', 'nice', 'ionice', 'nohup', 'time', 'stdbuf']);
+const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'fish', 'ash', 'busybox']);
+const INTERPRETERS = new Set(['python', 'python2', 'python3', 'node', 'nodejs', 'deno', 'bun', 'perl', 'ruby', 'php', 'lua', 'Rscript', 'osascript', 'awk', 'gawk']);
+/** Programs that run text or files of code the line does not show. */
+const RUNS_TEXT = new Set(['eval', 'source', '.', 'xargs', 'watch', 'trap', 'alias', 'exec', 'builtin', 'command', 'coproc', 'parallel', 'su', 'sudo', 'doas', 'env']);
+/** Long flags read as the short one (so a deny of `rm -rf` also holds `rm --recursive --force`). */
+const LONG_FLAGS: Record<string, string> = { recursive: 'r', force: 'f', R: 'r' };
+
+/** Compiles a shell specifier by parsing it as one simple command; throws RuleError when it is not one. */
+export async function compileShellPattern(specifier: string): Promise<ShellPattern> {
+  let legacyPrefix = false;
+  let text = specifier.trim();
+  if (text.endsWith(':*')) {
+    legacyPrefix = true;
+    text = text.slice(0, -2);
+  }
+  let commands: SubCommand[];
+  try {
+    commands = await parseCommand(text);
+  } catch (error) {
+    throw new RuleError(`the command ${JSON.stringify(specifier)} cannot be read (${error instanceof GateError ? error.message : String(error)})`, 'write one plain command, e.g. shell_exec(git status)');
+  }
+  if (commands.length !== 1 || commands[0]!.substitutions.length > 0 || commands[0]!.redirects.length > 0 || commands[0]!.argv.length === 0) {
+    throw new RuleError(
+      `${JSON.stringify(specifier)} is not one plain command (a rule matches each sub-command of a line on its own)`,
+      'write one rule per command, without ;, &&, |, redirections or $(…), e.g. shell_exec(npm run test *)',
+    );
+  }
+  const argv = commands[0]!.argv;
+  const prefix = legacyPrefix || argv.at(-1) === '*';
+  const written = argv.at(-1) === '*' && !legacyPrefix ? argv.slice(0, -1) : argv;
+  if (written.length === 0) throw new RuleError(`${JSON.stringify(specifier)} names no program`, 'write the bare tool name (shell_exec) to match every command, or a program first');
+  const words = written.map((word) => wordValue(word).value);
+  if (written.includes('*')) {
+    throw new RuleError(`${JSON.stringify(specifier)} has a * that is not its last word`, 'a * may only end a shell rule; write \\* for a literal star');
+  }
+  return { words, prefix };
+}
+
+/** The command's words as bash passes them, each with whether it is computed when it runs. */
+function valuesOf(argv: readonly string[]): WordValue[] {
+  return argv.flatMap((word) => expandWord(word));
+}
+
+/** Why an allow cannot vouch for this sub-command (it runs code or programs the line does not show), or undefined. */
+export function unreadableForAllow(command: SubCommand): string | undefined {
+  if (command.substitutions.length > 0) return 'it holds a substitution ($(…), `…`, <(…)), whose output the rule cannot see';
+  const words = programWords(command.argv);
+  const unsafe = words.prefixes.find((prefix) => !SAFE_PREFIXES.test(prefix));
+  if (unsafe) return `the environment prefix ${unsafe.slice(0, unsafe.indexOf('=') + 1)}… changes what the program does`;
+  if (words.computedProgram) return 'the program name is computed when the line runs';
+  const wrapper = words.wrappers.find((name) => !HARMLESS_WRAPPERS.has(name));
+  if (wrapper) return `${wrapper} runs another program`;
+  const program = baseName(words.argv[0] ?? '');
+  const args = words.argv.slice(1);
+  if (RUNS_TEXT.has(program)) return `${program} runs code or programs the line does not show`;
+  if (SHELLS.has(program) || INTERPRETERS.has(program)) {
+    const fedInput = command.redirects.some((redirect) => redirect.op.startsWith('<<') || redirect.op === '<');
+    const inline = args.some((arg) => /^-[a-zA-Z]*[ceEpr]$/.test(arg) || arg === '--eval' || arg === '--print');
+    if (fedInput || inline || !args.some((arg) => !arg.startsWith('-'))) return `${program} runs code handed to it as text or input`;
+  }
+  if (program === 'find' && args.some((arg) => /^-(exec|execdir|ok|okdir)$/.test(arg))) return 'find -exec runs another program';
+  if (program === 'git' && args.some((arg) => arg === '-c' || arg.startsWith('-c') || arg.startsWith('--config-env'))) return 'git -c may set a command git runs';
+  if (command.runsCode.some((code) => code.why.startsWith('calls the function'))) return 'it calls a function defined on the line';
+  return undefined;
+}
+
+/** Whether an allow pattern matches the sub-command exactly as written (prefixes and harmless wrappers aside). */
+export function allowMatches(pattern: ShellPattern, command: SubCommand): boolean {
+  if (unreadableForAllow(command)) return false;
+  const words = programWords(command.argv);
+  const values = valuesOf(command.argv.slice(words.prefixes.length));
+  const run = values.slice(values.length - words.argv.length);
+  if (run.length < pattern.words.length || (!pattern.prefix && run.length !== pattern.words.length)) return false;
+  return pattern.words.every((word, index) => !run[index]!.computed && run[index]!.value === word);
+}
+
+/** Flags (short letters, long names) and the other words of a command's arguments. */
+function splitArguments(args: readonly string[]): { flags: Set<string>; operands: string[] } {
+  const flags = new Set<string>();
+  const operands: string[] = [];
+  let ended = false;
+  for (const arg of args) {
+    if (ended || arg === '-' || !arg.startsWith('-')) operands.push(arg);
+    else if (arg === '--') ended = true;
+    else if (arg.startsWith('--')) {
+      const name = arg.slice(2).split('=')[0]!;
+      flags.add(LONG_FLAGS[name] ?? name);
+    } else for (const letter of arg.slice(1)) flags.add(LONG_FLAGS[letter] ?? letter);
+  }
+  return { flags, operands };
+}
+
+/** Whether `wanted` appears in `words` in order, not necessarily side by side. */
+function inOrder(wanted: readonly string[], words: readonly string[]): boolean {
+  let at = 0;
+  for (const word of words) if (at < wanted.length && word === wanted[at]) at++;
+  return at === wanted.length;
+}
+
+/** Whether one word list is what a deny or ask pattern names, read broadly. */
+function broadlyMatches(pattern: ShellPattern, run: readonly string[]): boolean {
+  if (run.length === 0 || baseName(run[0]!) !== baseName(pattern.words[0]!)) return false;
+  const want = splitArguments(pattern.words.slice(1));
+  const have = splitArguments(run.slice(1));
+  for (const flag of want.flags) if (!have.flags.has(flag)) return false;
+  if (!pattern.prefix) return have.flags.size === want.flags.size && have.operands.join('\0') === want.operands.join('\0');
+  return inOrder(want.operands, have.operands);
+}
+
+/** Whether a deny or ask pattern matches the sub-command, as written or with its prefixes and wrappers stripped. */
+export function broadMatches(pattern: ShellPattern, command: SubCommand): boolean {
+  const words = programWords(command.argv);
+  const written = valuesOf(command.argv.slice(words.prefixes.length)).map((word) => word.value);
+  return broadlyMatches(pattern, words.argv) || broadlyMatches(pattern, written);
+}
+
+/** A file a sub-command's redirection reads or writes. */
+export interface RedirectedPath {
+  readonly access: 'read' | 'write';
+  /** The target as bash reads it (quotes removed); computed when it holds an expansion. */
+  readonly target: WordValue;
+  /** The redirection as written, for provenance. */
+  readonly written: string;
+}
+
+/** Special files a redirection may name without touching a file. */
+const NO_FILE = /^(\/dev\/(null|stdout|stderr|tty|fd\/\d+)|&?-|&?\d+)$/;
+
+/** The files a sub-command's redirections read or write (not descriptors, not here-documents). */
+export function redirectedPaths(command: SubCommand): RedirectedPath[] {
+  const found: RedirectedPath[] = [];
+  for (const redirect of command.redirects) {
+    const op = redirect.op.replace(/^\d+/, '');
+    if (op.startsWith('<<') || NO_FILE.test(redirect.target.trim()) || op === '>&' || op === '<&') continue;
+    const access = op.startsWith('<') && op !== '<>' ? 'read' : 'write';
+    found.push({ access, target: wordValue(redirect.target.trim()), written: `${redirect.op} ${redirect.target}` });
+  }
+  return found;
+}
+
+/** Escapes a command for a generated rule: every word matched literally (a `*` in it stays a star, not "anything"). */
+export function literalShellRule(command: string): string {
+  return command.trim().replace(/(^|\s)\*(?=\s|$)/g, '$1\\*');
+}
