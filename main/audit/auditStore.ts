@@ -1,6 +1,7 @@
 import { chmodSync, existsSync } from 'node:fs';
 import { AuditKindSchema, GENESIS_HASH, type AuditKind, type AuditRecord, type AuditVerifyReport, type OpenCall } from '../../shared/audit';
 import { canonicalize, toWellFormedJson } from '../../shared/canonicalJson';
+import { GateError } from '../../shared/errors';
 import { AuditAnchorError, anchorFinding, missingDatabaseFinding, type AnchorFinding } from './anchorCheck';
 import { HeadWriter, readAnchor } from './headAnchor';
 import { findOpenCalls } from './openCalls';
@@ -87,6 +88,16 @@ export class AuditStore {
     const anchor = readAnchor(options.headPath);
     if (!readonly && !existsSync(options.path)) refuseDamage(missingDatabaseFinding(anchor, options.path), options.path);
     this.db = openDatabase(options.path, { readOnly: readonly });
+    try {
+      this.db.prepare('SELECT 1 FROM sqlite_master LIMIT 1').get();
+    } catch (error) {
+      this.db.close();
+      throw new GateError(
+        'EPERMISSION',
+        `the audit database ${options.path} cannot be read as SQLite (${(error as Error).message}): it was damaged or replaced. ` +
+          'Move it aside (keep it: it is the evidence) to start a new log, or put back a copy you trust',
+      );
+    }
     try {
       if (!readonly) {
         this.db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');

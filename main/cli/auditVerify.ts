@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { hostname, userInfo } from 'node:os';
 import type { AuditVerifyReport, OpenCall } from '../../shared/audit';
+import { GateError } from '../../shared/errors';
 import { missingDatabaseFinding } from '../audit/anchorCheck';
 import { AuditStore } from '../audit/auditStore';
 import { readAnchor } from '../audit/headAnchor';
@@ -42,7 +43,9 @@ function verifyReport(paths: Paths): AuditVerifyReport {
 }
 
 function unreadable(paths: Paths, error: unknown): AuditVerifyReport {
-  const reason = `the audit database ${paths.audit} cannot be read as SQLite (${(error as Error).message}): it was damaged or replaced`;
+  // The store's own refusal already names the file and what to do; a failure further in does not.
+  const reason =
+    error instanceof GateError ? error.message : `the audit database ${paths.audit} cannot be read as SQLite (${(error as Error).message}): it was damaged or replaced`;
   return { ok: false, records: 0, problem: 'database-unreadable', reason };
 }
 

@@ -154,3 +154,12 @@ describe('a head anchor removed while the gate runs', () => {
     expect(withStore((store) => store.verify(), { readonly: true })).toMatchObject({ ok: false, problem: 'anchor-ahead', firstBadSeq: 3 });
   });
 });
+
+describe('a database file that is not SQLite', () => {
+  it('stops the gate with what is wrong and what to do, leaving the file as it was', () => {
+    const garbage = 'not a database, just text long enough to be a header '.repeat(4);
+    writeFileSync(auditPaths(home).path, garbage);
+    expect(() => withStore(() => undefined)).toThrow(/audit database \S+ cannot be read as SQLite \(.+\): it was damaged or replaced\. Move it aside/);
+    expect(readFileSync(auditPaths(home).path, 'utf8')).toBe(garbage);
+  });
+});
