@@ -46,6 +46,13 @@ describe('arithmetic and variable-name contexts that run $(…) from a variable'
     '[ -v "$x" ]',
     '[[ -v $x ]]',
     'printf -v "$x" 1',
+    'printf -v"$x" 1',
+    'command printf -v "$x" 1',
+    'builtin read "$x" <<< 1',
+    'read -r -- "$x" <<< 1',
+    'declare -g "$x"=1',
+    'typeset "$x"=1',
+    'let "$x"',
     'read "$x" <<< 1',
     'declare "$x"=1',
     'declare -n r="$x"; echo $r',
@@ -76,6 +83,8 @@ describe('arithmetic and variable-name contexts that run $(…) from a variable'
     'read -r -p "$x" line <<< 1',
     'local_dir="$x"; echo ${a[0]} ${a[@]} ${!a[@]} ${x:1:2} ${x:-d} ${x: -1}',
     'unset "$x"',
+    'printf -- -v "$x"',
+    'echo "${x:${#x}}" $(( ${#x} ))',
   ];
   it.each(harmless)('%s: bash runs nothing hidden; the line is read', async (line) => {
     expect(bashRunsHiddenCommand(line)).toBe(false);

@@ -162,8 +162,12 @@ function commandRefusal(words: string[]): string | undefined {
     return at >= 0 && args[at + 1] !== undefined ? nameRefusal('test -v', args[at + 1]!) : undefined;
   }
   if (program === 'printf') {
-    const at = args.findIndex((arg) => arg === '-v');
-    return at >= 0 && args[at + 1] !== undefined ? nameRefusal('printf -v', args[at + 1]!) : undefined;
+    // `-v NAME` or `-vNAME`, before the format (a `--` ends the options).
+    const options = args.slice(0, args.includes('--') ? args.indexOf('--') : undefined);
+    const at = options.findIndex((arg) => arg.startsWith('-v'));
+    if (at < 0) return undefined;
+    const name = options[at] === '-v' ? args[at + 1] : options[at]!.slice(2);
+    return name === undefined ? undefined : nameRefusal('printf -v', name);
   }
   if (program === 'read') {
     for (let at = 0; at < args.length; at++) {
