@@ -13,35 +13,35 @@ import { GUARD_SCAN_LIMIT, rollBackGuarded, scanGuarded, type GuardScan, type Ro
  */
 export function sandboxIsolation(sandbox: SandboxInfo, layout: SandboxLayout): (profile: SandboxProfile) => Isolation {
   const filter = seccompFilter();
-  let singleUseSandboxes = 0;
-  return (profile) => {
+  const isolate = (profile: SandboxProfile): Isolation => {
     if (sandbox.kind === 'none') return { key: 'bare' };
-    const network = profile.network ? 'net' : 'nonet';
     // Arguments are worked out only when a process is started, not for every call.
     const wrapper = (guard?: GuardScan) => ({ command: sandbox.command, args: bubblewrapArguments(profile, layout, guard), seccompFilter: filter });
-    if (!profile.writeWorkspace) return { key: `ro:${network}`, get wrapper() { return wrapper(); } };
-    const before = scanGuarded(layout.workspace, layout.granted);
-    if (!before.complete) return { key: 'refused', refusal: tooLargeToGuard() };
-    const rollBack = (guard: GuardScan) => (tool: string, outcome: RunOutcome) =>
-      withRollBack(tool, outcome, rollBackGuarded(layout.workspace, guard, layout.granted));
-    if (profile.spawnsProcesses) {
-      // Scanned again as its process starts: a call that waited for one must not count what the
-      // person created meanwhile as its own.
-      let atStart = before;
-      return {
-        key: `single-use:${++singleUseSandboxes}`,
-        singleUse: true,
-        get wrapper() {
-          atStart = scanGuarded(layout.workspace, layout.granted);
-          return wrapper(atStart);
-        },
-        afterCall: (tool, outcome, sandboxRoot) => rollBack(atStart)(tool, filledScratch(tool, outcome, sandboxRoot)),
-      };
+    let guard = profile.writeWorkspace ? scanGuarded(layout.workspace, layout.granted) : undefined;
+    if (guard && !guard.complete) return { key: 'refused', refusal: tooLargeToGuard() };
+    // A process holds the entries that existed when it started: when they change, so does the key.
+    const held = guard?.entries.map((entry) => `${entry.hold}=${entry.relative}`) ?? [];
+    const key = [profile.writeWorkspace ? 'rw' : 'ro', profile.network ? 'net' : 'nonet', ...held].join(':');
+    const rollBack = (tool: string, outcome: RunOutcome) =>
+      guard ? withRollBack(tool, outcome, rollBackGuarded(layout.workspace, guard, layout.granted)) : outcome;
+    if (!profile.spawnsProcesses) {
+      return { key, get wrapper() { return wrapper(guard); }, ...(guard ? { afterCall: rollBack } : {}) };
     }
-    // A reused process holds the entries that existed when it started: when they change, so does the key.
-    const held = before.entries.map((entry) => `${entry.hold}=${entry.relative}`);
-    return { key: ['rw', network, ...held].join(':'), get wrapper() { return wrapper(before); }, afterCall: rollBack(before) };
+    return {
+      key: `single-use:${key}`,
+      singleUse: true,
+      get wrapper() {
+        // Scanned again as the process starts: a call that waited for one must not count what the
+        // person created meanwhile as its own.
+        if (guard) guard = scanGuarded(layout.workspace, layout.granted);
+        return wrapper(guard);
+      },
+      afterCall: (tool, outcome, sandboxRoot) => rollBack(tool, filledScratch(tool, outcome, sandboxRoot)),
+      // The next call of this profile finds a fresh sandbox started ahead, as a reused one would be.
+      successor: () => isolate(profile),
+    };
   };
+  return isolate;
 }
 
 /** Less free space than this in a scratch folder when the call ends means the call ran it full. */

@@ -33,6 +33,8 @@ export interface Isolation {
   wrapper?: ToolProcessOptions['wrapper'];
   /** The sandbox serves this one call: its process and all it started are killed when the call ends. */
   singleUse?: boolean;
+  /** For a single-use sandbox: the isolation of the fresh one started in its place (worked out anew then). */
+  successor?: () => Isolation;
   /** Why the call may not run in this sandbox at all (it is refused before a process is taken). */
   refusal?: ToolError;
   /**
@@ -177,7 +179,9 @@ export class ToolProcessPool {
     profile: SandboxProfile = READ_ONLY_PROFILE,
   ): Promise<{ healthy: boolean; message?: string } | undefined> {
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const acquired = this.acquire(this.isolation(profile), true);
+    const isolation = this.isolation(profile);
+    if (isolation.refusal) return { healthy: false, message: isolation.refusal.message };
+    const acquired = this.acquire(isolation, true);
     const worker = await Promise.race([
       acquired,
       new Promise<undefined>((resolve) => {
@@ -197,6 +201,8 @@ export class ToolProcessPool {
       if (outcome.ok) return outcome.data as { healthy: boolean; message?: string };
       return { healthy: false, message: outcome.error.message };
     } finally {
+      // A check runs the tool's own code too: a single-use sandbox serves no call after it.
+      if (isolation.singleUse) await this.quiet(worker, isolation);
       this.release(worker);
     }
   }
@@ -269,8 +275,13 @@ export class ToolProcessPool {
       if (at >= 0) this.idle.splice(at, 1);
       this.dispatch();
       // Keep the pool warm, unless processes keep dying before they are ready (then start on demand).
-      // A single-use sandbox is never made again: its place goes to one of the warm profile.
-      const next = worker.isolation.singleUse ? this.isolation(this.options.warmProfile ?? READ_ONLY_PROFILE) : worker.isolation;
+      // A single-use sandbox is never made again: its place goes to a fresh one (or one of the warm profile).
+      const successor = worker.isolation.successor?.();
+      const next = !worker.isolation.singleUse
+        ? worker.isolation
+        : successor && !successor.refusal
+          ? successor
+          : this.isolation(this.options.warmProfile ?? READ_ONLY_PROFILE);
       if (!this.closed && this.live() < this.options.size && this.failedStarts < 3) this.idle.push(this.spawn(next));
     });
     this.workers.add(worker);
