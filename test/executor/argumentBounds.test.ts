@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { argumentBoundBreach, DEFAULT_ARGUMENT_BOUNDS } from '../../main/executor/steps/argumentBounds';
-import { MAX_RECORDED_MEMBERS, recordedArguments } from '../../main/executor/steps/recordedArguments';
+import { MAX_RECORDED_MEMBERS, MAX_SHOWN_OUTPUT_STRING, recordedArguments, shownOutput } from '../../main/executor/steps/recordedArguments';
 
 const MIB = 1024 * 1024;
 
@@ -74,3 +74,22 @@ describe('recorded arguments stay small', () => {
     expect(recordedArguments(args)).toEqual(args);
   });
 });
+
+describe('the output the Live view is sent', () => {
+  it('keeps a 16 MiB output to a short prefix and its length, quickly and without hashing it', () => {
+    // Parsed, as it arrives from a tool process.
+    const huge = JSON.parse(JSON.stringify({ page: 'p'.repeat(16 * MIB), links: Array.from({ length: 100_000 }, (_, i) => `https://example.com/${i}`) }));
+    const started = performance.now();
+    const shown = shownOutput(huge) as { page: Record<string, unknown>; links: unknown[] };
+    expect(performance.now() - started).toBeLessThan(100);
+    expect(shown.page).toEqual({ 'toolgate/truncated': 'p'.repeat(1024), chars: 16 * MIB });
+    expect(shown.links).toHaveLength(MAX_RECORDED_MEMBERS + 1);
+    expect(JSON.stringify(shown).length).toBeLessThan(MAX_SHOWN_OUTPUT_STRING + 32 * 1024);
+  });
+
+  it('keeps an ordinary output as it is', () => {
+    const output = { text: 'x'.repeat(20_000), items: [1, 2, 3] };
+    expect(shownOutput(output)).toEqual(output);
+  });
+});
+

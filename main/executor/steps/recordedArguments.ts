@@ -15,9 +15,16 @@ const PREFIX = 1024;
 const SHORT_PREFIX = 64;
 const OMITTED = 'toolgate/omitted';
 
+/** Text of a tool's output the Live view is sent, in all; past it, strings are shown as a prefix and length (the agent gets them whole). */
+export const MAX_SHOWN_OUTPUT_STRING = 64 * 1024;
+
 interface Budget {
   values: number;
   chars: number;
+  /** Longest string kept whole. */
+  readonly maxString: number;
+  /** Whether a cut string keeps its BLAKE3 (arguments: yes; outputs have their response hash already). */
+  readonly hashCut: boolean;
 }
 
 /**
@@ -32,7 +39,16 @@ export function recordedArguments(value: unknown): unknown {
   const broken = argumentBoundBreach(value);
   if (broken) return { [OMITTED]: `arguments over the gate's ${broken.bound} bound (${broken.limit})` };
   if (nestsDeeperThan(value, MAX_ARGUMENT_DEPTH)) return { [OMITTED]: `arguments nested deeper than ${MAX_ARGUMENT_DEPTH} levels` };
-  return summarize(value, { values: MAX_RECORDED_VALUES, chars: MAX_RECORDED_CHARS });
+  return summarize(value, { values: MAX_RECORDED_VALUES, chars: MAX_RECORDED_CHARS, maxString: MAX_RECORDED_STRING, hashCut: true });
+}
+
+/**
+ * A tool's output as the Live view is sent it: the same bounded form as arguments, without hashing
+ * what is cut (the response hash covers the whole output, which the agent and the audit receive).
+ */
+export function shownOutput(value: unknown): unknown {
+  if (nestsDeeperThan(value, MAX_ARGUMENT_DEPTH)) return { [OMITTED]: `output nested deeper than ${MAX_ARGUMENT_DEPTH} levels` };
+  return summarize(value, { values: MAX_RECORDED_VALUES, chars: MAX_SHOWN_OUTPUT_STRING, maxString: MAX_SHOWN_OUTPUT_STRING, hashCut: false });
 }
 
 function summarize(value: unknown, budget: Budget): unknown {
@@ -65,14 +81,14 @@ function summarize(value: unknown, budget: Budget): unknown {
 }
 
 function summarizeString(value: string, budget: Budget): unknown {
-  const text = toWellFormed(value);
-  if (text.length <= Math.min(MAX_RECORDED_STRING, budget.chars)) {
-    budget.chars -= text.length;
-    return text;
+  if (value.length <= Math.min(budget.maxString, budget.chars)) {
+    budget.chars -= value.length;
+    return toWellFormed(value);
   }
-  const prefix = text.slice(0, budget.chars > PREFIX ? PREFIX : SHORT_PREFIX);
+  // Only the kept prefix is made well-formed: a 16 MiB output is not copied to show its first KiB.
+  const prefix = toWellFormed(value.slice(0, budget.chars > PREFIX ? PREFIX : SHORT_PREFIX));
   budget.chars = Math.max(0, budget.chars - prefix.length);
-  return { 'toolgate/truncated': prefix, chars: text.length, blake3: blake3Hex(text) };
+  return { 'toolgate/truncated': prefix, chars: value.length, ...(budget.hashCut ? { blake3: blake3Hex(toWellFormed(value)) } : {}) };
 }
 
 /** A tool name as records show it: well-formed and short. */
