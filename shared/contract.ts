@@ -3,6 +3,7 @@ import { ApprovalOutcomeSchema, ApprovalRequestSchema } from './approval';
 import { AuditRecordSchema, AuditVerifyReportSchema } from './audit';
 import { CallSnapshotSchema } from './call';
 import { SandboxFactSchema, ToolStatusSchema } from './health';
+import { PolicyStatusSchema } from './policy';
 
 /** Facts about the running gate that the console shows in its header. */
 export const GateInfoSchema = z.object({
@@ -16,6 +17,8 @@ export const GateInfoSchema = z.object({
   approvalTimeoutMs: z.number(),
   /** Whether tools run in an OS sandbox; the console warns on every tab when they do not. */
   sandbox: SandboxFactSchema,
+  /** The security mode and the policy files refused whole (the console shows a banner for each). */
+  policy: PolicyStatusSchema.optional(),
 });
 export type GateInfo = z.infer<typeof GateInfoSchema>;
 
@@ -102,6 +105,8 @@ export const bridgeEvents = {
   }),
   /** A tool's health (and so its availability) changed: every tool's status, as listTools answers. */
   toolsChanged: z.array(ToolStatusSchema),
+  /** A policy file was reloaded (fixed, broken, trusted) or a session grant added: the policy status, as getInfo answers it. */
+  policyChanged: PolicyStatusSchema,
 } as const;
 
 export type BridgeMethods = typeof bridgeMethods;

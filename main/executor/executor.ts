@@ -11,7 +11,7 @@ import type { ApprovalQueue } from '../approvals/approvalQueue';
 import { profileFor, type SandboxInfo } from '../hosts/sandbox';
 import type { ToolProcessPool } from '../hosts/toolProcessPool';
 import { effectiveTier } from '../policy/sandboxTier';
-import { callTier, decideSafely, type Policy } from '../policy/tierPolicy';
+import { callTier, decideCall, type Policy } from '../policy/tierPolicy';
 import type { SecretProvider } from '../secrets/secretProvider';
 import type { CallRedactions } from './callRedactions';
 import type { CallScheduler } from './scheduler';
@@ -235,10 +235,15 @@ export class Executor {
     run.at('policy');
     const judged = effectiveTier(manifest, this.deps.sandbox);
     const judgedManifest = judged.raisedBecause ? { ...manifest, tier: judged.tier } : manifest;
-    const decision = askForSecrets(decideSafely(this.deps.policy, judgedManifest, input), manifest.name, resolved.secrets);
+    // Prepared first (a shell line is parsed), so the rules judge each of its sub-commands.
+    const decision = askForSecrets(await decideCall(this.deps.policy, judgedManifest, input), manifest.name, resolved.secrets);
     run.audit('policy', judged.raisedBecause ? { ...decision, tierRaised: judged.raisedBecause } : decision);
     if (decision.decision === 'deny') {
-      return run.fail('rejected', 'policy', { code: 'EDENIED', message: `denied by policy: ${decision.reason}`, details: { rule: decision.rule } });
+      return run.fail('rejected', 'policy', {
+        code: 'EDENIED',
+        message: `denied by policy: ${decision.reason}`,
+        details: { rule: decision.rule, ...(decision.provenance ? { provenance: decision.provenance } : {}) },
+      });
     }
     let approvedPreviewHash: string | undefined;
     if (decision.decision === 'ask') {

@@ -23,7 +23,9 @@ import { toolEnvironment } from '../hosts/toolEnvironment';
 import type { ToolProcessFactory } from '../hosts/toolProcess';
 import { ToolProcessPool } from '../hosts/toolProcessPool';
 import { ChainSecretProvider, EnvironmentSecretProvider, FileSecretProvider, type SecretProvider } from '../secrets/secretProvider';
-import { tierPolicy, type Policy } from '../policy/tierPolicy';
+import { PolicyEngine } from '../policy/policyEngine';
+import type { Policy } from '../policy/tierPolicy';
+import type { PolicyMode } from '../../shared/policy';
 import { ToolRegistry } from '../registry/registry';
 import { builtAssets, statePaths, toolgateRoot } from '../state/paths';
 import { ensureHome } from '../state/stateFolder';
@@ -49,8 +51,14 @@ export interface GateOptions {
   toolModules?: string[];
   /** Capabilities granted to tools. */
   grants?: Capability[];
-  /** The decision maker; the tier policy by default. */
+  /** The decision maker; by default the policy engine over the policy files, with the tier defaults as its fallback. */
   policy?: Policy;
+  /** strict, standard (the default) or permissive: how calls no rule decides are treated. */
+  policyMode?: PolicyMode;
+  /** The managed policy file (default /etc/toolgate/policy.json). */
+  managedPolicyFile?: string;
+  /** Allow rules given as `--grant` flags, e.g. `shell_exec(npm test)`. */
+  policyRules?: string[];
   /** Refuse tools that write or spawn. */
   readOnly?: boolean;
   /** Where tool-process log lines go (secrets redacted). */
@@ -89,6 +97,8 @@ export interface Gate {
   readonly approvalTimeoutMs: number;
   /** Whether tool processes run in an OS sandbox here. */
   readonly sandbox: SandboxInfo;
+  /** The policy engine (absent when a policy was passed in): session grants are added through it. */
+  readonly policyEngine?: PolicyEngine;
   /** Fills in the MCP URL the console shows. */
   setMcpUrl(url: string): void;
   /** Denies pending prompts, stops tool processes, closes the audit log. Idempotent. */
@@ -145,6 +155,19 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     for (const tool of await loadToolModule(module)) registry.register(tool, module);
   }
   const events = new GateEvents((payload) => redactions.redactValue(payload));
+  // A --grant rule that cannot be read refuses the start; a policy file that cannot is refused alone.
+  const policyEngine = options.policy
+    ? undefined
+    : await PolicyEngine.create({
+        tools: (name) => registry.get(name)?.tool.manifest,
+        workspace,
+        home: resolve(options.home),
+        managedFile: options.managedPolicyFile,
+        mode: options.policyMode,
+        flagRules: options.policyRules,
+      });
+  policyEngine?.onChange(() => events.emit('policyChanged', policyEngine.status()));
+  policyEngine?.watch();
   const audit = new AuditStore({ path: paths.audit, headPath: paths.auditHead, redact: (payload) => redactions.redactValue(payload) });
   audit.onAppend((record) => events.emit('auditAppended', record));
   const approvalTimeoutMs = options.approvalTimeoutMs ?? 5 * 60_000;
@@ -212,7 +235,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     pool,
     audit,
     approvals,
-    policy: options.policy ?? tierPolicy,
+    policy: options.policy ?? policyEngine!,
     calls,
     workspace,
     grants,
@@ -235,6 +258,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     workspace,
     approvalTimeoutMs,
     sandbox,
+    ...(policyEngine ? { policyEngine } : {}),
     backend: createConsoleBackend({
       registry,
       approvals,
@@ -243,7 +267,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
       events,
       toolStatus,
       stopCall: (callId) => executor.stop(callId),
-      info: () => ({ workspace, approvalTimeoutMs, ...(mcpUrl ? { mcpUrl } : {}) }),
+      info: () => ({ workspace, approvalTimeoutMs, ...(policyEngine ? { policy: policyEngine.status() } : {}), ...(mcpUrl ? { mcpUrl } : {}) }),
     }),
     setMcpUrl: (url) => {
       mcpUrl = url;
@@ -251,6 +275,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     close: () => {
       closing ??= (async () => {
         health.close();
+        policyEngine?.close();
         streamed.close();
         approvals.close();
         scheduler.close();

@@ -84,3 +84,21 @@ export function decideSafely(policy: Policy, manifest: ToolManifest, input: unkn
     };
   }
 }
+
+/**
+ * Prepares and decides one call, failing closed: a policy whose preparation throws denies, as
+ * one whose decision throws does.
+ */
+export async function decideCall(policy: Policy, manifest: ToolManifest, input: unknown): Promise<PolicyDecision> {
+  let facts: CallFacts | undefined;
+  try {
+    facts = await policy.prepare?.(manifest, input);
+  } catch (error) {
+    return {
+      decision: 'deny',
+      rule: 'policy:error',
+      reason: `the policy could not look at the call (${(error as Error).message}), so the call is denied`,
+    };
+  }
+  return decideSafely(policy, manifest, input, facts);
+}

@@ -97,6 +97,7 @@ export function askForSecrets(decision: PolicyDecision, tool: string, secrets: r
     decision: 'ask',
     rule: 'secrets→ask',
     reason: `${tool} would receive the secrets ${secrets.map(placeholderFor).join(', ')}, which only a person may release`,
+    ...(decision.mode ? { mode: decision.mode } : {}),
   };
 }
 
