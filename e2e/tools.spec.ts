@@ -48,7 +48,7 @@ test('with bubblewrap the console names the sandbox and shows no warning', async
   const consolePage = new ConsolePage(page);
   await consolePage.open(gate.consoleUrl);
   await expect(consolePage.sandboxKind()).toHaveText('bubblewrap');
-  for (const tab of ['Live', 'Approvals', 'Audit', 'Tools'] satisfies ConsoleTab[]) {
+  for (const tab of ['Live', 'Approvals', 'Audit', 'Tools', 'Settings'] satisfies ConsoleTab[]) {
     await consolePage.tab(tab);
     await expect(consolePage.sandboxBanner()).toHaveCount(0);
   }
@@ -60,7 +60,7 @@ test('without a sandbox the console says so on every tab, and tools that touch f
     const consolePage = new ConsolePage(page);
     await consolePage.open(bare.consoleUrl);
     await expect(consolePage.sandboxKind()).toHaveText('none');
-    for (const tab of ['Live', 'Approvals', 'Audit', 'Tools'] satisfies ConsoleTab[]) {
+    for (const tab of ['Live', 'Approvals', 'Audit', 'Tools', 'Settings'] satisfies ConsoleTab[]) {
       await consolePage.tab(tab);
       await expect(consolePage.sandboxBanner()).toContainText('No OS sandbox: tools run without bubblewrap on this machine');
       await expect(consolePage.sandboxBanner()).toContainText('The sandbox was turned off (--sandbox off)');

@@ -41,10 +41,20 @@ function run(command, commandArgs, env = process.env) {
 const wantsHeadless = args.includes('--headless') || process.env.TOOLGATE_HEADLESS === '1';
 const gateArgs = args.filter((arg) => arg !== '--headless');
 
+/** Whether $TOOLGATE_HOME/settings.json names a workspace (a broken file is left for the gate to report). */
+function settingsNamesWorkspace() {
+  const file = join(process.env.TOOLGATE_HOME || join(homedir(), '.toolgate'), 'settings.json');
+  try {
+    return typeof JSON.parse(readFileSync(file, 'utf8')).workspace === 'string';
+  } catch {
+    return false;
+  }
+}
+
 // The workspace is what agents may touch. Never default to this folder (Toolgate's own code):
-// without --workspace or TOOLGATE_WORKSPACE, use ~/toolgate-workspace.
-if (!gateArgs.includes('--workspace')) {
-  const workspace = process.env.TOOLGATE_WORKSPACE || join(homedir(), 'toolgate-workspace');
+// without --workspace, TOOLGATE_WORKSPACE or a workspace in settings.json, use ~/toolgate-workspace.
+if (!gateArgs.some((arg) => arg === '--workspace' || arg.startsWith('--workspace=')) && !process.env.TOOLGATE_WORKSPACE && !settingsNamesWorkspace()) {
+  const workspace = join(homedir(), 'toolgate-workspace');
   mkdirSync(workspace, { recursive: true });
   gateArgs.push('--workspace', workspace);
   process.stdout.write(`Workspace: ${workspace} (choose another with \`npm start -- --workspace DIR\`)\n`);
@@ -52,10 +62,8 @@ if (!gateArgs.includes('--workspace')) {
 const hasDisplay = process.platform !== 'linux' || Boolean(process.env.DISPLAY || process.env.WAYLAND_DISPLAY);
 
 if (!wantsHeadless && hasDisplay && (electronBinary() || tryInstallElectron())) {
-  const workspace = gateArgs[gateArgs.indexOf('--workspace') + 1];
-  const ignored = gateArgs.filter((arg, i) => arg.startsWith('--') && arg !== '--workspace' && gateArgs[i - 1] !== '--workspace');
-  if (ignored.length > 0) process.stdout.write(`The desktop console takes only --workspace; ignoring ${ignored.join(' ')} (use --headless for the rest).\n`);
-  const env = { ...process.env, TOOLGATE_WORKSPACE: workspace };
+  // electron-vite does not pass arguments on to the app: the desktop reads the gate's options from here.
+  const env = { ...process.env, TOOLGATE_DESKTOP_ARGS: JSON.stringify(gateArgs) };
   run(process.execPath, [join(root, 'node_modules/electron-vite/bin/electron-vite.js'), 'preview'], env);
 } else {
   const why = wantsHeadless

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SettingsReportSchema } from './settings';
 import { ApprovalOutcomeSchema, ApprovalRequestSchema } from './approval';
 import { AuditRecordSchema, AuditVerifyReportSchema } from './audit';
 import { CallSnapshotSchema } from './call';
@@ -19,6 +20,8 @@ export const GateInfoSchema = z.object({
   sandbox: SandboxFactSchema,
   /** The security mode and the policy files refused whole (the console shows a banner for each). */
   policy: PolicyStatusSchema.optional(),
+  /** The settings in force and where each came from (flag, environment, settings.json, default). */
+  settings: SettingsReportSchema.optional(),
 });
 export type GateInfo = z.infer<typeof GateInfoSchema>;
 

@@ -5,7 +5,7 @@ import { LivePanel } from './LivePanel';
 import { ToolsPanel } from './ToolsPanel';
 
 /** The console's tabs, by their visible names. */
-export type ConsoleTab = 'Live' | 'Approvals' | 'Audit' | 'Tools';
+export type ConsoleTab = 'Live' | 'Approvals' | 'Audit' | 'Tools' | 'Settings';
 
 /** The Toolgate console as a person sees it: header, tabs, one page object per panel. */
 export class ConsolePage {

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,9 +25,11 @@ export interface ServedGate {
 }
 
 /** Starts `node bin/toolgate.js serve --workspace <temp> --port 0` and waits for its URLs. */
-export async function startServedGate(extraArgs: string[] = []): Promise<ServedGate> {
+export async function startServedGate(extraArgs: string[] = [], options: { settings?: Record<string, unknown> } = {}): Promise<ServedGate> {
   if (!existsSync(join(ROOT, 'out/main/cli.js'))) throw new Error('build first: npm run build');
   const home = mkdtempSync(join(tmpdir(), 'toolgate-e2e-home-'));
+  // A settings file the person wrote before starting the gate.
+  if (options.settings) writeFileSync(join(home, 'settings.json'), JSON.stringify(options.settings));
   const workspace = mkdtempSync(join(tmpdir(), 'toolgate-e2e-ws-'));
   const child: ChildProcess = spawn(process.execPath, ['bin/toolgate.js', 'serve', '--workspace', workspace, '--port', '0', ...extraArgs], {
     cwd: ROOT,

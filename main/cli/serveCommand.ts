@@ -1,43 +1,24 @@
-import { resolve } from 'node:path';
-import { CapabilitySchema } from '../../shared/manifest';
-import { DEFAULT_GRANTS } from '../gate/createGate';
-import { DEFAULT_PORT, startGate } from '../gate/startGate';
-import type { SandboxMode } from '../hosts/sandbox';
+import { startGate } from '../gate/startGate';
+import { gateOptionsFrom, resolveLaunchSettings, settingsFromFlags } from '../settings/launchSettings';
 import { statePaths, toolgateVersion } from '../state/paths';
-import { UsageError, flag, intFlag } from './argv';
+import { intFlag } from './argv';
 import { parseCommandLine } from './commandSpec';
 import { SERVE_SPEC } from './commandSpecs';
 import type { Io } from './commands';
 
-function isSandboxMode(mode: string): mode is SandboxMode {
-  return mode === 'auto' || mode === 'require' || mode === 'off';
-}
-
 /** `toolgate serve`: the gate in plain Node, the console in a browser, until Ctrl+C. */
 export async function serveCommand(argv: string[], io: Io): Promise<number> {
   const args = parseCommandLine(SERVE_SPEC, argv, 'serve');
-  const sandbox = flag(args, 'sandbox') ?? 'auto';
-  if (!isSandboxMode(sandbox)) throw new UsageError(`--sandbox ${sandbox}: say auto (bubblewrap when it works), require (refuse to start without it) or off`);
-  const grants = (args.flags.get('grant') ?? []).map((grant) => {
-    const parsed = CapabilitySchema.safeParse(grant);
-    if (!parsed.success) throw new UsageError(`--grant ${grant}: ${parsed.error.issues[0]?.message}`);
-    return parsed.data;
-  });
+  // Flags over settings.json over the defaults; a bad settings file stops here, before anything starts.
+  const { settings, report } = resolveLaunchSettings({ home: io.home, flags: settingsFromFlags(args, process.cwd()), env: process.env, cwd: process.cwd() });
+  const options = gateOptionsFrom(settings);
   const running = await startGate({
     home: io.home,
-    workspace: resolve(flag(args, 'workspace') ?? process.cwd()),
-    port: intFlag(args, 'port', 0, 65_535) ?? DEFAULT_PORT,
-    approvalTimeoutMs: (intFlag(args, 'approval-timeout', 1, 86_400) ?? 300) * 1000,
-    toolModules: (args.flags.get('tools') ?? []).map((module) => resolve(module)),
-    grants: grants.length > 0 ? [...DEFAULT_GRANTS, ...grants] : undefined,
-    readOnly: flag(args, 'read-only') === 'true',
-    poolSize: intFlag(args, 'pool', 1, 64),
+    ...options,
     // Prompts waiting for a person, in all and per agent session; past them a call gets EQUOTA at once.
     maxPending: intFlag(args, 'max-pending', 1, 100_000),
     maxPendingPerSession: intFlag(args, 'max-pending-per-agent', 1, 100_000),
-    sandbox,
-    // The environment variables tools may receive as $ENV.NAME; no other variable ever is.
-    secretEnv: args.flags.get('secret-env') ?? [],
+    settings: report,
   });
   io.out(
     [
@@ -46,6 +27,9 @@ export async function serveCommand(argv: string[], io: Io): Promise<number> {
       `  sandbox    ${running.gate.sandbox.kind === 'bubblewrap' ? `bubblewrap (${running.gate.sandbox.version})` : `none: ${running.gate.sandbox.reason}`}`,
       `  console    ${running.consoleUrl}`,
       `  MCP        ${running.mcpUrl}`,
+      `  grants     ${options.grants!.join(', ')}${settings.readOnly ? ' (read-only: no tool that writes or spawns)' : ''}`,
+      `  approvals  a prompt waits ${settings.approvalTimeoutSeconds} s for you, then the call is denied`,
+      `  settings   ${report.fileExists ? report.file : `${report.file} (none; flags and defaults in force)`}`,
       // The console URL carries the console token: it answers prompts, so it never goes into an agent's config.
       `  tokens     agents (MCP): ${statePaths(io.home).token}; console (yours alone, never an agent's): ${statePaths(io.home).consoleToken}`,
       'Press Ctrl+C to stop.',

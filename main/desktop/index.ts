@@ -3,9 +3,10 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { app, dialog, ipcMain, session } from 'electron';
 import { BRIDGE_EVENT_CHANNEL } from '../../shared/ipcChannels';
-import { DEFAULT_PORT, startGate, type RunningGate } from '../gate/startGate';
+import { startGate, type RunningGate } from '../gate/startGate';
+import { gateOptionsFrom } from '../settings/launchSettings';
 import { createChildProcessHost } from '../hosts/childProcessHost';
-import { detectSandbox } from '../hosts/sandbox';
+import { detectSandbox, type SandboxMode } from '../hosts/sandbox';
 import { createUtilityProcessHost } from '../hosts/utilityProcessHost';
 import { createGateShutdown } from './gateShutdown';
 import { forwardBridgeEvents, registerBridgeIpc } from './ipcBridge';
@@ -24,7 +25,6 @@ import { hardenSession } from './sessionSecurity';
 const here = dirname(fileURLToPath(import.meta.url));
 /** The app icon, copied from resources/ into the renderer build; the window and the taskbar use it. */
 const APP_ICON = join(here, '../renderer/icons/toolgate-512.png');
-const launch = resolveLaunchOptions({ argv: process.argv, env: process.env, cwd: process.cwd(), homeDir: homedir() });
 
 let gate: Promise<RunningGate> | undefined;
 const shutdown = createGateShutdown(async () => {
@@ -61,10 +61,18 @@ async function start(): Promise<void> {
   hardenSession(session.defaultSession);
   // macOS takes the Dock's icon from the app, not the window.
   if (process.platform === 'darwin') app.dock?.setIcon(APP_ICON);
+  // The same settings as `toolgate serve`; a bad settings file stops here, shown in the error dialog.
+  const launch = resolveLaunchOptions({ argv: process.argv, env: process.env, cwd: process.cwd(), homeDir: homedir() });
   // The window answers prompts over IPC: no browser console, so no console token a tool could find.
-  gate = startGate({ home: launch.home, workspace: launch.workspace, port: DEFAULT_PORT, hostFactory: toolHostFactory(), browserConsole: false });
+  gate = startGate({
+    home: launch.home,
+    ...gateOptionsFrom(launch.settings),
+    hostFactory: toolHostFactory(launch.settings.sandbox),
+    browserConsole: false,
+    settings: launch.report,
+  });
   const running = await gate;
-  console.log(`[toolgate] gate running: MCP at ${running.mcpUrl}, workspace ${launch.workspace}`);
+  console.log(`[toolgate] gate running: MCP at ${running.mcpUrl}, workspace ${running.gate.workspace}`);
   await openConsole(running);
 }
 
@@ -96,6 +104,6 @@ app
  * Tool processes as child processes (Electron run as Node) when bubblewrap can sandbox them, so the
  * desktop gets the same isolation as `toolgate serve`; Electron utility processes otherwise.
  */
-function toolHostFactory() {
-  return detectSandbox('auto').kind === 'bubblewrap' ? createChildProcessHost : createUtilityProcessHost;
+function toolHostFactory(mode: SandboxMode) {
+  return mode !== 'off' && detectSandbox(mode).kind === 'bubblewrap' ? createChildProcessHost : createUtilityProcessHost;
 }

@@ -1,11 +1,17 @@
 import { join, resolve } from 'node:path';
+import { parseCommandLine } from '../cli/commandSpec';
+import { SERVE_SPEC } from '../cli/commandSpecs';
+import { resolveLaunchSettings, settingsFromFlags, type LaunchSettings } from '../settings/launchSettings';
+import type { SettingsReport } from '../../shared/settings';
 
-/** Where the desktop gate keeps its state and which folder its tools may touch. */
+/** What the desktop gate starts with: its state folder and the settings in force. */
 export interface LaunchOptions {
-  /** State folder: audit database, token, policy files. */
+  /** State folder: audit database, tokens, settings and policy files. */
   home: string;
-  /** Workspace root the tools are confined to. */
-  workspace: string;
+  /** The settings in force: flags over TOOLGATE_WORKSPACE over settings.json over the defaults. */
+  settings: LaunchSettings;
+  /** Where each setting came from, for the console's Settings view. */
+  report: SettingsReport;
 }
 
 /** What the launch options are read from (the process, in production; fixed values in tests). */
@@ -16,22 +22,37 @@ export interface LaunchInputs {
   homeDir: string;
 }
 
-/** The value of `--name VALUE` or `--name=VALUE`, the last one winning. */
-function flagValue(argv: readonly string[], name: string): string | undefined {
-  let value: string | undefined;
-  argv.forEach((arg, index) => {
-    if (arg === name && index + 1 < argv.length) value = argv[index + 1];
-    else if (arg.startsWith(`${name}=`)) value = arg.slice(name.length + 1);
-  });
-  return value || undefined;
+/**
+ * The gate's own options out of an argv that also holds Electron's and Chromium's: `serve`'s
+ * options (`--workspace DIR`, `--grant CAP`, …) are kept, everything else is left to them. A flag
+ * that needs a value and has none is dropped rather than swallowing the next argument.
+ */
+export function gateArguments(argv: readonly string[]): string[] {
+  const options = new Map((SERVE_SPEC.options ?? []).map((option) => [option.name, option.value !== undefined]));
+  const kept: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (!arg.startsWith('--')) continue;
+    const name = arg.slice(2).split('=')[0]!;
+    const takesValue = options.get(name);
+    if (takesValue === undefined) continue;
+    if (!takesValue || arg.includes('=')) kept.push(arg);
+    else if (argv[i + 1] !== undefined && !argv[i + 1]!.startsWith('--')) kept.push(arg, argv[++i]!);
+  }
+  return kept;
 }
 
 /**
- * Workspace: `--workspace DIR`, else TOOLGATE_WORKSPACE, else the working directory.
- * Home: TOOLGATE_HOME, else ~/.toolgate. Relative paths are taken from the working directory.
+ * The desktop's launch: the same options `toolgate serve` takes, from its command line and from
+ * TOOLGATE_DESKTOP_ARGS (a JSON array, how `npm start` hands them through electron-vite), then
+ * settings.json and the defaults. Home: TOOLGATE_HOME, else ~/.toolgate. A bad settings file or
+ * option throws, naming the fix; nothing starts.
  */
 export function resolveLaunchOptions(inputs: LaunchInputs): LaunchOptions {
-  const workspace = flagValue(inputs.argv, '--workspace') ?? (inputs.env.TOOLGATE_WORKSPACE || inputs.cwd);
-  const home = inputs.env.TOOLGATE_HOME || join(inputs.homeDir, '.toolgate');
-  return { home: resolve(inputs.cwd, home), workspace: resolve(inputs.cwd, workspace) };
+  const home = resolve(inputs.cwd, inputs.env.TOOLGATE_HOME || join(inputs.homeDir, '.toolgate'));
+  const handed = inputs.env.TOOLGATE_DESKTOP_ARGS ? (JSON.parse(inputs.env.TOOLGATE_DESKTOP_ARGS) as unknown) : [];
+  const passed = Array.isArray(handed) ? handed.filter((arg): arg is string => typeof arg === 'string') : [];
+  const args = parseCommandLine(SERVE_SPEC, gateArguments([...passed, ...inputs.argv]), 'serve');
+  const { settings, report } = resolveLaunchSettings({ home, flags: settingsFromFlags(args, inputs.cwd), env: inputs.env, cwd: inputs.cwd });
+  return { home, settings, report };
 }

@@ -1,6 +1,7 @@
 import { realpathSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { GateError } from '../../shared/errors';
+import type { SettingsReport } from '../../shared/settings';
 import { inertText } from '../../shared/inertText';
 import { mutatingEffects, type Capability } from '../../shared/manifest';
 import { ApprovalQueue } from '../approvals/approvalQueue';
@@ -78,6 +79,8 @@ export interface GateOptions {
   maxPendingPerSession?: number;
   /** Prompts all agents may have waiting before new ones get EQUOTA (default 500). */
   maxPending?: number;
+  /** The settings this gate was started with and where each came from, for the console's Settings view. */
+  settings?: SettingsReport;
 }
 
 /** The default grants: tools may read and write inside the workspace. */
@@ -267,7 +270,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
       events,
       toolStatus,
       stopCall: (callId) => executor.stop(callId),
-      info: () => ({ workspace, approvalTimeoutMs, ...(policyEngine ? { policy: policyEngine.status() } : {}), ...(mcpUrl ? { mcpUrl } : {}) }),
+      info: () => ({ workspace, approvalTimeoutMs, ...(policyEngine ? { policy: policyEngine.status() } : {}), ...(mcpUrl ? { mcpUrl } : {}), ...(options.settings ? { settings: options.settings } : {}) }),
     }),
     setMcpUrl: (url) => {
       mcpUrl = url;

@@ -10,6 +10,7 @@ import { NoticeScreen, OpenPrintedUrlHint } from './NoticeScreen';
 import { rememberedTab, rememberTab } from './rememberedTab';
 import { SandboxBanner } from './SandboxBanner';
 import { panelId, TabBar, tabId, TAB_NAMES, type TabName } from './TabBar';
+import { SettingsView } from './settings/SettingsView';
 import { ToolsView } from './tools/ToolsView';
 
 const VIEWS: Record<TabName, ComponentType> = {
@@ -17,6 +18,7 @@ const VIEWS: Record<TabName, ComponentType> = {
   Approvals: ApprovalsView,
   Audit: AuditView,
   Tools: ToolsView,
+  Settings: SettingsView,
 };
 
 /** The console: header, link banner, tabs. Every panel stays mounted so a typed reason survives a tab switch. */

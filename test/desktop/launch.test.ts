@@ -1,30 +1,66 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
 
 vi.mock('electron', () => ({}));
 
 const { resolveLaunchOptions } = await import('../../main/desktop/launchOptions');
 const { createGateShutdown } = await import('../../main/desktop/gateShutdown');
 
-const base = { argv: ['/usr/bin/electron', '/app'], env: {}, cwd: '/cwd', homeDir: '/home/ada' };
+let cwd: string;
+let homeDir: string;
+beforeEach(() => {
+  cwd = makeTempFolder();
+  homeDir = makeTempFolder();
+});
+afterEach(() => {
+  removeTempFolder(cwd);
+  removeTempFolder(homeDir);
+});
+
+/** Electron's own argv around the gate's options, as the desktop process sees it. */
+const electronArgv = (...gate: string[]) => ['/usr/bin/electron', '--no-sandbox', '/app', ...gate, '--enable-logging'];
 
 describe('resolveLaunchOptions', () => {
-  it('defaults to the working directory and ~/.toolgate', () => {
-    expect(resolveLaunchOptions(base)).toEqual({ workspace: '/cwd', home: '/home/ada/.toolgate' });
+  it('defaults to the working directory and ~/.toolgate, each setting saying it is a default', () => {
+    const launch = resolveLaunchOptions({ argv: electronArgv(), env: {}, cwd, homeDir });
+    expect(launch.home).toBe(join(homeDir, '.toolgate'));
+    expect(launch.settings).toMatchObject({ workspace: cwd, approvalTimeoutSeconds: 300, sandbox: 'auto', grants: [] });
+    expect(new Set(launch.report.entries.map((entry) => entry.source))).toEqual(new Set(['default']));
   });
 
-  it('takes --workspace over TOOLGATE_WORKSPACE, relative to the working directory', () => {
-    const env = { TOOLGATE_WORKSPACE: '/from/env', TOOLGATE_HOME: 'state' };
-    expect(resolveLaunchOptions({ ...base, env })).toEqual({ workspace: '/from/env', home: '/cwd/state' });
-    expect(resolveLaunchOptions({ ...base, env, argv: [...base.argv, '--workspace', 'proj'] }).workspace).toBe('/cwd/proj');
-    expect(resolveLaunchOptions({ ...base, env, argv: [...base.argv, '--workspace=/abs'] }).workspace).toBe('/abs');
-  });
-
-  it('ignores empty values and a dangling flag', () => {
-    const env = { TOOLGATE_WORKSPACE: '', TOOLGATE_HOME: '' };
-    expect(resolveLaunchOptions({ ...base, env, argv: [...base.argv, '--workspace'] })).toEqual({
-      workspace: '/cwd',
-      home: '/home/ada/.toolgate',
+  it('takes the same options as toolgate serve, from argv or from npm start, over settings.json, over the defaults', () => {
+    const home = join(homeDir, '.toolgate');
+    mkdirSync(home);
+    mkdirSync(join(cwd, 'from-file'));
+    writeFileSync(join(home, 'settings.json'), JSON.stringify({ workspace: join(cwd, 'from-file'), approvalTimeoutSeconds: 60, pool: 3 }));
+    const env = { TOOLGATE_DESKTOP_ARGS: JSON.stringify(['--grant', 'net:read:docs.python.org', '--approval-timeout', '30']) };
+    const launch = resolveLaunchOptions({ argv: electronArgv('--read-only', '--sandbox=off'), env, cwd, homeDir });
+    expect(launch.settings).toMatchObject({
+      workspace: join(cwd, 'from-file'),
+      approvalTimeoutSeconds: 30,
+      pool: 3,
+      grants: ['net:read:docs.python.org'],
+      readOnly: true,
+      sandbox: 'off',
     });
+    const source = Object.fromEntries(launch.report.entries.map((entry) => [entry.key, entry.source]));
+    expect(source).toMatchObject({ workspace: 'file', approvalTimeoutSeconds: 'flag', pool: 'file', grants: 'flag', readOnly: 'flag', port: 'default' });
+  });
+
+  it('takes TOOLGATE_WORKSPACE over the file, a --workspace over both, relative to the working directory', () => {
+    mkdirSync(join(cwd, 'proj'));
+    const env = { TOOLGATE_WORKSPACE: '/from/env', TOOLGATE_HOME: 'state' };
+    expect(resolveLaunchOptions({ argv: electronArgv(), env, cwd, homeDir })).toMatchObject({ home: join(cwd, 'state'), settings: { workspace: '/from/env' } });
+    expect(resolveLaunchOptions({ argv: electronArgv('--workspace', 'proj'), env, cwd, homeDir }).settings.workspace).toBe(join(cwd, 'proj'));
+  });
+
+  it('refuses a bad settings file with the file, the field and the fix', () => {
+    const home = join(homeDir, '.toolgate');
+    mkdirSync(home);
+    writeFileSync(join(home, 'settings.json'), '{"sandbox": "sometimes"}');
+    expect(() => resolveLaunchOptions({ argv: electronArgv(), env: {}, cwd, homeDir })).toThrow(/settings\.json: "sandbox" .*Fix: "auto", "require" or "off"/);
   });
 });
 

@@ -1,0 +1,70 @@
+import type { SettingKey, SettingSource } from '../../../shared/settings';
+import { VisibleText } from '../common/VisibleText';
+import { useConsoleState } from '../consoleContext';
+
+/** What each setting is, in the words of the settings file's documentation. */
+const MEANING: Record<SettingKey, string> = {
+  workspace: 'the folder tools may touch',
+  grants: 'capabilities granted beyond reading and writing the workspace',
+  approvalTimeoutSeconds: 'seconds a prompt waits for you before the call is denied',
+  sandbox: 'bubblewrap for tool processes: auto, require or off',
+  toolModules: 'modules of more tools',
+  pool: 'warm tool processes',
+  readOnly: 'refuse every tool that writes or starts programs',
+  port: 'loopback port of MCP and the console',
+  secretEnv: 'environment variables tools may receive as $ENV.NAME',
+};
+
+const SOURCE: Record<SettingSource, string> = {
+  flag: 'command-line option',
+  environment: 'environment (TOOLGATE_WORKSPACE)',
+  file: 'settings.json',
+  default: 'default',
+};
+
+/** A setting's value as the file would hold it: lists joined, nothing as "none". */
+function shown(value: unknown): string {
+  if (Array.isArray(value)) return value.length === 0 ? 'none' : value.join(', ');
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/** The settings the gate runs with, and where each came from: a flag, the environment, settings.json or the default. */
+export function SettingsView() {
+  const report = useConsoleState((s) => s.info?.settings);
+  if (!report) return <p className="empty">This gate was started without a settings report.</p>;
+  return (
+    <section aria-label="Settings in force">
+      <p className="note" data-testid="settings-file">
+        {report.fileExists ? 'Read from ' : 'No settings file at '}
+        <code>
+          <VisibleText text={report.file} />
+        </code>
+        {report.fileExists ? '; command-line options override it.' : '; create it to keep these settings between starts.'} Changes take effect when
+        the gate restarts.
+      </p>
+      <table className="data-table settings-table" aria-label="Settings">
+        <thead>
+          <tr>
+            <th scope="col">Setting</th>
+            <th scope="col">Value</th>
+            <th scope="col">From</th>
+          </tr>
+        </thead>
+        <tbody>
+          {report.entries.map((entry) => (
+            <tr key={entry.key} data-setting={entry.key} data-source={entry.source}>
+              <th scope="row">
+                <code>{entry.key}</code>
+                <div className="note">{MEANING[entry.key]}</div>
+              </th>
+              <td className="setting-value">
+                <VisibleText text={shown(entry.value)} />
+              </td>
+              <td className={`setting-source setting-source-${entry.source}`}>{SOURCE[entry.source]}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}
