@@ -91,11 +91,6 @@ export const ApprovalRequestSchema = z.object({
    * none. A call that receives secrets always asks, whatever its tool's tier.
    */
   secrets: z.array(z.string()).optional(),
-  /**
-   * Names of the secrets the call receives if approved (its `$ENV.NAME` placeholders); absent when
-   * none. A call that receives secrets always asks, whatever its tool's tier.
-   */
-  secrets: z.array(z.string()).optional(),
   /** BLAKE3 of manifest + canonical arguments: the approval holds only for this call. */
   bindingHash: z.string(),
   /** When it was asked (ISO 8601). */
