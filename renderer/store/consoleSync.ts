@@ -90,6 +90,8 @@ export class ConsoleSync {
       this.bridge.onCallOutput(({ callId, chunk }) => this.outputs.append(callId, chunk)),
       // The event carries every tool, newer than any snapshot in flight: it replaces the list.
       this.bridge.onToolsChanged((tools) => set({ tools })),
+      // A policy file reloaded: its banner comes or goes without a new snapshot.
+      this.bridge.onPolicyChanged((policy) => set((s) => (s.info ? { info: { ...s.info, policy } } : {}))),
     );
     if (!this.connection) {
       void this.refreshSnapshots();

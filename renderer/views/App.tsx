@@ -8,6 +8,7 @@ import { Header } from './Header';
 import { LiveView } from './live/LiveView';
 import { NoticeScreen, OpenPrintedUrlHint } from './NoticeScreen';
 import { rememberedTab, rememberTab } from './rememberedTab';
+import { PolicyBanner } from './PolicyBanner';
 import { SandboxBanner } from './SandboxBanner';
 import { panelId, TabBar, tabId, TAB_NAMES, type TabName } from './TabBar';
 import { SettingsView } from './settings/SettingsView';
@@ -60,6 +61,7 @@ export function App() {
         </div>
       ) : null}
       <SandboxBanner />
+      <PolicyBanner />
       <TabBar active={active} badges={{ Approvals: pendingCount, Tools: unavailableCount }} onSelect={selectTab} />
       {TAB_NAMES.map((tab) => {
         const View = VIEWS[tab];

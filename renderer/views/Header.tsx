@@ -34,6 +34,14 @@ export function Header() {
             </dd>
           </div>
         ) : null}
+        {info?.policy ? (
+          <div>
+            <dt>Mode</dt>
+            <dd data-testid="policy-mode" title="strict asks above SAFE; standard is tiers plus rules; permissive lets ELEVATED work inside the workspace run">
+              {info.policy.mode}
+            </dd>
+          </div>
+        ) : null}
         {info ? (
           <div>
             <dt>Version</dt>
