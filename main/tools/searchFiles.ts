@@ -38,7 +38,8 @@ export const searchFilesTool = defineTool({
     'and returns one match per matching line: path, line, column and the line text. Files matched by .gitignore, .git, ' +
     'symlinks, binary files, files over 10 MiB and lines over 10,000 characters are skipped. include/exclude take globs: ' +
     'without a / they match a file name at any depth (*.ts), with one the path below the searched folder (src/**).',
-  tier: 'SAFE',
+  // It returns the text of matching lines: file contents, as read_file does, so the same tier.
+  tier: 'STANDARD',
   sideEffects: ['FsRead'],
   determinism: 'Deterministic',
   capabilities: ['fs:read'],

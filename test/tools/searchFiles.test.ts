@@ -164,10 +164,10 @@ describe('search_files: refusals', () => {
     expect(result.matches.some((match: { path: string }) => match.path.startsWith('src-again'))).toBe(false);
   });
 
-  it('declares a SAFE, read-only, deterministic manifest', () => {
+  it('declares a STANDARD (it returns file contents, as read_file does), read-only, deterministic manifest', () => {
     expect(searchFilesTool.manifest).toMatchObject({
       name: 'search_files',
-      tier: 'SAFE',
+      tier: 'STANDARD',
       sideEffects: ['FsRead'],
       determinism: 'Deterministic',
       capabilities: ['fs:read'],
