@@ -24,7 +24,7 @@ describe('the remembered tab', () => {
     rememberTab(store, 'Approvals');
     expect(store.items.get(TAB_KEY)).toBe('Approvals');
     expect(rememberedTab(store)).toBe('Approvals');
-    store.items.set(TAB_KEY, 'Settings');
+    store.items.set(TAB_KEY, 'Preferences');
     expect(rememberedTab(store)).toBe('Live');
   });
 
