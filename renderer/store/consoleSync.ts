@@ -46,8 +46,8 @@ type StoreEvent =
 export class ConsoleSync {
   private readonly unsubscribers: Array<() => void> = [];
   private readonly resolvedApprovalIds = new Set<string>();
-  /** Prompts announced while a listApprovals snapshot is on its way, which it may not hold. */
-  private requestedDuringSnapshot: ApprovalRequest[] | undefined;
+  /** Per listApprovals snapshot on its way (loads may overlap): the prompts announced meanwhile, which it may not hold. */
+  private readonly requestedDuringSnapshots = new Set<ApprovalRequest[]>();
   private verifyTimer: ReturnType<typeof setTimeout> | undefined;
   private auditGeneration = 0;
   private latestVerifyRequest = 0;
@@ -75,7 +75,7 @@ export class ConsoleSync {
       this.bridge.onCallUpdated((call) => this.batch.push({ kind: 'call', call })),
       this.bridge.onApprovalRequested((request) => {
         if (this.resolvedApprovalIds.has(request.approvalId)) return;
-        this.requestedDuringSnapshot?.push(request);
+        for (const announced of this.requestedDuringSnapshots) announced.push(request);
         this.batch.push({ kind: 'requested', request });
       }),
       this.bridge.onApprovalResolved((outcome) => {
@@ -125,7 +125,8 @@ export class ConsoleSync {
   /** Loads every snapshot; a failed one leaves its part as it was and says why in loadError. */
   async refreshSnapshots(): Promise<void> {
     const set = this.store.setState;
-    this.requestedDuringSnapshot = [];
+    const announced: ApprovalRequest[] = [];
+    this.requestedDuringSnapshots.add(announced);
     const results = await Promise.allSettled([
       this.bridge.getInfo({}).then((info) => set({ info })),
       this.bridge.listTools({}).then((tools) => set((s) => ({ tools: mergeToolSnapshot(s.tools, tools) }))),
@@ -134,8 +135,7 @@ export class ConsoleSync {
         .listApprovals({})
         .then((snapshot) => {
           // A prompt announced after the gate made the list is not in it: it is kept all the same.
-          const pending = [...snapshot, ...(this.requestedDuringSnapshot ?? [])];
-          this.requestedDuringSnapshot = undefined;
+          const pending = [...snapshot, ...announced];
           set({ approvals: replaceApprovals(pending, this.resolvedApprovalIds) });
           this.drafts.keepOnly(pending.map((request) => request.approvalId));
         }),
@@ -143,6 +143,7 @@ export class ConsoleSync {
         .listAudit({ limit: AUDIT_SNAPSHOT_LIMIT })
         .then((records) => set((s) => ({ audit: mergeAuditRecords(s.audit, records, AUDIT_CAP) }))),
     ]);
+    this.requestedDuringSnapshots.delete(announced);
     if (this.stopped) return;
     const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     set({ loadError: failure ? `Could not load the console: ${describe(failure.reason)}` : undefined });

@@ -121,4 +121,30 @@ describe('a snapshot loaded during a flood', () => {
     expect(store.getState().approvals.map((a) => a.approvalId)).toEqual(['a1', 'a2']);
     sync.stop();
   });
+
+  it('keeps them when two loads overlap, whichever answers last', async () => {
+    const answers: Array<(value: ReturnType<typeof approval>[]) => void> = [];
+    const fake = fakeBridge({
+      getInfo: async () => ({ version: '0', workspace: '/ws', approvalTimeoutMs: 60_000, sandbox: { kind: 'none', reason: 'test' } }),
+      listTools: async () => [],
+      listCalls: async () => [],
+      listAudit: async () => [],
+      verifyAudit: async () => ({ ok: true, records: 0 }),
+      listApprovals: () => new Promise((resolveList) => answers.push(resolveList)),
+    });
+    const store = createConsoleStore('open');
+    const sync = new ConsoleSync(fake.bridge, store, undefined, undefined, (run) => run());
+    sync.start();
+    const second = sync.refreshSnapshots();
+    await vi.waitFor(() => expect(answers).toHaveLength(2));
+    fake.emit('approvalRequested', approval('a1', { expiresAt: expiry(1) }));
+    answers[0]!([]);
+    fake.emit('approvalRequested', approval('a2', { expiresAt: expiry(2) }));
+    await vi.waitFor(() => expect(store.getState().approvals.map((a) => a.approvalId)).toEqual(['a1', 'a2']));
+    // The second list was made before either prompt; it must not take them away.
+    answers[1]!([]);
+    await second;
+    expect(store.getState().approvals.map((a) => a.approvalId)).toEqual(['a1', 'a2']);
+    sync.stop();
+  });
 });
