@@ -24,7 +24,7 @@ import { parseArguments } from './steps/parseArguments';
 import { countDiffLines, preparePreview } from './steps/preparePreview';
 import { StepFailure } from './steps/stepFailure';
 import { checkArgumentBounds } from './steps/argumentBounds';
-import { recordedArguments, recordedToolName } from './steps/recordedArguments';
+import { recordedArguments, recordedToolName, shownOutput } from './steps/recordedArguments';
 import { askForSecrets, resolveSecrets, type ResolvedInput } from './steps/resolveSecrets';
 import { capOutput, utf8Prefix } from './steps/truncateOutput';
 import { validateInput } from './steps/validateInput';
@@ -119,7 +119,8 @@ class CallRun {
       endedAt: endedAt.toISOString(),
       durationMs,
       responseHash,
-      ...(outcome.ok ? { data: outcome.data } : { error: outcome.error }),
+      // The console is sent a bounded form of the output; the result carries it whole.
+      ...(outcome.ok ? { data: shownOutput(outcome.data) } : { error: outcome.error }),
     });
     return {
       ...outcome,
