@@ -1,4 +1,4 @@
-import type { CommandSpec } from './commandSpec';
+import type { CommandSpec, OptionSpec } from './commandSpec';
 
 /** `toolgate serve`: every option, with its default; settings.json gives the same keys. */
 export const SERVE_SPEC: CommandSpec = {
@@ -9,7 +9,8 @@ export const SERVE_SPEC: CommandSpec = {
     { name: 'port', value: 'N', description: 'loopback port of MCP and the console; 0 picks a free one (default 7749)' },
     { name: 'approval-timeout', value: 'SEC', description: 'seconds a prompt waits for you before it is denied (default 300)' },
     { name: 'tools', value: 'MODULE', repeatable: true, description: 'an ES module of more tools to load' },
-    { name: 'grant', value: 'CAP', repeatable: true, description: 'a capability for tools, e.g. net:read:docs.python.org or fs:write:.vscode/**' },
+    { name: 'grant', value: 'CAP', repeatable: true, description: 'a capability for tools, e.g. net:read:docs.python.org or fs:write:.vscode/**, or an allow rule, e.g. "shell_exec(npm test)"' },
+    { name: 'mode', value: 'strict|standard|permissive', description: 'how calls no rule decides are treated (default standard)' },
     { name: 'read-only', description: 'refuse every tool that writes or starts programs' },
     { name: 'sandbox', value: 'auto|require|off', description: 'bubblewrap for tool processes: when it works (auto, default), always, or never' },
     { name: 'pool', value: 'N', description: 'warm tool processes to keep (default 2)' },
@@ -23,6 +24,13 @@ export const SERVE_SPEC: CommandSpec = {
     'settings file (nothing starts), after Ctrl+C 0.',
   ].join('\n'),
 };
+
+/** Where `toolgate policy` reads the policy from, as the gate would. */
+const POLICY_OPTIONS: readonly OptionSpec[] = [
+  { name: 'workspace', value: 'DIR', description: 'the workspace whose .toolgate/policy.json counts (default: settings.json, else the current folder)' },
+  { name: 'mode', value: 'strict|standard|permissive', description: 'the security mode to judge in (default: settings.json, else standard)' },
+  { name: 'tools', value: 'MODULE', repeatable: true, description: 'an ES module of more tools whose rules to read' },
+];
 
 /** Every command of the CLI, in the order the usage lists them. */
 export const COMMAND_SPECS: readonly CommandSpec[] = [
@@ -76,6 +84,22 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
           { name: 'json', description: 'print them as JSON' },
         ],
       },
+    ],
+  },
+  {
+    name: 'policy',
+    summary: 'check, list, test and trust the policy rules the gate applies here',
+    subcommands: [
+      {
+        name: 'check',
+        args: 'TOOL JSON',
+        summary: 'print the decision for one call, the rule, its layer and source, and the part it matched',
+        options: [...POLICY_OPTIONS, { name: 'json', description: 'print the decision as JSON' }],
+        details: 'Exit 0 allow, 1 ask, 2 deny. The tier defaults are judged without the sandbox: a gate without bubblewrap raises file tools a tier.',
+      },
+      { name: 'list', summary: 'print every rule in force with its layer, file and line', options: [...POLICY_OPTIONS, { name: 'json', description: 'print them as JSON' }] },
+      { name: 'test', summary: "run every rule's examples (exit 1 naming the file, line and fix of each refused file)", options: POLICY_OPTIONS },
+      { name: 'trust', summary: "trust the workspace's .toolgate/policy.json as it is now (it is ignored again once it changes)", options: POLICY_OPTIONS },
     ],
   },
   {

@@ -4,6 +4,7 @@ import { UsageError } from './argv';
 import { helpText, subcommandOf, usageText, wantsHelp } from './commandSpec';
 import { COMMAND_SPECS, commandSpec } from './commandSpecs';
 import { auditCommand, callCommand, consoleCommand, mcpCommand, toolsCommand, type Io } from './commands';
+import { policyCommand } from './policyCommands';
 import { secretCommand } from './secretCommands';
 import { serveCommand } from './serveCommand';
 
@@ -14,6 +15,7 @@ const COMMANDS: Record<string, (argv: string[], io: Io) => Promise<number>> = {
   call: callCommand,
   tools: toolsCommand,
   audit: auditCommand,
+  policy: policyCommand,
   secret: secretCommand,
 };
 

@@ -1,5 +1,5 @@
 import { startGate } from '../gate/startGate';
-import { gateOptionsFrom, resolveLaunchSettings, settingsFromFlags } from '../settings/launchSettings';
+import { gateOptionsFrom, policyRulesFromFlags, resolveLaunchSettings, settingsFromFlags } from '../settings/launchSettings';
 import { statePaths, toolgateVersion } from '../state/paths';
 import { intFlag } from './argv';
 import { parseCommandLine } from './commandSpec';
@@ -19,6 +19,7 @@ export async function serveCommand(argv: string[], io: Io): Promise<number> {
     maxPending: intFlag(args, 'max-pending', 1, 100_000),
     maxPendingPerSession: intFlag(args, 'max-pending-per-agent', 1, 100_000),
     settings: report,
+    policyRules: policyRulesFromFlags(args),
   });
   io.out(
     [
@@ -29,6 +30,7 @@ export async function serveCommand(argv: string[], io: Io): Promise<number> {
       `  MCP        ${running.mcpUrl}`,
       `  grants     ${options.grants!.join(', ')}${settings.readOnly ? ' (read-only: no tool that writes or spawns)' : ''}`,
       `  approvals  a prompt waits ${settings.approvalTimeoutSeconds} s for you, then the call is denied`,
+      `  policy     ${settings.mode} mode; rules from ${[...Object.values(running.gate.policyEngine?.files ?? {})].join(', ')}`,
       `  settings   ${report.fileExists ? report.file : `${report.file} (none; flags and defaults in force)`}`,
       // The console URL carries the console token: it answers prompts, so it never goes into an agent's config.
       `  tokens     agents (MCP): ${statePaths(io.home).token}; console (yours alone, never an agent's): ${statePaths(io.home).consoleToken}`,

@@ -70,6 +70,7 @@ async function start(): Promise<void> {
     hostFactory: toolHostFactory(launch.settings.sandbox),
     browserConsole: false,
     settings: launch.report,
+    policyRules: launch.policyRules,
   });
   const running = await gate;
   console.log(`[toolgate] gate running: MCP at ${running.mcpUrl}, workspace ${running.gate.workspace}`);

@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
 import { parseCommandLine } from '../cli/commandSpec';
 import { SERVE_SPEC } from '../cli/commandSpecs';
-import { resolveLaunchSettings, settingsFromFlags, type LaunchSettings } from '../settings/launchSettings';
+import { policyRulesFromFlags, resolveLaunchSettings, settingsFromFlags, type LaunchSettings } from '../settings/launchSettings';
 import type { SettingsReport } from '../../shared/settings';
 
 /** What the desktop gate starts with: its state folder and the settings in force. */
@@ -12,6 +12,8 @@ export interface LaunchOptions {
   settings: LaunchSettings;
   /** Where each setting came from, for the console's Settings view. */
   report: SettingsReport;
+  /** Allow rules given as --grant (`shell_exec(npm test)`), for the policy's flag layer. */
+  policyRules: string[];
 }
 
 /** What the launch options are read from (the process, in production; fixed values in tests). */
@@ -54,5 +56,5 @@ export function resolveLaunchOptions(inputs: LaunchInputs): LaunchOptions {
   const passed = Array.isArray(handed) ? handed.filter((arg): arg is string => typeof arg === 'string') : [];
   const args = parseCommandLine(SERVE_SPEC, gateArguments([...passed, ...inputs.argv]), 'serve');
   const { settings, report } = resolveLaunchSettings({ home, flags: settingsFromFlags(args, inputs.cwd), env: inputs.env, cwd: inputs.cwd });
-  return { home, settings, report };
+  return { home, settings, report, policyRules: policyRulesFromFlags(args) };
 }

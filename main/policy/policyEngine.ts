@@ -20,7 +20,8 @@ export const MANAGED_POLICY_FILE = '/etc/toolgate/policy.json';
 /** The policy files of a gate, by layer. */
 export function policyFiles(options: { home: string; workspace: string; managedFile?: string }): Record<'managed' | 'user' | 'project', string> {
   return {
-    managed: options.managedFile ?? MANAGED_POLICY_FILE,
+    // TOOLGATE_MANAGED_POLICY moves it (for packaging and tests); an agent cannot set the gate's environment.
+    managed: options.managedFile ?? process.env.TOOLGATE_MANAGED_POLICY ?? MANAGED_POLICY_FILE,
     user: join(options.home, 'policy.json'),
     project: join(options.workspace, '.toolgate', 'policy.json'),
   };
@@ -98,6 +99,11 @@ export class PolicyEngine implements Policy {
     engine.layers.set('session', { layer: 'session', rules: [] });
     await engine.reload();
     return engine;
+  }
+
+  /** A tool the rules may name, by name. */
+  tool(name: string): ToolManifest | undefined {
+    return this.options.tools(name);
   }
 
   /** Learns what the decision needs that takes time: a shell line's parse. */

@@ -6,6 +6,8 @@ import { UsageError, flag, intFlag, type ParsedArgs } from '../cli/argv';
 import { DEFAULT_GRANTS, type GateOptions } from '../gate/createGate';
 import { DEFAULT_PORT } from '../gate/startGate';
 import type { SandboxMode } from '../hosts/sandbox';
+import { PolicyModeSchema, type PolicyMode } from '../../shared/policy';
+import { parseRuleText, RuleError } from '../policy/ruleText';
 import { readSettingsFile, settingsInForce, settingsPath } from './settings';
 
 /** What a gate is started with, whichever shell starts it. */
@@ -19,11 +21,13 @@ export interface LaunchSettings {
   readOnly: boolean;
   port: number;
   secretEnv: string[];
+  /** The security mode. */
+  mode: PolicyMode;
 }
 
 /** Toolgate's defaults; the workspace defaults to the folder the gate is started in. */
 export function launchDefaults(cwd: string): LaunchSettings {
-  return { workspace: cwd, grants: [], approvalTimeoutSeconds: 300, sandbox: 'auto', toolModules: [], pool: 2, readOnly: false, port: DEFAULT_PORT, secretEnv: [] };
+  return { workspace: cwd, grants: [], approvalTimeoutSeconds: 300, sandbox: 'auto', toolModules: [], pool: 2, readOnly: false, port: DEFAULT_PORT, secretEnv: [], mode: 'standard' };
 }
 
 function isSandboxMode(mode: string): mode is SandboxMode {
@@ -39,10 +43,16 @@ export function settingsFromFlags(args: ParsedArgs, cwd: string): Partial<Launch
   if (sandbox !== undefined && !isSandboxMode(sandbox)) {
     throw new UsageError(`--sandbox ${sandbox}: say auto (bubblewrap when it works), require (refuse to start without it) or off`);
   }
-  const grants = args.flags.get('grant')?.map((grant) => {
+  const mode = flag(args, 'mode');
+  if (mode !== undefined && !PolicyModeSchema.safeParse(mode).success) {
+    throw new UsageError(`--mode ${mode}: say strict (ask for everything above SAFE), standard (tiers plus rules) or permissive (ELEVATED work inside the workspace runs)`);
+  }
+  // A --grant that reads as a rule (`shell_exec(npm test)`) is an allow of the flag layer: see policyRulesFromFlags.
+  const grants = args.flags.get('grant')?.flatMap((grant) => {
     const parsed = CapabilitySchema.safeParse(grant);
-    if (!parsed.success) throw new UsageError(`--grant ${grant}: ${parsed.error.issues[0]?.message}`);
-    return parsed.data;
+    if (parsed.success) return [parsed.data];
+    if (isRuleText(grant)) return [];
+    throw new UsageError(`--grant ${grant}: neither a capability (${parsed.error.issues[0]?.message}) nor a rule (${ruleProblem(grant)})`);
   });
   const workspace = flag(args, 'workspace');
   const timeout = intFlag(args, 'approval-timeout', 1, 86_400);
@@ -58,8 +68,34 @@ export function settingsFromFlags(args: ParsedArgs, cwd: string): Partial<Launch
     readOnly: flag(args, 'read-only') === 'true' ? true : undefined,
     port,
     secretEnv: args.flags.get('secret-env'),
+    mode: mode as PolicyMode | undefined,
   };
   return Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined)) as Partial<LaunchSettings>;
+}
+
+function isRuleText(text: string): boolean {
+  try {
+    return parseRuleText(text).specifier !== undefined || !text.includes(':');
+  } catch (error) {
+    if (error instanceof RuleError) return false;
+    throw error;
+  }
+}
+
+/** What is wrong with a --grant read as a rule, with the fix. */
+function ruleProblem(text: string): string {
+  try {
+    parseRuleText(text);
+    return 'a tool name with a specifier, e.g. shell_exec(npm test)';
+  } catch (error) {
+    if (error instanceof RuleError) return `${error.message}; ${error.fix}`;
+    throw error;
+  }
+}
+
+/** The `--grant` values that are policy rules rather than capabilities: allows of the flag layer. */
+export function policyRulesFromFlags(args: ParsedArgs): string[] {
+  return (args.flags.get('grant') ?? []).filter((grant) => !CapabilitySchema.safeParse(grant).success && isRuleText(grant));
 }
 
 /**
@@ -85,7 +121,7 @@ export function resolveLaunchSettings(inputs: {
 }
 
 /** The gate options the settings come to (the defaults' grants always included). */
-export function gateOptionsFrom(settings: LaunchSettings): Pick<GateOptions, 'workspace' | 'grants' | 'approvalTimeoutMs' | 'sandbox' | 'toolModules' | 'poolSize' | 'readOnly' | 'secretEnv'> & { port: number } {
+export function gateOptionsFrom(settings: LaunchSettings): Pick<GateOptions, 'workspace' | 'grants' | 'approvalTimeoutMs' | 'sandbox' | 'toolModules' | 'poolSize' | 'readOnly' | 'secretEnv' | 'policyMode'> & { port: number } {
   return {
     workspace: settings.workspace,
     grants: [...DEFAULT_GRANTS, ...settings.grants],
@@ -95,6 +131,7 @@ export function gateOptionsFrom(settings: LaunchSettings): Pick<GateOptions, 'wo
     poolSize: settings.pool,
     readOnly: settings.readOnly,
     secretEnv: settings.secretEnv,
+    policyMode: settings.mode,
     port: settings.port,
   };
 }

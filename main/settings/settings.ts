@@ -4,6 +4,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { GateError } from '../../shared/errors';
 import { CapabilitySchema } from '../../shared/manifest';
+import { PolicyModeSchema } from '../../shared/policy';
 import { SETTING_KEYS, type SettingKey, type SettingSource } from '../../shared/settings';
 
 /** A path in the settings file: absolute, or `~/…` for the person's home. */
@@ -36,6 +37,8 @@ export const SettingsFileSchema = z.strictObject({
   port: z.number().int().min(0).max(65_535).optional(),
   /** Environment variables tools may receive as $ENV.NAME, besides the stored secrets. */
   secretEnv: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'is not a variable name')).optional(),
+  /** The security mode: strict asks above SAFE, standard is tiers plus rules, permissive lets ELEVATED work in the workspace run. */
+  mode: PolicyModeSchema.optional(),
 });
 
 /** The settings file's contents, as checked. */
@@ -52,6 +55,7 @@ const FIX: Record<SettingKey, string> = {
   readOnly: 'true or false',
   port: 'a whole number from 0 to 65535, e.g. 7749',
   secretEnv: 'a list of environment variable names, e.g. ["GITHUB_TOKEN"]',
+  mode: '"strict", "standard" or "permissive"',
 };
 
 /** A settings file that cannot be used: names the file, the field and the fix. Nothing starts. */

@@ -13,6 +13,7 @@ const MEANING: Record<SettingKey, string> = {
   readOnly: 'refuse every tool that writes or starts programs',
   port: 'loopback port of MCP and the console',
   secretEnv: 'environment variables tools may receive as $ENV.NAME',
+  mode: 'security mode: strict asks above SAFE, standard is tiers plus rules, permissive lets ELEVATED work in the workspace run',
 };
 
 const SOURCE: Record<SettingSource, string> = {
