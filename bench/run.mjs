@@ -6,6 +6,8 @@
 //   4. deadline → dead for a tool that obeys SIGTERM and one that ignores it
 //   5. an auto-allowed call through the gate's executor beside a bare child_process IPC round trip
 //      (bench/gateOverhead.ts)
+//   6. policy evaluation for 1,000 rules beside the tier policy alone (bench/policyEvaluation.ts);
+//      BENCH_ONLY=policy runs this one alone
 // Counts: BENCH_CALLS (1 and 5, default 1000), BENCH_COLD (20), BENCH_SMALL (200), BENCH_LARGE (30),
 // BENCH_DEADLINES (10).
 import { spawn } from 'node:child_process';
@@ -100,9 +102,19 @@ async function measureMcp() {
 }
 
 const began = performance.now();
+// BENCH_ONLY=policy times the policy evaluation alone (no tool processes, no MCP).
+if (process.env.BENCH_ONLY === 'policy') {
+  const [{ measurePolicyEvaluation }] = await loadInternal(root, ['bench/policyEvaluation.ts']);
+  printSection(await measurePolicyEvaluation(CALLS * 10, BLOCK * 10, WARMUP * 10));
+  process.exit(0);
+}
 console.log(`Toolgate bench — Node ${process.version}, ${process.platform} ${process.arch}, ${availableParallelism()} CPUs; all times in milliseconds`);
 await measureMcp();
-const [{ measureToolProcesses }, { measureGateOverhead }] = await loadInternal(root, ['bench/toolProcesses.ts', 'bench/gateOverhead.ts']);
+const [{ measureToolProcesses }, { measureGateOverhead }, { measurePolicyEvaluation }] = await loadInternal(root, [
+  'bench/toolProcesses.ts',
+  'bench/gateOverhead.ts',
+  'bench/policyEvaluation.ts',
+]);
 const sections = await measureToolProcesses({
   coldStarts: count('BENCH_COLD', 20),
   smallCalls: count('BENCH_SMALL', 200),
@@ -111,4 +123,6 @@ const sections = await measureToolProcesses({
 });
 for (const section of sections) printSection(section);
 printSection(await measureGateOverhead(CALLS, BLOCK, WARMUP));
+// Ten decisions per gate call: each is microseconds, so more samples steady the percentiles.
+printSection(await measurePolicyEvaluation(CALLS * 10, BLOCK * 10, WARMUP * 10));
 console.log(`\nBench took ${((performance.now() - began) / 1000).toFixed(1)} s (without the build).`);

@@ -1,5 +1,5 @@
 import { GateError } from '../../shared/errors';
-import { parseFetchUrl, parseHostScope, scopeCoversUrl } from '../tools/netAccess';
+import { canonicalHost, defaultPort, effectivePort, needsExactGrant, parseFetchUrl, parseHostScope } from '../tools/netAccess';
 import { RuleError } from './ruleText';
 
 /**
@@ -9,9 +9,22 @@ import { RuleError } from './ruleText';
  * scheme's default port only, `:*` every port.
  */
 
-/** One compiled host specifier: the scope after `domain:`. */
+/** One compiled host specifier: the scope after `domain:`, split and canonical once. */
 export interface HostPattern {
   readonly scope: string;
+  /** `*`, `*.example.com` or one host, canonical (lower case, punycode, no trailing dot). */
+  readonly host: string;
+  /** The port named (`*`: any); absent: the scheme's default only. */
+  readonly port?: number | '*';
+}
+
+/** A URL argument's host and port, read once per call for every host rule. */
+export interface HostTarget {
+  readonly host: string;
+  readonly port: number;
+  readonly defaultPort: number;
+  /** Loopback, private addresses and localhost: only a rule naming them covers them (SSRF). */
+  readonly exact: boolean;
 }
 
 /** Compiles `domain:host[:port]`; throws RuleError for anything else. */
@@ -21,20 +34,35 @@ export function compileHostPattern(specifier: string): HostPattern {
     throw new RuleError(`${JSON.stringify(specifier)} does not start with domain:`, 'write domain:host, domain:*.example.com or domain:host:port');
   }
   const scope = text.slice('domain:'.length).toLowerCase();
-  if (scope === '' || parseHostScope(scope) === undefined || /[/?#@\s]/.test(scope) || (scope.includes('*') && !/^(\*|\*\.[^*]+)(:(\d+|\*))?$/.test(scope))) {
+  const parsed = scope === '' || /[/?#@\s]/.test(scope) ? undefined : parseHostScope(scope);
+  if (parsed === undefined || (parsed.host.includes('*') && !/^(\*|\*\.[^*]+)$/.test(parsed.host))) {
     throw new RuleError(`${JSON.stringify(specifier)} is not a host with an optional port`, 'write domain:example.com, domain:*.example.com (its subdomains) or domain:example.com:8080; a port is 1–65535 or *');
   }
-  return { scope };
+  const host = parsed.host === '*' ? '*' : parsed.host.startsWith('*.') ? `*.${canonicalHost(parsed.host.slice(2))}` : canonicalHost(parsed.host);
+  return { scope, host, ...(parsed.port !== undefined ? { port: parsed.port } : {}) };
 }
 
-/** Whether a URL argument goes to a host and port the pattern covers; an unreadable URL never matches. */
-export function hostMatches(pattern: HostPattern, url: string): boolean {
+/** The host and port a URL argument reaches; undefined when it is not a URL the gate would fetch. */
+export function hostTarget(url: string): HostTarget | undefined {
   try {
-    return scopeCoversUrl(pattern.scope, parseFetchUrl(url));
+    const parsed = parseFetchUrl(url);
+    const host = canonicalHost(parsed.hostname);
+    return { host, port: effectivePort(parsed), defaultPort: defaultPort(parsed.protocol), exact: needsExactGrant(host) };
   } catch (error) {
-    if (error instanceof GateError) return false;
+    if (error instanceof GateError) return undefined;
     throw error;
   }
+}
+
+/**
+ * Whether a host rule covers a URL's host and port, as a `net:` grant of the same scope does
+ * (scopeCoversUrl in netAccess.ts): compiled here so a thousand rules cost string compares.
+ */
+export function hostMatches(pattern: HostPattern, target: HostTarget): boolean {
+  const hostCovered =
+    pattern.host === '*' ? !target.exact : pattern.host.startsWith('*.') ? !target.exact && target.host.endsWith(pattern.host.slice(1)) : pattern.host === target.host;
+  if (!hostCovered) return false;
+  return pattern.port === '*' || target.port === (pattern.port ?? target.defaultPort);
 }
 
 /** The host and port of a URL argument as a rule names it, for provenance. */

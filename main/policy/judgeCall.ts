@@ -2,9 +2,9 @@ import { relative } from 'node:path';
 import type { ToolManifest } from '../../shared/manifest';
 import type { CallParts } from './callParts';
 import type { CompiledRule } from './compiledRule';
-import { hostMatches, hostOf } from './hostRule';
+import { hostMatches, hostOf, hostTarget } from './hostRule';
 import { protectedPathOf, type ResolvedPath } from './pathRule';
-import { allowMatches, broadMatches, unreadableForAllow } from './shellRule';
+import { allowMatches, broadMatches, shellView } from './shellRule';
 
 /** A rule that matched, and the part of the call it matched. */
 export interface RuleHit {
@@ -58,13 +58,13 @@ function partsOf(manifest: ToolManifest, parts: CallParts, workspace: string): P
     return found;
   }
   for (const command of parts.commands ?? []) {
-    const blocked = unreadableForAllow(command);
+    const view = shellView(command);
     found.push({
       tool: manifest.name,
       shown: command.text,
       test: (rule, reading) =>
-        rule.matcher.kind === 'any' || (rule.matcher.kind === 'shell' && (reading === 'allow' ? allowMatches(rule.matcher.pattern, command) : broadMatches(rule.matcher.pattern, command))),
-      ...(blocked ? { allowBlocked: blocked } : {}),
+        rule.matcher.kind === 'any' || (rule.matcher.kind === 'shell' && (reading === 'allow' ? allowMatches(rule.matcher.pattern, view) : broadMatches(rule.matcher.pattern, view))),
+      ...(view.blocked ? { allowBlocked: view.blocked } : {}),
     });
   }
   for (const redirect of parts.redirects) {
@@ -82,10 +82,11 @@ function partsOf(manifest: ToolManifest, parts: CallParts, workspace: string): P
     found.push({ tool: manifest.name, shown: shownPath(path, workspace), test: pathTest(path), ...(protectedPath ? { protectedPath } : {}) });
   }
   for (const url of parts.urls) {
+    const target = hostTarget(url);
     found.push({
       tool: manifest.name,
       shown: hostOf(url) ?? url,
-      test: (rule) => rule.matcher.kind === 'any' || (rule.matcher.kind === 'host' && hostMatches(rule.matcher.pattern, url)),
+      test: (rule) => rule.matcher.kind === 'any' || (rule.matcher.kind === 'host' && target !== undefined && hostMatches(rule.matcher.pattern, target)),
     });
   }
   if (found.length === 0) found.push({ tool: manifest.name, test: (rule) => rule.matcher.kind === 'any' });

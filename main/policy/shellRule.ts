@@ -25,6 +25,26 @@ export interface ShellPattern {
   readonly words: readonly string[];
   /** Whether further words may follow (a trailing `*`). */
   readonly prefix: boolean;
+  /** The program's base name and the rest split into flags and operands, for broad matching. */
+  readonly broad: ArgumentWords;
+}
+
+/** A command's words read broadly: the program by base name, flags in any spelling, the other words in order. */
+interface ArgumentWords {
+  readonly program: string;
+  readonly flags: ReadonlySet<string>;
+  readonly operands: readonly string[];
+}
+
+/** A sub-command as the matchers read it, worked out once per call (not once per rule). */
+export interface ShellView {
+  readonly command: SubCommand;
+  /** Why an allow cannot vouch for it, if it cannot. */
+  readonly blocked?: string;
+  /** The words that run (prefixes and wrappers aside), each with whether it is computed. */
+  readonly run: readonly WordValue[];
+  /** The words read broadly: as run, and as written before wrappers were stripped. */
+  readonly broad: readonly ArgumentWords[];
 }
 
 /** Environment prefixes an allow still matches through: they change only how output reads. */
@@ -66,7 +86,25 @@ export async function compileShellPattern(specifier: string): Promise<ShellPatte
   if (written.includes('*')) {
     throw new RuleError(`${JSON.stringify(specifier)} has a * that is not its last word`, 'a * may only end a shell rule; write \\* for a literal star');
   }
-  return { words, prefix };
+  return { words, prefix, broad: argumentWords(words) };
+}
+
+function argumentWords(words: readonly string[]): ArgumentWords {
+  return { program: baseName(words[0] ?? ''), ...splitArguments(words.slice(1)) };
+}
+
+/** Reads a sub-command once for every rule that will look at it. */
+export function shellView(command: SubCommand): ShellView {
+  const words = programWords(command.argv);
+  const values = valuesOf(command.argv.slice(words.prefixes.length));
+  const run = values.slice(values.length - words.argv.length);
+  const blocked = unreadableForAllow(command);
+  return {
+    command,
+    ...(blocked ? { blocked } : {}),
+    run,
+    broad: [argumentWords(words.argv), argumentWords(values.map((word) => word.value))].filter((view) => view.program !== ''),
+  };
 }
 
 /** The command's words as bash passes them, each with whether it is computed when it runs. */
@@ -98,11 +136,9 @@ export function unreadableForAllow(command: SubCommand): string | undefined {
 }
 
 /** Whether an allow pattern matches the sub-command exactly as written (prefixes and harmless wrappers aside). */
-export function allowMatches(pattern: ShellPattern, command: SubCommand): boolean {
-  if (unreadableForAllow(command)) return false;
-  const words = programWords(command.argv);
-  const values = valuesOf(command.argv.slice(words.prefixes.length));
-  const run = values.slice(values.length - words.argv.length);
+export function allowMatches(pattern: ShellPattern, view: ShellView): boolean {
+  if (view.blocked) return false;
+  const { run } = view;
   if (run.length < pattern.words.length || (!pattern.prefix && run.length !== pattern.words.length)) return false;
   return pattern.words.every((word, index) => !run[index]!.computed && run[index]!.value === word);
 }
@@ -130,21 +166,18 @@ function inOrder(wanted: readonly string[], words: readonly string[]): boolean {
   return at === wanted.length;
 }
 
-/** Whether one word list is what a deny or ask pattern names, read broadly. */
-function broadlyMatches(pattern: ShellPattern, run: readonly string[]): boolean {
-  if (run.length === 0 || baseName(run[0]!) !== baseName(pattern.words[0]!)) return false;
-  const want = splitArguments(pattern.words.slice(1));
-  const have = splitArguments(run.slice(1));
+/** Whether one reading of a command is what a deny or ask pattern names, read broadly. */
+function broadlyMatches(pattern: ShellPattern, have: ArgumentWords): boolean {
+  const want = pattern.broad;
+  if (have.program !== want.program) return false;
   for (const flag of want.flags) if (!have.flags.has(flag)) return false;
   if (!pattern.prefix) return have.flags.size === want.flags.size && have.operands.join('\0') === want.operands.join('\0');
   return inOrder(want.operands, have.operands);
 }
 
 /** Whether a deny or ask pattern matches the sub-command, as written or with its prefixes and wrappers stripped. */
-export function broadMatches(pattern: ShellPattern, command: SubCommand): boolean {
-  const words = programWords(command.argv);
-  const written = valuesOf(command.argv.slice(words.prefixes.length)).map((word) => word.value);
-  return broadlyMatches(pattern, words.argv) || broadlyMatches(pattern, written);
+export function broadMatches(pattern: ShellPattern, view: ShellView): boolean {
+  return view.broad.some((reading) => broadlyMatches(pattern, reading));
 }
 
 /** A file a sub-command's redirection reads or writes. */
