@@ -9,21 +9,26 @@ import { GUARD_SCAN_LIMIT, rollBackGuarded, scanGuarded, type GuardScan, type Ro
  * or bare when there is no sandbox. A profile that may write the workspace has its protected
  * entries scanned before each call (held by mounts) and after it (what was created is removed). A
  * tool that starts processes gets a sandbox for that one call: nothing it leaves running, in /tmp or
- * in /dev/shm reaches the next call, and its sandbox's init dies with it.
+ * in /dev/shm reaches the next call, and its sandbox's init dies with it. Without a sandbox, the
+ * protected entries that writing and process-spawning calls create are still undone after them.
  */
 export function sandboxIsolation(sandbox: SandboxInfo, layout: SandboxLayout): (profile: SandboxProfile) => Isolation {
   const filter = seccompFilter();
   const isolate = (profile: SandboxProfile): Isolation => {
-    if (sandbox.kind === 'none') return { key: 'bare' };
+    const bare = sandbox.kind === 'none';
+    // Bare, nothing holds the workspace read-only: a process-spawning call may write it whatever it declares.
+    const writes = profile.writeWorkspace || (bare && profile.spawnsProcesses);
+    let guard = writes ? scanGuarded(layout.workspace, layout.granted) : undefined;
+    if (guard && !guard.complete) return { key: 'refused', refusal: tooLargeToGuard() };
+    const rollBack = (tool: string, outcome: RunOutcome) =>
+      guard ? withRollBack(tool, outcome, rollBackGuarded(layout.workspace, guard, layout.granted)) : outcome;
+    // Without a sandbox no mount holds an existing entry; what a call creates is still undone.
+    if (bare) return { key: 'bare', ...(guard ? { afterCall: rollBack } : {}) };
     // Arguments are worked out only when a process is started, not for every call.
     const wrapper = (guard?: GuardScan) => ({ command: sandbox.command, args: bubblewrapArguments(profile, layout, guard), seccompFilter: filter });
-    let guard = profile.writeWorkspace ? scanGuarded(layout.workspace, layout.granted) : undefined;
-    if (guard && !guard.complete) return { key: 'refused', refusal: tooLargeToGuard() };
     // A process holds the entries that existed when it started: when they change, so does the key.
     const held = guard?.entries.map((entry) => `${entry.hold}=${entry.relative}`) ?? [];
     const key = [profile.writeWorkspace ? 'rw' : 'ro', profile.network ? 'net' : 'nonet', ...held].join(':');
-    const rollBack = (tool: string, outcome: RunOutcome) =>
-      guard ? withRollBack(tool, outcome, rollBackGuarded(layout.workspace, guard, layout.granted)) : outcome;
     if (!profile.spawnsProcesses) {
       return { key, get wrapper() { return wrapper(guard); }, ...(guard ? { afterCall: rollBack } : {}) };
     }

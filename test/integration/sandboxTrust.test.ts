@@ -196,3 +196,4 @@ describe.skipIf(detectSandbox('auto').kind === 'none')('a grant lets a protected
     await expectServing(gate);
   });
 });
+
