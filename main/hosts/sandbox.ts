@@ -8,7 +8,10 @@ import type { GrantCheck, GuardScan } from './workspaceGuard';
 export type SandboxMode = 'auto' | 'require' | 'off';
 
 /** Whether tool processes run in an OS sandbox on this machine, and why not when they don't. */
-export type SandboxInfo = { kind: 'bubblewrap'; command: string; version: string } | { kind: 'none'; reason: string };
+export type SandboxInfo =
+  /** `sizedTmpfs`: bubblewrap can cap a tmpfs's size (`--size`, 0.8 and later); older ones leave /tmp uncapped. */
+  | { kind: 'bubblewrap'; command: string; version: string; sizedTmpfs?: boolean }
+  | { kind: 'none'; reason: string };
 
 /** What one tool process may do inside its sandbox; processes are shared only within one profile. */
 export interface SandboxProfile {
@@ -37,7 +40,9 @@ export function detectSandbox(mode: SandboxMode, command = 'bwrap'): SandboxInfo
   if (version.error || version.status !== 0) {
     return { kind: 'none', reason: `bubblewrap (${command}) is not installed; install it (apt-get install bubblewrap) and restart the gate` };
   }
-  const trial = spawnSync(command, [...baseArguments({ writeWorkspace: false, network: false, spawnsProcesses: false }), '--', 'true'], {
+  const help = spawnSync(command, ['--help'], { encoding: 'utf8', timeout: 5_000 });
+  const sizedTmpfs = /--size\b/.test(help.stdout ?? '');
+  const trial = spawnSync(command, [...baseArguments({ writeWorkspace: false, network: false, spawnsProcesses: false }, sizedTmpfs), '--', 'true'], {
     encoding: 'utf8',
     timeout: 5_000,
   });
@@ -45,7 +50,7 @@ export function detectSandbox(mode: SandboxMode, command = 'bwrap'): SandboxInfo
     const why = (trial.stderr || trial.error?.message || `exit code ${trial.status}`).trim();
     return { kind: 'none', reason: `bubblewrap is installed but cannot make a sandbox here: ${why}` };
   }
-  return { kind: 'bubblewrap', command, version: version.stdout.trim() };
+  return { kind: 'bubblewrap', command, version: version.stdout.trim(), sizedTmpfs };
 }
 
 /** Bytes a call may keep in its private /tmp (a tmpfs of its own; writing past it fails with ENOSPC). */
@@ -57,9 +62,10 @@ export const SECCOMP_FD = 4;
 /** Set inside the sandbox: /tmp and /dev/shm are the process's own, and are emptied between calls. */
 export const PRIVATE_SCRATCH_ENV = 'TOOLGATE_PRIVATE_SCRATCH';
 
-function baseArguments(profile: SandboxProfile): string[] {
-  const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--size', String(SHM_BYTES), '--tmpfs', '/dev/shm'];
-  args.push('--proc', '/proc', '--size', String(TMP_BYTES), '--tmpfs', '/tmp');
+function baseArguments(profile: SandboxProfile, sizedTmpfs: boolean): string[] {
+  const size = (bytes: number) => (sizedTmpfs ? ['--size', String(bytes)] : []);
+  const args = ['--ro-bind', '/', '/', '--dev', '/dev', ...size(SHM_BYTES), '--tmpfs', '/dev/shm'];
+  args.push('--proc', '/proc', ...size(TMP_BYTES), '--tmpfs', '/tmp');
   // The sandbox's init (bubblewrap, pid 1) outlives every process of the call: no one may write into
   // its memory. ptrace is refused by the seccomp program; its memory file is masked here.
   args.push('--ro-bind', '/dev/null', '/proc/1/mem', '--ro-bind', '/dev/null', '/proc/1/task/1/mem');
@@ -84,8 +90,8 @@ export interface SandboxLayout {
 }
 
 /** The bubblewrap arguments (before `--` and the command) for one profile and layout. */
-export function bubblewrapArguments(profile: SandboxProfile, layout: SandboxLayout, guard?: GuardScan): string[] {
-  const args = [...baseArguments(profile), '--seccomp', String(SECCOMP_FD)];
+export function bubblewrapArguments(profile: SandboxProfile, layout: SandboxLayout, guard?: GuardScan, sizedTmpfs = true): string[] {
+  const args = [...baseArguments(profile, sizedTmpfs), '--seccomp', String(SECCOMP_FD)];
   for (const path of layout.readable) if (existsSync(path)) args.push('--ro-bind', path, path);
   args.push(profile.writeWorkspace ? '--bind' : '--ro-bind', layout.workspace, layout.workspace);
   // A read-only workspace needs nothing more; a writable one holds each protected entry that exists.

@@ -25,7 +25,11 @@ export function sandboxIsolation(sandbox: SandboxInfo, layout: SandboxLayout): (
     // Without a sandbox no mount holds an existing entry; what a call creates is still undone.
     if (bare) return { key: 'bare', ...(guard ? { afterCall: rollBack } : {}) };
     // Arguments are worked out only when a process is started, not for every call.
-    const wrapper = (guard?: GuardScan) => ({ command: sandbox.command, args: bubblewrapArguments(profile, layout, guard), seccompFilter: filter });
+    const wrapper = (guard?: GuardScan) => ({
+      command: sandbox.command,
+      args: bubblewrapArguments(profile, layout, guard, sandbox.sizedTmpfs ?? false),
+      seccompFilter: filter,
+    });
     // A process holds the entries that existed when it started: when they change, so does the key.
     const held = guard?.entries.map((entry) => `${entry.hold}=${entry.relative}`) ?? [];
     const key = [profile.writeWorkspace ? 'rw' : 'ro', profile.network ? 'net' : 'nonet', ...held].join(':');
