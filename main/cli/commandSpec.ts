@@ -41,9 +41,9 @@ export function subcommandOf(spec: CommandSpec, argv: readonly string[]): Comman
 }
 
 /**
- * Parses a command's arguments by its spec: options that take no value are flags, an option the
- * spec does not list is refused (naming `--help`), and a value given twice to an option that is not
- * repeatable is refused rather than silently dropped.
+ * Parses a command's arguments by its spec: options that take no value are flags, and an option the
+ * spec does not list is refused (naming `--help`). An option that is not repeatable and is given
+ * twice takes its last value, so a script can add to a command line that already has a default.
  */
 export function parseCommandLine(spec: CommandSpec, argv: readonly string[], path: string): ParsedArgs {
   const options = spec.options ?? [];
@@ -60,11 +60,6 @@ export function parseCommandLine(spec: CommandSpec, argv: readonly string[], pat
   } catch (error) {
     if (error instanceof UsageError) throw new UsageError(`${error.message} (see \`toolgate ${path} --help\`)`);
     throw error;
-  }
-  for (const option of options) {
-    if (!option.repeatable && (args.flags.get(option.name)?.length ?? 0) > 1) {
-      throw new UsageError(`--${option.name} is given more than once; give it once (see \`toolgate ${path} --help\`)`);
-    }
   }
   return args;
 }

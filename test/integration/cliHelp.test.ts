@@ -45,9 +45,6 @@ describe('toolgate --help', () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('unknown option --limt');
     expect(run.stderr).toContain('toolgate audit list --help');
-    const twice = await runCli(['serve', '--port', '1', '--port', '2'], dirs.home);
-    expect(twice.code).toBe(2);
-    expect(twice.stderr).toContain('--port is given more than once');
   });
 
   it('`toolgate mcp` with no gate running answers the client\'s initialize with an error saying to start the gate', async () => {
