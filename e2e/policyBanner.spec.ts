@@ -34,10 +34,17 @@ test('a broken policy file shows a banner naming the file, line and fix, its cal
   const card = await consolePage.approvals.waitForPrompt('calculator');
   await expect(card).toContainText('policy-file-refused');
   await consolePage.approvals.approve(card);
-  expect((await call).isError).toBe(false);
+  const approved = await call;
+  expect(approved.isError).toBe(false);
+  const approvedId = approved._meta?.['toolgate/callId'] as string;
 
   writeFileSync(file, '{"allow": ["calculator"]}\n');
   await expect(banner).toHaveCount(0);
   const after = await agent.callTool({ name: 'calculator', arguments: { expression: '1+2' } });
   expect(after.isError).toBe(false);
+
+  // Live says who decided each: the person for the first, the rule (with its file and line) for the second.
+  await consolePage.tab('Live');
+  await expect(consolePage.live.rowFor(approvedId).getByTestId('decided-by')).toHaveText(' · person: approved');
+  await expect(consolePage.live.rowFor(after._meta?.['toolgate/callId'] as string).getByTestId('decided-by')).toHaveText(` · rule: calculator (user policy line 1 (${file}))`);
 });

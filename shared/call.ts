@@ -70,5 +70,14 @@ export const CallSnapshotSchema = z.object({
   truncated: z.boolean().optional(),
   /** The approval this call waits on or waited on. */
   approvalId: z.string().optional(),
+  /** Who decided whether it runs: a written rule, a tier default, the mode, a person, nobody in time, or the agent withdrawing it. */
+  decidedBy: z
+    .object({
+      /** What kind of decider. */
+      by: z.enum(['rule', 'default', 'mode', 'policy', 'person', 'timeout', 'withdrawn']),
+      /** Which one, e.g. `shell_exec(git push *) (user policy line 4 (…))`. */
+      detail: z.string(),
+    })
+    .optional(),
 });
 export type CallSnapshot = z.infer<typeof CallSnapshotSchema>;

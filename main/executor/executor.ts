@@ -10,6 +10,7 @@ import type { ToolResult } from '../../shared/result';
 import type { ApprovalQueue } from '../approvals/approvalQueue';
 import { profileFor, type SandboxInfo } from '../hosts/sandbox';
 import type { ToolProcessPool } from '../hosts/toolProcessPool';
+import { deciderOf } from '../policy/policyDecisions';
 import { effectiveTier } from '../policy/sandboxTier';
 import { callTier, decideCall, type Policy } from '../policy/tierPolicy';
 import type { SecretProvider } from '../secrets/secretProvider';
@@ -60,6 +61,9 @@ export interface ExecutorDeps {
   /** Why a tool cannot be called right now (it failed its health check), if it cannot. */
   unavailableReason?: (tool: string) => string | undefined;
 }
+
+/** Who an approval's outcome says decided. */
+const PERSON_OUTCOMES = { approved: 'person', denied: 'person', expired: 'timeout', withdrawn: 'withdrawn' } as const;
 
 /** The hash an approval is bound to: this tool's manifest and these exact arguments. */
 export function bindingHash(manifest: ToolManifest, input: unknown): string {
@@ -239,6 +243,7 @@ export class Executor {
     // Prepared first (a shell line is parsed), so the rules judge each of its sub-commands.
     const decision = askForSecrets(await decideCall(this.deps.policy, judgedManifest, input), manifest.name, resolved.secrets);
     run.audit('policy', judged.raisedBecause ? { ...decision, tierRaised: judged.raisedBecause } : decision);
+    run.at('policy', { decidedBy: deciderOf(decision) });
     if (decision.decision === 'deny') {
       return run.fail('rejected', 'policy', {
         code: 'EDENIED',
@@ -314,6 +319,7 @@ export class Executor {
     signal?.addEventListener('abort', withdraw, { once: true });
     const decided = await outcome.finally(() => signal?.removeEventListener('abort', withdraw));
     run.audit('approval-decided', decided);
+    run.at('approval', { decidedBy: { by: PERSON_OUTCOMES[decided.outcome], detail: `${decided.outcome}${decided.reason ? `: ${decided.reason}` : ''}` } });
     if (decided.outcome !== 'approved') {
       const why = {
         expired: `no one approved it in time (${decided.reason})`,

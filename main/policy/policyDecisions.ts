@@ -32,6 +32,14 @@ export function decisionFromRule(effect: 'allow' | 'ask' | 'deny', hit: RuleHit,
   };
 }
 
+/** Who decided at the policy step, for the Live view: a written rule, a tier default, the mode, or the policy itself. */
+export function deciderOf(decision: PolicyDecision): { by: 'rule' | 'default' | 'mode' | 'policy'; detail: string } {
+  if (decision.provenance) return { by: 'rule', detail: decision.rule };
+  if (decision.rule.startsWith('tier:')) return { by: 'default', detail: decision.rule };
+  if (decision.rule.startsWith('mode:')) return { by: 'mode', detail: decision.rule };
+  return { by: 'policy', detail: decision.rule };
+}
+
 /** What the call is like, as the mode looks at it when no rule decided. */
 export interface DefaultFacts {
   readonly mode: PolicyMode;

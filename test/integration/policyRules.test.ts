@@ -51,6 +51,10 @@ describe('policy rules over MCP', () => {
     const policyRecord = running.gate.audit.forCall(callIdOf(allowed)).find((record) => record.kind === 'policy')!;
     expect(policyRecord.payload).toMatchObject({ decision: 'allow', mode: 'standard', provenance: { rule: 'write_file(notes/**)', source: { layer: 'user', line: 3 }, matched: 'notes/today.md' } });
     expect(auditKinds(running.gate.audit.forCall(callIdOf(allowed)))).not.toContain('approval-requested');
+    expect(running.gate.calls.list().find((call) => call.callId === callIdOf(allowed))?.decidedBy).toEqual({
+      by: 'rule',
+      detail: `write_file(notes/**) (user policy line 3 (${join(dirs.home, 'policy.json')}))`,
+    });
 
     const denied = await client.callTool({ name: 'write_file', arguments: { path: 'notes/private/diary.md', content: 'x' } });
     expect(denied.isError).toBe(true);

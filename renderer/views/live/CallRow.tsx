@@ -60,7 +60,15 @@ export const CallRow = memo(function CallRow({ call }: { call: CallSnapshot }) {
       <td>
         <span className={`status status-${call.status}`}>{call.status}</span>
       </td>
-      <td className="call-step">{call.step}</td>
+      <td className="call-step">
+        {call.step}
+        {call.decidedBy ? (
+          <span className="decided-by" data-testid="decided-by" data-by={call.decidedBy.by}>
+            {' '}
+            · {call.decidedBy.by}: <VisibleText text={call.decidedBy.detail} />
+          </span>
+        ) : null}
+      </td>
       <td className="numeric">{formatDuration(call.durationMs)}</td>
       <td className="call-outcome">
         <CallOutcome call={call} />
