@@ -93,6 +93,45 @@ describe('policy rules over MCP', () => {
     expect((await write).isError).toBe(true);
   });
 
+  it('no bypass line gets past an allow of echo: each is asked, denied, and leaves no mark; the gate keeps serving', async () => {
+    const { running, client, dirs } = await open({ user: { allow: ['shell_exec(echo *)', 'shell_exec(ls *)'] } });
+    const asked: string[] = [];
+    running.backend.subscribe('approvalRequested', (request) => {
+      asked.push((request.arguments as { command: string }).command);
+      void running.backend.handlers.decideApproval({ approvalId: request.approvalId, decision: 'deny', reason: 'bypass attempt' });
+    });
+    const lines = [
+      'echo a; touch m1',
+      'echo a && touch m2',
+      'false || touch m3',
+      'echo a | tee m4',
+      'echo a & touch m5',
+      'echo a\ntouch m6',
+      'echo $(touch m7)',
+      'echo `touch m8`',
+      'ls <(touch m9)',
+      '{ echo a; touch m10; }',
+      "timeout 5 sh -c 'touch m11'",
+      'echo m12 | xargs touch',
+      'env touch m13',
+      'find . -maxdepth 0 -exec touch m14 ;',
+      'LD_PRELOAD=/nonexistent.so echo m15',
+      'PATH=.:$PATH ls m16',
+      'echo a > m17',
+      'eval touch m18',
+    ];
+    for (const command of lines) {
+      const result = await client.callTool({ name: 'shell_exec', arguments: { command } });
+      expect(result.isError, command).toBe(true);
+      expect(textOf(result), command).toContain('bypass attempt');
+    }
+    expect(asked).toEqual(lines);
+    for (let mark = 1; mark <= 18; mark++) expect(existsSync(join(dirs.workspace, `m${mark}`)), `m${mark}`).toBe(false);
+    const fine = await client.callTool({ name: 'shell_exec', arguments: { command: 'echo fine && ls' } });
+    expect(fine.isError).toBe(false);
+    expect(asked).toHaveLength(lines.length);
+  });
+
   it('a broken file asks instead of allowing, shows its banner, and allows again once fixed', async () => {
     const { running, client, dirs } = await open({ user: '{\n  "allow": [\n    "calculator",\n  ]\n}\n' });
     const info = await running.backend.handlers.getInfo({});
