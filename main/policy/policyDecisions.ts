@@ -19,7 +19,8 @@ export function decisionFromRule(effect: 'allow' | 'ask' | 'deny', hit: RuleHit,
   const reason = `${VERBS[effect]} \`${rule.text}\`, ${where}${rule.reason ? `: ${rule.reason}` : ''}${matched !== undefined ? ` (matched ${JSON.stringify(matched)})` : ''}`;
   return {
     decision: effect,
-    rule: `${rule.text} (${where})`,
+    // The prompt shows this: the rule, where it was written and its reason.
+    rule: `${rule.text} (${where})${rule.reason ? `: ${rule.reason}` : ''}`,
     reason,
     mode,
     provenance: {

@@ -93,6 +93,17 @@ describe('policy rules over MCP', () => {
     expect((await write).isError).toBe(true);
   });
 
+  it('an ask rule asks even where an allow matches, and its prompt shows the rule, its source and reason', async () => {
+    const { running, client, dirs } = await open({ user: { allow: ['write_file'], ask: [{ rule: 'write_file(docs/**)', reason: 'docs get a second look' }] } });
+    const prompt = nextApproval(running.backend);
+    const call = client.callTool({ name: 'write_file', arguments: { path: 'docs/a.md', content: 'a' } });
+    const request = await prompt;
+    expect(request.rule).toBe(`write_file(docs/**) (user policy line 7 (${join(dirs.home, 'policy.json')})): docs get a second look`);
+    await running.backend.handlers.decideApproval({ approvalId: request.approvalId, decision: 'approve' });
+    expect((await call).isError).toBe(false);
+    expect(running.gate.calls.list().find((entry) => entry.callId === request.callId)?.decidedBy).toEqual({ by: 'person', detail: 'approved' });
+  });
+
   it('no bypass line gets past an allow of echo: each is asked, denied, and leaves no mark; the gate keeps serving', async () => {
     const { running, client, dirs } = await open({ user: { allow: ['shell_exec(echo *)', 'shell_exec(ls *)'] } });
     const asked: string[] = [];

@@ -27,7 +27,9 @@ describe('layers', () => {
     expect(pushed.decision).toBe('deny');
     expect(pushed.provenance).toMatchObject({ source: { layer: 'managed', file: folders.managed, line: 4 }, reason: 'pushes need review' });
     expect(pushed.reason).toBe(`denied by \`shell_exec(git push *)\`, managed policy line 4 (${folders.managed}): pushes need review (matched "git push origin main")`);
-    expect((await decideCall(engine, 'write_file', { path: 'src/a.ts', content: '' })).decision).toBe('ask');
+    const asked = await decideCall(engine, 'write_file', { path: 'src/a.ts', content: '' });
+    expect(asked.decision).toBe('ask');
+    expect(asked.rule).toBe(`write_file (user policy line 7 (${folders.user}))`);
     expect((await decideShell(engine, 'git status')).decision).toBe('allow');
   });
 
@@ -96,7 +98,9 @@ describe('a refused file fails closed', () => {
     writePolicy(folders.user, { allow: [{ rule: 'shell_exec(ls *)', reason: 'listing is harmless', examples: { match: ['ls', 'ls -la src'], notMatch: ['lsof', 'ls; rm -rf x', 'ls $(rm x)'] } }] });
     engine = await policyEngine(folders);
     expect(engine.status().problems).toEqual([]);
-    expect((await decideShell(engine, 'ls src')).reason).toContain('listing is harmless');
+    const decided = await decideShell(engine, 'ls src');
+    expect(decided.reason).toContain('listing is harmless');
+    expect(decided.rule).toBe(`shell_exec(ls *) (user policy line 4 (${folders.user})): listing is harmless`);
   });
 
   it('reloads a changed file atomically: broken asks, fixed allows again', async () => {
