@@ -84,3 +84,21 @@ test('at 900 px wide nothing is clipped: no sideways scroll, and Stop of a runni
   const result = await running;
   expect(result.isError).toBe(true);
 });
+
+test('the diff editor follows the console theme, and switches with it', async ({ page }) => {
+  await page.emulateMedia({ colorScheme: 'light' });
+  const consolePage = new ConsolePage(page);
+  await consolePage.open(gate.consoleUrl);
+  const agent = await gate.connectAgent();
+  const writing = agent.callTool({ name: 'write_file', arguments: { path: 'theme.txt', content: 'light\n' } });
+  const card = await consolePage.approvals.waitForPrompt('write_file');
+  const editor = card.locator('.monaco-editor').last();
+  await expect(editor).toBeVisible();
+    // The e2e code is typed without the DOM library: the element is reached through its window.
+  const editorBackground = () => editor.evaluate((element: any) => element.ownerDocument.defaultView.getComputedStyle(element).backgroundColor as string);
+  await expect.poll(async () => luminance(await editorBackground())).toBeGreaterThan(0.8);
+  await page.getByRole('combobox', { name: 'Theme' }).selectOption('dark');
+  await expect.poll(async () => luminance(await editorBackground())).toBeLessThan(0.05);
+  await consolePage.approvals.deny('not now', card);
+  expect((await writing).isError).toBe(true);
+});

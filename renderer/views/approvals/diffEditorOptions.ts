@@ -27,7 +27,8 @@ const UNTRUSTED_TEXT_OPTIONS = {
   scrollBeyondLastLine: false,
   fontSize: 13,
   lineHeight: LINE_HEIGHT_PX,
-  theme: 'vs-dark',
+  // No theme here: Monaco's theme is page-wide, and creating an editor with one would reset the
+  // console's (monacoSetup keeps it in step with the light or dark console).
 } satisfies EditorOptions;
 
 /** The side-by-side diff of an existing file. */
