@@ -94,7 +94,7 @@ test('the diff editor follows the console theme, and switches with it', async ({
   const card = await consolePage.approvals.waitForPrompt('write_file');
   const editor = card.locator('.monaco-editor').last();
   await expect(editor).toBeVisible();
-    // The e2e code is typed without the DOM library: the element is reached through its window.
+  // The e2e code is typed without the DOM library: the element is reached through its window.
   const editorBackground = () => editor.evaluate((element: any) => element.ownerDocument.defaultView.getComputedStyle(element).backgroundColor as string);
   await expect.poll(async () => luminance(await editorBackground())).toBeGreaterThan(0.8);
   await page.getByRole('combobox', { name: 'Theme' }).selectOption('dark');
