@@ -1,11 +1,24 @@
 /** Runs a function once, soon (the next animation frame in a browser). */
 export type FrameScheduler = (run: () => void) => void;
 
-/** The browser's next animation frame, or undefined where there is none (events are then applied one by one). */
+/** A hidden tab gets no animation frames; its events are applied this often all the same (the title counts prompts). */
+export const HIDDEN_TAB_FLUSH_MS = 250;
+
+/**
+ * The browser's next animation frame, or HIDDEN_TAB_FLUSH_MS if that comes first; undefined where
+ * there are no frames (events are then applied one by one).
+ */
 export function animationFrameScheduler(): FrameScheduler | undefined {
   if (typeof globalThis.requestAnimationFrame !== 'function') return undefined;
   return (run) => {
-    globalThis.requestAnimationFrame(() => run());
+    let ran = false;
+    const once = () => {
+      if (ran) return;
+      ran = true;
+      run();
+    };
+    globalThis.requestAnimationFrame(once);
+    setTimeout(once, HIDDEN_TAB_FLUSH_MS);
   };
 }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createConsoleStore } from '../../renderer/store/consoleStore';
 import { ConsoleSync } from '../../renderer/store/consoleSync';
+import { animationFrameScheduler, HIDDEN_TAB_FLUSH_MS } from '../../renderer/store/eventBatch';
 import { callsInOrder } from '../../renderer/store/reducers';
 import { fakeBridge } from './fakeBridge';
 import { approval, auditRecord, call, outcome } from './fixtures';
@@ -146,5 +147,26 @@ describe('a snapshot loaded during a flood', () => {
     await second;
     expect(store.getState().approvals.map((a) => a.approvalId)).toEqual(['a1', 'a2']);
     sync.stop();
+  });
+});
+
+describe('the frame scheduler', () => {
+  it('applies events in a hidden tab too, where no animation frame ever comes', async () => {
+    vi.useFakeTimers();
+    vi.stubGlobal('requestAnimationFrame', () => 0);
+    try {
+      const fake = fakeBridge({});
+      const store = createConsoleStore('open');
+      const sync = new ConsoleSync(fake.bridge, store, undefined, undefined, animationFrameScheduler());
+      sync.start();
+      fake.emit('approvalRequested', approval('a1'));
+      expect(store.getState().approvals).toHaveLength(0);
+      await vi.advanceTimersByTimeAsync(HIDDEN_TAB_FLUSH_MS);
+      expect(store.getState().approvals.map((a) => a.approvalId)).toEqual(['a1']);
+      sync.stop();
+    } finally {
+      vi.unstubAllGlobals();
+      vi.useRealTimers();
+    }
   });
 });
