@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { CommandPreviewSchema } from './commandPreview';
 import { SecurityTierSchema } from './manifest';
+import { ApprovalScopeSchema, RuleSuggestionSchema } from './permissions';
 
 /** What a privileged call would change, shown to the person before they decide. */
 export const PreviewSchema = z.discriminatedUnion('kind', [
@@ -93,6 +94,8 @@ export const ApprovalRequestSchema = z.object({
   secrets: z.array(z.string()).optional(),
   /** BLAKE3 of manifest + canonical arguments: the approval holds only for this call. */
   bindingHash: z.string(),
+  /** Rules that would allow this call, narrowest first: what "Approve for this session" and "Always allow" pre-fill. */
+  suggestedRules: z.array(RuleSuggestionSchema).optional(),
   /** When it was asked (ISO 8601). */
   requestedAt: z.string(),
   /** When it is denied unless answered (ISO 8601). */
@@ -117,6 +120,12 @@ export const ApprovalOutcomeSchema = z.object({
   outcome: z.enum(['approved', 'denied', 'expired', 'withdrawn']),
   /** The reason the person gave, or why it expired. */
   reason: z.string().optional(),
+  /** What the person told the agent on deny, verbatim ("Deny and tell the agent…"). */
+  tellAgent: z.string().optional(),
+  /** For how long an approval holds (absent: this call only). */
+  scope: ApprovalScopeSchema.optional(),
+  /** The rules a scoped approval granted or wrote, as the person saved them. */
+  rules: z.array(z.string()).optional(),
   /** When it was decided (ISO 8601). */
   decidedAt: z.string(),
 });

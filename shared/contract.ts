@@ -5,6 +5,7 @@ import { AuditRecordSchema, AuditVerifyReportSchema } from './audit';
 import { CallSnapshotSchema } from './call';
 import { SandboxFactSchema, ToolStatusSchema } from './health';
 import { PolicyStatusSchema } from './policy';
+import { ApprovalScopeSchema, PermissionSchema, RuleCheckSchema } from './permissions';
 
 /** Facts about the running gate that the console shows in its header. */
 export const GateInfoSchema = z.object({
@@ -45,9 +46,41 @@ export const bridgeMethods = {
         decision: z.enum(['approve', 'deny']),
         /** Why (shown to the agent on deny). */
         reason: z.string().max(2000).optional(),
+        /** On deny: what to tell the agent, passed to it verbatim. */
+        tellAgent: z.string().max(4000).optional(),
+        /** On approve: for how long (absent: this call only). */
+        scope: ApprovalScopeSchema.optional(),
+        /** On a scoped approve: the rules to grant or save, as the person edited them (one per entry). */
+        rules: z.array(z.string().max(2000)).max(20).optional(),
       })
       .strict(),
     response: ApprovalOutcomeSchema,
+  },
+  checkRules: {
+    request: z
+      .object({
+        /** The prompt the rules are made from (they must allow its call). */
+        approvalId: z.string().min(1).max(100),
+        /** The rules as typed. */
+        rules: z.array(z.string().max(2000)).max(20),
+        /** Where they would be saved. */
+        scope: ApprovalScopeSchema,
+      })
+      .strict(),
+    response: RuleCheckSchema,
+  },
+  listPermissions: { request: empty, response: z.array(PermissionSchema) },
+  revokePermission: {
+    request: z
+      .object({
+        /** The permission to revoke (an id listPermissions issued). */
+        id: z.string().min(1).max(4000),
+      })
+      .strict(),
+    response: z.object({
+      /** False when it was already gone. */
+      revoked: z.boolean(),
+    }),
   },
   denyAllFromAgent: {
     request: z

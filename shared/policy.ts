@@ -56,6 +56,10 @@ export const RuleSourceSchema = z.object({
   line: z.number().int().positive().optional(),
   /** The approval that granted it (session grants). */
   approvalId: z.string().optional(),
+  /** The agent session a grant holds for (absent: every agent); "Approve for this session" sets it. */
+  agentSession: z.string().optional(),
+  /** When a timed grant ends (ISO 8601); absent: until the gate stops. */
+  expiresAt: z.string().optional(),
 });
 export type RuleSource = z.infer<typeof RuleSourceSchema>;
 

@@ -1,6 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { ApprovalDecision, ApprovalOutcome, ApprovalRequest } from '../../shared/approval';
 import { GateError } from '../../shared/errors';
+import type { ToolManifest } from '../../shared/manifest';
+
+/** The call a prompt is about, whole (the request shows a bounded form): what scoped approvals check rules against. */
+export interface ApprovalSubject {
+  readonly manifest: ToolManifest;
+  readonly input: unknown;
+}
+
+/** What a decision carries besides approve or deny. */
+export type DecisionExtras = Pick<ApprovalOutcome, 'tellAgent' | 'scope' | 'rules'>;
 
 /** What the executor supplies when it asks a person; the queue adds id and times. */
 export type ApprovalAsk = Omit<ApprovalRequest, 'approvalId' | 'requestedAt' | 'expiresAt'>;
@@ -32,6 +42,7 @@ export interface ApprovalQueueOptions {
 
 interface Pending {
   request: ApprovalRequest;
+  subject?: ApprovalSubject;
   resolve: (outcome: ApprovalOutcome) => void;
   timer: NodeJS.Timeout;
 }
@@ -79,7 +90,7 @@ export class ApprovalQueue {
    * Asks a person; the promise settles with their decision, or 'expired' after the timeout.
    * Throws EQUOTA at once when the agent's session or the gate already has its most prompts waiting.
    */
-  ask(ask: ApprovalAsk): { request: ApprovalRequest; outcome: Promise<ApprovalOutcome> } {
+  ask(ask: ApprovalAsk, subject?: ApprovalSubject): { request: ApprovalRequest; outcome: Promise<ApprovalOutcome> } {
     const refusal = this.closed ? undefined : this.quotaRefusal(ask.agentSession);
     if (refusal) throw refusal;
     const now = Date.now();
@@ -99,7 +110,7 @@ export class ApprovalQueue {
         this.options.timeoutMs,
       );
       timer.unref();
-      this.pending.set(request.approvalId, { request, resolve, timer });
+      this.pending.set(request.approvalId, { request, resolve, timer, ...(subject ? { subject } : {}) });
       const session = request.agentSession ?? NO_SESSION;
       this.pendingBySession.set(session, (this.pendingBySession.get(session) ?? 0) + 1);
     });
@@ -108,13 +119,21 @@ export class ApprovalQueue {
   }
 
   /** A person's answer. Refuses ids that are unknown, already answered or expired. */
-  decide(approvalId: string, decision: ApprovalDecision, reason?: string): ApprovalOutcome {
-    if (!this.pending.has(approvalId)) {
-      throw new GateError('ENOTFOUND', 'that prompt is no longer waiting (it was answered, expired or never existed)');
-    }
+  decide(approvalId: string, decision: ApprovalDecision, reason?: string, extras: DecisionExtras = {}): ApprovalOutcome {
+    this.waiting(approvalId);
     const trimmed = reason?.trim();
-    if (decision === 'deny') return this.settle(approvalId, 'denied', trimmed || 'denied by the person at the console')!;
-    return this.settle(approvalId, 'approved', trimmed || undefined)!;
+    // What the person tells the agent is passed on verbatim; a reason is a label, so it is trimmed.
+    const told = extras.tellAgent !== undefined && extras.tellAgent.trim() !== '' ? { tellAgent: extras.tellAgent } : {};
+    if (decision === 'deny') return this.settle(approvalId, 'denied', trimmed || (told.tellAgent ? 'the person told the agent what to do instead' : 'denied by the person at the console'), told)!;
+    const scoped = extras.scope && extras.scope.kind !== 'once' ? { scope: extras.scope, ...(extras.rules ? { rules: extras.rules } : {}) } : {};
+    return this.settle(approvalId, 'approved', trimmed || undefined, scoped)!;
+  }
+
+  /** A waiting prompt and its call; ENOTFOUND when it is no longer waiting. */
+  waiting(approvalId: string): { request: ApprovalRequest; subject?: ApprovalSubject } {
+    const entry = this.pending.get(approvalId);
+    if (!entry) throw new GateError('ENOTFOUND', 'that prompt is no longer waiting (it was answered, expired or never existed)');
+    return { request: entry.request, ...(entry.subject ? { subject: entry.subject } : {}) };
   }
 
   /** Takes a prompt back because its call went away (the agent cancelled it). Unknown ids are ignored. */
@@ -144,7 +163,7 @@ export class ApprovalQueue {
     for (const approvalId of [...this.pending.keys()]) this.settle(approvalId, 'withdrawn', 'the gate is shutting down');
   }
 
-  private settle(approvalId: string, outcome: ApprovalOutcome['outcome'], reason?: string): ApprovalOutcome | undefined {
+  private settle(approvalId: string, outcome: ApprovalOutcome['outcome'], reason?: string, extras: DecisionExtras = {}): ApprovalOutcome | undefined {
     const entry = this.pending.get(approvalId);
     if (!entry) return undefined;
     this.pending.delete(approvalId);
@@ -153,7 +172,7 @@ export class ApprovalQueue {
     if (left > 0) this.pendingBySession.set(session, left);
     else this.pendingBySession.delete(session);
     clearTimeout(entry.timer);
-    const result = this.outcomeOf(entry.request, outcome, reason);
+    const result = { ...this.outcomeOf(entry.request, outcome, reason), ...extras };
     entry.resolve(result);
     try {
       this.options.onResolved?.(result);

@@ -241,7 +241,7 @@ export class Executor {
     const judged = effectiveTier(manifest, this.deps.sandbox);
     const judgedManifest = judged.raisedBecause ? { ...manifest, tier: judged.tier } : manifest;
     // Prepared first (a shell line is parsed), so the rules judge each of its sub-commands.
-    const decision = askForSecrets(await decideCall(this.deps.policy, judgedManifest, input), manifest.name, resolved.secrets);
+    const decision = askForSecrets(await decideCall(this.deps.policy, judgedManifest, input, { agentSession: run.agentSession }), manifest.name, resolved.secrets);
     run.audit('policy', judged.raisedBecause ? { ...decision, tierRaised: judged.raisedBecause } : decision);
     run.at('policy', { decidedBy: deciderOf(decision) });
     if (decision.decision === 'deny') {
@@ -284,6 +284,8 @@ export class Executor {
     run.step = 'approval';
     const binding = bindingHash(manifest, input);
     const previewHash = preview.kind === 'none' ? undefined : hashCanonical(preview);
+    // A suggestion is a convenience: a policy that cannot make one leaves the prompt without it.
+    const suggestedRules = (await this.deps.policy.suggestRules?.(manifest, input).catch(() => undefined)) ?? [];
     let asked: ReturnType<ApprovalQueue['ask']>;
     try {
       asked = this.deps.approvals.ask({
@@ -299,7 +301,8 @@ export class Executor {
         preview: this.deps.redactions.redactValue(preview),
         bindingHash: binding,
         ...(secrets.length > 0 ? { secrets } : {}),
-      });
+        ...(suggestedRules.length > 0 ? { suggestedRules } : {}),
+      }, { manifest, input });
     } catch (error) {
       // The queue filled while the preview was made.
       if (error instanceof GateError) return { refusal: error.toToolError() };
@@ -324,9 +327,9 @@ export class Executor {
       const why = {
         expired: `no one approved it in time (${decided.reason})`,
         withdrawn: `the call was withdrawn: ${decided.reason}`,
-        denied: `a person denied it: ${decided.reason}`,
+        denied: decided.tellAgent !== undefined ? `a person denied it and says:\n${decided.tellAgent}` : `a person denied it: ${decided.reason}`,
       }[decided.outcome];
-      return { refusal: { code: 'EDENIED', message: `${manifest.name} was not run: ${why}`, details: { outcome: decided.outcome } } };
+      return { refusal: { code: 'EDENIED', message: `${manifest.name} was not run: ${why}`, details: { outcome: decided.outcome, ...(decided.tellAgent !== undefined ? { tellAgent: decided.tellAgent } : {}) } } };
     }
     if (bindingHash(manifest, input) !== binding) {
       return { refusal: { code: 'EDENIED', message: 'the call changed after it was approved; it was not run' } };

@@ -1,6 +1,9 @@
 import type { GateInfo } from '../../shared/contract';
 import type { SandboxFact } from '../../shared/health';
 import type { ApprovalQueue } from '../approvals/approvalQueue';
+import { checkPromptRules, decideApproval } from '../approvals/scopedApproval';
+import { listPermissions, revokePermission, type AgentNamer } from '../policy/permissions';
+import type { PolicyEngine } from '../policy/policyEngine';
 import type { AuditStore } from '../audit/auditStore';
 import type { ConsoleBackend } from '../bridge/consoleBackend';
 import type { CallTracker } from '../executor/callTracker';
@@ -21,6 +24,10 @@ export interface ConsoleSources {
   stopCall?: (callId: string) => boolean;
   /** Tools with health, effective tier and the sandbox fact; without it, nothing is known about either. */
   toolStatus?: ToolStatusBoard;
+  /** The policy engine: scoped approvals, rule checks and the Permissions view need it (absent: a fixed policy). */
+  policyEngine?: PolicyEngine;
+  /** Names an agent session by its MCP client, for the Permissions view. */
+  nameAgent?: AgentNamer;
 }
 
 /** What the console is told when no board says otherwise: nothing was checked, so no sandbox is claimed. */
@@ -39,13 +46,17 @@ function fallbackBoard(registry: ToolRegistry): ToolStatusBoard {
 export function createConsoleBackend(sources: ConsoleSources): ConsoleBackend {
   const version = toolgateVersion();
   const board = sources.toolStatus ?? fallbackBoard(sources.registry);
+  const scoped = { approvals: sources.approvals, engine: sources.policyEngine, recent: (limit: number) => sources.audit.list({ limit }) };
   return {
     handlers: {
       getInfo: async () => ({ version, ...sources.info(), sandbox: board.sandbox }),
       listTools: async () => board.list(),
       listCalls: async () => sources.calls.list(),
       listApprovals: async () => sources.approvals.list(),
-      decideApproval: async ({ approvalId, decision, reason }) => sources.approvals.decide(approvalId, decision, reason),
+      decideApproval: (request) => decideApproval(scoped, request),
+      checkRules: ({ approvalId, rules, scope }) => checkPromptRules(scoped, approvalId, rules, scope),
+      listPermissions: async () => (sources.policyEngine ? listPermissions(sources.policyEngine, sources.nameAgent) : []),
+      revokePermission: async ({ id }) => ({ revoked: sources.policyEngine ? await revokePermission(sources.policyEngine, id) : false }),
       denyAllFromAgent: async ({ agentSession, reason }) => ({ denied: sources.approvals.denyAllFrom(agentSession, reason).length }),
       listAudit: async ({ limit, beforeSeq }) => sources.audit.list({ limit, beforeSeq }),
       verifyAudit: async () => sources.audit.verify(),

@@ -270,6 +270,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
       events,
       toolStatus,
       stopCall: (callId) => executor.stop(callId),
+      ...(policyEngine ? { policyEngine } : {}),
       info: () => ({ workspace, approvalTimeoutMs, ...(policyEngine ? { policy: policyEngine.status() } : {}), ...(mcpUrl ? { mcpUrl } : {}), ...(options.settings ? { settings: options.settings } : {}) }),
     }),
     setMcpUrl: (url) => {

@@ -12,6 +12,8 @@ export type ShellFacts = { readonly commands: readonly SubCommand[] } | { readon
 /** What the executor learns about a call before policy (async work the synchronous decision needs). */
 export interface CallFacts {
   readonly shell?: ShellFacts;
+  /** The agent's MCP session: grants made for one session hold for its calls only. */
+  readonly agentSession?: string;
 }
 
 /** A file a shell redirection touches, resolved when it can be. */

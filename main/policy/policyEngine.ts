@@ -1,4 +1,4 @@
-import { unwatchFile, watchFile } from 'node:fs';
+import { readFileSync, unwatchFile, watchFile } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { GateError } from '../../shared/errors';
@@ -10,7 +10,11 @@ import { judgeCall, type Judgement } from './judgeCall';
 import { decisionFromRule, modeDefault } from './policyDecisions';
 import { protectedPathOf } from './pathRule';
 import { loadPolicyFile, type PolicyContext, type RefusedScope } from './policyFile';
-import { isTrusted, trustFile } from './projectTrust';
+import { appendRules, removeRule } from './policyFileEdit';
+import { isTrusted, trustFile, trustProjectFile } from './projectTrust';
+import type { RuleSuggestion } from '../../shared/permissions';
+import { suggestRules } from './ruleSuggestions';
+import { grantHolds, RuleUsage, type GrantScope } from './ruleUsage';
 import { RuleError } from './ruleText';
 import { tierPolicy, type Policy, type PolicyDecision } from './tierPolicy';
 
@@ -76,6 +80,12 @@ export class PolicyEngine implements Policy {
   private reloading: Promise<void> | undefined;
   private reloadAgain = false;
   private closed = false;
+  /** How often each rule decided a call, and when it last did (for the Permissions view). */
+  readonly usage = new RuleUsage();
+  /** Timed grants' ends, by the approval that made them. */
+  private readonly expiries = new Map<string, NodeJS.Timeout>();
+  /** Whether some grant holds for one agent session or a while only (then rules are filtered per call). */
+  private scopedGrants = false;
 
   private constructor(private readonly options: PolicyEngineOptions) {
     this.mode = options.mode ?? 'standard';
@@ -111,13 +121,26 @@ export class PolicyEngine implements Policy {
     return prepareFacts(manifest, input);
   }
 
+  /** Rules that would allow this call, narrowest first (a prompt's rule editor starts from the first). */
+  async suggestRules(manifest: ToolManifest, input: unknown): Promise<RuleSuggestion[]> {
+    return suggestRules(manifest, input, await this.prepare(manifest, input), this.context.anchors);
+  }
+
   /** Decides one call, with the rule, its layer, file and line, and the part it matched. */
   decide(manifest: ToolManifest, input: unknown, facts: CallFacts = {}): PolicyDecision {
     const parts = callParts(manifest, input, facts, this.context.anchors);
-    const judged = judgeCall(manifest, parts, (tool) => this.index.get(tool) ?? NO_RULES, this.context.anchors.workspace);
+    const now = Date.now();
+    const rulesFor = (tool: string): readonly CompiledRule[] => {
+      const rules = this.index.get(tool) ?? NO_RULES;
+      return this.scopedGrants ? rules.filter((rule) => grantHolds(rule.source, facts.agentSession, now)) : rules;
+    };
+    const judged = judgeCall(manifest, parts, rulesFor, this.context.anchors.workspace);
     const workspace = this.context.anchors.workspace;
     const touchesProtected = parts.paths.some((path) => protectedPathOf(path, workspace) !== undefined);
-    return this.askForRefusedFiles(manifest, this.compose(manifest, input, judged, { touchesPaths: parts.paths.length > 0, touchesProtected }));
+    const decision = this.askForRefusedFiles(manifest, this.compose(manifest, input, judged, { touchesPaths: parts.paths.length > 0, touchesProtected }));
+    const deciding = decision.provenance ? judged[decision.provenance.effect] : undefined;
+    if (deciding && deciding.rule.effect === decision.decision) this.usage.record(deciding.rule, now);
+    return decision;
   }
 
   private compose(manifest: ToolManifest, input: unknown, judged: Judgement, touches: { touchesPaths: boolean; touchesProtected: boolean }): PolicyDecision {
@@ -175,9 +198,23 @@ export class PolicyEngine implements Policy {
     return () => this.listeners.delete(listener);
   }
 
-  /** Adds a session rule (a grant made from a prompt), in memory until the gate stops. */
-  async grantSession(written: string, approvalId: string, effect: RuleEffect = 'allow'): Promise<CompiledRule> {
-    const rule = await compileRule(written, effect, { layer: 'session', approvalId }, this.context);
+  /**
+   * Adds a session rule (a grant made from a prompt), in memory until the gate stops, or for one
+   * agent session only, or until `expiresAt` (then it is revoked by itself).
+   */
+  async grantSession(written: string, approvalId: string, effect: RuleEffect = 'allow', scope: GrantScope = {}): Promise<CompiledRule> {
+    const source = {
+      layer: 'session' as const,
+      approvalId,
+      ...(scope.agentSession ? { agentSession: scope.agentSession } : {}),
+      ...(scope.expiresAt ? { expiresAt: scope.expiresAt.toISOString() } : {}),
+    };
+    const rule = await compileRule(written, effect, source, this.context);
+    if (scope.expiresAt && !this.closed && !this.expiries.has(approvalId)) {
+      const timer = setTimeout(() => this.revokeSession(approvalId), Math.max(0, scope.expiresAt.getTime() - Date.now()));
+      timer.unref();
+      this.expiries.set(approvalId, timer);
+    }
     const session = this.layers.get('session')!;
     this.swap('session', { ...session, rules: [...session.rules, rule] });
     return rule;
@@ -185,8 +222,70 @@ export class PolicyEngine implements Policy {
 
   /** Removes the session rules one approval made. */
   revokeSession(approvalId: string): void {
+    clearTimeout(this.expiries.get(approvalId));
+    this.expiries.delete(approvalId);
     const session = this.layers.get('session')!;
     this.swap('session', { ...session, rules: session.rules.filter((rule) => rule.source.approvalId !== approvalId) });
+  }
+
+  /** Removes one session rule; false when it is no longer in force. */
+  revokeGrant(rule: CompiledRule): boolean {
+    const session = this.layers.get('session')!;
+    const rules = session.rules.filter((candidate) => candidate !== rule);
+    if (rules.length === session.rules.length) return false;
+    this.swap('session', { ...session, rules });
+    return true;
+  }
+
+  /**
+   * Appends allow rules to the user or project file ("Always allow"), then reloads. The project
+   * file is trusted again after the edit only when it was trusted (or absent) before: a file the
+   * person never reviewed is refused instead, so saving a rule never vouches for an agent's edits.
+   */
+  async saveRules(layer: 'user' | 'project', rules: readonly string[]): Promise<void> {
+    const file = this.files[layer];
+    const trustAfter = layer === 'project' && this.projectTrustedOrAbsent();
+    if (layer === 'project' && !trustAfter) {
+      throw new GateError('EPERMISSION', `the project policy ${file} is not trusted (new, or changed since it was trusted): review it and run toolgate policy trust first, or save the rule to the user policy`);
+    }
+    if (layer === 'project' && this.mode === 'strict') {
+      throw new GateError('EPERMISSION', 'strict mode ignores what the project policy allows: save the rule to the user policy instead');
+    }
+    await appendRules(file, layer, 'allow', rules, this.context);
+    if (trustAfter) trustProjectFile(this.options.home, file);
+    await this.reload();
+  }
+
+  /** Removes a user or project file rule (revoke from the console), then reloads; false when it was no longer there. */
+  async removeFileRule(rule: CompiledRule): Promise<boolean> {
+    const layer = rule.source.layer;
+    if (layer !== 'user' && layer !== 'project') throw new GateError('EPERMISSION', `a ${layer} rule cannot be revoked from the console`);
+    const trustAfter = layer === 'project' && this.projectTrustedOrAbsent();
+    const removed = await removeRule(this.files[layer], layer, rule.effect, { text: rule.text, ...(rule.source.line ? { line: rule.source.line } : {}) }, this.context);
+    if (removed && trustAfter) trustProjectFile(this.options.home, this.files.project);
+    await this.reload();
+    return removed;
+  }
+
+  /** Read now, not from the last load: the file may have changed since. */
+  private projectTrustedOrAbsent(): boolean {
+    let text: string;
+    try {
+      text = readFileSync(this.files.project, 'utf8');
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === 'ENOENT';
+    }
+    return isTrusted(this.options.home, this.files.project, text);
+  }
+
+  /** Compiles a rule as a layer would (throws RuleError naming the fault and the fix), without adding it. */
+  compile(written: string, effect: RuleEffect, source: { layer: PolicyLayer }): Promise<CompiledRule> {
+    return compileRule(written, effect, source, this.context);
+  }
+
+  /** What compiling and matching rules needs: the tools and the path anchors. */
+  get policyContext(): PolicyContext {
+    return this.context;
   }
 
   /** Re-reads the three files and swaps each layer in whole once it has compiled. */
@@ -232,6 +331,7 @@ export class PolicyEngine implements Policy {
 
   private swap(layer: PolicyLayer, state: LayerState): void {
     this.layers.set(layer, state);
+    this.scopedGrants = (this.layers.get('session')?.rules ?? []).some((rule) => rule.source.agentSession || rule.source.expiresAt);
     const index = new Map<string, CompiledRule[]>();
     for (const name of LAYER_ORDER) {
       for (const rule of this.layers.get(name)?.rules ?? []) {
@@ -259,6 +359,8 @@ export class PolicyEngine implements Policy {
   /** Stops watching. Idempotent. */
   close(): void {
     this.closed = true;
+    for (const timer of this.expiries.values()) clearTimeout(timer);
+    this.expiries.clear();
     for (const file of this.watched.splice(0)) unwatchFile(file);
     this.listeners.clear();
   }

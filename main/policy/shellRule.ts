@@ -58,6 +58,12 @@ const RUNS_TEXT = new Set(['eval', 'source', '.', 'xargs', 'watch', 'trap', 'ali
 /** Long flags read as the short one (so a deny of `rm -rf` also holds `rm --recursive --force`). */
 const LONG_FLAGS: Record<string, string> = { recursive: 'r', force: 'f', R: 'r' };
 
+/** Whether a program runs whatever code it is handed (a shell, an interpreter, eval, sudo): an allow of it allows anything. */
+export function runsAnyCode(program: string): boolean {
+  const name = baseName(program);
+  return SHELLS.has(name) || INTERPRETERS.has(name) || RUNS_TEXT.has(name);
+}
+
 /** Compiles a shell specifier by parsing it as one simple command; throws RuleError when it is not one. */
 export async function compileShellPattern(specifier: string): Promise<ShellPattern> {
   let legacyPrefix = false;

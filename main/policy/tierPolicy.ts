@@ -1,5 +1,6 @@
 import { tierLevel, type SecurityTier, type TierEscalation, type ToolManifest } from '../../shared/manifest';
 import type { PolicyMode, PolicyProvenance } from '../../shared/policy';
+import type { RuleSuggestion } from '../../shared/permissions';
 import type { CallFacts } from './callParts';
 
 /** What policy decided for a call, and which rule decided it. */
@@ -21,6 +22,8 @@ export interface Policy {
   decide(manifest: ToolManifest, input: unknown, facts?: CallFacts): PolicyDecision;
   /** Learns what the decision needs that takes time (a shell line's parse), before decide. */
   prepare?(manifest: ToolManifest, input: unknown): Promise<CallFacts>;
+  /** Rules that would allow this call, narrowest first, for a prompt's "Approve for this session" and "Always allow". */
+  suggestRules?(manifest: ToolManifest, input: unknown): Promise<RuleSuggestion[]>;
 }
 
 const TIER_DECISIONS: Record<SecurityTier, PolicyDecision['decision']> = {
@@ -89,10 +92,11 @@ export function decideSafely(policy: Policy, manifest: ToolManifest, input: unkn
  * Prepares and decides one call, failing closed: a policy whose preparation throws denies, as
  * one whose decision throws does.
  */
-export async function decideCall(policy: Policy, manifest: ToolManifest, input: unknown): Promise<PolicyDecision> {
+export async function decideCall(policy: Policy, manifest: ToolManifest, input: unknown, caller: { agentSession?: string } = {}): Promise<PolicyDecision> {
   let facts: CallFacts | undefined;
   try {
-    facts = await policy.prepare?.(manifest, input);
+    const prepared = await policy.prepare?.(manifest, input);
+    facts = caller.agentSession ? { ...prepared, agentSession: caller.agentSession } : prepared;
   } catch (error) {
     return {
       decision: 'deny',

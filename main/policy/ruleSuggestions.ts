@@ -1,0 +1,77 @@
+import { dirname, relative } from 'node:path';
+import type { ToolManifest } from '../../shared/manifest';
+import type { RuleSuggestion } from '../../shared/permissions';
+import { callParts, type CallFacts } from './callParts';
+import { hostTarget } from './hostRule';
+import { literalPathGlob, type PathAnchors, type ResolvedPath } from './pathRule';
+import { literalShellRule } from './shellRule';
+import { programWords } from '../tools/shell/programWords';
+
+/**
+ * The rules that would allow one call, for a prompt's rule editor: the narrowest first (the exact
+ * command, the file, the host), then broader ones a person may pick (the program and its
+ * sub-command as a prefix, the file's folder). A call with several parts (sub-commands,
+ * redirections, paths) needs a rule for each, so each suggestion holds one rule per line.
+ */
+export function suggestRules(manifest: ToolManifest, input: unknown, facts: CallFacts, anchors: PathAnchors): RuleSuggestion[] {
+  const parts = callParts(manifest, input, facts, anchors);
+  if (parts.unreadable !== undefined) return [];
+  const narrow: string[] = [];
+  const broad: string[] = [];
+  let broader = false;
+  for (const command of parts.commands ?? []) {
+    const words = programWords(command.argv).argv;
+    narrow.push(`${manifest.name}(${literalShellRule(command.argv.join(' '))})`);
+    const subcommand = words.slice(1).find((word) => !word.startsWith('-'));
+    const head = [...command.argv.slice(0, command.argv.length - words.length + 1), ...(subcommand ? [subcommand] : [])];
+    const prefix = `${manifest.name}(${literalShellRule(head.join(' '))} *)`;
+    broader ||= prefix !== narrow.at(-1);
+    broad.push(prefix);
+  }
+  for (const redirect of parts.redirects) {
+    if (!redirect.resolved) return [];
+    const tool = redirect.access === 'write' ? 'write_file' : 'read_file';
+    narrow.push(`${tool}(${pathSpecifier(redirect.resolved, anchors)})`);
+    broad.push(`${tool}(${folderSpecifier(redirect.resolved, anchors)})`);
+    broader = true;
+  }
+  for (const path of parts.paths) {
+    narrow.push(`${manifest.name}(${pathSpecifier(path, anchors)})`);
+    broad.push(`${manifest.name}(${folderSpecifier(path, anchors)})`);
+    broader = true;
+  }
+  for (const url of parts.urls) {
+    const target = hostTarget(url);
+    if (!target) return [];
+    const rule = `${manifest.name}(domain:${target.host}${target.port === target.defaultPort ? '' : `:${target.port}`})`;
+    narrow.push(rule);
+    broad.push(rule);
+  }
+  if (narrow.length === 0) return [{ rule: manifest.name, covers: `every call of ${manifest.name}` }];
+  const unique = (rules: string[]) => [...new Set(rules)].join('\n');
+  const suggestions: RuleSuggestion[] = [{ rule: unique(narrow), covers: describeNarrow(parts.commands !== undefined, parts.paths.length + parts.redirects.length > 0) }];
+  if (broader && unique(broad) !== suggestions[0]!.rule) suggestions.push({ rule: unique(broad), covers: parts.commands ? 'these programs and sub-commands, with any arguments' : 'anything in the same folder' });
+  return suggestions;
+}
+
+function describeNarrow(shell: boolean, paths: boolean): string {
+  if (shell) return paths ? 'this exact command and the files it redirects to' : 'this exact command';
+  return paths ? 'this exact file' : 'this host';
+}
+
+/** A path as a rule names it: workspace-relative (`./` when it could read as `~`), else `//absolute`. */
+function pathSpecifier(path: ResolvedPath, anchors: PathAnchors): string {
+  const inside = relative(anchors.workspace, path.real);
+  if (inside === '') return '.';
+  if (!inside.startsWith('..')) return literalPathGlob(inside.startsWith('~') ? `./${inside}` : inside);
+  return `/${literalPathGlob(path.real)}`;
+}
+
+/** The folder a path lies in, as a rule naming everything under it. */
+function folderSpecifier(path: ResolvedPath, anchors: PathAnchors): string {
+  const folder = dirname(path.real);
+  const inside = relative(anchors.workspace, folder);
+  if (inside === '') return '**';
+  if (!inside.startsWith('..')) return `${literalPathGlob(inside.startsWith('~') ? `./${inside}` : inside)}/**`;
+  return `/${literalPathGlob(folder)}/**`;
+}
