@@ -8,6 +8,10 @@ export interface DecideOptions {
   waitForResolution?: boolean;
 }
 
+/** The lasting choices of a prompt, by what they hold for. */
+export type ScopeChoice = 'session' | '15m' | '1h' | 'gate' | 'user' | 'project';
+const SCOPE_BUTTONS = { '15m': 'Allow for 15 min', '1h': 'Allow for 1 hour', gate: 'Allow until the gate stops' } as const;
+
 /** The Approvals tab: one card per prompt waiting for a person. */
 export class ApprovalsPanel {
   constructor(private readonly console: ConsolePage) {}
@@ -147,6 +151,46 @@ export class ApprovalsPanel {
     await target.getByLabel('Reason', { exact: true }).fill(reason);
     await target.getByRole('button', { name: 'Deny', exact: true }).click();
     if (options.waitForResolution ?? true) await expect(target).toHaveCount(0);
+  }
+
+  /**
+   * Opens a lasting choice on a prompt and returns its rule editor: `session` (this agent session),
+   * `15m`, `1h`, `gate` (Allow for…), or `user` / `project` (Always allow…).
+   */
+  async chooseScope(card: Locator, choice: ScopeChoice): Promise<Locator> {
+    if (choice === 'session') {
+      await card.getByRole('button', { name: 'Approve for this session', exact: true }).click();
+    } else if (choice === 'user' || choice === 'project') {
+      await card.getByRole('button', { name: 'Always allow…', exact: true }).click();
+      await card.getByRole('button', { name: `Always allow in the ${choice} policy`, exact: true }).click();
+    } else {
+      await card.getByRole('button', { name: 'Allow for…', exact: true }).click();
+      await card.getByRole('button', { name: SCOPE_BUTTONS[choice], exact: true }).click();
+    }
+    return this.ruleEditor(card);
+  }
+
+  /** The rule editor a lasting choice opened on a prompt. */
+  ruleEditor(card: Locator): Locator {
+    return card.getByTestId('rule-editor');
+  }
+
+  /** The editable rule text of a prompt's rule editor. */
+  ruleText(card: Locator): Locator {
+    return this.ruleEditor(card).getByLabel('Rule (one per line)');
+  }
+
+  /** The button of the rule editor that saves the rule and approves the call. */
+  saveRuleButton(card: Locator): Locator {
+    return this.ruleEditor(card).getByRole('button', { name: /^Approve and / });
+  }
+
+  /** Denies a prompt with words for the agent, sent verbatim. */
+  async denyAndTell(card: Locator, text: string): Promise<void> {
+    await card.getByRole('button', { name: 'Deny and tell the agent…', exact: true }).click();
+    await card.getByLabel('Tell the agent (sent exactly as written)').fill(text);
+    await card.getByRole('button', { name: 'Deny and send', exact: true }).click();
+    await expect(card).toHaveCount(0);
   }
 
   // A card located by its approval id, so it does not slide to the next prompt once answered.

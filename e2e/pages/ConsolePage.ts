@@ -2,10 +2,11 @@ import { expect, type Locator, type Page } from '@playwright/test';
 import { ApprovalsPanel } from './ApprovalsPanel';
 import { AuditPanel } from './AuditPanel';
 import { LivePanel } from './LivePanel';
+import { PermissionsPanel } from './PermissionsPanel';
 import { ToolsPanel } from './ToolsPanel';
 
 /** The console's tabs, by their visible names. */
-export type ConsoleTab = 'Live' | 'Approvals' | 'Audit' | 'Tools' | 'Settings';
+export type ConsoleTab = 'Live' | 'Approvals' | 'Permissions' | 'Audit' | 'Tools' | 'Settings';
 
 /** The Toolgate console as a person sees it: header, tabs, one page object per panel. */
 export class ConsolePage {
@@ -17,12 +18,15 @@ export class ConsolePage {
   readonly audit: AuditPanel;
   /** The Tools panel. */
   readonly tools: ToolsPanel;
+  /** The Permissions panel. */
+  readonly permissions: PermissionsPanel;
 
   constructor(readonly page: Page) {
     this.live = new LivePanel(this);
     this.approvals = new ApprovalsPanel(this);
     this.audit = new AuditPanel(this);
     this.tools = new ToolsPanel(this);
+    this.permissions = new PermissionsPanel(this);
   }
 
   /** Opens the console URL `toolgate serve` printed and waits until the gate's facts are shown. */

@@ -1,7 +1,8 @@
 import type { ApprovalDecision, ApprovalOutcome, ApprovalRequest } from '../../shared/approval';
 import type { AuditRecord } from '../../shared/audit';
 import type { CallSnapshot } from '../../shared/call';
-import type { ConsoleBridge } from '../../shared/contract';
+import type { BridgeRequest, BridgeResponse, ConsoleBridge } from '../../shared/contract';
+import type { ApprovalScope } from '../../shared/permissions';
 import type { ConnectionState } from '../bridge/connectionState';
 import { CallOutputs } from './callOutputs';
 import type { ConsoleStore } from './consoleStore';
@@ -172,12 +173,30 @@ export class ConsoleSync {
   }
 
   /** Answers a prompt; rejects with the bridge's error (for the card to show) when the gate refuses. */
-  async decideApproval(approvalId: string, decision: ApprovalDecision, reason: string): Promise<void> {
+  async decideApproval(
+    approvalId: string,
+    decision: ApprovalDecision,
+    reason: string,
+    extras: { tellAgent?: string; scope?: ApprovalScope; rules?: string[] } = {},
+  ): Promise<void> {
     const trimmed = reason.trim();
-    const outcome = await this.bridge.decideApproval(
-      trimmed ? { approvalId, decision, reason: trimmed } : { approvalId, decision },
-    );
+    const outcome = await this.bridge.decideApproval({ approvalId, decision, ...(trimmed ? { reason: trimmed } : {}), ...extras });
     this.applyOutcome(outcome);
+  }
+
+  /** Checks rules typed into a prompt's rule editor (nothing is saved). */
+  checkRules(request: BridgeRequest<'checkRules'>): Promise<BridgeResponse<'checkRules'>> {
+    return this.bridge.checkRules(request);
+  }
+
+  /** Every rule and grant in force, for the Permissions view. */
+  listPermissions(): Promise<BridgeResponse<'listPermissions'>> {
+    return this.bridge.listPermissions({});
+  }
+
+  /** Revokes a rule or grant by the id the Permissions list gave it. */
+  async revokePermission(id: string): Promise<boolean> {
+    return (await this.bridge.revokePermission({ id })).revoked;
   }
 
   /**

@@ -8,6 +8,7 @@ import { Header } from './Header';
 import { LiveView } from './live/LiveView';
 import { NoticeScreen, OpenPrintedUrlHint } from './NoticeScreen';
 import { rememberedTab, rememberTab } from './rememberedTab';
+import { PermissionsView } from './permissions/PermissionsView';
 import { PolicyBanner } from './PolicyBanner';
 import { SandboxBanner } from './SandboxBanner';
 import { panelId, TabBar, tabId, TAB_NAMES, type TabName } from './TabBar';
@@ -17,6 +18,7 @@ import { ToolsView } from './tools/ToolsView';
 const VIEWS: Record<TabName, ComponentType> = {
   Live: LiveView,
   Approvals: ApprovalsView,
+  Permissions: PermissionsView,
   Audit: AuditView,
   Tools: ToolsView,
   Settings: SettingsView,

@@ -1,7 +1,7 @@
 import { useRef, type KeyboardEvent } from 'react';
 
 /** The console's views, in tab order. */
-export const TAB_NAMES = ['Live', 'Approvals', 'Audit', 'Tools', 'Settings'] as const;
+export const TAB_NAMES = ['Live', 'Approvals', 'Permissions', 'Audit', 'Tools', 'Settings'] as const;
 export type TabName = (typeof TAB_NAMES)[number];
 
 /** The id of a tab's button (its panel's aria-labelledby). */

@@ -1,17 +1,18 @@
 import { useId, useState } from 'react';
-import type { ApprovalDecision, ApprovalRequest } from '../../../shared/approval';
+import type { ApprovalRequest } from '../../../shared/approval';
+import type { ApprovalScope } from '../../../shared/permissions';
 import { prettyJson } from '../../format/json';
-import { describe } from '../../store/consoleSync';
 import { useConsoleSync } from '../consoleContext';
 import { TierBadge } from '../common/TierBadge';
 import { VisibleText } from '../common/VisibleText';
 import { AgentFact } from './AgentFact';
+import { DecisionBar, type OpenMenu } from './decide/DecisionBar';
 import { Countdown } from './Countdown';
 import { PreviewPanel } from './PreviewPanel';
 import { SecretsNotice } from './SecretsNotice';
 
 /**
- * One prompt: what would run, what it would change, and the person's Approve / Deny.
+ * One prompt: what would run, what it would change, and the person's answer: once, for a while, always, or deny.
  * `promptsFromAgent` is how many prompts its agent session has waiting (for "Deny all from this agent").
  */
 export function ApprovalCard({ request, promptsFromAgent }: { request: ApprovalRequest; promptsFromAgent?: number }) {
@@ -20,25 +21,12 @@ export function ApprovalCard({ request, promptsFromAgent }: { request: ApprovalR
   const reasonId = useId();
   // A reason typed before a reload comes back: it is kept per prompt until the prompt resolves.
   const [reason, setReason] = useState(() => sync.drafts.get(request.approvalId));
-  const [inFlight, setInFlight] = useState(false);
-  const [problem, setProblem] = useState<string>();
+  const [menu, setMenu] = useState<OpenMenu>();
+  const [scope, setScope] = useState<ApprovalScope>();
 
-  async function decide(decision: ApprovalDecision): Promise<void> {
-    // The agent reads the reason; a bare "no" teaches it nothing, so Deny asks for one.
-    if (decision === 'deny' && reason.trim() === '') {
-      setProblem('Give a reason to deny: the agent is shown it.');
-      return;
-    }
-    setProblem(undefined);
-    setInFlight(true);
-    try {
-      await sync.decideApproval(request.approvalId, decision, reason);
-    } catch (error) {
-      setProblem(describe(error));
-    } finally {
-      // On success the card unmounts; setting state on it then is harmless in React 18+.
-      setInFlight(false);
-    }
+  function changeReason(next: string): void {
+    setReason(next);
+    sync.drafts.set(request.approvalId, next);
   }
 
   return (
@@ -86,25 +74,10 @@ export function ApprovalCard({ request, promptsFromAgent }: { request: ApprovalR
           value={reason}
           maxLength={2000}
           rows={2}
-          placeholder="Why (required to deny; shown to the agent)"
-          onChange={(event) => {
-            setReason(event.target.value);
-            sync.drafts.set(request.approvalId, event.target.value);
-          }}
+          placeholder="Why (optional; shown to the agent)"
+          onChange={(event) => changeReason(event.target.value)}
         />
-        {problem ? (
-          <p className="decision-problem" role="alert" data-testid="decision-problem">
-            {problem}
-          </p>
-        ) : null}
-        <div className="decision-buttons">
-          <button type="button" className="approve" disabled={inFlight} onClick={() => void decide('approve')}>
-            Approve
-          </button>
-          <button type="button" className="deny" disabled={inFlight} onClick={() => void decide('deny')}>
-            Deny
-          </button>
-        </div>
+        <DecisionBar request={request} reason={reason} setReason={changeReason} menu={menu} setMenu={setMenu} scope={scope} setScope={setScope} />
       </form>
     </article>
   );

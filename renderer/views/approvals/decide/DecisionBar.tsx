@@ -1,0 +1,117 @@
+import { useId, useState } from 'react';
+import type { ApprovalRequest } from '../../../../shared/approval';
+import type { ApprovalScope, GrantDuration, RuleFile } from '../../../../shared/permissions';
+import { describe } from '../../../store/consoleSync';
+import { useConsoleSync } from '../../consoleContext';
+import { DenyOptions } from './DenyOptions';
+import { RuleEditor } from './RuleEditor';
+
+const DURATIONS: ReadonlyArray<{ duration: GrantDuration; label: string }> = [
+  { duration: '15m', label: 'Allow for 15 min' },
+  { duration: '1h', label: 'Allow for 1 hour' },
+  { duration: 'gate', label: 'Allow until the gate stops' },
+];
+const FILES: ReadonlyArray<{ file: RuleFile; label: string }> = [
+  { file: 'user', label: 'Always allow in the user policy' },
+  { file: 'project', label: 'Always allow in the project policy' },
+];
+
+/** Which menu of lasting choices is open. */
+export type OpenMenu = 'timed' | 'always' | undefined;
+
+/**
+ * A prompt's answers: Approve (this call only), the lasting ones (this agent session, a while,
+ * always), each opening the rule it would save; and Deny, with preset reasons or words for the agent.
+ */
+export function DecisionBar({
+  request,
+  reason,
+  setReason,
+  menu,
+  setMenu,
+  scope,
+  setScope,
+}: {
+  request: ApprovalRequest;
+  reason: string;
+  setReason: (reason: string) => void;
+  menu: OpenMenu;
+  setMenu: (menu: OpenMenu) => void;
+  scope: ApprovalScope | undefined;
+  setScope: (scope: ApprovalScope | undefined) => void;
+}) {
+  const sync = useConsoleSync();
+  const noteId = useId();
+  const [inFlight, setInFlight] = useState(false);
+  const [problem, setProblem] = useState<string>();
+
+  async function approveOnce(): Promise<void> {
+    setProblem(undefined);
+    setInFlight(true);
+    try {
+      await sync.decideApproval(request.approvalId, 'approve', reason);
+    } catch (error) {
+      setProblem(describe(error));
+    } finally {
+      setInFlight(false);
+    }
+  }
+
+  function choose(next: ApprovalScope): void {
+    setMenu(undefined);
+    setScope(next);
+  }
+
+  return (
+    <div className="decision-bar">
+      <p className="decision-note" id={noteId}>
+        <strong>Approve</strong> runs this call once. The other choices last, and first show the rule they would save.
+      </p>
+      {problem ? (
+        <p className="decision-problem" role="alert" data-testid="decision-problem">
+          {problem}
+        </p>
+      ) : null}
+      <div className="decision-buttons" role="group" aria-label="Approve" aria-describedby={noteId}>
+        <button type="button" className="approve" disabled={inFlight} onClick={() => void approveOnce()}>
+          Approve
+        </button>
+        <button
+          type="button"
+          disabled={!request.agentSession}
+          title={request.agentSession ? undefined : 'this call came with no agent session'}
+          aria-pressed={scope?.kind === 'session'}
+          onClick={() => choose({ kind: 'session' })}
+        >
+          Approve for this session
+        </button>
+        <button type="button" aria-expanded={menu === 'timed'} onClick={() => setMenu(menu === 'timed' ? undefined : 'timed')}>
+          Allow for…
+        </button>
+        <button type="button" aria-expanded={menu === 'always'} onClick={() => setMenu(menu === 'always' ? undefined : 'always')}>
+          Always allow…
+        </button>
+      </div>
+      {menu === 'timed' ? (
+        <div className="decision-menu" role="group" aria-label="Allow for how long">
+          {DURATIONS.map(({ duration, label }) => (
+            <button key={duration} type="button" onClick={() => choose({ kind: 'timed', duration })}>
+              {label}
+            </button>
+          ))}
+        </div>
+      ) : null}
+      {menu === 'always' ? (
+        <div className="decision-menu" role="group" aria-label="Always allow in which policy file">
+          {FILES.map(({ file, label }) => (
+            <button key={file} type="button" onClick={() => choose({ kind: 'always', file })}>
+              {label}
+            </button>
+          ))}
+        </div>
+      ) : null}
+      {scope ? <RuleEditor key={JSON.stringify(scope)} request={request} scope={scope} reason={reason} onCancel={() => setScope(undefined)} /> : null}
+      <DenyOptions request={request} reason={reason} setReason={setReason} />
+    </div>
+  );
+}

@@ -1,0 +1,104 @@
+import { useCallback, useEffect, useState } from 'react';
+import type { Permission } from '../../../shared/permissions';
+import { describe } from '../../store/consoleSync';
+import { useConsoleState, useConsoleSync } from '../consoleContext';
+
+/** How soon after a change (a call decided, a grant made) the list is loaded again. */
+const RELOAD_DELAY_MS = 400;
+
+function when(iso: string | undefined, none: string): string {
+  return iso ? new Date(iso).toLocaleString() : none;
+}
+
+/**
+ * Every rule and grant in force: what it allows or denies, its layer and source (file and line, or
+ * the approval that made it), for whom, until when, how often it decided a call and when it last
+ * did; revoke in one click (grants, and rules of the user and project files).
+ */
+export function PermissionsView() {
+  const sync = useConsoleSync();
+  const policy = useConsoleState((s) => s.info?.policy);
+  const calls = useConsoleState((s) => s.calls);
+  const [permissions, setPermissions] = useState<readonly Permission[]>();
+  const [problem, setProblem] = useState<string>();
+
+  const load = useCallback(async () => {
+    try {
+      setPermissions(await sync.listPermissions());
+      setProblem(undefined);
+    } catch (error) {
+      setProblem(describe(error));
+    }
+  }, [sync]);
+
+  // Reloaded as the policy changes (a grant, a file edit) and as calls are decided (hit counts).
+  useEffect(() => {
+    const timer = setTimeout(() => void load(), RELOAD_DELAY_MS);
+    return () => clearTimeout(timer);
+  }, [load, policy, calls]);
+
+  async function revoke(permission: Permission): Promise<void> {
+    try {
+      await sync.revokePermission(permission.id);
+      await load();
+    } catch (error) {
+      setProblem(describe(error));
+    }
+  }
+
+  return (
+    <>
+      {problem ? (
+        <p className="decision-problem" role="alert" data-testid="permissions-problem">
+          {problem}
+        </p>
+      ) : null}
+      {permissions === undefined ? <p className="empty">Loading the rules in force…</p> : null}
+      {permissions?.length === 0 ? <p className="empty">No rule or grant is in force: every call gets its tier's default.</p> : null}
+      {permissions && permissions.length > 0 ? (
+        <table className="data-table" data-testid="permissions-table" aria-label="Rules and grants in force">
+          <thead>
+            <tr>
+              <th scope="col">Rule</th>
+              <th scope="col">Effect</th>
+              <th scope="col">Layer</th>
+              <th scope="col">Source</th>
+              <th scope="col">For</th>
+              <th scope="col">Expires</th>
+              <th scope="col" className="numeric">
+                Hits
+              </th>
+              <th scope="col">Last use</th>
+              <th scope="col">Revoke</th>
+            </tr>
+          </thead>
+          <tbody>
+            {permissions.map((permission) => (
+              <tr key={permission.id} data-testid="permission-row" data-rule={permission.rule} data-layer={permission.layer}>
+                <td>
+                  <code>{permission.rule}</code>
+                </td>
+                <td>{permission.effect}</td>
+                <td>{permission.layer}</td>
+                <td data-testid="permission-source">{permission.source}</td>
+                <td>{permission.scope}</td>
+                <td>{when(permission.expiresAt, permission.layer === 'session' ? 'when the gate stops' : 'never')}</td>
+                <td className="numeric" data-testid="permission-hits">
+                  {permission.hits}
+                </td>
+                <td>{when(permission.lastUsed, 'not yet')}</td>
+                <td>
+                  {permission.revocable ? (
+                    <button type="button" className="deny" aria-label={`Revoke ${permission.rule}`} onClick={() => void revoke(permission)}>
+                      Revoke
+                    </button>
+                  ) : null}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+    </>
+  );
+}
