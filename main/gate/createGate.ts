@@ -28,7 +28,7 @@ import { PolicyEngine } from '../policy/policyEngine';
 import type { Policy } from '../policy/tierPolicy';
 import type { PolicyMode } from '../../shared/policy';
 import { ToolRegistry } from '../registry/registry';
-import { builtAssets, statePaths, toolgateRoot } from '../state/paths';
+import { builtAssets, runtimeFolder, statePaths, toolgateRoot } from '../state/paths';
 import { ensureHome } from '../state/stateFolder';
 import { BUILTIN_TOOLS } from '../tools/builtinTools';
 import { loadToolModule } from '../tools/loadToolModule';
@@ -207,7 +207,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     cgroups: detectCgroups(),
     isolate: sandboxIsolation(sandbox, {
       workspace,
-      readable: [toolgateRoot(), ...(options.toolModules ?? []).map((module) => dirname(resolve(module)))],
+      readable: [toolgateRoot(), runtimeFolder(), ...(options.toolModules ?? []).map((module) => dirname(resolve(module)))],
       hidden: [resolve(options.home)],
       granted: protectedWriteGrants(grants),
     }),

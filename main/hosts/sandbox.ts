@@ -81,7 +81,7 @@ function baseArguments(profile: SandboxProfile, sizedTmpfs: boolean): string[] {
 export interface SandboxLayout {
   /** Real path of the workspace. */
   workspace: string;
-  /** Folders the tool process must read although they live under /tmp (Toolgate, tool modules). */
+  /** Folders the tool process must read although they may live under /tmp (Toolgate, the Node or Electron running it, tool modules). */
   readable: readonly string[];
   /** Folders no tool may see at all (the state folder: audit log, token, secrets). */
   hidden: readonly string[];
@@ -92,7 +92,8 @@ export interface SandboxLayout {
 /** The bubblewrap arguments (before `--` and the command) for one profile and layout. */
 export function bubblewrapArguments(profile: SandboxProfile, layout: SandboxLayout, guard?: GuardScan, sizedTmpfs = true): string[] {
   const args = [...baseArguments(profile, sizedTmpfs), '--seccomp', String(SECCOMP_FD)];
-  for (const path of layout.readable) if (existsSync(path)) args.push('--ro-bind', path, path);
+  // The root is already bound read-only: binding it again would mount it over /tmp, /proc and /dev.
+  for (const path of layout.readable) if (path !== '/' && existsSync(path)) args.push('--ro-bind', path, path);
   args.push(profile.writeWorkspace ? '--bind' : '--ro-bind', layout.workspace, layout.workspace);
   // A read-only workspace needs nothing more; a writable one holds each protected entry that exists.
   if (profile.writeWorkspace && guard) args.push(...guardMounts(layout.workspace, guard));

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -48,6 +48,15 @@ function toolgatePackage(): { root: string; version: string } {
 /** The folder of Toolgate's own package.json. */
 export function toolgateRoot(): string {
   return toolgatePackage().root;
+}
+
+/**
+ * The folder of the program that runs tool processes: Node, or Electron in the desktop app. A sandbox
+ * hides /tmp, and this program may live there (a Node unpacked under /tmp, an AppImage mounted at
+ * /tmp/.mount_…), so it is shown to the tool process like Toolgate's own folder.
+ */
+export function runtimeFolder(): string {
+  return dirname(realpathSync(process.execPath));
 }
 
 /** Toolgate's version, from its package.json. */

@@ -28,9 +28,9 @@ export function cliEnv(home: string): NodeJS.ProcessEnv {
   return { ...process.env, TOOLGATE_HOME: home };
 }
 
-/** Spawns `node bin/toolgate.js serve --workspace WS --port 0 ...` and waits for its MCP line. */
-export async function spawnServe(dirs: TempDirs, extraArgs: string[] = []): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--workspace', dirs.workspace, '--port', '0', ...extraArgs], {
+/** Spawns `node bin/toolgate.js serve --workspace WS --port 0 ...` (with this Node, or `node`) and waits for its MCP line. */
+export async function spawnServe(dirs: TempDirs, extraArgs: string[] = [], node = process.execPath): Promise<ServeProcess> {
+  const child = spawn(node, [CLI, 'serve', '--workspace', dirs.workspace, '--port', '0', ...extraArgs], {
     cwd: ROOT,
     env: cliEnv(dirs.home),
     stdio: 'pipe',
