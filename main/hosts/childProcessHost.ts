@@ -80,7 +80,16 @@ class ChildProcessToolProcess implements ToolProcess {
     this.channel.on('error', () => {});
     // A process that could not be started (ENOENT, EAGAIN) never emits 'exit': end it here.
     this.child.on('error', () => (this.child.pid === undefined ? this.finish(null, null) : this.kill()));
-    this.child.on('exit', (code, signal) => this.finish(code, signal));
+    this.child.on('exit', (code, signal) => {
+      this.killLeftovers();
+      // Its last words may still be in the stderr pipe (why it could not start, say): the exit is
+      // reported once the pipes are drained, or 100 ms later if something still holds them.
+      const timer = setTimeout(() => this.finish(code, signal), 100);
+      this.child.once('close', () => {
+        clearTimeout(timer);
+        this.finish(code, signal);
+      });
+    });
   }
 
   get pid(): number | undefined {
@@ -141,7 +150,6 @@ class ChildProcessToolProcess implements ToolProcess {
     const core = this.core;
     const strays = processTree(root).filter((pid) => !core.has(pid));
     // Unsandboxed, a background child whose parent exited is re-parented out of the tree but stays
-    // in the process group; sandboxed, it stays in the tree under bubblewrap.
     // in the process group (or only in the cgroup, after setsid); sandboxed, it stays under bubblewrap.
     if (!this.wrapped()) strays.push(...this.outsideTree(root).filter((pid) => !core.has(pid)));
     signalAll(strays, 'SIGKILL');
@@ -219,12 +227,16 @@ class ChildProcessToolProcess implements ToolProcess {
     return this.cgroup ? this.cgroup.members() : processGroupMembers(root);
   }
 
+  /** Once it has exited, whatever the tool left behind in its group or its cgroup goes with it. */
+  private killLeftovers(): void {
+    if (this.child.pid !== undefined) signalGroup(this.child.pid, 'SIGKILL');
+    if (this.cgroup) signalAll(this.cgroup.members(), 'SIGKILL');
+  }
+
   private finish(code: number | null, signal: NodeJS.Signals | null): void {
     if (this.exit) return;
     this.exit = this.intent ?? { reason: 'crashed', code, signal };
-    // Whatever the tool left behind in its group or its cgroup goes with it.
-    if (this.child.pid !== undefined) signalGroup(this.child.pid, 'SIGKILL');
-    if (this.cgroup) signalAll(this.cgroup.members(), 'SIGKILL');
+    this.killLeftovers();
     const listeners = [...this.exitListeners];
     this.exitListeners.clear();
     this.messageListeners.clear();

@@ -1,4 +1,5 @@
 import { GateError, type ToolError } from '../../shared/errors';
+import { inertText } from '../../shared/inertText';
 import type { CgroupSupport } from './cgroupLimits';
 import { statfsSync } from 'node:fs';
 import { processTree, sampleTree } from './processTree';
@@ -84,6 +85,8 @@ export interface ToolProcessPoolOptions {
 export const READ_ONLY_PROFILE: SandboxProfile = { writeWorkspace: false, network: false, spawnsProcesses: false };
 
 const MIB = 1024 * 1024;
+/** Lines of stderr kept from a tool process that has not started yet, to say why it could not. */
+const STARTUP_STDERR_LINES = 5;
 
 interface Worker {
   readonly process: ToolProcess;
@@ -227,6 +230,8 @@ export class ToolProcessPool {
   private spawn(isolation: Isolation): Worker {
     const label = `toolgate-tool-${++this.spawned}`;
     let worker!: Worker;
+    // What it printed on stderr before it was ready: why it could not start (bubblewrap's or Node's words).
+    let startupStderr: string[] | undefined = [];
     const maxLogBytes = this.options.maxLogBytesPerCall ?? 4 * MIB;
     const process = this.options.factory({
       entry: this.options.entry,
@@ -235,7 +240,10 @@ export class ToolProcessPool {
       wrapper: isolation.wrapper,
       maxMessageBytes: this.options.maxMessageBytes,
       ...(this.options.cgroups ? { processLimit: { cgroups: this.options.cgroups, maxProcesses: this.options.maxProcesses ?? 64 } } : {}),
-      onLog: (stream, line) => this.options.onLog?.(worker.callId, stream, line),
+      onLog: (stream, line) => {
+        if (stream === 'stderr' && startupStderr && startupStderr.length < STARTUP_STDERR_LINES && line.trim()) startupStderr.push(inertText(line.trim().slice(0, 300)));
+        this.options.onLog?.(worker.callId, stream, line);
+      },
       onOutputBytes: (bytes) => {
         worker.logBytes += bytes;
         if (worker.logBytes > maxLogBytes && !worker.retired) {
@@ -257,11 +265,13 @@ export class ToolProcessPool {
         clearTimeout(timer);
         stopListening();
         this.failedStarts = 0;
+        startupStderr = undefined;
         resolve();
       });
       process.onExit((exit) => {
         clearTimeout(timer);
-        reject(new Error(`the tool process exited before it was ready (${describeExit(exit)})`));
+        const said = startupStderr?.length ? `; it said: ${startupStderr.join(' / ')}` : '';
+        reject(new Error(`the tool process exited before it was ready (${describeExit(exit)})${said}`));
       });
     });
     ready.catch(() => {

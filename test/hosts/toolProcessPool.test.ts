@@ -105,6 +105,14 @@ describe('ToolProcessPool with child processes', () => {
     expect(await queued).toEqual({ ok: true, data: { text: 'queued' } });
   });
 
+  it('a process that cannot start says why: its own words on stderr are in the ECRASH message', async () => {
+    const tools = makePool({ entry: '/nonexistent/toolProcess.js' });
+    const outcome = await tools.run(request('echo', { text: 'never' }), { timeoutMs: 5000, maxMemoryMb: 512 });
+    expect(outcome).toMatchObject({ ok: false, error: { code: 'ECRASH' } });
+    const message = outcome.ok ? '' : outcome.error.message;
+    expect(message).toMatch(/exited before it was ready \(exit code 1\); it said: .*Cannot find module '\/nonexistent\/toolProcess\.js'/);
+  });
+
   it('reports a tool module that does not export the tool as ENOTFOUND, as data', async () => {
     const outcome = await makePool().run(request('no_such_tool', {}, HOSTILE), { timeoutMs: 5000, maxMemoryMb: 512 });
     expect(outcome).toMatchObject({ ok: false, error: { code: 'ENOTFOUND' } });
