@@ -46,10 +46,11 @@ export function verifierKeyText(name: string, publicKey: Buffer): string {
 
 /** Reads a verifier key text; throws SignedNoteError('bad-key') naming what is wrong with it. */
 export function parseVerifierKey(text: string): NoteVerifier {
-  const parts = text.trim().split('+');
   const fail = (why: string) => new SignedNoteError('bad-key', `the verifier key ${JSON.stringify(text.slice(0, 80))} ${why}; it reads NAME+HASH+KEY, as \`toolgate audit key\` prints it`);
-  if (parts.length !== 3) throw fail(`has ${parts.length} part(s) separated by '+', not 3`);
-  const [name, hashHex, keyBase64] = parts as [string, string, string];
+  // A name holds no '+' and the hash is hex, but base64 may hold '+': the key is everything after the second.
+  const match = /^([^+]*)\+([^+]*)\+(.*)$/s.exec(text.trim());
+  if (!match) throw fail(`has fewer than 3 parts separated by '+'`);
+  const [, name, hashHex, keyBase64] = match as unknown as [string, string, string, string];
   if (!KEY_NAME.test(name)) throw fail('has an empty name or one with white space');
   if (!/^[0-9a-f]{8}$/.test(hashHex)) throw fail('has a key hash that is not 8 hex digits');
   const key = Buffer.from(keyBase64, 'base64');
