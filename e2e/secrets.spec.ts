@@ -28,10 +28,10 @@ test('a call that receives a secret asks the person, whose prompt names the secr
   await consolePage.open(gate.consoleUrl);
   const agent = await gate.connectAgent();
 
-  // A SAFE tool would run unasked; with a secret in its arguments a person decides.
+  // A STANDARD tool runs unasked; with a secret in its arguments a person decides.
   const searched = agent.callTool({ name: 'search_files', arguments: { query: '$ENV.E2E_DEPLOY_TOKEN' } });
   const searchCard = await consolePage.approvals.waitForPrompt('search_files');
-  await expect(searchCard).toContainText('SAFE');
+  await expect(searchCard).toContainText('STANDARD');
   await expect(await consolePage.approvals.secretsNotice(searchCard)).toHaveText('This call receives secrets: E2E_DEPLOY_TOKEN');
   await consolePage.approvals.deny('no searching for the token', searchCard);
   const refusal = await searched;
