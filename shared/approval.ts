@@ -94,6 +94,11 @@ export const ApprovalRequestSchema = z.object({
   secrets: z.array(z.string()).optional(),
   /** BLAKE3 of manifest + canonical arguments: the approval holds only for this call. */
   bindingHash: z.string(),
+  /**
+   * What the person may edit before approving: the arguments (when the gate keeps the call whole),
+   * and the new file content with its hunks (write_file and edit_file diffs). Absent: nothing.
+   */
+  editable: z.object({ arguments: z.boolean(), content: z.boolean() }).optional(),
   /** Rules that would allow this call, narrowest first: what "Approve for this session" and "Always allow" pre-fill. */
   suggestedRules: z.array(RuleSuggestionSchema).optional(),
   /** When it was asked (ISO 8601). */

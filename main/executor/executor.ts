@@ -11,7 +11,7 @@ import type { Preview } from '../../shared/approval';
 import type { ApprovalQueue } from '../approvals/approvalQueue';
 import type { CallEdit } from '../../shared/approval';
 import { checkEdit, reviseCall, type RevisedCall, type RevisionSubject } from '../approvals/callReviser';
-import { editNote } from '../approvals/editedArguments';
+import { contentEditable, editNote } from '../approvals/editedArguments';
 import { profileFor, type SandboxInfo } from '../hosts/sandbox';
 import type { ToolProcessPool } from '../hosts/toolProcessPool';
 import { deciderOf } from '../policy/policyDecisions';
@@ -314,6 +314,7 @@ export class Executor {
         bindingHash: binding,
         ...(secrets.length > 0 ? { secrets } : {}),
         ...(suggestedRules.length > 0 ? { suggestedRules } : {}),
+        ...(revision ? { editable: { arguments: true, content: contentEditable(revision) } } : {}),
       }, { manifest, input, ...(revision ? { reviser: this.reviserFor(revision) } : {}) });
     } catch (error) {
       // The queue filled while the preview was made.
