@@ -10,7 +10,10 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ApprovalRequest } from '../../shared/approval';
+import type { GateOptions } from '../../main/gate/createGate';
 import { startGate, type RunningGate } from '../../main/gate/startGate';
+import { writeSecretsFile } from '../../main/secrets/secretsFile';
+import { statePaths } from '../../main/state/paths';
 import { bindingHash } from '../../main/executor/executor';
 import { callIdOf, connectMcp, makeTempDirs, nextApproval, readToken, textOf, type TempDirs } from './helpers';
 
@@ -26,11 +29,11 @@ afterEach(async () => {
   dirs = undefined;
 });
 
-async function open() {
+async function open(options: Partial<GateOptions> = {}) {
   dirs = makeTempDirs();
   const managed = join(dirs.outside, 'managed.json');
   writeFileSync(managed, JSON.stringify({ deny: [{ rule: 'write_file(private/**)', reason: 'private notes stay by hand' }] }));
-  running = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, approvalTimeoutMs: 30_000, poolSize: 1, managedPolicyFile: managed });
+  running = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, approvalTimeoutMs: 30_000, poolSize: 1, managedPolicyFile: managed, ...options });
   const agent = await connectMcp(running.mcpUrl, readToken(dirs.home));
   clients.push(agent);
   const gate = running;
@@ -130,6 +133,19 @@ describe('approving with edits', () => {
     await expect(
       handlers.decideApproval({ approvalId: request.approvalId, decision: 'approve', edit: { arguments: { path: 'a.md', content: 'y\n' } }, scope: { kind: 'gate' } as never }),
     ).rejects.toMatchObject({ code: 'EVALIDATION', message: expect.stringContaining('for this call only') });
+    await handlers.decideApproval({ approvalId: request.approvalId, decision: 'deny' });
+    expect((await result).isError).toBe(true);
+  });
+
+  it('an edit may not send a call’s secrets to another host, even one the gate grants', async () => {
+    const { handlers, ask } = await open({ grants: ['fs:read', 'fs:write', 'net:read:api.example.com', 'net:read:other.example.com'] });
+    writeSecretsFile(statePaths(dirs!.home).secrets, { API_TOKEN: 'a-long-stored-token' });
+    const { request, result } = await ask('http_fetch', { url: 'https://api.example.com/items?token=$ENV.API_TOKEN' });
+    expect(request.secrets).toEqual(['API_TOKEN']);
+    const moved = await handlers.checkEdit({ approvalId: request.approvalId, edit: { arguments: { url: 'https://other.example.com/items?token=$ENV.API_TOKEN' } } });
+    expect(moved.problems).toEqual([{ field: 'url', problem: expect.stringContaining('may not send them to another host') }]);
+    const samePlace = await handlers.checkEdit({ approvalId: request.approvalId, edit: { arguments: { url: 'https://api.example.com/other?token=$ENV.API_TOKEN' } } });
+    expect(samePlace).toMatchObject({ problems: [], summary: { changes: ['url: "https://api.example.com/items?token=$ENV.API_TOKEN" → "https://api.example.com/other?token=$ENV.API_TOKEN"'] } });
     await handlers.decideApproval({ approvalId: request.approvalId, decision: 'deny' });
     expect((await result).isError).toBe(true);
   });
