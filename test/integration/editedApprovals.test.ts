@@ -169,6 +169,21 @@ describe('approving with edits', () => {
     expect((await check.result).isError).toBe(true);
   });
 
+  it('the edited call is bound to its own preview: a file changed after the approval, before the run, is refused by the tool process’s check', async () => {
+    const { gate, workspace, ask, file } = await open();
+    writeFileSync(join(workspace, 'notes.md'), 'first\n');
+    const { request, result } = await ask('write_file', { path: 'notes.md', content: 'agent\n' });
+    // What the console's Approve does, with the file changed between the gate's preview of the edit and the run.
+    const revised = await gate.approvals.waiting(request.approvalId).subject!.reviser!.revise({ content: 'person\n' });
+    expect(revised.previewHash).toBeDefined();
+    writeFileSync(join(workspace, 'notes.md'), 'changed meanwhile\n');
+    gate.approvals.decide(request.approvalId, 'approve', undefined, {}, revised);
+    const done = await result;
+    expect(done.isError).toBe(true);
+    expect(textOf(done)).toContain('no longer what was approved (the target changed meanwhile)');
+    expect(file('notes.md')).toBe('changed meanwhile\n');
+  });
+
   it('an edit of a file that changed on disk after the prompt was shown is refused like an unedited one: nothing is written, the agent is told', async () => {
     const { handlers, workspace, ask, file } = await open();
     writeFileSync(join(workspace, 'notes.md'), 'first\n');
