@@ -132,3 +132,24 @@ test('edited arguments: a field failing the schema or a deny rule is named and A
   await consolePage.approvals.deny('not today', card);
   expect((await call).isError).toBe(true);
 });
+
+test('an edit of a file that changed on disk meanwhile is refused: nothing is written and the agent is told to call again', async ({ page }) => {
+  const consolePage = new ConsolePage(page);
+  await consolePage.open(gate.consoleUrl);
+  const agent = await gate.connectAgent();
+  writeFileSync(join(gate.workspace, 'notes.md'), 'first\n');
+
+  const call = agent.callTool({ name: 'write_file', arguments: { path: 'notes.md', content: 'the agent draft\n' } });
+  const card = await consolePage.approvals.waitForPrompt('write_file');
+  const edit = new CallEditPanel(page, card);
+  await edit.typeNewContent('the person version\n');
+  await expect(edit.approveButton()).toBeEnabled();
+  writeFileSync(join(gate.workspace, 'notes.md'), 'changed by someone else\n');
+  await edit.approveButton().click();
+  await expect(card).toHaveCount(0);
+
+  const result = await call;
+  expect(result.isError).toBe(true);
+  expect(text(result)).toContain('changed on disk after the prompt was shown');
+  expect(readFileSync(join(gate.workspace, 'notes.md'), 'utf8')).toBe('changed by someone else\n');
+});
