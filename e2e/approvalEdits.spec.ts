@@ -116,6 +116,7 @@ test('edited arguments: a field failing the schema or a deny rule is named and A
   await box.fill('{ "path": "notes/today.md", "content": 42 }');
   await expect(edit.problems()).toContainText('content: Invalid input: expected string');
   await expect(edit.approveButton()).toBeDisabled();
+  await expect(card.getByTestId('approve-blocked')).toHaveText(' Approve is disabled: fix content (see the edit above)');
 
   await box.fill('{ "path": "notes/today.md", "content": ');
   await expect(edit.problems()).toContainText('(arguments): not JSON');

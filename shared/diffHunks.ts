@@ -34,9 +34,9 @@ export function diffHunks(unified: string): DiffHunk[] {
   }));
 }
 
-/** "lines 3–5" (or "line 3", or "no lines at 3") for a range of `count` lines starting at `start`. */
+/** "lines 3–5" (or "line 3", or "no lines") for a range of `count` lines starting at `start`. */
 function lineRange(start: number, count: number): string {
-  if (count === 0) return `no lines (after line ${start})`;
+  if (count === 0) return 'no lines';
   return count === 1 ? `line ${start}` : `lines ${start}\u2013${start + count - 1}`;
 }
 

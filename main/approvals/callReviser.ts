@@ -105,7 +105,7 @@ async function judgeEdit(deps: ReviserDeps, subject: RevisionSubject, edit: Call
   const decided = await decideCall(deps.policy, subject.judgedManifest, edited, { agentSession: subject.agentSession });
   const policy = askForSecrets(decided, manifest.name, resolved.secrets);
   if (policy.decision === 'deny') {
-    return { problems: [{ field: pathOrUrl, problem: `the edited call is denied by policy (${policy.rule}): ${policy.reason}` }] };
+    return { problems: [{ field: pathOrUrl, problem: `the edited call is denied by policy: ${policy.reason}` }] };
   }
   return { input, resolved, summary: describeChanges(subject.input, edited, built.rejectedHunks), policy };
 }

@@ -18,7 +18,8 @@ export function HunkToggles({
   onChange: (rejected: number[]) => void;
 }) {
   const hunks = useMemo(() => diffHunks(unified), [unified]);
-  if (hunks.length === 0) return null;
+  // One hunk left out is the whole change left out: that is Deny.
+  if (hunks.length < 2) return null;
   return (
     <fieldset className="hunk-toggles" data-testid="hunk-toggles" disabled={disabled}>
       <legend>

@@ -37,7 +37,7 @@ export interface CallEditing {
   problems: EditProblem[];
   /** The gate's verdict, once it has checked this very edit. */
   check: EditCheck | undefined;
-  /** Why Approve is disabled now (the first failing field, or that the check is under way). */
+  /** Why Approve is disabled now (the failing fields, or that the check is under way). */
   blockedBy: string | undefined;
   /** How the prompt's file diff is edited (write_file and edit_file); absent for other calls. */
   diff: DiffEditing | undefined;
@@ -115,7 +115,8 @@ export function useCallEdit(request: ApprovalRequest): CallEditing {
   const check = verdict && verdict.key === key ? verdict.check : undefined;
   const problems = local.problems.length > 0 ? local.problems : (check?.problems ?? []);
   const first = problems[0];
-  const blockedBy = first ? `${first.field}: ${first.problem}` : local.edit && !check ? 'the gate is still checking the edit' : undefined;
+  const fields = [...new Set(problems.map(({ field }) => field))];
+  const blockedBy = first ? `fix ${fields.join(', ')} (see the edit above)` : local.edit && !check ? 'the gate is still checking the edit' : undefined;
   return {
     draft,
     setDraft,
