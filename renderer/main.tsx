@@ -13,6 +13,7 @@ import { NoticeScreen, OpenPrintedUrlHint } from './views/NoticeScreen';
 import './styles/base.css';
 import './styles/tables.css';
 import './styles/approvals.css';
+import './styles/edits.css';
 import './styles/audit.css';
 import './styles/tools.css';
 import './styles/virtualLists.css';

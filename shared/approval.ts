@@ -94,6 +94,11 @@ export const ApprovalRequestSchema = z.object({
   secrets: z.array(z.string()).optional(),
   /** BLAKE3 of manifest + canonical arguments: the approval holds only for this call. */
   bindingHash: z.string(),
+  /**
+   * What the person may edit before approving: the arguments (when the gate keeps the call whole),
+   * and the new file content with its hunks (write_file and edit_file diffs). Absent: nothing.
+   */
+  editable: z.object({ arguments: z.boolean(), content: z.boolean() }).optional(),
   /** Rules that would allow this call, narrowest first: what "Approve for this session" and "Always allow" pre-fill. */
   suggestedRules: z.array(RuleSuggestionSchema).optional(),
   /** When it was asked (ISO 8601). */
@@ -102,6 +107,60 @@ export const ApprovalRequestSchema = z.object({
   expiresAt: z.string(),
 });
 export type ApprovalRequest = z.infer<typeof ApprovalRequestSchema>;
+
+/** Largest new content a person may put in the diff's right pane (write_file's own limit). */
+export const MAX_EDITED_CONTENT_CHARS = 5 * 1024 * 1024;
+
+/**
+ * A person's change to a call before approving it: exactly one of the edited arguments, the new
+ * file content typed in the diff's right pane (write_file, edit_file), or the hunks of the shown
+ * diff to leave out (the gate computes the content from the file and the accepted hunks).
+ */
+export const CallEditSchema = z
+  .object({
+    /** The whole arguments object as edited; fields left as shown keep the call's own values. */
+    arguments: z.record(z.string(), z.unknown()).optional(),
+    /** The file's new content as edited in the diff's right pane. */
+    content: z.string().max(MAX_EDITED_CONTENT_CHARS).optional(),
+    /** Numbers (from 1) of the shown diff's hunks to leave out. */
+    rejectedHunks: z.array(z.number().int().positive()).min(1).max(10_000).optional(),
+  })
+  .strict()
+  .refine((edit) => [edit.arguments, edit.content, edit.rejectedHunks].filter((part) => part !== undefined).length === 1, {
+    message: 'an edit changes the arguments, the new content or the hunks: send exactly one of them',
+  });
+export type CallEdit = z.infer<typeof CallEditSchema>;
+
+/** A hunk of the shown diff that a person left out, as the agent is told of it. */
+export const RejectedHunkSchema = z.object({
+  /** Its number in the shown diff, from 1. */
+  number: z.number().int().positive(),
+  /** The hunk's header, e.g. `@@ -8,7 +8,8 @@`. */
+  header: z.string(),
+  /** The hunk in words: its number and line ranges. */
+  description: z.string(),
+});
+export type RejectedHunk = z.infer<typeof RejectedHunkSchema>;
+
+/** What an edit changes, in short: shown to the person, recorded, and told to the agent. */
+export const EditSummarySchema = z.object({
+  /** One line per changed argument, e.g. `content: 3 lines changed (+2 −1)`, `path: "a.md" → "b.md"`. */
+  changes: z.array(z.string()),
+  /** The hunks left out, when the edit was a choice of hunks. */
+  rejectedHunks: z.array(RejectedHunkSchema).optional(),
+});
+export type EditSummary = z.infer<typeof EditSummarySchema>;
+
+/** The gate's verdict on an edit as it is typed (nothing runs, nothing is decided). */
+export const EditCheckSchema = z.object({
+  /** What is wrong, by field (`(arguments)` for the whole call); Approve stays disabled while any is listed. */
+  problems: z.array(z.object({ field: z.string(), problem: z.string() })),
+  /** What the edit changes, when it is valid. */
+  summary: EditSummarySchema.optional(),
+  /** How the policy judges the edited call (a deny is also listed as a problem). */
+  policy: z.object({ decision: z.enum(['allow', 'ask', 'deny']), rule: z.string(), reason: z.string() }).optional(),
+});
+export type EditCheck = z.infer<typeof EditCheckSchema>;
 
 /** A person's answer to a prompt. */
 export const ApprovalDecisionSchema = z.enum(['approve', 'deny']);
@@ -126,6 +185,8 @@ export const ApprovalOutcomeSchema = z.object({
   scope: ApprovalScopeSchema.optional(),
   /** The rules a scoped approval granted or wrote, as the person saved them. */
   rules: z.array(z.string()).optional(),
+  /** Set when the person edited the call before approving it: what the edit changed. */
+  edited: EditSummarySchema.optional(),
   /** When it was decided (ISO 8601). */
   decidedAt: z.string(),
 });

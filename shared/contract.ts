@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { SettingsReportSchema } from './settings';
-import { ApprovalOutcomeSchema, ApprovalRequestSchema } from './approval';
+import { ApprovalOutcomeSchema, ApprovalRequestSchema, CallEditSchema, EditCheckSchema } from './approval';
 import { AuditRecordSchema, AuditVerifyReportSchema } from './audit';
 import { CallSnapshotSchema } from './call';
 import { SandboxFactSchema, ToolStatusSchema } from './health';
@@ -52,9 +52,22 @@ export const bridgeMethods = {
         scope: ApprovalScopeSchema.optional(),
         /** On a scoped approve: the rules to grant or save, as the person edited them (one per entry). */
         rules: z.array(z.string().max(2000)).max(20).optional(),
+        /** On a one-time approve: the person's edit of the call; the edited call is checked again and runs instead. */
+        edit: CallEditSchema.optional(),
       })
       .strict(),
     response: ApprovalOutcomeSchema,
+  },
+  checkEdit: {
+    request: z
+      .object({
+        /** The prompt whose call is being edited (an id main issued). */
+        approvalId: z.string().min(1).max(100),
+        /** The edit as typed so far. */
+        edit: CallEditSchema,
+      })
+      .strict(),
+    response: EditCheckSchema,
   },
   checkRules: {
     request: z

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { EditSummarySchema } from './approval';
 import { ToolErrorSchema } from './errors';
 
 /** Facts about one call that travel with its result. */
@@ -17,6 +18,11 @@ export const ResultMetaSchema = z.object({
   truncated: z.boolean().optional(),
   /** Things worth knowing that did not stop the call. */
   warnings: z.array(z.string()).optional(),
+  /** Set when a person edited the call before approving it: what changed, and the note the agent is given. */
+  edited: EditSummarySchema.extend({
+    /** The sentence the agent reads: its call was changed, and how. */
+    note: z.string(),
+  }).optional(),
 });
 export type ResultMeta = z.infer<typeof ResultMetaSchema>;
 

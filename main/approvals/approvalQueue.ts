@@ -2,15 +2,28 @@ import { randomUUID } from 'node:crypto';
 import type { ApprovalDecision, ApprovalOutcome, ApprovalRequest } from '../../shared/approval';
 import { GateError } from '../../shared/errors';
 import type { ToolManifest } from '../../shared/manifest';
+import type { CallEdit, EditCheck } from '../../shared/approval';
+import type { RevisedCall } from './callReviser';
 
 /** The call a prompt is about, whole (the request shows a bounded form): what scoped approvals check rules against. */
 export interface ApprovalSubject {
   readonly manifest: ToolManifest;
   readonly input: unknown;
+  /** Checks and prepares a person's edit of the call; absent when the call cannot be edited. */
+  readonly reviser?: CallReviser;
+}
+
+/** How a prompt's call is edited: checked as typed, and prepared to run instead when approved. */
+export interface CallReviser {
+  check(edit: CallEdit): Promise<EditCheck>;
+  revise(edit: CallEdit): Promise<RevisedCall>;
 }
 
 /** What a decision carries besides approve or deny. */
-export type DecisionExtras = Pick<ApprovalOutcome, 'tellAgent' | 'scope' | 'rules'>;
+export type DecisionExtras = Pick<ApprovalOutcome, 'tellAgent' | 'scope' | 'rules' | 'edited'>;
+
+/** How a prompt ended, as the call waiting on it learns: with the edited call to run instead, when the person edited it. */
+export type DecidedApproval = ApprovalOutcome & { readonly revised?: RevisedCall };
 
 /** What the executor supplies when it asks a person; the queue adds id and times. */
 export type ApprovalAsk = Omit<ApprovalRequest, 'approvalId' | 'requestedAt' | 'expiresAt'>;
@@ -43,7 +56,7 @@ export interface ApprovalQueueOptions {
 interface Pending {
   request: ApprovalRequest;
   subject?: ApprovalSubject;
-  resolve: (outcome: ApprovalOutcome) => void;
+  resolve: (outcome: DecidedApproval) => void;
   timer: NodeJS.Timeout;
 }
 
@@ -90,7 +103,7 @@ export class ApprovalQueue {
    * Asks a person; the promise settles with their decision, or 'expired' after the timeout.
    * Throws EQUOTA at once when the agent's session or the gate already has its most prompts waiting.
    */
-  ask(ask: ApprovalAsk, subject?: ApprovalSubject): { request: ApprovalRequest; outcome: Promise<ApprovalOutcome> } {
+  ask(ask: ApprovalAsk, subject?: ApprovalSubject): { request: ApprovalRequest; outcome: Promise<DecidedApproval> } {
     const refusal = this.closed ? undefined : this.quotaRefusal(ask.agentSession);
     if (refusal) throw refusal;
     const now = Date.now();
@@ -100,7 +113,7 @@ export class ApprovalQueue {
       requestedAt: new Date(now).toISOString(),
       expiresAt: new Date(now + this.options.timeoutMs).toISOString(),
     };
-    const outcome = new Promise<ApprovalOutcome>((resolve) => {
+    const outcome = new Promise<DecidedApproval>((resolve) => {
       if (this.closed) {
         resolve(this.outcomeOf(request, 'withdrawn', 'the gate is shutting down'));
         return;
@@ -118,15 +131,19 @@ export class ApprovalQueue {
     return { request, outcome };
   }
 
-  /** A person's answer. Refuses ids that are unknown, already answered or expired. */
-  decide(approvalId: string, decision: ApprovalDecision, reason?: string, extras: DecisionExtras = {}): ApprovalOutcome {
+  /**
+   * A person's answer. Refuses ids that are unknown, already answered or expired. An approval of an
+   * edited call carries the revised call (prepared by the subject's reviser), which runs instead.
+   */
+  decide(approvalId: string, decision: ApprovalDecision, reason?: string, extras: DecisionExtras = {}, revised?: RevisedCall): ApprovalOutcome {
     this.waiting(approvalId);
     const trimmed = reason?.trim();
     // What the person tells the agent is passed on verbatim; a reason is a label, so it is trimmed.
     const told = extras.tellAgent !== undefined && extras.tellAgent.trim() !== '' ? { tellAgent: extras.tellAgent } : {};
     if (decision === 'deny') return this.settle(approvalId, 'denied', trimmed || (told.tellAgent ? 'the person told the agent what to do instead' : 'denied by the person at the console'), told)!;
     const scoped = extras.scope && extras.scope.kind !== 'once' ? { scope: extras.scope, ...(extras.rules ? { rules: extras.rules } : {}) } : {};
-    return this.settle(approvalId, 'approved', trimmed || undefined, scoped)!;
+    if (revised && extras.scope && extras.scope.kind !== 'once') throw new GateError('EVALIDATION', 'an edited call is approved for this call only: choose Approve');
+    return this.settle(approvalId, 'approved', trimmed || undefined, revised ? { ...scoped, edited: revised.summary } : scoped, revised)!;
   }
 
   /** A waiting prompt and its call; ENOTFOUND when it is no longer waiting. */
@@ -163,7 +180,7 @@ export class ApprovalQueue {
     for (const approvalId of [...this.pending.keys()]) this.settle(approvalId, 'withdrawn', 'the gate is shutting down');
   }
 
-  private settle(approvalId: string, outcome: ApprovalOutcome['outcome'], reason?: string, extras: DecisionExtras = {}): ApprovalOutcome | undefined {
+  private settle(approvalId: string, outcome: ApprovalOutcome['outcome'], reason?: string, extras: DecisionExtras = {}, revised?: RevisedCall): ApprovalOutcome | undefined {
     const entry = this.pending.get(approvalId);
     if (!entry) return undefined;
     this.pending.delete(approvalId);
@@ -173,7 +190,7 @@ export class ApprovalQueue {
     else this.pendingBySession.delete(session);
     clearTimeout(entry.timer);
     const result = { ...this.outcomeOf(entry.request, outcome, reason), ...extras };
-    entry.resolve(result);
+    entry.resolve(revised ? { ...result, revised } : result);
     try {
       this.options.onResolved?.(result);
     } catch {

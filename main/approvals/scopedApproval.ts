@@ -1,11 +1,11 @@
-import type { ApprovalOutcome } from '../../shared/approval';
+import type { ApprovalOutcome, CallEdit, EditCheck } from '../../shared/approval';
 import type { BridgeParsedRequest } from '../../shared/contract';
 import { GateError } from '../../shared/errors';
 import { GRANT_DURATIONS, type ApprovalScope, type RuleCheck } from '../../shared/permissions';
 import type { AuditRecord } from '../../shared/audit';
 import { checkRules, typedRules } from '../policy/ruleChecks';
 import type { PolicyEngine } from '../policy/policyEngine';
-import type { ApprovalQueue } from './approvalQueue';
+import type { ApprovalQueue, CallReviser } from './approvalQueue';
 
 /** What answering a prompt with a scope needs. */
 export interface ScopedApprovalDeps {
@@ -30,14 +30,32 @@ export async function checkPromptRules(deps: ScopedApprovalDeps, approvalId: str
   return { problems, warnings, matches };
 }
 
+function reviserOf(deps: ScopedApprovalDeps, approvalId: string): CallReviser {
+  const reviser = deps.approvals.waiting(approvalId).subject?.reviser;
+  if (!reviser) throw new GateError('EVALIDATION', 'this call cannot be edited (the gate did not keep it whole): approve or deny it as it is');
+  return reviser;
+}
+
+/** Checks a person's edit of a prompt's call as it is typed; nothing is decided. */
+export function checkPromptEdit(deps: ScopedApprovalDeps, approvalId: string, edit: CallEdit): Promise<EditCheck> {
+  return reviserOf(deps, approvalId).check(edit);
+}
+
 /**
- * Answers a prompt. Deny and one-time approve go straight to the queue; a scoped approve first
+ * Answers a prompt. An approval with an edit is checked and previewed again by the call's reviser
+ * and holds for this call only; the edited call runs instead of the agent's. Deny and one-time approve go straight to the queue; a scoped approve first
  * checks the edited rules (nothing is granted or saved if any fails), grants or saves them, then
  * approves, so the next matching call runs unasked. Session grants hold for the prompt's agent
  * session only; timed ones for every agent until they expire; "always" writes the user or project file.
  */
 export async function decideApproval(deps: ScopedApprovalDeps, decision: BridgeParsedRequest<'decideApproval'>): Promise<ApprovalOutcome> {
   const { approvalId, reason } = decision;
+  if (decision.edit) {
+    if (decision.decision === 'deny') throw new GateError('EVALIDATION', 'an edit goes with Approve; to deny, send no edit');
+    if (decision.scope && decision.scope.kind !== 'once') throw new GateError('EVALIDATION', 'an edited call is approved for this call only: choose Approve');
+    const revised = await reviserOf(deps, approvalId).revise(decision.edit);
+    return deps.approvals.decide(approvalId, 'approve', reason, {}, revised);
+  }
   if (decision.decision === 'deny') {
     return deps.approvals.decide(approvalId, 'deny', reason, decision.tellAgent !== undefined ? { tellAgent: decision.tellAgent } : {});
   }

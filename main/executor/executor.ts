@@ -5,9 +5,12 @@ import { canonicalize } from '../../shared/canonicalJson';
 import { GateError, type ToolError } from '../../shared/errors';
 import { hashCanonical } from '../../shared/hash';
 import { MAX_ARGUMENT_DEPTH, firstIllFormedString, nestsDeeperThan } from '../../shared/jsonLimits';
-import { mutatingEffects, type Capability, type SecurityTier, type ToolManifest } from '../../shared/manifest';
-import type { ToolResult } from '../../shared/result';
+import { mutatingEffects, type Capability, type ToolManifest } from '../../shared/manifest';
+import type { ResultMeta, ToolResult } from '../../shared/result';
+import type { CallEdit, Preview } from '../../shared/approval';
 import type { ApprovalQueue } from '../approvals/approvalQueue';
+import { checkEdit, reviseCall, type RevisedCall, type RevisionSubject } from '../approvals/callReviser';
+import { contentEditable, editNote } from '../approvals/editedArguments';
 import { profileFor, type SandboxInfo } from '../hosts/sandbox';
 import type { ToolProcessPool } from '../hosts/toolProcessPool';
 import { deciderOf } from '../policy/policyDecisions';
@@ -77,6 +80,8 @@ class CallRun {
   private readonly started = performance.now();
   /** The step the call is at, for the record if the gate itself fails mid-call. */
   step = 'invoked';
+  /** Set when a person edited the call before approving it: what the result tells the agent. */
+  edited: ResultMeta['edited'];
 
   constructor(
     private readonly deps: ExecutorDeps,
@@ -135,6 +140,7 @@ class CallRun {
         durationMs,
         responseHash,
         ...(truncated ? { truncated: true } : {}),
+        ...(this.edited ? { edited: this.edited } : {}),
       },
     };
   }
@@ -253,9 +259,10 @@ export class Executor {
     }
     let approvedPreviewHash: string | undefined;
     if (decision.decision === 'ask') {
-      // The prompt shows the tier the call was judged at: raised without a sandbox, or by its arguments.
-      const approval = await this.askPerson(run, entry, input, decision.rule, signal, callTier(judgedManifest, input).tier, resolved.secrets);
+      const approval = await this.askPerson(run, entry, input, decision.rule, signal, judgedManifest, resolved.secrets);
       if ('refusal' in approval) return run.fail('rejected', run.step, approval.refusal);
+      // A person's edit runs instead of the agent's call, bound to the edited call's own preview.
+      if (approval.revised) return this.execute(run, entry, approval.revised.input, approval.revised.resolved, approval.revised.previewHash, signal);
       approvedPreviewHash = approval.approvedPreviewHash;
     }
     return this.execute(run, entry, input, resolved, approvedPreviewHash, signal);
@@ -268,10 +275,12 @@ export class Executor {
     input: unknown,
     rule: string,
     signal: AbortSignal | undefined,
-    tier: SecurityTier,
+    judgedManifest: ToolManifest,
     secrets: string[],
-  ): Promise<{ refusal: ToolError } | { approvedPreviewHash?: string }> {
+  ): Promise<{ refusal: ToolError } | { approvedPreviewHash?: string; revised?: RevisedCall }> {
     const { manifest } = entry.tool;
+    // The prompt shows the tier the call was judged at: raised without a sandbox, or by its arguments.
+    const { tier } = callTier(judgedManifest, input);
     // A full queue refuses at once: no dry run is spent on a prompt that could not be shown.
     const full = this.deps.approvals.quotaRefusal(run.agentSession);
     if (full) {
@@ -286,6 +295,8 @@ export class Executor {
     const previewHash = preview.kind === 'none' ? undefined : hashCanonical(preview);
     // A suggestion is a convenience: a policy that cannot make one leaves the prompt without it.
     const suggestedRules = (await this.deps.policy.suggestRules?.(manifest, input).catch(() => undefined)) ?? [];
+    const shown = this.deps.redactions.redactValue(recordedArguments(input));
+    const revision = this.revisionSubject(run, entry, input, shown, preview, judgedManifest, secrets);
     let asked: ReturnType<ApprovalQueue['ask']>;
     try {
       asked = this.deps.approvals.ask({
@@ -296,13 +307,14 @@ export class Executor {
         rule,
         ...(run.agentSession ? { agentSession: run.agentSession } : {}),
         // The console is shown a bounded form; the binding hash covers the whole input.
-        arguments: this.deps.redactions.redactValue(recordedArguments(input)),
+        arguments: shown,
         // A file that already holds a secret shows its placeholder in the diff; the hashes cover the real preview.
         preview: this.deps.redactions.redactValue(preview),
         bindingHash: binding,
         ...(secrets.length > 0 ? { secrets } : {}),
         ...(suggestedRules.length > 0 ? { suggestedRules } : {}),
-      }, { manifest, input });
+        ...(revision ? { editable: { arguments: true, content: contentEditable(revision) } } : {}),
+      }, { manifest, input, ...(revision ? { reviser: this.reviserFor(revision) } : {}) });
     } catch (error) {
       // The queue filled while the preview was made.
       if (error instanceof GateError) return { refusal: error.toToolError() };
@@ -320,9 +332,12 @@ export class Executor {
     const withdraw = () => this.deps.approvals.withdraw(request.approvalId, 'the agent cancelled the call');
     if (signal?.aborted) withdraw();
     signal?.addEventListener('abort', withdraw, { once: true });
-    const decided = await outcome.finally(() => signal?.removeEventListener('abort', withdraw));
-    run.audit('approval-decided', decided);
-    run.at('approval', { decidedBy: { by: PERSON_OUTCOMES[decided.outcome], detail: `${decided.outcome}${decided.reason ? `: ${decided.reason}` : ''}` } });
+    const { revised, ...decided } = await outcome.finally(() => signal?.removeEventListener('abort', withdraw));
+    run.audit('approval-decided', revised ? { ...decided, edit: this.recordedEdit(manifest, shown, revised) } : decided);
+    run.at('approval', {
+      decidedBy: { by: PERSON_OUTCOMES[decided.outcome], detail: `${decided.outcome}${revised ? ' with edits' : ''}${decided.reason ? `: ${decided.reason}` : ''}` },
+      ...(revised ? { arguments: this.deps.redactions.redactValue(recordedArguments(revised.input)) } : {}),
+    });
     if (decided.outcome !== 'approved') {
       const why = {
         expired: `no one approved it in time (${decided.reason})`,
@@ -334,7 +349,56 @@ export class Executor {
     if (bindingHash(manifest, input) !== binding) {
       return { refusal: { code: 'EDENIED', message: 'the call changed after it was approved; it was not run' } };
     }
+    if (revised) {
+      run.edited = { note: this.deps.redactions.redactValue(editNote(revised.summary)), ...revised.summary };
+      if (revised.stale) return { refusal: { code: 'EDENIED', message: `${manifest.name} was not run: ${revised.stale}` } };
+      return { revised };
+    }
     return previewHash ? { approvedPreviewHash: previewHash } : {};
+  }
+
+  /** The call as an edit starts from it; undefined when its arguments are not an object (nothing to edit). */
+  private revisionSubject(
+    run: CallRun,
+    entry: RegisteredTool,
+    input: unknown,
+    shown: unknown,
+    preview: Preview,
+    judgedManifest: ToolManifest,
+    secrets: readonly string[],
+  ): RevisionSubject | undefined {
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) return undefined;
+    return {
+      callId: run.callId,
+      tool: entry.tool.manifest.name,
+      entry,
+      judgedManifest,
+      input: input as Record<string, unknown>,
+      shown,
+      preview,
+      secrets,
+      ...(run.agentSession ? { agentSession: run.agentSession } : {}),
+    };
+  }
+
+  /** Checks a person's edits of one prompt's call with this gate's policy, grants and tool processes. */
+  private reviserFor(subject: RevisionSubject) {
+    const deps = { pool: this.deps.pool, policy: this.deps.policy, secrets: this.deps.secrets, grants: this.deps.grants, workspace: this.deps.workspace };
+    return { check: (edit: CallEdit) => checkEdit(deps, subject, edit), revise: (edit: CallEdit) => reviseCall(deps, subject, edit) };
+  }
+
+  /** What the audit keeps of an edit: who made it, the call's arguments as they came and as edited, and the edited call's binding. */
+  private recordedEdit(manifest: ToolManifest, original: unknown, revised: RevisedCall): unknown {
+    return {
+      by: 'person',
+      original,
+      edited: this.deps.redactions.redactValue(recordedArguments(revised.input)),
+      ...revised.summary,
+      bindingHash: bindingHash(manifest, revised.input),
+      ...(revised.previewHash ? { previewHash: revised.previewHash } : {}),
+      policy: { decision: revised.policy.decision, rule: revised.policy.rule },
+      ...(revised.stale ? { stale: revised.stale } : {}),
+    };
   }
 
   /**

@@ -1,7 +1,7 @@
 import type { GateInfo } from '../../shared/contract';
 import type { SandboxFact } from '../../shared/health';
 import type { ApprovalQueue } from '../approvals/approvalQueue';
-import { checkPromptRules, decideApproval } from '../approvals/scopedApproval';
+import { checkPromptEdit, checkPromptRules, decideApproval } from '../approvals/scopedApproval';
 import { listPermissions, revokePermission, type AgentNamer } from '../policy/permissions';
 import type { PolicyEngine } from '../policy/policyEngine';
 import type { AuditStore } from '../audit/auditStore';
@@ -55,6 +55,7 @@ export function createConsoleBackend(sources: ConsoleSources): ConsoleBackend {
       listApprovals: async () => sources.approvals.list(),
       decideApproval: (request) => decideApproval(scoped, request),
       checkRules: ({ approvalId, rules, scope }) => checkPromptRules(scoped, approvalId, rules, scope),
+      checkEdit: ({ approvalId, edit }) => checkPromptEdit(scoped, approvalId, edit),
       listPermissions: async () => (sources.policyEngine ? listPermissions(sources.policyEngine, sources.nameAgent) : []),
       revokePermission: async ({ id }) => ({ revoked: sources.policyEngine ? await revokePermission(sources.policyEngine, id) : false }),
       denyAllFromAgent: async ({ agentSession, reason }) => ({ denied: sources.approvals.denyAllFrom(agentSession, reason).length }),

@@ -24,7 +24,8 @@ const PROGRESS_INTERVAL_MS = 5000;
 export function toCallToolResult(result: ToolResult): CallToolResult {
   const structured = result.ok && isJsonObject(result.data) ? { structuredContent: result.data } : {};
   return {
-    content: [{ type: 'text', text: resultText(result) }],
+    // A call a person edited says so next to its result, so the agent knows what really ran.
+    content: [{ type: 'text', text: resultText(result) }, ...(result.meta.edited ? [{ type: 'text' as const, text: result.meta.edited.note }] : [])],
     ...structured,
     isError: !result.ok,
     _meta: {
@@ -32,6 +33,7 @@ export function toCallToolResult(result: ToolResult): CallToolResult {
       'toolgate/responseHash': result.meta.responseHash,
       'toolgate/durationMs': result.meta.durationMs,
       ...(result.error ? { 'toolgate/errorCode': result.error.code } : {}),
+      ...(result.meta.edited ? { 'toolgate/edited': result.meta.edited } : {}),
     },
   };
 }

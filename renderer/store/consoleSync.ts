@@ -1,4 +1,4 @@
-import type { ApprovalDecision, ApprovalOutcome, ApprovalRequest } from '../../shared/approval';
+import type { ApprovalDecision, ApprovalOutcome, ApprovalRequest, CallEdit } from '../../shared/approval';
 import type { AuditRecord } from '../../shared/audit';
 import type { CallSnapshot } from '../../shared/call';
 import type { BridgeRequest, BridgeResponse, ConsoleBridge } from '../../shared/contract';
@@ -177,7 +177,7 @@ export class ConsoleSync {
     approvalId: string,
     decision: ApprovalDecision,
     reason: string,
-    extras: { tellAgent?: string; scope?: ApprovalScope; rules?: string[] } = {},
+    extras: { tellAgent?: string; scope?: ApprovalScope; rules?: string[]; edit?: CallEdit } = {},
   ): Promise<void> {
     const trimmed = reason.trim();
     const outcome = await this.bridge.decideApproval({ approvalId, decision, ...(trimmed ? { reason: trimmed } : {}), ...extras });
@@ -187,6 +187,11 @@ export class ConsoleSync {
   /** Checks rules typed into a prompt's rule editor (nothing is saved). */
   checkRules(request: BridgeRequest<'checkRules'>): Promise<BridgeResponse<'checkRules'>> {
     return this.bridge.checkRules(request);
+  }
+
+  /** Checks a person's edit of a prompt's call as it is typed (nothing is decided). */
+  checkEdit(request: BridgeRequest<'checkEdit'>): Promise<BridgeResponse<'checkEdit'>> {
+    return this.bridge.checkEdit(request);
   }
 
   /** Every rule and grant in force, for the Permissions view. */

@@ -10,6 +10,8 @@ import { DecisionBar, type OpenMenu } from './decide/DecisionBar';
 import { Countdown } from './Countdown';
 import { PreviewPanel } from './PreviewPanel';
 import { SecretsNotice } from './SecretsNotice';
+import { CallEditPanel } from './edit/CallEditPanel';
+import { useCallEdit } from './edit/useCallEdit';
 
 /**
  * One prompt: what would run, what it would change, and the person's answer: once, for a while, always, or deny.
@@ -23,6 +25,7 @@ export function ApprovalCard({ request, promptsFromAgent }: { request: ApprovalR
   const [reason, setReason] = useState(() => sync.drafts.get(request.approvalId));
   const [menu, setMenu] = useState<OpenMenu>();
   const [scope, setScope] = useState<ApprovalScope>();
+  const editing = useCallEdit(request);
 
   function changeReason(next: string): void {
     setReason(next);
@@ -63,7 +66,8 @@ export function ApprovalCard({ request, promptsFromAgent }: { request: ApprovalR
           <VisibleText text={prettyJson(request.arguments)} />
         </pre>
       </section>
-      <PreviewPanel preview={request.preview} />
+      <PreviewPanel preview={request.preview} editing={editing.diff} />
+      <CallEditPanel request={request} editing={editing} />
       <form className="decision" onSubmit={(event) => event.preventDefault()}>
         <label className="reason-label" htmlFor={reasonId}>
           Reason
@@ -77,7 +81,7 @@ export function ApprovalCard({ request, promptsFromAgent }: { request: ApprovalR
           placeholder="Why (optional; shown to the agent)"
           onChange={(event) => changeReason(event.target.value)}
         />
-        <DecisionBar request={request} reason={reason} setReason={changeReason} menu={menu} setMenu={setMenu} scope={scope} setScope={setScope} />
+        <DecisionBar request={request} reason={reason} setReason={changeReason} menu={menu} setMenu={setMenu} scope={scope} setScope={setScope} edit={editing} />
       </form>
     </article>
   );

@@ -11,6 +11,16 @@ function estimatedHeight(before: string, after: string): number {
   return editorHeightPx(lines * LINE_HEIGHT_PX + 20);
 }
 
+/** The left side of a new file's diff: nothing was there before. */
+export function NewFileOriginal() {
+  return (
+    <div className="diff-created-original" data-testid="diff-original-empty">
+      <span className="new-file">new file</span>
+      <span className="hint">nothing here before</span>
+    </div>
+  );
+}
+
 /**
  * A read-only Monaco view of a file before and after the call: side by side for an existing file;
  * for a new one (`created`), an empty "new file" side next to the content, every line added.
@@ -58,10 +68,7 @@ export function MonacoDiff({ path, before, after, created }: { path: string; bef
   }
   return (
     <div className="diff-editor diff-created" data-testid="diff-editor" data-created="true" aria-label={label} style={{ height }}>
-      <div className="diff-created-original" data-testid="diff-original-empty">
-        <span className="new-file">new file</span>
-        <span className="hint">nothing here before</span>
-      </div>
+      <NewFileOriginal />
       <div ref={containerRef} className="diff-created-content" />
     </div>
   );

@@ -3,12 +3,16 @@ import type { Preview } from '../../../shared/approval';
 import { countDiffLines, formatDiffStats } from '../../format/diffStats';
 import { VisibleText } from '../common/VisibleText';
 import { MonacoDiff } from './MonacoDiff';
+import { EditableDiff, type DiffEditing } from './edit/EditableDiff';
 import { CommandPreview } from './previews/CommandPreview';
 import { DeletePreview } from './previews/DeletePreview';
 import { RequestPreview } from './previews/RequestPreview';
 
-/** What the call would change: a file diff, what a delete removes, a parsed command, a request; or why there is no preview. */
-export function PreviewPanel({ preview }: { preview: Preview }) {
+/**
+ * What the call would change: a file diff, what a delete removes, a parsed command, a request; or
+ * why there is no preview. With `editing`, a file diff's new content is editable in its right pane.
+ */
+export function PreviewPanel({ preview, editing }: { preview: Preview; editing?: DiffEditing }) {
   if (preview.kind === 'delete') return <DeletePreview preview={preview} />;
   if (preview.kind === 'command') return <CommandPreview preview={preview} />;
   if (preview.kind === 'request') return <RequestPreview preview={preview} />;
@@ -22,7 +26,7 @@ export function PreviewPanel({ preview }: { preview: Preview }) {
       </section>
     );
   }
-  return <DiffPreview preview={preview} />;
+  return <DiffPreview preview={preview} editing={editing} />;
 }
 
 /** Past either limit a diff is summarised first: laying out a huge change could freeze the console. */
@@ -42,7 +46,7 @@ function countLines(text: string): number {
   return lines;
 }
 
-function DiffPreview({ preview }: { preview: Extract<Preview, { kind: 'diff' }> }) {
+function DiffPreview({ preview, editing }: { preview: Extract<Preview, { kind: 'diff' }>; editing?: DiffEditing }) {
   const size = changeSize(preview);
   const large = size.lines > PREVIEW_LIMITS.lines || size.bytes > PREVIEW_LIMITS.bytes;
   const [shown, setShown] = useState(!large);
@@ -64,7 +68,11 @@ function DiffPreview({ preview }: { preview: Extract<Preview, { kind: 'diff' }> 
   return (
     <section className="preview" aria-label="Preview">
       <DiffHeading preview={preview} stats={stats} />
-      <MonacoDiff path={preview.path} before={preview.before} after={preview.after} created={!preview.exists} />
+      {editing ? (
+        <EditableDiff path={preview.path} before={preview.before} after={preview.after} created={!preview.exists} {...editing} />
+      ) : (
+        <MonacoDiff path={preview.path} before={preview.before} after={preview.after} created={!preview.exists} />
+      )}
       <details className="unified-diff">
         <summary>Unified diff</summary>
         <pre data-testid="unified-diff">

@@ -5,6 +5,7 @@ import { describe } from '../../../store/consoleSync';
 import { useConsoleSync } from '../../consoleContext';
 import { DenyOptions } from './DenyOptions';
 import { RuleEditor } from './RuleEditor';
+import type { CallEditing } from '../edit/useCallEdit';
 
 const DURATIONS: ReadonlyArray<{ duration: GrantDuration; label: string }> = [
   { duration: '15m', label: 'Allow for 15 min' },
@@ -31,6 +32,7 @@ export function DecisionBar({
   setMenu,
   scope,
   setScope,
+  edit,
 }: {
   request: ApprovalRequest;
   reason: string;
@@ -39,7 +41,10 @@ export function DecisionBar({
   setMenu: (menu: OpenMenu) => void;
   scope: ApprovalScope | undefined;
   setScope: (scope: ApprovalScope | undefined) => void;
+  /** The person's edit of the call: Approve sends it, and is disabled while it is invalid; an edited call is approved once only. */
+  edit?: Pick<CallEditing, 'edit' | 'blockedBy'>;
 }) {
+  const edited = edit?.edit !== undefined || edit?.blockedBy !== undefined;
   const sync = useConsoleSync();
   const noteId = useId();
   const [inFlight, setInFlight] = useState(false);
@@ -49,7 +54,7 @@ export function DecisionBar({
     setProblem(undefined);
     setInFlight(true);
     try {
-      await sync.decideApproval(request.approvalId, 'approve', reason);
+      await sync.decideApproval(request.approvalId, 'approve', reason, edit?.edit ? { edit: edit.edit } : {});
     } catch (error) {
       setProblem(describe(error));
     } finally {
@@ -65,7 +70,16 @@ export function DecisionBar({
   return (
     <div className="decision-bar">
       <p className="decision-note" id={noteId}>
-        <strong>Approve</strong> runs this call once. The other choices last, and first show the rule they would save.
+        {edited ? (
+          <>
+            <strong>Approve</strong> runs your edited call once. An edited call is never approved for longer: undo the edits for the lasting choices.
+            {edit?.blockedBy ? <span data-testid="approve-blocked"> Approve is disabled: {edit.blockedBy}</span> : null}
+          </>
+        ) : (
+          <>
+            <strong>Approve</strong> runs this call once. The other choices last, and first show the rule they would save.
+          </>
+        )}
       </p>
       {problem ? (
         <p className="decision-problem" role="alert" data-testid="decision-problem">
@@ -73,22 +87,22 @@ export function DecisionBar({
         </p>
       ) : null}
       <div className="decision-buttons" role="group" aria-label="Approve" aria-describedby={noteId}>
-        <button type="button" className="approve" disabled={inFlight} onClick={() => void approveOnce()}>
+        <button type="button" className="approve" disabled={inFlight || edit?.blockedBy !== undefined} onClick={() => void approveOnce()}>
           Approve
         </button>
         <button
           type="button"
-          disabled={!request.agentSession}
+          disabled={!request.agentSession || edited}
           title={request.agentSession ? undefined : 'this call came with no agent session'}
           aria-pressed={scope?.kind === 'session'}
           onClick={() => choose({ kind: 'session' })}
         >
           Approve for this session
         </button>
-        <button type="button" aria-expanded={menu === 'timed'} onClick={() => setMenu(menu === 'timed' ? undefined : 'timed')}>
+        <button type="button" aria-expanded={menu === 'timed'} disabled={edited} onClick={() => setMenu(menu === 'timed' ? undefined : 'timed')}>
           Allow for…
         </button>
-        <button type="button" aria-expanded={menu === 'always'} onClick={() => setMenu(menu === 'always' ? undefined : 'always')}>
+        <button type="button" aria-expanded={menu === 'always'} disabled={edited} onClick={() => setMenu(menu === 'always' ? undefined : 'always')}>
           Always allow…
         </button>
       </div>
@@ -110,7 +124,7 @@ export function DecisionBar({
           ))}
         </div>
       ) : null}
-      {scope ? <RuleEditor key={JSON.stringify(scope)} request={request} scope={scope} reason={reason} onCancel={() => setScope(undefined)} /> : null}
+      {scope && !edited ? <RuleEditor key={JSON.stringify(scope)} request={request} scope={scope} reason={reason} onCancel={() => setScope(undefined)} /> : null}
       <DenyOptions request={request} reason={reason} setReason={setReason} />
     </div>
   );
