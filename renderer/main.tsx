@@ -10,6 +10,7 @@ import { consoleTheme } from './theme/theme';
 import { App } from './views/App';
 import { ConsoleContext } from './views/consoleContext';
 import { NoticeScreen, OpenPrintedUrlHint } from './views/NoticeScreen';
+import { rememberedTab } from './views/rememberedTab';
 import './styles/base.css';
 import './styles/tables.css';
 import './styles/approvals.css';
@@ -37,7 +38,8 @@ if (choice.kind === 'no-token') {
 } else {
   const bridge = choice.kind === 'desktop' ? choice.bridge : choice.connection.bridge;
   const connection = choice.kind === 'websocket' ? choice.connection : undefined;
-  const store = createConsoleStore(connection ? connection.state : 'open');
+  // After a reload the console opens on the tab the person was on, not on Live.
+  const store = createConsoleStore(connection ? connection.state : 'open', rememberedTab(tabSessionStore()));
   const sync = new ConsoleSync(bridge, store, connection, new DraftReasons(tabSessionStore()));
   sync.start();
   window.addEventListener('pagehide', () => {

@@ -2,21 +2,18 @@ import { useMemo } from 'react';
 import { callsInOrder } from '../../store/reducers';
 import { useMeasuredVirtualizer } from '../common/measuredVirtualizer';
 import { useConsoleState } from '../consoleContext';
-import { CallRow } from './CallRow';
+import { CallRow, LIVE_COLUMNS, NUMERIC_COLUMNS } from './CallRow';
 import { CallOutputRow } from './CallTerminal';
 
 /** About how tall a call's row is before it is drawn. */
 const ESTIMATED_ROW_HEIGHT = 40;
-/** Columns of the table (a spacer row spans them all). */
-const COLUMNS = 6;
-
 /** Stands in for the rows scrolled out of view, so the scrollbar keeps the whole list's length. */
 function Spacer({ height }: { height: number }) {
   if (height <= 0) return null;
   return (
     <tbody aria-hidden="true">
       <tr className="virtual-spacer">
-        <td colSpan={COLUMNS} style={{ height }} />
+        <td colSpan={LIVE_COLUMNS.length} style={{ height }} />
       </tr>
     </tbody>
   );
@@ -44,12 +41,11 @@ export function LiveView() {
       <table className="data-table live-table" aria-label="Calls">
         <thead>
           <tr>
-            <th scope="col">Tool</th>
-            <th scope="col">Arguments</th>
-            <th scope="col">Status</th>
-            <th scope="col">Step</th>
-            <th scope="col" className="numeric">Duration</th>
-            <th scope="col">Result or error</th>
+            {LIVE_COLUMNS.map((column) => (
+              <th key={column} scope="col" className={NUMERIC_COLUMNS.has(column) ? 'numeric' : undefined}>
+                {column}
+              </th>
+            ))}
           </tr>
         </thead>
         <Spacer height={before} />
