@@ -9,6 +9,9 @@ import { tabSessionStore } from './store/sessionStore';
 import { consoleTheme } from './theme/theme';
 import { App } from './views/App';
 import { ConsoleContext } from './views/consoleContext';
+import { browserEnvironment, preferenceStore } from './notify/browserEnvironment';
+import { PromptNotifier } from './notify/promptNotifier';
+import { NotifierContext } from './views/approvals/NotificationSettings';
 import { NoticeScreen, OpenPrintedUrlHint } from './views/NoticeScreen';
 import { rememberedTab } from './views/rememberedTab';
 import './styles/base.css';
@@ -42,6 +45,11 @@ if (choice.kind === 'no-token') {
   const store = createConsoleStore(connection ? connection.state : 'open', rememberedTab(tabSessionStore()));
   const sync = new ConsoleSync(bridge, store, connection, new DraftReasons(tabSessionStore()));
   sync.start();
+  // A prompt that arrives while the console is out of sight: a notification and a sound, if chosen.
+  const shell = choice.kind === 'desktop' ? 'desktop' : 'browser';
+  const notifier = new PromptNotifier(browserEnvironment(shell), preferenceStore(), (approvalId) => sync.openPrompt(approvalId));
+  bridge.onApprovalRequested((request) => notifier.promptArrived(request));
+  bridge.onApprovalResolved((outcome) => notifier.promptResolved(outcome.approvalId));
   window.addEventListener('pagehide', () => {
     sync.stop();
     connection?.close();
@@ -49,7 +57,9 @@ if (choice.kind === 'no-token') {
   root.render(
     <StrictMode>
       <ConsoleContext.Provider value={{ store, sync }}>
-        <App />
+        <NotifierContext.Provider value={{ notifier, shell }}>
+          <App />
+        </NotifierContext.Provider>
       </ConsoleContext.Provider>
     </StrictMode>,
   );

@@ -3,6 +3,7 @@ import type { ApprovalRequest } from '../../../shared/approval';
 import { useMeasuredVirtualizer } from '../common/measuredVirtualizer';
 import { useConsoleState } from '../consoleContext';
 import { ApprovalCard } from './ApprovalCard';
+import { NotificationSettings } from './NotificationSettings';
 
 /** About how tall a card is before it is drawn (arguments, a short preview, the decision). */
 const ESTIMATED_CARD_HEIGHT = 360;
@@ -49,9 +50,17 @@ export function ApprovalsView() {
     });
     return () => cancelAnimationFrame(frame);
   }, [opened, openings, approvals, virtualizer, scrollRef]);
-  if (approvals.length === 0) return <p className="empty">No calls are waiting for you.</p>;
+  if (approvals.length === 0) {
+    return (
+      <>
+        <NotificationSettings />
+        <p className="empty">No calls are waiting for you.</p>
+      </>
+    );
+  }
   return (
     <>
+      <NotificationSettings />
       <p className="list-count" data-testid="approval-count">
         {approvals.length === 1 ? '1 call is waiting for you.' : `${approvals.length} calls are waiting for you.`}
       </p>
