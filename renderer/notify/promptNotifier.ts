@@ -1,4 +1,5 @@
 import type { ApprovalRequest } from '../../shared/approval';
+import { promptNotice } from '../../shared/promptNotice';
 import { readItem, writeItem, type KeyValueStore } from '../store/sessionStore';
 
 /** Where the choices are kept (localStorage: per browser, kept across visits). */
@@ -26,16 +27,6 @@ export interface NotifierEnvironment {
   playSound(): void;
   /** Brings the console to the front. */
   focus(): void;
-}
-
-/** The title and body of a prompt's notification: the tool and the agent, never the arguments. */
-export function notificationText(request: Pick<ApprovalRequest, 'tool' | 'agent' | 'agentSession'>): { title: string; body: string } {
-  const agent = request.agent
-    ? `${request.agent.client} ${request.agent.version}`
-    : request.agentSession
-      ? `agent session ${request.agentSession.slice(0, 8)}`
-      : 'a local caller';
-  return { title: `${request.tool} is waiting for your approval`, body: `Asked by ${agent}. Click to open the prompt.` };
 }
 
 /**
@@ -87,7 +78,7 @@ export class PromptNotifier {
     if (!this.environment.hidden()) return;
     if (this.soundOn) this.environment.playSound();
     if (!this.notifyOn || !this.environment.canNotify()) return;
-    const { title, body } = notificationText(request);
+    const { title, body } = promptNotice(request);
     const notification = this.environment.notify(title, { body, tag: request.approvalId });
     if (!notification) return;
     this.shown.set(request.approvalId, notification);

@@ -5,7 +5,8 @@
  * takes the notification away. A console in sight is never notified.
  */
 import { describe, expect, it } from 'vitest';
-import { notificationText, PromptNotifier, type NotifierEnvironment, type ShownNotification } from '../../renderer/notify/promptNotifier';
+import { promptNotice } from '../../shared/promptNotice';
+import { PromptNotifier, type NotifierEnvironment, type ShownNotification } from '../../renderer/notify/promptNotifier';
 import { approval, memoryStore } from './fixtures';
 
 function environment(hidden: boolean, canNotify = true) {
@@ -92,7 +93,7 @@ describe('the prompt notifier', () => {
   });
 
   it('names an agent without a declared client by its session, and a call from no agent as local', () => {
-    expect(notificationText({ tool: 'shell_exec', agentSession: 'abcdef0123456789' }).body).toBe('Asked by agent session abcdef01. Click to open the prompt.');
-    expect(notificationText({ tool: 'shell_exec' }).body).toBe('Asked by a local caller. Click to open the prompt.');
+    expect(promptNotice({ tool: 'shell_exec', agentSession: 'abcdef0123456789' }).body).toBe('Asked by agent session abcdef01. Click to open the prompt.');
+    expect(promptNotice({ tool: 'shell_exec' }).body).toBe('Asked by a local caller. Click to open the prompt.');
   });
 });
