@@ -31,12 +31,18 @@ export interface AuditTrail {
   readonly error: string | undefined;
 }
 
-/** How many calls the Live view keeps; older ones drop off (the audit log keeps everything). */
-export const CALLS_CAP = 500;
+/**
+ * How many calls the Live view keeps; older ones drop off (the audit log keeps everything). The
+ * gate sends the latest 500 on (re)connecting; the rest gather from its events.
+ */
+export const CALLS_CAP = 100_000;
 /** How many audit records the console keeps in memory. */
 export const AUDIT_CAP = 500;
 
-/** Calls by id, with their display order (newest first). */
+/**
+ * Calls by id, with their display order (newest first). `byId` is shared from one state to the next
+ * (upsertCalls updates it in place): it always holds each call's latest snapshot.
+ */
 export interface CallsState {
   readonly byId: Readonly<Record<string, CallSnapshot>>;
   readonly order: readonly string[];

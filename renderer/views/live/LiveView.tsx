@@ -1,5 +1,3 @@
-import { useMemo } from 'react';
-import { callsInOrder } from '../../store/reducers';
 import { useMeasuredVirtualizer } from '../common/measuredVirtualizer';
 import { useConsoleState } from '../consoleContext';
 import { CallRow, LIVE_COLUMNS, NUMERIC_COLUMNS } from './CallRow';
@@ -25,12 +23,10 @@ function Spacer({ height }: { height: number }) {
  * so a flood of calls costs the page no more than a screenful.
  */
 export function LiveView() {
-  const callsState = useConsoleState((s) => s.calls);
-  const calls = useMemo(() => callsInOrder(callsState), [callsState]);
-  const { scrollRef, virtualizer } = useMeasuredVirtualizer<HTMLTableSectionElement>(calls.length, ESTIMATED_ROW_HEIGHT, (index) =>
-    calls[index]!.callId,
-  );
-  if (calls.length === 0) {
+  // Only the calls in view are looked up: the list may hold 100,000.
+  const { byId, order } = useConsoleState((s) => s.calls);
+  const { scrollRef, virtualizer } = useMeasuredVirtualizer<HTMLTableSectionElement>(order.length, ESTIMATED_ROW_HEIGHT, (index) => order[index]!);
+  if (order.length === 0) {
     return <p className="empty">No calls yet. Calls appear here as agents make them.</p>;
   }
   const items = virtualizer.getVirtualItems();
@@ -50,7 +46,8 @@ export function LiveView() {
         </thead>
         <Spacer height={before} />
         {items.map((item) => {
-          const call = calls[item.index]!;
+          const call = byId[order[item.index]!];
+          if (!call) return null;
           return (
             <tbody key={item.key} data-index={item.index} ref={virtualizer.measureElement}>
               <CallRow call={call} />
