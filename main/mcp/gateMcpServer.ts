@@ -4,6 +4,7 @@ import type { CallSource } from '../../shared/call';
 import type { ToolResult } from '../../shared/result';
 import { resultText, type Executor } from '../executor/executor';
 import { boundedAgent, type AgentDirectory } from './agentDirectory';
+import { FORWARDED_CLIENT_META, forwardedClient } from './forwardedClient';
 import type { ToolRegistry } from '../registry/registry';
 import { toMcpTool } from '../registry/schemaFormats';
 import { toolgateVersion } from '../state/paths';
@@ -90,7 +91,13 @@ export function createGateMcpServer(registry: ToolRegistry, executor: Executor, 
               .catch(() => {});
           }, PROGRESS_INTERVAL_MS);
     const client = server.getClientVersion();
-    const agent = client ? boundedAgent(client.name, client.version, sessionStartedAt) : undefined;
+    // Behind `toolgate mcp` the session's client is the bridge: the agent is the one it forwards, named as such.
+    const behind = client ? forwardedClient(meta?.[FORWARDED_CLIENT_META]) : undefined;
+    const agent = client
+      ? behind
+        ? boundedAgent(`${behind.name} via ${client.name}`, behind.version, sessionStartedAt)
+        : boundedAgent(client.name, client.version, sessionStartedAt)
+      : undefined;
     if (agent && extra.sessionId) options.agents?.note(extra.sessionId, agent);
     try {
       // extra.signal aborts when the agent cancels (the SDK's own request timeout sends that too).
