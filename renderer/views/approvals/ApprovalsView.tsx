@@ -60,10 +60,12 @@ export function ApprovalsView() {
   }
   return (
     <>
-      <NotificationSettings />
-      <p className="list-count" data-testid="approval-count">
-        {approvals.length === 1 ? '1 call is waiting for you.' : `${approvals.length} calls are waiting for you.`}
-      </p>
+      <div className="approvals-toolbar">
+        <p className="list-count" data-testid="approval-count">
+          {approvals.length === 1 ? '1 call is waiting for you.' : `${approvals.length} calls are waiting for you.`}
+        </p>
+        <NotificationSettings />
+      </div>
       <div ref={scrollRef} className="virtual-scroll" data-testid="approval-list">
         <div className="virtual-space" style={{ height: virtualizer.getTotalSize() }}>
           {virtualizer.getVirtualItems().map((item) => {
