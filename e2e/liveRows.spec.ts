@@ -99,3 +99,46 @@ test("a shell's terminal is as tall as its output, up to 24 rows", async ({ page
   // A long output shows its end: the last 24 lines.
   await expect.poll(async () => (await consolePage.live.terminalRows(tall)).filter((row) => row !== '').at(-1)).toBe('100');
 });
+
+test('a gate restarted over the same state folder shows the calls of the one before in Live, marked so, with their audit trail', async ({ page }) => {
+  const agent = await gate.connectAgent();
+  const before = await agent.callTool({ name: 'echo', arguments: { text: 'before the restart' } });
+  const callId = String(before._meta?.['toolgate/callId']);
+  await gate.stop({ keepFolders: true });
+  gate = await startServedGate([], { folders: { home: gate.home, workspace: gate.workspace } });
+
+  const consolePage = new ConsolePage(page);
+  await consolePage.open(gate.consoleUrl);
+  const { live, audit } = consolePage;
+  await live.waitForStatus(callId, 'completed');
+  const row = live.rowFor(callId);
+  await expect(row).toHaveAttribute('data-before-restart', 'true');
+  await expect(row.getByTestId('before-restart')).toHaveText('before restart');
+  await expect(live.agentCell(callId)).toContainText('e2e-agent 1.0.0');
+  await expect(live.outcomeOf(callId)).resolves.toContain('before the restart');
+
+  // A call of this gate is not marked.
+  const again = await gate.connectAgent();
+  const after = await again.callTool({ name: 'echo', arguments: { text: 'after' } });
+  const afterId = String(after._meta?.['toolgate/callId']);
+  await live.waitForStatus(afterId, 'completed');
+  await expect(live.rowFor(afterId)).not.toHaveAttribute('data-before-restart', 'true');
+
+  await live.auditTrailLink(callId).click();
+  await expect(audit.trailHeading()).toContainText(`of call ${callId}`);
+  const kinds = await audit.rows().evaluateAll((rows) => rows.map((auditRow) => auditRow.getAttribute('data-kind')));
+  expect(kinds).toEqual(['completed', 'started', 'policy', 'capability', 'invoked']);
+});
+
+test('Permissions names the agent a session grant holds for', async ({ page }) => {
+  const consolePage = new ConsolePage(page);
+  await consolePage.open(gate.consoleUrl);
+  const agent = await gate.connectAgent();
+  const write = agent.callTool({ name: 'write_file', arguments: { path: 'notes.md', content: 'a\n' } });
+  const card = await consolePage.approvals.waitForPrompt('write_file');
+  await consolePage.approvals.chooseScope(card, 'session');
+  await consolePage.approvals.saveRuleButton(card).click();
+  expect((await write).isError).toBe(false);
+  await consolePage.permissions.show();
+  await expect(consolePage.permissions.row('write_file(notes.md)')).toContainText('e2e-agent 1.0.0, session since');
+});
