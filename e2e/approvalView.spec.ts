@@ -121,13 +121,13 @@ test('Live shows string arguments as raw text and cuts a long error message', as
   const rawRow = consolePage.live.rowFor('write_file');
   await consolePage.live.waitForStatus('write_file', 'rejected');
   await expect(rawRow.getByTestId('raw-text-mark')).toHaveText('raw text');
-  await expect(rawRow.locator('td').nth(1)).toContainText('{"path": "a.txt", "content":');
+  await expect(rawRow.locator('td.call-arguments')).toContainText('{"path": "a.txt", "content":');
 
   // An unknown tool's error names it in full: 4,000 characters the row must not spill.
   await agent.callTool({ name: `no_such_tool_${'x'.repeat(4_000)}`, arguments: {} });
   const row = consolePage.live.rows().first();
   await expect(row.locator('.call-step')).toHaveText('lookup');
-  const outcome = row.locator('td').nth(5);
+  const outcome = row.locator('td.call-outcome');
   expect((await outcome.innerText()).length).toBeLessThan(400);
   // The row stays a row: neither the message nor the (long) tool name takes over the table.
   const box = (await row.boundingBox())!;

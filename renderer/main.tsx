@@ -9,7 +9,11 @@ import { tabSessionStore } from './store/sessionStore';
 import { consoleTheme } from './theme/theme';
 import { App } from './views/App';
 import { ConsoleContext } from './views/consoleContext';
+import { browserEnvironment, preferenceStore } from './notify/browserEnvironment';
+import { PromptNotifier } from './notify/promptNotifier';
+import { NotifierContext } from './views/approvals/NotificationSettings';
 import { NoticeScreen, OpenPrintedUrlHint } from './views/NoticeScreen';
+import { rememberedTab } from './views/rememberedTab';
 import './styles/base.css';
 import './styles/tables.css';
 import './styles/approvals.css';
@@ -38,9 +42,15 @@ if (choice.kind === 'no-token') {
 } else {
   const bridge = choice.kind === 'desktop' ? choice.bridge : choice.connection.bridge;
   const connection = choice.kind === 'websocket' ? choice.connection : undefined;
-  const store = createConsoleStore(connection ? connection.state : 'open');
+  // After a reload the console opens on the tab the person was on, not on Live.
+  const store = createConsoleStore(connection ? connection.state : 'open', rememberedTab(tabSessionStore()));
   const sync = new ConsoleSync(bridge, store, connection, new DraftReasons(tabSessionStore()));
   sync.start();
+  // A prompt that arrives while the console is out of sight: a notification and a sound, if chosen.
+  const shell = choice.kind === 'desktop' ? 'desktop' : 'browser';
+  const notifier = new PromptNotifier(browserEnvironment(shell), preferenceStore(), (approvalId) => sync.openPrompt(approvalId));
+  bridge.onApprovalRequested((request) => notifier.promptArrived(request));
+  bridge.onApprovalResolved((outcome) => notifier.promptResolved(outcome.approvalId));
   window.addEventListener('pagehide', () => {
     sync.stop();
     connection?.close();
@@ -48,7 +58,9 @@ if (choice.kind === 'no-token') {
   root.render(
     <StrictMode>
       <ConsoleContext.Provider value={{ store, sync }}>
-        <App />
+        <NotifierContext.Provider value={{ notifier, shell }}>
+          <App />
+        </NotifierContext.Provider>
       </ConsoleContext.Provider>
     </StrictMode>,
   );

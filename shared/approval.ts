@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AgentInfoSchema } from './call';
 import { CommandPreviewSchema } from './commandPreview';
 import { SecurityTierSchema } from './manifest';
 import { ApprovalScopeSchema, RuleSuggestionSchema } from './permissions';
@@ -83,6 +84,8 @@ export const ApprovalRequestSchema = z.object({
   rule: z.string(),
   /** The agent's MCP session (an id the gate issued); "Deny all from this agent" denies by it. */
   agentSession: z.string().optional(),
+  /** Who the agent session says it is (client name, version, session start). */
+  agent: AgentInfoSchema.optional(),
   /** The arguments that will run if approved (long strings and large arrays summarised; the binding hash covers them whole). */
   arguments: z.unknown(),
   /** What the call would change. */

@@ -6,6 +6,20 @@ import { SecurityTierSchema } from './manifest';
 export const CallSourceSchema = z.enum(['mcp', 'cli', 'test']);
 export type CallSource = z.infer<typeof CallSourceSchema>;
 
+/**
+ * Who an agent session says it is: its MCP client's name and version from `initialize` (declared by
+ * the client, not proven), and when the session began.
+ */
+export const AgentInfoSchema = z.object({
+  /** The client's name, e.g. `claude-code` (at most 200 characters are kept). */
+  client: z.string(),
+  /** The client's version (at most 100 characters are kept). */
+  version: z.string(),
+  /** When the session began (ISO 8601). */
+  sessionStartedAt: z.string(),
+});
+export type AgentInfo = z.infer<typeof AgentInfoSchema>;
+
 /** A call as an agent makes it: a tool name and its arguments. */
 export const CallRequestSchema = z.object({
   /** Name of the tool to call. */
@@ -16,6 +30,8 @@ export const CallRequestSchema = z.object({
   source: CallSourceSchema.default('test'),
   /** The agent's MCP session (an id the gate issued), so its prompts can be counted and denied together. */
   agentSession: z.string().optional(),
+  /** Who the agent session says it is, when it came over MCP. */
+  agent: AgentInfoSchema.optional(),
 });
 export type CallRequest = z.input<typeof CallRequestSchema>;
 
@@ -50,6 +66,8 @@ export const CallSnapshotSchema = z.object({
   source: CallSourceSchema,
   /** The agent's MCP session, when it came over MCP. */
   agentSession: z.string().optional(),
+  /** Who the agent session says it is (client name, version, session start). */
+  agent: AgentInfoSchema.optional(),
   /** Where the call is now. */
   status: CallStatusSchema,
   /** The pipeline step the call is at or ended in. */
@@ -60,6 +78,14 @@ export const CallSnapshotSchema = z.object({
   endedAt: z.string().optional(),
   /** How long it took, in milliseconds, once ended. */
   durationMs: z.number().optional(),
+  /** When a person was asked to decide it (ISO 8601), if one was. */
+  askedAt: z.string().optional(),
+  /** How long it waited for a person's decision, in milliseconds, once decided (absent: it was not asked). */
+  waitedMs: z.number().optional(),
+  /** How long its tool ran, in milliseconds, once ended (absent: it never ran). */
+  ranMs: z.number().optional(),
+  /** Loaded from the audit at start: a call of a gate that ran before this one. */
+  beforeRestart: z.boolean().optional(),
   /** The tool's output, once completed. */
   data: z.unknown().optional(),
   /** Why it failed or was refused. */

@@ -116,6 +116,8 @@ export const bridgeMethods = {
         limit: z.number().int().min(1).max(1000).default(200),
         /** Only records with a seq below this one (for paging back). */
         beforeSeq: z.number().int().positive().optional(),
+        /** Only the records of this call (an id main issued): its audit trail. */
+        callId: z.string().min(1).max(100).optional(),
       })
       .strict(),
     response: z.array(AuditRecordSchema),
@@ -154,6 +156,11 @@ export const bridgeEvents = {
   }),
   /** A tool's health (and so its availability) changed: every tool's status, as listTools answers. */
   toolsChanged: z.array(ToolStatusSchema),
+  /** The person clicked the desktop notification of a prompt: the console shows that prompt. */
+  openApproval: z.object({
+    /** The prompt (an id main issued). */
+    approvalId: z.string().min(1).max(100),
+  }),
   /** A policy file was reloaded (fixed, broken, trusted) or a session grant added: the policy status, as getInfo answers it. */
   policyChanged: PolicyStatusSchema,
 } as const;

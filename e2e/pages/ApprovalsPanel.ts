@@ -42,6 +42,16 @@ export class ApprovalsPanel {
     await this.cardsFromAgent(agentSession).first().getByRole('button', { name: 'Deny all from this agent', exact: true }).click();
   }
 
+  /** The "Notify me" checkbox (browser notifications of prompts that arrive while the tab is hidden). */
+  notifyToggle(): Locator {
+    return this.console.page.getByRole('checkbox', { name: /^Notify me/ });
+  }
+
+  /** The card a link or a notification opened (scrolled to and focused). */
+  openedCard(): Locator {
+    return this.console.page.locator('[data-opened="true"]').getByTestId('approval-card');
+  }
+
   /** The "No calls are waiting for you." message. */
   emptyMessage(): Locator {
     return this.console.page.getByText('No calls are waiting for you.');

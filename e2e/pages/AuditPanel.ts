@@ -33,6 +33,23 @@ export class AuditPanel {
     await this.console.page.getByRole('button', { name: 'Verify again', exact: true }).click();
   }
 
+  /** The line over one call's audit trail ("N records of call …"). */
+  trailHeading(): Locator {
+    return this.console.page.getByTestId('audit-trail-heading');
+  }
+
+  /** The "Call id" filter box. */
+  callFilter(): Locator {
+    return this.console.page.getByRole('form', { name: 'Filter by call' }).getByLabel('Call id');
+  }
+
+  /** Shows the records of the call typed into the filter. */
+  async filterByCall(callId: string): Promise<void> {
+    await this.show();
+    await this.callFilter().fill(callId);
+    await this.console.page.getByRole('button', { name: 'Show its records', exact: true }).click();
+  }
+
   /** Every audit row, newest (highest seq) first. */
   rows(): Locator {
     return this.console.page.getByTestId('audit-row');

@@ -48,6 +48,31 @@ export class LivePanel {
     return rows.map((row) => row.replace(/\u00a0/g, ' ').trimEnd());
   }
 
+  /** A call's "Waited" cell (time it waited for a person: "—" when nobody was asked). */
+  waitedCell(callIdOrTool: string): Locator {
+    return this.rowFor(callIdOrTool).getByTestId('call-waited');
+  }
+
+  /** A call's "Ran" cell (time its tool ran, apart from any wait). */
+  ranCell(callIdOrTool: string): Locator {
+    return this.rowFor(callIdOrTool).getByTestId('call-ran');
+  }
+
+  /** The agent a call's row names (client and version). */
+  agentCell(callIdOrTool: string): Locator {
+    return this.rowFor(callIdOrTool).getByTestId('call-agent');
+  }
+
+  /** The "Open prompt" link of a call waiting for approval. */
+  promptLink(callIdOrTool: string): Locator {
+    return this.rowFor(callIdOrTool).getByTestId('open-prompt');
+  }
+
+  /** The "Audit trail" link of a call. */
+  auditTrailLink(callIdOrTool: string): Locator {
+    return this.rowFor(callIdOrTool).getByTestId('open-audit-trail');
+  }
+
   /** Presses Stop under a running call. */
   async stop(callIdOrTool: string): Promise<void> {
     const callId = (await this.rowFor(callIdOrTool).getAttribute('data-call-id')) ?? callIdOrTool;
@@ -57,6 +82,6 @@ export class LivePanel {
   /** The result or error text of a call (an error reads "CODE message"). */
   async outcomeOf(callIdOrTool: string): Promise<string> {
     await this.show();
-    return (await this.rowFor(callIdOrTool).locator('td').nth(5).textContent()) ?? '';
+    return (await this.rowFor(callIdOrTool).locator('td.call-outcome').textContent()) ?? '';
   }
 }

@@ -20,17 +20,24 @@ export interface ServedGate {
   readonly consoleToken: string;
   /** An official MCP client connected like an agent. */
   connectAgent(): Promise<Client>;
-  /** Stops the gate and removes its temp folders. */
-  stop(): Promise<void>;
+  /** Stops the gate and removes its temp folders (or keeps them, to start a gate over them again). */
+  stop(options?: { keepFolders?: boolean }): Promise<void>;
 }
 
 /** Starts `node bin/toolgate.js serve --workspace <temp> --port 0` and waits for its URLs. */
-export async function startServedGate(extraArgs: string[] = [], options: { settings?: Record<string, unknown> } = {}): Promise<ServedGate> {
+export async function startServedGate(
+  extraArgs: string[] = [],
+  options: {
+    settings?: Record<string, unknown>;
+    /** The state folder and workspace of a gate that stopped: this one is its restart. */
+    folders?: { home: string; workspace: string };
+  } = {},
+): Promise<ServedGate> {
   if (!existsSync(join(ROOT, 'out/main/cli.js'))) throw new Error('build first: npm run build');
-  const home = mkdtempSync(join(tmpdir(), 'toolgate-e2e-home-'));
+  const home = options.folders?.home ?? mkdtempSync(join(tmpdir(), 'toolgate-e2e-home-'));
   // A settings file the person wrote before starting the gate.
   if (options.settings) writeFileSync(join(home, 'settings.json'), JSON.stringify(options.settings));
-  const workspace = mkdtempSync(join(tmpdir(), 'toolgate-e2e-ws-'));
+  const workspace = options.folders?.workspace ?? mkdtempSync(join(tmpdir(), 'toolgate-e2e-ws-'));
   const child: ChildProcess = spawn(process.execPath, ['bin/toolgate.js', 'serve', '--workspace', workspace, '--port', '0', ...extraArgs], {
     cwd: ROOT,
     env: { ...process.env, TOOLGATE_HOME: home },
@@ -72,13 +79,14 @@ export async function startServedGate(extraArgs: string[] = [], options: { setti
       clients.push(client);
       return client;
     },
-    async stop() {
+    async stop({ keepFolders = false } = {}) {
       await Promise.all(clients.map((client) => client.close().catch(() => {})));
       if (child.exitCode === null) {
         const exited = new Promise((done) => child.once('exit', done));
         child.kill('SIGTERM');
         await exited;
       }
+      if (keepFolders) return;
       rmSync(home, { recursive: true, force: true });
       rmSync(workspace, { recursive: true, force: true });
     },

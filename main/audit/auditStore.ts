@@ -154,13 +154,23 @@ export class AuditStore {
     return record;
   }
 
-  /** The newest records first, at most `limit`, optionally only those below `beforeSeq`. */
-  list(query: { limit: number; beforeSeq?: number }): AuditRecord[] {
+  /** The newest records first, at most `limit`, optionally only those below `beforeSeq`, or of one call. */
+  list(query: { limit: number; beforeSeq?: number; callId?: string }): AuditRecord[] {
     if (!this.hasTable) return [];
-    const rows = this.db
-      .prepare('SELECT * FROM audit WHERE seq < ? ORDER BY seq DESC LIMIT ?')
-      .all(query.beforeSeq ?? Number.MAX_SAFE_INTEGER, query.limit) as unknown as Row[];
+    const before = query.beforeSeq ?? Number.MAX_SAFE_INTEGER;
+    const rows = (
+      query.callId === undefined
+        ? this.db.prepare('SELECT * FROM audit WHERE seq < ? ORDER BY seq DESC LIMIT ?').all(before, query.limit)
+        : this.db.prepare('SELECT * FROM audit WHERE call_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?').all(query.callId, before, query.limit)
+    ) as unknown as Row[];
     return rows.map(toRecord);
+  }
+
+  /** Ids of the calls most recently invoked, newest first, at most `limit`. */
+  recentCallIds(limit: number): string[] {
+    if (!this.hasTable) return [];
+    const rows = this.db.prepare("SELECT call_id FROM audit WHERE kind = 'invoked' ORDER BY seq DESC LIMIT ?").all(limit) as unknown as Array<{ call_id: string }>;
+    return rows.map((row) => row.call_id);
   }
 
   /** Every record of one call, oldest first. */

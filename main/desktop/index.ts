@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { app, dialog, ipcMain, session } from 'electron';
+import { app, dialog, ipcMain, Notification, session } from 'electron';
 import { BRIDGE_EVENT_CHANNEL } from '../../shared/ipcChannels';
 import { startGate, type RunningGate } from '../gate/startGate';
 import { gateOptionsFrom } from '../settings/launchSettings';
@@ -12,6 +12,7 @@ import { createGateShutdown } from './gateShutdown';
 import { forwardBridgeEvents, registerBridgeIpc } from './ipcBridge';
 import { resolveLaunchOptions } from './launchOptions';
 import { createMainWindow, loadRenderer } from './mainWindow';
+import { notifyPromptsOnDesktop } from './promptNotifications';
 import { resolveRendererLocation } from './rendererLocation';
 import { createSenderCheck } from './senderCheck';
 import { hardenSession } from './sessionSecurity';
@@ -47,8 +48,21 @@ async function openConsole(running: RunningGate): Promise<void> {
       window.webContents.send(BRIDGE_EVENT_CHANNEL, message);
     }
   });
+  const stopNotifications = notifyPromptsOnDesktop({
+    onPrompt: (listener) => running.backend.subscribe('approvalRequested', listener),
+    onResolved: (listener) => running.backend.subscribe('approvalResolved', (outcome) => listener(outcome.approvalId)),
+    window,
+    supported: Notification.isSupported(),
+    create: (options) => new Notification(options),
+    openPrompt: (approvalId) => {
+      if (!window.isDestroyed() && !window.webContents.isDestroyed()) {
+        window.webContents.send(BRIDGE_EVENT_CHANNEL, { event: 'openApproval', payload: { approvalId } });
+      }
+    },
+  });
   window.on('closed', () => {
     try {
+      stopNotifications();
       stopEvents();
     } finally {
       disposeIpc();

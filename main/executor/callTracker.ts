@@ -1,7 +1,8 @@
 import type { CallSnapshot } from '../../shared/call';
 import { inertText } from '../../shared/inertText';
 
-const KEEP = 500;
+/** How many calls are kept for the Live view (the audit keeps everything). */
+export const KEEP = 500;
 
 /** The recent calls as the Live view shows them; each change is announced. */
 export class CallTracker {
@@ -17,6 +18,22 @@ export class CallTracker {
       if (oldest !== undefined) this.calls.delete(oldest);
     }
     this.onUpdate(snapshot);
+  }
+
+  /** Puts back calls of an earlier gate (newest first), below any tracked now; nothing is announced. */
+  restore(history: readonly CallSnapshot[]): void {
+    const current = [...this.calls.entries()];
+    this.calls.clear();
+    for (const call of history.slice(0, KEEP).reverse()) this.calls.set(call.callId, inert(call) as CallSnapshot);
+    for (const [callId, call] of current) {
+      this.calls.delete(callId);
+      this.calls.set(callId, call);
+    }
+    while (this.calls.size > KEEP) {
+      const oldest = this.calls.keys().next().value;
+      if (oldest === undefined) break;
+      this.calls.delete(oldest);
+    }
   }
 
   /** Changes a call's snapshot and announces it. */

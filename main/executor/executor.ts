@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AuditKind } from '../../shared/audit';
-import type { CallRequest, CallSnapshot, CallSource } from '../../shared/call';
+import type { AgentInfo, CallRequest, CallSnapshot, CallSource } from '../../shared/call';
 import { canonicalize } from '../../shared/canonicalJson';
 import { GateError, type ToolError } from '../../shared/errors';
 import { hashCanonical } from '../../shared/hash';
@@ -13,7 +13,7 @@ import { checkEdit, reviseCall, type RevisedCall, type RevisionSubject } from '.
 import { contentEditable, editNote } from '../approvals/editedArguments';
 import { profileFor, type SandboxInfo } from '../hosts/sandbox';
 import type { ToolProcessPool } from '../hosts/toolProcessPool';
-import { deciderOf } from '../policy/policyDecisions';
+import { deciderOf, deciderOfOutcome } from '../policy/policyDecisions';
 import { effectiveTier } from '../policy/sandboxTier';
 import { callTier, decideCall, type Policy } from '../policy/tierPolicy';
 import type { SecretProvider } from '../secrets/secretProvider';
@@ -65,8 +65,10 @@ export interface ExecutorDeps {
   unavailableReason?: (tool: string) => string | undefined;
 }
 
-/** Who an approval's outcome says decided. */
-const PERSON_OUTCOMES = { approved: 'person', denied: 'person', expired: 'timeout', withdrawn: 'withdrawn' } as const;
+/** Milliseconds to the microsecond. */
+function roundMs(ms: number): number {
+  return Math.round(ms * 1000) / 1000;
+}
 
 /** The hash an approval is bound to: this tool's manifest and these exact arguments. */
 export function bindingHash(manifest: ToolManifest, input: unknown): string {
@@ -82,20 +84,33 @@ class CallRun {
   step = 'invoked';
   /** Set when a person edited the call before approving it: what the result tells the agent. */
   edited: ResultMeta['edited'];
+  /** When its tool process was handed the call (performance.now()), once it was. */
+  private ranFrom: number | undefined;
 
   constructor(
     private readonly deps: ExecutorDeps,
     readonly tool: string,
     readonly source: CallSource,
     readonly agentSession: string | undefined,
+    readonly agent: AgentInfo | undefined,
   ) {}
+
+  /** The session and who it says it is, as the snapshot, the prompt and the audit carry them. */
+  who(): { agentSession?: string; agent?: AgentInfo } {
+    return { ...(this.agentSession ? { agentSession: this.agentSession } : {}), ...(this.agent ? { agent: this.agent } : {}) };
+  }
+
+  /** Marks the moment its tool starts running, for the time it ran (apart from the time it waited). */
+  startRunning(): void {
+    this.ranFrom = performance.now();
+  }
 
   audit(kind: AuditKind, payload: unknown): void {
     this.deps.audit.append({ callId: this.callId, kind, payload });
   }
 
   elapsedMs(): number {
-    return Math.round((performance.now() - this.started) * 1000) / 1000;
+    return roundMs(performance.now() - this.started);
   }
 
   /** Moves the call to a step, for the Live view. */
@@ -127,6 +142,7 @@ class CallRun {
       step,
       endedAt: endedAt.toISOString(),
       durationMs,
+      ...(this.ranFrom !== undefined ? { ranMs: roundMs(performance.now() - this.ranFrom) } : {}),
       responseHash,
       // The console is sent a bounded form of the output; the result carries it whole.
       ...(outcome.ok ? { data: shownOutput(outcome.data) } : { error: outcome.error }),
@@ -174,7 +190,7 @@ export class Executor {
    * even when the gate itself fails mid-way.
    */
   async call(request: CallRequest, options: { signal?: AbortSignal } = {}): Promise<ToolResult> {
-    const run = new CallRun(this.deps, request.tool, request.source ?? 'test', request.agentSession);
+    const run = new CallRun(this.deps, request.tool, request.source ?? 'test', request.agentSession, request.agent);
     const tool = recordedToolName(request.tool);
     const shown = this.deps.redactions.redactValue(recordedArguments(request.arguments));
     this.deps.calls.start({
@@ -182,12 +198,12 @@ export class Executor {
       tool,
       arguments: shown,
       source: run.source,
-      ...(run.agentSession ? { agentSession: run.agentSession } : {}),
+      ...run.who(),
       status: 'checking',
       step: 'invoked',
       startedAt: run.startedAt.toISOString(),
     });
-    run.audit('invoked', { tool, source: run.source, ...(run.agentSession ? { agentSession: run.agentSession } : {}), arguments: shown });
+    run.audit('invoked', { tool, source: run.source, ...run.who(), arguments: shown });
     const stopper = new AbortController();
     this.stoppers.set(run.callId, stopper);
     const signal = options.signal ? AbortSignal.any([options.signal, stopper.signal]) : stopper.signal;
@@ -305,7 +321,7 @@ export class Executor {
         toolVersion: manifest.version,
         tier,
         rule,
-        ...(run.agentSession ? { agentSession: run.agentSession } : {}),
+        ...run.who(),
         // The console is shown a bounded form; the binding hash covers the whole input.
         arguments: shown,
         // A file that already holds a secret shows its placeholder in the diff; the hashes cover the real preview.
@@ -328,14 +344,16 @@ export class Executor {
       expiresAt: request.expiresAt,
       preview: preview.kind === 'diff' ? { kind: 'diff', path: preview.path, ...countDiffLines(preview.unified) } : preview,
     });
-    run.at('approval', { status: 'awaiting-approval', approvalId: request.approvalId });
+    run.at('approval', { status: 'awaiting-approval', approvalId: request.approvalId, askedAt: request.requestedAt });
+    const askedAt = performance.now();
     const withdraw = () => this.deps.approvals.withdraw(request.approvalId, 'the agent cancelled the call');
     if (signal?.aborted) withdraw();
     signal?.addEventListener('abort', withdraw, { once: true });
     const { revised, ...decided } = await outcome.finally(() => signal?.removeEventListener('abort', withdraw));
     run.audit('approval-decided', revised ? { ...decided, edit: this.recordedEdit(manifest, shown, revised) } : decided);
     run.at('approval', {
-      decidedBy: { by: PERSON_OUTCOMES[decided.outcome], detail: `${decided.outcome}${revised ? ' with edits' : ''}${decided.reason ? `: ${decided.reason}` : ''}` },
+      decidedBy: deciderOfOutcome(revised && decided.outcome === 'approved' ? 'approved with edits' : decided.outcome, decided.reason),
+      waitedMs: roundMs(performance.now() - askedAt),
       ...(revised ? { arguments: this.deps.redactions.redactValue(recordedArguments(revised.input)) } : {}),
     });
     if (decided.outcome !== 'approved') {
@@ -427,6 +445,7 @@ export class Executor {
         },
         () => {
           run.at('execute', { status: 'running' });
+          run.startRunning();
           run.audit('started', {
             tool: manifest.name,
             version: manifest.version,

@@ -59,7 +59,7 @@ export function createConsoleBackend(sources: ConsoleSources): ConsoleBackend {
       listPermissions: async () => (sources.policyEngine ? listPermissions(sources.policyEngine, sources.nameAgent) : []),
       revokePermission: async ({ id }) => ({ revoked: sources.policyEngine ? await revokePermission(sources.policyEngine, id) : false }),
       denyAllFromAgent: async ({ agentSession, reason }) => ({ denied: sources.approvals.denyAllFrom(agentSession, reason).length }),
-      listAudit: async ({ limit, beforeSeq }) => sources.audit.list({ limit, beforeSeq }),
+      listAudit: async ({ limit, beforeSeq, callId }) => sources.audit.list({ limit, beforeSeq, callId }),
       verifyAudit: async () => sources.audit.verify(),
       stopCall: async ({ callId }) => ({ stopped: sources.stopCall?.(callId) ?? false }),
     },

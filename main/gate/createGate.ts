@@ -33,6 +33,7 @@ import { ensureHome } from '../state/stateFolder';
 import { BUILTIN_TOOLS } from '../tools/builtinTools';
 import { loadToolModule } from '../tools/loadToolModule';
 import { isInside } from '../tools/workspacePath';
+import { AgentDirectory } from '../mcp/agentDirectory';
 import { createConsoleBackend } from './consoleHandlers';
 import { GateEvents } from './gateEvents';
 
@@ -100,6 +101,8 @@ export interface Gate {
   readonly approvalTimeoutMs: number;
   /** Whether tool processes run in an OS sandbox here. */
   readonly sandbox: SandboxInfo;
+  /** Who each MCP session is (client name and version from initialize): the MCP endpoint fills it. */
+  readonly agents: AgentDirectory;
   /** The policy engine (absent when a policy was passed in): session grants are added through it. */
   readonly policyEngine?: PolicyEngine;
   /** Fills in the MCP URL the console shows. */
@@ -248,6 +251,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     sandbox,
     unavailableReason: (tool) => health.unavailableReason(tool),
   });
+  const agents = new AgentDirectory();
   let mcpUrl: string | undefined;
   let closing: Promise<void> | undefined;
   const gate: Gate = {
@@ -261,6 +265,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     workspace,
     approvalTimeoutMs,
     sandbox,
+    agents,
     ...(policyEngine ? { policyEngine } : {}),
     backend: createConsoleBackend({
       registry,
@@ -270,6 +275,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
       events,
       toolStatus,
       stopCall: (callId) => executor.stop(callId),
+      nameAgent: (agentSession) => agents.name(agentSession),
       ...(policyEngine ? { policyEngine } : {}),
       info: () => ({ workspace, approvalTimeoutMs, ...(policyEngine ? { policy: policyEngine.status() } : {}), ...(mcpUrl ? { mcpUrl } : {}), ...(options.settings ? { settings: options.settings } : {}) }),
     }),

@@ -4,6 +4,7 @@ import { startGateHttpServer } from '../server/gateHttpServer';
 import { builtAssets, statePaths } from '../state/paths';
 import { GateError } from '../../shared/errors';
 import { ensureHome, loadOrCreateConsoleToken, loadOrCreateToken, readGateAddress, writeGateAddress, type GateAddress } from '../state/stateFolder';
+import { callsFromAudit, HISTORY_CALLS } from '../executor/callHistory';
 import { createGate, type Gate, type GateOptions } from './createGate';
 
 /** The port a person's gate listens on unless told otherwise (so agent configs stay put). */
@@ -57,6 +58,8 @@ export async function startGate(options: GateOptions & ServeOptions): Promise<Ru
   try {
     // This is the log's only writer now, and no call has begun: any call still open was left by a gate that stopped.
     gate.audit.recordInterruptedCalls();
+    // The Live view opens on what the gates before this one did, up to as many calls as it keeps.
+    gate.calls.restore(callsFromAudit(gate.audit, HISTORY_CALLS));
     http = await startGateHttpServer(gate, { tokens, port: options.port, rendererRoot: builtAssets().renderer });
   } catch (error) {
     await gate.close();

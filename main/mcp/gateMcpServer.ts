@@ -3,6 +3,8 @@ import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } fr
 import type { CallSource } from '../../shared/call';
 import type { ToolResult } from '../../shared/result';
 import { resultText, type Executor } from '../executor/executor';
+import { boundedAgent, type AgentDirectory } from './agentDirectory';
+import { FORWARDED_CLIENT_META, forwardedClient } from './forwardedClient';
 import type { ToolRegistry } from '../registry/registry';
 import { toMcpTool } from '../registry/schemaFormats';
 import { toolgateVersion } from '../state/paths';
@@ -38,8 +40,22 @@ export function toCallToolResult(result: ToolResult): CallToolResult {
   };
 }
 
-/** One MCP server session over the gate: tools/list from the registry, tools/call through the full pipeline. */
-export function createGateMcpServer(registry: ToolRegistry, executor: Executor, source: CallSource = 'mcp'): Server {
+/** How an MCP server session is set up. */
+export interface GateMcpServerOptions {
+  /** Who the calls say sent them (default `mcp`). */
+  source?: CallSource;
+  /** Where the session's client name and version are noted, for the console's Permissions view. */
+  agents?: AgentDirectory;
+}
+
+/**
+ * One MCP server session over the gate: tools/list from the registry, tools/call through the full
+ * pipeline, each call carrying the client's name and version from `initialize` and the session's start.
+ */
+export function createGateMcpServer(registry: ToolRegistry, executor: Executor, options: GateMcpServerOptions = {}): Server {
+  const source = options.source ?? 'mcp';
+  // The server is made for the initialize request that opens the session.
+  let sessionStartedAt = new Date().toISOString();
   const server = new Server(
     { name: 'toolgate', version: toolgateVersion() },
     {
@@ -49,6 +65,9 @@ export function createGateMcpServer(registry: ToolRegistry, executor: Executor, 
         'and a denial comes back as an error with the reason.',
     },
   );
+  server.oninitialized = () => {
+    sessionStartedAt = new Date().toISOString();
+  };
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     // No outputSchema: an output longer than the tool's maxOutputBytes reaches the agent cut, as text,
     // and a client that was promised structured content would refuse that result. Whole object
@@ -73,6 +92,15 @@ export function createGateMcpServer(registry: ToolRegistry, executor: Executor, 
               })
               .catch(() => {});
           }, PROGRESS_INTERVAL_MS);
+    const client = server.getClientVersion();
+    // Behind `toolgate mcp` the session's client is the bridge: the agent is the one it forwards, named as such.
+    const behind = client ? forwardedClient(meta?.[FORWARDED_CLIENT_META]) : undefined;
+    const agent = client
+      ? behind
+        ? boundedAgent(`${behind.name} via ${client.name}`, behind.version, sessionStartedAt)
+        : boundedAgent(client.name, client.version, sessionStartedAt)
+      : undefined;
+    if (agent && extra.sessionId) options.agents?.note(extra.sessionId, agent);
     try {
       // extra.signal aborts when the agent cancels (the SDK's own request timeout sends that too).
       const result = await executor.call(
@@ -82,6 +110,7 @@ export function createGateMcpServer(registry: ToolRegistry, executor: Executor, 
           source,
           // The transport's session id (issued by the gate): prompts are counted and denied per agent by it.
           ...(extra.sessionId ? { agentSession: extra.sessionId } : {}),
+          ...(agent ? { agent } : {}),
         },
         { signal: extra.signal },
       );

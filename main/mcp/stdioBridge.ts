@@ -9,6 +9,7 @@ import {
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { toolgateVersion } from '../state/paths';
+import { FORWARDED_CLIENT_META } from './forwardedClient';
 import { GateNotRunningError, LONG_CALL, type GateConnection } from './gateClient';
 
 /**
@@ -28,9 +29,12 @@ export async function runStdioBridge(upstream: GateConnection): Promise<void> {
   });
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const progressToken = request.params._meta?.progressToken;
+    // The gate names the agent by what its client declared to this bridge.
+    const agent = server.getClientVersion();
+    const params = agent ? { ...request.params, _meta: { ...request.params._meta, [FORWARDED_CLIENT_META]: { name: agent.name, version: agent.version } } } : request.params;
     try {
       return await upstream.send((client) =>
-        client.request({ method: 'tools/call', params: request.params }, CallToolResultSchema, {
+        client.request({ method: 'tools/call', params }, CallToolResultSchema, {
           ...LONG_CALL,
           signal: extra.signal,
           onprogress: (progress) => {

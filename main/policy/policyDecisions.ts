@@ -34,11 +34,23 @@ export function decisionFromRule(effect: 'allow' | 'ask' | 'deny', hit: RuleHit,
 }
 
 /** Who decided at the policy step, for the Live view: a written rule, a tier default, the mode, or the policy itself. */
-export function deciderOf(decision: PolicyDecision): { by: 'rule' | 'default' | 'mode' | 'policy'; detail: string } {
+export function deciderOf(decision: Pick<PolicyDecision, 'rule' | 'provenance'>): { by: 'rule' | 'default' | 'mode' | 'policy'; detail: string } {
   if (decision.provenance) return { by: 'rule', detail: decision.rule };
   if (decision.rule.startsWith('tier:')) return { by: 'default', detail: decision.rule };
   if (decision.rule.startsWith('mode:')) return { by: 'mode', detail: decision.rule };
   return { by: 'policy', detail: decision.rule };
+}
+
+/** Who an approval's outcome says decided. */
+const OUTCOME_DECIDERS = { approved: 'person', denied: 'person', expired: 'timeout', withdrawn: 'withdrawn' } as const;
+
+/** Who decided a prompt, as the Live view shows it: a person, nobody in time, or the agent withdrawing the call. */
+export function deciderOfOutcome(
+  outcome: keyof typeof OUTCOME_DECIDERS | 'approved with edits',
+  reason: string | undefined,
+): { by: (typeof OUTCOME_DECIDERS)[keyof typeof OUTCOME_DECIDERS]; detail: string } {
+  const by = OUTCOME_DECIDERS[outcome === 'approved with edits' ? 'approved' : outcome];
+  return { by, detail: `${outcome}${reason ? `: ${reason}` : ''}` };
 }
 
 /** What the call is like, as the mode looks at it when no rule decided. */

@@ -35,7 +35,7 @@ export async function startGateHttpServer(
   let port = options.port ?? 0;
   const refusals = new RefusalAudit(gate.audit);
   const mcp = new McpHttpEndpoint(
-    () => createGateMcpServer(gate.registry, gate.executor),
+    () => createGateMcpServer(gate.registry, gate.executor, { agents: gate.agents }),
     (message) => refusals.record({ step: 'parse', code: 'EVALIDATION', message, surface: 'mcp' }),
   );
   const bridge = new WsBridgeServer(gate.backend, options.tokens, () => port, (refusal) => refusals.record(refusal));

@@ -5,12 +5,44 @@ import type { GateInfo } from '../../shared/contract';
 import type { ToolStatus } from '../../shared/health';
 import type { ConnectionState } from '../bridge/connectionState';
 
-/** How many calls the Live view keeps; older ones drop off (the audit log keeps everything). */
-export const CALLS_CAP = 500;
+/** The console's views, in tab order. */
+export const TAB_NAMES = ['Live', 'Approvals', 'Permissions', 'Audit', 'Tools', 'Settings'] as const;
+export type TabName = (typeof TAB_NAMES)[number];
+
+/** What the person is looking at: a tab, and the prompt or call a link led to. */
+export interface ConsoleView {
+  /** The tab shown. */
+  readonly tab: TabName;
+  /** The prompt a link or a notification opened: Approvals scrolls to it and focuses it. */
+  readonly openedApprovalId: string | undefined;
+  /** Counts openings, so opening the same prompt again scrolls to it again. */
+  readonly openings: number;
+  /** The call whose audit trail the Audit view shows (absent: the latest records of every call). */
+  readonly auditCallId: string | undefined;
+}
+
+/** The records of one call, for the Audit view's trail. */
+export interface AuditTrail {
+  /** The call. */
+  readonly callId: string;
+  /** Its records, newest first; undefined while they load. */
+  readonly records: readonly AuditRecord[] | undefined;
+  /** Why they could not be loaded. */
+  readonly error: string | undefined;
+}
+
+/**
+ * How many calls the Live view keeps; older ones drop off (the audit log keeps everything). The
+ * gate sends the latest 500 on (re)connecting; the rest gather from its events.
+ */
+export const CALLS_CAP = 100_000;
 /** How many audit records the console keeps in memory. */
 export const AUDIT_CAP = 500;
 
-/** Calls by id, with their display order (newest first). */
+/**
+ * Calls by id, with their display order (newest first). `byId` is shared from one state to the next
+ * (upsertCalls updates it in place): it always holds each call's latest snapshot.
+ */
 export interface CallsState {
   readonly byId: Readonly<Record<string, CallSnapshot>>;
   readonly order: readonly string[];
@@ -46,10 +78,14 @@ export interface ConsoleState {
   readonly verify: VerifyState;
   /** Why the latest snapshot load failed, if it did. */
   readonly loadError: string | undefined;
+  /** What the person is looking at. */
+  readonly view: ConsoleView;
+  /** The audit trail of the call the Audit view is filtered to, if it is. */
+  readonly auditTrail: AuditTrail | undefined;
 }
 
 /** The state before anything was loaded. */
-export function initialConsoleState(connection: ConnectionState): ConsoleState {
+export function initialConsoleState(connection: ConnectionState, tab: TabName = 'Live'): ConsoleState {
   return {
     connection,
     info: undefined,
@@ -59,5 +95,7 @@ export function initialConsoleState(connection: ConnectionState): ConsoleState {
     audit: [],
     verify: { report: undefined, stale: false, running: false, error: undefined },
     loadError: undefined,
+    view: { tab, openedApprovalId: undefined, openings: 0, auditCallId: undefined },
+    auditTrail: undefined,
   };
 }

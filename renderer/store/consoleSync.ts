@@ -6,7 +6,7 @@ import type { ApprovalScope } from '../../shared/permissions';
 import type { ConnectionState } from '../bridge/connectionState';
 import { CallOutputs } from './callOutputs';
 import type { ConsoleStore } from './consoleStore';
-import { AUDIT_CAP, CALLS_CAP } from './consoleState';
+import { AUDIT_CAP, CALLS_CAP, type TabName } from './consoleState';
 import { DraftReasons } from './draftReasons';
 import { animationFrameScheduler, EventBatch, type FrameScheduler } from './eventBatch';
 import {
@@ -29,6 +29,8 @@ export interface ConnectionSource {
 export const VERIFY_DEBOUNCE_MS = 300;
 /** How many audit records a snapshot loads. */
 const AUDIT_SNAPSHOT_LIMIT = 200;
+/** How many records of one call its audit trail loads (a call writes about ten). */
+const AUDIT_TRAIL_LIMIT = 1000;
 // Remembered so a snapshot that raced an approvalResolved event cannot bring the prompt back.
 // Room for a whole flood of prompts denied at once.
 const RESOLVED_MEMORY = 20_000;
@@ -91,6 +93,8 @@ export class ConsoleSync {
       this.bridge.onCallOutput(({ callId, chunk }) => this.outputs.append(callId, chunk)),
       // The event carries every tool, newer than any snapshot in flight: it replaces the list.
       this.bridge.onToolsChanged((tools) => set({ tools })),
+      // The person clicked the desktop's notification of a prompt.
+      this.bridge.onOpenApproval(({ approvalId }) => this.openPrompt(approvalId)),
       // A policy file reloaded: its banner comes or goes without a new snapshot.
       this.bridge.onPolicyChanged((policy) => set((s) => (s.info ? { info: { ...s.info, policy } } : {}))),
     );
@@ -115,6 +119,41 @@ export class ConsoleSync {
     this.batch.stop();
     clearTimeout(this.verifyTimer);
     for (const unsubscribe of this.unsubscribers.splice(0)) unsubscribe();
+  }
+
+  /** Shows a tab. */
+  showTab(tab: TabName): void {
+    this.store.setState((s) => ({ view: { ...s.view, tab } }));
+  }
+
+  /** Shows a prompt: the Approvals tab, scrolled to its card (from a Live row's link or a notification). */
+  openPrompt(approvalId: string): void {
+    this.store.setState((s) => ({ view: { ...s.view, tab: 'Approvals', openedApprovalId: approvalId, openings: s.view.openings + 1 } }));
+  }
+
+  /** Shows one call's audit trail: the Audit tab, filtered to its records (loaded from the gate). */
+  async showAuditTrail(callId: string): Promise<void> {
+    const set = this.store.setState;
+    set((s) => ({ view: { ...s.view, tab: 'Audit', auditCallId: callId }, auditTrail: { callId, records: undefined, error: undefined } }));
+    let trail: BridgeResponse<'listAudit'> | undefined;
+    let error: string | undefined;
+    try {
+      trail = await this.bridge.listAudit({ callId, limit: AUDIT_TRAIL_LIMIT });
+    } catch (failure) {
+      error = `Could not load the audit trail of ${callId}: ${describe(failure)}`;
+    }
+    set((s) => {
+      // The person may have asked for another call's trail meanwhile.
+      if (s.auditTrail?.callId !== callId) return {};
+      // Records appended while the trail loaded came as events: they are kept.
+      const records = trail ? mergeAuditRecords(s.auditTrail.records ?? [], trail, AUDIT_TRAIL_LIMIT) : s.auditTrail.records;
+      return { auditTrail: { callId, records, error } };
+    });
+  }
+
+  /** Shows the latest records of every call again. */
+  clearAuditTrail(): void {
+    this.store.setState((s) => ({ view: { ...s.view, auditCallId: undefined }, auditTrail: undefined }));
   }
 
   /** Asks the gate to stop a call (withdraw its prompt, or kill its running tool); false when it had ended. */
@@ -240,11 +279,16 @@ export class ConsoleSync {
       else if (event.kind === 'resolved') removed.add(event.approvalId);
       else records.push(event.record);
     }
-    this.store.setState((s) => ({
-      calls: upsertCalls(s.calls, calls, CALLS_CAP),
-      approvals: applyApprovalChanges(s.approvals, added, removed),
-      ...(records.length > 0 ? { audit: mergeAuditRecords(s.audit, records, AUDIT_CAP), verify: { ...s.verify, stale: true } } : {}),
-    }));
+    this.store.setState((s) => {
+      const trail = s.auditTrail;
+      const ofTrail = trail ? records.filter((record) => record.callId === trail.callId) : [];
+      return {
+        calls: upsertCalls(s.calls, calls, CALLS_CAP),
+        approvals: applyApprovalChanges(s.approvals, added, removed),
+        ...(records.length > 0 ? { audit: mergeAuditRecords(s.audit, records, AUDIT_CAP), verify: { ...s.verify, stale: true } } : {}),
+        ...(trail && ofTrail.length > 0 ? { auditTrail: { ...trail, records: mergeAuditRecords(trail.records ?? [], ofTrail, AUDIT_TRAIL_LIMIT) } } : {}),
+      };
+    });
   }
 
   private scheduleVerify(): void {

@@ -30,10 +30,14 @@ export function upsertCall(calls: CallsState, call: CallSnapshot, cap: number): 
   return capCalls(byId, [call.callId, ...calls.order], cap);
 }
 
-/** Applies a frame's callUpdated events at once: one copy of the state, however many events. */
+/**
+ * Applies a frame's callUpdated events at once. The calls by id are updated in place and shared
+ * with the state before (copying 100,000 of them each frame would take about 100 ms); the order is
+ * a new array, so the new state is a new object all the same.
+ */
 export function upsertCalls(calls: CallsState, updates: readonly CallSnapshot[], cap: number): CallsState {
   if (updates.length === 0) return calls;
-  const byId: Record<string, CallSnapshot> = { ...calls.byId };
+  const byId = calls.byId as Record<string, CallSnapshot>;
   const added: string[] = [];
   for (const call of updates) {
     if (!byId[call.callId]) added.push(call.callId);
@@ -53,8 +57,10 @@ export function mergeCallSnapshot(calls: CallsState, snapshot: readonly CallSnap
     if (!known || STATUS_PROGRESS[call.status] >= STATUS_PROGRESS[known.status]) byId[call.callId] = call;
   }
   const seenAt = new Map(calls.order.map((id, index) => [id, index]));
+  // Each start parsed once: the list may hold 100,000 calls.
+  const startedAt = new Map(Object.values(byId).map((call) => [call.callId, startedAtMs(call)]));
   const order = Object.keys(byId).sort((a, b) => {
-    const byTime = startedAtMs(byId[b]!) - startedAtMs(byId[a]!);
+    const byTime = startedAt.get(b)! - startedAt.get(a)!;
     return byTime !== 0 ? byTime : (seenAt.get(a) ?? -1) - (seenAt.get(b) ?? -1);
   });
   return capCalls(byId, order, cap);

@@ -1,13 +1,13 @@
-import { useEffect, useState, type ComponentType } from 'react';
+import { useEffect, type ComponentType } from 'react';
 import { tabSessionStore } from '../store/sessionStore';
 import { unavailableTools } from '../store/toolStatuses';
 import { ApprovalsView } from './approvals/ApprovalsView';
 import { AuditView } from './audit/AuditView';
-import { useConsoleState } from './consoleContext';
+import { useConsoleState, useConsoleSync } from './consoleContext';
 import { Header } from './Header';
 import { LiveView } from './live/LiveView';
 import { NoticeScreen, OpenPrintedUrlHint } from './NoticeScreen';
-import { rememberedTab, rememberTab } from './rememberedTab';
+import { rememberTab } from './rememberedTab';
 import { PermissionsView } from './permissions/PermissionsView';
 import { PolicyBanner } from './PolicyBanner';
 import { SandboxBanner } from './SandboxBanner';
@@ -26,17 +26,16 @@ const VIEWS: Record<TabName, ComponentType> = {
 
 /** The console: header, link banner, tabs. Every panel stays mounted so a typed reason survives a tab switch. */
 export function App() {
-  // After a reload the console opens on the tab the person was on, not on Live.
-  const [active, setActive] = useState<TabName>(() => rememberedTab(tabSessionStore()));
+  // The tab is in the store: links (a Live row's prompt or audit trail) and notifications move it too.
+  const sync = useConsoleSync();
+  const active = useConsoleState((s) => s.view.tab);
   const connection = useConsoleState((s) => s.connection);
   const pendingCount = useConsoleState((s) => s.approvals.length);
   const loadError = useConsoleState((s) => s.loadError);
   const unavailableCount = useConsoleState((s) => unavailableTools(s.tools).length);
 
-  function selectTab(tab: TabName): void {
-    setActive(tab);
-    rememberTab(tabSessionStore(), tab);
-  }
+  // After a reload the console opens on the tab the person was on (main.tsx reads it back).
+  useEffect(() => rememberTab(tabSessionStore(), active), [active]);
 
   useEffect(() => {
     document.title = pendingCount > 0 ? `(${pendingCount}) Toolgate` : 'Toolgate';
@@ -64,7 +63,7 @@ export function App() {
       ) : null}
       <SandboxBanner />
       <PolicyBanner />
-      <TabBar active={active} badges={{ Approvals: pendingCount, Tools: unavailableCount }} onSelect={selectTab} />
+      <TabBar active={active} badges={{ Approvals: pendingCount, Tools: unavailableCount }} onSelect={(tab: TabName) => sync.showTab(tab)} />
       {TAB_NAMES.map((tab) => {
         const View = VIEWS[tab];
         return (

@@ -1,8 +1,7 @@
 import { useRef, type KeyboardEvent } from 'react';
+import { TAB_NAMES, type TabName } from '../store/consoleState';
 
-/** The console's views, in tab order. */
-export const TAB_NAMES = ['Live', 'Approvals', 'Permissions', 'Audit', 'Tools', 'Settings'] as const;
-export type TabName = (typeof TAB_NAMES)[number];
+export { TAB_NAMES, type TabName };
 
 /** The id of a tab's button (its panel's aria-labelledby). */
 export function tabId(tab: TabName): string {

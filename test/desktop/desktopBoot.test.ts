@@ -4,12 +4,16 @@
  * machine, but everything the shell does around it can be watched. It reads the same settings as
  * `toolgate serve`, starts the gate, opens a sandboxed window with the icon and the built console,
  * serves the bridge only to that window's page, and stops cleanly; a bad settings file is shown in
- * the error dialog and nothing starts.
+ * the error dialog and nothing starts. A prompt that arrives while the window is not focused shows a
+ * system notification naming the tool and the agent; its click brings the window forward on that
+ * prompt.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BRIDGE_METHOD_NAMES } from '../../shared/contract';
 import { bridgeMethodChannel } from '../../shared/ipcChannels';
@@ -84,6 +88,45 @@ describe('the desktop shell, started with a stand-in for Electron', () => {
       expect(await desktop.exited).toBe(0);
       expect(existsSync(join(base, 'home/gate.json')), desktop.output()).toBe(false);
     } finally {
+      removeTempFolder(workspace);
+    }
+  });
+
+  it('notifies a prompt by tool and agent while the window is not focused; the click brings the window forward on that prompt', async () => {
+    const workspace = makeTempFolder();
+    const client = new Client({ name: 'claude-code', version: '2.1.0' });
+    try {
+      const desktop = startDesktop(['--workspace', workspace, '--port', '0']);
+      await expect.poll(() => /MCP at (\S+),/.exec(desktop.output())?.[1], { timeout: 30_000 }).toBeTruthy();
+      const mcpUrl = /MCP at (\S+),/.exec(desktop.output())![1]!;
+      const token = readFileSync(join(base, 'home/token'), 'utf8').trim();
+      await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+      const call = client.callTool({ name: 'write_file', arguments: { path: 'private-plan.md', content: 'launch codes\n' } }).catch((error: unknown) => error);
+
+      await expect.poll(() => desktop.events().some((event) => event.event === 'send' && event.type === 'openApproval'), { timeout: 15_000 }).toBe(true);
+      const events = desktop.events();
+      const notification = events.find((event) => event.event === 'notification')!.options;
+      expect(notification).toEqual({
+        title: 'write_file is waiting for your approval',
+        body: 'Asked by claude-code 2.1.0. Click to open the prompt.',
+        silent: true,
+      });
+      expect(JSON.stringify(notification)).not.toMatch(/private-plan|launch codes/);
+      // The click focused the window, then told the page which prompt to show: the one waiting.
+      const kinds = events.map((event) => event.event);
+      expect(kinds.indexOf('focus')).toBeGreaterThan(kinds.indexOf('notification-click'));
+      const opened = events.find((event) => event.event === 'send' && event.type === 'openApproval')!;
+      const approvalsSent = events.filter((event) => event.event === 'send' && event.type === 'approvalRequested');
+      expect(approvalsSent).toHaveLength(1);
+      expect(opened.channel).toBe('toolgate:event');
+      expect(opened.approvalId).toBe(approvalsSent[0]!.approvalId);
+      expect(opened.approvalId).toEqual(expect.any(String));
+
+      desktop.child.kill('SIGTERM');
+      expect(await desktop.exited).toBe(0);
+      await call;
+    } finally {
+      await client.close().catch(() => {});
       removeTempFolder(workspace);
     }
   });

@@ -18,12 +18,12 @@ import { markupText as textOf } from './markupText';
 const RLO_ESCAPE = '\u27E8U+202E\u27E9';
 
 function row(snapshot: ReturnType<typeof call>): ReactElement {
-  return (
+  return withServices(
     <table>
       <tbody>
         <CallRow call={snapshot} />
       </tbody>
-    </table>
+    </table>,
   );
 }
 

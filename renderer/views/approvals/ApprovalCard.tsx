@@ -58,7 +58,7 @@ export function ApprovalCard({ request, promptsFromAgent }: { request: ApprovalR
         <dd>
           <code>{request.callId}</code>
         </dd>
-        {request.agentSession ? <AgentFact agentSession={request.agentSession} waiting={promptsFromAgent ?? 1} reason={reason} /> : null}
+        {request.agentSession ? <AgentFact agentSession={request.agentSession} agent={request.agent} waiting={promptsFromAgent ?? 1} reason={reason} /> : null}
       </dl>
       <section aria-label="Arguments">
         <h4>Arguments</h4>

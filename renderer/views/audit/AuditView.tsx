@@ -1,4 +1,6 @@
+import { useEffect, useId, useState, type FormEvent } from 'react';
 import type { AuditRecord } from '../../../shared/audit';
+import type { AuditTrail } from '../../store/consoleState';
 import { revealInvisibles } from '../../format/invisibles';
 import { compactJson, truncate } from '../../format/json';
 import { formatClock } from '../../format/time';
@@ -35,35 +37,105 @@ export function AuditRow({ record }: { record: AuditRecord }) {
   );
 }
 
-/** The tamper-evident log: the chain's verdict on top, the latest records below. */
+/** The records, newest first, in the audit table. */
+function AuditTable({ records }: { records: readonly AuditRecord[] }) {
+  return (
+    <table className="data-table audit-table" aria-label="Audit records">
+      <thead>
+        <tr>
+          <th scope="col" className="numeric">Seq</th>
+          <th scope="col">Time</th>
+          <th scope="col">Kind</th>
+          <th scope="col">Call</th>
+          <th scope="col">Payload</th>
+          <th scope="col">Hash</th>
+        </tr>
+      </thead>
+      <tbody>
+        {records.slice(0, ROWS_SHOWN).map((record) => (
+          <AuditRow key={record.seq} record={record} />
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** The filter by call: a call id typed in, or filled in by a Live row's "Audit trail" link. */
+function CallFilter({ callId }: { callId: string | undefined }) {
+  const sync = useConsoleSync();
+  const inputId = useId();
+  const [typed, setTyped] = useState(callId ?? '');
+  const [problem, setProblem] = useState<string>();
+  useEffect(() => setTyped(callId ?? ''), [callId]);
+
+  function submit(event: FormEvent): void {
+    event.preventDefault();
+    const wanted = typed.trim();
+    if (!wanted) {
+      setProblem('Type a call id (Live shows each call\'s "Audit trail" link), or press "Every call"');
+      return;
+    }
+    setProblem(undefined);
+    void sync.showAuditTrail(wanted);
+  }
+
+  return (
+    <form className="audit-filter" onSubmit={submit} aria-label="Filter by call">
+      <label htmlFor={inputId}>Call id</label>
+      <input id={inputId} type="search" value={typed} maxLength={100} spellCheck={false} onChange={(event) => setTyped(event.target.value)} />
+      <button type="submit">Show its records</button>
+      {callId ? (
+        <button type="button" onClick={() => sync.clearAuditTrail()}>
+          Every call
+        </button>
+      ) : null}
+      {problem ? (
+        <span className="decision-problem" role="alert" data-testid="audit-filter-problem">
+          {problem}
+        </span>
+      ) : null}
+    </form>
+  );
+}
+
+/** One call's records, or why there are none. */
+function TrailRecords({ trail }: { trail: AuditTrail }) {
+  if (trail.error) {
+    return (
+      <p className="decision-problem" role="alert" data-testid="audit-trail-problem">
+        {trail.error}
+      </p>
+    );
+  }
+  if (trail.records === undefined) return <p className="empty">Loading the records of call {trail.callId}…</p>;
+  if (trail.records.length === 0) {
+    return (
+      <p className="empty" data-testid="audit-trail-empty">
+        No audit record names call <code>{trail.callId}</code>. Check the id: Live&apos;s &quot;Audit trail&quot; link fills it in.
+      </p>
+    );
+  }
+  return (
+    <>
+      <p className="list-count" data-testid="audit-trail-heading">
+        {trail.records.length === 1 ? '1 record' : `${trail.records.length} records`} of call <code>{trail.callId}</code>, newest first
+      </p>
+      <AuditTable records={trail.records} />
+    </>
+  );
+}
+
+/** The tamper-evident log: the chain's verdict on top, the latest records below, or one call's trail. */
 export function AuditView() {
   const verify = useConsoleState((s) => s.verify);
   const records = useConsoleState((s) => s.audit);
+  const trail = useConsoleState((s) => s.auditTrail);
   const sync = useConsoleSync();
   return (
     <div className="audit-view">
       <ChainStatus verify={verify} onVerify={() => void sync.verifyAudit()} />
-      {records.length === 0 ? (
-        <p className="empty">The audit log is empty.</p>
-      ) : (
-        <table className="data-table audit-table" aria-label="Audit records">
-          <thead>
-            <tr>
-              <th scope="col" className="numeric">Seq</th>
-              <th scope="col">Time</th>
-              <th scope="col">Kind</th>
-              <th scope="col">Call</th>
-              <th scope="col">Payload</th>
-              <th scope="col">Hash</th>
-            </tr>
-          </thead>
-          <tbody>
-            {records.slice(0, ROWS_SHOWN).map((record) => (
-              <AuditRow key={record.seq} record={record} />
-            ))}
-          </tbody>
-        </table>
-      )}
+      <CallFilter callId={trail?.callId} />
+      {trail ? <TrailRecords trail={trail} /> : records.length === 0 ? <p className="empty">The audit log is empty.</p> : <AuditTable records={records} />}
     </div>
   );
 }

@@ -1,10 +1,17 @@
 import { memo } from 'react';
 import type { CallSnapshot } from '../../../shared/call';
-import { formatDuration } from '../../format/time';
+import { formatClock } from '../../format/time';
 import { ExpandableJson } from '../common/ExpandableJson';
 import { ExpandableText } from '../common/ExpandableText';
 import { TierBadge } from '../common/TierBadge';
 import { VisibleText } from '../common/VisibleText';
+import { useConsoleSync } from '../consoleContext';
+import { RanCell, WaitedCell } from './CallTimes';
+
+/** The Live table's column headings, in order (a terminal row spans them all). */
+export const LIVE_COLUMNS = ['Tool', 'Agent', 'Arguments', 'Status', 'Step', 'Waited', 'Ran', 'Result or error', 'Links'] as const;
+/** Columns whose values are numbers, aligned right. */
+export const NUMERIC_COLUMNS = new Set<string>(['Waited', 'Ran']);
 
 /** How much of an error message a row shows before "Show all". */
 export const ERROR_MESSAGE_CHARS = 300;
@@ -44,21 +51,66 @@ function CallOutcome({ call }: { call: CallSnapshot }) {
   );
 }
 
+/** Who made the call: the MCP client and version its session declared, or where it came from. */
+function CallAgent({ call }: { call: CallSnapshot }) {
+  if (!call.agent) return <span className="note">{call.agentSession ? `session ${call.agentSession.slice(0, 8)}` : call.source}</span>;
+  const session = call.agentSession ? `agent session ${call.agentSession}, ` : '';
+  return (
+    <span className="call-agent" data-testid="call-agent" title={`${session}started ${call.agent.sessionStartedAt}`}>
+      <VisibleText text={`${call.agent.client} ${call.agent.version}`} />
+      <span className="note"> since {formatClock(call.agent.sessionStartedAt)}</span>
+    </span>
+  );
+}
+
+/** Where else the call can be seen: its prompt while it waits, and its records in the audit. */
+function CallLinks({ call }: { call: CallSnapshot }) {
+  const sync = useConsoleSync();
+  const approvalId = call.status === 'awaiting-approval' ? call.approvalId : undefined;
+  return (
+    <td className="call-links">
+      {approvalId ? (
+        <button type="button" className="link-button" data-testid="open-prompt" onClick={() => sync.openPrompt(approvalId)}>
+          Open prompt
+        </button>
+      ) : null}
+      <button type="button" className="link-button" data-testid="open-audit-trail" onClick={() => void sync.showAuditTrail(call.callId)}>
+        Audit trail
+      </button>
+    </td>
+  );
+}
+
 /** One call in the Live table. */
 export const CallRow = memo(function CallRow({ call }: { call: CallSnapshot }) {
   return (
-    <tr data-testid="call-row" data-call-id={call.callId} data-status={call.status} data-tool={call.tool}>
+    <tr
+      data-testid="call-row"
+      data-call-id={call.callId}
+      data-status={call.status}
+      data-tool={call.tool}
+      data-before-restart={call.beforeRestart ? 'true' : undefined}
+      className={call.beforeRestart ? 'before-restart' : undefined}
+    >
       <td className="call-tool">
         <span className="tool-name">
           <VisibleText text={call.tool} />
         </span>
         {call.tier ? <TierBadge tier={call.tier} /> : null}
       </td>
+      <td className="call-agent-cell">
+        <CallAgent call={call} />
+      </td>
       <td className="call-arguments">
         <CallArguments value={call.arguments} />
       </td>
       <td>
         <span className={`status status-${call.status}`}>{call.status}</span>
+        {call.beforeRestart ? (
+          <span className="restart-mark" data-testid="before-restart" title="A call of the gate that ran before this one, read back from the audit">
+            before restart
+          </span>
+        ) : null}
       </td>
       <td className="call-step">
         {call.step}
@@ -69,10 +121,12 @@ export const CallRow = memo(function CallRow({ call }: { call: CallSnapshot }) {
           </span>
         ) : null}
       </td>
-      <td className="numeric">{formatDuration(call.durationMs)}</td>
+      <WaitedCell call={call} />
+      <RanCell call={call} />
       <td className="call-outcome">
         <CallOutcome call={call} />
       </td>
+      <CallLinks call={call} />
     </tr>
   );
 });

@@ -4,6 +4,7 @@ import type { CallSnapshot } from '../../../shared/call';
 import { consoleTheme, terminalColors } from '../../theme/theme';
 import { TerminalText } from '../../format/terminalText';
 import { useConsoleSync } from '../consoleContext';
+import { LIVE_COLUMNS } from './CallRow';
 
 let xterm: Promise<typeof import('@xterm/xterm')> | undefined;
 
@@ -13,8 +14,17 @@ function loadXterm(): Promise<typeof import('@xterm/xterm')> {
   return xterm;
 }
 
-/** Columns of the Live table (the output row spans them all). */
-const LIVE_COLUMNS = 6;
+
+/** The most rows a terminal grows to; past them its output scrolls inside it. */
+export const MAX_TERMINAL_ROWS = 24;
+/** Its width in columns. */
+const TERMINAL_COLUMNS = 120;
+
+/** Rows the output written so far takes (a last line without its end counts), at least one. */
+function rowsUsed(terminal: Terminal): number {
+  const buffer = terminal.buffer.active;
+  return Math.max(1, buffer.baseY + buffer.cursorY + (buffer.cursorX > 0 ? 1 : 0));
+}
 
 /** Statuses of a call that can still be stopped. */
 const STOPPABLE = new Set<CallSnapshot['status']>(['checking', 'awaiting-approval', 'running']);
@@ -51,8 +61,9 @@ export function CallTerminal({ call }: { call: CallSnapshot }) {
       terminal = new Terminal({
         disableStdin: true,
         convertEol: false,
-        rows: 12,
-        cols: 120,
+        // Sized to the output: a line of output takes a row, up to MAX_TERMINAL_ROWS.
+        rows: 1,
+        cols: TERMINAL_COLUMNS,
         scrollback: 5_000,
         fontSize: 12,
         theme: terminalColors(theme.theme),
@@ -67,9 +78,22 @@ export function CallTerminal({ call }: { call: CallSnapshot }) {
       terminal.open(host.current);
       // The output is drawn, never obeyed: no escape but colours reaches the terminal.
       const text = new TerminalText();
-      terminal.write(text.push(sync.outputs.backlog(call.callId)));
       const shown = terminal;
-      unfollow = sync.outputs.follow(call.callId, (chunk) => shown.write(text.push(chunk)));
+      const fit = () => {
+        if (disposed) return;
+        const rows = Math.min(MAX_TERMINAL_ROWS, rowsUsed(shown));
+        if (rows !== shown.rows) shown.resize(TERMINAL_COLUMNS, rows);
+      };
+      // A line end is written only once more output follows it: the cursor stays on the last line
+      // of text, so no row goes to the empty line it would wait on, and every line stays in view.
+      let heldLineEnd = '';
+      const draw = (chunk: string) => {
+        const whole = heldLineEnd + text.push(chunk);
+        heldLineEnd = /\r?\n$/.exec(whole)?.[0] ?? '';
+        shown.write(whole.slice(0, whole.length - heldLineEnd.length), fit);
+      };
+      draw(sync.outputs.backlog(call.callId));
+      unfollow = sync.outputs.follow(call.callId, draw);
     });
     return () => {
       disposed = true;
@@ -111,7 +135,7 @@ export function CallOutputRow({ call }: { call: CallSnapshot }) {
   if (!hasOutput && !pending) return null;
   return (
     <tr className="call-output-row" data-testid="call-output-row" data-call-id={call.callId}>
-      <td colSpan={LIVE_COLUMNS}>
+      <td colSpan={LIVE_COLUMNS.length}>
         <CallTerminal call={call} />
       </td>
     </tr>

@@ -1,22 +1,17 @@
-import { useMemo } from 'react';
-import { callsInOrder } from '../../store/reducers';
 import { useMeasuredVirtualizer } from '../common/measuredVirtualizer';
 import { useConsoleState } from '../consoleContext';
-import { CallRow } from './CallRow';
+import { CallRow, LIVE_COLUMNS, NUMERIC_COLUMNS } from './CallRow';
 import { CallOutputRow } from './CallTerminal';
 
 /** About how tall a call's row is before it is drawn. */
 const ESTIMATED_ROW_HEIGHT = 40;
-/** Columns of the table (a spacer row spans them all). */
-const COLUMNS = 6;
-
 /** Stands in for the rows scrolled out of view, so the scrollbar keeps the whole list's length. */
 function Spacer({ height }: { height: number }) {
   if (height <= 0) return null;
   return (
     <tbody aria-hidden="true">
       <tr className="virtual-spacer">
-        <td colSpan={COLUMNS} style={{ height }} />
+        <td colSpan={LIVE_COLUMNS.length} style={{ height }} />
       </tr>
     </tbody>
   );
@@ -28,12 +23,10 @@ function Spacer({ height }: { height: number }) {
  * so a flood of calls costs the page no more than a screenful.
  */
 export function LiveView() {
-  const callsState = useConsoleState((s) => s.calls);
-  const calls = useMemo(() => callsInOrder(callsState), [callsState]);
-  const { scrollRef, virtualizer } = useMeasuredVirtualizer<HTMLTableSectionElement>(calls.length, ESTIMATED_ROW_HEIGHT, (index) =>
-    calls[index]!.callId,
-  );
-  if (calls.length === 0) {
+  // Only the calls in view are looked up: the list may hold 100,000.
+  const { byId, order } = useConsoleState((s) => s.calls);
+  const { scrollRef, virtualizer } = useMeasuredVirtualizer<HTMLTableSectionElement>(order.length, ESTIMATED_ROW_HEIGHT, (index) => order[index]!);
+  if (order.length === 0) {
     return <p className="empty">No calls yet. Calls appear here as agents make them.</p>;
   }
   const items = virtualizer.getVirtualItems();
@@ -44,17 +37,17 @@ export function LiveView() {
       <table className="data-table live-table" aria-label="Calls">
         <thead>
           <tr>
-            <th scope="col">Tool</th>
-            <th scope="col">Arguments</th>
-            <th scope="col">Status</th>
-            <th scope="col">Step</th>
-            <th scope="col" className="numeric">Duration</th>
-            <th scope="col">Result or error</th>
+            {LIVE_COLUMNS.map((column) => (
+              <th key={column} scope="col" className={NUMERIC_COLUMNS.has(column) ? 'numeric' : undefined}>
+                {column}
+              </th>
+            ))}
           </tr>
         </thead>
         <Spacer height={before} />
         {items.map((item) => {
-          const call = calls[item.index]!;
+          const call = byId[order[item.index]!];
+          if (!call) return null;
           return (
             <tbody key={item.key} data-index={item.index} ref={virtualizer.measureElement}>
               <CallRow call={call} />

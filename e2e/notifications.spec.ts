@@ -1,0 +1,107 @@
+import { fileURLToPath } from 'node:url';
+import { expect, test, type Page } from '@playwright/test';
+import { ConsolePage } from './pages/ConsolePage';
+import { startServedGate, type ServedGate } from './support/servedGate';
+
+// Notifications: a prompt that arrives while the console's tab is hidden shows a browser
+// notification naming the tool and the agent, never the arguments; clicking it opens that prompt.
+// The browser's permission is asked only when the person turns "Notify me" on. The page's
+// visibility and the Notification API are stood in for (a headless browser has neither).
+
+let gate: ServedGate;
+const STAND_IN = fileURLToPath(new URL('./support/notificationStandIn.js', import.meta.url));
+
+test.beforeEach(async ({ page }) => {
+  await page.addInitScript({ path: STAND_IN });
+  gate = await startServedGate();
+});
+
+test.afterEach(async () => {
+  await gate.stop();
+});
+
+interface Shown {
+  title: string;
+  body: string;
+  tag: string;
+  closed: boolean;
+}
+
+function shownNotifications(page: Page): Promise<Shown[]> {
+  return page.evaluate('window.notificationStandIn.shown()');
+}
+
+function permissionRequests(page: Page): Promise<number> {
+  return page.evaluate('window.notificationStandIn.permissionRequests()');
+}
+
+async function setHidden(page: Page, hidden: boolean): Promise<void> {
+  await page.evaluate(`window.notificationStandIn.setHidden(${hidden})`);
+}
+
+const SECRET_LOOKING = 'launch-codes-7731';
+
+test('a prompt arriving while the tab is hidden is notified by tool and agent only; clicking it opens the prompt; a visible tab gets none', async ({ page }) => {
+  const consolePage = new ConsolePage(page);
+  await consolePage.open(gate.consoleUrl);
+  const agent = await gate.connectAgent();
+
+  // Off until the person turns it on: loading the console asked for nothing and notifies nothing.
+  await setHidden(page, true);
+  const unnoticed = agent.callTool({ name: 'write_file', arguments: { path: 'a.md', content: 'a' } });
+  await expect.poll(() => consolePage.pendingApprovals()).toBe(1);
+  expect(await shownNotifications(page)).toEqual([]);
+  expect(await permissionRequests(page)).toBe(0);
+  await setHidden(page, false);
+  await consolePage.approvals.deny('not this one');
+  await unnoticed;
+
+  // The person's click asks the browser's permission, once.
+  await consolePage.approvals.show();
+  await consolePage.approvals.notifyToggle().check();
+  await expect(consolePage.approvals.notifyToggle()).toBeChecked();
+  expect(await permissionRequests(page)).toBe(1);
+
+  await consolePage.live.show();
+  await setHidden(page, true);
+  const asked = agent.callTool({ name: 'write_file', arguments: { path: `plans/${SECRET_LOOKING}.md`, content: `${SECRET_LOOKING}\n` } });
+  await expect.poll(async () => (await shownNotifications(page)).length).toBe(1);
+  const [notification] = await shownNotifications(page);
+  expect(notification!.title).toContain('write_file');
+  expect(notification!.body).toContain('e2e-agent 1.0.0');
+  expect(`${notification!.title} ${notification!.body}`).not.toContain(SECRET_LOOKING);
+  expect(`${notification!.title} ${notification!.body}`).not.toContain('plans');
+
+  // Clicking it opens that prompt.
+  await setHidden(page, false);
+  await page.evaluate('window.notificationStandIn.click(0)');
+  await expect(consolePage.selectedTab()).toHaveText(/^Approvals/);
+  const card = consolePage.approvals.openedCard();
+  await expect(card).toHaveAttribute('data-approval-id', notification!.tag);
+  await expect(page.locator('[data-opened="true"]')).toBeFocused();
+  await consolePage.approvals.approve(card);
+  expect((await asked).isError).toBe(false);
+
+  // With the tab in sight, a prompt is seen, not notified.
+  const seen = agent.callTool({ name: 'write_file', arguments: { path: 'b.md', content: 'b' } });
+  const seenCard = await consolePage.approvals.waitForPrompt('write_file');
+  await page.waitForTimeout(300);
+  expect(await shownNotifications(page)).toHaveLength(1);
+  await consolePage.approvals.approve(seenCard);
+  await seen;
+});
+
+test("a prompt's notification goes away once it is answered", async ({ page }) => {
+  const consolePage = new ConsolePage(page);
+  await consolePage.open(gate.consoleUrl);
+  const agent = await gate.connectAgent();
+  await consolePage.approvals.show();
+  await consolePage.approvals.notifyToggle().check();
+  await setHidden(page, true);
+  const asked = agent.callTool({ name: 'write_file', arguments: { path: 'c.md', content: 'c' } });
+  await expect.poll(async () => (await shownNotifications(page)).length).toBe(1);
+  await setHidden(page, false);
+  await consolePage.approvals.deny('answered in the console');
+  await asked;
+  await expect.poll(async () => (await shownNotifications(page))[0]!.closed).toBe(true);
+});

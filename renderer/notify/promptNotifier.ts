@@ -1,0 +1,107 @@
+import type { ApprovalRequest } from '../../shared/approval';
+import { promptNotice } from '../../shared/promptNotice';
+import { readItem, writeItem, type KeyValueStore } from '../store/sessionStore';
+
+/** Where the choices are kept (localStorage: per browser, kept across visits). */
+export const NOTIFY_KEY = 'toolgate.notify';
+export const SOUND_KEY = 'toolgate.sound';
+
+/** The parts of a shown notification the notifier uses. */
+export interface ShownNotification {
+  onclick: ((event: Event) => unknown) | null;
+  close(): void;
+}
+
+/** What the page offers: whether it is out of sight, notifications, a sound, and focus. */
+export interface NotifierEnvironment {
+  /** Whether the console is out of sight (its tab hidden, its window minimised or behind others). */
+  hidden(): boolean;
+  /**
+   * Whether this console shows notifications itself: in a browser, with permission; in the desktop
+   * app the main process shows them instead, so never.
+   */
+  canNotify(): boolean;
+  /** Shows one; undefined when the platform refused. */
+  notify(title: string, options: { body: string; tag: string }): ShownNotification | undefined;
+  /** Plays the prompt sound. */
+  playSound(): void;
+  /** Brings the console to the front. */
+  focus(): void;
+}
+
+/**
+ * Tells the person of a prompt that arrives while the console is out of sight: a notification
+ * naming the tool and the agent (once they turned notifications on), a sound (once they turned it
+ * on). Clicking the notification brings the console forward on that prompt; it goes away when the
+ * prompt is answered.
+ */
+export class PromptNotifier {
+  private readonly shown = new Map<string, ShownNotification>();
+  private readonly listeners = new Set<() => void>();
+
+  constructor(
+    private readonly environment: NotifierEnvironment,
+    private readonly store: KeyValueStore | undefined,
+    private readonly openPrompt: (approvalId: string) => void,
+  ) {}
+
+  /** Whether the person turned notifications on (off until they do). */
+  get notifyOn(): boolean {
+    return readItem(this.store, NOTIFY_KEY) === 'on';
+  }
+
+  /** Whether the person turned the sound on (off until they do). */
+  get soundOn(): boolean {
+    return readItem(this.store, SOUND_KEY) === 'on';
+  }
+
+  /** Turns notifications on or off (asking the browser's permission is the caller's, on a person's click). */
+  setNotify(on: boolean): void {
+    writeItem(this.store, NOTIFY_KEY, on ? 'on' : 'off');
+    this.changed();
+  }
+
+  /** Turns the sound on or off. */
+  setSound(on: boolean): void {
+    writeItem(this.store, SOUND_KEY, on ? 'on' : 'off');
+    this.changed();
+  }
+
+  /** Listens for a change of the choices; returns the unsubscribe function. */
+  subscribe(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** A prompt arrived. */
+  promptArrived(request: ApprovalRequest): void {
+    if (!this.environment.hidden()) return;
+    if (this.soundOn) this.environment.playSound();
+    if (!this.notifyOn || !this.environment.canNotify()) return;
+    const { title, body } = promptNotice(request);
+    const notification = this.environment.notify(title, { body, tag: request.approvalId });
+    if (!notification) return;
+    this.shown.set(request.approvalId, notification);
+    notification.onclick = () => {
+      this.environment.focus();
+      this.openPrompt(request.approvalId);
+      this.promptResolved(request.approvalId);
+    };
+  }
+
+  /** A prompt was answered, expired or withdrawn: its notification goes. */
+  promptResolved(approvalId: string): void {
+    const notification = this.shown.get(approvalId);
+    if (!notification) return;
+    this.shown.delete(approvalId);
+    try {
+      notification.close();
+    } catch {
+      // already gone
+    }
+  }
+
+  private changed(): void {
+    for (const listener of [...this.listeners]) listener();
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * The prompt notifier: nothing until the person turns it on; then a prompt arriving while the
+ * console is out of sight is notified by tool and agent only (never its arguments) and, if chosen,
+ * with a sound; clicking the notification focuses the console on that prompt; answering the prompt
+ * takes the notification away. A console in sight is never notified.
+ */
+import { describe, expect, it } from 'vitest';
+import { promptNotice } from '../../shared/promptNotice';
+import { PromptNotifier, type NotifierEnvironment, type ShownNotification } from '../../renderer/notify/promptNotifier';
+import { approval, memoryStore } from './fixtures';
+
+function environment(hidden: boolean, canNotify = true) {
+  const shown: Array<ShownNotification & { title: string; body: string; tag: string; closed: boolean }> = [];
+  const events: string[] = [];
+  const env: NotifierEnvironment = {
+    hidden: () => hidden,
+    canNotify: () => canNotify,
+    notify: (title, { body, tag }) => {
+      const notification = { title, body, tag, closed: false, onclick: null as ShownNotification['onclick'], close: () => void (notification.closed = true) };
+      shown.push(notification);
+      return notification;
+    },
+    playSound: () => events.push('sound'),
+    focus: () => events.push('focus'),
+  };
+  return { env, shown, events };
+}
+
+const PROMPT = approval('a1', {
+  tool: 'write_file',
+  arguments: { path: 'private/plan.md', content: 'launch codes' },
+  agentSession: 'f00dfeed-1234',
+  agent: { client: 'claude-code', version: '2.1.0', sessionStartedAt: '2026-01-01T10:00:00.000Z' },
+});
+
+describe('the prompt notifier', () => {
+  it('is off, sound and all, until the person turns it on', () => {
+    const { env, shown, events } = environment(true);
+    const notifier = new PromptNotifier(env, memoryStore(), () => {});
+    notifier.promptArrived(PROMPT);
+    expect(shown).toEqual([]);
+    expect(events).toEqual([]);
+  });
+
+  it('names the tool and the agent, never the arguments; a click focuses the console on that prompt and closes it', () => {
+    const { env, shown, events } = environment(true);
+    const opened: string[] = [];
+    const notifier = new PromptNotifier(env, memoryStore(), (approvalId) => opened.push(approvalId));
+    notifier.setNotify(true);
+    notifier.promptArrived(PROMPT);
+    expect(shown).toHaveLength(1);
+    const [notification] = shown;
+    expect(notification).toMatchObject({ title: 'write_file is waiting for your approval', body: 'Asked by claude-code 2.1.0. Click to open the prompt.', tag: 'a1' });
+    expect(JSON.stringify(notification)).not.toMatch(/private|plan\.md|launch codes/);
+    notification!.onclick!(new Event('click'));
+    expect(events).toEqual(['focus']);
+    expect(opened).toEqual(['a1']);
+    expect(notification!.closed).toBe(true);
+  });
+
+  it('plays the sound only when chosen, and notifies nothing while the console is in sight', () => {
+    const hidden = environment(true);
+    const store = memoryStore();
+    const notifier = new PromptNotifier(hidden.env, store, () => {});
+    notifier.setSound(true);
+    notifier.promptArrived(PROMPT);
+    expect(hidden.events).toEqual(['sound']);
+    expect(hidden.shown).toEqual([]);
+    // The choices are kept for the next visit.
+    expect(new PromptNotifier(hidden.env, store, () => {}).soundOn).toBe(true);
+
+    const inSight = environment(false);
+    const seen = new PromptNotifier(inSight.env, store, () => {});
+    seen.setNotify(true);
+    seen.promptArrived(PROMPT);
+    expect(inSight.shown).toEqual([]);
+    expect(inSight.events).toEqual([]);
+  });
+
+  it('closes the notification of a prompt answered elsewhere, and shows none where the page may not', () => {
+    const { env, shown } = environment(true);
+    const notifier = new PromptNotifier(env, memoryStore(), () => {});
+    notifier.setNotify(true);
+    notifier.promptArrived(PROMPT);
+    notifier.promptResolved('a1');
+    expect(shown[0]!.closed).toBe(true);
+
+    const desktop = environment(true, false);
+    const inDesktop = new PromptNotifier(desktop.env, memoryStore(), () => {});
+    inDesktop.setNotify(true);
+    inDesktop.promptArrived(PROMPT);
+    expect(desktop.shown).toEqual([]);
+  });
+
+  it('names an agent without a declared client by its session, and a call from no agent as local', () => {
+    expect(promptNotice({ tool: 'shell_exec', agentSession: 'abcdef0123456789' }).body).toBe('Asked by agent session abcdef01. Click to open the prompt.');
+    expect(promptNotice({ tool: 'shell_exec' }).body).toBe('Asked by a local caller. Click to open the prompt.');
+  });
+});
