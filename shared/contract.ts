@@ -52,6 +52,8 @@ export const bridgeMethods = {
         scope: ApprovalScopeSchema.optional(),
         /** On a scoped approve: the rules to grant or save, as the person edited them (one per entry). */
         rules: z.array(z.string().max(2000)).max(20).optional(),
+        /** The binding the person was shown (the prompt's bindingHash): when given, the answer holds only if the prompt still binds that call. */
+        bindingHash: z.string().max(200).optional(),
       })
       .strict(),
     response: ApprovalOutcomeSchema,

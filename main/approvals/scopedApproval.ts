@@ -38,6 +38,9 @@ export async function checkPromptRules(deps: ScopedApprovalDeps, approvalId: str
  */
 export async function decideApproval(deps: ScopedApprovalDeps, decision: BridgeParsedRequest<'decideApproval'>): Promise<ApprovalOutcome> {
   const { approvalId, reason } = decision;
+  if (decision.bindingHash !== undefined && deps.approvals.waiting(approvalId).request.bindingHash !== decision.bindingHash) {
+    throw new GateError('EVALIDATION', 'this prompt no longer binds the call you were shown: look at it again before answering');
+  }
   if (decision.decision === 'deny') {
     return deps.approvals.decide(approvalId, 'deny', reason, decision.tellAgent !== undefined ? { tellAgent: decision.tellAgent } : {});
   }

@@ -177,7 +177,7 @@ export class ConsoleSync {
     approvalId: string,
     decision: ApprovalDecision,
     reason: string,
-    extras: { tellAgent?: string; scope?: ApprovalScope; rules?: string[] } = {},
+    extras: { tellAgent?: string; scope?: ApprovalScope; rules?: string[]; bindingHash?: string } = {},
   ): Promise<void> {
     const trimmed = reason.trim();
     const outcome = await this.bridge.decideApproval({ approvalId, decision, ...(trimmed ? { reason: trimmed } : {}), ...extras });
