@@ -73,11 +73,13 @@ export function DecisionBar({
         </p>
       ) : null}
       <div className="decision-buttons" role="group" aria-label="Approve" aria-describedby={noteId}>
-        <button type="button" className="approve" disabled={inFlight} onClick={() => void approveOnce()}>
+        <button type="button" className="approve" data-key="approve" aria-keyshortcuts="A" disabled={inFlight} onClick={() => void approveOnce()}>
           Approve
         </button>
         <button
           type="button"
+          data-key="session"
+          aria-keyshortcuts="S"
           disabled={!request.agentSession}
           title={request.agentSession ? undefined : 'this call came with no agent session'}
           aria-pressed={scope?.kind === 'session'}
@@ -85,10 +87,10 @@ export function DecisionBar({
         >
           Approve for this session
         </button>
-        <button type="button" aria-expanded={menu === 'timed'} onClick={() => setMenu(menu === 'timed' ? undefined : 'timed')}>
+        <button type="button" data-key="timed" aria-keyshortcuts="T" aria-expanded={menu === 'timed'} onClick={() => setMenu(menu === 'timed' ? undefined : 'timed')}>
           Allow for…
         </button>
-        <button type="button" aria-expanded={menu === 'always'} onClick={() => setMenu(menu === 'always' ? undefined : 'always')}>
+        <button type="button" data-key="always" aria-keyshortcuts="Shift+A" aria-expanded={menu === 'always'} onClick={() => setMenu(menu === 'always' ? undefined : 'always')}>
           Always allow…
         </button>
       </div>
