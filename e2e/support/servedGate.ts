@@ -24,6 +24,13 @@ export interface ServedGate {
   stop(): Promise<void>;
 }
 
+/** The MCP session the gate issued to an agent (what prompts and "Deny all from this agent" go by). */
+export function sessionOf(agent: Client): string {
+  const sessionId = (agent.transport as StreamableHTTPClientTransport | undefined)?.sessionId;
+  if (!sessionId) throw new Error('the agent has no MCP session');
+  return sessionId;
+}
+
 /** Starts `node bin/toolgate.js serve --workspace <temp> --port 0` and waits for its URLs. */
 export async function startServedGate(extraArgs: string[] = [], options: { settings?: Record<string, unknown> } = {}): Promise<ServedGate> {
   if (!existsSync(join(ROOT, 'out/main/cli.js'))) throw new Error('build first: npm run build');
