@@ -1,10 +1,9 @@
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { expect, test } from '@playwright/test';
 import { ConsolePage } from './pages/ConsolePage';
-import { startServedGate, type ServedGate } from './support/servedGate';
+import { sessionOf, startServedGate, type ServedGate } from './support/servedGate';
 
 const ASK_FIRST = fileURLToPath(new URL('../test/fixtures/tools/askFirst.mjs', import.meta.url));
 const FLOOD = 1_900;
@@ -20,12 +19,6 @@ test.beforeEach(async () => {
 test.afterEach(async () => {
   await gate.stop();
 });
-
-function sessionOf(agent: Client): string {
-  const sessionId = (agent.transport as StreamableHTTPClientTransport | undefined)?.sessionId;
-  if (!sessionId) throw new Error('the agent has no MCP session');
-  return sessionId;
-}
 
 /** Fires `count` calls that each wait for a person; their results, each settled (a call cut off at the end counts as refused). */
 function ringBells(agent: Client, count: number, prefix: string): Array<Promise<CallToolResult | undefined>> {

@@ -54,6 +54,8 @@ export const bridgeMethods = {
         rules: z.array(z.string().max(2000)).max(20).optional(),
         /** On a one-time approve: the person's edit of the call; the edited call is checked again and runs instead. */
         edit: CallEditSchema.optional(),
+        /** The binding the person was shown (the prompt's bindingHash): when given, the answer holds only if the prompt still binds that call. */
+        bindingHash: z.string().max(200).optional(),
       })
       .strict(),
     response: ApprovalOutcomeSchema,

@@ -36,10 +36,45 @@ export class ApprovalsPanel {
     return this.cards().filter({ has: this.console.page.locator(`[data-testid="approval-agent"]${attributeSelector('data-agent-session', agentSession)}`) });
   }
 
-  /** Clicks "Deny all from this agent" on a drawn card of that agent session. */
+  /** The headers of the agent groups drawn now (one per agent session asking). */
+  agentGroups(): Locator {
+    return this.console.page.getByTestId('agent-group');
+  }
+
+  /** The header of one agent session's prompts (drawn when the list is scrolled near it). */
+  agentGroup(agentSession: string): Locator {
+    return this.console.page.locator(`[data-testid="agent-group"]${attributeSelector('data-agent-session', agentSession)}`);
+  }
+
+  /** The "Approve all N" button of an agent's group. */
+  approveAllButton(agentSession: string): Locator {
+    return this.agentGroup(agentSession).getByRole('button', { name: /^Approve all \d+$/ });
+  }
+
+  /** Clicks "Deny all from this agent" in the header of that agent session's group. */
   async denyAllFromAgent(agentSession: string): Promise<void> {
     await this.show();
-    await this.cardsFromAgent(agentSession).first().getByRole('button', { name: 'Deny all from this agent', exact: true }).click();
+    await this.agentGroup(agentSession).getByRole('button', { name: 'Deny all from this agent', exact: true }).click();
+  }
+
+  /** The prompt the keys act on now (marked, and announced to screen readers). */
+  selectedCard(): Locator {
+    return this.console.page.locator('[aria-current="true"] > [data-testid="approval-card"]');
+  }
+
+  /** The "?" overlay listing the keys. */
+  keyHelp(): Locator {
+    return this.console.page.getByRole('dialog', { name: 'Keyboard shortcuts' });
+  }
+
+  /** Scrolls the list of prompts by `pixels` (negative: up), as a mouse wheel would. */
+  async scrollListBy(pixels: number): Promise<void> {
+    await this.console.page.getByTestId('approval-list').evaluate((list, by) => list.scrollBy(0, by), pixels);
+  }
+
+  /** Scrolls the list of prompts to its top. */
+  async scrollListToTop(): Promise<void> {
+    await this.console.page.getByTestId('approval-list').evaluate((list) => list.scrollTo(0, 0));
   }
 
   /** The "Notify me" checkbox (browser notifications of prompts that arrive while the tab is hidden). */

@@ -24,6 +24,13 @@ export interface ServedGate {
   stop(options?: { keepFolders?: boolean }): Promise<void>;
 }
 
+/** The MCP session the gate issued to an agent (what prompts and "Deny all from this agent" go by). */
+export function sessionOf(agent: Client): string {
+  const sessionId = (agent.transport as StreamableHTTPClientTransport | undefined)?.sessionId;
+  if (!sessionId) throw new Error('the agent has no MCP session');
+  return sessionId;
+}
+
 /** Starts `node bin/toolgate.js serve --workspace <temp> --port 0` and waits for its URLs. */
 export async function startServedGate(
   extraArgs: string[] = [],

@@ -50,6 +50,9 @@ export function checkPromptEdit(deps: ScopedApprovalDeps, approvalId: string, ed
  */
 export async function decideApproval(deps: ScopedApprovalDeps, decision: BridgeParsedRequest<'decideApproval'>): Promise<ApprovalOutcome> {
   const { approvalId, reason } = decision;
+  if (decision.bindingHash !== undefined && deps.approvals.waiting(approvalId).request.bindingHash !== decision.bindingHash) {
+    throw new GateError('EVALIDATION', 'this prompt no longer binds the call you were shown: look at it again before answering');
+  }
   if (decision.edit) {
     if (decision.decision === 'deny') throw new GateError('EVALIDATION', 'an edit goes with Approve; to deny, send no edit');
     if (decision.scope && decision.scope.kind !== 'once') throw new GateError('EVALIDATION', 'an edited call is approved for this call only: choose Approve');

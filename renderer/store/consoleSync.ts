@@ -216,7 +216,7 @@ export class ConsoleSync {
     approvalId: string,
     decision: ApprovalDecision,
     reason: string,
-    extras: { tellAgent?: string; scope?: ApprovalScope; rules?: string[]; edit?: CallEdit } = {},
+    extras: { tellAgent?: string; scope?: ApprovalScope; rules?: string[]; edit?: CallEdit; bindingHash?: string } = {},
   ): Promise<void> {
     const trimmed = reason.trim();
     const outcome = await this.bridge.decideApproval({ approvalId, decision, ...(trimmed ? { reason: trimmed } : {}), ...extras });

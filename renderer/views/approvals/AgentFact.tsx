@@ -1,36 +1,15 @@
-import { useState } from 'react';
 import type { AgentInfo } from '../../../shared/call';
 import { formatClock } from '../../format/time';
-import { describe } from '../../store/consoleSync';
 import { VisibleText } from '../common/VisibleText';
-import { useConsoleSync } from '../consoleContext';
 
 /** How many characters of a session id the card shows (the whole id is in the tooltip). */
 const SHORT_SESSION = 8;
 
 /**
  * The agent session a prompt came from: the client and version it declared at `initialize` and when
- * the session began, how many prompts it has waiting, and "Deny all from this agent": one click
- * denies every one of them (with the reason typed on this card, if any) and leaves other agents'
- * prompts alone.
+ * the session began. Its group's header holds "Approve all" and "Deny all from this agent".
  */
-export function AgentFact({ agentSession, agent, waiting, reason }: { agentSession: string; agent?: AgentInfo; waiting: number; reason: string }) {
-  const sync = useConsoleSync();
-  const [inFlight, setInFlight] = useState(false);
-  const [problem, setProblem] = useState<string>();
-
-  async function denyAll(): Promise<void> {
-    setProblem(undefined);
-    setInFlight(true);
-    try {
-      await sync.denyAllFromAgent(agentSession, reason);
-    } catch (error) {
-      setProblem(describe(error));
-    } finally {
-      setInFlight(false);
-    }
-  }
-
+export function AgentFact({ agentSession, agent }: { agentSession: string; agent?: AgentInfo }) {
   return (
     <>
       <dt>Agent</dt>
@@ -51,17 +30,6 @@ export function AgentFact({ agentSession, agent, waiting, reason }: { agentSessi
             </>
           ) : null}
         </span>
-        <span className="note" data-testid="agent-waiting">
-          {waiting === 1 ? '1 prompt waiting' : `${waiting} prompts waiting`}
-        </span>
-        <button type="button" className="deny deny-all" disabled={inFlight} onClick={() => void denyAll()}>
-          Deny all from this agent
-        </button>
-        {problem ? (
-          <span className="decision-problem" role="alert" data-testid="deny-all-problem">
-            {problem}
-          </span>
-        ) : null}
       </dd>
     </>
   );

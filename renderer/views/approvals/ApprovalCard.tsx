@@ -15,9 +15,8 @@ import { useCallEdit } from './edit/useCallEdit';
 
 /**
  * One prompt: what would run, what it would change, and the person's answer: once, for a while, always, or deny.
- * `promptsFromAgent` is how many prompts its agent session has waiting (for "Deny all from this agent").
  */
-export function ApprovalCard({ request, promptsFromAgent }: { request: ApprovalRequest; promptsFromAgent?: number }) {
+export function ApprovalCard({ request }: { request: ApprovalRequest }) {
   const sync = useConsoleSync();
   const titleId = useId();
   const reasonId = useId();
@@ -58,7 +57,7 @@ export function ApprovalCard({ request, promptsFromAgent }: { request: ApprovalR
         <dd>
           <code>{request.callId}</code>
         </dd>
-        {request.agentSession ? <AgentFact agentSession={request.agentSession} agent={request.agent} waiting={promptsFromAgent ?? 1} reason={reason} /> : null}
+        {request.agentSession ? <AgentFact agentSession={request.agentSession} agent={request.agent} /> : null}
       </dl>
       <section aria-label="Arguments">
         <h4>Arguments</h4>
@@ -75,6 +74,8 @@ export function ApprovalCard({ request, promptsFromAgent }: { request: ApprovalR
         <textarea
           id={reasonId}
           className="reason"
+          data-key="reason"
+          aria-keyshortcuts="R"
           value={reason}
           maxLength={2000}
           rows={2}

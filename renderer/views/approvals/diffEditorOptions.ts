@@ -77,7 +77,10 @@ export function addedLinesDecoration(count: number): Monaco.editor.IModelDeltaDe
   ];
 }
 
+/** The tallest an editor grows; past it, its content scrolls inside it. */
+export const EDITOR_MAX_HEIGHT_PX = 480;
+
 /** The container height for content of `contentHeightPx`, within sensible bounds. */
 export function editorHeightPx(contentHeightPx: number): number {
-  return Math.min(480, Math.max(120, Math.ceil(contentHeightPx) + 4));
+  return Math.min(EDITOR_MAX_HEIGHT_PX, Math.max(120, Math.ceil(contentHeightPx) + 4));
 }

@@ -87,11 +87,13 @@ export function DecisionBar({
         </p>
       ) : null}
       <div className="decision-buttons" role="group" aria-label="Approve" aria-describedby={noteId}>
-        <button type="button" className="approve" disabled={inFlight || edit?.blockedBy !== undefined} onClick={() => void approveOnce()}>
+        <button type="button" className="approve" data-key="approve" aria-keyshortcuts="A" disabled={inFlight || edit?.blockedBy !== undefined} onClick={() => void approveOnce()}>
           Approve
         </button>
         <button
           type="button"
+          data-key="session"
+          aria-keyshortcuts="S"
           disabled={!request.agentSession || edited}
           title={request.agentSession ? undefined : 'this call came with no agent session'}
           aria-pressed={scope?.kind === 'session'}
@@ -99,10 +101,10 @@ export function DecisionBar({
         >
           Approve for this session
         </button>
-        <button type="button" aria-expanded={menu === 'timed'} disabled={edited} onClick={() => setMenu(menu === 'timed' ? undefined : 'timed')}>
+        <button type="button" data-key="timed" aria-keyshortcuts="T" aria-expanded={menu === 'timed'} disabled={edited} onClick={() => setMenu(menu === 'timed' ? undefined : 'timed')}>
           Allow for…
         </button>
-        <button type="button" aria-expanded={menu === 'always'} disabled={edited} onClick={() => setMenu(menu === 'always' ? undefined : 'always')}>
+        <button type="button" data-key="always" aria-keyshortcuts="Shift+A" aria-expanded={menu === 'always'} disabled={edited} onClick={() => setMenu(menu === 'always' ? undefined : 'always')}>
           Always allow…
         </button>
       </div>

@@ -1,6 +1,6 @@
 import { useId, useState } from 'react';
 import type { ApprovalRequest } from '../../../../shared/approval';
-import { describe } from '../../../store/consoleSync';
+import { useBridgeAction } from '../../common/useBridgeAction';
 import { useConsoleSync } from '../../consoleContext';
 
 /** Reasons a person gives often, one click each (they fill the Reason box; Deny sends it). */
@@ -15,19 +15,10 @@ export function DenyOptions({ request, reason, setReason }: { request: ApprovalR
   const tellId = useId();
   const [telling, setTelling] = useState(false);
   const [told, setTold] = useState('');
-  const [inFlight, setInFlight] = useState(false);
-  const [problem, setProblem] = useState<string>();
+  const { inFlight, problem, run } = useBridgeAction();
 
-  async function deny(tellAgent?: string): Promise<void> {
-    setProblem(undefined);
-    setInFlight(true);
-    try {
-      await sync.decideApproval(request.approvalId, 'deny', reason, tellAgent !== undefined ? { tellAgent } : {});
-    } catch (error) {
-      setProblem(describe(error));
-    } finally {
-      setInFlight(false);
-    }
+  function deny(tellAgent?: string): Promise<void> {
+    return run(() => sync.decideApproval(request.approvalId, 'deny', reason, tellAgent !== undefined ? { tellAgent } : {}));
   }
 
   return (
@@ -45,7 +36,7 @@ export function DenyOptions({ request, reason, setReason }: { request: ApprovalR
         </p>
       ) : null}
       <div className="decision-buttons">
-        <button type="button" className="deny" disabled={inFlight} onClick={() => void deny()}>
+        <button type="button" className="deny" data-key="deny" aria-keyshortcuts="D" disabled={inFlight} onClick={() => void deny()}>
           Deny
         </button>
         <button type="button" className="deny" aria-expanded={telling} onClick={() => setTelling(!telling)}>

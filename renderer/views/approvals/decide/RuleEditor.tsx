@@ -3,6 +3,7 @@ import type { ApprovalRequest } from '../../../../shared/approval';
 import type { ApprovalScope, RuleCheck } from '../../../../shared/permissions';
 import { prettyJson } from '../../../format/json';
 import { describe } from '../../../store/consoleSync';
+import { useBridgeAction } from '../../common/useBridgeAction';
 import { useConsoleSync } from '../../consoleContext';
 import { saveLabel, scopeWords } from './scopeWords';
 
@@ -22,8 +23,7 @@ export function RuleEditor({ request, scope, reason, onCancel }: { request: Appr
   const [text, setText] = useState(suggestions[0]?.rule ?? '');
   const [check, setCheck] = useState<RuleCheck>();
   const [checkedText, setCheckedText] = useState<string>();
-  const [inFlight, setInFlight] = useState(false);
-  const [problem, setProblem] = useState<string>();
+  const { inFlight, problem, run } = useBridgeAction();
   const latest = useRef(0);
 
   useEffect(() => {
@@ -44,16 +44,8 @@ export function RuleEditor({ request, scope, reason, onCancel }: { request: Appr
   const checked = check !== undefined && checkedText === text;
   const refused = checked && check.problems.length > 0;
 
-  async function save(): Promise<void> {
-    setProblem(undefined);
-    setInFlight(true);
-    try {
-      await sync.decideApproval(request.approvalId, 'approve', reason, { scope, rules: [text] });
-    } catch (error) {
-      setProblem(describe(error));
-    } finally {
-      setInFlight(false);
-    }
+  function save(): Promise<void> {
+    return run(() => sync.decideApproval(request.approvalId, 'approve', reason, { scope, rules: [text] }));
   }
 
   return (

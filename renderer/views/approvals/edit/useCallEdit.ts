@@ -5,6 +5,7 @@ import { prettyJson } from '../../../format/json';
 import { describe } from '../../../store/consoleSync';
 import { useConsoleSync } from '../../consoleContext';
 import type { DiffEditing } from './EditableDiff';
+import { markEditing } from './editsInProgress';
 
 /** How long typing pauses before the gate checks the edit. */
 const CHECK_DELAY_MS = 200;
@@ -111,6 +112,12 @@ export function useCallEdit(request: ApprovalRequest): CallEditing {
     }, CHECK_DELAY_MS);
     return () => clearTimeout(timer);
   }, [sync, request.approvalId, key, local.edit]);
+
+  const edited = local.edit !== undefined;
+  useEffect(() => {
+    markEditing(request.approvalId, edited);
+    return () => markEditing(request.approvalId, false);
+  }, [request.approvalId, edited]);
 
   const check = verdict && verdict.key === key ? verdict.check : undefined;
   const problems = local.problems.length > 0 ? local.problems : (check?.problems ?? []);
