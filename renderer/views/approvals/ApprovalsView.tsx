@@ -50,25 +50,28 @@ export function ApprovalsView() {
   const selected = prompts.find((request) => request.approvalId === keys.selectedId);
   const opened = useConsoleState((s) => s.view.openedApprovalId);
   const openings = useConsoleState((s) => s.view.openings);
+  const select = useRef(keys.select);
+  select.current = keys.select;
   // A link or a notification opened a prompt: select it, scroll to its card and focus it, once per
-  // opening (the prompt may arrive after the link was followed).
+  // opening (the prompt may arrive after the link was followed). Drawing again while the card is
+  // awaited does not stop the wait: only a newer opening does.
   const shownOpening = useRef(0);
   useEffect(() => {
     if (!opened || shownOpening.current === openings) return;
     const index = rows.findIndex((row) => row.kind === 'prompt' && row.request.approvalId === opened);
     if (index < 0) return;
-    shownOpening.current = openings;
-    keys.select(opened);
+    const opening = (shownOpening.current = openings);
+    select.current(opened);
     virtualizer.scrollToIndex(index, { align: 'start' });
     // The card is drawn a frame or two after the scroll; a few frames are waited for at most.
     let attempts = 0;
-    let frame = requestAnimationFrame(function focusCard(): void {
+    requestAnimationFrame(function focusCard(): void {
+      if (shownOpening.current !== opening) return;
       const slot = scrollRef.current?.querySelector<HTMLElement>(`[data-approval-slot="${CSS.escape(opened)}"]`);
       if (slot) slot.focus({ preventScroll: true });
-      else if (++attempts < FOCUS_FRAMES) frame = requestAnimationFrame(focusCard);
+      else if (++attempts < FOCUS_FRAMES) requestAnimationFrame(focusCard);
     });
-    return () => cancelAnimationFrame(frame);
-  }, [opened, openings, rows, virtualizer, scrollRef, keys]);
+  }, [opened, openings, rows, virtualizer, scrollRef]);
   return (
     <div ref={viewRef} className="approvals-view">
       {keys.helpOpen ? <KeyHelp onClose={() => keys.setHelpOpen(false)} /> : null}
