@@ -5,13 +5,14 @@ const press = (key: string, modifiers: Partial<{ shiftKey: boolean; ctrlKey: boo
   keyMeaning({ key, shiftKey: false, ctrlKey: false, metaKey: false, altKey: false, ...modifiers });
 
 describe('the Approvals keys', () => {
-  it('approve, deny, open the lasting choices, focus the reason and move between prompts', () => {
-    expect(['a', 'd', 's', 't', 'r', 'j', 'ArrowDown', 'k', 'ArrowUp'].map((key) => press(key))).toEqual([
+  it('approve, deny, open the lasting choices, focus the reason, edit and move between prompts', () => {
+    expect(['a', 'd', 's', 't', 'r', 'e', 'j', 'ArrowDown', 'k', 'ArrowUp'].map((key) => press(key))).toEqual([
       'approve',
       'deny',
       'session',
       'timed',
       'reason',
+      'edit',
       'next',
       'next',
       'previous',
@@ -36,6 +37,6 @@ describe('the Approvals keys', () => {
 
   it('lists every key it knows in the ? overlay', () => {
     const listed = APPROVAL_KEYS.map(({ keys }) => keys).join(' ');
-    for (const key of ['A', 'Shift+A', 'D', 'S', 'T', 'R', 'J', 'K', '?', 'Esc']) expect(listed).toContain(key);
+    for (const key of ['A', 'Shift+A', 'D', 'S', 'T', 'R', 'E', 'J', 'K', '?', 'Esc']) expect(listed).toContain(key);
   });
 });

@@ -49,8 +49,8 @@ export function NotificationSettings() {
         <span className="note">While this window is not focused, a new prompt shows a notification naming the tool and the agent.</span>
       ) : (
         <label title="A notification names the tool and the agent, never the arguments; clicking it opens the prompt">
-          <input type="checkbox" checked={notifyOn} disabled={asking} onChange={(event) => void toggleNotify(event.target.checked)} /> Notify me
-          when a prompt arrives while this tab is hidden
+          <input type="checkbox" checked={notifyOn} disabled={asking} onChange={(event) => void toggleNotify(event.target.checked)} /> Notify me of
+          prompts while this tab is hidden
         </label>
       )}
       <label>

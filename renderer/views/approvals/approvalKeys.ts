@@ -2,7 +2,7 @@
 export const KEY_GUARD_MS = 350;
 
 /** What a key does on the selected prompt, by the `data-key` of the control it presses or focuses. */
-export type PromptAction = 'approve' | 'session' | 'timed' | 'always' | 'deny' | 'reason';
+export type PromptAction = 'approve' | 'session' | 'timed' | 'always' | 'deny' | 'reason' | 'edit';
 
 /** Every key of the Approvals view, as the `?` overlay lists them. */
 export const APPROVAL_KEYS: ReadonlyArray<{ keys: string; does: string }> = [
@@ -12,6 +12,7 @@ export const APPROVAL_KEYS: ReadonlyArray<{ keys: string; does: string }> = [
   { keys: 'Shift+A', does: 'Always allow… (user or project policy)' },
   { keys: 'D', does: 'Deny (with the reason typed, if any)' },
   { keys: 'R', does: 'Focus the reason' },
+  { keys: 'E', does: 'Edit the arguments (open or close the editor)' },
   { keys: 'J or ↓', does: 'Next prompt' },
   { keys: 'K or ↑', does: 'Previous prompt' },
   { keys: '?', does: 'Show or hide this list' },
@@ -27,7 +28,7 @@ export function keyMeaning(event: Pick<KeyboardEvent, 'key' | 'shiftKey' | 'ctrl
   // "Always" takes a modifier: a lone A approves once, never for good.
   if (event.key === 'A' && event.shiftKey) return 'always';
   if (event.shiftKey) return undefined;
-  return ({ a: 'approve', s: 'session', t: 'timed', d: 'deny', r: 'reason' } as const)[event.key as 'a'];
+  return ({ a: 'approve', s: 'session', t: 'timed', d: 'deny', r: 'reason', e: 'edit' } as const)[event.key as 'a'];
 }
 
 /** Whether the key was typed into something that takes text (a field, Monaco): then it is text, not a command. */

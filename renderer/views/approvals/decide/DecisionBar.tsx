@@ -1,6 +1,7 @@
 import { useId, useState } from 'react';
 import type { ApprovalRequest } from '../../../../shared/approval';
 import type { ApprovalScope, GrantDuration, RuleFile } from '../../../../shared/permissions';
+import { prettyJson } from '../../../format/json';
 import { describe } from '../../../store/consoleSync';
 import { useConsoleSync } from '../../consoleContext';
 import { DenyOptions } from './DenyOptions';
@@ -42,7 +43,7 @@ export function DecisionBar({
   scope: ApprovalScope | undefined;
   setScope: (scope: ApprovalScope | undefined) => void;
   /** The person's edit of the call: Approve sends it, and is disabled while it is invalid; an edited call is approved once only. */
-  edit?: Pick<CallEditing, 'edit' | 'blockedBy'>;
+  edit?: Pick<CallEditing, 'edit' | 'blockedBy' | 'draft' | 'setDraft'>;
 }) {
   const edited = edit?.edit !== undefined || edit?.blockedBy !== undefined;
   const sync = useConsoleSync();
@@ -107,6 +108,7 @@ export function DecisionBar({
         <button type="button" data-key="always" aria-keyshortcuts="Shift+A" aria-expanded={menu === 'always'} disabled={edited} onClick={() => setMenu(menu === 'always' ? undefined : 'always')}>
           Always allow…
         </button>
+        {request.editable?.arguments && edit ? <EditArgumentsButton request={request} edit={edit} /> : null}
       </div>
       {menu === 'timed' ? (
         <div className="decision-menu" role="group" aria-label="Allow for how long">
@@ -129,5 +131,22 @@ export function DecisionBar({
       {scope && !edited ? <RuleEditor key={JSON.stringify(scope)} request={request} scope={scope} reason={reason} onCancel={() => setScope(undefined)} /> : null}
       <DenyOptions request={request} reason={reason} setReason={setReason} />
     </div>
+  );
+}
+
+/** Opens (or closes) the JSON editor of the call's arguments; not while the file's content or hunks are being edited. */
+function EditArgumentsButton({ request, edit }: { request: ApprovalRequest; edit: Pick<CallEditing, 'draft' | 'setDraft'> }) {
+  const { draft, setDraft } = edit;
+  const open = draft.argumentsText !== undefined;
+  return (
+    <button
+      type="button"
+      data-key="edit"
+      aria-expanded={open}
+      disabled={draft.content !== undefined || draft.rejectedHunks.length > 0}
+      onClick={() => setDraft({ ...draft, argumentsText: open ? undefined : prettyJson(request.arguments) })}
+    >
+      {open ? 'Close the arguments editor' : 'Edit arguments'}
+    </button>
   );
 }

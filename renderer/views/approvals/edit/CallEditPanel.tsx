@@ -1,6 +1,5 @@
 import { useId } from 'react';
 import type { ApprovalRequest } from '../../../../shared/approval';
-import { prettyJson } from '../../../format/json';
 import { VisibleText } from '../../common/VisibleText';
 import { HunkToggles } from './HunkToggles';
 import type { CallEditing } from './useCallEdit';
@@ -20,25 +19,21 @@ export function CallEditPanel({ request, editing }: { request: ApprovalRequest; 
   const hunksLeftOut = draft.rejectedHunks.length > 0;
   const preview = request.preview;
   const edited = editingArguments || contentEdited || hunksLeftOut;
+  const diffEditable = request.editable.content && preview.kind === 'diff';
+  // Nothing to show until an edit starts, unless the diff's hunks can be left out: "Edit arguments"
+  // sits with the Approve buttons, so a prompt takes no more room than it did.
+  if (!edited && !diffEditable) return null;
   return (
     <section className="call-edit" aria-label="Edit before approving" data-testid="call-edit">
-      <h4>Edit before approving</h4>
-      <div className="decision-buttons">
-        <button
-          type="button"
-          aria-expanded={editingArguments}
-          disabled={!request.editable.arguments || contentEdited || hunksLeftOut}
-          onClick={() => setDraft({ ...draft, argumentsText: editingArguments ? undefined : prettyJson(request.arguments) })}
-        >
-          {editingArguments ? 'Close the arguments editor' : 'Edit arguments'}
-        </button>
+      <div className="call-edit-bar">
+        <h4>Edit before approving</h4>
         {edited ? (
           <button type="button" onClick={editing.reset}>
             Undo edits
           </button>
         ) : null}
       </div>
-      {request.editable.content && preview.kind === 'diff' ? (
+      {diffEditable && preview.kind === 'diff' ? (
         <>
           <p className="hint">Type in the diff's right pane to change the new content, or leave hunks out. One kind of edit at a time.</p>
           <HunkToggles
