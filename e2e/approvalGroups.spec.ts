@@ -114,3 +114,33 @@ test('"Approve all" stays off for a prompt whose arguments the console only saw 
   expect((await short).isError).toBe(true);
   expect((await long).isError).toBe(true);
 });
+
+test('"Approve all" waits while one of its prompts is being edited: it would run the call as the agent sent it, not the edit', async ({ page }) => {
+  const consolePage = new ConsolePage(page);
+  await consolePage.open(gate.consoleUrl);
+  await consolePage.approvals.show();
+  const agent = await gate.connectAgent();
+  const calls = [ringBell(agent, 'one')];
+  await expect(consolePage.approvals.cards()).toHaveCount(1);
+  calls.push(ringBell(agent, 'two'));
+  await expect(consolePage.approvals.cards()).toHaveCount(2);
+  await scrollThrough(consolePage);
+  await consolePage.approvals.scrollListToTop();
+  const approveAll = consolePage.approvals.approveAllButton(sessionOf(agent));
+  await expect(approveAll).toBeEnabled();
+
+  const firstCard = consolePage.approvals.cards().first();
+  await firstCard.getByRole('button', { name: 'Edit arguments', exact: true }).click();
+  await firstCard.getByLabel('Edited arguments (JSON)').fill('{ "label": "one, edited" }');
+  await expect(approveAll).toBeDisabled();
+  await expect(consolePage.approvals.agentGroup(sessionOf(agent)).getByTestId('agent-seen')).toHaveText('1 prompt is being edited: answer it on its card');
+
+  // Closing the editor drops the edit: the group can be approved as it was shown.
+  await firstCard.getByRole('button', { name: 'Close the arguments editor' }).click();
+  await scrollThrough(consolePage);
+  await consolePage.approvals.scrollListToTop();
+  await expect(approveAll).toBeEnabled();
+  await approveAll.click();
+  const results = await Promise.all(calls);
+  expect(results.map((result) => (result.structuredContent as { rang: string } | undefined)?.rang)).toEqual(['one', 'two']);
+});
