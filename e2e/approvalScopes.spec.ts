@@ -54,6 +54,13 @@ test('approve for this session: the next matching call of that agent runs unaske
   await expect(row).toContainText('approval');
   await expect(row).toContainText('agent session');
   await expect(row.getByTestId('permission-hits')).toHaveText('1');
+
+  // Kept for good, after reading what that means: the rule moves to the user policy file.
+  const review = await consolePage.permissions.keepForGood('write_file(notes/a.md)', 'user');
+  await expect(review).toHaveCount(0);
+  await expect(row).toHaveAttribute('data-layer', 'user');
+  await expect(row.getByTestId('permission-source')).toContainText('policy.json');
+  expect(JSON.parse(readFileSync(join(gate.home, 'policy.json'), 'utf8'))).toEqual({ allow: ['write_file(notes/a.md)'] });
 });
 
 test('always allow writes the edited rule to the user file, Permissions shows its source, revoke makes the next call ask again; bad edits are refused', async ({ page }) => {

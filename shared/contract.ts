@@ -97,6 +97,20 @@ export const bridgeMethods = {
       revoked: z.boolean(),
     }),
   },
+  keepPermission: {
+    request: z
+      .object({
+        /** The grant to keep for good (an id listPermissions issued): a session or timed allow. */
+        id: z.string().min(1).max(4000),
+        /** The policy file it is written to. */
+        file: z.enum(['user', 'project']),
+      })
+      .strict(),
+    response: z.object({
+      /** The file the rule was appended to. */
+      file: z.string(),
+    }),
+  },
   denyAllFromAgent: {
     request: z
       .object({

@@ -1,8 +1,9 @@
+import { GateError } from '../../shared/errors';
 import type { GateInfo } from '../../shared/contract';
 import type { SandboxFact } from '../../shared/health';
 import type { ApprovalQueue } from '../approvals/approvalQueue';
 import { checkPromptEdit, checkPromptRules, decideApproval } from '../approvals/scopedApproval';
-import { listPermissions, revokePermission, type AgentNamer } from '../policy/permissions';
+import { keepPermission, listPermissions, revokePermission, type AgentNamer } from '../policy/permissions';
 import type { PolicyEngine } from '../policy/policyEngine';
 import type { AuditStore } from '../audit/auditStore';
 import type { ConsoleBackend } from '../bridge/consoleBackend';
@@ -58,6 +59,10 @@ export function createConsoleBackend(sources: ConsoleSources): ConsoleBackend {
       checkEdit: ({ approvalId, edit }) => checkPromptEdit(scoped, approvalId, edit),
       listPermissions: async () => (sources.policyEngine ? listPermissions(sources.policyEngine, sources.nameAgent) : []),
       revokePermission: async ({ id }) => ({ revoked: sources.policyEngine ? await revokePermission(sources.policyEngine, id) : false }),
+      keepPermission: async ({ id, file }) => {
+        if (!sources.policyEngine) throw new GateError('EUNAVAILABLE', 'this gate runs without a policy engine: there are no grants to keep');
+        return { file: await keepPermission(sources.policyEngine, id, file) };
+      },
       denyAllFromAgent: async ({ agentSession, reason }) => ({ denied: sources.approvals.denyAllFrom(agentSession, reason).length }),
       listAudit: async ({ limit, beforeSeq, callId }) => sources.audit.list({ limit, beforeSeq, callId }),
       verifyAudit: async () => sources.audit.verify(),

@@ -49,3 +49,19 @@ export async function revokePermission(engine: PolicyEngine, id: string): Promis
   if (rule.source.layer === 'user' || rule.source.layer === 'project') return engine.removeFileRule(rule);
   throw new GateError('EPERMISSION', rule.source.layer === 'managed' ? 'a managed rule is set by the machine administrator and cannot be revoked here' : 'a --grant rule lasts until the gate is started without it');
 }
+
+/**
+ * Keeps a grant for good: its rule is appended to the user or project policy file (checked and
+ * trusted as "Always allow" is) and the grant, now covered by the file, is revoked. Only an allow
+ * made by an approval (session or timed) can be kept; the returned path is the file written.
+ */
+export async function keepPermission(engine: PolicyEngine, id: string, file: 'user' | 'project'): Promise<string> {
+  const rule = engine.rulesInForce().find((candidate) => ruleKey(candidate) === id && grantHolds(candidate.source, candidate.source.agentSession, Date.now()));
+  if (!rule) throw new GateError('ENOTFOUND', 'that grant is no longer in force (revoked or expired): approve a call again to make a new one');
+  if (rule.source.layer !== 'session' || rule.effect !== 'allow') {
+    throw new GateError('EVALIDATION', `only a grant made by an approval can be kept for good; ${rule.text} is a ${rule.effect} rule of the ${rule.source.layer} layer already`);
+  }
+  await engine.saveRules(file, [rule.text]);
+  engine.revokeGrant(rule);
+  return engine.files[file];
+}

@@ -243,6 +243,11 @@ export class ConsoleSync {
     return (await this.bridge.revokePermission({ id })).revoked;
   }
 
+  /** Writes a grant's rule to the user or project policy file and drops the grant; the file's path. */
+  async keepPermission(id: string, file: 'user' | 'project'): Promise<string> {
+    return (await this.bridge.keepPermission({ id, file })).file;
+  }
+
   /**
    * Denies every prompt of one agent session ("Deny all from this agent"); resolves with how many
    * were denied. Their cards go as the gate's approvalResolved events arrive.

@@ -108,6 +108,34 @@ describe('scoped approvals', () => {
     expect((await after).isError).toBe(true);
   });
 
+  it('a session grant kept for good moves to the user file: every agent then runs the call unasked, and nothing else is kept', async () => {
+    const { running, handlers, agent, dirs, prompted } = await open();
+    const first = await agent();
+    const second = await agent();
+    const prompt = nextApproval(running.backend);
+    const call = first.callTool({ name: 'write_file', arguments: { path: 'notes/a.md', content: 'one\n' } });
+    const request = await prompt;
+    await handlers.decideApproval({ approvalId: request.approvalId, decision: 'approve', scope: { kind: 'session' }, rules: ['write_file(notes/a.md)'] });
+    expect((await call).isError).toBe(false);
+    const [grant] = (await handlers.listPermissions({})).filter((permission) => permission.layer === 'session');
+
+    const userFile = join(dirs.home, 'policy.json');
+    expect(await handlers.keepPermission({ id: grant!.id, file: 'user' })).toEqual({ file: userFile });
+    expect(JSON.parse(readFileSync(userFile, 'utf8'))).toEqual({ allow: ['write_file(notes/a.md)'] });
+    const inForce = await handlers.listPermissions({});
+    expect(inForce.filter((permission) => permission.layer === 'session')).toEqual([]);
+    expect(inForce.find((permission) => permission.rule === 'write_file(notes/a.md)')).toMatchObject({ layer: 'user', file: userFile });
+    // The other agent, which the session grant never covered, now runs it unasked.
+    expect((await second.callTool({ name: 'write_file', arguments: { path: 'notes/a.md', content: 'two\n' } })).isError).toBe(false);
+    expect(prompted()).toBe(1);
+
+    // Only a grant an approval made can be kept; one already gone says so.
+    const fileRule = inForce.find((permission) => permission.layer === 'user')!;
+    await expect(handlers.keepPermission({ id: fileRule.id, file: 'project' })).rejects.toMatchObject({ code: 'EVALIDATION' });
+    await expect(handlers.keepPermission({ id: grant!.id, file: 'user' })).rejects.toMatchObject({ code: 'ENOTFOUND' });
+    expect(JSON.parse(readFileSync(userFile, 'utf8'))).toEqual({ allow: ['write_file(notes/a.md)'] });
+  });
+
   it('an invalid rule, or one that does not cover the call, is refused with the reason and nothing is saved; the prompt stays', async () => {
     const { running, handlers, agent, dirs } = await open();
     const client = await agent();

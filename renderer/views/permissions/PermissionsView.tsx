@@ -13,7 +13,8 @@ function when(iso: string | undefined, none: string): string {
 /**
  * Every rule and grant in force: what it allows or denies, its layer and source (file and line, or
  * the approval that made it), for whom, until when, how often it decided a call and when it last
- * did; revoke in one click (grants, and rules of the user and project files).
+ * did; revoke in one click (grants, and rules of the user and project files), and keep a grant for
+ * good in the user or project policy file once its rule has been read again.
  */
 export function PermissionsView() {
   const sync = useConsoleSync();
@@ -21,6 +22,8 @@ export function PermissionsView() {
   const calls = useConsoleState((s) => s.calls);
   const [permissions, setPermissions] = useState<readonly Permission[]>();
   const [problem, setProblem] = useState<string>();
+  /** The grant whose "Keep for good" is open: the person reviews the rule and picks the file. */
+  const [keeping, setKeeping] = useState<string>();
 
   const load = useCallback(async () => {
     try {
@@ -36,6 +39,16 @@ export function PermissionsView() {
     const timer = setTimeout(() => void load(), RELOAD_DELAY_MS);
     return () => clearTimeout(timer);
   }, [load, policy, calls]);
+
+  async function keep(permission: Permission, file: 'user' | 'project'): Promise<void> {
+    try {
+      await sync.keepPermission(permission.id, file);
+      setKeeping(undefined);
+      await load();
+    } catch (error) {
+      setProblem(describe(error));
+    }
+  }
 
   async function revoke(permission: Permission): Promise<void> {
     try {
@@ -69,7 +82,7 @@ export function PermissionsView() {
                 Hits
               </th>
               <th scope="col">Last use</th>
-              <th scope="col">Revoke</th>
+              <th scope="col">Revoke or keep</th>
             </tr>
           </thead>
           <tbody>
@@ -87,11 +100,20 @@ export function PermissionsView() {
                   {permission.hits}
                 </td>
                 <td>{when(permission.lastUsed, 'not yet')}</td>
-                <td>
+                <td className="permission-actions">
                   {permission.revocable ? (
                     <button type="button" className="deny" aria-label={`Revoke ${permission.rule}`} onClick={() => void revoke(permission)}>
                       Revoke
                     </button>
+                  ) : null}
+                  {permission.layer === 'session' && permission.effect === 'allow' ? (
+                    keeping === permission.id ? (
+                      <KeepChoice permission={permission} onKeep={(file) => void keep(permission, file)} onCancel={() => setKeeping(undefined)} />
+                    ) : (
+                      <button type="button" aria-label={`Keep ${permission.rule} for good…`} onClick={() => setKeeping(permission.id)}>
+                        Keep for good…
+                      </button>
+                    )
                   ) : null}
                 </td>
               </tr>
@@ -100,5 +122,26 @@ export function PermissionsView() {
         </table>
       ) : null}
     </>
+  );
+}
+
+/** Keeping a grant for good: what changes, said plainly, and which file; nothing is written until one is chosen. */
+function KeepChoice({ permission, onKeep, onCancel }: { permission: Permission; onKeep: (file: 'user' | 'project') => void; onCancel: () => void }) {
+  return (
+    <div className="keep-choice" role="group" aria-label={`Keep ${permission.rule} for good`} data-testid="keep-choice">
+      <p className="note">
+        Written to a policy file, <code>{permission.rule}</code> allows matching calls of every agent, with no expiry, until you remove it. The grant it
+        replaces goes.
+      </p>
+      <button type="button" onClick={() => onKeep('user')}>
+        Save to the user policy
+      </button>
+      <button type="button" onClick={() => onKeep('project')}>
+        Save to the project policy
+      </button>
+      <button type="button" onClick={onCancel}>
+        Cancel
+      </button>
+    </div>
   );
 }
