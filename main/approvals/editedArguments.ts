@@ -139,10 +139,11 @@ export function describeChanges(before: Record<string, unknown>, after: Record<s
 }
 
 /** The note the agent reads with its result: that a person changed its call, and how. */
-export function editNote(summary: EditSummary): string {
+export function editNote(summary: EditSummary, completed = true): string {
   const parts = [...summary.changes];
   if (summary.rejectedHunks && summary.rejectedHunks.length > 0) {
-    parts.push(`left out ${summary.rejectedHunks.map((hunk) => `${hunk.description} ${hunk.header}`).join('; ')}; only the other hunks were written`);
+    parts.push(`left out ${summary.rejectedHunks.map((hunk) => `${hunk.description} ${hunk.header}`).join('; ')}${completed ? '; only the other hunks were written' : ''}`);
   }
+  if (!completed) return `A person edited this call before approving it (${parts.join('; ')}), and the edited call failed: see the error.`;
   return `A person edited this call before approving it, and it ran as edited: ${parts.join('; ')}. Read the result (and the file) again before building on it.`;
 }

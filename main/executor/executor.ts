@@ -7,7 +7,7 @@ import { hashCanonical } from '../../shared/hash';
 import { MAX_ARGUMENT_DEPTH, firstIllFormedString, nestsDeeperThan } from '../../shared/jsonLimits';
 import { mutatingEffects, type Capability, type ToolManifest } from '../../shared/manifest';
 import type { ResultMeta, ToolResult } from '../../shared/result';
-import type { CallEdit, Preview } from '../../shared/approval';
+import type { CallEdit, EditSummary, Preview } from '../../shared/approval';
 import type { ApprovalQueue } from '../approvals/approvalQueue';
 import { checkEdit, reviseCall, type RevisedCall, type RevisionSubject } from '../approvals/callReviser';
 import { contentEditable, editNote } from '../approvals/editedArguments';
@@ -83,7 +83,7 @@ class CallRun {
   /** The step the call is at, for the record if the gate itself fails mid-call. */
   step = 'invoked';
   /** Set when a person edited the call before approving it: what the result tells the agent. */
-  edited: ResultMeta['edited'];
+  edited: EditSummary | undefined;
   /** When its tool process was handed the call (performance.now()), once it was. */
   private ranFrom: number | undefined;
 
@@ -156,7 +156,7 @@ class CallRun {
         durationMs,
         responseHash,
         ...(truncated ? { truncated: true } : {}),
-        ...(this.edited ? { edited: this.edited } : {}),
+        ...(this.edited ? { edited: { note: this.deps.redactions.redactValue(editNote(this.edited, outcome.ok)), ...this.edited } } : {}),
       },
     };
   }
@@ -368,8 +368,9 @@ export class Executor {
       return { refusal: { code: 'EDENIED', message: 'the call changed after it was approved; it was not run' } };
     }
     if (revised) {
-      run.edited = { note: this.deps.redactions.redactValue(editNote(revised.summary)), ...revised.summary };
+      // A call refused before it runs tells the agent only why: nothing of the edit was written.
       if (revised.stale) return { refusal: { code: 'EDENIED', message: `${manifest.name} was not run: ${revised.stale}` } };
+      run.edited = revised.summary;
       return { revised };
     }
     return previewHash ? { approvedPreviewHash: previewHash } : {};

@@ -181,6 +181,9 @@ describe('approving with edits', () => {
     const done = await result;
     expect(done.isError).toBe(true);
     expect(textOf(done)).toContain('no longer what was approved (the target changed meanwhile)');
+    // Told of the edit, never that it ran as edited.
+    expect(textOf(done)).toContain('and the edited call failed: see the error');
+    expect(textOf(done)).not.toContain('ran as edited');
     expect(file('notes.md')).toBe('changed meanwhile\n');
   });
 
@@ -193,6 +196,8 @@ describe('approving with edits', () => {
     const done = await result;
     expect(done.isError).toBe(true);
     expect(textOf(done)).toContain('changed on disk after the prompt was shown');
+    expect(textOf(done)).not.toContain('ran as edited');
+    expect(done._meta?.['toolgate/edited']).toBeUndefined();
     expect(file('notes.md')).toBe('changed by someone else\n');
   });
 });
