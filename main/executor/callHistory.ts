@@ -30,7 +30,12 @@ const InvokedSchema = z.object({
 });
 const EndedSchema = z.object({ step: z.string().optional(), error: ToolErrorSchema.optional(), responseHash: z.string().optional() });
 const CompletedSchema = z.object({ responseHash: z.string().optional(), output: z.unknown(), truncated: z.boolean().optional() });
-const DecidedSchema = z.object({ outcome: z.enum(['approved', 'denied', 'expired', 'withdrawn']), reason: z.string().optional() });
+const DecidedSchema = z.object({
+  outcome: z.enum(['approved', 'denied', 'expired', 'withdrawn']),
+  reason: z.string().optional(),
+  /** A person's edit: the arguments that ran instead of the agent's. */
+  edit: z.object({ edited: z.unknown() }).optional().catch(undefined),
+});
 const InterruptedSchema = z.object({ reason: z.string().catch('the gate stopped before this call ended'), lastStep: z.string().optional() });
 
 /** What deciderOf reads of a `policy` record: its rule, and whether a written rule decided. */
@@ -75,8 +80,11 @@ export function snapshotFromAudit(records: readonly AuditRecord[]): CallSnapshot
     snapshot.askedAt = asked.time;
   }
   if (decided.success) {
-    const { outcome, reason } = decided.data;
-    snapshot.decidedBy = deciderOfOutcome(outcome, reason);
+    const { outcome, reason, edit } = decided.data;
+    // An edited call ran with the person's arguments: Live shows those, as it did before the restart.
+    const edited = outcome === 'approved' && edit !== undefined;
+    snapshot.decidedBy = deciderOfOutcome(edited ? 'approved with edits' : outcome, reason);
+    if (edited) snapshot.arguments = edit.edited;
     const waitedMs = between(asked, decidedRecord);
     if (waitedMs !== undefined) snapshot.waitedMs = waitedMs;
   }
