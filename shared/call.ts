@@ -11,10 +11,15 @@ export type CallSource = z.infer<typeof CallSourceSchema>;
  * the client, not proven), and when the session began.
  */
 export const AgentInfoSchema = z.object({
-  /** The client's name, e.g. `claude-code` (at most 200 characters are kept). */
+  /** The client's name, e.g. `claude-code`: one line, hidden characters escaped, at most 64 characters (see agentName.ts). */
   client: z.string(),
-  /** The client's version (at most 100 characters are kept). */
+  /** The client's version, cleaned the same way, at most 32 characters. */
   version: z.string(),
+  /**
+   * The client the session itself declared, when it forwarded another's name (as `toolgate mcp`
+   * does): the name above is then only what that client says it forwards, and this one always shows.
+   */
+  via: z.object({ client: z.string(), version: z.string() }).optional(),
   /** When the session began (ISO 8601). */
   sessionStartedAt: z.string(),
 });

@@ -1,4 +1,4 @@
-import { inertText } from '../../shared/inertText';
+import { terminalText } from '../../shared/inertText';
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { AuditStore } from '../audit/auditStore';
@@ -88,7 +88,7 @@ export async function callCommand(argv: string[], io: Io): Promise<number> {
       .callTool({ name: tool, arguments: {}, _meta: { [RAW_ARGUMENTS_META]: json } }, undefined, LONG_CALL)
       .finally(() => clearTimeout(waiting));
     // What a tool returned reaches a terminal here: its escape sequences are shown, not obeyed.
-    const text = inertText((result.content as Array<{ type: string; text?: string }>).map((item) => item.text ?? '').join('\n'));
+    const text = terminalText((result.content as Array<{ type: string; text?: string }>).map((item) => item.text ?? '').join('\n'));
     if (result.isError) {
       io.err(`${text}\n`);
       return 1;

@@ -1,4 +1,5 @@
 import { GateError } from '../../shared/errors';
+import { terminalText } from '../../shared/inertText';
 import { resolveHome, toolgateVersion } from '../state/paths';
 import { UsageError } from './argv';
 import { helpText, subcommandOf, usageText, wantsHelp } from './commandSpec';
@@ -53,8 +54,9 @@ function stopWithParent(): () => void {
 /** Runs the CLI; returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
   const io: Io = {
-    out: (text) => process.stdout.write(text),
-    err: (text) => process.stderr.write(text),
+    // Audit records, tool results, policy reasons and agent names reach a terminal through here: shown, never obeyed.
+    out: (text) => process.stdout.write(terminalText(text)),
+    err: (text) => process.stderr.write(terminalText(text)),
     home: resolveHome(),
   };
   const [name, ...rest] = argv;

@@ -1,19 +1,34 @@
+import { AGENT_NAME_MAX_CHARS, AGENT_VERSION_MAX_CHARS, agentLabel, cleanAgentText } from '../../shared/agentName';
 import type { AgentInfo } from '../../shared/call';
 
 /** How many agent sessions are remembered; past it, the one heard from least recently is forgotten. */
 const REMEMBERED_SESSIONS = 1024;
-/** Longest client name and version kept (a client chooses them freely). */
-const MAX_CLIENT_CHARS = 200;
-const MAX_VERSION_CHARS = 100;
+/** A name and version as a client declared them (in `initialize`, or forwarded in `_meta`). */
+export interface DeclaredClient {
+  name: string;
+  version: string;
+}
 
-/** An agent's declared identity, cut to bounds the console and the audit can show. */
-export function boundedAgent(client: string, version: string, sessionStartedAt: string): AgentInfo {
-  return { client: client.slice(0, MAX_CLIENT_CHARS), version: version.slice(0, MAX_VERSION_CHARS), sessionStartedAt };
+/**
+ * An agent's declared identity, as the console, the audit and notifications show it: each name and
+ * version cleaned to one line of bounded length (cleanAgentText). When the session's client forwarded
+ * another's name, that name leads and the session's own client follows as `via`, each cut on its own,
+ * so a long forwarded name can never push the session's own out of sight.
+ */
+export function boundedAgent(session: DeclaredClient, sessionStartedAt: string, forwarded?: DeclaredClient): AgentInfo {
+  const own = { client: cleanAgentText(session.name, AGENT_NAME_MAX_CHARS), version: cleanAgentText(session.version, AGENT_VERSION_MAX_CHARS) };
+  if (!forwarded) return { ...own, sessionStartedAt };
+  return {
+    client: cleanAgentText(forwarded.name, AGENT_NAME_MAX_CHARS),
+    version: cleanAgentText(forwarded.version, AGENT_VERSION_MAX_CHARS),
+    via: own,
+    sessionStartedAt,
+  };
 }
 
 /** How the console names an agent session: `claude-code 1.2.3, session since 2026-…`. */
 export function describeAgent(agent: AgentInfo): string {
-  return `${agent.client} ${agent.version}, session since ${agent.sessionStartedAt}`;
+  return `${agentLabel(agent)}, session since ${agent.sessionStartedAt}`;
 }
 
 /**

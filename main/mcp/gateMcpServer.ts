@@ -1,9 +1,9 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { CallSource } from '../../shared/call';
+import type { AgentInfo, CallSource } from '../../shared/call';
 import type { ToolResult } from '../../shared/result';
 import { resultText, type Executor } from '../executor/executor';
-import { boundedAgent, type AgentDirectory } from './agentDirectory';
+import { boundedAgent, type AgentDirectory, type DeclaredClient } from './agentDirectory';
 import { FORWARDED_CLIENT_META, forwardedClient } from './forwardedClient';
 import type { ToolRegistry } from '../registry/registry';
 import { toMcpTool } from '../registry/schemaFormats';
@@ -40,6 +40,16 @@ export function toCallToolResult(result: ToolResult): CallToolResult {
   };
 }
 
+/**
+ * Who a session's calls are from: its client as declared in `initialize`, or, when that client
+ * forwards another's name (`toolgate mcp` does; any client can claim to), the forwarded one followed
+ * by the session's own as `via`. Both are self-declared; the `via` part is what the session really sent.
+ */
+function sessionAgent(client: DeclaredClient | undefined, forwardedMeta: unknown, sessionStartedAt: string): AgentInfo | undefined {
+  if (!client) return undefined;
+  return boundedAgent(client, sessionStartedAt, forwardedClient(forwardedMeta));
+}
+
 /** How an MCP server session is set up. */
 export interface GateMcpServerOptions {
   /** Who the calls say sent them (default `mcp`). */
@@ -65,6 +75,7 @@ export function createGateMcpServer(registry: ToolRegistry, executor: Executor, 
         'and a denial comes back as an error with the reason.',
     },
   );
+  let agent: AgentInfo | undefined;
   server.oninitialized = () => {
     sessionStartedAt = new Date().toISOString();
   };
@@ -92,14 +103,8 @@ export function createGateMcpServer(registry: ToolRegistry, executor: Executor, 
               })
               .catch(() => {});
           }, PROGRESS_INTERVAL_MS);
-    const client = server.getClientVersion();
-    // Behind `toolgate mcp` the session's client is the bridge: the agent is the one it forwards, named as such.
-    const behind = client ? forwardedClient(meta?.[FORWARDED_CLIENT_META]) : undefined;
-    const agent = client
-      ? behind
-        ? boundedAgent(`${behind.name} via ${client.name}`, behind.version, sessionStartedAt)
-        : boundedAgent(client.name, client.version, sessionStartedAt)
-      : undefined;
+    // Who the session is, settled at its first call: a forwarded name sent later, or a different one, is ignored.
+    agent ??= sessionAgent(server.getClientVersion(), meta?.[FORWARDED_CLIENT_META], sessionStartedAt);
     if (agent && extra.sessionId) options.agents?.note(extra.sessionId, agent);
     try {
       // extra.signal aborts when the agent cancels (the SDK's own request timeout sends that too).

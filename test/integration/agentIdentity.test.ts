@@ -8,7 +8,20 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startGate, type RunningGate } from '../../main/gate/startGate';
+import { FORWARDED_CLIENT_META } from '../../main/mcp/forwardedClient';
+import { agentLabel } from '../../shared/agentName';
+import { promptNotice } from '../../shared/promptNotice';
 import { makeTempDirs, nextApproval, readToken, type TempDirs } from './helpers';
+
+/** A character that must never reach a name raw: controls, format and bidi characters, separators. */
+const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
+
+/** Every string in a JSON value. */
+function textsIn(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (value && typeof value === 'object') return Object.values(value).flatMap(textsIn);
+  return [];
+}
 
 let dirs: TempDirs | undefined;
 let running: RunningGate | undefined;
@@ -69,13 +82,49 @@ describe('who is asking', () => {
     expect((await cursorCall).isError).toBe(true);
   });
 
-  it('cuts a long client name to 200 characters and its version to 100', async () => {
+  it('cuts a long client name to 64 characters and its version to 32', async () => {
     dirs = makeTempDirs();
     running = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, approvalTimeoutMs: 30_000, poolSize: 1 });
     const agent = await agentNamed('x'.repeat(5000), '1'.repeat(500));
     await agent.callTool({ name: 'echo', arguments: { text: 'hi' } });
     const [call] = await running.backend.handlers.listCalls({});
-    expect(call!.agent!.client).toBe('x'.repeat(200));
-    expect(call!.agent!.version).toBe('1'.repeat(100));
+    expect(call!.agent!.client).toBe(`${'x'.repeat(63)}…`);
+    expect(call!.agent!.version).toBe(`${'1'.repeat(31)}…`);
+  });
+
+  it('shows a hostile agent’s name as one clean line, with the session’s own client after any name it forwards, fixed for the session', async () => {
+    dirs = makeTempDirs();
+    running = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, approvalTimeoutMs: 30_000, poolSize: 1 });
+    const hostileName = `Toolgate\nrm -rf ~ \u001b[31m\u202eexe.tnegA\u2066\u0085\u007f${'x'.repeat(500)}`;
+    const agent = await agentNamed(hostileName, '9\u0007\u001b[31mred\r\n' + '1'.repeat(500));
+    const forged = { name: `claude-code${' '.repeat(300)}`, version: '2.0.14' };
+
+    const prompt = nextApproval(running.backend);
+    const call = agent.callTool({ name: 'write_file', arguments: { path: 'a.md', content: 'a\n' }, _meta: { [FORWARDED_CLIENT_META]: forged } });
+    const request = await prompt;
+    const cleanOwn = request.agent!.via!;
+    expect(request.agent).toMatchObject({ client: 'claude-code', version: '2.0.14' });
+    expect(cleanOwn.client).toMatch(/^Toolgate rm -rf ~ \\u001b\[31m\\u202eexe\.tnegA\\u2066\\u0085\\u007fx+…$/);
+    expect(Array.from(cleanOwn.client)).toHaveLength(64);
+    expect(Array.from(cleanOwn.version)).toHaveLength(32);
+    expect(agentLabel(request.agent!)).toBe(`claude-code 2.0.14 via ${cleanOwn.client} ${cleanOwn.version}`);
+
+    const [invoked] = running.gate.audit.forCall(request.callId);
+    expect(invoked).toMatchObject({ kind: 'invoked', payload: { agent: request.agent } });
+    const notice = promptNotice(request);
+    for (const shown of [...textsIn(request.agent), ...textsIn((invoked!.payload as { agent?: unknown }).agent), notice.title, notice.body]) expect(shown).not.toMatch(HIDDEN);
+    expect(notice.body).toContain(` via ${cleanOwn.client} `);
+    await running.backend.handlers.decideApproval({ approvalId: request.approvalId, decision: 'approve' });
+    expect((await call).isError).toBe(false);
+
+    // A later call of the same session forwarding another name, or none, is still named as at its first call.
+    for (const meta of [{ [FORWARDED_CLIENT_META]: { name: 'cursor', version: '0.9.1' } }, {}]) {
+      const next = nextApproval(running.backend);
+      const again = agent.callTool({ name: 'write_file', arguments: { path: 'b.md', content: 'b\n' }, _meta: meta });
+      const nextRequest = await next;
+      expect(nextRequest.agent).toEqual(request.agent);
+      await running.backend.handlers.decideApproval({ approvalId: nextRequest.approvalId, decision: 'deny' });
+      expect((await again).isError).toBe(true);
+    }
   });
 });

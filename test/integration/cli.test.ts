@@ -5,7 +5,10 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { readGateAddress } from '../../main/state/stateFolder';
 import { BridgeClient, CLI, ROOT, cliEnv, makeTempDirs, readConsoleToken, readToken, runCli, spawnServe, type ServeProcess, type TempDirs } from './helpers';
 
 interface AuditLine {
@@ -95,6 +98,31 @@ describe('with `toolgate serve` running', () => {
     } finally {
       bridge.close();
     }
+  });
+
+  it('`audit list` and `call` print an agent’s DEL, C1, separator and bidi characters as \\uXXXX escapes, never raw', async () => {
+    const hostile = 'x\u007f\u0085\u009b31m\u2028\u202eexe\u2066';
+    const agent = new Client({ name: `agent${hostile}`, version: '1.0' });
+    await agent.connect(
+      new StreamableHTTPClientTransport(new URL(readGateAddress(dirs.home).mcpUrl), { requestInit: { headers: { authorization: `Bearer ${readToken(dirs.home)}` } } }),
+    );
+    try {
+      expect((await agent.callTool({ name: 'echo', arguments: { text: hostile } })).isError).toBe(false);
+    } finally {
+      await agent.close();
+    }
+    const called = await runCli(['call', 'echo', JSON.stringify({ text: hostile })], dirs.home);
+    expect(called.code, called.stderr).toBe(0);
+    const listed = await runCli(['audit', 'list', '--limit', '20'], dirs.home);
+    const json = await runCli(['audit', 'list', '--json', '--limit', '20'], dirs.home);
+    for (const run of [called, listed, json]) {
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout + run.stderr).not.toMatch(/[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/);
+    }
+    expect(listed.stdout).toContain('\\u202eexe');
+    // Still JSON, with the agent's text as it was sent.
+    const records = JSON.parse(json.stdout) as AuditLine[];
+    expect(records.some((record) => record.payload.arguments?.text === hostile)).toBe(true);
   });
 
   it('`audit verify` finds the chain intact after those calls', async () => {

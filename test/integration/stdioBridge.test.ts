@@ -51,10 +51,10 @@ describe('stdio bridge to a running gate', () => {
     expect(result._meta?.['toolgate/responseHash']).toMatch(/^[0-9a-f]{64}$/);
     // The console names the agent behind the bridge, and the bridge.
     const listed = await bridge.request('listCalls', {});
-    const echoed = (listed as { ok: true; value: Array<{ callId: string; agent?: { client: string } }> }).value.find(
+    const echoed = (listed as { ok: true; value: Array<{ callId: string; agent?: { client: string; via?: { client: string } } }> }).value.find(
       (call) => call.callId === result._meta?.['toolgate/callId'],
     );
-    expect(echoed?.agent?.client).toBe('stdio-integration-test via toolgate-stdio-bridge');
+    expect(echoed?.agent).toMatchObject({ client: 'stdio-integration-test', via: { client: 'toolgate-stdio-bridge' } });
     const refused = await client.callTool({ name: 'read_file', arguments: { path: '../../etc/passwd' } });
     expect(refused.isError).toBe(true);
     expect(textOf(refused)).toMatch(/^EPERMISSION/);

@@ -1,3 +1,4 @@
+import { agentLabel } from '../../../shared/agentName';
 import type { AgentInfo } from '../../../shared/call';
 import { formatClock } from '../../format/time';
 import { VisibleText } from '../common/VisibleText';
@@ -15,8 +16,15 @@ export function AgentFact({ agentSession, agent }: { agentSession: string; agent
       <dt>Agent</dt>
       <dd className="agent-fact" data-testid="approval-agent" data-agent-session={agentSession}>
         {agent ? (
-          <span className="agent-client" data-testid="agent-client" title={`${agent.client} ${agent.version}, as its MCP client declared it`}>
+          <span className="agent-client" data-testid="agent-client" title={`${agentLabel(agent)}, as its MCP client declared it`}>
             <VisibleText text={`${agent.client} ${agent.version}`} />
+            {/* The client the session really is, when it forwarded another's name: always shown, set apart. */}
+            {agent.via ? (
+              <span className="note" data-testid="agent-via">
+                {' via '}
+                <VisibleText text={`${agent.via.client} ${agent.via.version}`} />
+              </span>
+            ) : null}
           </span>
         ) : null}
         <span className="note">

@@ -1,4 +1,5 @@
 import { useId } from 'react';
+import { agentLabel } from '../../../shared/agentName';
 import type { ApprovalRequest } from '../../../shared/approval';
 import { formatClock } from '../../format/time';
 import { describe } from '../../store/consoleSync';
@@ -48,7 +49,7 @@ export function AgentGroupHeader({ group, shownInFull }: { group: AgentGroup; sh
       <h3 id={headingId} className="agent-group-title">
         {agentSession ? (
           <>
-            {agent ? <VisibleText text={`${agent.client} ${agent.version}`} /> : 'Agent'} <code title={`agent session ${agentSession}`}>{agentSession.slice(0, SHORT_SESSION)}</code>
+            {agent ? <VisibleText text={agentLabel(agent)} /> : 'Agent'} <code title={`agent session ${agentSession}`}>{agentSession.slice(0, SHORT_SESSION)}</code>
           </>
         ) : (
           'Calls with no agent session'

@@ -1,4 +1,5 @@
 import { memo } from 'react';
+import { agentLabel } from '../../../shared/agentName';
 import type { CallSnapshot } from '../../../shared/call';
 import { formatClock } from '../../format/time';
 import { ExpandableJson } from '../common/ExpandableJson';
@@ -57,7 +58,7 @@ function CallAgent({ call }: { call: CallSnapshot }) {
   const session = call.agentSession ? `agent session ${call.agentSession}, ` : '';
   return (
     <span className="call-agent" data-testid="call-agent" title={`${session}started ${call.agent.sessionStartedAt}`}>
-      <VisibleText text={`${call.agent.client} ${call.agent.version}`} />
+      <VisibleText text={agentLabel(call.agent)} />
       <span className="note"> since {formatClock(call.agent.sessionStartedAt)}</span>
     </span>
   );
