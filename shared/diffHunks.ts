@@ -1,4 +1,7 @@
-import { applyPatch, parsePatch, type StructuredPatch } from 'diff';
+import { applyPatch, structuredPatch, type StructuredPatchHunk } from 'diff';
+
+/** How long a line-by-line diff may take before the change is taken as one whole-file replacement. */
+const DIFF_TIMEOUT_MS = 2000;
 
 /** One hunk of a file diff, numbered from 1 as the prompt shows it. */
 export interface DiffHunk {
@@ -15,19 +18,51 @@ export interface DiffHunk {
   removed: number;
 }
 
-function onlyFile(unified: string): StructuredPatch | undefined {
-  return parsePatch(unified).find((file) => file.hunks.length > 0);
+function linesOf(text: string): string[] {
+  if (text === '') return [];
+  const lines = text.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  return lines;
 }
 
-/** The hunks of a one-file unified diff (a diff preview's `unified`), in order. */
-export function diffHunks(unified: string): DiffHunk[] {
-  const file = onlyFile(unified);
-  if (!file) return [];
-  return file.hunks.map((hunk, index) => ({
+/** One hunk that replaces every line: always correct, computed in linear time. */
+function wholeFileHunk(before: string, after: string): StructuredPatchHunk {
+  const removed = linesOf(before);
+  const added = linesOf(after);
+  return {
+    oldStart: 1,
+    oldLines: removed.length,
+    newStart: 1,
+    newLines: added.length,
+    lines: [...removed.map((line) => `-${line}`), ...added.map((line) => `+${line}`)],
+  };
+}
+
+/**
+ * The hunks that turn `before` into `after`, computed from the two texts alone (never parsed back
+ * from a diff's text, whose header holds a name the agent chose). A change too large to diff line
+ * by line within the time limit is one whole-file hunk.
+ */
+export function changeHunks(before: string, after: string): StructuredPatchHunk[] {
+  // A prompt's hunks are asked for again and again (numbered, then applied): the diff is made once.
+  if (lastChange?.before !== before || lastChange.after !== after) {
+    const patch = structuredPatch('', '', before, after, undefined, undefined, { timeout: DIFF_TIMEOUT_MS });
+    lastChange = { before, after, hunks: patch ? patch.hunks : [wholeFileHunk(before, after)] };
+  }
+  // Copies: formatPatch shifts the start of an empty range in the hunk it is given.
+  return lastChange.hunks.map((hunk) => ({ ...hunk }));
+}
+
+let lastChange: { before: string; after: string; hunks: StructuredPatchHunk[] } | undefined;
+
+/** The hunks of the change from `before` to `after` (a diff preview's two sides), in order, numbered as its unified diff shows them. */
+export function diffHunks(before: string, after: string): DiffHunk[] {
+  return changeHunks(before, after).map((hunk, index) => ({
     number: index + 1,
-    oldStart: hunk.oldStart,
+    // A unified diff names the line before an empty range (`@@ -0,0`), as the preview shows it.
+    oldStart: hunk.oldLines === 0 ? hunk.oldStart - 1 : hunk.oldStart,
     oldLines: hunk.oldLines,
-    newStart: hunk.newStart,
+    newStart: hunk.newLines === 0 ? hunk.newStart - 1 : hunk.newStart,
     newLines: hunk.newLines,
     added: hunk.lines.filter((line) => line.startsWith('+')).length,
     removed: hunk.lines.filter((line) => line.startsWith('-')).length,
@@ -46,18 +81,19 @@ export function describeHunk(hunk: DiffHunk): string {
 }
 
 /**
- * The file as it is (`before`) with only the hunks of `unified` that are not in `rejected`
- * applied: what "leave this hunk out" writes. Throws when a hunk number is not in the diff or
- * the diff does not apply to `before` (it was made from another text).
+ * The file as it is (`before`) with only the hunks of its change to `after` that are not in
+ * `rejected` applied: what "leave this hunk out" writes. Throws when a hunk number is not in the
+ * diff, or when the accepted hunks cannot be applied on their own.
  */
-export function applyAcceptedHunks(before: string, unified: string, rejected: readonly number[]): string {
-  const file = onlyFile(unified);
-  const count = file?.hunks.length ?? 0;
+export function applyAcceptedHunks(before: string, after: string, rejected: readonly number[]): string {
+  const hunks = changeHunks(before, after);
+  const count = hunks.length;
   const unknown = rejected.find((number) => !Number.isInteger(number) || number < 1 || number > count);
   if (unknown !== undefined) throw new RangeError(`there is no hunk ${unknown}: the diff has ${count} hunk${count === 1 ? '' : 's'}`);
-  if (!file) return before;
   const leftOut = new Set(rejected);
-  const after = applyPatch(before, { ...file, hunks: file.hunks.filter((_hunk, index) => !leftOut.has(index + 1)) });
-  if (after === false) throw new RangeError('the diff does not apply to the file it was made from');
-  return after;
+  if (leftOut.size === 0) return after;
+  if (leftOut.size === count) return before;
+  const accepted = applyPatch(before, { oldFileName: '', newFileName: '', oldHeader: undefined, newHeader: undefined, hunks: hunks.filter((_hunk, index) => !leftOut.has(index + 1)) });
+  if (accepted === false) throw new RangeError('the accepted hunks do not apply to the file on their own');
+  return accepted;
 }

@@ -26,6 +26,11 @@ export class ApprovalsPanel {
     return this.console.page.getByTestId('approval-card');
   }
 
+  /** The prompts whose card failed to draw, each left with why and Deny. */
+  unshownCards(): Locator {
+    return this.console.page.getByTestId('approval-card-unshown');
+  }
+
   /** The line saying how many calls are waiting ("N calls are waiting for you."). */
   waitingCount(): Locator {
     return this.console.page.getByTestId('approval-count');

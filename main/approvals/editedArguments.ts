@@ -1,6 +1,6 @@
 import type { CallEdit, EditSummary, Preview, RejectedHunk } from '../../shared/approval';
 import { canonicalize } from '../../shared/canonicalJson';
-import { applyAcceptedHunks, describeHunk, diffHunks } from '../../shared/diffHunks';
+import { applyAcceptedHunks, describeHunk, diffHunks, type DiffHunk } from '../../shared/diffHunks';
 import { countDiffLines } from '../executor/steps/preparePreview';
 import { unifiedDiff } from '../tools/unifiedDiff';
 
@@ -74,13 +74,15 @@ export function editedArguments(base: EditBase, edit: CallEdit): EditedArguments
   }
   if (edit.content !== undefined) return { arguments: toArguments(base.input, preview, edit.content) };
   const rejected = [...new Set(edit.rejectedHunks ?? [])].sort((a, b) => a - b);
-  const hunks = diffHunks(preview.unified);
-  if (rejected.length >= hunks.length && rejected.every((number) => number <= hunks.length)) {
-    return { problems: [{ field: '(hunks)', problem: 'every hunk is left out, so nothing would change: choose Deny instead' }] };
-  }
+  // The hunks come from the file as previewed and the proposed content, never from the diff's text.
+  let hunks: DiffHunk[];
   let after: string;
   try {
-    after = applyAcceptedHunks(preview.before, preview.unified, rejected);
+    hunks = diffHunks(preview.before, preview.after);
+    if (rejected.length >= hunks.length && rejected.every((number) => number <= hunks.length)) {
+      return { problems: [{ field: '(hunks)', problem: 'every hunk is left out, so nothing would change: choose Deny instead' }] };
+    }
+    after = applyAcceptedHunks(preview.before, preview.after, rejected);
   } catch (error) {
     return { problems: [{ field: '(hunks)', problem: (error as Error).message }] };
   }

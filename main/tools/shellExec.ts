@@ -69,7 +69,7 @@ export const shellExecTool = defineTool({
     .strict(),
   output: ShellExecOutputSchema,
   execute: async (input, context): Promise<Preview | ShellExecOutput> => {
-    const cwd = confinePath(context.workspace, input.cwd ?? '.');
+    const cwd = confinePath(context.workspace, input.cwd ?? '.', 'cwd');
     if (!cwd.exists || !statSync(cwd.absolute).isDirectory()) {
       throw new GateError('EVALIDATION', `cwd ${JSON.stringify(input.cwd)} is not a folder in the workspace; nothing was run`);
     }

@@ -20,12 +20,34 @@ export function isInside(root: string, candidate: string): boolean {
 }
 
 /**
+ * Control characters (C0 such as newline, carriage return and tab; DEL; C1), the Unicode line and
+ * paragraph separators and the bidi controls. A name holding one reads differently from what it
+ * is: it breaks a prompt's lines and the diff's headers, or reorders what the person sees.
+ */
+const INVISIBLE_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
+
+/** Refuses (EVALIDATION, naming `argument`) a path holding a character that would not show as it is. */
+export function refuseInvisibleCharacters(requested: string, argument: string): void {
+  const found = INVISIBLE_CHARACTER.exec(requested);
+  if (!found) return;
+  const code = `U+${found[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+  throw new GateError(
+    'EVALIDATION',
+    `${argument} holds the control character ${code} at position ${found.index}; paths may not contain control characters, ` +
+      'line or paragraph separators or bidi controls, which would show the person another name than the one used',
+    { argument, character: code },
+  );
+}
+
+/**
  * Resolves `requested` against the workspace root and proves it stays inside: `..` that climbs out,
  * an absolute path elsewhere, and a symlink (anywhere on the way) that points out are refused with
- * EPERMISSION. `workspace` must already be a real path.
+ * EPERMISSION; a name holding a control character (refuseInvisibleCharacters) with EVALIDATION
+ * naming `argument`. `workspace` must already be a real path.
  */
-export function confinePath(workspace: string, requested: string): ConfinedPath {
+export function confinePath(workspace: string, requested: string, argument = 'path'): ConfinedPath {
   if (requested.includes('\0')) throw new GateError('EPERMISSION', 'the path holds a NUL byte');
+  refuseInvisibleCharacters(requested, argument);
   const lexical = resolve(workspace, requested);
   if (!isInside(workspace, lexical)) {
     throw new GateError(

@@ -67,7 +67,7 @@ export function checkCapabilities(
     if (typeof requested !== 'string') continue;
     let confined: ConfinedPath;
     try {
-      confined = confinePath(workspace, requested);
+      confined = confinePath(workspace, requested, argument);
     } catch (error) {
       if (error instanceof GateError) return new StepFailure('capability', error.toToolError());
       throw error;

@@ -4,7 +4,7 @@ import { useMeasuredVirtualizer } from '../common/measuredVirtualizer';
 import { useConsoleState } from '../consoleContext';
 import { AgentGroupHeader } from './AgentGroupHeader';
 import { groupByAgent, headerOfEachRow, rowsOf, type ApprovalRow } from './agentGroups';
-import { ApprovalCard } from './ApprovalCard';
+import { ApprovalCardBoundary } from './ApprovalCardBoundary';
 import { KeyHelp } from './KeyHelp';
 import { NotificationSettings } from './NotificationSettings';
 import { useApprovalKeys, type ApprovalKeys } from './useApprovalKeys';
@@ -104,7 +104,7 @@ export function ApprovalsView() {
                     style={pinned ? undefined : { transform: `translateY(${item.start}px)` }}
                     {...(row.kind === 'prompt' ? promptSlot(row.request, keys, opened) : { className: `virtual-item agent-slot${pinned ? ' agent-slot-pinned' : ''}` })}
                   >
-                    {row.kind === 'agent' ? <AgentGroupHeader group={row.group} shownInFull={shownInFull} /> : <ApprovalCard request={row.request} />}
+                    {row.kind === 'agent' ? <AgentGroupHeader group={row.group} shownInFull={shownInFull} /> : <ApprovalCardBoundary request={row.request} />}
                   </div>
                 );
               })}

@@ -37,7 +37,8 @@ export function CallEditPanel({ request, editing }: { request: ApprovalRequest; 
         <>
           <p className="hint">Type in the diff's right pane to change the new content, or leave hunks out. One kind of edit at a time.</p>
           <HunkToggles
-            unified={preview.unified}
+            before={preview.before}
+            after={preview.after}
             rejected={draft.rejectedHunks}
             disabled={editingArguments || contentEdited}
             onChange={(rejectedHunks) => setDraft({ ...draft, rejectedHunks })}

@@ -1,23 +1,42 @@
 import { useMemo } from 'react';
-import { describeHunk, diffHunks } from '../../../../shared/diffHunks';
+import { describeHunk, diffHunks, type DiffHunk } from '../../../../shared/diffHunks';
+
+/** The hunks of a diff, or why they cannot be told apart (a diff of the prompt that cannot be split). */
+function hunksOf(before: string, after: string): DiffHunk[] | { failure: string } {
+  try {
+    return diffHunks(before, after);
+  } catch (error) {
+    return { failure: error instanceof Error ? error.message : String(error) };
+  }
+}
 
 /**
  * One switch per hunk of a file diff: checked hunks are written, unchecked ones left out. The gate
  * computes what is written from the file and the accepted hunks; this only says which.
  */
 export function HunkToggles({
-  unified,
+  before,
+  after,
   rejected,
   disabled,
   onChange,
 }: {
-  unified: string;
+  /** The file as previewed and as proposed: the hunks are computed from these, never from the diff's text. */
+  before: string;
+  after: string;
   rejected: readonly number[];
   /** Set while another kind of edit is under way. */
   disabled: boolean;
   onChange: (rejected: number[]) => void;
 }) {
-  const hunks = useMemo(() => diffHunks(unified), [unified]);
+  const hunks = useMemo(() => hunksOf(before, after), [before, after]);
+  if (!Array.isArray(hunks)) {
+    return (
+      <p className="hint" data-testid="hunk-toggles-unavailable">
+        Hunks cannot be chosen for this diff ({hunks.failure}); edit the right pane or deny the call.
+      </p>
+    );
+  }
   // One hunk left out is the whole change left out: that is Deny.
   if (hunks.length < 2) return null;
   return (

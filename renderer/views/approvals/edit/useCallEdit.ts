@@ -51,7 +51,7 @@ function diffEditingOf(request: ApprovalRequest, draft: EditDraft, setDraft: (dr
   let shown = draft.content === undefined ? preview.after : undefined;
   if (draft.content === undefined && draft.rejectedHunks.length > 0) {
     try {
-      shown = applyAcceptedHunks(preview.before, preview.unified, draft.rejectedHunks);
+      shown = applyAcceptedHunks(preview.before, preview.after, draft.rejectedHunks);
     } catch {
       // The gate names the problem; the pane keeps the proposal meanwhile.
     }
