@@ -79,24 +79,23 @@ test('a file name padded with blank fillers shows each filler as its escape', as
   await call;
 });
 
-test('a file name with a bidi override shows the override, and a new file shows no deleted line', async () => {
-  const call = writeFileCall('notes\u202Etxt.exe', 'hi');
-  const card = await consolePage.approvals.waitForPrompt('write_file');
-  const path = await consolePage.approvals.diffPath(card);
-  await expect(path).toHaveText('notes\u27E8U+202E\u27E9txt.exe');
-  await expect(path.getByTestId('invisible-char')).toHaveText('\u27E8U+202E\u27E9');
-  await expect(card.getByTestId('approval-arguments')).toContainText('"notes\u27E8U+202E\u27E9txt.exe"');
-  expect(await card.textContent()).not.toContain('\u202E');
+test('a file name with a bidi override is refused before anyone is asked, and Live shows the override; a new file shows no deleted line', async () => {
+  const refused = (await writeFileCall('notes\u202Etxt.exe', 'hi')) as { isError?: boolean; content?: unknown };
+  expect(refused.isError).toBe(true);
+  expect(JSON.stringify(refused.content)).toContain('path holds');
+  await expect(consolePage.approvals.cards()).toHaveCount(0);
+  await consolePage.live.show();
+  await expect(consolePage.live.rowFor('write_file')).toContainText('notes\u27E8U+202E\u27E9txt.exe');
+  expect(await consolePage.page.content()).not.toContain('\u202E');
 
   // A creation: the left side is an empty "new file" side, so nothing shows as deleted.
+  const call = writeFileCall('notes.txt', 'hi');
+  const card = await consolePage.approvals.waitForPrompt('write_file');
   await expect(card.getByTestId('diff-original-empty')).toContainText('new file');
   expect(await consolePage.approvals.diffStats(card)).toBe('+1 \u22120');
   await expect.poll(() => consolePage.approvals.highlightedRows(card)).toEqual({ added: 1, removed: 0 });
-  await consolePage.approvals.deny('misleading name', card);
+  await consolePage.approvals.deny('not now', card);
   await call;
-
-  await consolePage.live.show();
-  await expect(consolePage.live.rowFor('write_file')).toContainText('notes\u27E8U+202E\u27E9txt.exe');
 });
 
 test('a reload keeps the Approvals tab and the reason typed so far, until the prompt resolves', async ({ page }) => {
