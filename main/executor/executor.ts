@@ -1,16 +1,15 @@
-import { randomUUID } from 'node:crypto';
 import type { AuditKind } from '../../shared/audit';
-import type { AgentInfo, CallRequest, CallSnapshot, CallSource } from '../../shared/call';
+import type { CallRequest } from '../../shared/call';
 import { canonicalize } from '../../shared/canonicalJson';
 import { GateError, type ToolError } from '../../shared/errors';
 import { hashCanonical } from '../../shared/hash';
 import { MAX_ARGUMENT_DEPTH, firstIllFormedString, nestsDeeperThan } from '../../shared/jsonLimits';
 import { mutatingEffects, type Capability, type ToolManifest } from '../../shared/manifest';
-import type { ResultMeta, ToolResult } from '../../shared/result';
-import type { CallEdit, EditSummary, Preview } from '../../shared/approval';
+import type { ToolResult } from '../../shared/result';
+import type { CallEdit, Preview } from '../../shared/approval';
 import type { ApprovalQueue } from '../approvals/approvalQueue';
 import { checkEdit, reviseCall, type RevisedCall, type RevisionSubject } from '../approvals/callReviser';
-import { contentEditable, editNote } from '../approvals/editedArguments';
+import { contentEditable } from '../approvals/editedArguments';
 import { profileFor, type SandboxInfo } from '../hosts/sandbox';
 import type { ToolProcessPool } from '../hosts/toolProcessPool';
 import { deciderOf, deciderOfOutcome } from '../policy/policyDecisions';
@@ -28,10 +27,11 @@ import { parseArguments } from './steps/parseArguments';
 import { countDiffLines, preparePreview } from './steps/preparePreview';
 import { StepFailure } from './steps/stepFailure';
 import { checkArgumentBounds } from './steps/argumentBounds';
-import { recordedArguments, recordedToolName, shownOutput } from './steps/recordedArguments';
+import { recordedArguments, recordedToolName } from './steps/recordedArguments';
 import { askForSecrets, resolveSecrets, type ResolvedInput } from './steps/resolveSecrets';
 import { capOutput, utf8Prefix } from './steps/truncateOutput';
 import { validateInput } from './steps/validateInput';
+import { CallRun, roundMs } from './callRun';
 
 /** Output kept whole in the audit up to this size; past it, its head, size and hash. */
 export const AUDIT_OUTPUT_BYTES = 1024 * 1024;
@@ -65,101 +65,9 @@ export interface ExecutorDeps {
   unavailableReason?: (tool: string) => string | undefined;
 }
 
-/** Milliseconds to the microsecond. */
-function roundMs(ms: number): number {
-  return Math.round(ms * 1000) / 1000;
-}
-
 /** The hash an approval is bound to: this tool's manifest and these exact arguments. */
 export function bindingHash(manifest: ToolManifest, input: unknown): string {
   return hashCanonical({ manifest: hashCanonical(manifest), arguments: input });
-}
-
-/** One call going through the pipeline: its id, clock and audit trail. */
-class CallRun {
-  readonly callId = randomUUID();
-  readonly startedAt = new Date();
-  private readonly started = performance.now();
-  /** The step the call is at, for the record if the gate itself fails mid-call. */
-  step = 'invoked';
-  /** Set when a person edited the call before approving it: what the result tells the agent. */
-  edited: EditSummary | undefined;
-  /** When its tool process was handed the call (performance.now()), once it was. */
-  private ranFrom: number | undefined;
-
-  constructor(
-    private readonly deps: ExecutorDeps,
-    readonly tool: string,
-    readonly source: CallSource,
-    readonly agentSession: string | undefined,
-    readonly agent: AgentInfo | undefined,
-  ) {}
-
-  /** The session and who it says it is, as the snapshot, the prompt and the audit carry them. */
-  who(): { agentSession?: string; agent?: AgentInfo } {
-    return { ...(this.agentSession ? { agentSession: this.agentSession } : {}), ...(this.agent ? { agent: this.agent } : {}) };
-  }
-
-  /** Marks the moment its tool starts running, for the time it ran (apart from the time it waited). */
-  startRunning(): void {
-    this.ranFrom = performance.now();
-  }
-
-  audit(kind: AuditKind, payload: unknown): void {
-    this.deps.audit.append({ callId: this.callId, kind, payload });
-  }
-
-  elapsedMs(): number {
-    return roundMs(performance.now() - this.started);
-  }
-
-  /** Moves the call to a step, for the Live view. */
-  at(step: string, change: Partial<CallSnapshot> = {}): void {
-    this.step = step;
-    this.deps.calls.update(this.callId, { step, ...change });
-  }
-
-  /** Ends the call with an error: audits it as the terminal record and builds the result. */
-  fail(kind: 'rejected' | 'failed', step: string, unredacted: ToolError, usage?: unknown): ToolResult {
-    // A message may quote a secret (a tool's error, an input echoed back): no secret is ever returned.
-    const error = this.deps.redactions.redactValue(unredacted);
-    const responseHash = hashCanonical(error);
-    this.audit(kind, { step, error, responseHash, durationMs: this.elapsedMs(), ...(usage ? { usage } : {}) });
-    return this.finish({ ok: false, error }, responseHash, kind === 'rejected' ? 'rejected' : 'failed', step);
-  }
-
-  finish(
-    outcome: { ok: boolean; data?: unknown; error?: ToolError },
-    responseHash: string,
-    status: 'completed' | 'rejected' | 'failed',
-    step: string,
-    truncated = false,
-  ): ToolResult {
-    const endedAt = new Date();
-    const durationMs = this.elapsedMs();
-    this.deps.calls.update(this.callId, {
-      status,
-      step,
-      endedAt: endedAt.toISOString(),
-      durationMs,
-      ...(this.ranFrom !== undefined ? { ranMs: roundMs(performance.now() - this.ranFrom) } : {}),
-      responseHash,
-      // The console is sent a bounded form of the output; the result carries it whole.
-      ...(outcome.ok ? { data: shownOutput(outcome.data) } : { error: outcome.error }),
-    });
-    return {
-      ...outcome,
-      meta: {
-        callId: this.callId,
-        startedAt: this.startedAt.toISOString(),
-        endedAt: endedAt.toISOString(),
-        durationMs,
-        responseHash,
-        ...(truncated ? { truncated: true } : {}),
-        ...(this.edited ? { edited: { note: this.deps.redactions.redactValue(editNote(this.edited, outcome.ok)), ...this.edited } } : {}),
-      },
-    };
-  }
 }
 
 /**

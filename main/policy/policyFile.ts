@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { findNodeAtLocation, getNodeValue, parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
-import { PolicyFileSchema, RULE_EFFECTS, type PolicyEntry, type PolicyProblem, type RuleEffect, type RuleSource } from '../../shared/policy';
+import { PolicyFileSchema, RULE_EFFECTS, type PolicyEntry, type PolicyProblem, type RuleSource } from '../../shared/policy';
 import { compileRule, type CompiledRule, type ToolLookup } from './compiledRule';
 import { checkExamples } from './ruleExamples';
 import { parseRuleText, RuleError } from './ruleText';

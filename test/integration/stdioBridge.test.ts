@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { BridgeClient, CLI, ROOT, cliEnv, connectStdioBridge, makeTempDirs, readConsoleToken, readToken, runCli, spawnServe, textOf, type ServeProcess, type TempDirs } from './helpers';
+import { BridgeClient, CLI, ROOT, cliEnv, connectStdioBridge, makeTempDirs, readConsoleToken, spawnServe, textOf, type ServeProcess, type TempDirs } from './helpers';
 
 const clients: Client[] = [];
 
