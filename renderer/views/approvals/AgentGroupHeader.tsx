@@ -8,6 +8,7 @@ import { VisibleText } from '../common/VisibleText';
 import { useConsoleSync } from '../consoleContext';
 import { approvableBatch, type AgentGroup } from './agentGroups';
 import { useEditsInProgress } from './edit/editsInProgress';
+import { ProblemNote } from '../common/ProblemNote';
 
 /** How many characters of a session id the header shows (the whole id is in the tooltip). */
 const SHORT_SESSION = 8;
@@ -79,11 +80,7 @@ export function AgentGroupHeader({ group, shownInFull }: { group: AgentGroup; sh
           Deny all from this agent
         </button>
       ) : null}
-      {approving.problem || denying.problem ? (
-        <span className="decision-problem" role="alert" data-testid="agent-group-problem">
-          {approving.problem ?? denying.problem}
-        </span>
-      ) : null}
+      <ProblemNote problem={approving.problem ?? denying.problem} testId="agent-group-problem" inline />
     </header>
   );
 }

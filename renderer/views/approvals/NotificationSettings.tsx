@@ -1,5 +1,6 @@
 import { createContext, useCallback, useContext, useState, useSyncExternalStore } from 'react';
 import type { PromptNotifier } from '../../notify/promptNotifier';
+import { ProblemNote } from '../common/ProblemNote';
 
 /** The console's prompt notifier (absent where the page has none, e.g. in view tests). */
 export const NotifierContext = createContext<{ notifier: PromptNotifier; shell: 'browser' | 'desktop' } | null>(null);
@@ -56,11 +57,7 @@ export function NotificationSettings() {
       <label>
         <input type="checkbox" checked={soundOn} onChange={(event) => notifier.setSound(event.target.checked)} /> Play a sound
       </label>
-      {problem ? (
-        <span className="decision-problem" role="alert" data-testid="notify-problem">
-          {problem}
-        </span>
-      ) : null}
+      <ProblemNote problem={problem} testId="notify-problem" inline />
     </div>
   );
 }

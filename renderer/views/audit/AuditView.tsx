@@ -7,6 +7,7 @@ import { formatClock } from '../../format/time';
 import { VisibleText } from '../common/VisibleText';
 import { useConsoleState, useConsoleSync } from '../consoleContext';
 import { ChainStatus } from './ChainStatus';
+import { ProblemNote } from '../common/ProblemNote';
 
 /** How many of the held records the table shows. */
 const ROWS_SHOWN = 200;
@@ -89,11 +90,7 @@ function CallFilter({ callId }: { callId: string | undefined }) {
           Every call
         </button>
       ) : null}
-      {problem ? (
-        <span className="decision-problem" role="alert" data-testid="audit-filter-problem">
-          {problem}
-        </span>
-      ) : null}
+      <ProblemNote problem={problem} testId="audit-filter-problem" inline />
     </form>
   );
 }

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState } from 'react';
 import type { Permission } from '../../../shared/permissions';
 import { describe } from '../../store/consoleSync';
 import { useConsoleState, useConsoleSync } from '../consoleContext';
+import { ProblemNote } from '../common/ProblemNote';
 
 /** How soon after a change (a call decided, a grant made) the list is loaded again. */
 const RELOAD_DELAY_MS = 400;
@@ -61,11 +62,7 @@ export function PermissionsView() {
 
   return (
     <>
-      {problem ? (
-        <p className="decision-problem" role="alert" data-testid="permissions-problem">
-          {problem}
-        </p>
-      ) : null}
+      <ProblemNote problem={problem} testId="permissions-problem" />
       {permissions === undefined ? <p className="empty">Loading the rules in force…</p> : null}
       {permissions?.length === 0 ? <p className="empty">No rule or grant is in force: every call gets its tier's default.</p> : null}
       {permissions && permissions.length > 0 ? (

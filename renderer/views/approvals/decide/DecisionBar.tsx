@@ -7,6 +7,7 @@ import { useConsoleSync } from '../../consoleContext';
 import { DenyOptions } from './DenyOptions';
 import { RuleEditor } from './RuleEditor';
 import type { CallEditing } from '../edit/useCallEdit';
+import { ProblemNote } from '../../common/ProblemNote';
 
 const DURATIONS: ReadonlyArray<{ duration: GrantDuration; label: string }> = [
   { duration: '15m', label: 'Allow for 15 min' },
@@ -82,11 +83,7 @@ export function DecisionBar({
           </>
         )}
       </p>
-      {problem ? (
-        <p className="decision-problem" role="alert" data-testid="decision-problem">
-          {problem}
-        </p>
-      ) : null}
+      <ProblemNote problem={problem} testId="decision-problem" />
       <div className="decision-buttons" role="group" aria-label="Approve" aria-describedby={noteId}>
         <button type="button" className="approve" data-key="approve" aria-keyshortcuts="A" disabled={inFlight || edit?.blockedBy !== undefined} onClick={() => void approveOnce()}>
           Approve

@@ -2,6 +2,7 @@ import { useId, useState } from 'react';
 import type { ApprovalRequest } from '../../../../shared/approval';
 import { useBridgeAction } from '../../common/useBridgeAction';
 import { useConsoleSync } from '../../consoleContext';
+import { ProblemNote } from '../../common/ProblemNote';
 
 /** Reasons a person gives often, one click each (they fill the Reason box; Deny sends it). */
 export const PRESET_REASONS = ['Not needed', 'Too broad: narrow it down', 'Wrong file or command', 'Ask me before doing this'] as const;
@@ -30,11 +31,7 @@ export function DenyOptions({ request, reason, setReason }: { request: ApprovalR
           </button>
         ))}
       </div>
-      {problem ? (
-        <p className="decision-problem" role="alert" data-testid="decision-problem">
-          {problem}
-        </p>
-      ) : null}
+      <ProblemNote problem={problem} testId="decision-problem" />
       <div className="decision-buttons">
         <button type="button" className="deny" data-key="deny" aria-keyshortcuts="D" disabled={inFlight} onClick={() => void deny()}>
           Deny

@@ -6,6 +6,7 @@ import { describe } from '../../../store/consoleSync';
 import { useBridgeAction } from '../../common/useBridgeAction';
 import { useConsoleSync } from '../../consoleContext';
 import { saveLabel, scopeWords } from './scopeWords';
+import { ProblemNote } from '../../common/ProblemNote';
 
 /** How long typing pauses before the rules are checked by the gate. */
 const CHECK_DELAY_MS = 200;
@@ -100,11 +101,7 @@ export function RuleEditor({ request, scope, reason, onCancel }: { request: Appr
           </ul>
         </details>
       ) : null}
-      {problem ? (
-        <p className="decision-problem" role="alert" data-testid="decision-problem">
-          {problem}
-        </p>
-      ) : null}
+      <ProblemNote problem={problem} testId="decision-problem" />
       <div className="decision-buttons">
         <button type="button" className="approve" disabled={!checked || refused || inFlight} onClick={() => void save()}>
           {saveLabel(scope)}
