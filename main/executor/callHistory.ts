@@ -83,7 +83,7 @@ export function snapshotFromAudit(records: readonly AuditRecord[]): CallSnapshot
     const { outcome, reason, edit } = decided.data;
     // An edited call ran with the person's arguments: Live shows those, as it did before the restart.
     const edited = outcome === 'approved' && edit !== undefined;
-    snapshot.decidedBy = deciderOfOutcome(edited ? 'approved with edits' : outcome, reason);
+    snapshot.decidedBy = deciderOfOutcome(outcome, reason, edited);
     if (edited) snapshot.arguments = edit.edited;
     const waitedMs = between(asked, decidedRecord);
     if (waitedMs !== undefined) snapshot.waitedMs = waitedMs;

@@ -260,7 +260,7 @@ export class Executor {
     const { revised, ...decided } = await outcome.finally(() => signal?.removeEventListener('abort', withdraw));
     run.audit('approval-decided', revised ? { ...decided, edit: this.recordedEdit(manifest, shown, revised) } : decided);
     run.at('approval', {
-      decidedBy: deciderOfOutcome(revised && decided.outcome === 'approved' ? 'approved with edits' : decided.outcome, decided.reason),
+      decidedBy: deciderOfOutcome(decided.outcome, decided.reason, revised !== undefined && decided.outcome === 'approved'),
       waitedMs: roundMs(performance.now() - askedAt),
       ...(revised ? { arguments: this.deps.redactions.redactValue(recordedArguments(revised.input)) } : {}),
     });

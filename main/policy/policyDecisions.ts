@@ -44,13 +44,13 @@ export function deciderOf(decision: Pick<PolicyDecision, 'rule' | 'provenance'>)
 /** Who an approval's outcome says decided. */
 const OUTCOME_DECIDERS = { approved: 'person', denied: 'person', expired: 'timeout', withdrawn: 'withdrawn' } as const;
 
-/** Who decided a prompt, as the Live view shows it: a person, nobody in time, or the agent withdrawing the call. */
+/** Who decided a prompt, as the Live view shows it: a person (who may have edited the call), nobody in time, or the agent withdrawing the call. */
 export function deciderOfOutcome(
-  outcome: keyof typeof OUTCOME_DECIDERS | 'approved with edits',
+  outcome: keyof typeof OUTCOME_DECIDERS,
   reason: string | undefined,
+  edited = false,
 ): { by: (typeof OUTCOME_DECIDERS)[keyof typeof OUTCOME_DECIDERS]; detail: string } {
-  const by = OUTCOME_DECIDERS[outcome === 'approved with edits' ? 'approved' : outcome];
-  return { by, detail: `${outcome}${reason ? `: ${reason}` : ''}` };
+  return { by: OUTCOME_DECIDERS[outcome], detail: `${outcome}${edited ? ' with edits' : ''}${reason ? `: ${reason}` : ''}` };
 }
 
 /** What the call is like, as the mode looks at it when no rule decided. */
