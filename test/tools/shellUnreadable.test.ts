@@ -64,6 +64,13 @@ describe('arithmetic and variable-name contexts that run $(…) from a variable'
     'set -- a; echo ${@:x}',
     'echo ${x@P}',
     'for ((i=x; i<0; i++)); do :; done',
+    'a=(1 2); unset "$x"',
+    'a=(1 2); unset -v "$x"',
+    'sleep 0 & wait -n -p "$x"',
+    'mapfile -C "$x" -c 1 lines <<< a',
+    'readarray -t -C "$x" -c 1 lines <<< a',
+    'PS4="$x"; set -x; true',
+    'export PS4="$x"; set -x; true',
   ];
   it.each(hostile)('%s: bash runs the hidden command; the line is refused as unreadable', async (line) => {
     expect(bashRunsHiddenCommand(line)).toBe(true);
@@ -82,13 +89,20 @@ describe('arithmetic and variable-name contexts that run $(…) from a variable'
     'printf -v z %s "$x"',
     'read -r -p "$x" line <<< 1',
     'local_dir="$x"; echo ${a[0]} ${a[@]} ${!a[@]} ${x:1:2} ${x:-d} ${x: -1}',
-    'unset "$x"',
+    'unset x',
+    'mapfile -t lines <<< a',
+    'PS4="+ "; set -x; true',
     'printf -- -v "$x"',
     'echo "${x:${#x}}" $(( ${#x} ))',
   ];
   it.each(harmless)('%s: bash runs nothing hidden; the line is read', async (line) => {
     expect(bashRunsHiddenCommand(line)).toBe(false);
     expect((await parseCommand(line)).length).toBeGreaterThan(0);
+  });
+
+  it('enable -f (a shared library loaded into bash) is refused, naming why', async () => {
+    expect((await refusal('enable -f ./evil.so evil')).message).toContain('enable -f loads a shared library');
+    expect((await parseCommand('enable -n echo')).length).toBeGreaterThan(0);
   });
 
   it('names what was wrong and how to fix it', async () => {

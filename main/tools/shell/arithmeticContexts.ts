@@ -20,6 +20,10 @@ const DECLARATIONS = new Set(['declare', 'typeset', 'local', 'export', 'readonly
 const READ_VALUE_OPTIONS = new Set(['d', 'i', 'n', 'N', 'p', 't', 'u']);
 /** A variable name bash takes as is: an identifier, maybe with a literal numeric subscript. */
 const PLAIN_NAME = /^[A-Za-z_][A-Za-z0-9_]*(\[\d+\])?$/;
+/** Variables bash expands as prompts (PS4 at each `set -x` line) or runs (PROMPT_COMMAND), later than the line that sets them. */
+const PROMPT_VARIABLES = new Set(['PS0', 'PS1', 'PS2', 'PS3', 'PS4', 'PROMPT_COMMAND']);
+/** Options of mapfile/readarray that take a value (-C's is code, refused apart). */
+const MAPFILE_VALUE_OPTIONS = new Set(['d', 'n', 'O', 's', 'u', 'c']);
 
 /** Why `text` is not literal arithmetic, or undefined when only numbers and operators are in it. */
 function nonLiteralArithmetic(text: string): string | undefined {
@@ -36,6 +40,13 @@ function arithmeticRefusal(where: string, text: string): string | undefined {
   return operand === undefined
     ? undefined
     : `${where} evaluates ${JSON.stringify(operand)} as arithmetic, and arithmetic runs any $(…) hidden in a variable's value; write the numbers themselves (for a loop: for i in {1..10})`;
+}
+
+/** A prompt variable given a value that expands (a `$`, a backquote or a backslash escape): code run later, unseen. */
+function promptVariableRefusal(name: string, value: string | undefined): string | undefined {
+  return PROMPT_VARIABLES.has(name) && value !== undefined && /[$`\\]/.test(value)
+    ? `${name} is expanded by bash as a prompt (PS4 at every traced line, PROMPT_COMMAND run), so a $(…) in ${JSON.stringify(value)} runs later, unseen; give it plain text`
+    : undefined;
 }
 
 function nameRefusal(where: string, word: string): string | undefined {
@@ -97,8 +108,15 @@ function refusalAt(node: Node, integerNames: Set<string>): string | undefined {
     case 'variable_assignment': {
       const name = children[0]?.text ?? '';
       const value = children.slice(2).map((child) => child.text).join('');
-      return integerNames.has(name) ? arithmeticRefusal(`${name} (declared an integer)`, value) : undefined;
+      return promptVariableRefusal(name, value) ?? (integerNames.has(name) ? arithmeticRefusal(`${name} (declared an integer)`, value) : undefined);
     }
+    case 'unset_command':
+      // `unset 'a[$(…)]'`: bash evaluates a subscripted name's index.
+      return children
+        .slice(1)
+        .filter((child) => child.isNamed && !/^-[fvn]+$/.test(child.text))
+        .map((child) => nameRefusal('unset', child.text))
+        .find(Boolean);
     case 'declaration_command':
       return declarationRefusal(children, integerNames);
     case 'command':
@@ -136,6 +154,7 @@ function declarationRefusal(children: Node[], integerNames: Set<string>): string
     const [name = '', value] = isAssignment(word.text) ? splitAssignment(word.text) : [word.text, undefined];
     const refusal =
       nameRefusal(builtin, name) ??
+      promptVariableRefusal(name, value) ??
       (flags.includes('i') && value !== undefined ? arithmeticRefusal(`${builtin} -i ${name}`, value) : undefined) ??
       (flags.includes('n') && value !== undefined ? nameRefusal(`${builtin} -n ${name}`, value) : undefined);
     if (refusal) return refusal;
@@ -149,7 +168,7 @@ function splitAssignment(text: string): [string, string] {
   return [text.slice(0, text[at - 1] === '+' ? at - 1 : at), text.slice(at + 1)];
 }
 
-/** `let`, `test -v`, `printf -v`, `read NAME…`: the builtins that evaluate arithmetic or a variable name given as a word. */
+/** `let`, `test -v`, `printf -v`, `read`, `unset`, `wait -p`, `mapfile`: the builtins that evaluate arithmetic or a variable name given as a word; `enable -f` and `mapfile -C`, which run code the line does not show. */
 function commandRefusal(words: string[]): string | undefined {
   const start = words.findIndex((word) => !isAssignment(word));
   let argv = words.slice(start < 0 ? words.length : start);
@@ -187,6 +206,27 @@ function commandRefusal(words: string[]): string | undefined {
       const refusal = arg === '--' ? undefined : nameRefusal('read', arg);
       if (refusal) return refusal;
     }
+  }
+  if (program === 'unset') return args.filter((arg) => !/^-[fvn]+$/.test(arg)).map((arg) => nameRefusal('unset', arg)).find(Boolean);
+  if (program === 'wait') {
+    const at = args.indexOf('-p');
+    return at >= 0 && args[at + 1] !== undefined ? nameRefusal('wait -p', args[at + 1]!) : undefined;
+  }
+  if (program === 'enable' && args.some((arg) => /^-[a-z]*f/.test(arg))) {
+    return 'enable -f loads a shared library into bash: code this line cannot show; run the program it provides instead';
+  }
+  if (program === 'mapfile' || program === 'readarray') {
+    for (let at = 0; at < args.length; at++) {
+      const arg = args[at]!;
+      if (/^-[a-zA-Z]*C/.test(arg)) return `${program} -C runs its callback as code for each line it reads: code this line does not show; read the lines, then run the command`;
+      if (arg.startsWith('-') && arg.length > 1 && arg !== '--') {
+        if (MAPFILE_VALUE_OPTIONS.has(arg.at(-1)!)) at++;
+        continue;
+      }
+      const refusal = arg === '--' ? undefined : nameRefusal(program, arg);
+      if (refusal) return refusal;
+    }
+    return undefined;
   }
   if (DECLARATIONS.has(program)) {
     // `command declare "$x"=1`: the grammar reads it as a plain command.
