@@ -110,9 +110,10 @@ async function recentMatches(rules: readonly CompiledRule[], exceptCallId: strin
     if (record.kind !== 'invoked' || record.callId === exceptCallId || typeof payload?.tool !== 'string' || !tools.has(payload.tool)) continue;
     const manifest = engine.tool(payload.tool);
     if (!manifest || typeof payload.arguments !== 'object' || payload.arguments === null) continue;
-    if ((await allowsCall(rules, manifest, payload.arguments, engine)).allowed) {
-      matches.push({ callId: record.callId, time: record.time, tool: payload.tool, arguments: payload.arguments });
-    }
+    // A recorded call the rules cannot judge (arguments the gate refused, a path Node will not take)
+    // is no match: an agent's old call must not stop the person saving a rule now.
+    const judged = await allowsCall(rules, manifest, payload.arguments, engine).catch(() => undefined);
+    if (judged?.allowed) matches.push({ callId: record.callId, time: record.time, tool: payload.tool, arguments: payload.arguments });
   }
   return matches;
 }

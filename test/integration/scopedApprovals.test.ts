@@ -164,6 +164,20 @@ describe('scoped approvals', () => {
     expect((await call).isError).toBe(false);
   });
 
+  it('an old call the rules cannot judge (a NUL byte in its path) does not stop a rule being checked and granted', async () => {
+    const { running, handlers, agent } = await open();
+    const client = await agent();
+    const poisoned = await client.callTool({ name: 'write_file', arguments: { path: 'y\u0000', content: '' } });
+    expect(poisoned.isError).toBe(true);
+    const prompt = nextApproval(running.backend);
+    const call = client.callTool({ name: 'write_file', arguments: { path: 'notes/a.md', content: 'one\n' } });
+    const request = await prompt;
+    const check = await handlers.checkRules({ approvalId: request.approvalId, rules: ['write_file(**)'], scope: { kind: 'session' } });
+    expect(check.problems).toEqual([]);
+    await handlers.decideApproval({ approvalId: request.approvalId, decision: 'approve', scope: { kind: 'session' }, rules: ['write_file(notes/a.md)'] });
+    expect((await call).isError).toBe(false);
+  });
+
   it('a timed grant holds for every agent until it expires', async () => {
     const { running, handlers, agent } = await open();
     const first = await agent();
