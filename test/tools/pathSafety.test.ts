@@ -134,6 +134,14 @@ describe('protected paths', () => {
     expect(protectedMatch('.claude/settings.json')?.rule.name).toBe('.claude');
     expect(protectedMatch('.VSCode/tasks.json')?.rule.name).toBe('.vscode');
     expect(protectedMatch('.toolgate/audit.db')?.rule.name).toBe('.toolgate');
+    for (const [path, rule] of [
+      ['.cursor/mcp.json', '.cursor'],
+      ['.gemini/settings.json', '.gemini'],
+      ['.zed/tasks.json', '.zed'],
+      ['.hg/hgrc', '.hg'],
+      ['.cargo/config.toml', '.cargo/config.toml'],
+      ['.mise.toml', '.mise.toml'],
+    ]) expect(protectedMatch(path!)?.rule.name, path).toBe(rule);
     expect(protectedMatch('src/git.ts')).toBeUndefined();
     expect(protectedMatch('docs/.mcp.json.example')).toBeUndefined();
   });
