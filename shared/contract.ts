@@ -2,6 +2,17 @@ import { z } from 'zod';
 import { SettingsReportSchema } from './settings';
 import { ApprovalOutcomeSchema, ApprovalRequestSchema, CallEditSchema, EditCheckSchema } from './approval';
 import { AuditRecordSchema, AuditVerifyReportSchema } from './audit';
+import {
+  CallDetailSchema,
+  CheckpointStatusSchema,
+  ExplorerFilterSchema,
+  ExplorerPageRequestSchema,
+  ExplorerPageSchema,
+  ExplorerStatsSchema,
+  ExportRequestSchema,
+  ExportResultSchema,
+  ReplayReportSchema,
+} from './explorer';
 import { CallSnapshotSchema } from './call';
 import { SandboxFactSchema, ToolStatusSchema } from './health';
 import { PolicyStatusSchema } from './policy';
@@ -139,6 +150,18 @@ export const bridgeMethods = {
     response: z.array(AuditRecordSchema),
   },
   verifyAudit: { request: empty, response: AuditVerifyReportSchema },
+  /** One page of the audit explorer: calls matching a filter, newest first, keyset-paged; facet counts on request. */
+  exploreCalls: { request: ExplorerPageRequestSchema, response: ExplorerPageSchema },
+  /** One call whole for the explorer's detail pane. */
+  callDetail: { request: z.object({ callId: z.string().min(1).max(100) }).strict(), response: CallDetailSchema },
+  /** The explorer's charts and sessions over the calls matching a filter. */
+  explorerStats: { request: z.object({ filter: ExplorerFilterSchema.default({}) }).strict(), response: ExplorerStatsSchema },
+  /** The explorer's current view as a JSONL or OTLP JSON file. */
+  exportCalls: { request: ExportRequestSchema, response: ExportResultSchema },
+  /** Re-runs a recorded call of a Pure or Deterministic tool and compares the response hash. */
+  replayCall: { request: z.object({ callId: z.string().min(1).max(100) }).strict(), response: ReplayReportSchema },
+  /** The newest signed checkpoint of the audit log and whether it verifies. */
+  checkpointStatus: { request: empty, response: CheckpointStatusSchema },
   stopCall: {
     request: z
       .object({

@@ -6,6 +6,7 @@ import { checkPromptEdit, checkPromptRules, decideApproval } from '../approvals/
 import { keepPermission, listPermissions, revokePermission, type AgentNamer } from '../policy/permissions';
 import type { PolicyEngine } from '../policy/policyEngine';
 import type { AuditStore } from '../audit/auditStore';
+import { noAuditViews, type AuditViews } from '../audit/auditViews';
 import type { ConsoleBackend } from '../bridge/consoleBackend';
 import type { CallTracker } from '../executor/callTracker';
 import { ToolStatusBoard } from '../health/toolStatusBoard';
@@ -29,6 +30,8 @@ export interface ConsoleSources {
   policyEngine?: PolicyEngine;
   /** Names an agent session by its MCP client, for the Permissions view. */
   nameAgent?: AgentNamer;
+  /** The audit explorer's queries, export, replay and checkpoint status (absent: each says it is not there). */
+  auditViews?: AuditViews;
 }
 
 /** What the console is told when no board says otherwise: nothing was checked, so no sandbox is claimed. */
@@ -47,6 +50,7 @@ function fallbackBoard(registry: ToolRegistry): ToolStatusBoard {
 export function createConsoleBackend(sources: ConsoleSources): ConsoleBackend {
   const version = toolgateVersion();
   const board = sources.toolStatus ?? fallbackBoard(sources.registry);
+  const views = sources.auditViews ?? noAuditViews();
   const scoped = { approvals: sources.approvals, engine: sources.policyEngine, recent: (limit: number) => sources.audit.list({ limit }) };
   return {
     handlers: {
@@ -66,6 +70,12 @@ export function createConsoleBackend(sources: ConsoleSources): ConsoleBackend {
       denyAllFromAgent: async ({ agentSession, reason }) => ({ denied: sources.approvals.denyAllFrom(agentSession, reason).length }),
       listAudit: async ({ limit, beforeSeq, callId }) => sources.audit.list({ limit, beforeSeq, callId }),
       verifyAudit: async () => sources.audit.verify(),
+      exploreCalls: (request) => views.explore(request),
+      callDetail: (request) => views.detail(request),
+      explorerStats: (request) => views.stats(request),
+      exportCalls: (request) => views.exportView(request),
+      replayCall: (request) => views.replay(request),
+      checkpointStatus: () => views.checkpoint(),
       stopCall: async ({ callId }) => ({ stopped: sources.stopCall?.(callId) ?? false }),
     },
     subscribe: (event, listener) => sources.events.subscribe(event, listener),

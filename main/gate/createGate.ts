@@ -6,6 +6,7 @@ import { inertText } from '../../shared/inertText';
 import { mutatingEffects, type Capability } from '../../shared/manifest';
 import { ApprovalQueue } from '../approvals/approvalQueue';
 import { AuditStore } from '../audit/auditStore';
+import { createAuditViews } from '../audit/createAuditViews';
 import type { ConsoleBackend } from '../bridge/consoleBackend';
 import { CallTracker } from '../executor/callTracker';
 import { CallRedactions } from '../executor/callRedactions';
@@ -276,6 +277,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
       toolStatus,
       stopCall: (callId) => executor.stop(callId),
       nameAgent: (agentSession) => agents.name(agentSession),
+      auditViews: createAuditViews({ audit, registry, executor }),
       ...(policyEngine ? { policyEngine } : {}),
       info: () => ({ workspace, approvalTimeoutMs, ...(policyEngine ? { policy: policyEngine.status() } : {}), ...(mcpUrl ? { mcpUrl } : {}), ...(options.settings ? { settings: options.settings } : {}) }),
     }),
