@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { ToolErrorSchema } from './errors';
 import { SecurityTierSchema } from './manifest';
 
-/** Who sent a call to the gate. */
-export const CallSourceSchema = z.enum(['mcp', 'cli', 'test']);
+/** Who sent a call to the gate (`console`: a person's replay of a recorded call, from the console or `toolgate audit replay`). */
+export const CallSourceSchema = z.enum(['mcp', 'cli', 'test', 'console']);
 export type CallSource = z.infer<typeof CallSourceSchema>;
 
 /**
@@ -37,6 +37,8 @@ export const CallRequestSchema = z.object({
   agentSession: z.string().optional(),
   /** Who the agent session says it is, when it came over MCP. */
   agent: AgentInfoSchema.optional(),
+  /** The recorded call this one re-runs (a replay), kept in its invoked record. Set by the gate, never by an agent. */
+  replayOf: z.string().optional(),
 });
 export type CallRequest = z.input<typeof CallRequestSchema>;
 

@@ -190,6 +190,8 @@ export const ReplayReportSchema = z.object({
   reason: z.string(),
   recordedHash: z.string().optional(),
   replayedHash: z.string().optional(),
+  /** The replay's own call id (it is audited as a call of its own, its invoked record naming `replayOf`). */
+  replayCallId: z.string().optional(),
   /** The tool version the call ran with, and the one installed now. */
   recordedVersion: z.string().optional(),
   currentVersion: z.string().optional(),

@@ -2,6 +2,7 @@ import type { Executor } from '../executor/executor';
 import type { ToolRegistry } from '../registry/registry';
 import type { AuditStore } from './auditStore';
 import { noAuditViews, type AuditViews } from './auditViews';
+import { replayCall } from './replay';
 
 /** What the audit explorer's answers are made from. */
 export interface AuditViewDeps {
@@ -19,7 +20,7 @@ export function createAuditViews(deps: AuditViewDeps): AuditViews {
     detail: none.detail,
     stats: none.stats,
     exportView: none.exportView,
-    replay: none.replay,
+    replay: (request) => replayCall(deps, request.callId),
     checkpoint: none.checkpoint,
   };
 }

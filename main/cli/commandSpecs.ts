@@ -84,6 +84,13 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
           { name: 'json', description: 'print them as JSON' },
         ],
       },
+      {
+        name: 'replay',
+        args: 'CALL_ID',
+        summary: 'ask the running gate to re-run a recorded call of a pure or deterministic tool and compare the response hash',
+        options: [{ name: 'json', description: 'print the report as JSON' }],
+        details: 'Exit 0 same response, 1 different, 2 not replayable (the reason says why), an unknown call or no gate running.',
+      },
     ],
   },
   {

@@ -2,6 +2,7 @@ import { terminalText } from '../../shared/inertText';
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { AuditStore } from '../audit/auditStore';
+import { auditReplayCommand } from './auditReplay';
 import { auditVerifyCommand } from './auditVerify';
 import { GATE_NOT_RUNNING_MESSAGE, GateConnection, LONG_CALL, openGateSession } from '../mcp/gateClient';
 import { GateError } from '../../shared/errors';
@@ -52,9 +53,10 @@ function openAudit(io: Io): AuditStore | undefined {
 /** `toolgate audit verify|list`: checks the chain, or prints the latest records. */
 export async function auditCommand(argv: string[], io: Io): Promise<number> {
   const subSpec = subcommandOf(commandSpec('audit'), argv);
-  if (!subSpec) throw new UsageError('audit takes `verify` or `list`');
+  if (!subSpec) throw new UsageError('audit takes `verify`, `list` or `replay`');
   const args = parseCommandLine(subSpec, argv, `audit ${subSpec.name}`);
   if (subSpec.name === 'verify') return auditVerifyCommand(args, io);
+  if (subSpec.name === 'replay') return auditReplayCommand(args, io);
   const store = openAudit(io);
   if (!store) return 2;
   try {

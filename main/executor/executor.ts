@@ -111,7 +111,7 @@ export class Executor {
       step: 'invoked',
       startedAt: run.startedAt.toISOString(),
     });
-    run.audit('invoked', { tool, source: run.source, ...run.who(), arguments: shown });
+    run.audit('invoked', { tool, source: run.source, ...run.who(), arguments: shown, ...(request.replayOf ? { replayOf: request.replayOf } : {}) });
     const stopper = new AbortController();
     this.stoppers.set(run.callId, stopper);
     const signal = options.signal ? AbortSignal.any([options.signal, stopper.signal]) : stopper.signal;

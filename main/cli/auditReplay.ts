@@ -1,0 +1,78 @@
+/**
+ * `toolgate audit replay CALL_ID [--json]`: asks the running gate to re-run a recorded call and
+ * compare the response hash. A replay needs the gate's tool processes, its sandbox and its policy,
+ * and must be audited in the gate's own log, so the CLI does not run one itself: it asks the gate
+ * through the console bridge, as the console's Replay button does, with the console token from the
+ * state folder (the person's credential; an agent's MCP token cannot ask for it).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import WebSocket from 'ws';
+import { toBridgeReply, type BridgeReply } from '../../shared/contract';
+import { GateError } from '../../shared/errors';
+import { ReplayReportSchema, type ReplayReport } from '../../shared/explorer';
+import { statePaths } from '../state/paths';
+import { readGateAddress, type GateAddress } from '../state/stateFolder';
+import { UsageError, flag, type ParsedArgs } from './argv';
+import type { Io } from './commands';
+
+/** The console's subprotocol and the prefix its token travels under (see main/server/wsBridgeServer.ts). */
+const BRIDGE_PROTOCOL = 'toolgate.v1';
+const TOKEN_PREFIX = 'toolgate.token.';
+
+/** Exit codes: the same response, a different one, not replayable or bad input. */
+const EXIT = { same: 0, different: 1, 'not-replayable': 2 } as const;
+
+/** Sends one replayCall over the console bridge and resolves with its reply. */
+function askGate(address: GateAddress, consoleToken: string, callId: string): Promise<BridgeReply<unknown>> {
+  const origin = `http://127.0.0.1:${address.port}`;
+  const ws = new WebSocket(`ws://127.0.0.1:${address.port}/bridge`, [BRIDGE_PROTOCOL, `${TOKEN_PREFIX}${consoleToken}`], { origin });
+  return new Promise((resolveReply, reject) => {
+    ws.on('open', () => ws.send(JSON.stringify({ id: 1, method: 'replayCall', params: { callId } })));
+    ws.on('message', (data) => {
+      const message = JSON.parse(data.toString()) as { type?: string; id?: number; reply?: unknown };
+      if (message.type !== 'reply' || message.id !== 1) return;
+      ws.close();
+      resolveReply(toBridgeReply('replayCall', message.reply));
+    });
+    ws.on('error', (error) => reject(new GateError('ENOTFOUND', `no gate answers at ${origin}: start it again with \`toolgate serve --workspace DIR\` (${error.message})`)));
+    ws.on('close', (code, reason) => reject(new GateError('EPERMISSION', `the gate closed the console connection (${code}${reason.length > 0 ? `: ${reason.toString()}` : ''})`)));
+  });
+}
+
+function printReport(report: ReplayReport, io: Io): void {
+  const lines = [`${report.verdict}: ${report.reason}`];
+  if (report.recordedVersion || report.currentVersion) lines.push(`  version   recorded ${report.recordedVersion ?? '(unknown)'}, now ${report.currentVersion ?? '(not registered)'}`);
+  if (report.recordedHash) lines.push(`  recorded  ${report.recordedHash}`);
+  if (report.replayedHash) lines.push(`  replayed  ${report.replayedHash}`);
+  if (report.replayCallId) lines.push(`  replay    call ${report.replayCallId} (in the audit log, replayOf ${report.callId})`);
+  (report.verdict === 'not-replayable' ? io.err : io.out)(`${lines.join('\n')}\n`);
+}
+
+/** Runs `audit replay`; exit 0 same, 1 different, 2 not replayable, bad input or no gate. */
+export async function auditReplayCommand(args: ParsedArgs, io: Io): Promise<number> {
+  const [, callId, ...extra] = args.positionals;
+  if (!callId) throw new UsageError('audit replay needs a call id: toolgate audit replay CALL_ID (copy one from the explorer or `toolgate audit list`)');
+  if (extra.length > 0) throw new UsageError(`audit replay takes one call id, not ${extra.length + 1}`);
+  let address: GateAddress;
+  try {
+    address = readGateAddress(io.home);
+  } catch (error) {
+    if (!(error instanceof GateError)) throw error;
+    io.err(`a replay re-runs the tool in the gate's tool processes, and ${error.message}; then run this again\n`);
+    return 2;
+  }
+  const { consoleToken } = statePaths(io.home);
+  if (!existsSync(consoleToken)) {
+    io.err(`the gate at ${address.mcpUrl} serves no browser console, so the CLI cannot ask it: replay the call from the desktop window's audit explorer\n`);
+    return 2;
+  }
+  const reply = await askGate(address, readFileSync(consoleToken, 'utf8').trim(), callId);
+  if (!reply.ok) {
+    io.err(`${reply.error.code}: ${reply.error.message}\n`);
+    return 2;
+  }
+  const report = ReplayReportSchema.parse(reply.value);
+  if (flag(args, 'json')) io.out(`${JSON.stringify(report, null, 2)}\n`);
+  else printReport(report, io);
+  return EXIT[report.verdict];
+}
