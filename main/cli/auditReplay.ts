@@ -22,14 +22,18 @@ const TOKEN_PREFIX = 'toolgate.token.';
 /** Exit codes: the same response, a different one, not replayable or bad input. */
 const EXIT = { same: 0, different: 1, 'not-replayable': 2 } as const;
 
-/** Sends one replayCall over the console bridge and resolves with its reply. */
-function askGate(address: GateAddress, consoleToken: string, callId: string): Promise<BridgeReply<unknown>> {
+/**
+ * Sends one replayCall over the console bridge and resolves with its reply. The replay is judged
+ * by the policy like any call: when it waits for a person, `onWaiting` is told once.
+ */
+function askGate(address: GateAddress, consoleToken: string, callId: string, onWaiting: () => void): Promise<BridgeReply<unknown>> {
   const origin = `http://127.0.0.1:${address.port}`;
   const ws = new WebSocket(`ws://127.0.0.1:${address.port}/bridge`, [BRIDGE_PROTOCOL, `${TOKEN_PREFIX}${consoleToken}`], { origin });
   return new Promise((resolveReply, reject) => {
     ws.on('open', () => ws.send(JSON.stringify({ id: 1, method: 'replayCall', params: { callId } })));
     ws.on('message', (data) => {
-      const message = JSON.parse(data.toString()) as { type?: string; id?: number; reply?: unknown };
+      const message = JSON.parse(data.toString()) as { type?: string; id?: number; reply?: unknown; event?: string; payload?: { source?: string; status?: string } };
+      if (message.type === 'event' && message.event === 'callUpdated' && message.payload?.source === 'console' && message.payload.status === 'awaiting-approval') onWaiting();
       if (message.type !== 'reply' || message.id !== 1) return;
       ws.close();
       resolveReply(toBridgeReply('replayCall', message.reply));
@@ -66,7 +70,12 @@ export async function auditReplayCommand(args: ParsedArgs, io: Io): Promise<numb
     io.err(`the gate at ${address.mcpUrl} serves no browser console, so the CLI cannot ask it: replay the call from the desktop window's audit explorer\n`);
     return 2;
   }
-  const reply = await askGate(address, readFileSync(consoleToken, 'utf8').trim(), callId);
+  let told = false;
+  const reply = await askGate(address, readFileSync(consoleToken, 'utf8').trim(), callId, () => {
+    if (told) return;
+    told = true;
+    io.err(`the replay waits for a person's approval, as the policy asks for this tool: answer it in the console at ${address.consoleUrl} (\`toolgate console\` prints the link with your token)\n`);
+  });
   if (!reply.ok) {
     io.err(`${reply.error.code}: ${reply.error.message}\n`);
     return 2;

@@ -10,7 +10,8 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReplayReport } from '../../shared/explorer';
 import { echoTool } from '../../main/tools/echo';
-import { callIdOf, connectMcp, makeTempDirs, nextApproval, runCli, startTestGate, type TestGate } from './helpers';
+import { startGate } from '../../main/gate/startGate';
+import { ROOT, callIdOf, connectMcp, makeTempDirs, nextApproval, readToken, runCli, startTestGate, type TestGate } from './helpers';
 
 let gate: TestGate;
 let client: Client;
@@ -161,6 +162,48 @@ describe('replay of a recorded call', () => {
       expect(run.stderr).toContain("a replay re-runs the tool in the gate's tool processes, and no gate is running");
       expect(run.stderr).toContain('toolgate serve');
     } finally {
+      dirs.remove();
+    }
+  });
+});
+
+describe('replay of a call the policy puts before a person', () => {
+  it('asks again, and `audit replay` says it waits for approval, then answers', async () => {
+    const dirs = makeTempDirs();
+    const running = await startGate({
+      home: dirs.home,
+      workspace: dirs.workspace,
+      port: 0,
+      approvalTimeoutMs: 30_000,
+      poolSize: 1,
+      toolModules: [join(ROOT, 'test/fixtures/tools/replayable.mjs')],
+    });
+    const agent = await connectMcp(running.mcpUrl, readToken(dirs.home));
+    try {
+      const first = nextApproval(running.backend);
+      const call = agent.callTool({ name: 'stamp', arguments: { label: 'once' } });
+      await running.backend.handlers.decideApproval({ approvalId: (await first).approvalId, decision: 'approve' });
+      const callId = callIdOf(await call);
+
+      const again = nextApproval(running.backend);
+      const cli = runCli(['audit', 'replay', callId], dirs.home);
+      const prompt = await again;
+      expect(prompt).toMatchObject({ tool: 'stamp', toolVersion: '2.0.0', arguments: { label: 'once' } });
+      await running.backend.handlers.decideApproval({ approvalId: prompt.approvalId, decision: 'approve' });
+      const run = await cli;
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toContain("the replay waits for a person's approval, as the policy asks for this tool");
+      expect(run.stdout).toMatch(/^same: stamp 2\.0\.0 gave the same response/);
+
+      const denied = nextApproval(running.backend);
+      const refused = running.backend.handlers.replayCall({ callId });
+      await running.backend.handlers.decideApproval({ approvalId: (await denied).approvalId, decision: 'deny' });
+      const report = await refused;
+      expect(report.verdict).toBe('not-replayable');
+      expect(report.reason).toMatch(/^the replay was refused before it ran \(EDENIED: stamp was not run: a person denied it/);
+    } finally {
+      await agent.close();
+      await running.close();
       dirs.remove();
     }
   });
