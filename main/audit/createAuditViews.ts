@@ -1,6 +1,8 @@
 import type { Executor } from '../executor/executor';
 import type { ToolRegistry } from '../registry/registry';
 import type { AuditStore } from './auditStore';
+import { checkpointStatus } from './checkpointStatus';
+import type { CheckpointWriter } from './checkpointWriter';
 import { noAuditViews, type AuditViews } from './auditViews';
 
 /** What the audit explorer's answers are made from. */
@@ -8,6 +10,10 @@ export interface AuditViewDeps {
   audit: AuditStore;
   registry: ToolRegistry;
   executor: Executor;
+  /** The state folder (the checkpoint key lives there). */
+  home?: string;
+  /** The gate's checkpoint writer, when it was started with a checkpoint folder. */
+  checkpoints?: CheckpointWriter;
 }
 
 /** The gate's audit explorer: each member answered by its module. */
@@ -20,6 +26,6 @@ export function createAuditViews(deps: AuditViewDeps): AuditViews {
     stats: none.stats,
     exportView: none.exportView,
     replay: none.replay,
-    checkpoint: none.checkpoint,
+    checkpoint: deps.home === undefined ? none.checkpoint : async () => checkpointStatus({ home: deps.home!, writer: deps.checkpoints }),
   };
 }

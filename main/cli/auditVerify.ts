@@ -9,6 +9,7 @@ import { readAnchor } from '../audit/headAnchor';
 import { statePaths } from '../state/paths';
 import { readGateAddress, type GateAddress } from '../state/stateFolder';
 import { flag, type ParsedArgs } from './argv';
+import { checkpointReport, printCheckpointReport } from './auditProof';
 import type { Io } from './commands';
 
 /** Open calls listed one per line; past this many, the rest are counted. */
@@ -123,7 +124,7 @@ function personName(): string {
   }
 }
 
-/** `toolgate audit verify [--json] [--accept-missing-anchor]`: exit 0 intact, 1 damaged (named), 2 nothing to check. */
+/** `toolgate audit verify [--json] [--accept-missing-anchor] [--checkpoint FILE [--key VERIFIERKEY]]`: exit 0 intact, 1 damaged (named), 2 nothing to check. */
 export function auditVerifyCommand(args: ParsedArgs, io: Io): number {
   const paths = statePaths(io.home);
   const json = flag(args, 'json') === 'true';
@@ -134,5 +135,16 @@ export function auditVerifyCommand(args: ParsedArgs, io: Io): number {
     return 2;
   }
   if (flag(args, 'accept-missing-anchor') === 'true') return acceptMissingAnchor(paths, io);
-  return printReport(verifyReport(paths), io, json);
+  const checkpointFile = flag(args, 'checkpoint');
+  if (checkpointFile === undefined) return printReport(verifyReport(paths), io, json);
+  // Both checks, both reported: a recomputed chain passes the first and fails the second.
+  const checkpoint = checkpointReport(args, io, checkpointFile);
+  const report = verifyReport(paths);
+  if (json) {
+    io.out(`${JSON.stringify({ ...report, checkpoint })}\n`);
+    return report.ok && checkpoint.ok ? 0 : 1;
+  }
+  const chainCode = printReport(report, io, false);
+  printCheckpointReport(checkpoint, io);
+  return chainCode === 0 && checkpoint.ok ? 0 : 1;
 }

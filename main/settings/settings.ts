@@ -39,6 +39,8 @@ export const SettingsFileSchema = z.strictObject({
   secretEnv: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'is not a variable name')).optional(),
   /** The security mode: strict asks above SAFE, standard is tiers plus rules, permissive lets ELEVATED work in the workspace run. */
   mode: PolicyModeSchema.optional(),
+  /** Where signed checkpoints of the audit log go: outside the state folder and the workspace. */
+  checkpointDir: SettingsPathSchema.optional(),
 });
 
 /** The settings file's contents, as checked. */
@@ -56,6 +58,7 @@ const FIX: Record<SettingKey, string> = {
   port: 'a whole number from 0 to 65535, e.g. 7749',
   secretEnv: 'a list of environment variable names, e.g. ["GITHUB_TOKEN"]',
   mode: '"strict", "standard" or "permissive"',
+  checkpointDir: 'an absolute path (or ~/…) of a folder outside the state folder and the workspace, e.g. "~/toolgate-checkpoints"',
 };
 
 /** A settings file that cannot be used: names the file, the field and the fix. Nothing starts. */
@@ -141,6 +144,7 @@ export function readSettingsFile(path: string, home = homedir()): SettingsFile {
   const settings = {
     ...parsed.data,
     ...(parsed.data.workspace !== undefined ? { workspace: resolve(expandHome(parsed.data.workspace, home)) } : {}),
+    ...(parsed.data.checkpointDir !== undefined ? { checkpointDir: resolve(expandHome(parsed.data.checkpointDir, home)) } : {}),
     ...(parsed.data.toolModules !== undefined ? { toolModules: parsed.data.toolModules.map((module) => resolve(expandHome(module, home))) } : {}),
   };
   if (settings.workspace !== undefined && !(existsSync(settings.workspace) && statSync(settings.workspace).isDirectory())) {

@@ -1,0 +1,123 @@
+// The audit log's proof: `audit verify` over a large log (records/s) beside the old way it checked
+// each record (parse the payload, re-canonicalize, pure-JS BLAKE3) measured in the same run; the
+// checkpoint writer's cost per appended record (append with it beside append without); and the
+// check of the log against a signed checkpoint (`audit verify --checkpoint`).
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { GENESIS_HASH, type AuditKind } from '../shared/audit';
+import { AuditStore } from '../main/audit/auditStore';
+import { checkAgainstCheckpoint } from '../main/audit/checkpointCheck';
+import { prepareCheckpointDir } from '../main/audit/checkpointFolder';
+import { loadOrCreateCheckpointKey } from '../main/audit/checkpointKey';
+import { CheckpointWriter } from '../main/audit/checkpointWriter';
+import { loadFastBlake3 } from '../main/audit/fastBlake3';
+import { recordHash } from '../main/audit/recordHash';
+import { openDatabase } from '../main/audit/sqlite';
+import type { BenchSection } from './benchResult';
+
+const KINDS: AuditKind[] = ['invoked', 'policy', 'started', 'completed'];
+
+/** A call's four records, with arguments and output of a realistic size. */
+function recordOf(i: number): { callId: string; kind: AuditKind; payload: unknown } {
+  const call = Math.floor(i / 4);
+  const kind = KINDS[i % 4]!;
+  const callId = `call-${call.toString(36).padStart(8, '0')}`;
+  const payloads: Record<string, unknown> = {
+    invoked: { tool: 'write_file', arguments: { path: `src/module${call % 97}/file${call}.ts`, content: `export const value${call} = ${call}; // ${'x'.repeat(80)}` }, agent: 'claude-code', agentSession: `s-${call % 13}` },
+    policy: { decision: 'allow', tier: 'SAFE', reason: 'inside the workspace' },
+    started: { pid: 1000 + (call % 5000), sandbox: 'bubblewrap' },
+    completed: { output: { text: `wrote ${60 + (call % 40)} bytes to src/module${call % 97}/file${call}.ts` }, durationMs: call % 300 },
+  };
+  return { callId, kind, payload: payloads[kind] };
+}
+
+/** The check `audit verify` did before: parse each payload, re-canonicalize it, hash with pure-JS BLAKE3. */
+function verifyTheOldWay(path: string): number {
+  const db = openDatabase(path, { readOnly: true });
+  try {
+    let prev = GENESIS_HASH;
+    let count = 0;
+    for (const row of db.prepare('SELECT * FROM audit ORDER BY seq').iterate() as unknown as Iterable<{ seq: number; call_id: string; kind: AuditKind; time: string; payload: string; prev_hash: string; hash: string }>) {
+      if (row.prev_hash !== prev) throw new Error(`record ${row.seq} does not link`);
+      const hash = recordHash(row.prev_hash, { seq: row.seq, callId: row.call_id, kind: row.kind, time: row.time, payload: JSON.parse(row.payload) as unknown });
+      if (hash !== row.hash) throw new Error(`record ${row.seq} does not match`);
+      prev = row.hash;
+      count++;
+    }
+    return count;
+  } finally {
+    db.close();
+  }
+}
+
+function timed<T>(run: () => T): { ms: number; value: T } {
+  const started = performance.now();
+  const value = run();
+  return { ms: performance.now() - started, value };
+}
+
+const rate = (records: number, ms: number) => `${Math.round(records / (ms / 1000)).toLocaleString('en-US')} records/s`;
+
+/** Writes `records` records, then times verify (new and old, alternated `rounds` times), appends with and without the checkpoint writer, and the checkpoint check. */
+export async function measureAuditProof(records: number, rounds: number, appendSample: number): Promise<BenchSection> {
+  const root = mkdtempSync(join(tmpdir(), 'toolgate-bench-proof-'));
+  const home = join(root, 'home');
+  const checkpoints = join(root, 'checkpoints');
+  try {
+    await loadFastBlake3();
+    const paths = { path: join(root, 'audit.db'), headPath: join(root, 'audit.head') };
+    const store = new AuditStore(paths);
+    mkdirSync(home, { recursive: true });
+    const key = loadOrCreateCheckpointKey(home);
+    for (let i = 0; i < records - 2 * appendSample; i++) store.append(recordOf(i));
+    // Appends without the writer, then with it (every 1000 records a signed checkpoint), same records.
+    const bare = timed(() => {
+      for (let i = 0; i < appendSample; i++) store.append(recordOf(records - 2 * appendSample + i));
+    });
+    const writer = new CheckpointWriter({ dir: prepareCheckpointDir(checkpoints, { home, workspace: join(root, 'workspace') }), audit: store, key });
+    const withWriter = timed(() => {
+      for (let i = 0; i < appendSample; i++) store.append(recordOf(records - appendSample + i));
+    });
+    writer.close();
+    store.close();
+
+    const newRows: number[] = [];
+    const oldRows: number[] = [];
+    const checkpointRows: number[] = [];
+    const reader = new AuditStore({ ...paths, readonly: true });
+    const note = readFileSync(writer.checkpointPath, 'utf8');
+    for (let round = 0; round < rounds; round++) {
+      const fresh = timed(() => reader.verify());
+      if (!fresh.value.ok || fresh.value.records !== records) throw new Error(`verify failed: ${JSON.stringify(fresh.value)}`);
+      newRows.push(fresh.ms);
+      const old = timed(() => verifyTheOldWay(paths.path));
+      if (old.value !== records) throw new Error('the old check read another count');
+      oldRows.push(old.ms);
+      const checked = timed(() => checkAgainstCheckpoint(reader, note, writer.checkpointPath, key.verifier));
+      if (!checked.value.ok) throw new Error(`checkpoint check failed: ${checked.value.reason}`);
+      checkpointRows.push(checked.ms);
+    }
+    reader.close();
+    const best = (samples: number[]) => Math.min(...samples);
+    return {
+      title: `Audit log proof: ${records.toLocaleString('en-US')} records (write_file calls: invoked, policy, started, completed), ${rounds} rounds alternated`,
+      rows: [
+        { label: 'audit verify (chain, whole log)', samples: newRows },
+        { label: 'audit verify the old way (baseline)', samples: oldRows },
+        { label: 'audit verify --checkpoint (tree + proof)', samples: checkpointRows },
+        { label: `append ${appendSample} records, checkpoint writer on`, samples: [withWriter.ms] },
+        { label: `append ${appendSample} records, no writer (baseline)`, samples: [bare.ms] },
+      ],
+      notes: [
+        `audit verify: ${rate(records, best(newRows))} (best round); the old way: ${rate(records, best(oldRows))}`,
+        `verify --checkpoint (Merkle tree over every record, consistency proof, signature): ${rate(records, best(checkpointRows))}`,
+        `checkpoint writer: ${(((withWriter.ms - bare.ms) / appendSample) * 1000).toFixed(1)} µs more per appended record ` +
+          `(${((bare.ms / appendSample) * 1000).toFixed(1)} µs without, ${((withWriter.ms / appendSample) * 1000).toFixed(1)} µs with, one signed checkpoint per 1000 records)`,
+      ],
+      differences: [[`append ${appendSample} records, checkpoint writer on`, `append ${appendSample} records, no writer (baseline)`]],
+    };
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
