@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync } from 'node:fs';
-import { AuditKindSchema, GENESIS_HASH, type AuditKind, type AuditRecord, type AuditVerifyReport, type OpenCall } from '../../shared/audit';
+import { GENESIS_HASH, type AuditKind, type AuditRecord, type AuditVerifyReport, type OpenCall } from '../../shared/audit';
 import { canonicalize, toWellFormedJson } from '../../shared/canonicalJson';
 import { GateError } from '../../shared/errors';
 import { AuditAnchorError, anchorFinding, missingDatabaseFinding, type AnchorFinding } from './anchorCheck';
 import { HeadWriter, readAnchor } from './headAnchor';
 import { findOpenCalls } from './openCalls';
+import { recordsInOrder, walkChain, type ChainWalk } from './chainWalk';
 import { recordHash } from './recordHash';
-import { fastBlake3Hex } from './fastBlake3';
-import { storedCanonicalText, storedLeafHash } from './recordLeaf';
+import { storedLeafHash } from './recordLeaf';
 import { openDatabase, type SqliteDatabase } from './sqlite';
 
 const SCHEMA = `
@@ -196,7 +196,7 @@ export class AuditStore {
   /** The Merkle leaf hash of every record, in log order (see recordLeaf.ts), read as it streams. */
   *leafHashes(): Generator<Buffer> {
     if (!this.hasTable) return;
-    for (const row of this.rowsInOrder()) yield storedLeafHash(row);
+    for (const row of recordsInOrder(this.db)) yield storedLeafHash(row);
   }
 
   /** Listens for appended records; returns the unsubscribe function. */
@@ -206,39 +206,23 @@ export class AuditStore {
   }
 
   /**
-   * Walks the whole chain: seqs without gaps from 1, each prevHash the hash before it, each hash
+   * Walks the whole chain (or takes the walk `chain` done elsewhere, e.g. in parallel): seqs without gaps from 1, each prevHash the hash before it, each hash
    * recomputed; then the end of the log against the head anchor (so a cut tail or a missing or
    * damaged anchor shows); then lists the calls that have no closing record.
    */
-  verify(): AuditVerifyReport {
-    let expected = { seq: 1, prevHash: GENESIS_HASH };
-    let records = 0;
-    for (const row of this.hasTable ? this.rowsInOrder() : []) {
-      const problem = checkRow(row, expected);
-      if (problem) return { ok: false, records, firstBadSeq: problem.seq, reason: problem.reason, problem: 'chain' };
-      records++;
-      expected = { seq: row.seq + 1, prevHash: row.hash };
-    }
-    const finding = anchorFinding(readAnchor(this.options.headPath), this.logEnd(expected.seq - 1), this.options.headPath);
+  verify(chain?: ChainWalk): AuditVerifyReport {
+    const walked = chain ?? (this.hasTable ? walkChain(recordsInOrder(this.db), { seq: 1, prevHash: GENESIS_HASH }) : { ok: true as const, records: 0, lastSeq: 0 });
+    if (!walked.ok) return { ok: false, records: walked.records, firstBadSeq: walked.seq, reason: walked.reason, problem: 'chain' };
+    const records = walked.records;
+    const finding = anchorFinding(readAnchor(this.options.headPath), this.logEnd(walked.lastSeq), this.options.headPath);
     if (finding) return { ok: false, records, ...finding };
     const openCalls = this.openCalls();
     return openCalls.length > 0 ? { ok: true, records, openCalls } : { ok: true, records };
   }
 
-  /**
-   * Every record in seq order, read as arrays where this Node's SQLite can (about twice as fast as
-   * rows as objects, which SQLite builds key by key) and shaped into rows here.
-   */
-  private *rowsInOrder(): Generator<Row> {
-    const statement = this.db.prepare('SELECT seq, call_id, kind, time, payload, prev_hash, hash FROM audit ORDER BY seq');
-    if (typeof statement.setReturnArrays !== 'function') {
-      yield* statement.iterate() as unknown as Iterable<Row>;
-      return;
-    }
-    statement.setReturnArrays(true);
-    for (const cells of statement.iterate() as unknown as Iterable<[number, string, string, string, string, string, string]>) {
-      yield { seq: cells[0], call_id: cells[1], kind: cells[2], time: cells[3], payload: cells[4], prev_hash: cells[5], hash: cells[6] };
-    }
+  /** The newest seq in the log (0 when empty). */
+  lastSeq(): number {
+    return this.last.seq;
   }
 
   /** Calls with records but no closing one (under way, or left open by a gate that stopped), oldest first. */
@@ -282,38 +266,4 @@ export class AuditStore {
 /** Throws the finding, if there is one, as the reason the log cannot be written. */
 function refuseDamage(finding: AnchorFinding | undefined, databasePath: string): void {
   if (finding) throw new AuditAnchorError(finding, databasePath);
-}
-
-const KINDS = new Set<string>(AuditKindSchema.options);
-
-
-/**
- * Checks one record against the one before it. The hash is first recomputed over the text the
- * stored columns spell (storedCanonicalText: no JSON parse, WebAssembly BLAKE3 once loaded); only
- * when that differs is the payload parsed and re-canonicalized as recordHash does, so a record the
- * gate wrote costs one hash and no parse. A match means the stored text is the very text the hash
- * was made over: the gate only ever hashes canonical JSON it wrote, so the payload is that JSON
- * (a forger able to hash other text could as well hash valid JSON: the chain cannot tell either, a
- * signed checkpoint can).
- */
-function checkRow(row: Row, expected: { seq: number; prevHash: string }): { seq: number; reason: string } | undefined {
-  if (row.seq !== expected.seq) {
-    return row.seq > expected.seq
-      ? { seq: expected.seq, reason: `record ${expected.seq} is missing (the next one is ${row.seq})` }
-      : { seq: row.seq, reason: `record ${row.seq} is out of order` };
-  }
-  if (row.prev_hash !== expected.prevHash) {
-    return { seq: row.seq, reason: `record ${row.seq} does not link to the record before it` };
-  }
-  if (!KINDS.has(row.kind)) return { seq: row.seq, reason: `record ${row.seq} has an unknown kind ${JSON.stringify(row.kind)}` };
-  if (fastBlake3Hex(row.prev_hash + storedCanonicalText(row)) === row.hash) return undefined;
-  let payload: unknown;
-  try {
-    payload = JSON.parse(row.payload);
-  } catch {
-    return { seq: row.seq, reason: `record ${row.seq} has a payload that is not JSON` };
-  }
-  const hash = recordHash(row.prev_hash, { seq: row.seq, callId: row.call_id, kind: row.kind as AuditKind, time: row.time, payload });
-  if (hash !== row.hash) return { seq: row.seq, reason: `record ${row.seq} was changed after it was written (its hash does not match)` };
-  return undefined;
 }
