@@ -1,4 +1,4 @@
-import { appendFileSync, closeSync, existsSync, ftruncateSync, openSync, readFileSync } from 'node:fs';
+import { appendFileSync, closeSync, existsSync, ftruncateSync, openSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AuditRecord } from '../../shared/audit';
 import { GateError } from '../../shared/errors';
@@ -62,7 +62,14 @@ export interface CheckpointWriterOptions {
  */
 export class CheckpointWriter {
   private readonly frontier = new MerkleFrontier();
+  /** Leaf hashes not yet appended to the leaves file. */
   private pending: Buffer[] = [];
+  /** How many leaf hashes the leaves file holds, as this writer knows it. */
+  private leavesKept = 0;
+  /** Set when the leaves file was changed behind the writer's back: it is left alone from then on. */
+  private leavesAbandoned = false;
+  /** Records appended since the last signed checkpoint. */
+  private unsigned = 0;
   private readonly origin: string;
   private readonly files: ReturnType<typeof checkpointFiles>;
   private readonly unsubscribe: () => void;
@@ -107,6 +114,7 @@ export class CheckpointWriter {
    */
   private catchUp(): void {
     const kept = this.readLeaves();
+    this.leavesKept = kept.count;
     const signed = this.readSignedCheckpoint();
     let signedRootSeen = signed === undefined || signed.size === 0;
     for (const leaf of this.options.audit.leafHashes()) {
@@ -116,6 +124,7 @@ export class CheckpointWriter {
       }
       this.frontier.push(leaf);
       if (index >= kept.count) this.pending.push(leaf);
+      if (index >= (signed?.size ?? 0)) this.unsigned++;
       if (signed && this.frontier.size === signed.size) {
         if (!this.frontier.root().equals(signed.root)) this.refuse(`the first ${signed.size} records do not hash to the root signed in ${this.files.checkpoint}: they were rewritten`);
         signedRootSeen = true;
@@ -167,27 +176,54 @@ export class CheckpointWriter {
     if (this.closed) return;
     const leaf = recordLeafHash(record);
     this.frontier.push(leaf);
-    this.pending.push(leaf);
-    if (this.pending.length >= this.everyRecords) this.flush();
+    if (!this.leavesAbandoned) this.pending.push(leaf);
+    this.unsigned++;
+    if (this.unsigned >= this.everyRecords) this.flush();
   }
 
   /** Writes a checkpoint if records came since the last one; a failure is told, never thrown into the log's writer. */
   private flush(): void {
-    if (this.pending.length === 0) return;
+    if (this.unsigned === 0) return;
     try {
       this.write();
     } catch (error) {
-      this.lastError = error as Error;
-      (this.options.onError ?? ((e) => console.error(`toolgate: could not write the audit checkpoint: ${e.message}`)))(error as Error);
+      this.report(error as Error);
     }
+  }
+
+  private report(error: Error): void {
+    this.lastError = error;
+    (this.options.onError ?? ((e) => console.error(`toolgate: could not write the audit checkpoint: ${e.message}`)))(error);
+  }
+
+  /**
+   * Appends the pending leaf hashes, if the file still holds exactly the ones this writer put there.
+   * If it was cut, replaced or removed while the gate ran, appending would shift every later hash
+   * onto the wrong record; it is left as it is instead (verify then names no record, only that the
+   * signed records changed) and the person is told.
+   */
+  private keepLeaves(): void {
+    if (this.pending.length === 0 || this.leavesAbandoned) return;
+    const size = existsSync(this.files.leaves) ? statSync(this.files.leaves).size : 0;
+    if (size !== this.leavesKept * HASH_BYTES) {
+      this.leavesAbandoned = true;
+      this.pending = [];
+      this.report(
+        new Error(
+          `${this.files.leaves} holds ${size} bytes, not the ${this.leavesKept * HASH_BYTES} this gate wrote: it was changed or removed while the gate ran. ` +
+            'Checkpoints are still signed, but a check against them can no longer name the first changed record; restart the gate to write the leaf hashes again',
+        ),
+      );
+      return;
+    }
+    appendFileSync(this.files.leaves, Buffer.concat(this.pending), { mode: 0o600 });
+    this.leavesKept += this.pending.length;
+    this.pending = [];
   }
 
   /** The leaves first, then the checkpoint that covers them (atomically replaced), so a checkpoint never outruns its leaves. */
   private write(): void {
-    if (this.pending.length > 0) {
-      appendFileSync(this.files.leaves, Buffer.concat(this.pending), { mode: 0o600 });
-      this.pending = [];
-    }
+    this.keepLeaves();
     const root = this.frontier.root();
     const size = this.frontier.size;
     const note = signNote(formatCheckpoint({ origin: this.origin, size, root }), this.options.key.name, this.options.key.privateKey);
@@ -195,7 +231,8 @@ export class CheckpointWriter {
     writePrivateFile(this.files.numbered(size), note);
     writePrivateFile(this.files.checkpoint, note);
     this.written = { file: this.files.checkpoint, size, root, writtenAt: new Date() };
-    this.lastError = undefined;
+    this.unsigned = 0;
+    if (!this.leavesAbandoned) this.lastError = undefined;
   }
 
   /** Writes the last checkpoint and stops. Idempotent. */

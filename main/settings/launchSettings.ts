@@ -25,11 +25,15 @@ export interface LaunchSettings {
   mode: PolicyMode;
   /** Where signed audit checkpoints go; null writes none. */
   checkpointDir: string | null;
+  /** Records between two signed checkpoints. */
+  checkpointEveryRecords: number;
+  /** Longest wait, in seconds, of a written record for its checkpoint. */
+  checkpointIntervalSeconds: number;
 }
 
 /** Toolgate's defaults; the workspace defaults to the folder the gate is started in. */
 export function launchDefaults(cwd: string): LaunchSettings {
-  return { workspace: cwd, grants: [], approvalTimeoutSeconds: 300, sandbox: 'auto', toolModules: [], pool: 2, readOnly: false, port: DEFAULT_PORT, secretEnv: [], mode: 'standard', checkpointDir: null };
+  return { workspace: cwd, grants: [], approvalTimeoutSeconds: 300, sandbox: 'auto', toolModules: [], pool: 2, readOnly: false, port: DEFAULT_PORT, secretEnv: [], mode: 'standard', checkpointDir: null, checkpointEveryRecords: 1000, checkpointIntervalSeconds: 60 };
 }
 
 function isSandboxMode(mode: string): mode is SandboxMode {
@@ -136,7 +140,9 @@ export function gateOptionsFrom(settings: LaunchSettings): Pick<GateOptions, 'wo
     readOnly: settings.readOnly,
     secretEnv: settings.secretEnv,
     policyMode: settings.mode,
-    checkpoints: settings.checkpointDir ? { dir: settings.checkpointDir } : undefined,
+    checkpoints: settings.checkpointDir
+      ? { dir: settings.checkpointDir, everyRecords: settings.checkpointEveryRecords, intervalMs: settings.checkpointIntervalSeconds * 1000 }
+      : undefined,
     port: settings.port,
   };
 }

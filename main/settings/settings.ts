@@ -41,6 +41,10 @@ export const SettingsFileSchema = z.strictObject({
   mode: PolicyModeSchema.optional(),
   /** Where signed checkpoints of the audit log go: outside the state folder and the workspace. */
   checkpointDir: SettingsPathSchema.optional(),
+  /** Records between two signed checkpoints (one is also written every checkpointIntervalSeconds and at shutdown). */
+  checkpointEveryRecords: z.number().int().min(1).max(1_000_000).optional(),
+  /** Longest time, in seconds, a written record waits for a signed checkpoint. */
+  checkpointIntervalSeconds: z.number().int().min(1).max(86_400).optional(),
 });
 
 /** The settings file's contents, as checked. */
@@ -59,6 +63,8 @@ const FIX: Record<SettingKey, string> = {
   secretEnv: 'a list of environment variable names, e.g. ["GITHUB_TOKEN"]',
   mode: '"strict", "standard" or "permissive"',
   checkpointDir: 'an absolute path (or ~/…) of a folder outside the state folder and the workspace, e.g. "~/toolgate-checkpoints"',
+  checkpointEveryRecords: 'a whole number of records from 1 to 1000000, e.g. 1000',
+  checkpointIntervalSeconds: 'a whole number of seconds from 1 to 86400, e.g. 60',
 };
 
 /** A settings file that cannot be used: names the file, the field and the fix. Nothing starts. */

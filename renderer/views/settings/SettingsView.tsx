@@ -15,6 +15,8 @@ const MEANING: Record<SettingKey, string> = {
   secretEnv: 'environment variables tools may receive as $ENV.NAME',
   mode: 'security mode: strict asks above SAFE, standard is tiers plus rules, permissive lets ELEVATED work in the workspace run',
   checkpointDir: 'folder of the signed audit checkpoints, outside the state folder and the workspace',
+  checkpointEveryRecords: 'records between two signed audit checkpoints',
+  checkpointIntervalSeconds: 'longest wait, in seconds, of a written record for its signed checkpoint',
 };
 
 const SOURCE: Record<SettingSource, string> = {
