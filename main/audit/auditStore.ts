@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync } from 'node:fs';
 import { GENESIS_HASH, type AuditKind, type AuditRecord, type AuditVerifyReport, type OpenCall } from '../../shared/audit';
-import { canonicalize, toWellFormedJson } from '../../shared/canonicalJson';
+import { LONE_SURROGATE, canonicalize, toWellFormedJson } from '../../shared/canonicalJson';
 import { GateError } from '../../shared/errors';
 import { AuditAnchorError, anchorFinding, missingDatabaseFinding, type AnchorFinding } from './anchorCheck';
 import { HeadWriter, readAnchor } from './headAnchor';
 import { findOpenCalls } from './openCalls';
 import { recordsInOrder, walkChain, type ChainWalk } from './chainWalk';
-import { recordHash } from './recordHash';
-import { storedLeafHash } from './recordLeaf';
+import { fastBlake3Hex } from './fastBlake3';
+import { storedCanonicalText, storedLeafHash } from './recordLeaf';
 import { openDatabase, type SqliteDatabase } from './sqlite';
 
 const SCHEMA = `
@@ -79,7 +79,7 @@ export interface AuditStoreOptions {
 export class AuditStore {
   private readonly db: SqliteDatabase;
   private readonly head: HeadWriter | undefined;
-  private readonly listeners = new Set<(record: AuditRecord) => void>();
+  private readonly listeners = new Set<(record: AuditRecord, canonicalText: string) => void>();
   private readonly insert: ReturnType<SqliteDatabase['prepare']> | undefined;
   private last: { seq: number; hash: string };
   /** False for a database file without the audit table (an empty or foreign file, opened read-only). */
@@ -147,14 +147,18 @@ export class AuditStore {
       time: this.now().toISOString(),
       payload: JSON.parse(payloadJson) as unknown,
     };
-    const hash = recordHash(this.last.hash, fields);
+    if (LONE_SURROGATE.test(fields.callId)) throw new TypeError('$.callId: string holds a lone surrogate');
+    // The canonical text recordHash would build, spelled from the canonical payload text (the same
+    // string: test/audit/recordLeaf.test.ts), so a record is canonicalized once; the Merkle leaf is made of it too.
+    const text = storedCanonicalText({ seq: fields.seq, call_id: fields.callId, kind: fields.kind, time: fields.time, payload: payloadJson });
+    const hash = fastBlake3Hex(this.last.hash + text);
     this.insert.run(fields.seq, fields.callId, fields.kind, fields.time, payloadJson, this.last.hash, hash);
     const record: AuditRecord = { ...fields, prevHash: this.last.hash, hash };
     this.last = { seq: fields.seq, hash };
     this.head?.write(this.last);
     for (const listener of [...this.listeners]) {
       try {
-        listener(record);
+        listener(record, text);
       } catch {
         // a listener's failure never loses a record
       }
@@ -200,7 +204,7 @@ export class AuditStore {
   }
 
   /** Listens for appended records; returns the unsubscribe function. */
-  onAppend(listener: (record: AuditRecord) => void): () => void {
+  onAppend(listener: (record: AuditRecord, canonicalText: string) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }

@@ -1,13 +1,11 @@
 import { appendFileSync, closeSync, existsSync, ftruncateSync, openSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AuditRecord } from '../../shared/audit';
 import { GateError } from '../../shared/errors';
 import { writePrivateFile } from '../state/stateFolder';
 import type { AuditStore } from './auditStore';
 import { formatCheckpoint, parseCheckpoint } from './checkpoint';
 import type { CheckpointKey } from './checkpointKey';
-import { MerkleFrontier } from './merkle';
-import { recordLeafHash } from './recordLeaf';
+import { leafHash, MerkleFrontier } from './merkle';
 import { openNote, signNote, SignedNoteError } from './signedNote';
 
 /** Records between two checkpoints, unless the interval comes first. */
@@ -86,7 +84,7 @@ export class CheckpointWriter {
     this.files = checkpointFiles(options.dir, logId);
     this.everyRecords = options.everyRecords ?? CHECKPOINT_EVERY_RECORDS;
     this.catchUp();
-    this.unsubscribe = options.audit.onAppend((record) => this.add(record));
+    this.unsubscribe = options.audit.onAppend((_record, canonicalText) => this.add(canonicalText));
     this.timer = setInterval(() => this.flush(), options.intervalMs ?? CHECKPOINT_INTERVAL_MS);
     this.timer.unref();
     this.write();
@@ -172,9 +170,10 @@ export class CheckpointWriter {
     }
   }
 
-  private add(record: AuditRecord): void {
+  /** Adds one appended record by its canonical text (one SHA-256 and O(log n) node hashes; no re-read). */
+  private add(canonicalText: string): void {
     if (this.closed) return;
-    const leaf = recordLeafHash(record);
+    const leaf = leafHash(canonicalText);
     this.frontier.push(leaf);
     if (!this.leavesAbandoned) this.pending.push(leaf);
     this.unsigned++;

@@ -7,6 +7,7 @@ import { mutatingEffects, type Capability } from '../../shared/manifest';
 import { ApprovalQueue } from '../approvals/approvalQueue';
 import { AuditStore } from '../audit/auditStore';
 import { createAuditViews } from '../audit/createAuditViews';
+import { loadFastBlake3 } from '../audit/fastBlake3';
 import { startCheckpoints, type CheckpointOptions } from '../audit/startCheckpoints';
 import type { ConsoleBackend } from '../bridge/consoleBackend';
 import { CallTracker } from '../executor/callTracker';
@@ -178,6 +179,8 @@ export async function createGate(options: GateOptions): Promise<Gate> {
       });
   policyEngine?.onChange(() => events.emit('policyChanged', policyEngine.status()));
   policyEngine?.watch();
+  // The console's Verify walks the whole log: with the WebAssembly hash it takes a fraction of the time.
+  await loadFastBlake3();
   const audit = new AuditStore({ path: paths.audit, headPath: paths.auditHead, redact: (payload) => redactions.redactValue(payload) });
   audit.onAppend((record) => events.emit('auditAppended', record));
   // Before any record is added: a log that no longer matches its checkpoints refuses the start.
