@@ -19,6 +19,7 @@ describe('a gate with a checkpoint folder', () => {
     const folder = join(dirs.outside, 'checkpoints');
     const serve = await spawnServe(dirs, ['--checkpoint-dir', folder]);
     try {
+      expect(serve.stdout()).toContain(`audit      signed checkpoints in ${folder} (every 1000 records or 60 s)`);
       const agent = await connectMcp(serve.mcpUrl, readToken(dirs.home));
       writeFileSync(join(dirs.workspace, 'note.txt'), 'hello');
       const read = await agent.callTool({ name: 'read_file', arguments: { path: 'note.txt' } });
