@@ -1,15 +1,15 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
 import { z } from 'zod';
 import { GateError } from '../../shared/errors';
+import { statePaths } from '../state/paths';
 import { writePrivateFile } from '../state/stateFolder';
 import { keyHashOf, rawPublicKey, verifierKeyText, type NoteVerifier } from './signedNote';
 
 /** The checkpoint signing key file in the state folder: beside the audit database, never inside it. */
 export function checkpointKeyPath(home: string): string {
-  return join(home, 'checkpoint-key');
+  return statePaths(home).checkpointKey;
 }
 
 /** What the key file holds: the signer's name and its Ed25519 private key (PKCS#8 DER, base64). */

@@ -21,6 +21,8 @@ export function statePaths(home: string) {
     gate: join(home, 'gate.json'),
     /** Secrets that tool arguments name as `$ENV.NAME` (mode 0600; `toolgate secret set`). */
     secrets: join(home, 'secrets.json'),
+    /** The Ed25519 key that signs audit checkpoints (mode 0600): beside the audit database, never inside it. */
+    checkpointKey: join(home, 'checkpoint-key'),
   };
 }
 
