@@ -1,10 +1,10 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import type { AuditStore } from './auditStore';
 import { parseCheckpoint, type Checkpoint } from './checkpoint';
 import { checkpointFiles, checkpointOrigin } from './checkpointWriter';
-import { consistencyProof, rootOf, verifyConsistency } from './merkle';
+import { consistencyProof, MerkleFrontier, rootOf, verifyConsistency } from './merkle';
 import { openNote, SignedNoteError, type NoteVerifier } from './signedNote';
 
 const HASH_BYTES = 32;
@@ -64,6 +64,44 @@ function firstDifference(leaves: readonly Buffer[], kept: Buffer, count: number)
   return undefined;
 }
 
+/** The sizes and roots of the signed, numbered checkpoints of this log beside `checkpointFile`, below `size`, smallest first. */
+function olderCheckpoints(checkpointFile: string, logId: string, verifier: NoteVerifier, size: number): Checkpoint[] {
+  const dir = dirname(checkpointFile);
+  const numbered = new RegExp(`^${logId}\\.\\d{12}\\.checkpoint$`);
+  const found: Checkpoint[] = [];
+  for (const name of readdirSync(dir).filter((entry) => numbered.test(entry))) {
+    try {
+      const older = parseCheckpoint(openNote(readFileSync(join(dir, name), 'utf8'), verifier));
+      if (older.origin === checkpointOrigin(logId) && older.size > 0 && older.size < size) found.push(older);
+    } catch {
+      // not one this key signed: it tells nothing
+    }
+  }
+  return found.sort((a, b) => a.size - b.size);
+}
+
+/**
+ * Where the first changed record lies, by the older signed checkpoints: the log's prefix roots are
+ * compared with theirs in one pass, and the change lies past the largest one that still matches and
+ * at or before the first one that does not (a bisection over signed subtree roots).
+ */
+function changedBetween(leaves: readonly Buffer[], older: readonly Checkpoint[], size: number, leavesFile: string): string {
+  const hint = `Keep the ${leavesFile} file beside the checkpoint to have the first changed record named.`;
+  if (older.length === 0) return hint;
+  const frontier = new MerkleFrontier();
+  let good = 0;
+  let bad: number | undefined;
+  for (const checkpoint of older) {
+    while (frontier.size < checkpoint.size) frontier.push(leaves[frontier.size]!);
+    if (frontier.root().equals(checkpoint.root)) good = checkpoint.size;
+    else {
+      bad = checkpoint.size;
+      break;
+    }
+  }
+  return `By the older checkpoints beside it, the first changed record is one of records ${good + 1} to ${bad ?? size}. ${hint}`;
+}
+
 /**
  * Checks the audit log against a signed checkpoint: its signature by `verifier`, its origin (this
  * log's id), then that the log's first N records hash to the signed root and that the whole log
@@ -119,9 +157,12 @@ export function checkAgainstCheckpoint(store: AuditStore, note: string, checkpoi
       ok: false,
       problem: 'rewritten',
       ...base,
-      reason:
-        `the log's first ${checkpoint.size} records do not hash to the root the checkpoint signed: at least one of them was changed. ` +
-        `Keep the ${checkpointFiles('', logId!).leaves} file beside the checkpoint to have the first changed record named`,
+      reason: `the log's first ${checkpoint.size} records do not hash to the root the checkpoint signed: at least one of them was changed. ${changedBetween(
+        leaves,
+        olderCheckpoints(checkpointFile, logId!, verifier, checkpoint.size),
+        checkpoint.size,
+        checkpointFiles('', logId!).leaves,
+      )}`,
     };
   }
   return {

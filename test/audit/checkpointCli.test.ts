@@ -112,6 +112,16 @@ describe('audit verify --checkpoint', () => {
     expect(toolgate('audit', 'verify', '--checkpoint', checkpoint).stderr).toContain('rewritten, at seq 3');
   });
 
+  it('without the kept leaf hashes, narrows the changed record down by the older numbered checkpoints', () => {
+    const checkpoint = writeLog(40, 10);
+    rewriteRecord(17, { step: 'nothing happened' });
+    rmSync(join(folder, readdirSync(folder).find((name) => name.endsWith('.leaves'))!));
+    const run = toolgate('audit', 'verify', '--checkpoint', checkpoint);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('checkpoint check failed (rewritten)');
+    expect(run.stderr).toContain('By the older checkpoints beside it, the first changed record is one of records 11 to 20');
+  });
+
   it('catches a log cut back below the checkpoint, even with the chain consistent and the anchor moved', () => {
     const checkpoint = writeLog(30);
     tamper(home, (db) => {
