@@ -3,8 +3,9 @@ import react from '@vitejs/plugin-react';
 import { defineConfig, externalizeDepsPlugin } from 'electron-vite';
 
 /**
- * One build for both shells. main/ yields three entries: the desktop app (index), the CLI and
- * headless server (cli), the tool process (toolProcess) and the API tool modules import (sdk); only index reaches `electron`.
+ * One build for both shells. main/ yields its entries: the desktop app (index), the CLI and
+ * headless server (cli), the tool process (toolProcess), the worker thread that walks a stretch of
+ * the audit chain (chainWorker) and the API tool modules import (sdk); only index reaches `electron`.
  */
 export default defineConfig({
   main: {
@@ -15,6 +16,7 @@ export default defineConfig({
           index: resolve(__dirname, 'main/desktop/index.ts'),
           cli: resolve(__dirname, 'main/cli/index.ts'),
           toolProcess: resolve(__dirname, 'main/hosts/toolProcessMain.ts'),
+          chainWorker: resolve(__dirname, 'main/audit/chainWorker.ts'),
           sdk: resolve(__dirname, 'main/sdk.ts'),
         },
       },

@@ -108,6 +108,12 @@ if (process.env.BENCH_ONLY === 'policy') {
   printSection(await measurePolicyEvaluation(CALLS * 10, BLOCK * 10, WARMUP * 10));
   process.exit(0);
 }
+// BENCH_ONLY=proof times audit verify, the checkpoint writer and verify --checkpoint alone.
+if (process.env.BENCH_ONLY === 'proof') {
+  const [{ measureAuditProof }] = await loadInternal(root, ['bench/auditProof.ts']);
+  printSection(await measureAuditProof(count('BENCH_AUDIT_RECORDS', 200_000), count('BENCH_AUDIT_ROUNDS', 3), count('BENCH_AUDIT_APPENDS', 5000)));
+  process.exit(0);
+}
 console.log(`Toolgate bench — Node ${process.version}, ${process.platform} ${process.arch}, ${availableParallelism()} CPUs; all times in milliseconds`);
 await measureMcp();
 const [{ measureToolProcesses }, { measureGateOverhead }, { measurePolicyEvaluation }] = await loadInternal(root, [

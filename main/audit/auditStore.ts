@@ -1,11 +1,14 @@
+import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync } from 'node:fs';
-import { AuditKindSchema, GENESIS_HASH, type AuditKind, type AuditRecord, type AuditVerifyReport, type OpenCall } from '../../shared/audit';
-import { canonicalize, toWellFormedJson } from '../../shared/canonicalJson';
+import { GENESIS_HASH, type AuditKind, type AuditRecord, type AuditVerifyReport, type OpenCall } from '../../shared/audit';
+import { LONE_SURROGATE, canonicalize, toWellFormedJson } from '../../shared/canonicalJson';
 import { GateError } from '../../shared/errors';
 import { AuditAnchorError, anchorFinding, missingDatabaseFinding, type AnchorFinding } from './anchorCheck';
 import { HeadWriter, readAnchor } from './headAnchor';
 import { findOpenCalls } from './openCalls';
-import { recordHash } from './recordHash';
+import { recordsInOrder, walkChain, type ChainWalk } from './chainWalk';
+import { fastBlake3Hex } from './fastBlake3';
+import { storedCanonicalText, storedLeafHash } from './recordLeaf';
 import { openDatabase, type SqliteDatabase } from './sqlite';
 
 const SCHEMA = `
@@ -23,6 +26,9 @@ CREATE TRIGGER IF NOT EXISTS audit_no_update BEFORE UPDATE ON audit
   BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
 CREATE TRIGGER IF NOT EXISTS audit_no_delete BEFORE DELETE ON audit
   BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+CREATE TABLE IF NOT EXISTS audit_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TRIGGER IF NOT EXISTS audit_meta_no_update BEFORE UPDATE ON audit_meta
+  BEGIN SELECT RAISE(ABORT, 'the log id is written once'); END;
 `;
 
 interface Row {
@@ -73,7 +79,7 @@ export interface AuditStoreOptions {
 export class AuditStore {
   private readonly db: SqliteDatabase;
   private readonly head: HeadWriter | undefined;
-  private readonly listeners = new Set<(record: AuditRecord) => void>();
+  private readonly listeners = new Set<(record: AuditRecord, canonicalText: string) => void>();
   private readonly insert: ReturnType<SqliteDatabase['prepare']> | undefined;
   private last: { seq: number; hash: string };
   /** False for a database file without the audit table (an empty or foreign file, opened read-only). */
@@ -102,6 +108,8 @@ export class AuditStore {
       if (!readonly) {
         this.db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
         this.db.exec(SCHEMA);
+        // The log's own name, which its signed checkpoints carry: a checkpoint of another log is told apart.
+        this.db.prepare("INSERT OR IGNORE INTO audit_meta (key, value) VALUES ('log-id', ?)").run(randomBytes(16).toString('hex'));
         // The log is the person's record of what their agents did: readable by them alone.
         for (const file of [options.path, `${options.path}-wal`, `${options.path}-shm`]) {
           if (existsSync(file)) chmodSync(file, 0o600);
@@ -139,14 +147,18 @@ export class AuditStore {
       time: this.now().toISOString(),
       payload: JSON.parse(payloadJson) as unknown,
     };
-    const hash = recordHash(this.last.hash, fields);
+    if (LONE_SURROGATE.test(fields.callId)) throw new TypeError('$.callId: string holds a lone surrogate');
+    // The canonical text recordHash would build, spelled from the canonical payload text (the same
+    // string: test/audit/recordLeaf.test.ts), so a record is canonicalized once; the Merkle leaf is made of it too.
+    const text = storedCanonicalText({ seq: fields.seq, call_id: fields.callId, kind: fields.kind, time: fields.time, payload: payloadJson });
+    const hash = fastBlake3Hex(this.last.hash + text);
     this.insert.run(fields.seq, fields.callId, fields.kind, fields.time, payloadJson, this.last.hash, hash);
     const record: AuditRecord = { ...fields, prevHash: this.last.hash, hash };
     this.last = { seq: fields.seq, hash };
     this.head?.write(this.last);
     for (const listener of [...this.listeners]) {
       try {
-        listener(record);
+        listener(record, text);
       } catch {
         // a listener's failure never loses a record
       }
@@ -178,31 +190,43 @@ export class AuditStore {
     return (this.db.prepare('SELECT * FROM audit WHERE call_id = ? ORDER BY seq').all(callId) as unknown as Row[]).map(toRecord);
   }
 
+  /** The log's random id, made when it was created (undefined for a log from before ids, never written since). */
+  logId(): string | undefined {
+    const hasMeta = this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'audit_meta'").get() !== undefined;
+    if (!hasMeta) return undefined;
+    return (this.db.prepare("SELECT value FROM audit_meta WHERE key = 'log-id'").get() as { value: string } | undefined)?.value;
+  }
+
+  /** The Merkle leaf hash of every record, in log order (see recordLeaf.ts), read as it streams. */
+  *leafHashes(): Generator<Buffer> {
+    if (!this.hasTable) return;
+    for (const row of recordsInOrder(this.db)) yield storedLeafHash(row);
+  }
+
   /** Listens for appended records; returns the unsubscribe function. */
-  onAppend(listener: (record: AuditRecord) => void): () => void {
+  onAppend(listener: (record: AuditRecord, canonicalText: string) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
 
   /**
-   * Walks the whole chain: seqs without gaps from 1, each prevHash the hash before it, each hash
+   * Walks the whole chain (or takes the walk `chain` done elsewhere, e.g. in parallel): seqs without gaps from 1, each prevHash the hash before it, each hash
    * recomputed; then the end of the log against the head anchor (so a cut tail or a missing or
    * damaged anchor shows); then lists the calls that have no closing record.
    */
-  verify(): AuditVerifyReport {
-    let expected = { seq: 1, prevHash: GENESIS_HASH };
-    let records = 0;
-    const rows = this.hasTable ? (this.db.prepare('SELECT * FROM audit ORDER BY seq').iterate() as unknown as Iterable<Row>) : [];
-    for (const row of rows) {
-      const problem = checkRow(row, expected);
-      if (problem) return { ok: false, records, firstBadSeq: problem.seq, reason: problem.reason, problem: 'chain' };
-      records++;
-      expected = { seq: row.seq + 1, prevHash: row.hash };
-    }
-    const finding = anchorFinding(readAnchor(this.options.headPath), this.logEnd(expected.seq - 1), this.options.headPath);
+  verify(chain?: ChainWalk): AuditVerifyReport {
+    const walked = chain ?? (this.hasTable ? walkChain(recordsInOrder(this.db), { seq: 1, prevHash: GENESIS_HASH }) : { ok: true as const, records: 0, lastSeq: 0 });
+    if (!walked.ok) return { ok: false, records: walked.records, firstBadSeq: walked.seq, reason: walked.reason, problem: 'chain' };
+    const records = walked.records;
+    const finding = anchorFinding(readAnchor(this.options.headPath), this.logEnd(walked.lastSeq), this.options.headPath);
     if (finding) return { ok: false, records, ...finding };
     const openCalls = this.openCalls();
     return openCalls.length > 0 ? { ok: true, records, openCalls } : { ok: true, records };
+  }
+
+  /** The newest seq in the log (0 when empty). */
+  lastSeq(): number {
+    return this.last.seq;
   }
 
   /** Calls with records but no closing one (under way, or left open by a gate that stopped), oldest first. */
@@ -246,26 +270,4 @@ export class AuditStore {
 /** Throws the finding, if there is one, as the reason the log cannot be written. */
 function refuseDamage(finding: AnchorFinding | undefined, databasePath: string): void {
   if (finding) throw new AuditAnchorError(finding, databasePath);
-}
-
-function checkRow(row: Row, expected: { seq: number; prevHash: string }): { seq: number; reason: string } | undefined {
-  if (row.seq !== expected.seq) {
-    return row.seq > expected.seq
-      ? { seq: expected.seq, reason: `record ${expected.seq} is missing (the next one is ${row.seq})` }
-      : { seq: row.seq, reason: `record ${row.seq} is out of order` };
-  }
-  if (row.prev_hash !== expected.prevHash) {
-    return { seq: row.seq, reason: `record ${row.seq} does not link to the record before it` };
-  }
-  let payload: unknown;
-  try {
-    payload = JSON.parse(row.payload);
-  } catch {
-    return { seq: row.seq, reason: `record ${row.seq} has a payload that is not JSON` };
-  }
-  const kind = AuditKindSchema.safeParse(row.kind);
-  if (!kind.success) return { seq: row.seq, reason: `record ${row.seq} has an unknown kind ${JSON.stringify(row.kind)}` };
-  const hash = recordHash(row.prev_hash, { seq: row.seq, callId: row.call_id, kind: kind.data, time: row.time, payload });
-  if (hash !== row.hash) return { seq: row.seq, reason: `record ${row.seq} was changed after it was written (its hash does not match)` };
-  return undefined;
 }

@@ -1,6 +1,8 @@
 import type { Executor } from '../executor/executor';
 import type { ToolRegistry } from '../registry/registry';
 import type { AuditStore } from './auditStore';
+import { checkpointStatus } from './checkpointStatus';
+import type { CheckpointWriter } from './checkpointWriter';
 import { noAuditViews, type AuditViews } from './auditViews';
 import { replayCall } from './replay';
 
@@ -9,6 +11,10 @@ export interface AuditViewDeps {
   audit: AuditStore;
   registry: ToolRegistry;
   executor: Executor;
+  /** The state folder (the checkpoint key lives there). */
+  home?: string;
+  /** The gate's checkpoint writer, when it was started with a checkpoint folder. */
+  checkpoints?: CheckpointWriter;
 }
 
 /** The gate's audit explorer: each member answered by its module. */
@@ -21,6 +27,6 @@ export function createAuditViews(deps: AuditViewDeps): AuditViews {
     stats: none.stats,
     exportView: none.exportView,
     replay: (request) => replayCall(deps, request.callId),
-    checkpoint: none.checkpoint,
+    checkpoint: deps.home === undefined ? none.checkpoint : async () => checkpointStatus({ home: deps.home!, writer: deps.checkpoints }),
   };
 }

@@ -6,9 +6,11 @@ import { GateError } from '../../shared/errors';
 import { missingDatabaseFinding } from '../audit/anchorCheck';
 import { AuditStore } from '../audit/auditStore';
 import { readAnchor } from '../audit/headAnchor';
-import { statePaths } from '../state/paths';
+import { walkChainInParallel } from '../audit/parallelChain';
+import { builtAssets, statePaths } from '../state/paths';
 import { readGateAddress, type GateAddress } from '../state/stateFolder';
 import { flag, type ParsedArgs } from './argv';
+import { checkpointReport, printCheckpointReport } from './auditProof';
 import type { Io } from './commands';
 
 /** Open calls listed one per line; past this many, the rest are counted. */
@@ -25,8 +27,11 @@ function runningGate(home: string): GateAddress | undefined {
   }
 }
 
-/** Verifies the log read-only; a database SQLite cannot read is a failed check, not a crash. */
-function verifyReport(paths: Paths): AuditVerifyReport {
+/**
+ * Verifies the log read-only; a database SQLite cannot read is a failed check, not a crash. A large
+ * log's chain is walked in worker threads; any finding is walked again in one thread to name it.
+ */
+async function verifyReport(paths: Paths): Promise<AuditVerifyReport> {
   let store: AuditStore;
   try {
     store = new AuditStore({ path: paths.audit, headPath: paths.auditHead, readonly: true });
@@ -34,7 +39,8 @@ function verifyReport(paths: Paths): AuditVerifyReport {
     return unreadable(paths, error);
   }
   try {
-    return store.verify();
+    const chain = await walkChainInParallel({ path: paths.audit, lastSeq: store.lastSeq(), workerFile: builtAssets().chainWorker });
+    return store.verify(chain);
   } catch (error) {
     return unreadable(paths, error);
   } finally {
@@ -76,13 +82,13 @@ function printReport(report: AuditVerifyReport, io: Io, json: boolean): number {
  * and says so in the log. Anyone who can write the state folder can do this too: only signed
  * checkpoints kept outside it can tell a deliberate acceptance from a cover-up.
  */
-function acceptMissingAnchor(paths: Paths, io: Io): number {
+async function acceptMissingAnchor(paths: Paths, io: Io): Promise<number> {
   const gate = runningGate(io.home);
   if (gate) {
     io.err(`toolgate audit: a gate is running for ${io.home} (pid ${gate.pid}) and is the log's only writer; stop it first\n`);
     return 2;
   }
-  const before = verifyReport(paths);
+  const before = await verifyReport(paths);
   if (before.ok) {
     io.err(`toolgate audit: nothing to accept: the log verifies with its head anchor (${before.records} records)\n`);
     return 2;
@@ -112,7 +118,7 @@ function acceptMissingAnchor(paths: Paths, io: Io): number {
       'Records cut before the anchor went missing cannot be found any more, and anyone who can write the state folder could do the same; ' +
       'only checkpoints signed and kept outside it tell the two apart.\n',
   );
-  return printReport(verifyReport(paths), io, false);
+  return printReport(await verifyReport(paths), io, false);
 }
 
 function personName(): string {
@@ -123,8 +129,8 @@ function personName(): string {
   }
 }
 
-/** `toolgate audit verify [--json] [--accept-missing-anchor]`: exit 0 intact, 1 damaged (named), 2 nothing to check. */
-export function auditVerifyCommand(args: ParsedArgs, io: Io): number {
+/** `toolgate audit verify [--json] [--accept-missing-anchor] [--checkpoint FILE [--key VERIFIERKEY]]`: exit 0 intact, 1 damaged (named), 2 nothing to check. */
+export async function auditVerifyCommand(args: ParsedArgs, io: Io): Promise<number> {
   const paths = statePaths(io.home);
   const json = flag(args, 'json') === 'true';
   if (!existsSync(paths.audit)) {
@@ -134,5 +140,16 @@ export function auditVerifyCommand(args: ParsedArgs, io: Io): number {
     return 2;
   }
   if (flag(args, 'accept-missing-anchor') === 'true') return acceptMissingAnchor(paths, io);
-  return printReport(verifyReport(paths), io, json);
+  const checkpointFile = flag(args, 'checkpoint');
+  if (checkpointFile === undefined) return printReport(await verifyReport(paths), io, json);
+  // Both checks, both reported: a recomputed chain passes the first and fails the second.
+  const checkpoint = checkpointReport(args, io, checkpointFile);
+  const report = await verifyReport(paths);
+  if (json) {
+    io.out(`${JSON.stringify({ ...report, checkpoint })}\n`);
+    return report.ok && checkpoint.ok ? 0 : 1;
+  }
+  const chainCode = printReport(report, io, false);
+  printCheckpointReport(checkpoint, io);
+  return chainCode === 0 && checkpoint.ok ? 0 : 1;
 }

@@ -17,6 +17,7 @@ export const SERVE_SPEC: CommandSpec = {
     { name: 'secret-env', value: 'NAME', repeatable: true, description: 'an environment variable tools may receive as $ENV.NAME' },
     { name: 'max-pending', value: 'N', description: 'prompts that may wait for you in all; past it a call gets EQUOTA (default 500)' },
     { name: 'max-pending-per-agent', value: 'N', description: 'prompts one agent session may have waiting (default 50)' },
+    { name: 'checkpoint-dir', value: 'DIR', description: 'write signed audit checkpoints here, outside the state folder and the workspace (default: none)' },
   ],
   details: [
     'Options override $TOOLGATE_HOME/settings.json, which overrides the defaults; the console\'s',
@@ -73,8 +74,27 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
         options: [
           { name: 'json', description: 'print the report as JSON' },
           { name: 'accept-missing-anchor', description: 'accept a log whose head anchor is gone, as it is (recorded in the log)' },
+          { name: 'checkpoint', value: 'FILE', description: 'also check the log against this signed checkpoint: signature, origin and a consistency proof' },
+          { name: 'key', value: 'VERIFIERKEY', description: "the key the checkpoint must be signed by, NAME+HASH+KEY (default: this state folder's, see audit key)" },
         ],
-        details: 'Exit 0 when intact, 1 naming the first damaged record or the missing anchor, 2 when there is no log.',
+        details: [
+          'Exit 0 when intact, 1 naming the first damaged record or the missing anchor, 2 when there is no log.',
+          'With --checkpoint, history rewritten with its chain and head anchor recomputed, cut or rolled back is',
+          'caught too, and the first changed record is named when the .leaves file lies beside the checkpoint.',
+        ].join('\n'),
+      },
+      {
+        name: 'key',
+        summary: 'print the verifier key of this gate\'s audit checkpoints (NAME+HASH+KEY); keep a copy elsewhere',
+      },
+      {
+        name: 'prove',
+        args: 'SEQ',
+        summary: 'print an RFC 6962 inclusion proof of one record in the Merkle tree of the log',
+        options: [
+          { name: 'size', value: 'N', description: 'prove it in the tree of the first N records, e.g. a checkpoint\'s (default: the whole log)' },
+          { name: 'json', description: 'print the proof as JSON' },
+        ],
       },
       {
         name: 'list',

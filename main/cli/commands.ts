@@ -2,6 +2,8 @@ import { terminalText } from '../../shared/inertText';
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { AuditStore } from '../audit/auditStore';
+import { loadFastBlake3 } from '../audit/fastBlake3';
+import { auditKeyCommand, auditProveCommand } from './auditProof';
 import { auditReplayCommand } from './auditReplay';
 import { auditVerifyCommand } from './auditVerify';
 import { GATE_NOT_RUNNING_MESSAGE, GateConnection, LONG_CALL, openGateSession } from '../mcp/gateClient';
@@ -50,12 +52,18 @@ function openAudit(io: Io): AuditStore | undefined {
   return new AuditStore({ path: paths.audit, headPath: paths.auditHead, readonly: true });
 }
 
-/** `toolgate audit verify|list`: checks the chain, or prints the latest records. */
+/** `toolgate audit verify|list|key|prove|export`: checks the log, prints records, the checkpoint key or a proof. */
 export async function auditCommand(argv: string[], io: Io): Promise<number> {
   const subSpec = subcommandOf(commandSpec('audit'), argv);
-  if (!subSpec) throw new UsageError('audit takes `verify`, `list` or `replay`');
+  if (!subSpec) throw new UsageError('audit takes `verify`, `list`, `key`, `prove`, `replay` or `export`');
   const args = parseCommandLine(subSpec, argv, `audit ${subSpec.name}`);
-  if (subSpec.name === 'verify') return auditVerifyCommand(args, io);
+  if (subSpec.name === 'verify') {
+    // The WebAssembly hash reads a large log several times faster; it loads once, before the walk.
+    await loadFastBlake3();
+    return auditVerifyCommand(args, io);
+  }
+  if (subSpec.name === 'key') return auditKeyCommand(args, io);
+  if (subSpec.name === 'prove') return auditProveCommand(args, io);
   if (subSpec.name === 'replay') return auditReplayCommand(args, io);
   const store = openAudit(io);
   if (!store) return 2;

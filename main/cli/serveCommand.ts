@@ -31,6 +31,11 @@ export async function serveCommand(argv: string[], io: Io): Promise<number> {
       `  grants     ${options.grants!.join(', ')}${settings.readOnly ? ' (read-only: no tool that writes or spawns)' : ''}`,
       `  approvals  a prompt waits ${settings.approvalTimeoutSeconds} s for you, then the call is denied`,
       `  policy     ${settings.mode} mode; rules from ${[...Object.values(running.gate.policyEngine?.files ?? {})].join(', ')}`,
+      `  audit      ${
+        settings.checkpointDir
+          ? `signed checkpoints in ${settings.checkpointDir} (every ${settings.checkpointEveryRecords} records or ${settings.checkpointIntervalSeconds} s)`
+          : 'no signed checkpoints (choose a folder outside the state folder with --checkpoint-dir DIR)'
+      }`,
       `  settings   ${report.fileExists ? report.file : `${report.file} (none; flags and defaults in force)`}`,
       // The console URL carries the console token: it answers prompts, so it never goes into an agent's config.
       `  tokens     agents (MCP): ${statePaths(io.home).token}; console (yours alone, never an agent's): ${statePaths(io.home).consoleToken}`,

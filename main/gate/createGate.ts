@@ -7,6 +7,8 @@ import { mutatingEffects, type Capability } from '../../shared/manifest';
 import { ApprovalQueue } from '../approvals/approvalQueue';
 import { AuditStore } from '../audit/auditStore';
 import { createAuditViews } from '../audit/createAuditViews';
+import { loadFastBlake3 } from '../audit/fastBlake3';
+import { startCheckpoints, type CheckpointOptions } from '../audit/startCheckpoints';
 import type { ConsoleBackend } from '../bridge/consoleBackend';
 import { CallTracker } from '../executor/callTracker';
 import { CallRedactions } from '../executor/callRedactions';
@@ -83,6 +85,8 @@ export interface GateOptions {
   maxPending?: number;
   /** The settings this gate was started with and where each came from, for the console's Settings view. */
   settings?: SettingsReport;
+  /** Signed checkpoints of the audit log, kept outside the state folder and the workspace (absent: none). */
+  checkpoints?: CheckpointOptions;
 }
 
 /** The default grants: tools may read and write inside the workspace. */
@@ -175,8 +179,12 @@ export async function createGate(options: GateOptions): Promise<Gate> {
       });
   policyEngine?.onChange(() => events.emit('policyChanged', policyEngine.status()));
   policyEngine?.watch();
+  // The console's Verify walks the whole log: with the WebAssembly hash it takes a fraction of the time.
+  await loadFastBlake3();
   const audit = new AuditStore({ path: paths.audit, headPath: paths.auditHead, redact: (payload) => redactions.redactValue(payload) });
   audit.onAppend((record) => events.emit('auditAppended', record));
+  // Before any record is added: a log that no longer matches its checkpoints refuses the start.
+  const checkpoints = startCheckpoints(options.checkpoints, { home: options.home, workspace, audit, onFailure: () => policyEngine?.close() });
   const approvalTimeoutMs = options.approvalTimeoutMs ?? 5 * 60_000;
   const approvals = new ApprovalQueue({
     timeoutMs: approvalTimeoutMs,
@@ -277,7 +285,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
       toolStatus,
       stopCall: (callId) => executor.stop(callId),
       nameAgent: (agentSession) => agents.name(agentSession),
-      auditViews: createAuditViews({ audit, registry, executor }),
+      auditViews: createAuditViews({ audit, registry, executor, home: options.home, checkpoints }),
       ...(policyEngine ? { policyEngine } : {}),
       info: () => ({ workspace, approvalTimeoutMs, ...(policyEngine ? { policy: policyEngine.status() } : {}), ...(mcpUrl ? { mcpUrl } : {}), ...(options.settings ? { settings: options.settings } : {}) }),
     }),
@@ -293,6 +301,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
         scheduler.close();
         await pool.close();
         events.clear();
+        checkpoints?.close();
         audit.close();
       })();
       return closing;

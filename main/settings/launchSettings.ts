@@ -23,11 +23,17 @@ export interface LaunchSettings {
   secretEnv: string[];
   /** The security mode. */
   mode: PolicyMode;
+  /** Where signed audit checkpoints go; null writes none. */
+  checkpointDir: string | null;
+  /** Records between two signed checkpoints. */
+  checkpointEveryRecords: number;
+  /** Longest wait, in seconds, of a written record for its checkpoint. */
+  checkpointIntervalSeconds: number;
 }
 
 /** Toolgate's defaults; the workspace defaults to the folder the gate is started in. */
 export function launchDefaults(cwd: string): LaunchSettings {
-  return { workspace: cwd, grants: [], approvalTimeoutSeconds: 300, sandbox: 'auto', toolModules: [], pool: 2, readOnly: false, port: DEFAULT_PORT, secretEnv: [], mode: 'standard' };
+  return { workspace: cwd, grants: [], approvalTimeoutSeconds: 300, sandbox: 'auto', toolModules: [], pool: 2, readOnly: false, port: DEFAULT_PORT, secretEnv: [], mode: 'standard', checkpointDir: null, checkpointEveryRecords: 1000, checkpointIntervalSeconds: 60 };
 }
 
 function isSandboxMode(mode: string): mode is SandboxMode {
@@ -58,6 +64,7 @@ export function settingsFromFlags(args: ParsedArgs, cwd: string): Partial<Launch
   const timeout = intFlag(args, 'approval-timeout', 1, 86_400);
   const pool = intFlag(args, 'pool', 1, 64);
   const port = intFlag(args, 'port', 0, 65_535);
+  const checkpointDir = flag(args, 'checkpoint-dir');
   const given: Partial<LaunchSettings> = {
     workspace: workspace === undefined ? undefined : resolve(cwd, workspace),
     grants,
@@ -69,6 +76,7 @@ export function settingsFromFlags(args: ParsedArgs, cwd: string): Partial<Launch
     port,
     secretEnv: args.flags.get('secret-env'),
     mode: mode as PolicyMode | undefined,
+    checkpointDir: checkpointDir === undefined ? undefined : resolve(cwd, checkpointDir),
   };
   return Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined)) as Partial<LaunchSettings>;
 }
@@ -121,7 +129,7 @@ export function resolveLaunchSettings(inputs: {
 }
 
 /** The gate options the settings come to (the defaults' grants always included). */
-export function gateOptionsFrom(settings: LaunchSettings): Pick<GateOptions, 'workspace' | 'grants' | 'approvalTimeoutMs' | 'sandbox' | 'toolModules' | 'poolSize' | 'readOnly' | 'secretEnv' | 'policyMode'> & { port: number } {
+export function gateOptionsFrom(settings: LaunchSettings): Pick<GateOptions, 'workspace' | 'grants' | 'approvalTimeoutMs' | 'sandbox' | 'toolModules' | 'poolSize' | 'readOnly' | 'secretEnv' | 'policyMode' | 'checkpoints'> & { port: number } {
   return {
     workspace: settings.workspace,
     grants: [...DEFAULT_GRANTS, ...settings.grants],
@@ -132,6 +140,9 @@ export function gateOptionsFrom(settings: LaunchSettings): Pick<GateOptions, 'wo
     readOnly: settings.readOnly,
     secretEnv: settings.secretEnv,
     policyMode: settings.mode,
+    checkpoints: settings.checkpointDir
+      ? { dir: settings.checkpointDir, everyRecords: settings.checkpointEveryRecords, intervalMs: settings.checkpointIntervalSeconds * 1000 }
+      : undefined,
     port: settings.port,
   };
 }

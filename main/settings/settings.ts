@@ -39,6 +39,12 @@ export const SettingsFileSchema = z.strictObject({
   secretEnv: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'is not a variable name')).optional(),
   /** The security mode: strict asks above SAFE, standard is tiers plus rules, permissive lets ELEVATED work in the workspace run. */
   mode: PolicyModeSchema.optional(),
+  /** Where signed checkpoints of the audit log go: outside the state folder and the workspace. */
+  checkpointDir: SettingsPathSchema.optional(),
+  /** Records between two signed checkpoints (one is also written every checkpointIntervalSeconds and at shutdown). */
+  checkpointEveryRecords: z.number().int().min(1).max(1_000_000).optional(),
+  /** Longest time, in seconds, a written record waits for a signed checkpoint. */
+  checkpointIntervalSeconds: z.number().int().min(1).max(86_400).optional(),
 });
 
 /** The settings file's contents, as checked. */
@@ -56,6 +62,9 @@ const FIX: Record<SettingKey, string> = {
   port: 'a whole number from 0 to 65535, e.g. 7749',
   secretEnv: 'a list of environment variable names, e.g. ["GITHUB_TOKEN"]',
   mode: '"strict", "standard" or "permissive"',
+  checkpointDir: 'an absolute path (or ~/…) of a folder outside the state folder and the workspace, e.g. "~/toolgate-checkpoints"',
+  checkpointEveryRecords: 'a whole number of records from 1 to 1000000, e.g. 1000',
+  checkpointIntervalSeconds: 'a whole number of seconds from 1 to 86400, e.g. 60',
 };
 
 /** A settings file that cannot be used: names the file, the field and the fix. Nothing starts. */
@@ -141,6 +150,7 @@ export function readSettingsFile(path: string, home = homedir()): SettingsFile {
   const settings = {
     ...parsed.data,
     ...(parsed.data.workspace !== undefined ? { workspace: resolve(expandHome(parsed.data.workspace, home)) } : {}),
+    ...(parsed.data.checkpointDir !== undefined ? { checkpointDir: resolve(expandHome(parsed.data.checkpointDir, home)) } : {}),
     ...(parsed.data.toolModules !== undefined ? { toolModules: parsed.data.toolModules.map((module) => resolve(expandHome(module, home))) } : {}),
   };
   if (settings.workspace !== undefined && !(existsSync(settings.workspace) && statSync(settings.workspace).isDirectory())) {

@@ -21,6 +21,8 @@ export function statePaths(home: string) {
     gate: join(home, 'gate.json'),
     /** Secrets that tool arguments name as `$ENV.NAME` (mode 0600; `toolgate secret set`). */
     secrets: join(home, 'secrets.json'),
+    /** The Ed25519 key that signs audit checkpoints (mode 0600): beside the audit database, never inside it. */
+    checkpointKey: join(home, 'checkpoint-key'),
   };
 }
 
@@ -64,8 +66,8 @@ export function toolgateVersion(): string {
   return toolgatePackage().version;
 }
 
-/** The built tool-process entry and renderer (`npm run build` makes them). */
+/** The built tool-process entry, audit chain worker and renderer (`npm run build` makes them). */
 export function builtAssets() {
   const root = toolgateRoot();
-  return { toolProcess: join(root, 'out/main/toolProcess.js'), renderer: join(root, 'out/renderer') };
+  return { toolProcess: join(root, 'out/main/toolProcess.js'), chainWorker: join(root, 'out/main/chainWorker.js'), renderer: join(root, 'out/renderer') };
 }

@@ -234,6 +234,11 @@ export class ConsoleSync {
     return this.bridge.checkEdit(request);
   }
 
+  /** The audit log's newest signed checkpoint and the key that signs them, for the checkpoint panel. */
+  checkpointStatus(): Promise<BridgeResponse<'checkpointStatus'>> {
+    return this.bridge.checkpointStatus({});
+  }
+
   /** Every rule and grant in force, for the Permissions view. */
   listPermissions(): Promise<BridgeResponse<'listPermissions'>> {
     return this.bridge.listPermissions({});

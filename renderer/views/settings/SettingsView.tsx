@@ -14,6 +14,9 @@ const MEANING: Record<SettingKey, string> = {
   port: 'loopback port of MCP and the console',
   secretEnv: 'environment variables tools may receive as $ENV.NAME',
   mode: 'security mode: strict asks above SAFE, standard is tiers plus rules, permissive lets ELEVATED work in the workspace run',
+  checkpointDir: 'folder of the signed audit checkpoints, outside the state folder and the workspace',
+  checkpointEveryRecords: 'records between two signed audit checkpoints',
+  checkpointIntervalSeconds: 'longest wait, in seconds, of a written record for its signed checkpoint',
 };
 
 const SOURCE: Record<SettingSource, string> = {
@@ -25,6 +28,7 @@ const SOURCE: Record<SettingSource, string> = {
 
 /** A setting's value as the file would hold it: lists joined, nothing as "none". */
 function shown(value: unknown): string {
+  if (value === null || value === undefined) return 'none';
   if (Array.isArray(value)) return value.length === 0 ? 'none' : value.join(', ');
   return typeof value === 'string' ? value : JSON.stringify(value);
 }

@@ -1,0 +1,65 @@
+import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
+import { chmodSync, existsSync, readFileSync, statSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { z } from 'zod';
+import { GateError } from '../../shared/errors';
+import { statePaths } from '../state/paths';
+import { writePrivateFile } from '../state/stateFolder';
+import { keyHashOf, rawPublicKey, verifierKeyText, type NoteVerifier } from './signedNote';
+
+/** The checkpoint signing key file in the state folder: beside the audit database, never inside it. */
+export function checkpointKeyPath(home: string): string {
+  return statePaths(home).checkpointKey;
+}
+
+/** What the key file holds: the signer's name and its Ed25519 private key (PKCS#8 DER, base64). */
+const KeyFileSchema = z.strictObject({
+  /** The key name that signature lines carry. */
+  name: z.string().regex(/^[^\s+]+$/),
+  /** The private key. */
+  pkcs8: z.string().min(1),
+});
+
+/** The gate's checkpoint key: signs with `privateKey`, verifies with `verifier`, shown as `verifierKey`. */
+export interface CheckpointKey {
+  name: string;
+  privateKey: KeyObject;
+  verifier: NoteVerifier;
+  /** "NAME+HASH+KEY", the C2SP signed-note verifier key. */
+  verifierKey: string;
+}
+
+function keyFrom(name: string, privateKey: KeyObject): CheckpointKey {
+  const publicKey = rawPublicKey(createPublicKey(privateKey));
+  return { name, privateKey, verifier: { name, keyHash: keyHashOf(name, publicKey), publicKey }, verifierKey: verifierKeyText(name, publicKey) };
+}
+
+/** The key of a state folder, or undefined when none was made yet; a damaged file is an error naming it. */
+export function readCheckpointKey(home: string): CheckpointKey | undefined {
+  const path = checkpointKeyPath(home);
+  if (!existsSync(path)) return undefined;
+  try {
+    const file = KeyFileSchema.parse(JSON.parse(readFileSync(path, 'utf8')));
+    const privateKey = createPrivateKey({ key: Buffer.from(file.pkcs8, 'base64'), format: 'der', type: 'pkcs8' });
+    if (privateKey.asymmetricKeyType !== 'ed25519') throw new Error(`it holds a ${privateKey.asymmetricKeyType} key, not Ed25519`);
+    return keyFrom(file.name, privateKey);
+  } catch (error) {
+    throw new GateError(
+      'EPERMISSION',
+      `the checkpoint key ${path} cannot be read (${(error as Error).message.split('\n')[0]}); checkpoints signed with it can still be checked with \`toolgate audit verify --checkpoint FILE --key VERIFIERKEY\`. Move it aside to make a new key`,
+    );
+  }
+}
+
+/** The key of a state folder, made at first start (Ed25519, file mode 0600); a readable-by-others file is tightened. */
+export function loadOrCreateCheckpointKey(home: string): CheckpointKey {
+  const path = checkpointKeyPath(home);
+  if (existsSync(path) && (statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
+  const existing = readCheckpointKey(home);
+  if (existing) return existing;
+  // The name tells a person which machine's gate signed; the random part tells two gates on it apart.
+  const name = `toolgate-${hostname().replace(/[^A-Za-z0-9.-]/g, '-') || 'host'}-${randomBytes(4).toString('hex')}`;
+  const { privateKey } = generateKeyPairSync('ed25519');
+  writePrivateFile(path, `${JSON.stringify({ name, pkcs8: privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64') })}\n`);
+  return keyFrom(name, privateKey);
+}
