@@ -1,0 +1,138 @@
+/**
+ * The JSONL and OTLP exports of calls a real gate wrote: a completed call, one a written rule
+ * denied, one whose prompt timed out and one whose tool failed. What a collector or a script would
+ * read from each, and that arguments and outputs are in the file only when asked for.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exportChunks, exportFileName, type ExportedCall } from '../../main/audit/exportCalls';
+import { gatedCalls, SECRET_CONTENT, type GatedCalls } from './exportFixture';
+import { attributeMap, otlpProblems } from './otlpShape';
+
+let gated: GatedCalls;
+let calls: ExportedCall[];
+
+beforeAll(async () => {
+  gated = await gatedCalls();
+  calls = [gated.ids.completed, gated.ids.denied, gated.ids.timedOut, gated.ids.failed].map((id) => gated.exported(id));
+}, 60_000);
+
+afterAll(async () => {
+  await gated?.close();
+});
+
+function exportText(format: 'jsonl' | 'otlp', content: boolean): string {
+  return [...exportChunks(calls, { format, content })].join('');
+}
+
+type Span = { name: string; traceId: string; spanId: string; kind: number; startTimeUnixNano: string; endTimeUnixNano: string; attributes: Array<{ key: string; value: Record<string, unknown> }>; events: Array<{ name: string; timeUnixNano: string; attributes: Array<{ key: string; value: Record<string, unknown> }> }>; status: { code: number; message?: string } };
+
+function spansOf(text: string): Span[] {
+  return JSON.parse(text).resourceSpans[0].scopeSpans[0].spans as Span[];
+}
+
+describe('JSONL export', () => {
+  it('writes one object per call per line with its outcome, decision and the seq/kind/time/hash of each record', () => {
+    const lines = exportText('jsonl', false).trimEnd().split('\n').map((line) => JSON.parse(line));
+    expect(lines).toHaveLength(4);
+    const [completed, denied, timedOut, failed] = lines;
+    expect(completed).toMatchObject({ callId: gated.ids.completed, tool: 'read_file', outcome: 'completed', decision: 'allow', decider: 'default' });
+    expect(denied).toMatchObject({ callId: gated.ids.denied, tool: 'write_file', outcome: 'rejected', decision: 'deny', decider: 'rule', errorCode: 'EDENIED' });
+    expect(timedOut).toMatchObject({ outcome: 'rejected', decision: 'ask', decider: 'timeout', errorCode: 'EDENIED' });
+    expect(failed).toMatchObject({ outcome: 'failed', errorCode: 'ERUNTIME' });
+    const records = gated.records(gated.ids.timedOut);
+    expect(timedOut.records).toEqual(records.map((record) => ({ seq: record.seq, kind: record.kind, time: record.time, hash: record.hash })));
+    expect(timedOut.records.map((record: { kind: string }) => record.kind)).toEqual(['invoked', 'capability', 'policy', 'approval-requested', 'approval-decided', 'rejected']);
+  });
+
+  it('leaves arguments and outputs out unless content is asked for', () => {
+    const without = exportText('jsonl', false);
+    expect(without).not.toContain(SECRET_CONTENT.slice(0, 12));
+    const lines = exportText('jsonl', true).trimEnd().split('\n').map((line) => JSON.parse(line));
+    expect(lines[0].arguments).toEqual({ path: 'plan.txt' });
+    expect(lines[0].result).toMatchObject({ content: `${SECRET_CONTENT}\n` });
+    expect(lines[1].arguments).toEqual({ path: 'private/x.txt', content: SECRET_CONTENT });
+    expect(lines[1]).not.toHaveProperty('result');
+  });
+});
+
+describe('OTLP export', () => {
+  it('is a valid OTLP/HTTP JSON ExportTraceServiceRequest', () => {
+    for (const content of [false, true]) {
+      const request = JSON.parse(exportText('otlp', content));
+      expect(otlpProblems(request)).toEqual([]);
+      expect(request.resourceSpans[0].scopeSpans[0].spans).toHaveLength(4);
+    }
+  });
+
+  it('names each span after its tool with the GenAI tool-execution attributes, and marks refusals and failures as errors', () => {
+    const [completed, denied, timedOut, failed] = spansOf(exportText('otlp', false));
+    expect(completed!.name).toBe('execute_tool read_file');
+    expect(completed!.kind).toBe(1);
+    expect(attributeMap(completed!.attributes)).toMatchObject({
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': 'read_file',
+      'gen_ai.tool.call.id': gated.ids.completed,
+      'gen_ai.tool.type': 'function',
+      'toolgate.outcome': 'completed',
+      'toolgate.decision': 'allow',
+      'toolgate.decider': 'default',
+      'toolgate.tier': 'STANDARD',
+    });
+    expect(attributeMap(completed!.attributes)).not.toHaveProperty('error.type');
+    expect(completed!.status.code).toBe(1);
+
+    expect(attributeMap(denied!.attributes)).toMatchObject({ 'error.type': 'EDENIED', 'toolgate.decider': 'rule', 'toolgate.outcome': 'rejected' });
+    expect(String(attributeMap(denied!.attributes)['toolgate.rule'])).toContain('write_file(private/**)');
+    expect(denied!.status.code).toBe(2);
+    expect(attributeMap(timedOut!.attributes)).toMatchObject({ 'error.type': 'EDENIED', 'toolgate.decider': 'timeout' });
+    expect(Number(attributeMap(timedOut!.attributes)['toolgate.waited_ms'])).toBeGreaterThanOrEqual(250);
+    expect(attributeMap(failed!.attributes)).toMatchObject({ 'error.type': 'ERUNTIME' });
+    expect(failed!.status.code).toBe(2);
+    expect(Number(attributeMap(failed!.attributes)['toolgate.ran_ms'])).toBeGreaterThanOrEqual(0);
+  });
+
+  it('ties each span to the log: first/last seq and hashes, one event per record at its time', () => {
+    const timedOut = spansOf(exportText('otlp', false))[2]!;
+    const records = gated.records(gated.ids.timedOut);
+    const attributes = attributeMap(timedOut.attributes);
+    expect(attributes['toolgate.audit.first_seq']).toBe(String(records[0]!.seq));
+    expect(attributes['toolgate.audit.last_seq']).toBe(String(records.at(-1)!.seq));
+    expect(attributes['toolgate.audit.last_hash']).toBe(records.at(-1)!.hash);
+    expect(timedOut.events.map((event) => event.name)).toEqual(records.map((record) => record.kind));
+    expect(timedOut.events.map((event) => event.timeUnixNano)).toEqual(records.map((record) => `${Date.parse(record.time)}000000`));
+    expect(attributeMap(timedOut.events[4]!.attributes)).toMatchObject({ 'toolgate.approval.outcome': 'expired' });
+    expect(timedOut.startTimeUnixNano).toBe(`${Date.parse(records[0]!.time)}000000`);
+    expect(timedOut.endTimeUnixNano).toBe(`${Date.parse(records.at(-1)!.time)}000000`);
+  });
+
+  it('puts one agent session in one trace, derives ids the same way every time, and gives each call its own span', () => {
+    const spans = spansOf(exportText('otlp', false));
+    expect(new Set(spans.map((span) => span.traceId)).size).toBe(1);
+    expect(new Set(spans.map((span) => span.spanId)).size).toBe(4);
+    expect(spansOf(exportText('otlp', false)).map((span) => span.spanId)).toEqual(spans.map((span) => span.spanId));
+  });
+
+  it('carries arguments and results as GenAI attributes only when content is asked for', () => {
+    expect(exportText('otlp', false)).not.toContain(SECRET_CONTENT.slice(0, 12));
+    const [completed, denied] = spansOf(exportText('otlp', true));
+    const attributes = attributeMap(completed!.attributes);
+    expect(JSON.parse(String(attributes['gen_ai.tool.call.arguments']))).toEqual({ path: 'plan.txt' });
+    expect(JSON.parse(String(attributes['gen_ai.tool.call.result']))).toMatchObject({ content: `${SECRET_CONTENT}\n` });
+    expect(attributeMap(denied!.attributes)).not.toHaveProperty('gen_ai.tool.call.result');
+  });
+
+  it('writes an empty export as a valid request with no spans', () => {
+    const text = [...exportChunks([], { format: 'otlp', content: false })].join('');
+    expect(otlpProblems(JSON.parse(text))).toEqual([]);
+    expect(spansOf(text)).toEqual([]);
+    expect([...exportChunks([], { format: 'jsonl', content: false })].join('')).toBe('');
+  });
+});
+
+describe('export file names', () => {
+  it('say what and when, with no characters a file system refuses', () => {
+    const now = new Date('2026-11-23T14:05:09.123Z');
+    expect(exportFileName('jsonl', now)).toBe('toolgate-calls-2026-11-23T14-05-09Z.jsonl');
+    expect(exportFileName('otlp', now)).toBe('toolgate-calls-2026-11-23T14-05-09Z.otlp.json');
+  });
+});

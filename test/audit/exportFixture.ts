@@ -1,0 +1,54 @@
+/**
+ * A real gate's audit log with the four kinds of call an export must tell apart: one that
+ * completed, one a written rule denied, one whose prompt timed out and one whose tool failed.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { AuditRecord } from '../../shared/audit';
+import { rowFromRecords } from '../../main/audit/exportRow';
+import type { ExportedCall } from '../../main/audit/exportCalls';
+import { startGate, type RunningGate } from '../../main/gate/startGate';
+import { callIdOf, connectMcp, makeTempDirs, readToken, type TempDirs } from '../integration/helpers';
+
+/** The text each call carried, to check content is exported only when asked. */
+export const SECRET_CONTENT = 'confidential-plan-7731';
+
+export interface GatedCalls {
+  dirs: TempDirs;
+  running: RunningGate;
+  client: Client;
+  ids: { completed: string; denied: string; timedOut: string; failed: string };
+  /** A call with its row (built from its records) and records, as the export is given it. */
+  exported(callId: string): ExportedCall;
+  records(callId: string): AuditRecord[];
+  close(): Promise<void>;
+}
+
+/** Starts a gate with a deny rule and a short prompt timeout, and makes the four calls over MCP. */
+export async function gatedCalls(): Promise<GatedCalls> {
+  const dirs = makeTempDirs();
+  const managedPolicyFile = join(dirs.outside, 'managed-policy.json');
+  writeFileSync(managedPolicyFile, JSON.stringify({ deny: [{ rule: 'write_file(private/**)', reason: 'private stays by hand' }] }));
+  writeFileSync(join(dirs.workspace, 'plan.txt'), `${SECRET_CONTENT}\n`);
+  const running = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, approvalTimeoutMs: 300, poolSize: 1, managedPolicyFile });
+  const client = await connectMcp(running.mcpUrl, readToken(dirs.home));
+  const completed = callIdOf(await client.callTool({ name: 'read_file', arguments: { path: 'plan.txt' } }));
+  const denied = callIdOf(await client.callTool({ name: 'write_file', arguments: { path: 'private/x.txt', content: SECRET_CONTENT } }));
+  const timedOut = callIdOf(await client.callTool({ name: 'write_file', arguments: { path: 'notes.txt', content: SECRET_CONTENT } }));
+  const failed = callIdOf(await client.callTool({ name: 'read_file', arguments: { path: `missing-${SECRET_CONTENT}.txt` } }));
+  const records = (callId: string) => running.gate.audit.forCall(callId);
+  return {
+    dirs,
+    running,
+    client,
+    ids: { completed, denied, timedOut, failed },
+    records,
+    exported: (callId) => ({ row: rowFromRecords(records(callId))!, records: records(callId) }),
+    close: async () => {
+      await client.close();
+      await running.close();
+      dirs.remove();
+    },
+  };
+}
