@@ -4,10 +4,14 @@
  * memory of one: the CLI pipes the chunks to a file or stdout, the console joins a capped few.
  */
 import type { AuditRecord } from '../../shared/audit';
-import type { ExportFormat } from '../../shared/explorer';
+import type { CallRow, ExplorerFilter, ExportFormat } from '../../shared/explorer';
+import type { AuditStore } from './auditStore';
 import { callContent, callSpan, otlpEnvelope, type ExportedCall } from './otlpSpans';
 
 export type { ExportedCall } from './otlpSpans';
+
+/** The calls a filter matches, newest first: the explorer's query (`iterateCalls` of explorerQuery.ts). */
+export type CallSource = (store: AuditStore, filter: ExplorerFilter) => Iterable<CallRow>;
 
 /** What an export holds besides each call's summary: `content` adds arguments and outputs. */
 export interface ExportOptions {

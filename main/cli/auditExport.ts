@@ -9,19 +9,15 @@ import {
   ExplorerFilterSchema,
   ExportFormatSchema,
   MIN_SEARCH_CHARS,
-  type CallRow,
   type ExplorerFilter,
   type ExportFormat,
 } from '../../shared/explorer';
 import { SECURITY_TIERS } from '../../shared/manifest';
 import { AuditStore } from '../audit/auditStore';
-import { counted, exportChunks, withRecords } from '../audit/exportCalls';
+import { counted, exportChunks, withRecords, type CallSource } from '../audit/exportCalls';
 import { statePaths } from '../state/paths';
 import { UsageError, flag, type ParsedArgs } from './argv';
 import type { Io } from './commands';
-
-/** The calls a filter matches, newest first (the explorer's query, helper `iterateCalls`). */
-export type CallSource = (store: AuditStore, filter: ExplorerFilter) => Iterable<CallRow>;
 
 /** Where `audit export` gets its calls and writes when no --out is given. */
 export interface AuditExportDeps {

@@ -4,7 +4,8 @@
  * read from each, and that arguments and outputs are in the file only when asked for.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exportChunks, exportFileName, type ExportedCall } from '../../main/audit/exportCalls';
+import { exportChunks, exportFileName, type CallSource, type ExportedCall } from '../../main/audit/exportCalls';
+import { exportView } from '../../main/audit/exportView';
 import { gatedCalls, SECRET_CONTENT, type GatedCalls } from './exportFixture';
 import { attributeMap, otlpProblems } from './otlpShape';
 
@@ -134,5 +135,31 @@ describe('export file names', () => {
     const now = new Date('2026-11-23T14:05:09.123Z');
     expect(exportFileName('jsonl', now)).toBe('toolgate-calls-2026-11-23T14-05-09Z.jsonl');
     expect(exportFileName('otlp', now)).toBe('toolgate-calls-2026-11-23T14-05-09Z.otlp.json');
+  });
+});
+
+describe("the console's export of its view", () => {
+  /** Newest first, as the explorer's query gives them, filtered by tool. */
+  const source: CallSource = (_store, filter) => [...calls].reverse().map((call) => call.row).filter((row) => !filter.tool || filter.tool.includes(row.tool));
+  const now = new Date('2026-11-23T14:05:09Z');
+
+  it('exports every matching call with their records when they fit, and names the file', () => {
+    const result = exportView(gated.running.gate.audit, { filter: { tool: ['write_file'] }, format: 'jsonl', content: false }, source, { now });
+    expect(result.calls).toBe(2);
+    expect(result.cut).toBeUndefined();
+    expect(result.fileName).toBe('toolgate-calls-2026-11-23T14-05-09Z.jsonl');
+    const lines = result.text.trimEnd().split('\n').map((line) => JSON.parse(line));
+    expect(lines.map((line) => line.callId)).toEqual([gated.ids.timedOut, gated.ids.denied]);
+    expect(lines[0].records).toHaveLength(6);
+    expect(result.text).not.toContain(SECRET_CONTENT.slice(0, 12));
+  });
+
+  it('stops at its limit and says the export was cut, newest calls kept', () => {
+    const result = exportView(gated.running.gate.audit, { filter: {}, format: 'otlp', content: true }, source, { now, limit: 3 });
+    expect(result).toMatchObject({ calls: 3, cut: true, fileName: 'toolgate-calls-2026-11-23T14-05-09Z.otlp.json' });
+    const request = JSON.parse(result.text);
+    expect(otlpProblems(request)).toEqual([]);
+    expect(spansOf(result.text).map((span) => attributeMap(span.attributes)['gen_ai.tool.call.id'])).toEqual([gated.ids.failed, gated.ids.timedOut, gated.ids.denied]);
+    expect(result.text).toContain(SECRET_CONTENT);
   });
 });
