@@ -7,6 +7,7 @@ import { mutatingEffects, type Capability } from '../../shared/manifest';
 import { ApprovalQueue } from '../approvals/approvalQueue';
 import { AuditStore } from '../audit/auditStore';
 import { createAuditViews } from '../audit/createAuditViews';
+import { OtlpStreamer, type OtlpStreamOptions } from '../audit/otlpStream';
 import type { ConsoleBackend } from '../bridge/consoleBackend';
 import { CallTracker } from '../executor/callTracker';
 import { CallRedactions } from '../executor/callRedactions';
@@ -83,6 +84,8 @@ export interface GateOptions {
   maxPending?: number;
   /** The settings this gate was started with and where each came from, for the console's Settings view. */
   settings?: SettingsReport;
+  /** Send each ended call's span to this OTLP/HTTP endpoint (settings `otlpEndpoint`); failures are logged once through `log`. */
+  otlp?: Pick<OtlpStreamOptions, 'endpoint' | 'headers' | 'log'>;
 }
 
 /** The default grants: tools may read and write inside the workspace. */
@@ -177,6 +180,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
   policyEngine?.watch();
   const audit = new AuditStore({ path: paths.audit, headPath: paths.auditHead, redact: (payload) => redactions.redactValue(payload) });
   audit.onAppend((record) => events.emit('auditAppended', record));
+  const otlp = options.otlp ? new OtlpStreamer(audit, { log: (message) => process.stderr.write(`toolgate: ${message}\n`), ...options.otlp }) : undefined;
   const approvalTimeoutMs = options.approvalTimeoutMs ?? 5 * 60_000;
   const approvals = new ApprovalQueue({
     timeoutMs: approvalTimeoutMs,
@@ -292,6 +296,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
         approvals.close();
         scheduler.close();
         await pool.close();
+        await otlp?.close();
         events.clear();
         audit.close();
       })();

@@ -23,11 +23,15 @@ export interface LaunchSettings {
   secretEnv: string[];
   /** The security mode. */
   mode: PolicyMode;
+  /** Where ended calls' spans are sent (OTLP/HTTP); null: nowhere. */
+  otlpEndpoint: string | null;
+  /** Headers of each OTLP POST. */
+  otlpHeaders: Record<string, string>;
 }
 
 /** Toolgate's defaults; the workspace defaults to the folder the gate is started in. */
 export function launchDefaults(cwd: string): LaunchSettings {
-  return { workspace: cwd, grants: [], approvalTimeoutSeconds: 300, sandbox: 'auto', toolModules: [], pool: 2, readOnly: false, port: DEFAULT_PORT, secretEnv: [], mode: 'standard' };
+  return { workspace: cwd, grants: [], approvalTimeoutSeconds: 300, sandbox: 'auto', toolModules: [], pool: 2, readOnly: false, port: DEFAULT_PORT, secretEnv: [], mode: 'standard', otlpEndpoint: null, otlpHeaders: {} };
 }
 
 function isSandboxMode(mode: string): mode is SandboxMode {
@@ -116,12 +120,18 @@ export function resolveLaunchSettings(inputs: {
   const settings = Object.fromEntries(SETTING_KEYS.map((key) => [key, inForce[key].value])) as unknown as LaunchSettings;
   return {
     settings,
-    report: { file, fileExists: existsSync(file), entries: SETTING_KEYS.map((key) => ({ key, value: inForce[key].value, source: inForce[key].source })) },
+    report: { file, fileExists: existsSync(file), entries: SETTING_KEYS.map((key) => ({ key, value: reported(key, inForce[key].value), source: inForce[key].source })) },
   };
 }
 
+/** A setting as the console shows it: header values (API keys) are hidden, their names shown. */
+function reported(key: (typeof SETTING_KEYS)[number], value: unknown): unknown {
+  if (key !== 'otlpHeaders' || typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(Object.keys(value).map((name) => [name, '(hidden)']));
+}
+
 /** The gate options the settings come to (the defaults' grants always included). */
-export function gateOptionsFrom(settings: LaunchSettings): Pick<GateOptions, 'workspace' | 'grants' | 'approvalTimeoutMs' | 'sandbox' | 'toolModules' | 'poolSize' | 'readOnly' | 'secretEnv' | 'policyMode'> & { port: number } {
+export function gateOptionsFrom(settings: LaunchSettings): Pick<GateOptions, 'workspace' | 'grants' | 'approvalTimeoutMs' | 'sandbox' | 'toolModules' | 'poolSize' | 'readOnly' | 'secretEnv' | 'policyMode' | 'otlp'> & { port: number } {
   return {
     workspace: settings.workspace,
     grants: [...DEFAULT_GRANTS, ...settings.grants],
@@ -132,6 +142,7 @@ export function gateOptionsFrom(settings: LaunchSettings): Pick<GateOptions, 'wo
     readOnly: settings.readOnly,
     secretEnv: settings.secretEnv,
     policyMode: settings.mode,
+    ...(settings.otlpEndpoint ? { otlp: { endpoint: settings.otlpEndpoint, headers: settings.otlpHeaders } } : {}),
     port: settings.port,
   };
 }

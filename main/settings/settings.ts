@@ -39,6 +39,13 @@ export const SettingsFileSchema = z.strictObject({
   secretEnv: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'is not a variable name')).optional(),
   /** The security mode: strict asks above SAFE, standard is tiers plus rules, permissive lets ELEVATED work in the workspace run. */
   mode: PolicyModeSchema.optional(),
+  /** An OTLP/HTTP traces endpoint each ended call's span is sent to (e.g. http://localhost:4318/v1/traces); absent: none. */
+  otlpEndpoint: z
+    .string()
+    .refine((text) => URL.canParse(text) && ['http:', 'https:'].includes(new URL(text).protocol), 'is not an http:// or https:// URL')
+    .optional(),
+  /** Headers sent with each OTLP POST (e.g. a collector's API key); shown in the console by name only. */
+  otlpHeaders: z.record(z.string().regex(/^[A-Za-z0-9-]+$/, 'is not a header name'), z.string().max(4096)).optional(),
 });
 
 /** The settings file's contents, as checked. */
@@ -56,6 +63,8 @@ const FIX: Record<SettingKey, string> = {
   port: 'a whole number from 0 to 65535, e.g. 7749',
   secretEnv: 'a list of environment variable names, e.g. ["GITHUB_TOKEN"]',
   mode: '"strict", "standard" or "permissive"',
+  otlpEndpoint: 'the URL of an OTLP/HTTP traces endpoint, e.g. "http://localhost:4318/v1/traces"',
+  otlpHeaders: 'an object of header names and values, e.g. {"x-api-key": "…"}',
 };
 
 /** A settings file that cannot be used: names the file, the field and the fix. Nothing starts. */

@@ -8,7 +8,8 @@ import type { AddressInfo } from 'node:net';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { OtlpStreamer } from '../../main/audit/otlpStream';
-import { callIdOf, connectMcp, startTestGate, type TestGate } from '../integration/helpers';
+import { startGate } from '../../main/gate/startGate';
+import { callIdOf, connectMcp, makeTempDirs, readToken, startTestGate, type TestGate } from '../integration/helpers';
 import { attributeMap, otlpProblems } from './otlpShape';
 
 interface Collector {
@@ -110,5 +111,24 @@ describe('OTLP streaming', () => {
     await streamer.close();
     expect(streamer.counts().failed).toBe(2);
     expect(logged).toEqual([`OTLP export to ${sink.url} failed (it did not answer within 2000 ms); calls go on, their spans are counted as not sent until it works again`]);
+  });
+
+  it('is started by the gate from its otlp option (settings otlpEndpoint) and sends what is left when the gate closes', async () => {
+    sink = await collector();
+    const dirs = makeTempDirs();
+    const running = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, poolSize: 1, otlp: { endpoint: sink.url, headers: { authorization: 'Bearer collector' } } });
+    try {
+      client = await connectMcp(running.mcpUrl, readToken(dirs.home));
+      const id = callIdOf(await client.callTool({ name: 'echo', arguments: { text: 'x' } }));
+      await client.close();
+      client = undefined;
+      await running.close();
+      const spans = sink.posts.flatMap((post) => JSON.parse(post.body).resourceSpans[0].scopeSpans[0].spans);
+      expect(spans.map((span: { attributes: never }) => attributeMap(span.attributes)['gen_ai.tool.call.id'])).toEqual([id]);
+      expect(sink.posts[0]!.headers.authorization).toBe('Bearer collector');
+    } finally {
+      await running.close();
+      dirs.remove();
+    }
   });
 });

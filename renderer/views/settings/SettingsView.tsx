@@ -14,6 +14,8 @@ const MEANING: Record<SettingKey, string> = {
   port: 'loopback port of MCP and the console',
   secretEnv: 'environment variables tools may receive as $ENV.NAME',
   mode: 'security mode: strict asks above SAFE, standard is tiers plus rules, permissive lets ELEVATED work in the workspace run',
+  otlpEndpoint: 'OTLP/HTTP endpoint each ended call is sent to as a span (no arguments or results)',
+  otlpHeaders: 'headers sent with each OTLP request (values hidden)',
 };
 
 const SOURCE: Record<SettingSource, string> = {
@@ -26,6 +28,8 @@ const SOURCE: Record<SettingSource, string> = {
 /** A setting's value as the file would hold it: lists joined, nothing as "none". */
 function shown(value: unknown): string {
   if (Array.isArray(value)) return value.length === 0 ? 'none' : value.join(', ');
+  if (value === null) return 'none';
+  if (typeof value === 'object' && Object.keys(value).length === 0) return 'none';
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
