@@ -4,8 +4,9 @@ import type { ToolRegistry } from '../registry/registry';
 import type { AuditStore } from './auditStore';
 import { noAuditViews, type AuditViews } from './auditViews';
 import { callDetail, registryReplayable } from './callDetail';
-import { explorePage } from './explorerQuery';
+import { explorePage, iterateCalls } from './explorerQuery';
 import { explorerStats } from './explorerStats';
+import { exportView } from './exportView';
 
 /** What the audit explorer's answers are made from. */
 export interface AuditViewDeps {
@@ -26,7 +27,7 @@ export function createAuditViews(deps: AuditViewDeps): AuditViews {
       return detail;
     },
     stats: async ({ filter }) => explorerStats(deps.audit, filter),
-    exportView: none.exportView,
+    exportView: async (request) => exportView(deps.audit, request, iterateCalls),
     replay: none.replay,
     checkpoint: none.checkpoint,
   };

@@ -1,6 +1,6 @@
 import type { AuditRecord } from '../../shared/audit';
 import type { AuditStore } from './auditStore';
-import { rowFromRecords } from './exportRow';
+import { summarizeCall } from './callSummary';
 import { callSpan, otlpRequest, type OtlpSpan } from './otlpSpans';
 
 /** Where and how ended calls are sent as spans (settings `otlpEndpoint`, `otlpHeaders`). */
@@ -94,7 +94,7 @@ export class OtlpStreamer {
   private spanOf(callId: string): OtlpSpan[] {
     try {
       const records = this.store.forCall(callId);
-      const row = rowFromRecords(records);
+      const row = summarizeCall(records)?.row;
       return row ? [callSpan({ row, records }, { content: false })] : [];
     } catch {
       // The store closed under a late flush: nothing more to send.

@@ -2,6 +2,8 @@ import { terminalText } from '../../shared/inertText';
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { AuditStore } from '../audit/auditStore';
+import { iterateCalls } from '../audit/explorerQuery';
+import { auditExportCommand } from './auditExport';
 import { auditVerifyCommand } from './auditVerify';
 import { GATE_NOT_RUNNING_MESSAGE, GateConnection, LONG_CALL, openGateSession } from '../mcp/gateClient';
 import { GateError } from '../../shared/errors';
@@ -49,12 +51,13 @@ function openAudit(io: Io): AuditStore | undefined {
   return new AuditStore({ path: paths.audit, headPath: paths.auditHead, readonly: true });
 }
 
-/** `toolgate audit verify|list`: checks the chain, or prints the latest records. */
+/** `toolgate audit verify|list|export`: checks the chain, prints the latest records, or exports calls. */
 export async function auditCommand(argv: string[], io: Io): Promise<number> {
   const subSpec = subcommandOf(commandSpec('audit'), argv);
-  if (!subSpec) throw new UsageError('audit takes `verify` or `list`');
+  if (!subSpec) throw new UsageError('audit takes `verify`, `list` or `export`');
   const args = parseCommandLine(subSpec, argv, `audit ${subSpec.name}`);
   if (subSpec.name === 'verify') return auditVerifyCommand(args, io);
+  if (subSpec.name === 'export') return auditExportCommand(args, io, { calls: iterateCalls, stdout: process.stdout });
   const store = openAudit(io);
   if (!store) return 2;
   try {

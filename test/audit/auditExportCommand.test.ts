@@ -1,15 +1,14 @@
 /**
  * `toolgate audit export` in this process over a real gate's log: the filters it takes (as the
  * explorer's), the format, content on and off, stdout or an atomically written file, and the
- * clear refusal (exit 2) of a bad format, time or search. The call source here reads the log
- * directly; the CLI passes the explorer's query.
+ * clear refusal (exit 2) of a bad format, time or search.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExplorerFilter } from '../../shared/explorer';
-import { rowFromRecords } from '../../main/audit/exportRow';
+import { iterateCalls } from '../../main/audit/explorerQuery';
 import { UsageError } from '../../main/cli/argv';
 import type { CallSource } from '../../main/audit/exportCalls';
 import { auditExportCommand } from '../../main/cli/auditExport';
@@ -21,13 +20,10 @@ import { otlpProblems } from './otlpShape';
 let gated: GatedCalls;
 let lastFilter: ExplorerFilter | undefined;
 
-/** The log's calls newest first, filtered by call id, tool and outcome (enough to see the filter arrive and act). */
+/** The explorer's query, noting the filter it was given. */
 const source: CallSource = (store, filter) => {
   lastFilter = filter;
-  return store
-    .recentCallIds(1000)
-    .map((callId) => rowFromRecords(store.forCall(callId))!)
-    .filter((row) => (!filter.callId || row.callId === filter.callId) && (!filter.tool || filter.tool.includes(row.tool)) && (!filter.outcome || filter.outcome.includes(row.outcome)));
+  return iterateCalls(store, filter);
 };
 
 async function runExport(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -63,8 +59,9 @@ describe('toolgate audit export', () => {
     expect(stderr).toBe('exported 4 call(s) as JSONL\n');
   });
 
-  it('hands the explorer filter over as the console builds it, and exports only what matches', async () => {
-    const { stdout } = await runExport(['--tool', 'write_file', '--outcome', 'rejected,failed', '--decider', 'rule', '--tier', 'elevated', '--session', 's1', '--from', '2026-01-01', '--to', '2030-01-01T00:00:00Z', '--search', 'plan', '--format', 'jsonl']);
+  it('hands the explorer filter over as the console builds it', async () => {
+    const { code } = await runExport(['--tool', 'write_file', '--outcome', 'rejected,failed', '--decider', 'rule', '--tier', 'elevated', '--session', 's1', '--from', '2026-01-01', '--to', '2030-01-01T00:00:00Z', '--search', 'plan', '--format', 'jsonl']);
+    expect(code).toBe(0);
     expect(lastFilter).toEqual({
       tool: ['write_file'],
       outcome: ['rejected', 'failed'],
@@ -75,7 +72,26 @@ describe('toolgate audit export', () => {
       to: '2030-01-01T00:00:00.000Z',
       text: 'plan',
     });
-    expect(stdout.trimEnd().split('\n').map((line) => JSON.parse(line).callId)).toEqual([gated.ids.timedOut, gated.ids.denied]);
+  });
+
+  it.each([
+    ['--tool write_file --outcome rejected', ['timedOut', 'denied']],
+    ['--decider timeout', ['timedOut']],
+    ['--outcome failed,completed', ['failed', 'completed']],
+    ['--search missing-confidential', ['failed']],
+    ['--tier STANDARD', ['failed', 'completed']],
+    ['--from 2000-01-01 --to 2001-01-01', []],
+  ] as const)('exports only the calls %s matches', async (line, expected) => {
+    const { code, stdout, stderr } = await runExport(line.split(' '));
+    expect(code).toBe(0);
+    expect(stdout === '' ? [] : stdout.trimEnd().split('\n').map((json) => JSON.parse(json).callId)).toEqual(expected.map((name) => gated.ids[name]));
+    expect(stderr).toBe(`exported ${expected.length} call(s) as JSONL\n`);
+  });
+
+  it('exports one call by id', async () => {
+    const { stdout } = await runExport(['--call', gated.ids.denied, '--format', 'otlp']);
+    const spans = JSON.parse(stdout).resourceSpans[0].scopeSpans[0].spans;
+    expect(spans.map((span: { name: string }) => span.name)).toEqual(['execute_tool write_file']);
   });
 
   it('writes OTLP JSON with content to a file, replacing it only once complete', async () => {

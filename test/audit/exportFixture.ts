@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { AuditRecord } from '../../shared/audit';
-import { rowFromRecords } from '../../main/audit/exportRow';
+import { summarizeCall } from '../../main/audit/callSummary';
 import type { ExportedCall } from '../../main/audit/exportCalls';
 import { startGate, type RunningGate } from '../../main/gate/startGate';
 import { callIdOf, connectMcp, makeTempDirs, readToken, type TempDirs } from '../integration/helpers';
@@ -44,7 +44,7 @@ export async function gatedCalls(): Promise<GatedCalls> {
     client,
     ids: { completed, denied, timedOut, failed },
     records,
-    exported: (callId) => ({ row: rowFromRecords(records(callId))!, records: records(callId) }),
+    exported: (callId) => ({ row: summarizeCall(records(callId))!.row, records: records(callId) }),
     close: async () => {
       await client.close();
       await running.close();
