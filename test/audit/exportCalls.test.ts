@@ -163,3 +163,19 @@ describe("the console's export of its view", () => {
     expect(result.text).toContain(SECRET_CONTENT);
   });
 });
+
+describe('exportCalls over the console bridge', () => {
+  it("exports the explorer's filtered view through the gate's handler, without content unless asked", async () => {
+    const handlers = gated.running.backend.handlers;
+    const plain = await handlers.exportCalls({ filter: { outcome: ['rejected'] }, format: 'jsonl', content: false });
+    expect(plain.calls).toBe(2);
+    expect(plain.cut).toBeUndefined();
+    expect(plain.fileName).toMatch(/^toolgate-calls-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\dZ\.jsonl$/);
+    expect(plain.text.trimEnd().split('\n').map((line) => JSON.parse(line).callId)).toEqual([gated.ids.timedOut, gated.ids.denied]);
+    expect(plain.text).not.toContain(SECRET_CONTENT.slice(0, 12));
+    const withContent = await handlers.exportCalls({ filter: { tool: ['read_file'] }, format: 'otlp', content: true });
+    expect(withContent.calls).toBe(2);
+    expect(otlpProblems(JSON.parse(withContent.text))).toEqual([]);
+    expect(withContent.text).toContain(SECRET_CONTENT);
+  });
+});
