@@ -130,6 +130,17 @@ describe('OTLP export', () => {
   });
 });
 
+describe('text that could act on a terminal or editor', () => {
+  it('is escaped in the JSON and reads back the same', () => {
+    const call = calls[0]!;
+    const tricky = { ...call, row: { ...call.row, argsBrief: 'a\u202Eevil\u2028b\u009bc' } };
+    const text = [...exportChunks([tricky], { format: 'jsonl', content: true })].join('');
+    expect(text).toContain('a\\u202eevil\\u2028b\\u009bc');
+    expect(text).not.toMatch(/[\u202e\u2028\u009b]/);
+    expect(JSON.parse(text).argsBrief).toBe('a\u202Eevil\u2028b\u009bc');
+  });
+});
+
 describe('export file names', () => {
   it('say what and when, with no characters a file system refuses', () => {
     const now = new Date('2026-11-23T14:05:09.123Z');
@@ -161,6 +172,15 @@ describe("the console's export of its view", () => {
     expect(otlpProblems(request)).toEqual([]);
     expect(spansOf(result.text).map((span) => attributeMap(span.attributes)['gen_ai.tool.call.id'])).toEqual([gated.ids.failed, gated.ids.timedOut, gated.ids.denied]);
     expect(result.text).toContain(SECRET_CONTENT);
+  });
+
+  it('also stops once the text reaches its size budget (outputs can be large), still a whole, valid file', () => {
+    const result = exportView(gated.running.gate.audit, { filter: {}, format: 'otlp', content: true }, source, { now, maxChars: 1 });
+    expect(result).toMatchObject({ calls: 1, cut: true });
+    expect(otlpProblems(JSON.parse(result.text))).toEqual([]);
+    const jsonl = exportView(gated.running.gate.audit, { filter: {}, format: 'jsonl', content: false }, source, { now, maxChars: 1 });
+    expect(jsonl).toMatchObject({ calls: 1, cut: true });
+    expect(jsonl.text.trimEnd().split('\n')).toHaveLength(1);
   });
 });
 

@@ -25,7 +25,7 @@ describe('the audit explorer export menu', () => {
   it('says when the export was cut and points at the CLI for the rest', () => {
     const text = exportSummaryText({ calls: 10_000, cut: true, fileName: 'f.otlp.json' });
     expect(text).toBe(
-      'Exported the newest 10,000 calls to f.otlp.json; more matched than the console exports at once (10,000). For all of them run toolgate audit export with the same filters.',
+      'Exported the newest 10,000 calls to f.otlp.json; more matched than the console exports at once (10,000 calls, less with large results). For all of them run toolgate audit export with the same filters.',
     );
   });
 

@@ -17,7 +17,7 @@ export function exportSummaryText(result: Pick<ExportResult, 'calls' | 'cut' | '
   if (!result.cut) return `Exported ${calls} to ${result.fileName}.`;
   return (
     `Exported the newest ${calls} to ${result.fileName}; more matched than the console exports at once ` +
-    `(${CONSOLE_EXPORT_CALLS.toLocaleString('en-US')}). For all of them run toolgate audit export with the same filters.`
+    `(${CONSOLE_EXPORT_CALLS.toLocaleString('en-US')} calls, less with large results). For all of them run toolgate audit export with the same filters.`
   );
 }
 
