@@ -131,4 +131,17 @@ describe('OTLP streaming', () => {
       dirs.remove();
     }
   });
+
+  it("does not hold the gate's shutdown for a collector that is down: one more POST, the rest counted", async () => {
+    sink = await collector({ hang: true });
+    gate = await startTestGate();
+    streamer = new OtlpStreamer(gate.running.gate.audit, { endpoint: sink.url, batchMs: 60_000, maxBatch: 1, timeoutMs: 300 });
+    client = await connectMcp(gate.running.mcpUrl, gate.token);
+    await echoCalls(4);
+    const closing = performance.now();
+    await streamer.close();
+    expect(performance.now() - closing).toBeLessThan(3000);
+    expect(sink.posts).toHaveLength(1);
+    expect(streamer.counts()).toEqual({ sent: 0, failed: 4, dropped: 0 });
+  });
 });
