@@ -63,7 +63,10 @@ DROP TABLE IF EXISTS calls_index_state;
 /** SQLite's page cache for a database with the call index, in KiB (its default, 2 MiB, makes a rebuild of a large log slow). */
 const CACHE_KIB = 64 * 1024;
 
-/** How many calls a catch-up writes per transaction. */
+/** How many records a catch-up reads per query. */
+const READ_SLICE = 20_000;
+
+/** How many calls a catch-up writes per transaction (at least). */
 const BATCH_CALLS = 20_000;
 
 /** A `calls` row as SQLite returns it. */
@@ -174,6 +177,8 @@ export class CallIndex {
     private readonly auditDb: SqliteDatabase,
     /** False when the index cannot be written (a read-only store's database): it is queried as it is. */
     readonly writable: boolean,
+    /** True for an in-memory index: closing the index closes its database. */
+    private readonly owned = false,
   ) {
     if (writable) {
       this.upsertRow = db.prepare(`INSERT OR REPLACE INTO calls (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`);
@@ -219,9 +224,9 @@ export class CallIndex {
     // A database without the audit table (empty, or not a log) has no calls.
     if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'audit'").get() === undefined) {
       memory.exec('CREATE TABLE audit (seq INTEGER PRIMARY KEY, call_id TEXT, kind TEXT, time TEXT, payload TEXT, prev_hash TEXT, hash TEXT)');
-      return new CallIndex(memory, memory, true);
+      return new CallIndex(memory, memory, true, true);
     }
-    const index = new CallIndex(memory, db, true);
+    const index = new CallIndex(memory, db, true, true);
     index.catchUp(true);
     return index;
   }
@@ -312,23 +317,28 @@ export class CallIndex {
       }
       done.length = 0;
     };
-    const rows = this.auditDb.prepare(`SELECT ${RECORD_COLUMNS} FROM audit WHERE seq > ? ORDER BY seq`).iterate(from) as unknown as Iterable<AuditRow>;
-    for (const row of rows) {
-      const record = recordFrom(row);
-      records++;
-      lastSeq = record.seq;
-      let trail = open.get(record.callId);
-      if (!trail) {
-        trail = from > 0 && !fresh ? (earlier.all(record.callId, from) as unknown as AuditRow[]).map(recordFrom) : [];
-        open.set(record.callId, trail);
+    // Read a slice at a time, no statement open across the commits, so the WAL can be checkpointed as it goes.
+    const slice = this.auditDb.prepare(`SELECT ${RECORD_COLUMNS} FROM audit WHERE seq > ? ORDER BY seq LIMIT ${READ_SLICE}`);
+    for (;;) {
+      const rows = slice.all(lastSeq) as unknown as AuditRow[];
+      for (const row of rows) {
+        const record = recordFrom(row);
+        records++;
+        lastSeq = record.seq;
+        let trail = open.get(record.callId);
+        if (!trail) {
+          trail = from > 0 && !fresh ? (earlier.all(record.callId, from) as unknown as AuditRow[]).map(recordFrom) : [];
+          open.set(record.callId, trail);
+        }
+        trail.push(record);
+        if (CLOSING.has(record.kind)) {
+          open.delete(record.callId);
+          const summary = summarizeCall(trail);
+          if (summary) done.push(summary);
+        }
       }
-      trail.push(record);
-      if (CLOSING.has(record.kind)) {
-        open.delete(record.callId);
-        const summary = summarizeCall(trail);
-        if (summary) done.push(summary);
-        if (done.length >= BATCH_CALLS) flush();
-      }
+      if (done.length >= BATCH_CALLS) flush();
+      if (rows.length < READ_SLICE) break;
     }
     if (records > 0) flush();
     if (fresh && records > 0) this.db.exec('ANALYZE calls');
@@ -343,6 +353,6 @@ export class CallIndex {
 
   /** Closes an in-memory index (one in the audit database closes with it). Idempotent. */
   close(): void {
-    if (this.db !== this.auditDb && this.db.isOpen) this.db.close();
+    if (this.owned && this.db.isOpen) this.db.close();
   }
 }
