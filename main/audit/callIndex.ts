@@ -208,6 +208,9 @@ export class CallIndex {
     if (rebuilt) index.setState!.run('version', CALL_INDEX_VERSION);
     // Nothing indexed yet (a new log, or one written without the index): nothing to replace.
     const records = index.catchUp(rebuilt || index.watermark() === 0);
+    // Statistics for the planner (how many calls a facet value has), gathered when missing or stale
+    // by SQLite's own measure, on a sample: without them it may sort a whole facet for one page.
+    db.exec('PRAGMA optimize = 0x10002');
     const kind = rebuilt ? 'rebuilt' : records > 0 ? 'caught-up' : 'current';
     return { index, catchUp: { kind, records, ms: performance.now() - started } };
   }
@@ -341,7 +344,6 @@ export class CallIndex {
       if (rows.length < READ_SLICE) break;
     }
     if (records > 0) flush();
-    if (fresh && records > 0) this.db.exec('ANALYZE calls');
     return records;
   }
 
