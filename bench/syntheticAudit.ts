@@ -31,7 +31,7 @@ const SPAN_MS = 30 * DAY_MS;
 const BATCH = 50_000;
 /** One call in this many is a read of a file so large its output is a few hundred KiB. */
 const HUGE_EVERY = 20_000;
-const MODE = 'balanced';
+const MODE = 'standard';
 const POLICY_FILE = '/home/dev/project/.toolgate/policy.json';
 
 /** A small fast seeded PRNG (mulberry32): the same seed gives the same log. */

@@ -63,7 +63,10 @@ DROP TABLE IF EXISTS calls_index_state;
 /** SQLite's page cache for a database with the call index, in KiB (its default, 2 MiB, makes a rebuild of a large log slow). */
 const CACHE_KIB = 64 * 1024;
 
-/** How many calls a catch-up writes per transaction. */
+/** How many records a catch-up reads per query. */
+const READ_SLICE = 20_000;
+
+/** How many calls a catch-up writes per transaction (at least). */
 const BATCH_CALLS = 20_000;
 
 /** A `calls` row as SQLite returns it. */
@@ -174,6 +177,8 @@ export class CallIndex {
     private readonly auditDb: SqliteDatabase,
     /** False when the index cannot be written (a read-only store's database): it is queried as it is. */
     readonly writable: boolean,
+    /** True for an in-memory index: closing the index closes its database. */
+    private readonly owned = false,
   ) {
     if (writable) {
       this.upsertRow = db.prepare(`INSERT OR REPLACE INTO calls (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`);
@@ -203,6 +208,9 @@ export class CallIndex {
     if (rebuilt) index.setState!.run('version', CALL_INDEX_VERSION);
     // Nothing indexed yet (a new log, or one written without the index): nothing to replace.
     const records = index.catchUp(rebuilt || index.watermark() === 0);
+    // Statistics for the planner (how many calls a facet value has), gathered when missing or stale
+    // by SQLite's own measure, on a sample: without them it may sort a whole facet for one page.
+    db.exec('PRAGMA optimize = 0x10002');
     const kind = rebuilt ? 'rebuilt' : records > 0 ? 'caught-up' : 'current';
     return { index, catchUp: { kind, records, ms: performance.now() - started } };
   }
@@ -219,9 +227,9 @@ export class CallIndex {
     // A database without the audit table (empty, or not a log) has no calls.
     if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'audit'").get() === undefined) {
       memory.exec('CREATE TABLE audit (seq INTEGER PRIMARY KEY, call_id TEXT, kind TEXT, time TEXT, payload TEXT, prev_hash TEXT, hash TEXT)');
-      return new CallIndex(memory, memory, true);
+      return new CallIndex(memory, memory, true, true);
     }
-    const index = new CallIndex(memory, db, true);
+    const index = new CallIndex(memory, db, true, true);
     index.catchUp(true);
     return index;
   }
@@ -312,26 +320,30 @@ export class CallIndex {
       }
       done.length = 0;
     };
-    const rows = this.auditDb.prepare(`SELECT ${RECORD_COLUMNS} FROM audit WHERE seq > ? ORDER BY seq`).iterate(from) as unknown as Iterable<AuditRow>;
-    for (const row of rows) {
-      const record = recordFrom(row);
-      records++;
-      lastSeq = record.seq;
-      let trail = open.get(record.callId);
-      if (!trail) {
-        trail = from > 0 && !fresh ? (earlier.all(record.callId, from) as unknown as AuditRow[]).map(recordFrom) : [];
-        open.set(record.callId, trail);
+    // Read a slice at a time, no statement open across the commits, so the WAL can be checkpointed as it goes.
+    const slice = this.auditDb.prepare(`SELECT ${RECORD_COLUMNS} FROM audit WHERE seq > ? ORDER BY seq LIMIT ${READ_SLICE}`);
+    for (;;) {
+      const rows = slice.all(lastSeq) as unknown as AuditRow[];
+      for (const row of rows) {
+        const record = recordFrom(row);
+        records++;
+        lastSeq = record.seq;
+        let trail = open.get(record.callId);
+        if (!trail) {
+          trail = from > 0 && !fresh ? (earlier.all(record.callId, from) as unknown as AuditRow[]).map(recordFrom) : [];
+          open.set(record.callId, trail);
+        }
+        trail.push(record);
+        if (CLOSING.has(record.kind)) {
+          open.delete(record.callId);
+          const summary = summarizeCall(trail);
+          if (summary) done.push(summary);
+        }
       }
-      trail.push(record);
-      if (CLOSING.has(record.kind)) {
-        open.delete(record.callId);
-        const summary = summarizeCall(trail);
-        if (summary) done.push(summary);
-        if (done.length >= BATCH_CALLS) flush();
-      }
+      if (done.length >= BATCH_CALLS) flush();
+      if (rows.length < READ_SLICE) break;
     }
     if (records > 0) flush();
-    if (fresh && records > 0) this.db.exec('ANALYZE calls');
     return records;
   }
 
@@ -343,6 +355,6 @@ export class CallIndex {
 
   /** Closes an in-memory index (one in the audit database closes with it). Idempotent. */
   close(): void {
-    if (this.db !== this.auditDb && this.db.isOpen) this.db.close();
+    if (this.owned && this.db.isOpen) this.db.close();
   }
 }

@@ -196,9 +196,8 @@ function countTotal(index: CallIndex, compiled: CompiledFilter): number {
   return (index.db.prepare(`SELECT COUNT(*) AS n FROM ${from} WHERE ${condition.sql}`).get(...condition.params) as { n: number }).n;
 }
 
-/** Said when a read-only view's index has not caught up with the log a gate is writing. */
+/** Said when the index has not caught up with the log: a read-only view of a log a gate is writing, or an index that failed to fold a record. */
 function lagNotice(index: CallIndex): string | undefined {
-  if (index.writable) return undefined;
   const behind = index.behind();
   return behind > 0
     ? `the call index is ${behind} record${behind === 1 ? '' : 's'} behind the log (a gate is writing it, or has not opened it since): the newest calls are not shown yet`

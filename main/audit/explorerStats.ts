@@ -32,8 +32,7 @@ export function explorerStats(store: AuditStore, filter: ExplorerFilter): Explor
   const compiled = compileFilter(filter);
   const { db } = store.callIndex();
   const { from, where, params } = filteredCalls(compiled);
-  const query = <T>(select: string, tail = '', extra: Array<string | number> = []) =>
-    db.prepare(`SELECT ${select} FROM ${from} WHERE ${where}${tail}`).all(...extra, ...params) as unknown as T[];
+  const query = <T>(select: string, tail = '') => db.prepare(`SELECT ${select} FROM ${from} WHERE ${where}${tail}`).all(...params) as unknown as T[];
 
   const span = query<{ first: number | null; last: number | null }>('MIN(c.time_ms) AS first, MAX(c.time_ms) AS last')[0];
   const rangeFrom = filter.from !== undefined ? Date.parse(filter.from) : (span?.first ?? 0);
@@ -42,7 +41,8 @@ export function explorerStats(store: AuditStore, filter: ExplorerFilter): Explor
   const buckets = new Map<number, Record<string, number>>();
   if (span?.first !== null && span?.first !== undefined) {
     for (let start = Math.floor(rangeFrom / bucketMs) * bucketMs; start < rangeTo; start += bucketMs) buckets.set(start, {});
-    for (const row of query<{ bucket: number; outcome: string; n: number }>('(c.time_ms / ?) * ? AS bucket, c.outcome AS outcome, COUNT(*) AS n', ' GROUP BY 1, 2', [bucketMs, bucketMs])) {
+    // Written into the SQL (one of BUCKET_SIZES): a bound number is a REAL to SQLite, and the division would not round down.
+    for (const row of query<{ bucket: number; outcome: string; n: number }>(`(c.time_ms / ${bucketMs}) * ${bucketMs} AS bucket, c.outcome AS outcome, COUNT(*) AS n`, ' GROUP BY 1, 2')) {
       const counts = buckets.get(row.bucket) ?? {};
       counts[row.outcome] = row.n;
       buckets.set(row.bucket, counts);
