@@ -104,12 +104,17 @@ function payloadOf(records: readonly AuditRecord[], kind: AuditRecord['kind']): 
   return payload && typeof payload === 'object' ? (payload as Record<string, unknown>) : undefined;
 }
 
-/** The call's arguments as the log holds them (secrets already out), and its output when it completed. */
-export function callContent(records: readonly AuditRecord[]): { arguments?: unknown; result?: unknown } {
+/**
+ * The call's arguments as the log holds them (secrets already out), the arguments it ran with when a
+ * person edited them before approving, and its output when it completed.
+ */
+export function callContent(records: readonly AuditRecord[]): { arguments?: unknown; editedArguments?: unknown; result?: unknown } {
   const invoked = payloadOf(records, 'invoked');
+  const edit = payloadOf(records, 'approval-decided')?.edit;
   const completed = payloadOf(records, 'completed');
   return {
     ...(invoked && 'arguments' in invoked ? { arguments: invoked.arguments } : {}),
+    ...(edit && typeof edit === 'object' && 'edited' in edit ? { editedArguments: edit.edited } : {}),
     ...(completed && 'output' in completed ? { result: completed.output } : {}),
   };
 }
@@ -155,7 +160,9 @@ export function callSpan(call: ExportedCall, options: SpanOptions): OtlpSpan {
     attribute('gen_ai.tool.call.id', row.callId),
     attribute('gen_ai.tool.type', 'function'),
     attribute('error.type', errorType),
-    attribute('gen_ai.tool.call.arguments', 'arguments' in content ? JSON.stringify(content.arguments) : undefined),
+    // What the tool ran with: a person's edit when there was one (the agent's own arguments beside it).
+    attribute('gen_ai.tool.call.arguments', 'editedArguments' in content ? JSON.stringify(content.editedArguments) : 'arguments' in content ? JSON.stringify(content.arguments) : undefined),
+    attribute('toolgate.agent_arguments', 'editedArguments' in content ? JSON.stringify(content.arguments) : undefined),
     attribute('gen_ai.tool.call.result', 'result' in content ? JSON.stringify(content.result) : undefined),
     attribute('toolgate.outcome', row.outcome),
     attribute('toolgate.decision', row.decision),

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportChunks, exportFileName, type CallSource, type ExportedCall } from '../../main/audit/exportCalls';
 import { exportView } from '../../main/audit/exportView';
-import { gatedCalls, SECRET_CONTENT, type GatedCalls } from './exportFixture';
+import { EDITED_CONTENT, gatedCalls, SECRET_CONTENT, type GatedCalls } from './exportFixture';
 import { attributeMap, otlpProblems } from './otlpShape';
 
 let gated: GatedCalls;
@@ -197,5 +197,26 @@ describe('exportCalls over the console bridge', () => {
     expect(withContent.calls).toBe(2);
     expect(otlpProblems(JSON.parse(withContent.text))).toEqual([]);
     expect(withContent.text).toContain(SECRET_CONTENT);
+  });
+});
+
+describe('a call a person edited before approving', () => {
+  it('exports what it ran with as the GenAI arguments, the agent’s own beside them', async () => {
+    const withEdit = await gatedCalls({ edited: true });
+    try {
+      const call = withEdit.exported(withEdit.ids.edited!);
+      const [line] = [...exportChunks([call], { format: 'jsonl', content: true })].map((text) => JSON.parse(text));
+      expect(line.arguments).toEqual({ path: 'edited.txt', content: SECRET_CONTENT });
+      expect(line.editedArguments).toEqual({ path: 'edited.txt', content: `${EDITED_CONTENT}\n` });
+      expect(line).toMatchObject({ outcome: 'completed', decider: 'person' });
+      const [span] = spansOf([...exportChunks([call], { format: 'otlp', content: true })].join(''));
+      const attributes = attributeMap(span!.attributes);
+      expect(JSON.parse(String(attributes['gen_ai.tool.call.arguments']))).toEqual({ path: 'edited.txt', content: `${EDITED_CONTENT}\n` });
+      expect(JSON.parse(String(attributes['toolgate.agent_arguments']))).toEqual({ path: 'edited.txt', content: SECRET_CONTENT });
+      expect([...exportChunks([call], { format: 'otlp', content: false })].join('')).not.toContain(EDITED_CONTENT);
+      expect([...exportChunks([call], { format: 'jsonl', content: false })].join('')).not.toContain(EDITED_CONTENT);
+    } finally {
+      await withEdit.close();
+    }
   });
 });
