@@ -121,7 +121,15 @@ export async function auditExportCommand(args: ParsedArgs, io: Io, deps: AuditEx
     const calls = counted(withRecords(deps.calls(store, filter), (callId) => store.forCall(callId)));
     const chunks = exportChunks(calls.items, { format, content });
     if (target) await writeAtomically(target, chunks);
-    else await pipeline(Readable.from(chunks), deps.stdout, { end: false });
+    else {
+      try {
+        await pipeline(Readable.from(chunks), deps.stdout, { end: false });
+      } catch (error) {
+        // The reader stopped reading (`| head`): what it wanted was written; that is no failure.
+        if ((error as NodeJS.ErrnoException).code === 'EPIPE') return 0;
+        throw error;
+      }
+    }
     io.err(`exported ${calls.count()} call(s) as ${format === 'jsonl' ? 'JSONL' : 'OTLP JSON'}${content ? ' with arguments and results' : ''}${target ? ` to ${target}` : ''}\n`);
     return 0;
   } finally {
