@@ -9,6 +9,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { GENESIS_HASH, type AuditKind } from '../shared/audit';
 import { canonicalize } from '../shared/canonicalJson';
+import { blake3Hex } from '../shared/hash';
 import { AuditStore } from '../main/audit/auditStore';
 import { HeadWriter } from '../main/audit/headAnchor';
 import { recordHash } from '../main/audit/recordHash';
@@ -112,7 +113,12 @@ export async function writeSyntheticLog(options: { home: string; calls: number; 
     const payloadJson = canonicalize(payload);
     const time = new Date(timeMs).toISOString();
     seq++;
-    const hash = recordHash(prevHash, { seq, callId, kind, time, payload });
+    // The canonical JSON of { seq, callId, kind, time, payload } put together from the payload's own
+    // (keys in canonical order; ids, kinds and times are plain ASCII), so no payload is serialized twice.
+    const hash = blake3Hex(`${prevHash}{"callId":${JSON.stringify(callId)},"kind":"${kind}","payload":${payloadJson},"seq":${seq},"time":"${time}"}`);
+    if (seq === 1 && hash !== recordHash(prevHash, { seq, callId, kind, time, payload })) {
+      throw new Error('the synthetic log hashes its records differently from the store (recordHash changed): update writeSyntheticLog');
+    }
     insert.run(seq, callId, kind, time, payloadJson, prevHash, hash);
     prevHash = hash;
     if (++inBatch >= BATCH) {

@@ -5,7 +5,7 @@ import { summarizeCall, type CallSummary } from './callSummary';
 import { openDatabase, type SqliteDatabase } from './sqlite';
 
 /** Bumped when the index's tables or what a row holds change: an index of another version is rebuilt. */
-export const CALL_INDEX_VERSION = 1;
+export const CALL_INDEX_VERSION = 2;
 
 /** The `calls` columns, in CallRow's order. */
 const COLUMNS = [
@@ -17,7 +17,8 @@ const COLUMNS = [
  * The call index: one row per call (its first record's seq is the key, so newest-first pages are a
  * walk down the primary key), one index per facet ending in seq (a facet value's calls come newest
  * first without a sort), and a trigram FTS5 table (case-insensitive substrings of three characters
- * or more) whose rowid is the call's seq. Derived from the audit table and not part of its chain:
+ * or more) whose rowid is the call's seq, contentless (the text is in the records; the index only
+ * finds it). Derived from the audit table and not part of its chain:
  * it may be dropped at any time and is rebuilt from the records.
  */
 const SCHEMA = `
@@ -50,7 +51,7 @@ CREATE INDEX IF NOT EXISTS calls_session ON calls(session, seq);
 CREATE INDEX IF NOT EXISTS calls_tier ON calls(tier, seq);
 CREATE INDEX IF NOT EXISTS calls_time ON calls(time_ms);
 CREATE INDEX IF NOT EXISTS calls_facets ON calls(tool, outcome, decider, session, tier, time_ms);
-CREATE VIRTUAL TABLE IF NOT EXISTS calls_text USING fts5(body, tokenize = 'trigram');
+CREATE VIRTUAL TABLE IF NOT EXISTS calls_text USING fts5(body, tokenize = 'trigram', content = '', contentless_delete = 1);
 CREATE TABLE IF NOT EXISTS calls_index_state (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
 `;
 

@@ -8,13 +8,15 @@ const DAY = 24 * HOUR;
 
 /** Bucket sizes the over-time chart picks from: the smallest that gives at most MAX_BUCKETS bars. */
 const BUCKET_SIZES = [MINUTE, 5 * MINUTE, 15 * MINUTE, HOUR, 3 * HOUR, 6 * HOUR, 12 * HOUR, DAY, 7 * DAY, 30 * DAY];
+/** The most bars the over-time chart gets for a range (a longer range takes a larger bucket). */
 export const MAX_BUCKETS = 60;
 
 /** Upper bounds of the wait-time histogram, in milliseconds; the last bucket holds every longer wait. */
 export const WAIT_BOUNDS_MS = [1_000, 5_000, 15_000, 30_000, 60_000, 2 * MINUTE, 5 * MINUTE, 10 * MINUTE, 30 * MINUTE, HOUR];
 
-/** How many tools, rules and sessions the charts list at most. */
+/** How many tools and rules the charts list at most. */
 export const TOP = 10;
+/** How many sessions the charts list at most (the newest). */
 export const SESSIONS = 50;
 
 /** The bucket size for a time range: the smallest of BUCKET_SIZES that covers it in MAX_BUCKETS bars or fewer. */
