@@ -1,3 +1,4 @@
+import { GateError } from '../../shared/errors';
 import type { Executor } from '../executor/executor';
 import type { ToolRegistry } from '../registry/registry';
 import type { AuditStore } from './auditStore';
@@ -5,6 +6,10 @@ import { checkpointStatus } from './checkpointStatus';
 import type { CheckpointWriter } from './checkpointWriter';
 import { noAuditViews, type AuditViews } from './auditViews';
 import { replayCall } from './replay';
+import { callDetail, registryReplayable } from './callDetail';
+import { explorePage, iterateCalls } from './explorerQuery';
+import { explorerStats } from './explorerStats';
+import { exportView } from './exportView';
 
 /** What the audit explorer's answers are made from. */
 export interface AuditViewDeps {
@@ -19,13 +24,17 @@ export interface AuditViewDeps {
 
 /** The gate's audit explorer: each member answered by its module. */
 export function createAuditViews(deps: AuditViewDeps): AuditViews {
-  void deps;
   const none = noAuditViews();
+  const replayable = registryReplayable(deps.registry);
   return {
-    explore: none.explore,
-    detail: none.detail,
-    stats: none.stats,
-    exportView: none.exportView,
+    explore: async (request) => explorePage(deps.audit, request),
+    detail: async ({ callId }) => {
+      const detail = callDetail(deps.audit, callId, replayable);
+      if (!detail) throw new GateError('ENOTFOUND', `the audit log has no call ${JSON.stringify(callId)}: it may be from another log, or the id was mistyped`);
+      return detail;
+    },
+    stats: async ({ filter }) => explorerStats(deps.audit, filter),
+    exportView: async (request) => exportView(deps.audit, request, iterateCalls),
     replay: (request) => replayCall(deps, request.callId),
     checkpoint: deps.home === undefined ? none.checkpoint : async () => checkpointStatus({ home: deps.home!, writer: deps.checkpoints }),
   };

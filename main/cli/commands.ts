@@ -5,6 +5,8 @@ import { AuditStore } from '../audit/auditStore';
 import { loadFastBlake3 } from '../audit/fastBlake3';
 import { auditKeyCommand, auditProveCommand } from './auditProof';
 import { auditReplayCommand } from './auditReplay';
+import { iterateCalls } from '../audit/explorerQuery';
+import { auditExportCommand } from './auditExport';
 import { auditVerifyCommand } from './auditVerify';
 import { GATE_NOT_RUNNING_MESSAGE, GateConnection, LONG_CALL, openGateSession } from '../mcp/gateClient';
 import { GateError } from '../../shared/errors';
@@ -65,6 +67,7 @@ export async function auditCommand(argv: string[], io: Io): Promise<number> {
   if (subSpec.name === 'key') return auditKeyCommand(args, io);
   if (subSpec.name === 'prove') return auditProveCommand(args, io);
   if (subSpec.name === 'replay') return auditReplayCommand(args, io);
+  if (subSpec.name === 'export') return auditExportCommand(args, io, { calls: iterateCalls, stdout: process.stdout });
   const store = openAudit(io);
   if (!store) return 2;
   try {

@@ -37,6 +37,7 @@ export async function serveCommand(argv: string[], io: Io): Promise<number> {
           : 'no signed checkpoints (choose a folder outside the state folder with --checkpoint-dir DIR)'
       }`,
       `  settings   ${report.fileExists ? report.file : `${report.file} (none; flags and defaults in force)`}`,
+      ...(settings.otlpEndpoint ? [`  otlp       each ended call is sent as a span to ${settings.otlpEndpoint} (no arguments or results)`] : []),
       // The console URL carries the console token: it answers prompts, so it never goes into an agent's config.
       `  tokens     agents (MCP): ${statePaths(io.home).token}; console (yours alone, never an agent's): ${statePaths(io.home).consoleToken}`,
       'Press Ctrl+C to stop.',

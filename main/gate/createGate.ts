@@ -9,6 +9,7 @@ import { AuditStore } from '../audit/auditStore';
 import { createAuditViews } from '../audit/createAuditViews';
 import { loadFastBlake3 } from '../audit/fastBlake3';
 import { startCheckpoints, type CheckpointOptions } from '../audit/startCheckpoints';
+import { OtlpStreamer, type OtlpStreamOptions } from '../audit/otlpStream';
 import type { ConsoleBackend } from '../bridge/consoleBackend';
 import { CallTracker } from '../executor/callTracker';
 import { CallRedactions } from '../executor/callRedactions';
@@ -87,6 +88,8 @@ export interface GateOptions {
   settings?: SettingsReport;
   /** Signed checkpoints of the audit log, kept outside the state folder and the workspace (absent: none). */
   checkpoints?: CheckpointOptions;
+  /** Send each ended call's span to this OTLP/HTTP endpoint (settings `otlpEndpoint`); failures are logged once through `log`. */
+  otlp?: Pick<OtlpStreamOptions, 'endpoint' | 'headers' | 'log'>;
 }
 
 /** The default grants: tools may read and write inside the workspace. */
@@ -185,6 +188,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
   audit.onAppend((record) => events.emit('auditAppended', record));
   // Before any record is added: a log that no longer matches its checkpoints refuses the start.
   const checkpoints = startCheckpoints(options.checkpoints, { home: options.home, workspace, audit, onFailure: () => policyEngine?.close() });
+  const otlp = options.otlp ? new OtlpStreamer(audit, { log: (message) => process.stderr.write(`toolgate: ${message}\n`), ...options.otlp }) : undefined;
   const approvalTimeoutMs = options.approvalTimeoutMs ?? 5 * 60_000;
   const approvals = new ApprovalQueue({
     timeoutMs: approvalTimeoutMs,
@@ -300,6 +304,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
         approvals.close();
         scheduler.close();
         await pool.close();
+        await otlp?.close();
         events.clear();
         checkpoints?.close();
         audit.close();

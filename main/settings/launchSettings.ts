@@ -29,11 +29,15 @@ export interface LaunchSettings {
   checkpointEveryRecords: number;
   /** Longest wait, in seconds, of a written record for its checkpoint. */
   checkpointIntervalSeconds: number;
+  /** Where ended calls' spans are sent (OTLP/HTTP); null: nowhere. */
+  otlpEndpoint: string | null;
+  /** Headers of each OTLP POST. */
+  otlpHeaders: Record<string, string>;
 }
 
 /** Toolgate's defaults; the workspace defaults to the folder the gate is started in. */
 export function launchDefaults(cwd: string): LaunchSettings {
-  return { workspace: cwd, grants: [], approvalTimeoutSeconds: 300, sandbox: 'auto', toolModules: [], pool: 2, readOnly: false, port: DEFAULT_PORT, secretEnv: [], mode: 'standard', checkpointDir: null, checkpointEveryRecords: 1000, checkpointIntervalSeconds: 60 };
+  return { workspace: cwd, grants: [], approvalTimeoutSeconds: 300, sandbox: 'auto', toolModules: [], pool: 2, readOnly: false, port: DEFAULT_PORT, secretEnv: [], mode: 'standard', checkpointDir: null, checkpointEveryRecords: 1000, checkpointIntervalSeconds: 60, otlpEndpoint: null, otlpHeaders: {} };
 }
 
 function isSandboxMode(mode: string): mode is SandboxMode {
@@ -124,12 +128,18 @@ export function resolveLaunchSettings(inputs: {
   const settings = Object.fromEntries(SETTING_KEYS.map((key) => [key, inForce[key].value])) as unknown as LaunchSettings;
   return {
     settings,
-    report: { file, fileExists: existsSync(file), entries: SETTING_KEYS.map((key) => ({ key, value: inForce[key].value, source: inForce[key].source })) },
+    report: { file, fileExists: existsSync(file), entries: SETTING_KEYS.map((key) => ({ key, value: reported(key, inForce[key].value), source: inForce[key].source })) },
   };
 }
 
+/** A setting as the console shows it: header values (API keys) are hidden, their names shown. */
+function reported(key: (typeof SETTING_KEYS)[number], value: unknown): unknown {
+  if (key !== 'otlpHeaders' || typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(Object.keys(value).map((name) => [name, '(hidden)']));
+}
+
 /** The gate options the settings come to (the defaults' grants always included). */
-export function gateOptionsFrom(settings: LaunchSettings): Pick<GateOptions, 'workspace' | 'grants' | 'approvalTimeoutMs' | 'sandbox' | 'toolModules' | 'poolSize' | 'readOnly' | 'secretEnv' | 'policyMode' | 'checkpoints'> & { port: number } {
+export function gateOptionsFrom(settings: LaunchSettings): Pick<GateOptions, 'workspace' | 'grants' | 'approvalTimeoutMs' | 'sandbox' | 'toolModules' | 'poolSize' | 'readOnly' | 'secretEnv' | 'policyMode' | 'checkpoints' | 'otlp'> & { port: number } {
   return {
     workspace: settings.workspace,
     grants: [...DEFAULT_GRANTS, ...settings.grants],
@@ -143,6 +153,7 @@ export function gateOptionsFrom(settings: LaunchSettings): Pick<GateOptions, 'wo
     checkpoints: settings.checkpointDir
       ? { dir: settings.checkpointDir, everyRecords: settings.checkpointEveryRecords, intervalMs: settings.checkpointIntervalSeconds * 1000 }
       : undefined,
+    ...(settings.otlpEndpoint ? { otlp: { endpoint: settings.otlpEndpoint, headers: settings.otlpHeaders } } : {}),
     port: settings.port,
   };
 }

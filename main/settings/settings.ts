@@ -45,6 +45,13 @@ export const SettingsFileSchema = z.strictObject({
   checkpointEveryRecords: z.number().int().min(1).max(1_000_000).optional(),
   /** Longest time, in seconds, a written record waits for a signed checkpoint. */
   checkpointIntervalSeconds: z.number().int().min(1).max(86_400).optional(),
+  /** An OTLP/HTTP traces endpoint each ended call's span is sent to (e.g. http://localhost:4318/v1/traces); absent: none. */
+  otlpEndpoint: z
+    .string()
+    .refine((text) => URL.canParse(text) && ['http:', 'https:'].includes(new URL(text).protocol), 'is not an http:// or https:// URL')
+    .optional(),
+  /** Headers sent with each OTLP POST (e.g. a collector's API key); shown in the console by name only. */
+  otlpHeaders: z.record(z.string().regex(/^[A-Za-z0-9-]+$/, 'is not a header name'), z.string().max(4096)).optional(),
 });
 
 /** The settings file's contents, as checked. */
@@ -65,6 +72,8 @@ const FIX: Record<SettingKey, string> = {
   checkpointDir: 'an absolute path (or ~/…) of a folder outside the state folder and the workspace, e.g. "~/toolgate-checkpoints"',
   checkpointEveryRecords: 'a whole number of records from 1 to 1000000, e.g. 1000',
   checkpointIntervalSeconds: 'a whole number of seconds from 1 to 86400, e.g. 60',
+  otlpEndpoint: 'the URL of an OTLP/HTTP traces endpoint, e.g. "http://localhost:4318/v1/traces"',
+  otlpHeaders: 'an object of header names and values, e.g. {"x-api-key": "…"}',
 };
 
 /** A settings file that cannot be used: names the file, the field and the fix. Nothing starts. */

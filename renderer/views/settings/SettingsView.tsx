@@ -17,6 +17,8 @@ const MEANING: Record<SettingKey, string> = {
   checkpointDir: 'folder of the signed audit checkpoints, outside the state folder and the workspace',
   checkpointEveryRecords: 'records between two signed audit checkpoints',
   checkpointIntervalSeconds: 'longest wait, in seconds, of a written record for its signed checkpoint',
+  otlpEndpoint: 'OTLP/HTTP endpoint each ended call is sent to as a span (no arguments or results)',
+  otlpHeaders: 'headers sent with each OTLP request (values hidden)',
 };
 
 const SOURCE: Record<SettingSource, string> = {
@@ -30,6 +32,8 @@ const SOURCE: Record<SettingSource, string> = {
 function shown(value: unknown): string {
   if (value === null || value === undefined) return 'none';
   if (Array.isArray(value)) return value.length === 0 ? 'none' : value.join(', ');
+  if (value === null) return 'none';
+  if (typeof value === 'object' && Object.keys(value).length === 0) return 'none';
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
