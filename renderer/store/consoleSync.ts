@@ -60,7 +60,8 @@ export class ConsoleSync {
   private readonly batch: EventBatch<StoreEvent>;
 
   constructor(
-    private readonly bridge: ConsoleBridge,
+    /** The gate's bridge; views that ask it directly (the audit explorer, export, replay) take it from here. */
+    readonly bridge: ConsoleBridge,
     private readonly store: ConsoleStore,
     private readonly connection?: ConnectionSource,
     /** Reasons typed into prompts and not sent yet; forgotten as their prompts resolve. */

@@ -1,0 +1,41 @@
+import { useEffect, useState } from 'react';
+import type { CallDetail } from '../../../shared/explorer';
+import { describe } from '../../store/consoleSync';
+import { CallDetailView } from './CallDetailView';
+
+type Loaded = { callId: string; detail?: CallDetail; error?: string };
+
+/** The detail pane of one call: loads it from the gate, then draws it; says why when it cannot. */
+export function CallDetailPane({ callId, load, onClose }: { callId: string; load: (callId: string) => Promise<CallDetail>; onClose: () => void }) {
+  const [loaded, setLoaded] = useState<Loaded>({ callId });
+  useEffect(() => {
+    let current = true;
+    setLoaded({ callId });
+    load(callId).then(
+      (detail) => current && setLoaded({ callId, detail }),
+      (failure: unknown) => current && setLoaded({ callId, error: `Could not load call ${callId}: ${describe(failure)}` }),
+    );
+    return () => {
+      current = false;
+    };
+  }, [callId, load]);
+
+  return (
+    <aside className="call-detail-pane" aria-label="Call detail">
+      {loaded.error ? (
+        <>
+          <p className="decision-problem" role="alert" data-testid="detail-problem">
+            {loaded.error}
+          </p>
+          <button type="button" onClick={onClose}>
+            Close
+          </button>
+        </>
+      ) : loaded.detail && loaded.callId === callId ? (
+        <CallDetailView detail={loaded.detail} onClose={onClose} />
+      ) : (
+        <p className="empty">Loading call {callId}…</p>
+      )}
+    </aside>
+  );
+}
