@@ -15,7 +15,7 @@ export type HistoryMode = 'push' | 'replace';
  * as `call=`.
  */
 export function useExplorerLocation(feed: ExplorerFeed, sync: ConsoleSync, active: boolean, trailCallId: string | undefined) {
-  const [view, setView] = useState<ExplorerLocation>(() => explorerFromSearch(window.location.search));
+  const [view, setView] = useState<ExplorerLocation>(() => explorerFromSearch(currentSearch()));
   const viewRef = useRef(view);
   viewRef.current = view;
   const activeRef = useRef(active);
@@ -87,4 +87,9 @@ export function useExplorerLocation(feed: ExplorerFeed, sync: ConsoleSync, activ
   const setFilter = useCallback((filter: ExplorerFilter) => navigate({ filter, open: viewRef.current.open, trail: viewRef.current.trail }), [navigate]);
   const open = useCallback((callId: string | undefined, mode: HistoryMode = 'push') => navigate({ ...viewRef.current, open: callId }, mode), [navigate]);
   return { view, navigate, setFilter, open };
+}
+
+// The console runs in a browser; the server-side rendering of tests has no window (and no URL).
+function currentSearch(): string {
+  return typeof window === 'undefined' ? '' : window.location.search;
 }
