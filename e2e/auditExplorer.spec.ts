@@ -23,7 +23,7 @@ function percentile(sorted: number[], p: number): number {
 
 test('a million calls: facets, search, the URL, a detail with its diff, and a smooth scripted scroll that keeps loading', async ({ page }) => {
   gate = await startServedGate();
-  const seen = await answerWithMadeUpCalls(page);
+  const { seen, push } = await answerWithMadeUpCalls(page);
   const consolePage = new ConsolePage(page);
   await consolePage.open(gate.consoleUrl);
   const { audit } = consolePage;
@@ -104,6 +104,23 @@ test('a million calls: facets, search, the URL, a detail with its diff, and a sm
   expect(await audit.callRows().count()).toBeLessThan(100);
   // A generous bound for a shared, busy machine: no frame long enough to feel stuck.
   expect(max).toBeLessThan(250);
+
+  // New calls while scrolled down: a pill counts them and the place is kept; its click goes to the top.
+  const topBefore = await audit.callScroll().evaluate((box) => box.scrollTop);
+  for (let index = 1; index <= 3; index++) {
+    push('auditAppended', { seq: 6_000_000 + index, callId: `new-${index}`, kind: 'invoked', time: new Date().toISOString(), payload: {}, prevHash: 'a'.repeat(64), hash: 'b'.repeat(64) });
+  }
+  await expect(page.getByTestId('new-calls')).toHaveText('3 new calls ↑');
+  expect(await audit.callScroll().evaluate((box) => box.scrollTop)).toBe(topBefore);
+  await page.getByTestId('new-calls').click();
+  await expect(audit.callRow(`call-${CALLS}`)).toBeVisible();
+  await expect(page.getByTestId('new-calls')).toHaveCount(0);
+
+  // Sessions: each one's calls as marks in time; its name filters to it.
+  await page.getByText('Sessions and the shape of the day').click();
+  await expect(page.getByTestId('session-row').first().locator('rect.session-mark')).toHaveCount(300);
+  await page.getByTestId('session-row').first().getByRole('button').click();
+  expect(new URL(page.url()).searchParams.get('session')).toBe('session-199');
 });
 
 test('over a generated log of 50,000 calls served by a real gate: filter, search, a call with its diff, and the view exported', async ({ page }) => {

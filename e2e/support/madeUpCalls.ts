@@ -36,6 +36,7 @@ export function madeUpRow(seq: number): CallRow {
 function matches(row: CallRow, filter: ExplorerFilter): boolean {
   if (filter.tool && !filter.tool.includes(row.tool)) return false;
   if (filter.outcome && !filter.outcome.includes(row.outcome)) return false;
+  if (filter.session && !filter.session.includes(row.session ?? '')) return false;
   if (filter.text && !row.argsBrief.toLowerCase().includes(filter.text.toLowerCase())) return false;
   return true;
 }
@@ -106,10 +107,19 @@ const STATS: ExplorerStats = {
   tookMs: 5,
 };
 
-/** Answers the console's WebSocket: the snapshots empty, the explorer from the made-up calls. Returns the explorer requests seen. */
-export async function answerWithMadeUpCalls(page: Page): Promise<Array<{ method: string; params: Record<string, unknown> }>> {
+/** What the spec sees of the made-up gate: the explorer requests the console made, and a way to push events. */
+export interface MadeUpGate {
+  readonly seen: Array<{ method: string; params: Record<string, unknown> }>;
+  /** Pushes a bridge event to the console (e.g. auditAppended). */
+  push(event: string, payload: unknown): void;
+}
+
+/** Answers the console's WebSocket: the snapshots empty, the explorer from the made-up calls. */
+export async function answerWithMadeUpCalls(page: Page): Promise<MadeUpGate> {
   const seen: Array<{ method: string; params: Record<string, unknown> }> = [];
+  let push: MadeUpGate['push'] = () => {};
   await page.routeWebSocket(/\/bridge$/, (socket) => {
+    push = (event, payload) => socket.send(JSON.stringify({ type: 'event', event, payload }));
     socket.onMessage((message) => {
       const { id, method, params } = JSON.parse(String(message)) as { id: number; method: string; params: Record<string, unknown> };
       const answers: Record<string, () => unknown> = {
@@ -131,6 +141,6 @@ export async function answerWithMadeUpCalls(page: Page): Promise<Array<{ method:
       socket.send(JSON.stringify({ type: 'reply', id, reply }));
     });
   });
-  return seen;
+  return { seen, push: (event, payload) => push(event, payload) };
 }
 

@@ -181,6 +181,12 @@ export class ExplorerFeed {
     this.store.setState((s) => ({ newCalls: s.newCalls + 1 }));
   }
 
+  /** The newest calls of one agent session under the current filter, for its strip in the sessions list. */
+  async sessionCalls(session: string, limit = 300): Promise<readonly CallRow[]> {
+    const page = await this.bridge.exploreCalls({ filter: { ...this.store.getState().filter, session: [session] }, limit });
+    return page.rows;
+  }
+
   /** One call whole, for the detail pane. */
   detail(callId: string): Promise<CallDetail> {
     return this.bridge.callDetail({ callId });

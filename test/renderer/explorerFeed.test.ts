@@ -83,6 +83,14 @@ describe('the explorer feed', () => {
     expect(feed.store.getState()).toMatchObject({ newCalls: 0, rows: [{ seq: 8 }] });
   });
 
+  it("asks for one session's calls under the view's filter, for its strip of marks", async () => {
+    const { feed, calls } = feedOver(() => ({ rows: [callRow(4, { session: 's1' })], tookMs: 1 }));
+    await feed.show({ tool: ['read_file'] });
+    const rows = await feed.sessionCalls('s1');
+    expect(rows.map((r) => r.callId)).toEqual(['c4']);
+    expect(calls.at(-1)?.params).toEqual({ filter: { tool: ['read_file'], session: ['s1'] }, limit: 300 });
+  });
+
   it('says why a page could not be loaded', async () => {
     const { feed } = feedOver(() => {
       throw new Error('the audit index is being built');

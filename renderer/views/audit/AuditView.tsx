@@ -47,7 +47,18 @@ function Explorer({ feed, location }: { feed: ExplorerFeed; location: ReturnType
   const [atTop, setAtTop] = useState(true);
   const refreshTimer = useRef<ReturnType<typeof setTimeout>>(undefined);
 
-  useEffect(() => sync.bridge.onAuditAppended((record) => feed.noteAppended(record)), [sync, feed]);
+  // The open call's detail is drawn again when one of its records arrives (a prompt answered, the tool done).
+  const [detailVersion, setDetailVersion] = useState(0);
+  const openRef = useRef(view.open);
+  openRef.current = view.open;
+  useEffect(
+    () =>
+      sync.bridge.onAuditAppended((record) => {
+        feed.noteAppended(record);
+        if (record.callId === openRef.current) setDetailVersion((version) => version + 1);
+      }),
+    [sync, feed],
+  );
 
   // At the top of the list new calls simply appear; scrolled down, a pill counts them instead.
   useEffect(() => {
@@ -78,6 +89,7 @@ function Explorer({ feed, location }: { feed: ExplorerFeed; location: ReturnType
   const onClose = useCallback(() => open(undefined), [open]);
   const onLoadMore = useCallback(() => void feed.loadMore(), [feed]);
   const loadDetail = useCallback((callId: string) => feed.detail(callId), [feed]);
+  const sessionCalls = useCallback((session: string) => feed.sessionCalls(session), [feed]);
 
   const empty = !state.loading && !state.problem && !state.error && state.rows.length === 0;
   const loosen = filtersToLoosen(state.filter);
@@ -104,7 +116,14 @@ function Explorer({ feed, location }: { feed: ExplorerFeed; location: ReturnType
           {state.error}
         </p>
       ) : null}
-      <ExplorerInsights stats={state.stats} error={state.statsError} filter={view.filter} onFilter={setFilter} />
+      <ExplorerInsights
+        stats={state.stats}
+        error={state.statsError}
+        filter={view.filter}
+        onFilter={setFilter}
+        sessionCalls={sessionCalls}
+        onOpenCall={onOpen}
+      />
       <div className={view.open ? 'explorer-body with-detail' : 'explorer-body'}>
         <FacetPanel facets={state.facets} filter={view.filter} onToggle={onToggle} />
         <div className="explorer-main">
@@ -142,7 +161,7 @@ function Explorer({ feed, location }: { feed: ExplorerFeed; location: ReturnType
             />
           )}
         </div>
-        {view.open ? <CallDetailPane callId={view.open} load={loadDetail} onClose={onClose} /> : null}
+        {view.open ? <CallDetailPane callId={view.open} version={detailVersion} load={loadDetail} onClose={onClose} /> : null}
       </div>
     </div>
   );

@@ -5,12 +5,25 @@ import { CallDetailView } from './CallDetailView';
 
 type Loaded = { callId: string; detail?: CallDetail; error?: string };
 
-/** The detail pane of one call: loads it from the gate, then draws it; says why when it cannot. */
-export function CallDetailPane({ callId, load, onClose }: { callId: string; load: (callId: string) => Promise<CallDetail>; onClose: () => void }) {
+/**
+ * The detail pane of one call: loads it from the gate, then draws it; says why when it cannot. A new
+ * `version` (a record of the call arrived) loads it again, keeping the old one drawn meanwhile.
+ */
+export function CallDetailPane({
+  callId,
+  version = 0,
+  load,
+  onClose,
+}: {
+  callId: string;
+  version?: number;
+  load: (callId: string) => Promise<CallDetail>;
+  onClose: () => void;
+}) {
   const [loaded, setLoaded] = useState<Loaded>({ callId });
   useEffect(() => {
     let current = true;
-    setLoaded({ callId });
+    setLoaded((previous) => (previous.callId === callId ? previous : { callId }));
     load(callId).then(
       (detail) => current && setLoaded({ callId, detail }),
       (failure: unknown) => current && setLoaded({ callId, error: `Could not load call ${callId}: ${describe(failure)}` }),
@@ -18,7 +31,7 @@ export function CallDetailPane({ callId, load, onClose }: { callId: string; load
     return () => {
       current = false;
     };
-  }, [callId, load]);
+  }, [callId, version, load]);
 
   return (
     <aside className="call-detail-pane" aria-label="Call detail">

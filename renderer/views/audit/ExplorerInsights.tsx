@@ -1,4 +1,5 @@
-import type { CallOutcome, ExplorerFilter, ExplorerStats } from '../../../shared/explorer';
+import { useEffect, useState } from 'react';
+import type { CallOutcome, CallRow, ExplorerFilter, ExplorerStats } from '../../../shared/explorer';
 import { formatDuration } from '../../format/time';
 import { VisibleText } from '../common/VisibleText';
 import { shortId } from './FacetPanel';
@@ -20,16 +21,23 @@ export function ExplorerInsights({
   error,
   filter,
   onFilter,
+  sessionCalls,
+  onOpenCall,
 }: {
   stats: ExplorerStats | undefined;
   error: string | undefined;
   filter: ExplorerFilter;
   onFilter: (filter: ExplorerFilter) => void;
+  /** A session's calls (newest first, up to a few hundred), for its strip of marks. */
+  sessionCalls: (session: string) => Promise<readonly CallRow[]>;
+  onOpenCall: (callId: string) => void;
 }) {
+  // Drawn only while open: the strips ask the gate for each session's calls.
+  const [open, setOpen] = useState(false);
   return (
-    <details className="explorer-insights" data-testid="explorer-insights">
+    <details className="explorer-insights" data-testid="explorer-insights" onToggle={(event) => setOpen(event.currentTarget.open)}>
       <summary>Sessions and the shape of the day</summary>
-      {error ? (
+      {!open ? null : error ? (
         <p className="decision-problem" role="alert">
           {error}
         </p>
@@ -49,7 +57,13 @@ export function ExplorerInsights({
             />
             <BarList title="Denials by rule" bars={stats.denialsByRule.map((d) => ({ label: d.rule, count: d.count }))} />
           </div>
-          <SessionList stats={stats} onSession={(session) => onFilter({ ...filter, session: [session] })} />
+          <SessionList
+            stats={stats}
+            filter={filter}
+            sessionCalls={sessionCalls}
+            onOpenCall={onOpenCall}
+            onSession={(session) => onFilter({ ...filter, session: [session] })}
+          />
         </>
       )}
     </details>
@@ -131,12 +145,21 @@ function BarList({ title, bars }: { title: string; bars: ReadonlyArray<{ label: 
   );
 }
 
-function SessionList({ stats, onSession }: { stats: ExplorerStats; onSession: (session: string) => void }) {
+function SessionList({
+  stats,
+  filter,
+  sessionCalls,
+  onSession,
+  onOpenCall,
+}: {
+  stats: ExplorerStats;
+  filter: ExplorerFilter;
+  sessionCalls: (session: string) => Promise<readonly CallRow[]>;
+  onSession: (session: string) => void;
+  onOpenCall: (callId: string) => void;
+}) {
   const sessions = stats.sessions.slice(0, SESSIONS_SHOWN);
   if (sessions.length === 0) return <p className="note">No agent session among these calls.</p>;
-  const start = Math.min(...sessions.map((s) => Date.parse(s.first)));
-  const end = Math.max(...sessions.map((s) => Date.parse(s.last)));
-  const span = Math.max(1, end - start);
   return (
     <table className="data-table session-table" aria-label="Agent sessions">
       <thead>
@@ -146,37 +169,82 @@ function SessionList({ stats, onSession }: { stats: ExplorerStats; onSession: (s
           <th scope="col" className="numeric">Calls</th>
           <th scope="col" className="numeric">Failed</th>
           <th scope="col" className="numeric">Denied</th>
-          <th scope="col">When</th>
+          <th scope="col">Its calls in time (newest {STRIP_CALLS})</th>
         </tr>
       </thead>
       <tbody>
-        {sessions.map((s) => {
-          const x = ((Date.parse(s.first) - start) / span) * 200;
-          const width = Math.max(2, ((Date.parse(s.last) - Date.parse(s.first)) / span) * 200);
-          const tone = s.denied > 0 ? 'rejected' : s.failed > 0 ? 'failed' : 'completed';
-          return (
-            <tr key={s.session}>
-              <td>
-                <button type="button" className="link-button" onClick={() => onSession(s.session)} title={`Show only session ${s.session}`}>
-                  <code>{shortId(s.session)}</code>
-                </button>
-              </td>
-              <td>
-                <VisibleText text={s.agent ?? ''} />
-              </td>
-              <td className="numeric">{s.calls.toLocaleString('en-US')}</td>
-              <td className="numeric">{s.failed.toLocaleString('en-US')}</td>
-              <td className="numeric">{s.denied.toLocaleString('en-US')}</td>
-              <td>
-                <svg width="200" height="12" role="img" aria-label={`from ${s.first} to ${s.last}`}>
-                  <rect x="0" y="5" width="200" height="2" className="session-axis" />
-                  <rect x={x} y="1" width={width} height="10" rx="2" className={`chart-${tone}`} onClick={() => onSession(s.session)} />
-                </svg>
-              </td>
-            </tr>
-          );
-        })}
+        {sessions.map((s) => (
+          <tr key={s.session} data-testid="session-row">
+            <td>
+              <button type="button" className="link-button" onClick={() => onSession(s.session)} title={`Show only session ${s.session}`}>
+                <code>{shortId(s.session)}</code>
+              </button>
+            </td>
+            <td>
+              <VisibleText text={s.agent ?? ''} />
+            </td>
+            <td className="numeric">{s.calls.toLocaleString('en-US')}</td>
+            <td className="numeric">{s.failed.toLocaleString('en-US')}</td>
+            <td className="numeric">{s.denied.toLocaleString('en-US')}</td>
+            <td>
+              <SessionStrip session={s.session} filter={filter} sessionCalls={sessionCalls} onOpenCall={onOpenCall} />
+            </td>
+          </tr>
+        ))}
       </tbody>
     </table>
+  );
+}
+
+/** Calls drawn per session strip. */
+const STRIP_CALLS = 300;
+const STRIP_WIDTH = 260;
+
+/** A session's calls as marks along its time, coloured by outcome; a click opens that call. */
+function SessionStrip({
+  session,
+  filter,
+  sessionCalls,
+  onOpenCall,
+}: {
+  session: string;
+  filter: ExplorerFilter;
+  sessionCalls: (session: string) => Promise<readonly CallRow[]>;
+  onOpenCall: (callId: string) => void;
+}) {
+  const [calls, setCalls] = useState<readonly CallRow[] | 'failed'>();
+  const filterKey = JSON.stringify(filter);
+  useEffect(() => {
+    let current = true;
+    sessionCalls(session).then(
+      (rows) => current && setCalls(rows),
+      () => current && setCalls('failed'),
+    );
+    return () => {
+      current = false;
+    };
+  }, [session, filterKey, sessionCalls]);
+  if (calls === undefined) return <span className="note">…</span>;
+  if (calls === 'failed') return <span className="note">could not load its calls</span>;
+  const times = calls.map((call) => Date.parse(call.time));
+  const first = Math.min(...times);
+  const span = Math.max(1, Math.max(...times) - first);
+  return (
+    <svg width={STRIP_WIDTH} height="14" role="img" aria-label={`${calls.length} calls of session ${session} in time`}>
+      <rect x="0" y="6" width={STRIP_WIDTH} height="2" className="session-axis" />
+      {calls.map((call, index) => (
+        <rect
+          key={call.callId}
+          x={((times[index]! - first) / span) * (STRIP_WIDTH - 3)}
+          y="1"
+          width="3"
+          height="12"
+          className={`session-mark chart-${call.outcome}`}
+          onClick={() => onOpenCall(call.callId)}
+        >
+          <title>{`${call.tool} ${call.outcome} at ${call.time}`}</title>
+        </rect>
+      ))}
+    </svg>
   );
 }

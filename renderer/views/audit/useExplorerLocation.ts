@@ -29,12 +29,17 @@ export function useExplorerLocation(feed: ExplorerFeed, sync: ConsoleSync, activ
     else window.history.replaceState(null, '', url);
   }, []);
 
-  // The view at start: its calls, and the trail the URL names.
+  // The view the URL names at start: its trail at once (the console opens on Audit for it), its
+  // calls the first time the tab is shown (a console opened on Live does not count a million calls).
+  const started = useRef(false);
   useEffect(() => {
-    const start = viewRef.current;
-    void feed.show(start.filter);
-    if (start.trail) void sync.showAuditTrail(start.trail);
-  }, [feed, sync]);
+    if (viewRef.current.trail) void sync.showAuditTrail(viewRef.current.trail);
+  }, [sync]);
+  useEffect(() => {
+    if (!active || started.current) return;
+    started.current = true;
+    void feed.show(viewRef.current.filter);
+  }, [active, feed]);
 
   /** Moves to another view: its calls load when the filter changed; the URL follows. */
   const navigate = useCallback(
@@ -44,7 +49,7 @@ export function useExplorerLocation(feed: ExplorerFeed, sync: ConsoleSync, activ
       if (sameExplorerView(previous, clean)) return;
       viewRef.current = clean;
       setView(clean);
-      if (!sameExplorerView({ filter: previous.filter }, { filter: clean.filter })) void feed.show(clean.filter);
+      if (started.current && !sameExplorerView({ filter: previous.filter }, { filter: clean.filter })) void feed.show(clean.filter);
       if (activeRef.current) writeUrl(clean, mode);
     },
     [feed, writeUrl],
@@ -74,7 +79,7 @@ export function useExplorerLocation(feed: ExplorerFeed, sync: ConsoleSync, activ
       const previous = viewRef.current;
       viewRef.current = next;
       setView(next);
-      if (!sameExplorerView({ filter: previous.filter }, { filter: next.filter })) void feed.show(next.filter);
+      if (started.current && !sameExplorerView({ filter: previous.filter }, { filter: next.filter })) void feed.show(next.filter);
       if (next.trail !== previous.trail) {
         if (next.trail) void sync.showAuditTrail(next.trail);
         else sync.clearAuditTrail();
