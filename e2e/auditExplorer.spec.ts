@@ -69,10 +69,18 @@ test('a million calls: facets, search, the URL, a detail with its diff, and a sm
   await expect(audit.detail().getByTestId('detail-diff')).toContainText('+hello');
   await expect(audit.detail()).toContainText(`seq ${Number(firstId.slice(5)).toLocaleString('en-US')} of 6,000,000`);
   expect(new URL(page.url()).searchParams.get('open')).toBe(firstId);
+  // The arrow keys move (the open pane follows), Esc closes, Enter opens again.
+  const secondId = (await audit.callRows().nth(1).getAttribute('data-call-id'))!;
   await audit.callScroll().press('ArrowDown');
-  await expect(audit.detail()).not.toContainText(`call ${firstId} `);
+  await expect(audit.callRow(secondId)).toHaveAttribute('aria-selected', 'true');
+  await expect(audit.detail()).toContainText(`call ${secondId}`);
+  expect(new URL(page.url()).searchParams.get('open')).toBe(secondId);
   await audit.callScroll().press('Escape');
   await expect(audit.detail()).toHaveCount(0);
+  await audit.callScroll().press('ArrowUp');
+  await audit.callScroll().press('Enter');
+  await expect(audit.detail()).toContainText(`call ${firstId}`);
+  await audit.callScroll().press('Escape');
 
   // Every call again, then 200 wheel steps with each frame timed in the page.
   await page.goto(new URL('/', page.url()).toString());
