@@ -8,6 +8,9 @@
 //      (bench/gateOverhead.ts)
 //   6. policy evaluation for 1,000 rules beside the tier policy alone (bench/policyEvaluation.ts);
 //      BENCH_ONLY=policy runs this one alone
+//   7. the audit explorer over a generated log of BENCH_AUDIT_CALLS calls (default 1,000,000):
+//      pages, facets, search, charts, and the index build (bench/auditExplorer.ts);
+//      BENCH_ONLY=explorer runs this one alone
 // Counts: BENCH_CALLS (1 and 5, default 1000), BENCH_COLD (20), BENCH_SMALL (200), BENCH_LARGE (30),
 // BENCH_DEADLINES (10).
 import { spawn } from 'node:child_process';
@@ -108,6 +111,13 @@ if (process.env.BENCH_ONLY === 'policy') {
   printSection(await measurePolicyEvaluation(CALLS * 10, BLOCK * 10, WARMUP * 10));
   process.exit(0);
 }
+const AUDIT_CALLS = count('BENCH_AUDIT_CALLS', 1_000_000);
+// BENCH_ONLY=explorer times the audit explorer alone.
+if (process.env.BENCH_ONLY === 'explorer') {
+  const [{ measureAuditExplorer }] = await loadInternal(root, ['bench/auditExplorer.ts']);
+  for (const section of await measureAuditExplorer(AUDIT_CALLS)) printSection(section);
+  process.exit(0);
+}
 console.log(`Toolgate bench — Node ${process.version}, ${process.platform} ${process.arch}, ${availableParallelism()} CPUs; all times in milliseconds`);
 await measureMcp();
 const [{ measureToolProcesses }, { measureGateOverhead }, { measurePolicyEvaluation }] = await loadInternal(root, [
@@ -125,4 +135,8 @@ for (const section of sections) printSection(section);
 printSection(await measureGateOverhead(CALLS, BLOCK, WARMUP));
 // Ten decisions per gate call: each is microseconds, so more samples steady the percentiles.
 printSection(await measurePolicyEvaluation(CALLS * 10, BLOCK * 10, WARMUP * 10));
+{
+  const [{ measureAuditExplorer }] = await loadInternal(root, ['bench/auditExplorer.ts']);
+  for (const section of await measureAuditExplorer(AUDIT_CALLS)) printSection(section);
+}
 console.log(`\nBench took ${((performance.now() - began) / 1000).toFixed(1)} s (without the build).`);

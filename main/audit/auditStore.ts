@@ -2,6 +2,7 @@ import { chmodSync, existsSync } from 'node:fs';
 import { AuditKindSchema, GENESIS_HASH, type AuditKind, type AuditRecord, type AuditVerifyReport, type OpenCall } from '../../shared/audit';
 import { canonicalize, toWellFormedJson } from '../../shared/canonicalJson';
 import { GateError } from '../../shared/errors';
+import { CallIndex, type CatchUp } from './callIndex';
 import { AuditAnchorError, anchorFinding, missingDatabaseFinding, type AnchorFinding } from './anchorCheck';
 import { HeadWriter, readAnchor } from './headAnchor';
 import { findOpenCalls } from './openCalls';
@@ -80,6 +81,10 @@ export class AuditStore {
   private readonly hasTable: boolean;
   private readonly now: () => Date;
   private closed = false;
+  /** The explorer's call index (in the database, or in memory for a read-only database without one); made on first use when read-only. */
+  private index: CallIndex | undefined;
+  /** What opening the index did (a writable store catches it up before its first append). */
+  private indexCatchUp: CatchUp | undefined;
 
   constructor(private readonly options: AuditStoreOptions) {
     this.now = options.now ?? (() => new Date());
@@ -120,6 +125,9 @@ export class AuditStore {
           'INSERT INTO audit (seq, call_id, kind, time, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?)',
         );
         this.head = new HeadWriter(options.headPath, this.last);
+        const opened = CallIndex.open(this.db);
+        this.index = opened.index;
+        this.indexCatchUp = opened.catchUp;
       }
     } catch (error) {
       this.db.close();
@@ -140,8 +148,17 @@ export class AuditStore {
       payload: JSON.parse(payloadJson) as unknown,
     };
     const hash = recordHash(this.last.hash, fields);
-    this.insert.run(fields.seq, fields.callId, fields.kind, fields.time, payloadJson, this.last.hash, hash);
     const record: AuditRecord = { ...fields, prevHash: this.last.hash, hash };
+    // The record and its call's index row are written together: the index never misses a record it claims.
+    this.db.exec('BEGIN');
+    try {
+      this.insert.run(fields.seq, fields.callId, fields.kind, fields.time, payloadJson, this.last.hash, hash);
+      this.index?.fold(record);
+      this.db.exec('COMMIT');
+    } catch (error) {
+      if (this.db.isTransaction) this.db.exec('ROLLBACK');
+      throw error;
+    }
     this.last = { seq: fields.seq, hash };
     this.head?.write(this.last);
     for (const listener of [...this.listeners]) {
@@ -176,6 +193,27 @@ export class AuditStore {
   /** Every record of one call, oldest first. */
   forCall(callId: string): AuditRecord[] {
     return (this.db.prepare('SELECT * FROM audit WHERE call_id = ? ORDER BY seq').all(callId) as unknown as Row[]).map(toRecord);
+  }
+
+  /**
+   * The explorer's call index over this log. A read-only store uses the index in the database as it
+   * is (it may be behind a running gate's log: `behind()` says by how much); when the database has
+   * none (written by an older gate), one is built in memory on first use.
+   */
+  callIndex(): CallIndex {
+    if (this.closed) throw new Error('the audit log is closed');
+    this.index ??= CallIndex.openReadOnly(this.db);
+    return this.index;
+  }
+
+  /** What opening the call index did when this store was opened for writing: nothing, a catch-up or a rebuild, and how long it took. */
+  callIndexCatchUp(): CatchUp | undefined {
+    return this.indexCatchUp;
+  }
+
+  /** How many records the log holds (the newest seq). */
+  size(): number {
+    return this.last.seq;
   }
 
   /** Listens for appended records; returns the unsubscribe function. */
@@ -239,6 +277,7 @@ export class AuditStore {
     this.closed = true;
     this.listeners.clear();
     this.head?.close();
+    this.index?.close();
     this.db.close();
   }
 }

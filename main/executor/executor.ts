@@ -172,7 +172,9 @@ export class Executor {
     const judgedManifest = judged.raisedBecause ? { ...manifest, tier: judged.tier } : manifest;
     // Prepared first (a shell line is parsed), so the rules judge each of its sub-commands.
     const decision = askForSecrets(await decideCall(this.deps.policy, judgedManifest, input, { agentSession: run.agentSession }), manifest.name, resolved.secrets);
-    run.audit('policy', judged.raisedBecause ? { ...decision, tierRaised: judged.raisedBecause } : decision);
+    // The tier the call was judged at (raised without a sandbox, or by its arguments), for the audit explorer.
+    const judgedTier = callTier(judgedManifest, input).tier;
+    run.audit('policy', { ...decision, tier: judgedTier, ...(judged.raisedBecause ? { tierRaised: judged.raisedBecause } : {}) });
     run.at('policy', { decidedBy: deciderOf(decision) });
     if (decision.decision === 'deny') {
       return run.fail('rejected', 'policy', {

@@ -1,0 +1,348 @@
+import type { AuditKind, AuditRecord } from '../../shared/audit';
+import { CLOSING_KINDS } from '../../shared/audit';
+import type { CallRow } from '../../shared/explorer';
+import { summarizeCall, type CallSummary } from './callSummary';
+import { openDatabase, type SqliteDatabase } from './sqlite';
+
+/** Bumped when the index's tables or what a row holds change: an index of another version is rebuilt. */
+export const CALL_INDEX_VERSION = 1;
+
+/** The `calls` columns, in CallRow's order. */
+const COLUMNS = [
+  'seq', 'call_id', 'last_seq', 'time', 'time_ms', 'tool', 'agent', 'session', 'source', 'tier', 'args_brief',
+  'decision', 'decider', 'decided_detail', 'rule', 'outcome', 'error_code', 'waited_ms', 'ran_ms', 'duration_ms',
+] as const;
+
+/**
+ * The call index: one row per call (its first record's seq is the key, so newest-first pages are a
+ * walk down the primary key), one index per facet ending in seq (a facet value's calls come newest
+ * first without a sort), and a trigram FTS5 table (case-insensitive substrings of three characters
+ * or more) whose rowid is the call's seq. Derived from the audit table and not part of its chain:
+ * it may be dropped at any time and is rebuilt from the records.
+ */
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS calls (
+  seq INTEGER PRIMARY KEY,
+  call_id TEXT NOT NULL UNIQUE,
+  last_seq INTEGER NOT NULL,
+  time TEXT NOT NULL,
+  time_ms INTEGER NOT NULL,
+  tool TEXT NOT NULL,
+  agent TEXT,
+  session TEXT,
+  source TEXT,
+  tier TEXT,
+  args_brief TEXT NOT NULL,
+  decision TEXT,
+  decider TEXT,
+  decided_detail TEXT,
+  rule TEXT,
+  outcome TEXT NOT NULL,
+  error_code TEXT,
+  waited_ms REAL,
+  ran_ms REAL,
+  duration_ms REAL
+);
+CREATE INDEX IF NOT EXISTS calls_tool ON calls(tool, seq);
+CREATE INDEX IF NOT EXISTS calls_outcome ON calls(outcome, seq);
+CREATE INDEX IF NOT EXISTS calls_decider ON calls(decider, seq);
+CREATE INDEX IF NOT EXISTS calls_session ON calls(session, seq);
+CREATE INDEX IF NOT EXISTS calls_tier ON calls(tier, seq);
+CREATE INDEX IF NOT EXISTS calls_time ON calls(time_ms);
+CREATE INDEX IF NOT EXISTS calls_facets ON calls(tool, outcome, decider, session, tier, time_ms);
+CREATE VIRTUAL TABLE IF NOT EXISTS calls_text USING fts5(body, tokenize = 'trigram');
+CREATE TABLE IF NOT EXISTS calls_index_state (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+`;
+
+const DROP = `
+DROP TABLE IF EXISTS calls;
+DROP TABLE IF EXISTS calls_text;
+DROP TABLE IF EXISTS calls_index_state;
+`;
+
+/** SQLite's page cache for a database with the call index, in KiB (its default, 2 MiB, makes a rebuild of a large log slow). */
+const CACHE_KIB = 64 * 1024;
+
+/** How many calls a catch-up writes per transaction. */
+const BATCH_CALLS = 20_000;
+
+/** A `calls` row as SQLite returns it. */
+export interface CallsRow {
+  seq: number;
+  call_id: string;
+  last_seq: number;
+  time: string;
+  time_ms: number;
+  tool: string;
+  agent: string | null;
+  session: string | null;
+  source: string | null;
+  tier: string | null;
+  args_brief: string;
+  decision: string | null;
+  decider: string | null;
+  decided_detail: string | null;
+  rule: string | null;
+  outcome: string;
+  error_code: string | null;
+  waited_ms: number | null;
+  ran_ms: number | null;
+  duration_ms: number | null;
+}
+
+/** The explorer's row from a `calls` row (SQLite's nulls left out). */
+export function callRowFrom(row: CallsRow): CallRow {
+  const optional = (key: string, value: string | number | null) => (value === null ? {} : { [key]: value });
+  return {
+    callId: row.call_id,
+    seq: row.seq,
+    lastSeq: row.last_seq,
+    time: row.time,
+    tool: row.tool,
+    ...optional('agent', row.agent),
+    ...optional('session', row.session),
+    ...optional('source', row.source),
+    ...optional('tier', row.tier),
+    argsBrief: row.args_brief,
+    ...optional('decision', row.decision),
+    ...optional('decider', row.decider),
+    ...optional('decidedDetail', row.decided_detail),
+    ...optional('rule', row.rule),
+    outcome: row.outcome,
+    ...optional('errorCode', row.error_code),
+    ...optional('waitedMs', row.waited_ms),
+    ...optional('ranMs', row.ran_ms),
+    ...optional('durationMs', row.duration_ms),
+  } as CallRow;
+}
+
+function columnValues(row: CallRow): Array<string | number | null> {
+  const timeMs = Date.parse(row.time);
+  return [
+    row.seq, row.callId, row.lastSeq, row.time, Number.isNaN(timeMs) ? 0 : timeMs, row.tool, row.agent ?? null, row.session ?? null,
+    row.source ?? null, row.tier ?? null, row.argsBrief, row.decision ?? null, row.decider ?? null, row.decidedDetail ?? null,
+    row.rule ?? null, row.outcome, row.errorCode ?? null, row.waitedMs ?? null, row.ranMs ?? null, row.durationMs ?? null,
+  ];
+}
+
+/** The columns of an audit row a call's summary reads (its hashes are not needed). */
+const RECORD_COLUMNS = 'seq, call_id, kind, time, payload';
+
+interface AuditRow {
+  seq: number;
+  call_id: string;
+  kind: string;
+  time: string;
+  payload: string;
+}
+
+/** Kinds whose payload a call's summary never reads (only their time): left unparsed, which makes a rebuild faster. */
+const UNREAD_PAYLOADS = new Set<string>(['capability', 'started']);
+
+function recordFrom(row: AuditRow): AuditRecord {
+  const payload = UNREAD_PAYLOADS.has(row.kind) ? null : (JSON.parse(row.payload) as unknown);
+  return { seq: row.seq, callId: row.call_id, kind: row.kind as AuditKind, time: row.time, payload, prevHash: '', hash: '' };
+}
+
+const CLOSING = new Set<string>(CLOSING_KINDS);
+
+/** What opening the index did: nothing, caught up with the newest records, or rebuilt it whole. */
+export interface CatchUp {
+  kind: 'current' | 'caught-up' | 'rebuilt';
+  records: number;
+  ms: number;
+}
+
+/**
+ * The explorer's index of calls, kept in the audit database beside the log (or, for a read-only
+ * store whose database has none, in memory). Folded one record at a time as the store appends,
+ * and brought up to date from the records past its watermark when it is opened.
+ */
+export class CallIndex {
+  private readonly upsertRow;
+  private readonly deleteText;
+  private readonly insertText;
+  private readonly setState;
+  private readonly recordsOfCall;
+  /** Set when folding a record failed: the watermark stays behind it, so the next open catches up. */
+  private broken = false;
+
+  private constructor(
+    /** The database holding the `calls` and `calls_text` tables. */
+    readonly db: SqliteDatabase,
+    /** The database holding the audit table (the same one, except for an in-memory index). */
+    private readonly auditDb: SqliteDatabase,
+    /** False when the index cannot be written (a read-only store's database): it is queried as it is. */
+    readonly writable: boolean,
+  ) {
+    if (writable) {
+      this.upsertRow = db.prepare(`INSERT OR REPLACE INTO calls (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`);
+      this.deleteText = db.prepare('DELETE FROM calls_text WHERE rowid = ?');
+      this.insertText = db.prepare('INSERT INTO calls_text (rowid, body) VALUES (?, ?)');
+      this.setState = db.prepare('INSERT OR REPLACE INTO calls_index_state (key, value) VALUES (?, ?)');
+    }
+    this.recordsOfCall = auditDb.prepare(`SELECT ${RECORD_COLUMNS} FROM audit WHERE call_id = ? ORDER BY seq`);
+  }
+
+  /**
+   * Opens the index of a writable audit database: created if missing, rebuilt if of another version
+   * or damaged, and caught up with records written past its watermark (by an older gate, or while
+   * it was deleted). Call inside no transaction.
+   */
+  static open(db: SqliteDatabase): { index: CallIndex; catchUp: CatchUp } {
+    const started = performance.now();
+    // The call index's indexes take random keys (call ids): a larger page cache keeps writing them fast.
+    db.exec(`PRAGMA cache_size = -${CACHE_KIB}`);
+    let rebuilt = false;
+    if (!CallIndex.usable(db)) {
+      db.exec(DROP);
+      rebuilt = true;
+    }
+    db.exec(SCHEMA);
+    const index = new CallIndex(db, db, true);
+    if (rebuilt) index.setState!.run('version', CALL_INDEX_VERSION);
+    // Nothing indexed yet (a new log, or one written without the index): nothing to replace.
+    const records = index.catchUp(rebuilt || index.watermark() === 0);
+    const kind = rebuilt ? 'rebuilt' : records > 0 ? 'caught-up' : 'current';
+    return { index, catchUp: { kind, records, ms: performance.now() - started } };
+  }
+
+  /**
+   * The index of a read-only audit database: the one in it when there is one (it may be behind the
+   * log: `behind()` says by how much, and the explorer says so), otherwise one built in memory from
+   * the records, as a CLI command needs it once.
+   */
+  static openReadOnly(db: SqliteDatabase): CallIndex {
+    if (CallIndex.usable(db)) return new CallIndex(db, db, false);
+    const memory = openDatabase(':memory:');
+    memory.exec(SCHEMA);
+    // A database without the audit table (empty, or not a log) has no calls.
+    if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'audit'").get() === undefined) {
+      memory.exec('CREATE TABLE audit (seq INTEGER PRIMARY KEY, call_id TEXT, kind TEXT, time TEXT, payload TEXT, prev_hash TEXT, hash TEXT)');
+      return new CallIndex(memory, memory, true);
+    }
+    const index = new CallIndex(memory, db, true);
+    index.catchUp(true);
+    return index;
+  }
+
+  /** Whether the database holds an index of this version, whole. */
+  private static usable(db: SqliteDatabase): boolean {
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('calls', 'calls_text', 'calls_index_state')").all();
+    if (tables.length !== 3) return false;
+    const version = db.prepare("SELECT value FROM calls_index_state WHERE key = 'version'").get() as { value: number } | undefined;
+    const hasAudit = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'audit'").get() !== undefined;
+    if (version?.value !== CALL_INDEX_VERSION) return false;
+    // A watermark past the log's end belongs to another log: rebuilt.
+    const logEnd = hasAudit ? ((db.prepare('SELECT MAX(seq) AS seq FROM audit').get() as { seq: number | null }).seq ?? 0) : 0;
+    return CallIndex.watermarkOf(db) <= logEnd;
+  }
+
+  private static watermarkOf(db: SqliteDatabase): number {
+    const row = db.prepare("SELECT value FROM calls_index_state WHERE key = 'watermark'").get() as { value: number } | undefined;
+    return row?.value ?? 0;
+  }
+
+  /** The seq of the newest record the index holds. */
+  watermark(): number {
+    return CallIndex.watermarkOf(this.db);
+  }
+
+  /** How many records of the log the index does not hold yet (a read-only view of a log a gate is writing). */
+  behind(): number {
+    const end = (this.auditDb.prepare('SELECT MAX(seq) AS seq FROM audit').get() as { seq: number | null } | undefined)?.seq ?? 0;
+    return Math.max(0, end - this.watermark());
+  }
+
+  /**
+   * Folds one record just appended into its call's row and text. Runs in the append's transaction;
+   * on failure the index stops folding (its watermark stays before the record) and the next open
+   * catches up, so a fault here never costs the record.
+   */
+  fold(record: AuditRecord): void {
+    if (!this.writable || this.broken) return;
+    this.db.exec('SAVEPOINT call_index');
+    try {
+      const records = (this.recordsOfCall.all(record.callId) as unknown as AuditRow[]).map(recordFrom);
+      const summary = summarizeCall(records);
+      if (summary) this.write(summary, false);
+      this.setState!.run('watermark', record.seq);
+      this.db.exec('RELEASE call_index');
+    } catch {
+      this.db.exec('ROLLBACK TO call_index; RELEASE call_index');
+      this.broken = true;
+    }
+  }
+
+  private write(summary: CallSummary, fresh: boolean): void {
+    this.upsertRow!.run(...columnValues(summary.row));
+    if (!fresh) this.deleteText!.run(summary.row.seq);
+    this.insertText!.run(summary.row.seq, summary.text);
+  }
+
+  /**
+   * Reads the records past the watermark in order and writes their calls, BATCH_CALLS calls per
+   * transaction. A call begun before the watermark is read whole. `fresh`: the tables are empty
+   * (a rebuild), so nothing is replaced. Returns how many records were read.
+   */
+  private catchUp(fresh: boolean): number {
+    const from = this.watermark();
+    const open = new Map<string, AuditRecord[]>();
+    const done: CallSummary[] = [];
+    const earlier = this.auditDb.prepare(`SELECT ${RECORD_COLUMNS} FROM audit WHERE call_id = ? AND seq <= ? ORDER BY seq`);
+    let records = 0;
+    let lastSeq = from;
+    /** Calls written while still open: their text is replaced, not added, once they end. */
+    const writtenOpen = new Set<string>();
+    const flush = () => {
+      this.db.exec('BEGIN');
+      try {
+        for (const summary of done) this.write(summary, fresh && !writtenOpen.has(summary.row.callId));
+        // Calls still open are written as they are now (and again once they end), so the watermark holds.
+        for (const trail of open.values()) {
+          const summary = summarizeCall(trail);
+          if (summary) this.write(summary, false);
+          if (summary) writtenOpen.add(summary.row.callId);
+        }
+        this.setState!.run('watermark', lastSeq);
+        this.db.exec('COMMIT');
+      } catch (error) {
+        this.db.exec('ROLLBACK');
+        throw error;
+      }
+      done.length = 0;
+    };
+    const rows = this.auditDb.prepare(`SELECT ${RECORD_COLUMNS} FROM audit WHERE seq > ? ORDER BY seq`).iterate(from) as unknown as Iterable<AuditRow>;
+    for (const row of rows) {
+      const record = recordFrom(row);
+      records++;
+      lastSeq = record.seq;
+      let trail = open.get(record.callId);
+      if (!trail) {
+        trail = from > 0 && !fresh ? (earlier.all(record.callId, from) as unknown as AuditRow[]).map(recordFrom) : [];
+        open.set(record.callId, trail);
+      }
+      trail.push(record);
+      if (CLOSING.has(record.kind)) {
+        open.delete(record.callId);
+        const summary = summarizeCall(trail);
+        if (summary) done.push(summary);
+        if (done.length >= BATCH_CALLS) flush();
+      }
+    }
+    if (records > 0) flush();
+    if (fresh && records > 0) this.db.exec('ANALYZE calls');
+    return records;
+  }
+
+  /** One call's row, by id. */
+  row(callId: string): CallRow | undefined {
+    const row = this.db.prepare('SELECT * FROM calls WHERE call_id = ?').get(callId) as CallsRow | undefined;
+    return row ? callRowFrom(row) : undefined;
+  }
+
+  /** Closes an in-memory index (one in the audit database closes with it). Idempotent. */
+  close(): void {
+    if (this.db !== this.auditDb && this.db.isOpen) this.db.close();
+  }
+}
