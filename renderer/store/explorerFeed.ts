@@ -154,12 +154,17 @@ export class ExplorerFeed {
     await stats;
   }
 
+  /** Asks again after a failed page: the next page when some rows are shown, else the view. */
+  retry(): Promise<void> {
+    return this.store.getState().rows.length > 0 ? this.loadMore() : this.refresh();
+  }
+
   /** Loads the next older page, unless one is on its way or every call is loaded. */
   async loadMore(): Promise<void> {
     const state = this.store.getState();
     if (state.loading || !state.next || state.problem) return;
     const generation = this.generation;
-    this.store.setState({ loading: 'more' });
+    this.store.setState({ loading: 'more', error: undefined });
     try {
       const page = await this.bridge.exploreCalls({ filter: state.filter, limit: EXPLORER_PAGE_SIZE, cursor: state.next });
       if (generation !== this.generation) return;

@@ -99,6 +99,22 @@ describe('the explorer feed', () => {
     expect(feed.store.getState().error).toBe('Could not load the calls: the audit index is being built');
   });
 
+  it('keeps the rows after a failed next page, and asks for that page again on "Try again"', async () => {
+    let fail = true;
+    const { feed } = feedOver(({ cursor }) => {
+      if (!cursor) return { rows: [callRow(9)], next: { beforeSeq: 9 }, tookMs: 1 };
+      if (fail) throw new Error('the connection to the gate closed before it answered');
+      return { rows: [callRow(4)], tookMs: 1 };
+    });
+    await feed.show({});
+    await feed.loadMore();
+    expect(feed.store.getState()).toMatchObject({ rows: [{ seq: 9 }], error: 'Could not load more calls: the connection to the gate closed before it answered' });
+    fail = false;
+    await feed.retry();
+    expect(feed.store.getState().rows.map((r) => r.seq)).toEqual([9, 4]);
+    expect(feed.store.getState().error).toBeUndefined();
+  });
+
   it('names the filters an empty result could loosen', () => {
     expect(filtersToLoosen({ tool: ['a'], text: 'abc', from: 'x', to: 'y', outcome: [] })).toEqual(['tool', 'search text', 'time range']);
     expect(filtersToLoosen({})).toEqual([]);

@@ -113,7 +113,10 @@ function Explorer({ feed, location }: { feed: ExplorerFeed; location: ReturnType
       ) : null}
       {state.error ? (
         <p className="decision-problem" role="alert" data-testid="explorer-error">
-          {state.error}
+          {state.error}{' '}
+          <button type="button" onClick={() => void feed.retry()}>
+            Try again
+          </button>
         </p>
       ) : null}
       <ExplorerInsights
@@ -150,7 +153,7 @@ function Explorer({ feed, location }: { feed: ExplorerFeed; location: ReturnType
             <CallList
               rows={state.rows}
               total={state.total}
-              hasMore={state.next !== undefined}
+              hasMore={state.next !== undefined && state.error === undefined}
               loadingMore={state.loading === 'more'}
               selected={view.open ?? selected}
               onSelect={onSelect}

@@ -36,6 +36,17 @@ export function ShownPreview({ preview }: { preview: unknown }) {
       </section>
     );
   }
+  // A command recorded as its line only (no parsed sub-commands): the line, as text.
+  if (recorded.kind === 'command' && typeof recorded.command === 'string' && !Array.isArray(recorded.commands)) {
+    return (
+      <section className="preview" aria-label="Recorded command">
+        <h4>Command</h4>
+        <pre className="detail-json" data-testid="detail-command">
+          <VisibleText text={recorded.command} />
+        </pre>
+      </section>
+    );
+  }
   const parsed = PreviewSchema.safeParse(preview);
   if (parsed.success) return <PreviewPanel preview={parsed.data} />;
   return (
