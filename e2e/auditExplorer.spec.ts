@@ -1,4 +1,5 @@
 import { mkdtempSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
@@ -197,8 +198,13 @@ test("exports the explorer's filtered view from the console (completed when the 
   await consolePage.audit.show();
   await consolePage.audit.facetValue('tool', 'write_file').click();
   await expect(consolePage.audit.facetValue('tool', 'write_file')).toHaveAttribute('aria-pressed', 'true');
+  // Helper export's ExportButton: "Export…" opens the menu, "Download" saves the view's calls.
+  await page.getByTestId('export-open').click();
   const download = page.waitForEvent('download');
-  await page.getByRole('button', { name: /^Export/ }).first().click();
+  await page.getByRole('group', { name: 'Export this view' }).getByRole('button', { name: 'Download' }).click();
   const file = await download;
-  expect(file.suggestedFilename()).toMatch(/\.(jsonl|json)$/);
+  expect(file.suggestedFilename()).toMatch(/\.jsonl$/);
+  const lines = (await readFile(await file.path(), 'utf8')).trim().split('\n');
+  expect(lines.length).toBeGreaterThan(0);
+  expect(new Set(lines.map((line) => (JSON.parse(line) as { tool?: string }).tool))).toEqual(new Set(['write_file']));
 });
