@@ -92,8 +92,8 @@ export function CallFilter({ callId }: { callId: string | undefined }) {
   );
 }
 
-/** One call's records, or why there are none. */
-export function TrailRecords({ trail }: { trail: AuditTrail }) {
+/** One call's records, or why there are none; `onOpenCall` shows the call in the explorer's detail pane instead. */
+export function TrailRecords({ trail, onOpenCall }: { trail: AuditTrail; onOpenCall?: (callId: string) => void }) {
   if (trail.error) {
     return (
       <p className="decision-problem" role="alert" data-testid="audit-trail-problem">
@@ -113,6 +113,14 @@ export function TrailRecords({ trail }: { trail: AuditTrail }) {
     <>
       <p className="list-count" data-testid="audit-trail-heading">
         {trail.records.length === 1 ? '1 record' : `${trail.records.length} records`} of call <code>{trail.callId}</code>, newest first
+        {onOpenCall ? (
+          <>
+            {' '}
+            <button type="button" className="link-button" data-testid="trail-open-detail" onClick={() => onOpenCall(trail.callId)}>
+              Open its timeline and detail
+            </button>
+          </>
+        ) : null}
       </p>
       <AuditTable records={trail.records} />
     </>

@@ -34,7 +34,17 @@ export function AuditView() {
       <ChainStatus verify={verify} onVerify={() => void sync.verifyAudit()} />
       <CheckpointPanel />
       <CallFilter callId={trail?.callId} />
-      {trail ? <TrailRecords trail={trail} /> : <Explorer feed={feed} location={location} />}
+      {trail ? (
+        <TrailRecords
+          trail={trail}
+          onOpenCall={(callId) => {
+            sync.clearAuditTrail();
+            location.navigate({ filter: location.view.filter, open: callId });
+          }}
+        />
+      ) : (
+        <Explorer feed={feed} location={location} />
+      )}
     </div>
   );
 }
