@@ -191,7 +191,7 @@ test('over a generated log of 50,000 calls served by a real gate: filter by a fa
 });
 
 test("exports the explorer's filtered view from the console (completed when the export button lands)", async ({ page }) => {
-  test.setTimeout(240_000);
+  test.setTimeout(120_000);
   gate = await gateOverGeneratedLog(5_000);
   const consolePage = new ConsolePage(page);
   await consolePage.open(gate.consoleUrl);
@@ -199,6 +199,7 @@ test("exports the explorer's filtered view from the console (completed when the 
   await consolePage.audit.facetValue('tool', 'write_file').click();
   await expect(consolePage.audit.facetValue('tool', 'write_file')).toHaveAttribute('aria-pressed', 'true');
   // Helper export's ExportButton: "Export…" opens the menu, "Download" saves the view's calls.
+  await expect(page.getByTestId('export-open'), 'the ExportButton placeholder is still in place: merge the export branch').toBeVisible({ timeout: 10_000 });
   await page.getByTestId('export-open').click();
   const download = page.waitForEvent('download');
   await page.getByRole('group', { name: 'Export this view' }).getByRole('button', { name: 'Download' }).click();

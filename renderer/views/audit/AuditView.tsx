@@ -80,6 +80,12 @@ function Explorer({ feed, location }: { feed: ExplorerFeed; location: ReturnType
   }, [atTop, state.newCalls, state.loading, feed]);
   useEffect(() => () => clearTimeout(refreshTimer.current), []);
 
+  // Back in touch with the gate after a page failed: ask again.
+  const connection = useConsoleState((s) => s.connection);
+  useEffect(() => {
+    if (connection === 'open' && feed.store.getState().error) void feed.retry();
+  }, [connection, feed]);
+
   const onToggle = useCallback((facet: Facet, value: string) => setFilter(toggleFacet(view.filter, facet, value)), [setFilter, view.filter]);
   const onOpen = useCallback(
     (callId: string) => {
