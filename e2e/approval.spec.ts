@@ -53,7 +53,7 @@ test('an agent writes a file only after a person approves the diff in the consol
   await expect(consolePage.live.rows().filter({ hasText: 'write_file' })).toHaveCount(2);
   await expect(consolePage.live.rows().first()).toHaveAttribute('data-status', 'rejected');
   await consolePage.audit.waitForChainStatus(/Chain verified \(\d+ records\)/);
-  await expect(consolePage.audit.rows().first()).toBeVisible();
+  await expect(consolePage.audit.callRows().first()).toBeVisible();
 });
 
 test('a console page without the token cannot reach the gate', async ({ page }) => {

@@ -72,7 +72,7 @@ test('a row names the agent, links to its waiting prompt, counts the wait apart 
   await expect(page.getByTestId('audit-trail-empty')).toContainText('No audit record names call no-such-call');
   await page.getByRole('button', { name: 'Every call', exact: true }).click();
   await expect(audit.trailHeading()).toHaveCount(0);
-  await expect(audit.rows().first()).toBeVisible();
+  await expect(audit.callRows().first()).toBeVisible();
 });
 
 test("a shell's terminal is as tall as its output, up to 24 rows", async ({ page }) => {

@@ -14,11 +14,13 @@ import { PromptNotifier } from './notify/promptNotifier';
 import { NotifierContext } from './views/approvals/NotificationSettings';
 import { NoticeScreen, OpenPrintedUrlHint } from './views/NoticeScreen';
 import { rememberedTab } from './views/rememberedTab';
+import { hasExplorerView } from './store/explorerUrl';
 import './styles/base.css';
 import './styles/tables.css';
 import './styles/approvals.css';
 import './styles/edits.css';
 import './styles/audit.css';
+import './styles/explorer.css';
 import './styles/tools.css';
 import './styles/virtualLists.css';
 
@@ -42,8 +44,10 @@ if (choice.kind === 'no-token') {
 } else {
   const bridge = choice.kind === 'desktop' ? choice.bridge : choice.connection.bridge;
   const connection = choice.kind === 'websocket' ? choice.connection : undefined;
-  // After a reload the console opens on the tab the person was on, not on Live.
-  const store = createConsoleStore(connection ? connection.state : 'open', rememberedTab(tabSessionStore()));
+  // After a reload the console opens on the tab the person was on, not on Live; a URL naming an
+  // audit explorer view (a copied link, a reload there) opens on Audit.
+  const firstTab = hasExplorerView(window.location.search) ? 'Audit' : rememberedTab(tabSessionStore());
+  const store = createConsoleStore(connection ? connection.state : 'open', firstTab);
   const sync = new ConsoleSync(bridge, store, connection, new DraftReasons(tabSessionStore()));
   sync.start();
   // A prompt that arrives while the console is out of sight: a notification and a sound, if chosen.

@@ -1,7 +1,7 @@
 import { expect, type Locator } from '@playwright/test';
 import type { ConsolePage } from './ConsolePage';
 
-/** The Audit tab: the chain's verdict and the latest records. */
+/** The Audit tab: the chain's verdict, the explorer (one row per call) and one call's trail of records. */
 export class AuditPanel {
   constructor(private readonly console: ConsolePage) {}
 
@@ -53,5 +53,46 @@ export class AuditPanel {
   /** Every audit row, newest (highest seq) first. */
   rows(): Locator {
     return this.console.page.getByTestId('audit-row');
+  }
+
+  /** The explorer's call rows drawn now (only those in view are in the page), newest first. */
+  callRows(): Locator {
+    return this.console.page.getByTestId('explorer-row');
+  }
+
+  /** The explorer row of one call. */
+  callRow(callId: string): Locator {
+    return this.console.page.locator(`[data-testid="explorer-row"][data-call-id="${callId}"]`);
+  }
+
+  /** The explorer's scroll box (arrow keys, Enter and Esc work in it). */
+  callScroll(): Locator {
+    return this.console.page.getByTestId('explorer-scroll');
+  }
+
+  /** A facet value's button, e.g. facetValue('tool', 'write_file'). */
+  facetValue(facet: string, value: string): Locator {
+    return this.console.page.locator(`button.facet-value[data-facet="${facet}"][data-value="${value}"]`);
+  }
+
+  /** The search box. */
+  searchBox(): Locator {
+    return this.console.page.getByTestId('explorer-search');
+  }
+
+  /** Types a search and presses Enter. */
+  async search(text: string): Promise<void> {
+    await this.searchBox().fill(text);
+    await this.searchBox().press('Enter');
+  }
+
+  /** "N calls (M ms)" over the list. */
+  callCount(): Locator {
+    return this.console.page.getByTestId('explorer-count');
+  }
+
+  /** The open call's detail pane. */
+  detail(): Locator {
+    return this.console.page.getByTestId('call-detail');
   }
 }

@@ -1,138 +1,192 @@
-import { useEffect, useId, useState, type FormEvent } from 'react';
-import type { AuditRecord } from '../../../shared/audit';
-import type { AuditTrail } from '../../store/consoleState';
-import { revealInvisibles } from '../../format/invisibles';
-import { compactJson, truncate } from '../../format/json';
-import { formatClock } from '../../format/time';
-import { VisibleText } from '../common/VisibleText';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useStore } from 'zustand';
+import type { Facet } from '../../../shared/explorer';
+import { ExplorerFeed, filtersToLoosen, toggleFacet } from '../../store/explorerFeed';
 import { useConsoleState, useConsoleSync } from '../consoleContext';
+import { CallDetailPane } from './CallDetailPane';
+import { CallList } from './CallList';
 import { ChainStatus } from './ChainStatus';
-import { ProblemNote } from '../common/ProblemNote';
+import { CheckpointPanel } from './CheckpointPanel';
+import { ExplorerInsights } from './ExplorerInsights';
+import { ExplorerToolbar } from './ExplorerToolbar';
+import { FacetPanel } from './FacetPanel';
+import { CallFilter, TrailRecords } from './AuditTrail';
+import { useExplorerLocation } from './useExplorerLocation';
 
-/** How many of the held records the table shows. */
-const ROWS_SHOWN = 200;
-const HASH_PREFIX_CHARS = 12;
+export { AuditRow } from './AuditTrail';
 
-/** One audit record; its payload is untrusted (tool names, arguments, errors). */
-export function AuditRow({ record }: { record: AuditRecord }) {
-  const payload = compactJson(record.payload);
-  return (
-    <tr data-testid="audit-row" data-seq={record.seq} data-kind={record.kind}>
-      <td className="numeric">{record.seq}</td>
-      <td title={record.time}>{formatClock(record.time)}</td>
-      <td>
-        <span className={`kind kind-${record.kind}`}>{record.kind}</span>
-      </td>
-      <td>
-        <code>{record.callId}</code>
-      </td>
-      <td className="payload" title={revealInvisibles(truncate(payload, 2000).text)}>
-        <code>
-          <VisibleText text={truncate(payload, 100).text} />
-        </code>
-      </td>
-      <td title={record.hash}>
-        <code>{record.hash.slice(0, HASH_PREFIX_CHARS)}</code>
-      </td>
-    </tr>
-  );
-}
+/** New calls show at once while the list is at its top, at most this often. */
+const TOP_REFRESH_MS = 1_500;
 
-/** The records, newest first, in the audit table. */
-function AuditTable({ records }: { records: readonly AuditRecord[] }) {
-  return (
-    <table className="data-table audit-table" aria-label="Audit records">
-      <thead>
-        <tr>
-          <th scope="col" className="numeric">Seq</th>
-          <th scope="col">Time</th>
-          <th scope="col">Kind</th>
-          <th scope="col">Call</th>
-          <th scope="col">Payload</th>
-          <th scope="col">Hash</th>
-        </tr>
-      </thead>
-      <tbody>
-        {records.slice(0, ROWS_SHOWN).map((record) => (
-          <AuditRow key={record.seq} record={record} />
-        ))}
-      </tbody>
-    </table>
-  );
-}
-
-/** The filter by call: a call id typed in, or filled in by a Live row's "Audit trail" link. */
-function CallFilter({ callId }: { callId: string | undefined }) {
-  const sync = useConsoleSync();
-  const inputId = useId();
-  const [typed, setTyped] = useState(callId ?? '');
-  const [problem, setProblem] = useState<string>();
-  useEffect(() => setTyped(callId ?? ''), [callId]);
-
-  function submit(event: FormEvent): void {
-    event.preventDefault();
-    const wanted = typed.trim();
-    if (!wanted) {
-      setProblem('Type a call id (Live shows each call\'s "Audit trail" link), or press "Every call"');
-      return;
-    }
-    setProblem(undefined);
-    void sync.showAuditTrail(wanted);
-  }
-
-  return (
-    <form className="audit-filter" onSubmit={submit} aria-label="Filter by call">
-      <label htmlFor={inputId}>Call id</label>
-      <input id={inputId} type="search" value={typed} maxLength={100} spellCheck={false} onChange={(event) => setTyped(event.target.value)} />
-      <button type="submit">Show its records</button>
-      {callId ? (
-        <button type="button" onClick={() => sync.clearAuditTrail()}>
-          Every call
-        </button>
-      ) : null}
-      <ProblemNote problem={problem} testId="audit-filter-problem" inline />
-    </form>
-  );
-}
-
-/** One call's records, or why there are none. */
-function TrailRecords({ trail }: { trail: AuditTrail }) {
-  if (trail.error) {
-    return (
-      <p className="decision-problem" role="alert" data-testid="audit-trail-problem">
-        {trail.error}
-      </p>
-    );
-  }
-  if (trail.records === undefined) return <p className="empty">Loading the records of call {trail.callId}…</p>;
-  if (trail.records.length === 0) {
-    return (
-      <p className="empty" data-testid="audit-trail-empty">
-        No audit record names call <code>{trail.callId}</code>. Check the id: Live&apos;s &quot;Audit trail&quot; link fills it in.
-      </p>
-    );
-  }
-  return (
-    <>
-      <p className="list-count" data-testid="audit-trail-heading">
-        {trail.records.length === 1 ? '1 record' : `${trail.records.length} records`} of call <code>{trail.callId}</code>, newest first
-      </p>
-      <AuditTable records={trail.records} />
-    </>
-  );
-}
-
-/** The tamper-evident log: the chain's verdict on top, the latest records below, or one call's trail. */
+/**
+ * The Audit tab: the chain's verdict and the latest checkpoint on top, then the explorer (one row per
+ * call, facets, search, charts, a detail pane), or one call's records when a trail is asked for.
+ */
 export function AuditView() {
   const verify = useConsoleState((s) => s.verify);
-  const records = useConsoleState((s) => s.audit);
   const trail = useConsoleState((s) => s.auditTrail);
+  const active = useConsoleState((s) => s.view.tab === 'Audit');
   const sync = useConsoleSync();
+  const feed = useMemo(() => new ExplorerFeed(sync.bridge), [sync]);
+  const location = useExplorerLocation(feed, sync, active, trail?.callId);
   return (
     <div className="audit-view">
       <ChainStatus verify={verify} onVerify={() => void sync.verifyAudit()} />
+      <CheckpointPanel />
       <CallFilter callId={trail?.callId} />
-      {trail ? <TrailRecords trail={trail} /> : records.length === 0 ? <p className="empty">The audit log is empty.</p> : <AuditTable records={records} />}
+      {trail ? (
+        <TrailRecords
+          trail={trail}
+          onOpenCall={(callId) => {
+            sync.clearAuditTrail();
+            location.navigate({ filter: location.view.filter, open: callId });
+          }}
+        />
+      ) : (
+        <Explorer feed={feed} location={location} />
+      )}
     </div>
   );
+}
+
+function Explorer({ feed, location }: { feed: ExplorerFeed; location: ReturnType<typeof useExplorerLocation> }) {
+  const sync = useConsoleSync();
+  const state = useStore(feed.store);
+  const { view, setFilter, open } = location;
+  const [selected, setSelected] = useState<string | undefined>(view.open);
+  const [atTop, setAtTop] = useState(true);
+  const refreshTimer = useRef<ReturnType<typeof setTimeout>>(undefined);
+
+  // The open call's detail is drawn again when one of its records arrives (a prompt answered, the tool done).
+  const [detailVersion, setDetailVersion] = useState(0);
+  const openRef = useRef(view.open);
+  openRef.current = view.open;
+  useEffect(
+    () =>
+      sync.bridge.onAuditAppended((record) => {
+        feed.noteAppended(record);
+        if (record.callId === openRef.current) setDetailVersion((version) => version + 1);
+      }),
+    [sync, feed],
+  );
+
+  // At the top of the list new calls simply appear; scrolled down, a pill counts them instead.
+  useEffect(() => {
+    if (!atTop || state.newCalls === 0 || state.loading || refreshTimer.current) return;
+    refreshTimer.current = setTimeout(() => {
+      refreshTimer.current = undefined;
+      void feed.refresh();
+    }, TOP_REFRESH_MS);
+  }, [atTop, state.newCalls, state.loading, feed]);
+  useEffect(() => () => clearTimeout(refreshTimer.current), []);
+
+  // Back in touch with the gate after a page failed: ask again.
+  const connection = useConsoleState((s) => s.connection);
+  useEffect(() => {
+    if (connection === 'open' && feed.store.getState().error) void feed.retry();
+  }, [connection, feed]);
+
+  const onToggle = useCallback((facet: Facet, value: string) => setFilter(toggleFacet(view.filter, facet, value)), [setFilter, view.filter]);
+  const onOpen = useCallback(
+    (callId: string) => {
+      setSelected(callId);
+      open(callId);
+    },
+    [open],
+  );
+  const onSelect = useCallback(
+    (callId: string) => {
+      setSelected(callId);
+      // With the pane open, it follows the arrow keys (in place: back skips the rows passed over).
+      if (view.open) open(callId, 'replace');
+    },
+    [open, view.open],
+  );
+  const onClose = useCallback(() => open(undefined), [open]);
+  const onLoadMore = useCallback(() => void feed.loadMore(), [feed]);
+  const loadDetail = useCallback((callId: string) => feed.detail(callId), [feed]);
+  const sessionCalls = useCallback((session: string) => feed.sessionCalls(session), [feed]);
+
+  const empty = !state.loading && !state.problem && !state.error && state.rows.length === 0;
+  const loosen = filtersToLoosen(state.filter);
+  return (
+    <div
+      className="explorer"
+      onKeyDown={(event) => {
+        if (event.key === 'Escape' && view.open) onClose();
+      }}
+    >
+      <ExplorerToolbar filter={view.filter} onFilter={setFilter} total={state.total} tookMs={state.tookMs} loading={state.loading === 'first'} />
+      {state.notice ? (
+        <p className="banner banner-info" role="status" data-testid="explorer-notice">
+          {state.notice}
+        </p>
+      ) : null}
+      {state.problem ? (
+        <p className="note explorer-problem" role="status" data-testid="explorer-problem">
+          {state.problem}
+        </p>
+      ) : null}
+      {state.error ? (
+        <p className="decision-problem" role="alert" data-testid="explorer-error">
+          {state.error}{' '}
+          <button type="button" onClick={() => void feed.retry()}>
+            Try again
+          </button>
+        </p>
+      ) : null}
+      <ExplorerInsights
+        stats={state.stats}
+        error={state.statsError}
+        filter={view.filter}
+        onFilter={setFilter}
+        sessionCalls={sessionCalls}
+        onOpenCall={onOpen}
+      />
+      <div className={view.open ? 'explorer-body with-detail' : 'explorer-body'}>
+        <FacetPanel facets={state.facets} filter={view.filter} onToggle={onToggle} />
+        <div className="explorer-main">
+          {state.newCalls > 0 && !atTop ? (
+            <button
+              type="button"
+              className="new-calls-pill"
+              data-testid="new-calls"
+              onClick={() => {
+                document.querySelector('[data-testid="explorer-scroll"]')?.scrollTo({ top: 0 });
+                void feed.refresh();
+              }}
+            >
+              {state.newCalls === 1 ? '1 new call' : `${state.newCalls.toLocaleString('en-US')} new calls`} ↑
+            </button>
+          ) : null}
+          {empty ? (
+            <p className="empty" data-testid="explorer-empty">
+              {loosen.length === 0
+                ? 'No call is recorded yet.'
+                : `No call matches. Loosen the ${joinWords(loosen)} filter${loosen.length > 1 ? 's' : ''} to see more.`}
+            </p>
+          ) : (
+            <CallList
+              rows={state.rows}
+              total={state.total}
+              hasMore={state.next !== undefined && state.error === undefined}
+              loadingMore={state.loading === 'more'}
+              selected={view.open ?? selected}
+              onSelect={onSelect}
+              onOpen={onOpen}
+              onClose={onClose}
+              onLoadMore={onLoadMore}
+              onScrolledTop={setAtTop}
+            />
+          )}
+        </div>
+        {view.open ? <CallDetailPane callId={view.open} version={detailVersion} load={loadDetail} onClose={onClose} /> : null}
+      </div>
+    </div>
+  );
+}
+
+/** "tool", "tool and outcome", "tool, outcome and search text". */
+function joinWords(words: string[]): string {
+  return words.length <= 1 ? (words[0] ?? '') : `${words.slice(0, -1).join(', ')} and ${words.at(-1)}`;
 }
