@@ -11,6 +11,21 @@ import { CallDetailView } from '../../renderer/views/audit/CallDetailView';
 import { FacetPanel } from '../../renderer/views/audit/FacetPanel';
 import { recordTimeline } from '../../renderer/views/audit/recordTimeline';
 import { markupText } from './markupText';
+import { createConsoleStore } from '../../renderer/store/consoleStore';
+import { ConsoleSync } from '../../renderer/store/consoleSync';
+import { ConsoleContext } from '../../renderer/views/consoleContext';
+import { fakeBridge } from './fakeBridge';
+
+/** The detail pane as the console draws it (its Replay button reaches the bridge through the console's context). */
+function shownDetail(detail: CallDetail) {
+  const store = createConsoleStore('open');
+  const sync = new ConsoleSync(fakeBridge({}).bridge, store);
+  return (
+    <ConsoleContext.Provider value={{ store, sync }}>
+      <CallDetailView detail={detail} />
+    </ConsoleContext.Provider>
+  );
+}
 
 const start = Date.parse('2026-11-23T10:00:00.000Z');
 
@@ -66,10 +81,10 @@ const writeCall = [
 
 describe('the call detail pane', () => {
   it('shows the timeline oldest first, with each gap and each record\'s seq of the log size and hashes', () => {
-    const html = renderToStaticMarkup(<CallDetailView detail={detail([...writeCall].reverse())} />);
+    const html = renderToStaticMarkup(shownDetail(detail([...writeCall].reverse())));
     const kinds = [...html.matchAll(/data-kind="([^"]+)"/g)].map((m) => m[1]);
     expect(kinds).toEqual(['invoked', 'policy', 'approval-requested', 'approval-decided', 'started', 'completed']);
-    const text = markupText(<CallDetailView detail={detail(writeCall)} />);
+    const text = markupText(shownDetail(detail(writeCall)));
     expect(text).toContain('seq 501 of 1,000,000');
     expect(text).toContain('+247 ms');
     expect(text).toContain('+4.0 s');
@@ -79,7 +94,7 @@ describe('the call detail pane', () => {
   });
 
   it('shows the arguments, the diff the person was shown, the rule and the answer', () => {
-    const text = markupText(<CallDetailView detail={detail(writeCall)} />);
+    const text = markupText(shownDetail(detail(writeCall)));
     expect(text).toContain('"path": "notes.md"');
     expect(text).toMatch(/Changes to notes\.md\s*\+1 −0/);
     expect(text).toContain('+hello');
@@ -89,7 +104,7 @@ describe('the call detail pane', () => {
   });
 
   it('shows a result the gate cut with its size and hash, not as raw JSON', () => {
-    const text = markupText(<CallDetailView detail={detail(writeCall)} />);
+    const text = markupText(shownDetail(detail(writeCall)));
     expect(text).toContain(`Too large to keep whole: 100.0 KiB, hash ${'e'.repeat(64)}`);
     expect(text).toContain('{"written":');
     expect(text).not.toContain('"cut": true');
@@ -108,11 +123,11 @@ describe('the call detail pane', () => {
       record(2, 'approval-requested', 5, { preview: command }),
       record(3, 'failed', 9, { error: { code: 'EDENIED', message: 'shell_exec was not run: a person denied it' } }),
     ];
-    const text = markupText(<CallDetailView detail={{ ...detail(shell), row: { ...detail(shell).row, tool: 'shell_exec', outcome: 'rejected' } }} />);
+    const text = markupText(shownDetail({ ...detail(shell), row: { ...detail(shell).row, tool: 'shell_exec', outcome: 'rejected' } }));
     expect(text).toContain('git push origin main');
     expect(text).toContain('EDENIED');
     const countsOnly = [record(1, 'invoked', 0, { arguments: {} }), record(2, 'approval-requested', 1, { preview: { kind: 'diff', path: 'a.txt', added: 3, removed: 2 } })];
-    expect(markupText(<CallDetailView detail={detail(countsOnly)} />)).toMatch(/Changes to a\.txt\s*\+3 −2.*keeps a change's counts, not its text/);
+    expect(markupText(shownDetail(detail(countsOnly)))).toMatch(/Changes to a\.txt\s*\+3 −2.*keeps a change's counts, not its text/);
   });
 });
 
