@@ -21,6 +21,14 @@ const END = new Date('2026-11-20T00:00:00Z');
 const DAY = 24 * 60 * 60 * 1000;
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/** Says on stderr which phase the bench has reached, and how long the one before took. */
+let phaseStarted = performance.now();
+function phase(name: string): void {
+  const now = performance.now();
+  process.stderr.write(`  [explorer bench] ${name} (${((now - phaseStarted) / 1000).toFixed(1)} s since the last step)\n`);
+  phaseStarted = now;
+}
+
 function time(samples: number[], run: () => unknown): void {
   const started = performance.now();
   run();
@@ -31,7 +39,9 @@ function time(samples: number[], run: () => unknown): void {
 export async function measureAuditExplorer(calls: number, repeats = 5): Promise<BenchSection[]> {
   const home = mkdtempSync(join(tmpdir(), 'toolgate-bench-audit-'));
   try {
+    phase(`generating ${calls} calls`);
     const generated = await writeSyntheticLog({ home, calls, seed: 1, end: END });
+    phase('generated; timing pages');
     const paths = statePaths(home);
     const bytes = statSync(paths.audit).size;
     const store = new AuditStore({ path: paths.audit, headPath: paths.auditHead });
@@ -67,6 +77,7 @@ function measure(store: AuditStore, databasePath: string, generated: Awaited<Ret
       for (const beforeSeq of depths) time(page, () => explorePage(store, { filter, limit: 100, ...(beforeSeq ? { cursor: { beforeSeq } } : {}) }));
     }
   }
+  phase('timing first pages with counts');
   // The first page of a view: its rows, total and facet counts. A new time range each time, so no count is reused.
   for (let r = 0; r < repeats; r++) {
     for (const [, filter] of filters) {
@@ -74,9 +85,11 @@ function measure(store: AuditStore, databasePath: string, generated: Awaited<Ret
       time(firstPage, () => explorePage(store, { filter: { ...filter, from: filter.from ?? from }, limit: 100, facets: true }));
     }
   }
+  phase('timing facet clicks');
   const facetClick: number[] = [];
   for (let r = 0; r < repeats; r++) for (const [, filter] of filters) time(facetClick, () => explorePage(store, { filter, limit: 100, facets: true }));
 
+  phase('timing searches');
   const searches = ['billing.internal', 'refreshToken', 'nothing to commit', 'src/lib/cache', 'git push', 'use the staging branch', 'Timeout = 7', 'NO SUCH FILE: docs/queue'];
   const search: number[] = [];
   const searchTotal: number[] = [];
@@ -89,16 +102,19 @@ function measure(store: AuditStore, databasePath: string, generated: Awaited<Ret
     }
   }
 
+  phase('timing charts');
   const stats: number[] = [];
   for (let r = 0; r < Math.max(1, Math.floor(repeats / 2)); r++) {
     time(stats, () => explorerStats(store, {}));
     time(stats, () => explorerStats(store, { from: iso(END.getTime() - 2 * DAY) }));
     time(stats, () => explorerStats(store, { tool: ['shell_exec'] }));
   }
+  phase('timing details');
   const detail: number[] = [];
   const ids = explorePage(store, { limit: 20, cursor: { beforeSeq: Math.floor(size / 3) } }).rows.map((row) => row.callId);
   for (const id of [...ids, newest.callId]) time(detail, () => callDetail(store, id));
 
+  phase('timing the baseline without the index');
   // Baseline: the same kind of page without the index, from the audit table (a scan with LIMIT).
   const db = openDatabase(databasePath, { readOnly: true });
   const scanPage: number[] = [];
@@ -107,8 +123,8 @@ function measure(store: AuditStore, databasePath: string, generated: Awaited<Ret
     const bySession = db.prepare(
       "SELECT * FROM audit WHERE kind = 'invoked' AND json_extract(payload, '$.agentSession') = ? AND seq < ? ORDER BY seq DESC LIMIT 100",
     );
-    const byText = db.prepare("SELECT DISTINCT call_id FROM audit WHERE payload LIKE ? AND seq < ? ORDER BY seq DESC LIMIT 100");
-    for (let r = 0; r < Math.max(1, Math.floor(repeats / 2)); r++) {
+    const byText = db.prepare('SELECT call_id FROM audit WHERE payload LIKE ? AND seq < ? ORDER BY seq DESC LIMIT 100');
+    for (let r = 0; r < 2; r++) {
       time(scanPage, () => bySession.all(sessions[0]!, size + 1));
       time(scanPage, () => bySession.all(sessions[0]!, Math.floor(size / 2)));
       time(scanSearch, () => byText.all('%billing.internal%', size + 1));
@@ -117,6 +133,7 @@ function measure(store: AuditStore, databasePath: string, generated: Awaited<Ret
     db.close();
   }
 
+  phase('done');
   const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
   return [
     {

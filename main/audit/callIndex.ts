@@ -64,6 +64,9 @@ DROP TABLE IF EXISTS calls_index_state;
 /** SQLite's page cache for a database with the call index, in KiB (its default, 2 MiB, makes a rebuild of a large log slow). */
 const CACHE_KIB = 64 * 1024;
 
+/** Rows per index ANALYZE samples for the planner's statistics. */
+const ANALYSIS_ROWS = 2000;
+
 /** How many records a catch-up reads per query. */
 const READ_SLICE = 20_000;
 
@@ -209,9 +212,9 @@ export class CallIndex {
     if (rebuilt) index.setState!.run('version', CALL_INDEX_VERSION);
     // Nothing indexed yet (a new log, or one written without the index): nothing to replace.
     const records = index.catchUp(rebuilt || index.watermark() === 0);
-    // Statistics for the planner (how many calls a facet value has), gathered when missing or stale
-    // by SQLite's own measure, on a sample: without them it may sort a whole facet for one page.
-    db.exec('PRAGMA optimize = 0x10002');
+    // Statistics for the planner (how many calls a facet value has), on a sample of the call index
+    // alone, after it took in records: without them it may sort a whole facet for one page.
+    if (records > 0) db.exec(`PRAGMA analysis_limit = ${ANALYSIS_ROWS}; ANALYZE calls; PRAGMA analysis_limit = 0;`);
     const kind = rebuilt ? 'rebuilt' : records > 0 ? 'caught-up' : 'current';
     return { index, catchUp: { kind, records, ms: performance.now() - started } };
   }
