@@ -253,13 +253,28 @@ export class AuditStore {
    * damaged anchor shows); then lists the calls that have no closing record.
    */
   verify(chain?: ChainWalk): AuditVerifyReport {
-    const walked = chain ?? (this.hasTable ? walkChain(recordsInOrder(this.db), { seq: 1, prevHash: GENESIS_HASH }) : { ok: true as const, records: 0, lastSeq: 0 });
+    const walked = chain ? this.walkOnFrom(chain) : this.hasTable ? walkChain(recordsInOrder(this.db), { seq: 1, prevHash: GENESIS_HASH }) : { ok: true as const, records: 0, lastSeq: 0 };
     if (!walked.ok) return { ok: false, records: walked.records, firstBadSeq: walked.seq, reason: walked.reason, problem: 'chain' };
     const records = walked.records;
     const finding = anchorFinding(readAnchor(this.options.headPath), this.logEnd(walked.lastSeq), this.options.headPath);
     if (finding) return { ok: false, records, ...finding };
     const openCalls = this.openCalls();
     return openCalls.length > 0 ? { ok: true, records, openCalls } : { ok: true, records };
+  }
+
+  /**
+   * A walk done elsewhere (in worker threads, while this store kept appending) carried on here over
+   * the records written since it read the log, so the anchor is checked against the log's end.
+   */
+  private walkOnFrom(chain: ChainWalk): ChainWalk {
+    if (!chain.ok || chain.lastHash === undefined || chain.lastSeq >= this.last.seq) return chain;
+    const rest = walkChain(recordsInOrder(this.db, chain.lastSeq + 1), { seq: chain.lastSeq + 1, prevHash: chain.lastHash });
+    return rest.ok ? { ...rest, records: chain.records + rest.records, firstPrevHash: chain.firstPrevHash } : { ...rest, records: chain.records + rest.records };
+  }
+
+  /** The database file. */
+  get path(): string {
+    return this.options.path;
   }
 
   /** The newest seq in the log (0 when empty). */

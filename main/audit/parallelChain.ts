@@ -44,7 +44,7 @@ export async function walkChainInParallel(options: { path: string; lastSeq: numb
     lastHash = walk.lastHash!;
     lastSeq = walk.lastSeq;
   }
-  return { ok: true, records, lastSeq };
+  return { ok: true, records, lastSeq, lastHash };
 }
 
 function walkInWorker(workerFile: string, stretch: ChainStretch): Promise<ChainWalk> {

@@ -32,7 +32,7 @@ async function verifyInThreads(threads: number) {
 describe('the chain walked in worker threads', () => {
   it.each([2, 3, 4])('verifies an intact log in %i threads as one thread does', async (threads) => {
     const { chain, report, alone } = await verifyInThreads(threads);
-    expect(chain).toEqual({ ok: true, records: 103, lastSeq: 103 });
+    expect(chain).toMatchObject({ ok: true, records: 103, lastSeq: 103 });
     expect(report).toEqual(alone);
     expect(report).toMatchObject({ ok: true, records: 103 });
   });
@@ -57,5 +57,19 @@ describe('the chain walked in worker threads', () => {
     const { chain, report } = await verifyInThreads(2);
     expect(chain).toMatchObject({ ok: true, records: 103 });
     expect(report).toMatchObject({ ok: false, problem: 'anchor-missing' });
+  });
+
+  it('carries the walk on over records the gate wrote while the threads walked, and checks them too', async () => {
+    // The console's Verify runs while the gate keeps appending: the anchor then stands past the walk's end.
+    const store = new AuditStore(auditPaths(home));
+    try {
+      const chain = await walkChainInParallel({ path: auditPaths(home).path, lastSeq: store.lastSeq(), workerFile: builtAssets().chainWorker, minRecords: 1, threads: 2 });
+      for (let i = 0; i < 7; i++) store.append({ callId: 'late', kind: 'invoked', payload: { i } });
+      expect(store.verify(chain)).toMatchObject({ ok: true, records: 110 });
+      tamper(home, (db) => db.prepare("UPDATE audit SET payload = '{\"i\":99}' WHERE seq = 106").run());
+      expect(store.verify(chain)).toMatchObject({ ok: false, firstBadSeq: 106, problem: 'chain' });
+    } finally {
+      store.close();
+    }
   });
 });
