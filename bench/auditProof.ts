@@ -2,7 +2,7 @@
 // each record (parse the payload, re-canonicalize, pure-JS BLAKE3) measured in the same run; the
 // checkpoint writer's cost per appended record (append with it beside append without); and the
 // check of the log against a signed checkpoint (`audit verify --checkpoint`).
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GENESIS_HASH, type AuditKind } from '../shared/audit';
@@ -12,7 +12,6 @@ import { prepareCheckpointDir } from '../main/audit/checkpointFolder';
 import { loadOrCreateCheckpointKey } from '../main/audit/checkpointKey';
 import { CheckpointWriter } from '../main/audit/checkpointWriter';
 import { loadFastBlake3 } from '../main/audit/fastBlake3';
-import { walkChainInParallel } from '../main/audit/parallelChain';
 import { builtAssets } from '../main/state/paths';
 import { recordHash } from '../main/audit/recordHash';
 import { openDatabase } from '../main/audit/sqlite';
@@ -117,9 +116,8 @@ export async function measureAuditProof(records: number, rounds: number, appendS
     const workerFile = builtAssets().chainWorker;
     for (let round = 0; round < rounds; round++) {
       const started = performance.now();
-      const chain = await walkChainInParallel({ path: paths.path, lastSeq: reader.lastSeq(), workerFile });
-      const parallel = reader.verify(chain);
-      if (!chain || !parallel.ok || parallel.records !== records) throw new Error(`the parallel walk did not verify the log (is out/main/chainWorker.js built?): ${JSON.stringify(parallel)}`);
+      const parallel = await reader.verifyInThreads(workerFile);
+      if (!existsSync(workerFile) || !parallel.ok || parallel.records !== records) throw new Error(`the parallel walk did not verify the log (is out/main/chainWorker.js built?): ${JSON.stringify(parallel)}`);
       parallelRows.push(performance.now() - started);
       const fresh = timed(() => reader.verify());
       if (!fresh.value.ok || fresh.value.records !== records) throw new Error(`verify failed: ${JSON.stringify(fresh.value)}`);

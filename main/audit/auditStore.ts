@@ -7,6 +7,7 @@ import { CallIndex, type CatchUp } from './callIndex';
 import { AuditAnchorError, anchorFinding, missingDatabaseFinding, type AnchorFinding } from './anchorCheck';
 import { HeadWriter, readAnchor } from './headAnchor';
 import { findOpenCalls } from './openCalls';
+import { walkChainInParallel } from './parallelChain';
 import { recordsInOrder, walkChain, type ChainWalk } from './chainWalk';
 import { fastBlake3Hex } from './fastBlake3';
 import { storedCanonicalText, storedLeafHash } from './recordLeaf';
@@ -252,14 +253,26 @@ export class AuditStore {
    * recomputed; then the end of the log against the head anchor (so a cut tail or a missing or
    * damaged anchor shows); then lists the calls that have no closing record.
    */
-  verify(chain?: ChainWalk): AuditVerifyReport {
+  verify(chain?: ChainWalk, openCalls?: OpenCall[]): AuditVerifyReport {
     const walked = chain ? this.walkOnFrom(chain) : this.hasTable ? walkChain(recordsInOrder(this.db), { seq: 1, prevHash: GENESIS_HASH }) : { ok: true as const, records: 0, lastSeq: 0 };
     if (!walked.ok) return { ok: false, records: walked.records, firstBadSeq: walked.seq, reason: walked.reason, problem: 'chain' };
     const records = walked.records;
     const finding = anchorFinding(readAnchor(this.options.headPath), this.logEnd(walked.lastSeq), this.options.headPath);
     if (finding) return { ok: false, records, ...finding };
+    const open = openCalls ?? this.openCalls();
+    return open.length > 0 ? { ok: true, records, openCalls: open } : { ok: true, records };
+  }
+
+  /**
+   * verify with a large log's chain walked in worker threads (`workerFile`, the built chain worker),
+   * while this thread groups the calls without an end: the gate or the CLI stays free meanwhile, and
+   * the two passes overlap. A small log, or any finding, is walked here, which names the first bad record.
+   */
+  async verifyInThreads(workerFile: string): Promise<AuditVerifyReport> {
+    if (!this.hasTable) return this.verify();
+    const walking = walkChainInParallel({ path: this.options.path, lastSeq: this.last.seq, workerFile }).catch(() => undefined);
     const openCalls = this.openCalls();
-    return openCalls.length > 0 ? { ok: true, records, openCalls } : { ok: true, records };
+    return this.verify(await walking, openCalls);
   }
 
   /**

@@ -1,5 +1,5 @@
 import { AuditKindSchema, type AuditKind } from '../../shared/audit';
-import { fastBlake3Hex } from './fastBlake3';
+import { fastBlake3Matches } from './fastBlake3';
 import { recordHash } from './recordHash';
 import { storedCanonicalText } from './recordLeaf';
 import type { SqliteDatabase } from './sqlite';
@@ -20,20 +20,34 @@ export type ChainWalk =
   | { ok: true; records: number; lastSeq: number; firstPrevHash?: string; lastHash?: string }
   | { ok: false; records: number; seq: number; reason: string };
 
+/** Records read per query: reading a slice with all() is about twice as fast as stepping an iterator. */
+const SLICE = 5000;
+
 /**
- * The records with seq from `from` to `to` (all by default) in seq order, read as arrays where this
- * Node's SQLite can (about twice as fast as rows as objects, which SQLite builds key by key).
+ * The records with seq from `from` to `to` (all by default) in seq order, read a slice at a time and
+ * as arrays where this Node's SQLite can (about twice as fast as rows as objects, which SQLite builds
+ * key by key). Each slice is its own read, so a gate appending meanwhile is never held up.
  */
 export function* recordsInOrder(db: SqliteDatabase, from = 1, to = Number.MAX_SAFE_INTEGER): Generator<StoredRow> {
-  const statement = db.prepare('SELECT seq, call_id, kind, time, payload, prev_hash, hash FROM audit WHERE seq BETWEEN ? AND ? ORDER BY seq');
-  if (typeof statement.setReturnArrays !== 'function') {
-    yield* statement.iterate(from, to) as unknown as Iterable<StoredRow>;
-    return;
+  const statement = db.prepare('SELECT seq, call_id, kind, time, payload, prev_hash, hash FROM audit WHERE seq BETWEEN ? AND ? ORDER BY seq LIMIT ?');
+  const arrays = typeof statement.setReturnArrays === 'function';
+  if (arrays) statement.setReturnArrays(true);
+  // Keyset slices: each starts past the last seq read, so gaps in the seqs cost nothing.
+  for (let start = from; start <= to; ) {
+    const rows = statement.all(start, to, SLICE) as unknown[];
+    for (const row of rows) {
+      const record = arrays ? storedRow(row as StoredCells) : (row as StoredRow);
+      start = record.seq + 1;
+      yield record;
+    }
+    if (rows.length < SLICE) return;
   }
-  statement.setReturnArrays(true);
-  for (const cells of statement.iterate(from, to) as unknown as Iterable<[number, string, string, string, string, string, string]>) {
-    yield { seq: cells[0], call_id: cells[1], kind: cells[2], time: cells[3], payload: cells[4], prev_hash: cells[5], hash: cells[6] };
-  }
+}
+
+type StoredCells = [number, string, string, string, string, string, string];
+
+function storedRow(cells: StoredCells): StoredRow {
+  return { seq: cells[0], call_id: cells[1], kind: cells[2], time: cells[3], payload: cells[4], prev_hash: cells[5], hash: cells[6] };
 }
 
 /**
@@ -78,7 +92,7 @@ function checkRow(row: StoredRow, expected: { seq: number; prevHash: string }): 
     return { seq: row.seq, reason: `record ${row.seq} does not link to the record before it` };
   }
   if (!KINDS.has(row.kind)) return { seq: row.seq, reason: `record ${row.seq} has an unknown kind ${JSON.stringify(row.kind)}` };
-  if (fastBlake3Hex(row.prev_hash + storedCanonicalText(row)) === row.hash) return undefined;
+  if (fastBlake3Matches(row.prev_hash, storedCanonicalText(row), row.hash)) return undefined;
   let payload: unknown;
   try {
     payload = JSON.parse(row.payload);

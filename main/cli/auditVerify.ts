@@ -6,7 +6,6 @@ import { GateError } from '../../shared/errors';
 import { missingDatabaseFinding } from '../audit/anchorCheck';
 import { AuditStore } from '../audit/auditStore';
 import { readAnchor } from '../audit/headAnchor';
-import { walkChainInParallel } from '../audit/parallelChain';
 import { builtAssets, statePaths } from '../state/paths';
 import { readGateAddress, type GateAddress } from '../state/stateFolder';
 import { flag, type ParsedArgs } from './argv';
@@ -39,8 +38,7 @@ async function verifyReport(paths: Paths): Promise<AuditVerifyReport> {
     return unreadable(paths, error);
   }
   try {
-    const chain = await walkChainInParallel({ path: paths.audit, lastSeq: store.lastSeq(), workerFile: builtAssets().chainWorker });
-    return store.verify(chain);
+    return await store.verifyInThreads(builtAssets().chainWorker);
   } catch (error) {
     return unreadable(paths, error);
   } finally {

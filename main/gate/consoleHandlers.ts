@@ -12,8 +12,6 @@ import type { CallTracker } from '../executor/callTracker';
 import { ToolStatusBoard } from '../health/toolStatusBoard';
 import type { ToolRegistry } from '../registry/registry';
 import { builtAssets, toolgateVersion } from '../state/paths';
-import { walkChainInParallel } from '../audit/parallelChain';
-import type { AuditVerifyReport } from '../../shared/audit';
 import type { GateEvents } from './gateEvents';
 
 /** The gate pieces the console reads and answers. */
@@ -48,16 +46,6 @@ function fallbackBoard(registry: ToolRegistry): ToolStatusBoard {
   });
 }
 
-/**
- * The console's Verify: a large log's chain is walked in worker threads, so the gate keeps answering
- * agents and the console meanwhile (one thread over a million calls takes tens of seconds); a small
- * log, or any finding, is walked here, which names the first bad record.
- */
-async function verifyOffThread(audit: AuditStore): Promise<AuditVerifyReport> {
-  const chain = await walkChainInParallel({ path: audit.path, lastSeq: audit.lastSeq(), workerFile: builtAssets().chainWorker }).catch(() => undefined);
-  return audit.verify(chain);
-}
-
 /** The console's view of the gate: one handler per bridge method, and its events. */
 export function createConsoleBackend(sources: ConsoleSources): ConsoleBackend {
   const version = toolgateVersion();
@@ -81,7 +69,8 @@ export function createConsoleBackend(sources: ConsoleSources): ConsoleBackend {
       },
       denyAllFromAgent: async ({ agentSession, reason }) => ({ denied: sources.approvals.denyAllFrom(agentSession, reason).length }),
       listAudit: async ({ limit, beforeSeq, callId }) => sources.audit.list({ limit, beforeSeq, callId }),
-      verifyAudit: () => verifyOffThread(sources.audit),
+      // A large log's chain is walked in worker threads: the gate keeps answering agents meanwhile.
+      verifyAudit: () => sources.audit.verifyInThreads(builtAssets().chainWorker),
       exploreCalls: (request) => views.explore(request),
       callDetail: (request) => views.detail(request),
       explorerStats: (request) => views.stats(request),

@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { AuditKindSchema } from '../../shared/audit';
 import { canonicalize, toWellFormedJson } from '../../shared/canonicalJson';
 import { blake3Hex } from '../../shared/hash';
-import { fastBlake3Hex, loadFastBlake3 } from '../../main/audit/fastBlake3';
+import { fastBlake3Hex, fastBlake3Matches, loadFastBlake3 } from '../../main/audit/fastBlake3';
 import { leafHash } from '../../main/audit/merkle';
 import { recordHash } from '../../main/audit/recordHash';
 import { recordLeafHash, storedCanonicalText, storedLeafHash } from '../../main/audit/recordLeaf';
@@ -69,6 +69,7 @@ describe('the stored record text', () => {
       expect(text).toBe(canonicalize({ seq: wellFormed.seq, callId: wellFormed.callId, kind: wellFormed.kind, time: wellFormed.time, payload: wellFormed.payload }));
       const hash = recordHash(prev, wellFormed);
       expect(fastBlake3Hex(prev + text)).toBe(hash);
+      expect(fastBlake3Matches(prev, text, hash)).toBe(true);
       expect(storedLeafHash(row).equals(recordLeafHash(wellFormed))).toBe(true);
       prev = hash;
     }
@@ -80,6 +81,19 @@ describe('the stored record text', () => {
       const text = Array.from({ length }, () => (next() < 0.1 ? '😀é' : String.fromCharCode(32 + Math.floor(next() * 95)))).join('');
       expect(fastBlake3Hex(text)).toBe(blake3Hex(text));
     }
+  });
+
+  it("tells verify a record's hash does not match when its text, its link or the stored hash differ, in any spelling", () => {
+    const prev = 'ab'.repeat(32);
+    const text = '{"callId":"c","kind":"invoked","payload":{"é":"😀"},"seq":1,"time":"t"}';
+    const hash = fastBlake3Hex(prev + text);
+    expect(fastBlake3Matches(prev, text, hash)).toBe(true);
+    expect(fastBlake3Matches(prev, text.replace('😀', '😁'), hash)).toBe(false);
+    expect(fastBlake3Matches('cd'.repeat(32), text, hash)).toBe(false);
+    expect(fastBlake3Matches(prev, text, hash.toUpperCase())).toBe(false);
+    expect(fastBlake3Matches(prev, text, `${hash.slice(0, 62)}zz`)).toBe(false);
+    expect(fastBlake3Matches(prev, text, hash.slice(0, 62))).toBe(false);
+    expect(fastBlake3Matches(prev, 'x'.repeat(200_000), fastBlake3Hex(prev + 'x'.repeat(200_000)))).toBe(true);
   });
 
   it('makes a leaf of SHA-256(0x00 ‖ canonical text), so an edited payload is another leaf', () => {
