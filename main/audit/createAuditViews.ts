@@ -5,8 +5,8 @@ import type { AuditStore } from './auditStore';
 import { checkpointStatus } from './checkpointStatus';
 import type { CheckpointWriter } from './checkpointWriter';
 import { noAuditViews, type AuditViews } from './auditViews';
-import { replayCall } from './replay';
-import { callDetail, registryReplayable } from './callDetail';
+import { callReplayability, replayCall } from './replay';
+import { callDetail } from './callDetail';
 import { explorePage, iterateCalls } from './explorerQuery';
 import { explorerStats } from './explorerStats';
 import { exportView } from './exportView';
@@ -25,11 +25,12 @@ export interface AuditViewDeps {
 /** The gate's audit explorer: each member answered by its module. */
 export function createAuditViews(deps: AuditViewDeps): AuditViews {
   const none = noAuditViews();
-  const replayable = registryReplayable(deps.registry);
+  // The detail pane's Replay button and the replay itself judge a call the same way.
+  const judgeReplay = (records: Parameters<typeof callReplayability>[1]) => callReplayability(deps.registry, records);
   return {
     explore: async (request) => explorePage(deps.audit, request),
     detail: async ({ callId }) => {
-      const detail = callDetail(deps.audit, callId, replayable);
+      const detail = callDetail(deps.audit, callId, judgeReplay);
       if (!detail) throw new GateError('ENOTFOUND', `the audit log has no call ${JSON.stringify(callId)}: it may be from another log, or the id was mistyped`);
       return detail;
     },

@@ -68,7 +68,8 @@ describe('the call index of a running gate', () => {
     expect((await gate.backend.handlers.exploreCalls({ filter: { text: 'other.md' }, limit: 100, facets: false })).total).toBe(1);
     const detail = await gate.backend.handlers.callDetail({ callId: approvedRow!.callId });
     expect(detail.records.map((record) => record.kind)).toContain('approval-decided');
-    expect(detail.replay).toEqual({ possible: true, reason: expect.stringContaining('Deterministic') });
+    // write_file is declared Deterministic, but a replay would write again: never re-run.
+    expect(detail.replay).toEqual({ possible: false, reason: expect.stringContaining('re-running it would change things again') });
     expect((await gate.backend.handlers.callDetail({ callId: echoRow!.callId })).replay.possible).toBe(true);
     await expect(gate.backend.handlers.callDetail({ callId: 'nope' })).rejects.toThrow(/has no call "nope"/);
     const stats = await gate.backend.handlers.explorerStats({ filter: {} });
