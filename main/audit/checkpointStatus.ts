@@ -31,7 +31,7 @@ export function checkpointStatus(source: CheckpointStatusSource): CheckpointStat
       verifierKey,
       problem:
         'no checkpoint folder chosen, so no signed checkpoints are written: start the gate with --checkpoint-dir DIR, ' +
-        'or set "checkpointDir" in settings.json, to a folder outside the state folder and the workspace (another user\'s folder, a synced folder, a USB stick)',
+        'or set "checkpointDir" in settings.json, to a folder outside the state folder and the workspace and out of an agent\'s reach (a folder synced off the machine with version history, a USB stick)',
     };
   }
   const { written, error } = writer.latest();
