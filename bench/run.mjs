@@ -11,6 +11,9 @@
 //   7. the audit explorer over a generated log of BENCH_AUDIT_CALLS calls (default 1,000,000):
 //      pages, facets, search, charts, and the index build (bench/auditExplorer.ts);
 //      BENCH_ONLY=explorer runs this one alone
+//   8. audit verify over BENCH_AUDIT_RECORDS records (default 1,000,000) beside the old walk, verify
+//      --checkpoint, and the checkpoint writer's cost per appended record (bench/auditProof.ts);
+//      BENCH_ONLY=proof runs this one alone
 // Counts: BENCH_CALLS (1 and 5, default 1000), BENCH_COLD (20), BENCH_SMALL (200), BENCH_LARGE (30),
 // BENCH_DEADLINES (10).
 import { spawn } from 'node:child_process';
@@ -111,10 +114,11 @@ if (process.env.BENCH_ONLY === 'policy') {
   printSection(await measurePolicyEvaluation(CALLS * 10, BLOCK * 10, WARMUP * 10));
   process.exit(0);
 }
+const AUDIT_PROOF = [count('BENCH_AUDIT_RECORDS', 1_000_000), count('BENCH_AUDIT_ROUNDS', 3), count('BENCH_AUDIT_APPENDS', 5000)];
 // BENCH_ONLY=proof times audit verify, the checkpoint writer and verify --checkpoint alone.
 if (process.env.BENCH_ONLY === 'proof') {
   const [{ measureAuditProof }] = await loadInternal(root, ['bench/auditProof.ts']);
-  printSection(await measureAuditProof(count('BENCH_AUDIT_RECORDS', 200_000), count('BENCH_AUDIT_ROUNDS', 3), count('BENCH_AUDIT_APPENDS', 5000)));
+  printSection(await measureAuditProof(...AUDIT_PROOF));
   process.exit(0);
 }
 const AUDIT_CALLS = count('BENCH_AUDIT_CALLS', 1_000_000);
@@ -144,5 +148,9 @@ printSection(await measurePolicyEvaluation(CALLS * 10, BLOCK * 10, WARMUP * 10))
 {
   const [{ measureAuditExplorer }] = await loadInternal(root, ['bench/auditExplorer.ts']);
   for (const section of await measureAuditExplorer(AUDIT_CALLS)) printSection(section);
+}
+{
+  const [{ measureAuditProof }] = await loadInternal(root, ['bench/auditProof.ts']);
+  printSection(await measureAuditProof(...AUDIT_PROOF));
 }
 console.log(`\nBench took ${((performance.now() - began) / 1000).toFixed(1)} s (without the build).`);
