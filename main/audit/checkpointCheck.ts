@@ -5,7 +5,7 @@ import type { AuditStore } from './auditStore';
 import { parseCheckpoint, type Checkpoint } from './checkpoint';
 import { checkpointFiles, checkpointOrigin } from './checkpointWriter';
 import { consistencyProof, MerkleFrontier, rootOf, verifyConsistency } from './merkle';
-import { openNote, SignedNoteError, type NoteVerifier } from './signedNote';
+import { openNote, SignedNoteError, splitNote, type NoteVerifier } from './signedNote';
 
 const HASH_BYTES = 32;
 
@@ -100,6 +100,21 @@ function changedBetween(leaves: readonly Buffer[], older: readonly Checkpoint[],
     }
   }
   return `By the older checkpoints beside it, the first changed record is one of records ${good + 1} to ${bad ?? size}. ${hint}`;
+}
+
+/**
+ * A checkpoint file that is not one (no signature block, a body without origin, size and root),
+ * reported as malformed, naming the fault, before any key is needed to read it; undefined when its
+ * form holds (its signature is checked with the key after).
+ */
+export function malformedCheckpoint(note: string, checkpointFile: string): CheckpointReport | undefined {
+  try {
+    parseCheckpoint(splitNote(note).text);
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof SignedNoteError) || error.kind !== 'malformed') throw error;
+    return { ok: false, problem: 'malformed', reason: `${checkpointFile} ${error.message}` };
+  }
 }
 
 /**

@@ -77,7 +77,7 @@ interface NoteSignature {
 }
 
 /** Splits a signed note into its text and signature lines; throws SignedNoteError('malformed') naming the fault. */
-function splitNote(note: string): { text: string; signatures: NoteSignature[] } {
+export function splitNote(note: string): { text: string; signatures: NoteSignature[] } {
   const split = note.lastIndexOf('\n\n');
   if (split < 0) throw new SignedNoteError('malformed', 'it has no blank line between the text and the signatures');
   const text = note.slice(0, split + 1);

@@ -2,7 +2,7 @@ import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { GateError } from '../../shared/errors';
 import { AuditStore } from '../audit/auditStore';
-import { checkAgainstCheckpoint, type CheckpointReport } from '../audit/checkpointCheck';
+import { checkAgainstCheckpoint, malformedCheckpoint, type CheckpointReport } from '../audit/checkpointCheck';
 import { checkpointKeyPath, loadOrCreateCheckpointKey, readCheckpointKey } from '../audit/checkpointKey';
 import { inclusionProof, rootOf, verifyInclusion } from '../audit/merkle';
 import { parseVerifierKey, SignedNoteError, type NoteVerifier } from '../audit/signedNote';
@@ -51,8 +51,11 @@ function readCheckpointFile(path: string): string {
 /** Checks the log read-only against the checkpoint `--checkpoint FILE` names. */
 export function checkpointReport(args: ParsedArgs, io: Io, file: string): CheckpointReport {
   const path = resolve(file);
-  const verifier = checkpointVerifier(args, io.home);
   const note = readCheckpointFile(path);
+  // A file that is no checkpoint is said to be one, whichever key would have checked it.
+  const malformed = malformedCheckpoint(note, path);
+  if (malformed) return malformed;
+  const verifier = checkpointVerifier(args, io.home);
   const paths = statePaths(io.home);
   const store = new AuditStore({ path: paths.audit, headPath: paths.auditHead, readonly: true });
   try {

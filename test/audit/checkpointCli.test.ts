@@ -178,6 +178,11 @@ describe('audit verify --checkpoint', () => {
     run = toolgate('audit', 'verify', '--checkpoint', broken);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('it has no blank line between the text and the signatures');
+    // In a state folder that never signed one, the file is still said to be no checkpoint, before any key is asked for.
+    rmSync(join(home, 'checkpoint-key'));
+    run = toolgate('audit', 'verify', '--checkpoint', broken);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('(malformed)');
     run = toolgate('audit', 'verify', '--checkpoint', join(root, 'missing.checkpoint'));
     expect(run.code).not.toBe(0);
     expect(run.stderr).toContain('missing.checkpoint: no such file');
