@@ -8,7 +8,7 @@ import { AuditAnchorError, anchorFinding, missingDatabaseFinding, type AnchorFin
 import { HeadWriter, readAnchor } from './headAnchor';
 import { findOpenCalls } from './openCalls';
 import { walkChainInParallel } from './parallelChain';
-import { recordsInOrder, walkChain, type ChainWalk } from './chainWalk';
+import { recordsInOrder, walkChain, type ChainWalk, type StoredRow } from './chainWalk';
 import { fastBlake3Hex } from './fastBlake3';
 import { storedCanonicalText, storedLeafHash } from './recordLeaf';
 import { openDatabase, type SqliteDatabase } from './sqlite';
@@ -33,17 +33,7 @@ CREATE TRIGGER IF NOT EXISTS audit_meta_no_update BEFORE UPDATE ON audit_meta
   BEGIN SELECT RAISE(ABORT, 'the log id is written once'); END;
 `;
 
-interface Row {
-  seq: number;
-  call_id: string;
-  kind: string;
-  time: string;
-  payload: string;
-  prev_hash: string;
-  hash: string;
-}
-
-function toRecord(row: Row): AuditRecord {
+function toRecord(row: StoredRow): AuditRecord {
   return {
     seq: row.seq,
     callId: row.call_id,
@@ -192,7 +182,7 @@ export class AuditStore {
       query.callId === undefined
         ? this.db.prepare('SELECT * FROM audit WHERE seq < ? ORDER BY seq DESC LIMIT ?').all(before, query.limit)
         : this.db.prepare('SELECT * FROM audit WHERE call_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?').all(query.callId, before, query.limit)
-    ) as unknown as Row[];
+    ) as unknown as StoredRow[];
     return rows.map(toRecord);
   }
 
@@ -205,7 +195,7 @@ export class AuditStore {
 
   /** Every record of one call, oldest first. */
   forCall(callId: string): AuditRecord[] {
-    return (this.db.prepare('SELECT * FROM audit WHERE call_id = ? ORDER BY seq').all(callId) as unknown as Row[]).map(toRecord);
+    return (this.db.prepare('SELECT * FROM audit WHERE call_id = ? ORDER BY seq').all(callId) as unknown as StoredRow[]).map(toRecord);
   }
 
   /** The log's random id, made when it was created (undefined for a log from before ids, never written since). */
