@@ -25,7 +25,8 @@ const InvokedSchema = z.object({
   tool: z.string(),
   source: CallSourceSchema.catch('test'),
   agentSession: z.string().optional(),
-  agent: AgentInfoSchema.optional(),
+  // A malformed agent field (a record written elsewhere) leaves the call without a name, not out of Live and the explorer.
+  agent: AgentInfoSchema.optional().catch(undefined),
   arguments: z.unknown(),
 });
 const EndedSchema = z.object({ step: z.string().optional(), error: ToolErrorSchema.optional(), responseHash: z.string().optional() });
