@@ -11,7 +11,7 @@ import { GENESIS_HASH, type AuditKind } from '../shared/audit';
 import { canonicalize } from '../shared/canonicalJson';
 import { AuditStore } from '../main/audit/auditStore';
 import { HeadWriter } from '../main/audit/headAnchor';
-import { recordHash } from '../main/audit/recordHash';
+import { storedCanonicalText } from '../main/audit/recordLeaf';
 import { fastBlake3Hex, loadFastBlake3 } from '../main/audit/fastBlake3';
 import { openDatabase } from '../main/audit/sqlite';
 import { statePaths } from '../main/state/paths';
@@ -115,12 +115,8 @@ export async function writeSyntheticLog(options: { home: string; calls: number; 
     const payloadJson = canonicalize(payload);
     const time = new Date(timeMs).toISOString();
     seq++;
-    // The canonical JSON of { seq, callId, kind, time, payload } put together from the payload's own
-    // (keys in canonical order; ids, kinds and times are plain ASCII), so no payload is serialized twice.
-    const hash = fastBlake3Hex(`${prevHash}{"callId":${JSON.stringify(callId)},"kind":"${kind}","payload":${payloadJson},"seq":${seq},"time":"${time}"}`);
-    if (seq === 1 && hash !== recordHash(prevHash, { seq, callId, kind, time, payload })) {
-      throw new Error('the synthetic log hashes its records differently from the store (recordHash changed): update writeSyntheticLog');
-    }
+    // Hashed as the store appends: over the canonical text spelled from the stored columns, so no payload is serialized twice.
+    const hash = fastBlake3Hex(prevHash + storedCanonicalText({ seq, call_id: callId, kind, time, payload: payloadJson }));
     insert.run(seq, callId, kind, time, payloadJson, prevHash, hash);
     prevHash = hash;
     if (++inBatch >= BATCH) {
