@@ -12,6 +12,8 @@ export interface BenchSection {
   notes: string[];
   /** Pairs of row labels whose p50/p99 difference is printed: [measured, baseline]. */
   differences?: [measured: string, baseline: string][];
+  /** The promises this section checks, printed with their baseline, ratio and whether they hold. */
+  targets?: BenchTarget[];
 }
 
 /** Times `count` sequential runs of `once`, pushing each duration (ms) into `samples` when given. */
@@ -21,4 +23,32 @@ export async function timeSequential(count: number, once: (i: number) => Promise
     await once(i);
     samples?.push(performance.now() - started);
   }
+}
+
+/**
+ * A promise the bench checks: a measured number against a limit, either as a ratio to a baseline
+ * measured in the same run (`baseline` given) or as an absolute value.
+ */
+export interface BenchTarget {
+  /** What is promised, as a person reads it: "echo over MCP, p50, gate ÷ bare MCP server". */
+  name: string;
+  /** The measured number (ms, calls/s, MB…). */
+  measured: number;
+  /** The same measurement of the baseline, in the same run; the target is then on measured ÷ baseline. */
+  baseline?: number;
+  /** The unit of measured and baseline: "ms", "calls/s", "MB", "records/s". */
+  unit: string;
+  /** `at-most`: the number (or ratio) must be ≤ limit; `at-least`: ≥ limit. */
+  holdsWhen: 'at-most' | 'at-least';
+  /** The limit on the ratio (baseline given) or on the number itself. */
+  limit: number;
+  /** For a target measured as a difference (measured − baseline ≤ limit) rather than a ratio. */
+  difference?: boolean;
+}
+
+/** Whether a target holds, and the number it was judged on (the ratio, the difference or the value). */
+export function judgeTarget(target: BenchTarget): { judged: number; holds: boolean } {
+  const judged =
+    target.baseline === undefined ? target.measured : target.difference ? target.measured - target.baseline : target.measured / target.baseline;
+  return { judged, holds: target.holdsWhen === 'at-most' ? judged <= target.limit : judged >= target.limit };
 }

@@ -1,19 +1,17 @@
-// `npm run bench`: timings a person can compare, measured in one run on this machine.
-//   1. an auto-allowed echo through the whole gate over MCP (Streamable HTTP, official SDK client)
+// `npm run bench`: timings a person can compare, measured in one run on this machine, and the targets
+// they are held to, each against its baseline from the same run. Sections (BENCH_ONLY=a,b runs some):
+//   1. [mcp] an auto-allowed echo through the whole gate over MCP (Streamable HTTP, official SDK client)
 //      beside the same echo served by a bare MCP SDK server, as the baseline
-//   2. a tool process's cold start, plain and in bubblewrap (bench/toolProcesses.ts)
+//   2. [tools] a tool process's cold start, plain and in bubblewrap (bench/toolProcesses.ts)
 //   3. warm 1 KiB and 1 MiB round trips through the tool-process pool, plain and in bubblewrap
 //   4. deadline → dead for a tool that obeys SIGTERM and one that ignores it
-//   5. an auto-allowed call through the gate's executor beside a bare child_process IPC round trip
+//   5. [gate] an auto-allowed call through the gate's executor beside a bare child_process IPC round trip
 //      (bench/gateOverhead.ts)
-//   6. policy evaluation for 1,000 rules beside the tier policy alone (bench/policyEvaluation.ts);
-//      BENCH_ONLY=policy runs this one alone
-//   7. the audit explorer over a generated log of BENCH_AUDIT_CALLS calls (default 1,000,000):
-//      pages, facets, search, charts, and the index build (bench/auditExplorer.ts);
-//      BENCH_ONLY=explorer runs this one alone
-//   8. audit verify over BENCH_AUDIT_RECORDS records (default 1,000,000) beside the old walk, verify
-//      --checkpoint, and the checkpoint writer's cost per appended record (bench/auditProof.ts);
-//      BENCH_ONLY=proof runs this one alone
+//   6. [policy] policy evaluation for 1,000 rules beside the tier policy alone (bench/policyEvaluation.ts)
+//   7. [explorer] the audit explorer over a generated log of BENCH_AUDIT_CALLS calls (default 1,000,000):
+//      pages, facets, search, charts, and the index build (bench/auditExplorer.ts)
+//   8. [proof] audit verify over BENCH_AUDIT_RECORDS records (default 1,000,000) beside the old walk, verify
+//      --checkpoint, and the checkpoint writer's cost per appended record (bench/auditProof.ts)
 // Counts: BENCH_CALLS (1 and 5, default 1000), BENCH_COLD (20), BENCH_SMALL (200), BENCH_LARGE (30),
 // BENCH_DEADLINES (10).
 import { spawn } from 'node:child_process';
@@ -24,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { loadInternal } from './loadInternal.mjs';
-import { differenceRow, heading, row, summarize } from './stats.mjs';
+import { differenceRow, heading, row, summarize, targetRow } from './stats.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const CALLS = Number(process.env.BENCH_CALLS ?? 1000);
@@ -69,7 +67,17 @@ function printSection(section) {
     console.log(differenceRow(`${measured.replace(/ \(.*\)$/, '')} − bare`, stats.get(measured), stats.get(baseline)));
   }
   for (const note of section.notes) console.log(`  · ${note}`);
+  for (const target of section.targets ?? []) {
+    const { judged, holds } = judgeTarget(target);
+    targets.push({ target, judged, holds });
+    console.log(targetRow(target, judged, holds));
+  }
 }
+
+/** Every target printed so far, for the summary at the end. */
+const targets = [];
+/** judgeTarget from bench/benchResult.ts, loaded with the first TypeScript section. */
+let judgeTarget;
 
 /** Section 1: the whole gate over MCP beside a bare MCP SDK server. */
 async function measureMcp() {
@@ -108,49 +116,49 @@ async function measureMcp() {
 }
 
 const began = performance.now();
-// BENCH_ONLY=policy times the policy evaluation alone (no tool processes, no MCP).
-if (process.env.BENCH_ONLY === 'policy') {
-  const [{ measurePolicyEvaluation }] = await loadInternal(root, ['bench/policyEvaluation.ts']);
-  printSection(await measurePolicyEvaluation(CALLS * 10, BLOCK * 10, WARMUP * 10));
-  process.exit(0);
-}
+[{ judgeTarget }] = await loadInternal(root, ['bench/benchResult.ts']);
 const AUDIT_PROOF = [count('BENCH_AUDIT_RECORDS', 1_000_000), count('BENCH_AUDIT_ROUNDS', 3), count('BENCH_AUDIT_APPENDS', 5000)];
-// BENCH_ONLY=proof times audit verify, the checkpoint writer and verify --checkpoint alone.
-if (process.env.BENCH_ONLY === 'proof') {
-  const [{ measureAuditProof }] = await loadInternal(root, ['bench/auditProof.ts']);
-  printSection(await measureAuditProof(...AUDIT_PROOF));
-  process.exit(0);
-}
 const AUDIT_CALLS = count('BENCH_AUDIT_CALLS', 1_000_000);
-// BENCH_ONLY=explorer times the audit explorer alone.
-if (process.env.BENCH_ONLY === 'explorer') {
-  const [{ measureAuditExplorer }] = await loadInternal(root, ['bench/auditExplorer.ts']);
-  for (const section of await measureAuditExplorer(AUDIT_CALLS)) printSection(section);
-  process.exit(0);
+
+/** A TypeScript bench module's section(s): bundled, loaded and run. */
+async function typescript(module, name, ...args) {
+  const [loaded] = await loadInternal(root, [module]);
+  const result = await loaded[name](...args);
+  for (const section of Array.isArray(result) ? result : [result]) printSection(section);
+}
+
+/**
+ * The sections, in the order a full run takes them. BENCH_ONLY=name[,name…] runs only those
+ * (e.g. BENCH_ONLY=policy, BENCH_ONLY=explorer, BENCH_ONLY=proof).
+ */
+const SECTIONS = {
+  mcp: () => measureMcp(),
+  tools: () =>
+    typescript('bench/toolProcesses.ts', 'measureToolProcesses', {
+      coldStarts: count('BENCH_COLD', 20),
+      smallCalls: count('BENCH_SMALL', 200),
+      largeCalls: count('BENCH_LARGE', 30),
+      deadlines: count('BENCH_DEADLINES', 10),
+    }),
+  gate: () => typescript('bench/gateOverhead.ts', 'measureGateOverhead', CALLS, BLOCK, WARMUP),
+  // Ten decisions per gate call: each is microseconds, so more samples steady the percentiles.
+  policy: () => typescript('bench/policyEvaluation.ts', 'measurePolicyEvaluation', CALLS * 10, BLOCK * 10, WARMUP * 10),
+  explorer: () => typescript('bench/auditExplorer.ts', 'measureAuditExplorer', AUDIT_CALLS),
+  proof: () => typescript('bench/auditProof.ts', 'measureAuditProof', ...AUDIT_PROOF),
+};
+
+const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim()).filter(Boolean);
+const unknown = only?.filter((name) => !(name in SECTIONS)) ?? [];
+if (unknown.length > 0) {
+  console.error(`BENCH_ONLY names no section called ${unknown.join(', ')}; the sections are ${Object.keys(SECTIONS).join(', ')}`);
+  process.exit(2);
 }
 console.log(`Toolgate bench — Node ${process.version}, ${process.platform} ${process.arch}, ${availableParallelism()} CPUs; all times in milliseconds`);
-await measureMcp();
-const [{ measureToolProcesses }, { measureGateOverhead }, { measurePolicyEvaluation }] = await loadInternal(root, [
-  'bench/toolProcesses.ts',
-  'bench/gateOverhead.ts',
-  'bench/policyEvaluation.ts',
-]);
-const sections = await measureToolProcesses({
-  coldStarts: count('BENCH_COLD', 20),
-  smallCalls: count('BENCH_SMALL', 200),
-  largeCalls: count('BENCH_LARGE', 30),
-  deadlines: count('BENCH_DEADLINES', 10),
-});
-for (const section of sections) printSection(section);
-printSection(await measureGateOverhead(CALLS, BLOCK, WARMUP));
-// Ten decisions per gate call: each is microseconds, so more samples steady the percentiles.
-printSection(await measurePolicyEvaluation(CALLS * 10, BLOCK * 10, WARMUP * 10));
-{
-  const [{ measureAuditExplorer }] = await loadInternal(root, ['bench/auditExplorer.ts']);
-  for (const section of await measureAuditExplorer(AUDIT_CALLS)) printSection(section);
+for (const [name, measure] of Object.entries(SECTIONS)) {
+  if (!only || only.includes(name)) await measure();
 }
-{
-  const [{ measureAuditProof }] = await loadInternal(root, ['bench/auditProof.ts']);
-  printSection(await measureAuditProof(...AUDIT_PROOF));
+if (targets.length > 0) {
+  console.log(heading(`Targets: ${targets.filter((t) => t.holds).length} of ${targets.length} hold`));
+  for (const { target, judged, holds } of targets) console.log(targetRow(target, judged, holds));
 }
 console.log(`\nBench took ${((performance.now() - began) / 1000).toFixed(1)} s (without the build).`);

@@ -24,3 +24,21 @@ export function differenceRow(label, measured, baseline) {
 export function heading(title) {
   return `\n${title}`;
 }
+
+const number = (value) => (Math.abs(value) >= 100 ? value.toFixed(0) : Math.abs(value) >= 10 ? value.toFixed(1) : value.toFixed(3));
+
+/**
+ * One target line: what is promised, the measured number, its baseline from the same run, the ratio
+ * (or difference) and whether it holds. `judged` is from judgeTarget (bench/benchResult.ts).
+ */
+export function targetRow(target, judged, holds) {
+  const measured = `${number(target.measured)} ${target.unit}`;
+  const sign = target.holdsWhen === 'at-most' ? '≤' : '≥';
+  const against =
+    target.baseline === undefined
+      ? `limit ${sign} ${number(target.limit)} ${target.unit}`
+      : target.difference
+        ? `baseline ${number(target.baseline)} ${target.unit}, difference ${number(judged)} ${target.unit} (limit ${sign} ${number(target.limit)})`
+        : `baseline ${number(target.baseline)} ${target.unit}, ratio ${judged.toFixed(2)}× (limit ${sign} ${target.limit}×)`;
+  return `  ${holds ? 'HOLDS ' : 'MISSES'}  ${target.name}: ${measured}; ${against}`;
+}

@@ -174,6 +174,14 @@ export class AuditStore {
     return record;
   }
 
+  /**
+   * Resolves once every record appended so far is committed (see AuditSink.durable). Appends are
+   * committed as they are made for now, so this is already true.
+   */
+  durable(): Promise<void> {
+    return Promise.resolve();
+  }
+
   /** The newest records first, at most `limit`, optionally only those below `beforeSeq`, or of one call. */
   list(query: { limit: number; beforeSeq?: number; callId?: string }): AuditRecord[] {
     if (!this.hasTable) return [];

@@ -38,7 +38,14 @@ export const AUDIT_OUTPUT_BYTES = 1024 * 1024;
 
 /** Where the executor writes its audit records. */
 export interface AuditSink {
+  /** Queues one record (chained at once, written with the next group commit). */
   append(entry: { callId: string; kind: AuditKind; payload: unknown }): unknown;
+  /**
+   * Resolves once every record appended so far is committed to the log; rejects when the commit
+   * failed (those records are not in the log). The executor awaits it before a tool runs and before
+   * a call is answered, so no agent is answered, and no tool runs, ahead of its record.
+   */
+  durable(): Promise<void>;
 }
 
 /** Everything the pipeline needs, injected so each piece can be tested alone. */
