@@ -29,7 +29,7 @@ export class RefusalAudit {
   private suppressed = 0;
 
   constructor(
-    private readonly audit: AuditSink,
+    private readonly audit: Pick<AuditSink, 'append'>,
     private readonly perMinute = 30,
     private readonly now: () => number = Date.now,
   ) {}
