@@ -122,14 +122,20 @@ export class Executor {
     const stopper = new AbortController();
     this.stoppers.set(run.callId, stopper);
     const signal = options.signal ? AbortSignal.any([options.signal, stopper.signal]) : stopper.signal;
+    let result: ToolResult;
     try {
-      return await this.pipeline(run, request, signal);
+      result = await this.pipeline(run, request, signal);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      return run.fail('failed', run.step, { code: 'ERUNTIME', message: `the gate failed at step ${run.step}: ${message}` });
+      result = run.fail('failed', run.step, { code: 'ERUNTIME', message: `the gate failed at step ${run.step}: ${message}` });
     } finally {
       this.stoppers.delete(run.callId);
     }
+    // No agent is answered ahead of its call's records: they are committed with the next group commit.
+    return this.deps.audit.durable().then(
+      () => result,
+      (error: unknown) => auditLost(result, error),
+    );
   }
 
   private async pipeline(run: CallRun, request: CallRequest, signal: AbortSignal | undefined): Promise<ToolResult> {
@@ -361,7 +367,7 @@ export class Executor {
           maxConcurrent: manifest.bounds.maxConcurrent,
           signal,
         },
-        () => {
+        async () => {
           run.at('execute', { status: 'running' });
           run.startRunning();
           run.audit('started', {
@@ -372,6 +378,8 @@ export class Executor {
             ...profile,
             ...(resolved.secrets.length > 0 ? { secrets: resolved.secrets } : {}),
           });
+          // No tool runs ahead of its record: a gate killed while the tool runs leaves the call in the log.
+          await this.deps.audit.durable();
           this.deps.redactions.set(run.callId, resolved.values);
           return this.deps.pool.run(
             {
@@ -418,6 +426,19 @@ export class Executor {
     });
     return run.finish({ ok: true, data: shown.data }, normalized.responseHash, 'completed', 'completed', shown.truncated);
   }
+}
+
+/**
+ * The answer to a call whose records could not be committed: its result is withheld, since the log
+ * does not hold it (the next start finds the call without an end only if its first records landed).
+ */
+function auditLost(result: ToolResult, error: unknown): ToolResult {
+  const reason = error instanceof Error ? error.message : String(error);
+  const lost: ToolError = {
+    code: 'ERUNTIME',
+    message: `the audit log could not be written (${reason}); the call's result is withheld. Check the disk holding the Toolgate home, then try again`,
+  };
+  return { ok: false, error: lost, meta: { ...result.meta, responseHash: hashCanonical(lost) } };
 }
 
 /** The canonical text of a result's data, as agents receive it. */
