@@ -144,8 +144,14 @@ export function walkJson(value: unknown, options: WalkOptions): Walked {
   function place(parent: Container | undefined, key: string | number, form: unknown): void {
     if (parent === undefined) top.recorded = form;
     else if (Array.isArray(parent.kept)) parent.kept.push(form);
-    // defineProperty, not assignment: a key named "__proto__" stays an ordinary key.
-    else Object.defineProperty(parent.kept, toWellFormed(key as string), { value: form, enumerable: true, writable: true, configurable: true });
+    else {
+      // Only members of a kept object are kept.
+      const into = parent.kept as Record<string, unknown>;
+      const name = toWellFormed(key as string);
+      // defineProperty, not assignment, for "__proto__": it stays an ordinary key instead of setting the prototype.
+      if (name === '__proto__') Object.defineProperty(into, name, { value: form, enumerable: true, writable: true, configurable: true });
+      else into[name] = form;
+    }
   }
 
   /** Whether the member at `index` of `parent` is kept; the first one left out writes the note counting the rest. */
