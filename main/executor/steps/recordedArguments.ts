@@ -78,7 +78,7 @@ interface Container {
  * count of the rest, the whole held to MAX_RECORDED_VALUES values. A key such as `__proto__` stays
  * an ordinary key of the kept form. Without `bounds`, members past what is kept are not visited.
  */
-export function walkJson(value: unknown, options: WalkOptions): Walked {
+function walkJson(value: unknown, options: WalkOptions): Walked {
   const { bounds } = options;
   let values = MAX_RECORDED_VALUES;
   let chars = options.chars;
