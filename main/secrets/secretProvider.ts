@@ -59,7 +59,7 @@ export class EnvironmentSecretProvider implements SecretProvider {
  * about 7% of the executor's time; a person storing a secret takes far longer than this to see it
  * used. A placeholder is always resolved from a fresh look, which also renews redaction's.
  */
-export const SECRETS_RECHECK_MS = 100;
+const SECRETS_RECHECK_MS = 100;
 
 /**
  * Serves the secrets file (`{"NAME": "value"}`, mode 0600). A missing file is empty; a file others
