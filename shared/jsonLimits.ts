@@ -1,5 +1,3 @@
-import { LONE_SURROGATE } from './canonicalJson';
-
 /** How deep arguments may nest; deeper ones are refused before anything recursive touches them. */
 export const MAX_ARGUMENT_DEPTH = 64;
 
@@ -32,24 +30,11 @@ export function isJsonObject(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * The path of the first string (value or key) that is not well-formed Unicode (a lone surrogate),
- * found without recursion; undefined when every string is well-formed. Such text has no UTF-8 form,
- * so it can be neither hashed nor written: it is refused as invalid input.
+ * Whether a text is well-formed Unicode: no lone surrogate (half of a UTF-16 pair), which has no
+ * UTF-8 form and so can be neither hashed nor written. String#isWellFormed (ES2024, in Node 20+ and
+ * Chromium 111+) scans a two-byte string about 4× faster than a regular expression, and a one-byte
+ * string not at all; the ES2023 lib the project compiles against does not declare it yet.
  */
-export function firstIllFormedString(value: unknown): string | undefined {
-  const stack: Array<[unknown, string]> = [[value, '(arguments)']];
-  while (stack.length > 0) {
-    const [current, path] = stack.pop()!;
-    if (typeof current === 'string') {
-      if (LONE_SURROGATE.test(current)) return path;
-      continue;
-    }
-    if (current === null || typeof current !== 'object') continue;
-    for (const [key, member] of Object.entries(current)) {
-      const at = path === '(arguments)' ? key : `${path}.${key}`;
-      if (LONE_SURROGATE.test(key)) return at;
-      stack.push([member, at]);
-    }
-  }
-  return undefined;
+export function isWellFormedText(text: string): boolean {
+  return (text as string & { isWellFormed(): boolean }).isWellFormed();
 }

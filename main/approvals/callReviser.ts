@@ -2,14 +2,13 @@ import type { CallEdit, EditCheck, EditSummary, Preview } from '../../shared/app
 import { canonicalize } from '../../shared/canonicalJson';
 import { GateError } from '../../shared/errors';
 import { hashCanonical } from '../../shared/hash';
-import { MAX_ARGUMENT_DEPTH, firstIllFormedString, nestsDeeperThan } from '../../shared/jsonLimits';
 import { tierLevel, type Capability, type ToolManifest } from '../../shared/manifest';
 import type { ToolProcessPool } from '../hosts/toolProcessPool';
 import type { RegisteredTool } from '../registry/registry';
 import { callTier, decideCall, type Policy, type PolicyDecision } from '../policy/tierPolicy';
 import { placeholderFor, placeholdersIn } from '../secrets/placeholders';
 import type { SecretProvider } from '../secrets/secretProvider';
-import { checkArgumentBounds } from '../executor/steps/argumentBounds';
+import { admitArguments } from '../executor/steps/admitArguments';
 import { checkCapabilities } from '../executor/steps/checkCapabilities';
 import { preparePreview } from '../executor/steps/preparePreview';
 import { askForSecrets, resolveSecrets, type ResolvedInput } from '../executor/steps/resolveSecrets';
@@ -82,11 +81,8 @@ async function judgeEdit(deps: ReviserDeps, subject: RevisionSubject, edit: Call
   if (canonicalize(args) === canonicalize(subject.input)) {
     return { problems: [{ field: '(arguments)', problem: 'the edit changes nothing: choose Approve to run the call as it is' }] };
   }
-  const oversized = checkArgumentBounds(args);
-  if (oversized) return { problems: [problemOf(oversized, '(arguments)')] };
-  if (nestsDeeperThan(args, MAX_ARGUMENT_DEPTH)) return { problems: [{ field: '(arguments)', problem: `nests deeper than ${MAX_ARGUMENT_DEPTH} levels` }] };
-  const illFormed = firstIllFormedString(args);
-  if (illFormed !== undefined) return { problems: [{ field: illFormed, problem: 'holds a lone surrogate (half of a UTF-16 pair), which is not text' }] };
+  const admitted = admitArguments(args);
+  if ('refusal' in admitted) return { problems: [problemOf(admitted.refusal, '(arguments)')] };
   const input = validateInput(subject.entry, args);
   if (input instanceof StepFailure) {
     const fields = ((input.error.details as { fields?: EditProblem[] } | undefined)?.fields ?? []).map(({ field, problem }) => ({ field, problem }));

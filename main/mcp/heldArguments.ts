@@ -1,5 +1,6 @@
 import { isJsonObject } from '../../shared/jsonLimits';
-import { argumentBoundBreach, type BoundBreach } from '../executor/steps/argumentBounds';
+import type { BoundBreach } from '../executor/steps/argumentBounds';
+import { argumentBoundBreach } from '../executor/steps/recordedArguments';
 import { HELD_ARGUMENTS_META, RAW_ARGUMENTS_META } from './gateMcpServer';
 import { moveOddArgumentsToMeta } from './rawArguments';
 

@@ -54,16 +54,34 @@ export class EnvironmentSecretProvider implements SecretProvider {
 }
 
 /**
+ * How long the secrets file's last look is trusted by redaction. Every result, log line, console
+ * event and audit record is redacted, and a stat of the file for each cost an auto-allowed call
+ * about 7% of the executor's time; a person storing a secret takes far longer than this to see it
+ * used. A placeholder is always resolved from a fresh look, which also renews redaction's.
+ */
+const SECRETS_RECHECK_MS = 100;
+
+/**
  * Serves the secrets file (`{"NAME": "value"}`, mode 0600). A missing file is empty; a file others
  * can read is refused with EPERMISSION; a broken one with EVALIDATION naming it. The file is read
- * again whenever it changes, so `toolgate secret set` takes effect without a restart.
+ * again whenever it changes, so `toolgate secret set` takes effect without a restart: at once for
+ * placeholders, within SECRETS_RECHECK_MS for redaction.
  */
 export class FileSecretProvider implements SecretProvider {
   readonly label: string;
-  private cached: { version: string; secrets: SecretsFile } | undefined;
+  private cached: { version: string; secrets: SecretsFile; known: ResolvedSecret[] } | undefined;
+  /** When redaction last looked at the file (`now()`), or undefined before the first look. */
+  private lookedAt: number | undefined;
+  private readonly recheckMs: number;
+  private readonly now: () => number;
 
-  constructor(private readonly path: string) {
+  constructor(
+    private readonly path: string,
+    options: { recheckMs?: number; now?: () => number } = {},
+  ) {
     this.label = `secrets file ${path}`;
+    this.recheckMs = options.recheckMs ?? SECRETS_RECHECK_MS;
+    this.now = options.now ?? performance.now.bind(performance);
   }
 
   async get(name: string): Promise<string | undefined> {
@@ -73,13 +91,14 @@ export class FileSecretProvider implements SecretProvider {
 
   /** Redaction never fails: a file open to others is still redacted, a broken one by its last good contents. */
   known(): ResolvedSecret[] {
-    let secrets: SecretsFile;
+    if (this.lookedAt !== undefined && this.now() - this.lookedAt < this.recheckMs) return this.cached?.known ?? [];
     try {
-      secrets = this.load(false);
+      this.load(false);
     } catch {
-      secrets = this.cached?.secrets ?? {};
+      // The last good contents stand; the next look tries again.
+      this.lookedAt = this.now();
     }
-    return Object.entries(secrets).map(([name, value]) => ({ name, value }));
+    return this.cached?.known ?? [];
   }
 
   private load(refuseOpenFile: boolean): SecretsFile {
@@ -89,14 +108,17 @@ export class FileSecretProvider implements SecretProvider {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
       this.cached = undefined;
+      this.lookedAt = this.now();
       return {};
     }
     if (refuseOpenFile && isOpenToOthers(info.mode)) throw openFileError(this.path, info.mode);
     // The inode changes on an atomic rename, the size or mtime on an edit in place.
     const version = `${info.ino}:${info.size}:${info.mtimeMs}`;
     if (this.cached?.version !== version) {
-      this.cached = { version, secrets: parseSecretsFile(readFileSync(this.path, 'utf8'), this.path) };
+      const secrets = parseSecretsFile(readFileSync(this.path, 'utf8'), this.path);
+      this.cached = { version, secrets, known: Object.entries(secrets).map(([name, value]) => ({ name, value })) };
     }
+    this.lookedAt = this.now();
     return this.cached.secrets;
   }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { argumentBoundBreach, DEFAULT_ARGUMENT_BOUNDS } from '../../main/executor/steps/argumentBounds';
-import { MAX_RECORDED_MEMBERS, MAX_SHOWN_OUTPUT_STRING, recordedArguments, shownOutput } from '../../main/executor/steps/recordedArguments';
+import { DEFAULT_ARGUMENT_BOUNDS } from '../../main/executor/steps/argumentBounds';
+import { argumentBoundBreach, MAX_RECORDED_MEMBERS, MAX_SHOWN_OUTPUT_STRING, recordedArguments, shownOutput } from '../../main/executor/steps/recordedArguments';
 
 const MIB = 1024 * 1024;
 

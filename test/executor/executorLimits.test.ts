@@ -26,6 +26,17 @@ describe('executor: inputs that could hurt the gate itself', () => {
     expect(gate.audit.verify().ok).toBe(true);
   });
 
+  it('refuses a lone surrogate in a key naming the field (made well-formed), and audits the arguments made well-formed', async () => {
+    harness = await openGate();
+    const { gate } = harness;
+    const result = await gate.executor.call({ tool: 'echo', arguments: { text: 'hi', ['odd\uD800key']: 'x' } });
+    expect(result.error).toMatchObject({ code: 'EVALIDATION', details: { field: 'odd\uFFFDkey' } });
+    expect(result.error?.message).toContain('holds a lone surrogate');
+    expect(auditKinds(gate, result.meta.callId)).toEqual(['invoked', 'rejected']);
+    expect(gate.audit.forCall(result.meta.callId)[0]!.payload).toMatchObject({ arguments: { text: 'hi', 'odd\uFFFDkey': 'x' } });
+    expect(gate.audit.verify().ok).toBe(true);
+  });
+
   it('keeps huge string arguments out of the audit as prefix, length and hash', async () => {
     harness = await openGate();
     const text = 'x'.repeat(200_000);

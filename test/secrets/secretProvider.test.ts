@@ -1,4 +1,4 @@
-import { chmodSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GateError } from '../../shared/errors';
@@ -73,6 +73,46 @@ describe('FileSecretProvider', () => {
     writeFileSync(`${path}.tmp`, '{"GH_TOKEN": "third-value-renamed"}', { mode: 0o600 });
     renameSync(`${path}.tmp`, path);
     expect(await provider.get('GH_TOKEN')).toBe('third-value-renamed');
+  });
+});
+
+describe('FileSecretProvider for redaction', () => {
+  it('redacts a secret added to the file once the recheck interval has passed, without looking at the file for every redaction', () => {
+    writeSecrets('{"GH_TOKEN": "first-value"}');
+    let now = 0;
+    const provider = new FileSecretProvider(path, { recheckMs: 100, now: () => now });
+    expect(provider.known()).toEqual([{ name: 'GH_TOKEN', value: 'first-value' }]);
+    writeSecrets('{"GH_TOKEN": "first-value", "NEW_KEY": "new-secret-value"}');
+    now = 50;
+    expect(provider.known().map(({ name }) => name)).toEqual(['GH_TOKEN']);
+    now = 100;
+    expect(provider.known()).toEqual([
+      { name: 'GH_TOKEN', value: 'first-value' },
+      { name: 'NEW_KEY', value: 'new-secret-value' },
+    ]);
+  });
+
+  it('resolves a secret stored a moment ago at once, and redaction knows it from then on', async () => {
+    writeSecrets('{"GH_TOKEN": "first-value"}');
+    const now = 0;
+    const provider = new FileSecretProvider(path, { recheckMs: 100, now: () => now });
+    expect(provider.known()).toHaveLength(1);
+    writeSecrets('{"GH_TOKEN": "first-value", "NEW_KEY": "new-secret-value"}');
+    expect(await provider.get('NEW_KEY')).toBe('new-secret-value');
+    expect(provider.known().map(({ name }) => name)).toEqual(['GH_TOKEN', 'NEW_KEY']);
+  });
+
+  it('keeps redacting the last good contents of a file broken later, and a deleted file stops being redacted', () => {
+    writeSecrets('{"GH_TOKEN": "first-value"}');
+    let now = 0;
+    const provider = new FileSecretProvider(path, { recheckMs: 100, now: () => now });
+    expect(provider.known()).toHaveLength(1);
+    writeSecrets('{"GH_TOKEN": broken');
+    now = 200;
+    expect(provider.known()).toEqual([{ name: 'GH_TOKEN', value: 'first-value' }]);
+    rmSync(path);
+    now = 400;
+    expect(provider.known()).toEqual([]);
   });
 });
 

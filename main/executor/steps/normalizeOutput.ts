@@ -1,5 +1,5 @@
 import { canonicalize, toWellFormedJson } from '../../../shared/canonicalJson';
-import { blake3Hex } from '../../../shared/hash';
+import { fastBlake3Hex } from '../../audit/fastBlake3';
 import type { RegisteredTool } from '../../registry/registry';
 import { describeIssues } from './validateInput';
 import { StepFailure } from './stepFailure';
@@ -11,7 +11,7 @@ export interface NormalizedOutput {
   responseHash: string;
 }
 
-/** Checks the tool's output against its declared schema, then canonicalizes (RFC 8785) and hashes it (BLAKE3). */
+/** Checks the tool's output against its declared schema, then canonicalizes (RFC 8785) and hashes it (BLAKE3, the audit's WebAssembly one: the same bytes, faster). */
 export function normalizeOutput(entry: RegisteredTool, raw: unknown): NormalizedOutput | StepFailure {
   const parsed = entry.tool.output.safeParse(raw);
   if (!parsed.success) {
@@ -24,5 +24,5 @@ export function normalizeOutput(entry: RegisteredTool, raw: unknown): Normalized
   } catch (error) {
     return StepFailure.of('normalize', 'ERUNTIME', `${entry.tool.manifest.name} returned output with no JSON form: ${(error as Error).message}`);
   }
-  return { data: JSON.parse(canonical) as unknown, canonical, responseHash: blake3Hex(canonical) };
+  return { data: JSON.parse(canonical) as unknown, canonical, responseHash: fastBlake3Hex(canonical) };
 }
