@@ -33,6 +33,12 @@ CREATE TRIGGER IF NOT EXISTS audit_meta_no_update BEFORE UPDATE ON audit_meta
   BEGIN SELECT RAISE(ABORT, 'the log id is written once'); END;
 `;
 
+/**
+ * Records queued at most before append() commits them itself: a writer that never lets the event
+ * loop turn (a bulk import, a bench) keeps a bounded queue, and a bounded transaction.
+ */
+const MAX_QUEUED = 4096;
+
 function toRecord(row: StoredRow): AuditRecord {
   return {
     seq: row.seq,
@@ -195,8 +201,9 @@ export class AuditStore {
     const record: AuditRecord = { ...fields, prevHash: this.last.hash, hash };
     this.queue.push({ record, payloadJson, canonicalText });
     this.last = { seq: fields.seq, hash };
+    if (this.queue.length >= MAX_QUEUED) this.commitQueued();
     // Once per burst: every append made before the event loop turns again shares the commit.
-    if (!this.commitScheduled) {
+    else if (!this.commitScheduled) {
       this.commitScheduled = true;
       setImmediate(() => this.commitQueued());
     }
