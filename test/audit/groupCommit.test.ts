@@ -99,6 +99,12 @@ describe('group commit', () => {
     expect(seqsOnDisk()).toHaveLength(11);
   });
 
+  it('commits by itself every 4096 records for a writer that never lets the event loop turn, so its queue stays bounded', () => {
+    for (let i = 0; i < 4100; i++) store.append({ callId: `bulk-${i}`, kind: 'invoked', payload: { i } });
+    expect(seqsOnDisk()).toHaveLength(4096);
+    expect(anchoredSeq()).toBe(4096);
+  });
+
   it('commits what is queued when the store closes', () => {
     appendCall('a', 'x');
     store.close();
