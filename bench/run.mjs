@@ -12,6 +12,9 @@
 //      pages, facets, search, charts, and the index build (bench/auditExplorer.ts)
 //   8. [proof] audit verify over BENCH_AUDIT_RECORDS records (default 1,000,000) beside the old walk, verify
 //      --checkpoint, and the checkpoint writer's cost per appended record (bench/auditProof.ts)
+//   9. [commit] audit appends of call-shaped records, group commit beside one transaction per record, with 1
+//      and 16 calls interleaved, in "process" and "power" durability (bench/auditCommit.ts; BENCH_COMMIT_CALLS,
+//      default 2000 calls per row, a quarter in "power"; BENCH_COMMIT_BLOCKS, default 10)
 // Counts: BENCH_CALLS (1 and 5, default 1000), BENCH_COLD (20), BENCH_SMALL (200), BENCH_LARGE (30),
 // BENCH_DEADLINES (10).
 import { spawn } from 'node:child_process';
@@ -145,6 +148,7 @@ const SECTIONS = {
   policy: () => typescript('bench/policyEvaluation.ts', 'measurePolicyEvaluation', CALLS * 10, BLOCK * 10, WARMUP * 10),
   explorer: () => typescript('bench/auditExplorer.ts', 'measureAuditExplorer', AUDIT_CALLS),
   proof: () => typescript('bench/auditProof.ts', 'measureAuditProof', ...AUDIT_PROOF),
+  commit: () => typescript('bench/auditCommit.ts', 'measureAuditCommit', count('BENCH_COMMIT_CALLS', 2000), count('BENCH_COMMIT_BLOCKS', 10)),
 };
 
 const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim()).filter(Boolean);

@@ -17,7 +17,9 @@ export interface LogEnd {
 }
 
 /** The other way a log loses its newest records: they live in the -wal file until SQLite checkpoints them. */
-const LOST_WAL = " (or the database's -wal file was removed after the gate was killed)";
+const LOST_WAL =
+  " (or the database's -wal file was removed after the gate was killed, or the machine lost power while a gate with auditDurability \"process\" was writing, " +
+  'which can lose its last commits but keep the anchor)';
 
 /** The command that accepts a log whose anchor is gone, named in every message that needs it. */
 export const ACCEPT_COMMAND = 'toolgate audit verify --accept-missing-anchor';

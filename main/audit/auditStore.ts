@@ -33,6 +33,12 @@ CREATE TRIGGER IF NOT EXISTS audit_meta_no_update BEFORE UPDATE ON audit_meta
   BEGIN SELECT RAISE(ABORT, 'the log id is written once'); END;
 `;
 
+/**
+ * Records queued at most before append() commits them itself: a writer that never lets the event
+ * loop turn (a bulk import, a bench) keeps a bounded queue, and a bounded transaction.
+ */
+const MAX_QUEUED = 4096;
+
 function toRecord(row: StoredRow): AuditRecord {
   return {
     seq: row.seq,
@@ -65,6 +71,29 @@ export interface AuditStoreOptions {
    * whose writer forgot to (the hash chain makes a written secret impossible to remove).
    */
   redact?: (payload: unknown) => unknown;
+  /** What a committed record survives: the gate's death ("process", the default) or also a power loss ("power"). See AuditDurability. */
+  durability?: AuditDurability;
+}
+
+/**
+ * What a committed record survives. "process": the gate killed or crashing (the commit is in the
+ * OS's page cache, SQLite's synchronous=NORMAL); a power loss or kernel crash may take the last
+ * commits. "power": also a power loss (synchronous=FULL: the WAL is fsynced at every commit, and the
+ * head anchor after it), at the cost of one fsync per group commit.
+ */
+export type AuditDurability = 'process' | 'power';
+
+/** A record appended but not yet committed: what its row and its listeners need. */
+interface QueuedRecord {
+  record: AuditRecord;
+  payloadJson: string;
+  canonicalText: string;
+}
+
+/** Someone waiting (durable()) for the records queued when they asked. */
+interface Waiter {
+  resolve: () => void;
+  reject: (error: Error) => void;
 }
 
 /** The append-only, hash-chained audit log in SQLite (WAL). */
@@ -73,7 +102,17 @@ export class AuditStore {
   private readonly head: HeadWriter | undefined;
   private readonly listeners = new Set<(record: AuditRecord, canonicalText: string) => void>();
   private readonly insert: ReturnType<SqliteDatabase['prepare']> | undefined;
+  /** The chain's head as appended: the newest record, committed or queued. */
   private last: { seq: number; hash: string };
+  /** The newest record in the database: where the chain goes back to when a commit fails. */
+  private committed: { seq: number; hash: string };
+  /** Records appended since the last commit, in seq order. */
+  private queue: QueuedRecord[] = [];
+  /** Waiters for the queued records: settled by the commit that writes them. */
+  private waiters: Waiter[] = [];
+  /** Why the last commit failed, while nothing was committed since: a durable() with nothing queued then rejects. */
+  private lastFailure: Error | undefined;
+  private commitScheduled = false;
   /** False for a database file without the audit table (an empty or foreign file, opened read-only). */
   private readonly hasTable: boolean;
   private readonly now: () => Date;
@@ -102,7 +141,10 @@ export class AuditStore {
     }
     try {
       if (!readonly) {
-        this.db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
+        // WAL: a commit appends to the -wal file. NORMAL syncs it only at checkpoints (a commit survives the
+        // process, not the machine); FULL syncs it at every commit, which group commit makes one fsync per burst.
+        const synchronous = options.durability === 'power' ? 'FULL' : 'NORMAL';
+        this.db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = ${synchronous};`);
         this.db.exec(SCHEMA);
         // The log's own name, which its signed checkpoints carry: a checkpoint of another log is told apart.
         this.db.prepare("INSERT OR IGNORE INTO audit_meta (key, value) VALUES ('log-id', ?)").run(randomBytes(16).toString('hex'));
@@ -116,6 +158,7 @@ export class AuditStore {
         ? (this.db.prepare('SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1').get() as unknown as { seq: number; hash: string } | undefined)
         : undefined;
       this.last = row ?? { seq: 0, hash: GENESIS_HASH };
+      this.committed = this.last;
       if (!readonly) {
         // Writing moves the anchor: a gate that wrote past damage would erase the evidence of it.
         const finding = anchorFinding(anchor, this.logEnd(), options.headPath);
@@ -123,7 +166,7 @@ export class AuditStore {
         this.insert = this.db.prepare(
           'INSERT INTO audit (seq, call_id, kind, time, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?)',
         );
-        this.head = new HeadWriter(options.headPath, this.last);
+        this.head = new HeadWriter(options.headPath, this.last, { sync: options.durability === 'power' });
         const opened = CallIndex.open(this.db);
         this.index = opened.index;
         this.indexCatchUp = opened.catchUp;
@@ -134,7 +177,11 @@ export class AuditStore {
     }
   }
 
-  /** Appends one record, chained to the previous one, and tells the listeners. */
+  /**
+   * Appends one record: chained to the previous one at once (its seq and hash are final, the
+   * record is returned) and queued for the next group commit, which writes every record queued
+   * in the same burst in one transaction. durable() says when it is in the log.
+   */
   append(entry: { callId: string; kind: AuditKind; payload: unknown }): AuditRecord {
     if (!this.insert || this.closed) throw new Error('the audit log is closed or read-only');
     const payload = entry.payload ?? null;
@@ -149,42 +196,96 @@ export class AuditStore {
     if (LONE_SURROGATE.test(fields.callId)) throw new TypeError('$.callId: string holds a lone surrogate');
     // The canonical text recordHash would build, spelled from the canonical payload text (the same
     // string: test/audit/recordLeaf.test.ts), so a record is canonicalized once; the Merkle leaf is made of it too.
-    const text = storedCanonicalText({ seq: fields.seq, call_id: fields.callId, kind: fields.kind, time: fields.time, payload: payloadJson });
-    const hash = fastBlake3Hex(this.last.hash + text);
+    const canonicalText = storedCanonicalText({ seq: fields.seq, call_id: fields.callId, kind: fields.kind, time: fields.time, payload: payloadJson });
+    const hash = fastBlake3Hex(this.last.hash + canonicalText);
     const record: AuditRecord = { ...fields, prevHash: this.last.hash, hash };
-    // The record and its call's index row are written together: the index never misses a record it claims.
-    this.db.exec('BEGIN');
-    try {
-      this.insert.run(fields.seq, fields.callId, fields.kind, fields.time, payloadJson, this.last.hash, hash);
-      this.index?.fold(record);
-      this.db.exec('COMMIT');
-    } catch (error) {
-      if (this.db.isTransaction) this.db.exec('ROLLBACK');
-      throw error;
-    }
+    this.queue.push({ record, payloadJson, canonicalText });
     this.last = { seq: fields.seq, hash };
-    this.head?.write(this.last);
-    for (const listener of [...this.listeners]) {
-      try {
-        listener(record, text);
-      } catch {
-        // a listener's failure never loses a record
-      }
+    if (this.queue.length >= MAX_QUEUED) this.commitQueued();
+    // Once per burst: every append made before the event loop turns again shares the commit.
+    else if (!this.commitScheduled) {
+      this.commitScheduled = true;
+      setImmediate(() => this.commitQueued());
     }
     return record;
   }
 
   /**
-   * Resolves once every record appended so far is committed (see AuditSink.durable). Appends are
-   * committed as they are made for now, so this is already true.
+   * Resolves once every record appended before it was called is committed and the head anchor
+   * names the newest; rejects with ERUNTIME when that commit failed (those records are not in the
+   * log). With nothing queued it settles at once: resolved, or rejected while the last commit failed
+   * and none succeeded since.
    */
   durable(): Promise<void> {
-    return Promise.resolve();
+    if (this.queue.length === 0) return this.lastFailure ? Promise.reject(this.lastFailure) : Promise.resolve();
+    return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
+  }
+
+  /**
+   * The group commit: writes the queued records and folds their calls into the index in one
+   * transaction, moves the head anchor once, settles the waiters, then tells the listeners in seq
+   * order. A failed commit leaves the log as it was: the chain goes back to its last committed
+   * record, so the next append chains from what is really there, and the waiters are rejected.
+   */
+  private commitQueued(): void {
+    this.commitScheduled = false;
+    if (this.queue.length === 0 || !this.insert) return;
+    const batch = this.queue;
+    const waiters = this.waiters;
+    this.queue = [];
+    this.waiters = [];
+    try {
+      this.db.exec('BEGIN');
+      for (const { record, payloadJson } of batch) {
+        this.insert.run(record.seq, record.callId, record.kind, record.time, payloadJson, record.prevHash, record.hash);
+      }
+      // The records and their calls' index rows are written together: the index never misses a record it claims.
+      this.index?.fold(batch.map((queued) => queued.record));
+      this.db.exec('COMMIT');
+    } catch (error) {
+      if (this.db.isTransaction) this.db.exec('ROLLBACK');
+      this.last = this.committed;
+      const failure = new GateError(
+        'ERUNTIME',
+        `records ${batch[0]!.record.seq}–${batch.at(-1)!.record.seq} were not written to ${this.options.path} (${(error as Error).message}); ` +
+          'they are not in the log. Make room on its disk or make it writable again; the next records are written as soon as it is',
+      );
+      this.lastFailure = failure;
+      for (const waiter of waiters) waiter.reject(failure);
+      return;
+    }
+    this.committed = this.last;
+    this.lastFailure = undefined;
+    let anchorFailure: Error | undefined;
+    try {
+      this.head?.write(this.committed);
+    } catch (error) {
+      // The records are in the log; an anchor behind it is not damage, but a cut tail would go unseen meanwhile.
+      anchorFailure = new GateError(
+        'ERUNTIME',
+        `the head anchor ${this.options.headPath} could not be written (${(error as Error).message}); records up to ${this.committed.seq} are in the log ` +
+          'but a cut of its end would go unnoticed. Make the state folder writable again',
+      );
+    }
+    for (const waiter of waiters) {
+      if (anchorFailure) waiter.reject(anchorFailure);
+      else waiter.resolve();
+    }
+    for (const { record, canonicalText } of batch) {
+      for (const listener of [...this.listeners]) {
+        try {
+          listener(record, canonicalText);
+        } catch {
+          // a listener's failure never loses a record
+        }
+      }
+    }
   }
 
   /** The newest records first, at most `limit`, optionally only those below `beforeSeq`, or of one call. */
   list(query: { limit: number; beforeSeq?: number; callId?: string }): AuditRecord[] {
     if (!this.hasTable) return [];
+    this.commit();
     const before = query.beforeSeq ?? Number.MAX_SAFE_INTEGER;
     const rows = (
       query.callId === undefined
@@ -197,12 +298,14 @@ export class AuditStore {
   /** Ids of the calls most recently invoked, newest first, at most `limit`. */
   recentCallIds(limit: number): string[] {
     if (!this.hasTable) return [];
+    this.commit();
     const rows = this.db.prepare("SELECT call_id FROM audit WHERE kind = 'invoked' ORDER BY seq DESC LIMIT ?").all(limit) as unknown as Array<{ call_id: string }>;
     return rows.map((row) => row.call_id);
   }
 
   /** Every record of one call, oldest first. */
   forCall(callId: string): AuditRecord[] {
+    this.commit();
     return (this.db.prepare('SELECT * FROM audit WHERE call_id = ? ORDER BY seq').all(callId) as unknown as StoredRow[]).map(toRecord);
   }
 
@@ -216,6 +319,7 @@ export class AuditStore {
   /** The Merkle leaf hash of every record, in log order (see recordLeaf.ts), read as it streams. */
   *leafHashes(): Generator<Buffer> {
     if (!this.hasTable) return;
+    this.commit();
     for (const row of recordsInOrder(this.db)) yield storedLeafHash(row);
   }
 
@@ -226,6 +330,7 @@ export class AuditStore {
    */
   callIndex(): CallIndex {
     if (this.closed) throw new Error('the audit log is closed');
+    this.commit();
     this.index ??= CallIndex.openReadOnly(this.db);
     return this.index;
   }
@@ -235,7 +340,7 @@ export class AuditStore {
     return this.indexCatchUp;
   }
 
-  /** How many records the log holds (the newest seq). */
+  /** How many records the log holds (the newest seq, queued records included). */
   size(): number {
     return this.last.seq;
   }
@@ -252,6 +357,7 @@ export class AuditStore {
    * damaged anchor shows); then lists the calls that have no closing record.
    */
   verify(chain?: ChainWalk, openCalls?: OpenCall[]): AuditVerifyReport {
+    this.commit();
     const walked = chain ? this.walkOnFrom(chain) : this.hasTable ? walkChain(recordsInOrder(this.db), { seq: 1, prevHash: GENESIS_HASH }) : { ok: true as const, records: 0, lastSeq: 0 };
     if (!walked.ok) return { ok: false, records: walked.records, firstBadSeq: walked.seq, reason: walked.reason, problem: 'chain' };
     const records = walked.records;
@@ -268,6 +374,7 @@ export class AuditStore {
    */
   async verifyInThreads(workerFile: string): Promise<AuditVerifyReport> {
     if (!this.hasTable) return this.verify();
+    this.commit();
     const walking = walkChainInParallel({ path: this.options.path, lastSeq: this.last.seq, workerFile }).catch(() => undefined);
     const openCalls = this.openCalls();
     return this.verify(await walking, openCalls);
@@ -295,7 +402,18 @@ export class AuditStore {
 
   /** Calls with records but no closing one (under way, or left open by a gate that stopped), oldest first. */
   openCalls(): OpenCall[] {
-    return this.hasTable ? findOpenCalls(this.db) : [];
+    if (!this.hasTable) return [];
+    this.commit();
+    return findOpenCalls(this.db);
+  }
+
+  /**
+   * Commits what is queued now rather than when the event loop turns (a reader, or a checkpoint
+   * signed at shutdown, must see every record appended before it asked). A failure is reported to
+   * the waiters, as from the scheduled commit.
+   */
+  commit(): void {
+    if (this.queue.length > 0) this.commitQueued();
   }
 
   /**
@@ -321,9 +439,10 @@ export class AuditStore {
     return { lastSeq, hashAt: (seq: number) => (byHash?.get(seq) as unknown as { hash: string } | undefined)?.hash };
   }
 
-  /** Closes the database. Idempotent. */
+  /** Commits what is queued, then closes the database. Idempotent. */
   close(): void {
     if (this.closed) return;
+    this.commit();
     this.closed = true;
     this.listeners.clear();
     this.head?.close();

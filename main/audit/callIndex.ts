@@ -162,7 +162,7 @@ export interface CatchUp {
 
 /**
  * The explorer's index of calls, kept in the audit database beside the log (or, for a read-only
- * store whose database has none, in memory). Folded one record at a time as the store appends,
+ * store whose database has none, in memory). Folded one group commit at a time as the store commits,
  * and brought up to date from the records past its watermark when it is opened.
  */
 export class CallIndex {
@@ -173,6 +173,11 @@ export class CallIndex {
   private readonly recordsOfCall;
   /** Set when folding a record failed: the watermark stays behind it, so the next open catches up. */
   private broken = false;
+  /**
+   * The search text last written for each call still open (forgotten when it closes): a commit
+   * that adds nothing searchable to a call leaves its full-text row alone.
+   */
+  private readonly openTexts = new Map<string, string>();
 
   private constructor(
     /** The database holding the `calls` and `calls_text` tables. */
@@ -267,27 +272,54 @@ export class CallIndex {
   }
 
   /**
-   * Folds one record just appended into its call's row and text. Runs in the append's transaction;
-   * on failure the index stops folding (its watermark stays before the record) and the next open
-   * catches up, so a fault here never costs the record.
+   * Folds a group commit's records (in seq order) into their calls' rows and text: each call once,
+   * however many of its records the commit holds, read whole from the log (the commit's records
+   * included: this runs in its transaction). Its search text is rewritten only when it changed.
+   * On failure the index stops folding (its watermark stays before the commit) and the next open
+   * catches up, so a fault here never costs a record.
    */
-  fold(record: AuditRecord): void {
-    if (!this.writable || this.broken) return;
+  fold(records: readonly AuditRecord[]): void {
+    if (!this.writable || this.broken || records.length === 0) return;
+    const calls = new Map<string, number>();
+    for (const record of records) if (!calls.has(record.callId)) calls.set(record.callId, record.seq);
     this.db.exec('SAVEPOINT call_index');
     try {
-      const records = (this.recordsOfCall.all(record.callId) as unknown as AuditRow[]).map(recordFrom);
-      const summary = summarizeCall(records);
-      if (summary) this.write(summary, false);
-      this.setState!.run('watermark', record.seq);
+      for (const [callId, firstSeqInCommit] of calls) {
+        const trail = (this.recordsOfCall.all(callId) as unknown as AuditRow[]).map(recordFrom);
+        const summary = summarizeCall(trail);
+        if (summary) this.writeFolded(summary, trail[0]!.seq === firstSeqInCommit);
+        if (CLOSING.has(trail.at(-1)!.kind)) this.openTexts.delete(callId);
+      }
+      this.setState!.run('watermark', records.at(-1)!.seq);
       this.db.exec('RELEASE call_index');
     } catch {
       this.db.exec('ROLLBACK TO call_index; RELEASE call_index');
+      // The texts remembered may belong to rows just rolled back.
+      this.openTexts.clear();
       this.broken = true;
     }
   }
 
+  /**
+   * Writes a call's row, and its text unless it is the one written last (most records, e.g.
+   * `started`, add no text). `begun`: the call's first record is in this commit, so it has no text yet.
+   */
+  private writeFolded(summary: CallSummary, begun: boolean): void {
+    const callId = summary.row.callId;
+    const written = this.openTexts.get(callId);
+    this.upsertRow!.run(...columnValues(summary.row));
+    if (written === summary.text) return;
+    this.writeText(summary, begun);
+    this.openTexts.set(callId, summary.text);
+  }
+
   private write(summary: CallSummary, fresh: boolean): void {
     this.upsertRow!.run(...columnValues(summary.row));
+    this.writeText(summary, fresh);
+  }
+
+  /** A call's full-text row; `fresh`: it has none yet, so nothing is replaced. */
+  private writeText(summary: CallSummary, fresh: boolean): void {
     if (!fresh) this.deleteText!.run(summary.row.seq);
     this.insertText!.run(summary.row.seq, summary.text);
   }

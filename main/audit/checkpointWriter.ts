@@ -237,6 +237,8 @@ export class CheckpointWriter {
   /** Writes the last checkpoint and stops. Idempotent. */
   close(): void {
     if (this.closed) return;
+    // Records still queued for the group commit are heard now, so the last checkpoint covers them.
+    this.options.audit.commit();
     this.closed = true;
     clearInterval(this.timer);
     this.unsubscribe();

@@ -1,4 +1,5 @@
-import { closeSync, existsSync, fstatSync, openSync, readSync, statSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fdatasyncSync, fstatSync, fsyncSync, openSync, readSync, statSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
 
 /** The last record the gate wrote, kept outside the database so that cutting the log's tail shows. */
 export interface Head {
@@ -42,19 +43,26 @@ export function readAnchor(path: string): AnchorState {
 }
 
 /**
- * Keeps the head anchor file open and overwrites it in place (fixed width) after each append.
+ * Keeps the head anchor file open and overwrites it in place (fixed width) after each commit.
  * A new file is written at once with the log's current head, so an anchor file is never empty:
  * an empty one was damaged.
+ *
+ * With `sync` (the "power" durability) each write is fsynced, after the commit it names was: an
+ * anchor that reached the disk ahead of its records would, after a power loss, read as a cut log.
  */
 export class HeadWriter {
   private fd: number | undefined;
+  private readonly sync: boolean;
 
   constructor(
     private readonly path: string,
     current: Head,
+    options: { sync?: boolean } = {},
   ) {
+    this.sync = options.sync ?? false;
     const created = !existsSync(path);
     this.fd = openSync(path, created ? 'w+' : 'r+', 0o600);
+    if (created && this.sync) syncFolder(path);
     // Earlier gates left an empty file until their first record: it gets the head now.
     if (created || fstatSync(this.fd).size === 0) this.write(current);
   }
@@ -68,6 +76,7 @@ export class HeadWriter {
     if (this.fd === undefined) return;
     if (!this.stillAtPath()) this.reopen();
     writeSync(this.fd, anchorLine(head), 0);
+    if (this.sync) fdatasyncSync(this.fd);
   }
 
   /** Opens the file at the path again; if that fails (a folder put there), the old file is kept, and verify names the damage. */
@@ -80,6 +89,8 @@ export class HeadWriter {
     }
     closeSync(this.fd!);
     this.fd = fd;
+    // A file created anew must also be in its folder's entry to survive a power loss.
+    if (this.sync) syncFolder(this.path);
   }
 
   private stillAtPath(): boolean {
@@ -97,5 +108,15 @@ export class HeadWriter {
     if (this.fd === undefined) return;
     closeSync(this.fd);
     this.fd = undefined;
+  }
+}
+
+/** Fsyncs the folder holding a file, so that the file's name survives a power loss. */
+function syncFolder(path: string): void {
+  const fd = openSync(dirname(path), 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
   }
 }

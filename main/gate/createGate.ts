@@ -5,7 +5,7 @@ import type { SettingsReport } from '../../shared/settings';
 import { inertText } from '../../shared/inertText';
 import { mutatingEffects, type Capability } from '../../shared/manifest';
 import { ApprovalQueue } from '../approvals/approvalQueue';
-import { AuditStore } from '../audit/auditStore';
+import { AuditStore, type AuditDurability } from '../audit/auditStore';
 import { createAuditViews } from '../audit/createAuditViews';
 import { loadFastBlake3 } from '../audit/fastBlake3';
 import { startCheckpoints, type CheckpointOptions } from '../audit/startCheckpoints';
@@ -86,6 +86,8 @@ export interface GateOptions {
   maxPending?: number;
   /** The settings this gate was started with and where each came from, for the console's Settings view. */
   settings?: SettingsReport;
+  /** What a committed audit record survives (settings `auditDurability`; default "process"). */
+  auditDurability?: AuditDurability;
   /** Signed checkpoints of the audit log, kept outside the state folder and the workspace (absent: none). */
   checkpoints?: CheckpointOptions;
   /** Send each ended call's span to this OTLP/HTTP endpoint (settings `otlpEndpoint`); failures are logged once through `log`. */
@@ -184,7 +186,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
   policyEngine?.watch();
   // The console's Verify walks the whole log: with the WebAssembly hash it takes a fraction of the time.
   await loadFastBlake3();
-  const audit = new AuditStore({ path: paths.audit, headPath: paths.auditHead, redact: (payload) => redactions.redactValue(payload) });
+  const audit = new AuditStore({ path: paths.audit, headPath: paths.auditHead, durability: options.auditDurability, redact: (payload) => redactions.redactValue(payload) });
   audit.onAppend((record) => events.emit('auditAppended', record));
   // Before any record is added: a log that no longer matches its checkpoints refuses the start.
   const checkpoints = startCheckpoints(options.checkpoints, { home: options.home, workspace, audit, onFailure: () => policyEngine?.close() });

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { CapabilitySchema, type Capability } from '../../shared/manifest';
 import { SETTING_KEYS, type SettingsReport } from '../../shared/settings';
 import { UsageError, flag, intFlag, type ParsedArgs } from '../cli/argv';
+import type { AuditDurability } from '../audit/auditStore';
 import { DEFAULT_GRANTS, type GateOptions } from '../gate/createGate';
 import { DEFAULT_PORT } from '../gate/startGate';
 import type { SandboxMode } from '../hosts/sandbox';
@@ -23,6 +24,8 @@ export interface LaunchSettings {
   secretEnv: string[];
   /** The security mode. */
   mode: PolicyMode;
+  /** What a committed audit record survives: the gate's death, or also a power loss. */
+  auditDurability: AuditDurability;
   /** Where signed audit checkpoints go; null writes none. */
   checkpointDir: string | null;
   /** Records between two signed checkpoints. */
@@ -37,7 +40,7 @@ export interface LaunchSettings {
 
 /** Toolgate's defaults; the workspace defaults to the folder the gate is started in. */
 export function launchDefaults(cwd: string): LaunchSettings {
-  return { workspace: cwd, grants: [], approvalTimeoutSeconds: 300, sandbox: 'auto', toolModules: [], pool: 2, readOnly: false, port: DEFAULT_PORT, secretEnv: [], mode: 'standard', checkpointDir: null, checkpointEveryRecords: 1000, checkpointIntervalSeconds: 60, otlpEndpoint: null, otlpHeaders: {} };
+  return { workspace: cwd, grants: [], approvalTimeoutSeconds: 300, sandbox: 'auto', toolModules: [], pool: 2, readOnly: false, port: DEFAULT_PORT, secretEnv: [], mode: 'standard', auditDurability: 'process', checkpointDir: null, checkpointEveryRecords: 1000, checkpointIntervalSeconds: 60, otlpEndpoint: null, otlpHeaders: {} };
 }
 
 function isSandboxMode(mode: string): mode is SandboxMode {
@@ -139,7 +142,7 @@ function reported(key: (typeof SETTING_KEYS)[number], value: unknown): unknown {
 }
 
 /** The gate options the settings come to (the defaults' grants always included). */
-export function gateOptionsFrom(settings: LaunchSettings): Pick<GateOptions, 'workspace' | 'grants' | 'approvalTimeoutMs' | 'sandbox' | 'toolModules' | 'poolSize' | 'readOnly' | 'secretEnv' | 'policyMode' | 'checkpoints' | 'otlp'> & { port: number } {
+export function gateOptionsFrom(settings: LaunchSettings): Pick<GateOptions, 'workspace' | 'grants' | 'approvalTimeoutMs' | 'sandbox' | 'toolModules' | 'poolSize' | 'readOnly' | 'secretEnv' | 'policyMode' | 'auditDurability' | 'checkpoints' | 'otlp'> & { port: number } {
   return {
     workspace: settings.workspace,
     grants: [...DEFAULT_GRANTS, ...settings.grants],
@@ -150,6 +153,7 @@ export function gateOptionsFrom(settings: LaunchSettings): Pick<GateOptions, 'wo
     readOnly: settings.readOnly,
     secretEnv: settings.secretEnv,
     policyMode: settings.mode,
+    auditDurability: settings.auditDurability,
     checkpoints: settings.checkpointDir
       ? { dir: settings.checkpointDir, everyRecords: settings.checkpointEveryRecords, intervalMs: settings.checkpointIntervalSeconds * 1000 }
       : undefined,

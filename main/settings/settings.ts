@@ -39,6 +39,8 @@ export const SettingsFileSchema = z.strictObject({
   secretEnv: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'is not a variable name')).optional(),
   /** The security mode: strict asks above SAFE, standard is tiers plus rules, permissive lets ELEVATED work in the workspace run. */
   mode: PolicyModeSchema.optional(),
+  /** What a committed audit record survives: the gate killed or crashing ("process"), or also a power loss ("power", one fsync per group commit). */
+  auditDurability: z.enum(['process', 'power']).optional(),
   /** Where signed checkpoints of the audit log go: outside the state folder and the workspace. */
   checkpointDir: SettingsPathSchema.optional(),
   /** Records between two signed checkpoints (one is also written every checkpointIntervalSeconds and at shutdown). */
@@ -69,6 +71,7 @@ const FIX: Record<SettingKey, string> = {
   port: 'a whole number from 0 to 65535, e.g. 7749',
   secretEnv: 'a list of environment variable names, e.g. ["GITHUB_TOKEN"]',
   mode: '"strict", "standard" or "permissive"',
+  auditDurability: '"process" (records survive the gate being killed) or "power" (they also survive a power loss)',
   checkpointDir: 'an absolute path (or ~/…) of a folder outside the state folder and the workspace, e.g. "~/toolgate-checkpoints"',
   checkpointEveryRecords: 'a whole number of records from 1 to 1000000, e.g. 1000',
   checkpointIntervalSeconds: 'a whole number of seconds from 1 to 86400, e.g. 60',

@@ -133,19 +133,21 @@ describe('the gate refuses to write past damage the anchor shows', () => {
 });
 
 describe('a head anchor removed while the gate runs', () => {
-  it('is written again at its path with the next record, so neither a deletion nor a replacement hides a later cut', () => {
+  it('is written again at its path with the next commit, so neither a deletion nor a replacement hides a later cut', () => {
     const { headPath } = auditPaths(home);
     const store = new AuditStore(auditPaths(home));
     try {
       store.append({ callId: 'c', kind: 'invoked', payload: {} });
       rmSync(headPath);
       store.append({ callId: 'c', kind: 'started', payload: {} });
+      store.commit();
       expect(readFileSync(headPath, 'utf8')).toMatch(/^0{19}2 [0-9a-f]{64}\n$/);
 
       // Replaced by a file of someone else's: the gate writes its own head over it.
       writeFileSync(`${headPath}.forged`, `${'1'.padStart(20, '0')} ${'0'.repeat(64)}\n`);
       renameSync(`${headPath}.forged`, headPath);
       store.append({ callId: 'c', kind: 'completed', payload: {} });
+      store.commit();
       expect(readFileSync(headPath, 'utf8')).toMatch(/^0{19}3 [0-9a-f]{64}\n$/);
     } finally {
       store.close();

@@ -60,8 +60,12 @@ describe('AuditStore', () => {
     });
     const stop = store.onAppend((record) => heard.push(record));
     const record = store.append({ callId: 'c', kind: 'invoked', payload: 1 });
+    // Listeners hear a record once it is committed, not when it is appended.
+    expect(heard).toEqual([]);
+    store.commit();
     stop();
     store.append({ callId: 'c', kind: 'failed', payload: 2 });
+    store.commit();
     expect(heard).toEqual([record]);
     expect(store.verify()).toMatchObject({ ok: true, records: 2 });
   });

@@ -33,6 +33,8 @@ function open(options: { everyRecords?: number; intervalMs?: number; onError?: (
   const writer = new CheckpointWriter({ dir: folder, audit: store, key, ...options });
   const append = (count: number) => {
     for (let i = 0; i < count; i++) store.append({ callId: `call-${i}`, kind: 'invoked', payload: { i } });
+    // The writer hears records as they are committed: here at once, rather than when the event loop turns.
+    store.commit();
   };
   const latest = () => parseCheckpoint(openNote(readFileSync(writer.checkpointPath, 'utf8'), key.verifier));
   const close = () => {

@@ -1,12 +1,16 @@
 /**
  * A gate that dies without closing (kill -9) and a state folder someone has touched since: the
  * next `toolgate serve` ends what the dead gate left open, refuses to write past a missing anchor
- * until a person accepts it, and serves agents again afterwards.
+ * until a person accepts it, and serves agents again afterwards. Durability is not traded for
+ * speed: killed in the middle of a burst of calls from several agents, the gate has in its log,
+ * closed, every call an agent got an answer for (it answers only once the group commit holding
+ * the call's records is done).
  */
 import { copyFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
+import { CLOSING_KINDS } from '../../shared/audit';
 import { connectMcp, makeTempDirs, readToken, runCli, spawnServe, type ServeProcess, type TempDirs } from './helpers';
 
 interface AuditLine {
@@ -15,6 +19,10 @@ interface AuditLine {
   kind: string;
   payload: Record<string, unknown>;
 }
+
+const AGENTS = 6;
+/** Answers received before the kill: enough that many calls are in flight, and committing, when it lands. */
+const ANSWERS_BEFORE_KILL = 120;
 
 let dirs: TempDirs | undefined;
 const serves: ServeProcess[] = [];
@@ -36,7 +44,7 @@ async function serveAndConnect(home: TempDirs): Promise<{ serve: ServeProcess; c
 }
 
 async function auditRecords(home: string): Promise<AuditLine[]> {
-  const listed = await runCli(['audit', 'list', '--json', '--limit', '1000'], home);
+  const listed = await runCli(['audit', 'list', '--json', '--limit', '100000'], home);
   expect(listed.code, listed.stderr).toBe(0);
   return JSON.parse(listed.stdout) as AuditLine[];
 }
@@ -115,4 +123,64 @@ describe('a gate started on a log whose head anchor was deleted', () => {
     expect((await auditRecords(dirs.home)).map((record) => record.kind)).toContain('anchor-accepted');
     expect((await runCli(['audit', 'verify'], dirs.home)).code).toBe(0);
   });
+});
+
+describe('a gate killed with SIGKILL during a burst of calls', () => {
+  it('has in its log, closed, every call an agent got an answer for, and the log verifies', async () => {
+    dirs = makeTempDirs();
+    const serve = await spawnServe(dirs);
+    serves.push(serve);
+    for (let i = 0; i < AGENTS; i++) clients.push(await connectMcp(serve.mcpUrl, readToken(dirs.home)));
+
+    const answered: string[] = [];
+    let killed = false;
+    let reachedKillPoint: () => void;
+    const killPoint = new Promise<void>((resolve) => (reachedKillPoint = resolve));
+    const agent = async (client: Client, n: number) => {
+      for (let i = 0; !killed; i++) {
+        let result;
+        try {
+          result = await client.callTool({ name: 'echo', arguments: { text: `agent ${n} call ${i}` } });
+        } catch {
+          return; // the gate is gone: this call got no answer
+        }
+        expect(result.isError, JSON.stringify(result)).toBeFalsy();
+        answered.push(result._meta?.['toolgate/callId'] as string);
+        if (answered.length >= ANSWERS_BEFORE_KILL) reachedKillPoint();
+      }
+    };
+    const agents = clients.map((client, n) => agent(client, n));
+    await killPoint;
+    const exited = new Promise((resolve) => serve.child.once('exit', resolve));
+    serve.child.kill('SIGKILL');
+    killed = true;
+    await exited;
+    // Calls in flight get no answer now: closing the clients ends their wait (it would last the SDK's timeout).
+    for (const client of clients) await client.close();
+    await Promise.all(agents);
+    // Only now is the list of answers final: an answer may have been in the socket as the kill landed.
+    expect(answered.length).toBeGreaterThanOrEqual(ANSWERS_BEFORE_KILL);
+    expect(answered.every((callId) => typeof callId === 'string' && callId.length > 0)).toBe(true);
+
+    const closing = new Set<string>(CLOSING_KINDS);
+    const closedCalls = (records: AuditLine[]) => new Set(records.filter((record) => closing.has(record.kind)).map((record) => record.callId));
+    const closedAfterKill = closedCalls(await auditRecords(dirs.home));
+    const missing = answered.filter((callId) => !closedAfterKill.has(callId));
+    expect(missing, `${missing.length} of ${answered.length} answered calls have no closing record`).toEqual([]);
+
+    const afterKill = await runCli(['audit', 'verify'], dirs.home);
+    expect(afterKill.code, afterKill.stderr).toBe(0);
+    expect(afterKill.stdout).toMatch(/^audit log intact: \d+ records verified/);
+
+    // The next start closes whatever the kill cut off as interrupted; the answered calls keep their own end.
+    const restarted = await spawnServe(dirs);
+    serves.push(restarted);
+    await restarted.stop();
+    const records = await auditRecords(dirs.home);
+    const endOf = new Map(records.filter((record) => closing.has(record.kind)).map((record) => [record.callId, record.kind]));
+    for (const callId of answered) expect(endOf.get(callId)).toBe('completed');
+    const verified = await runCli(['audit', 'verify'], dirs.home);
+    expect(verified.code, verified.stderr).toBe(0);
+    expect(verified.stdout).toMatch(/^audit log intact: \d+ records verified\n$/);
+  }, 120_000);
 });

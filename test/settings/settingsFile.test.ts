@@ -89,6 +89,14 @@ describe('settings.json', () => {
     expect(refusal(JSON.stringify({ pool: 0 })).field).toBe('pool');
   });
 
+  it('takes the audit durability "process" or "power", and refuses another, saying what each survives', () => {
+    writeFileSync(file, JSON.stringify({ auditDurability: 'power' }));
+    expect(readSettingsFile(file, home)).toEqual({ auditDurability: 'power' });
+    const error = refusal(JSON.stringify({ auditDurability: 'fsync' }));
+    expect(error.field).toBe('auditDurability');
+    expect(error.message).toContain('"process" (records survive the gate being killed) or "power" (they also survive a power loss)');
+  });
+
   it('refuses a relative path and a workspace that does not exist', () => {
     expect(refusal(JSON.stringify({ workspace: 'code/project' })).message).toContain('is relative');
     const missing = refusal(JSON.stringify({ workspace: '~/nowhere' }));
@@ -100,7 +108,7 @@ describe('settings.json', () => {
 
 describe('settings in force', () => {
   it('takes a flag over the environment over the file over the default, key by key, and says which', () => {
-    const defaults = { workspace: '/cwd', grants: [], approvalTimeoutSeconds: 300, sandbox: 'auto', toolModules: [], pool: 2, readOnly: false, port: 7749, secretEnv: [], mode: 'standard', checkpointDir: null, checkpointEveryRecords: 1000, checkpointIntervalSeconds: 60, otlpEndpoint: null, otlpHeaders: {} };
+    const defaults = { workspace: '/cwd', grants: [], approvalTimeoutSeconds: 300, sandbox: 'auto', toolModules: [], pool: 2, readOnly: false, port: 7749, secretEnv: [], mode: 'standard', auditDurability: 'process', checkpointDir: null, checkpointEveryRecords: 1000, checkpointIntervalSeconds: 60, otlpEndpoint: null, otlpHeaders: {} };
     const inForce = settingsInForce(defaults, { pool: 4, approvalTimeoutSeconds: 60, workspace: '/from-file' }, { approvalTimeoutSeconds: 10 }, { workspace: '/from-env' });
     expect(inForce.approvalTimeoutSeconds).toEqual({ value: 10, source: 'flag' });
     expect(inForce.workspace).toEqual({ value: '/from-env', source: 'environment' });

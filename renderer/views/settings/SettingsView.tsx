@@ -14,6 +14,7 @@ const MEANING: Record<SettingKey, string> = {
   port: 'loopback port of MCP and the console',
   secretEnv: 'environment variables tools may receive as $ENV.NAME',
   mode: 'security mode: strict asks above SAFE, standard is tiers plus rules, permissive lets ELEVATED work in the workspace run',
+  auditDurability: 'what a committed audit record survives: the gate being killed (process) or also a power loss (power)',
   checkpointDir: 'folder of the signed audit checkpoints, outside the state folder and the workspace',
   checkpointEveryRecords: 'records between two signed audit checkpoints',
   checkpointIntervalSeconds: 'longest wait, in seconds, of a written record for its signed checkpoint',

@@ -1,0 +1,45 @@
+/**
+ * A group commit that fails under a real gate: the call whose records it held gets ERUNTIME saying
+ * the audit log could not be written and what to do, its tool is not handed the call, and the gate
+ * answers the next call as usual once the log can be written again.
+ */
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../main/audit/sqlite';
+import { openGate, type Harness } from '../executor/gateHarness';
+
+let harness: Harness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+describe('a gate whose audit commit fails', () => {
+  it('withholds the call from its tool and answers ERUNTIME, then serves the next call once the log takes records again', async () => {
+    harness = await openGate();
+    const { gate } = harness;
+    expect((await gate.executor.call({ tool: 'echo', arguments: { text: 'before' } })).ok).toBe(true);
+
+    // The log refuses `started` records, as a full disk would refuse the commit holding one.
+    const db = openDatabase(join(harness.home, 'audit.db'));
+    db.exec("CREATE TRIGGER refuse_started BEFORE INSERT ON audit WHEN NEW.kind = 'started' BEGIN SELECT RAISE(ABORT, 'disk full (test)'); END");
+    let refused;
+    try {
+      refused = await gate.executor.call({ tool: 'echo', arguments: { text: 'refused' } });
+    } finally {
+      db.exec('DROP TRIGGER refuse_started');
+      db.close();
+    }
+    expect(refused.ok).toBe(false);
+    expect(refused.error).toMatchObject({ code: 'ERUNTIME', message: expect.stringMatching(/were not written to \S+audit\.db \(.*disk full \(test\).*\); they are not in the log\. Make room on its disk/) });
+    // Its tool never ran: no output reached the log, only the failure that says why.
+    const kinds = gate.audit.forCall(refused.meta.callId).map((record) => record.kind);
+    expect(kinds).not.toContain('started');
+    expect(kinds).not.toContain('completed');
+
+    const after = await gate.executor.call({ tool: 'echo', arguments: { text: 'after' } });
+    expect(after.ok).toBe(true);
+    expect(gate.audit.forCall(after.meta.callId).map((record) => record.kind)).toContain('completed');
+    expect(gate.audit.verify()).toMatchObject({ ok: true });
+  });
+});

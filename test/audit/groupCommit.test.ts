@@ -1,0 +1,219 @@
+/**
+ * Group commit: append() chains a record at once and queues it; the records appended in one turn
+ * of the event loop are committed together, the head anchor moved once, then the listeners told.
+ * durable() says when they are in the log, and rejects, saying why and what to do, when the commit
+ * failed; the chain then goes back to what is really in the log and the next commit succeeds.
+ */
+import { readFileSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { GENESIS_HASH, type AuditKind, type AuditRecord } from '../../shared/audit';
+import { GateError } from '../../shared/errors';
+import { AuditStore } from '../../main/audit/auditStore';
+import { openDatabase } from '../../main/audit/sqlite';
+import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
+import { auditPaths } from './auditFixture';
+
+let home: string;
+let store: AuditStore;
+
+beforeEach(() => {
+  home = makeTempFolder();
+  store = new AuditStore(auditPaths(home));
+});
+afterEach(() => {
+  store.close();
+  removeTempFolder(home);
+});
+
+/** The seqs in the database, read through a connection of its own (what another process, or the disk, holds). */
+function seqsOnDisk(): number[] {
+  const db = openDatabase(auditPaths(home).path, { readOnly: true });
+  try {
+    return (db.prepare('SELECT seq FROM audit ORDER BY seq').all() as Array<{ seq: number }>).map((row) => row.seq);
+  } finally {
+    db.close();
+  }
+}
+
+function anchoredSeq(): number {
+  return Number(readFileSync(auditPaths(home).headPath, 'utf8').split(' ')[0]);
+}
+
+/** A call's records, as the executor writes them for an auto-allowed echo. */
+function appendCall(callId: string, text: string, kinds: AuditKind[] = ['invoked', 'policy', 'started', 'completed']): AuditRecord[] {
+  const payloads: Record<string, unknown> = {
+    invoked: { tool: 'echo', source: 'mcp', arguments: { text } },
+    policy: { decision: 'allow', rule: 'tier:SAFE→allow', tier: 'SAFE' },
+    started: { tool: 'echo', version: '1.0.0' },
+    completed: { status: 'completed', output: `said ${text}`, durationMs: 1 },
+  };
+  return kinds.map((kind) => store.append({ callId, kind, payload: payloads[kind] }));
+}
+
+/**
+ * A trigger put on the log by another connection, as a fault no test hook could fake better: SQLite
+ * refuses the commit that writes a record of `callId`, as it would on a full disk or a lock.
+ */
+function refuseRecordsOf(callId: string): () => void {
+  const db = openDatabase(auditPaths(home).path);
+  db.exec(`CREATE TRIGGER refuse_call BEFORE INSERT ON audit WHEN NEW.call_id = '${callId}' BEGIN SELECT RAISE(ABORT, 'disk I/O error (test)'); END`);
+  return () => {
+    db.exec('DROP TRIGGER refuse_call');
+    db.close();
+  };
+}
+
+describe('group commit', () => {
+  it('commits the records of many calls in one burst together, after append returned them chained, then tells the listeners in seq order', async () => {
+    const heard: number[] = [];
+    store.onAppend((record) => heard.push(record.seq));
+    const records = ['a', 'b', 'c'].flatMap((callId) => appendCall(callId, `hello ${callId}`));
+    expect(records.map((record) => record.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    expect(records[0]!.prevHash).toBe(GENESIS_HASH);
+    for (let i = 1; i < records.length; i++) expect(records[i]!.prevHash).toBe(records[i - 1]!.hash);
+    // Queued, not yet written: nobody else sees them, nobody was told, the anchor is where it was.
+    expect(seqsOnDisk()).toEqual([]);
+    expect(heard).toEqual([]);
+    expect(anchoredSeq()).toBe(0);
+
+    await store.durable();
+    expect(seqsOnDisk()).toEqual(records.map((record) => record.seq));
+    expect(heard).toEqual(records.map((record) => record.seq));
+    expect(readFileSync(auditPaths(home).headPath, 'utf8')).toBe(`${'12'.padStart(20, '0')} ${records.at(-1)!.hash}\n`);
+    expect(store.verify()).toEqual({ ok: true, records: 12 });
+  });
+
+  it('lets every reader see the records appended before it asked, without waiting for the commit', () => {
+    appendCall('open', 'still running', ['invoked', 'policy', 'started']);
+    expect(store.list({ limit: 10 }).map((record) => record.seq)).toEqual([3, 2, 1]);
+    appendCall('done', 'finished');
+    expect(store.forCall('done').map((record) => record.kind)).toEqual(['invoked', 'policy', 'started', 'completed']);
+    appendCall('late', 'after', ['invoked']);
+    expect(store.openCalls().map((call) => call.callId)).toEqual(['open', 'late']);
+    appendCall('later', 'after', ['invoked']);
+    expect(store.callIndex().row('later')).toMatchObject({ outcome: 'open', seq: 9 });
+    appendCall('last', 'after', ['invoked']);
+    expect([...store.leafHashes()]).toHaveLength(10);
+    appendCall('verified', 'after', ['invoked']);
+    expect(store.verify()).toMatchObject({ ok: true, records: 11 });
+    expect(seqsOnDisk()).toHaveLength(11);
+  });
+
+  it('commits by itself every 4096 records for a writer that never lets the event loop turn, so its queue stays bounded', () => {
+    for (let i = 0; i < 4100; i++) store.append({ callId: `bulk-${i}`, kind: 'invoked', payload: { i } });
+    expect(seqsOnDisk()).toHaveLength(4096);
+    expect(anchoredSeq()).toBe(4096);
+  });
+
+  it('commits what is queued when the store closes', () => {
+    appendCall('a', 'x');
+    store.close();
+    expect(seqsOnDisk()).toEqual([1, 2, 3, 4]);
+    expect(anchoredSeq()).toBe(4);
+  });
+
+  it('closes a call left open by a stopped gate with the records appended before the check', () => {
+    appendCall('cut', 'x', ['invoked', 'started']);
+    store.close();
+    store = new AuditStore(auditPaths(home));
+    const interrupted = store.recordInterruptedCalls();
+    expect(interrupted).toMatchObject([{ seq: 3, callId: 'cut', kind: 'interrupted' }]);
+    expect(store.openCalls()).toEqual([]);
+  });
+
+  it('folds each call once per commit into the index, and finds it by its text as soon as it is committed', async () => {
+    appendCall('needle-call', 'a haystack with a needle', ['invoked', 'policy', 'started']);
+    await store.durable();
+    const index = store.callIndex();
+    const found = (text: string) => (index.db.prepare('SELECT rowid FROM calls_text WHERE calls_text MATCH ?').all(`"${text}"`) as Array<{ rowid: number }>).map((row) => row.rowid);
+    expect(index.row('needle-call')).toMatchObject({ seq: 1, lastSeq: 3, outcome: 'open' });
+    expect(found('needle')).toEqual([1]);
+    appendCall('needle-call', 'a haystack with a needle', ['completed']);
+    await store.durable();
+    expect(index.row('needle-call')).toMatchObject({ seq: 1, lastSeq: 4, outcome: 'completed' });
+    // The output's text joined the call's: found by either, once.
+    expect(found('said a haystack')).toEqual([1]);
+    expect(found('needle')).toEqual([1]);
+    expect(index.watermark()).toBe(4);
+  });
+});
+
+describe('a commit that fails', () => {
+  it('leaves its records out of the log, rejects their waiters saying why and what to do, and chains the next record from what is there', async () => {
+    const kept = appendCall('kept', 'first');
+    await store.durable();
+    const heard: number[] = [];
+    store.onAppend((record) => heard.push(record.seq));
+
+    const restore = refuseRecordsOf('doomed');
+    appendCall('innocent', 'same burst');
+    appendCall('doomed', 'refused');
+    const waiting = store.durable();
+    await expect(waiting).rejects.toBeInstanceOf(GateError);
+    await expect(waiting).rejects.toMatchObject({
+      code: 'ERUNTIME',
+      message: expect.stringMatching(/^records 5–12 were not written to \S+audit\.db \(.*disk I\/O error \(test\).*\); they are not in the log\. Make room on its disk or make it writable again/),
+    });
+    // The whole burst is out (one transaction), nobody heard of it, the anchor still names the last committed record.
+    expect(seqsOnDisk()).toEqual([1, 2, 3, 4]);
+    expect(heard).toEqual([]);
+    expect(readFileSync(auditPaths(home).headPath, 'utf8')).toBe(`${'4'.padStart(20, '0')} ${kept.at(-1)!.hash}\n`);
+    // Asked after the failure, with nothing queued: those records are still not in the log.
+    await expect(store.durable()).rejects.toMatchObject({ code: 'ERUNTIME' });
+
+    // The gate keeps running: the next record takes the seq after the last one in the log, chained to it.
+    restore();
+    const [next] = appendCall('after', 'retry', ['invoked']);
+    expect(next).toMatchObject({ seq: 5, prevHash: kept.at(-1)!.hash });
+    await store.durable();
+    await expect(store.durable()).resolves.toBeUndefined();
+    expect(seqsOnDisk()).toEqual([1, 2, 3, 4, 5]);
+    expect(heard).toEqual([5]);
+    expect(anchoredSeq()).toBe(5);
+    expect(store.verify()).toMatchObject({ ok: true, records: 5 });
+    expect(store.callIndex().row('doomed')).toBeUndefined();
+    expect(store.callIndex().row('after')).toMatchObject({ seq: 5 });
+  });
+
+  it('rejects waiters only of its own burst: those of the burst before and after are committed', async () => {
+    appendCall('early', 'one', ['invoked']);
+    const early = store.durable();
+    await early;
+    const restore = refuseRecordsOf('doomed');
+    appendCall('doomed', 'two', ['invoked']);
+    const failed = store.durable();
+    await expect(failed).rejects.toMatchObject({ code: 'ERUNTIME' });
+    restore();
+    appendCall('late', 'three', ['invoked']);
+    await expect(store.durable()).resolves.toBeUndefined();
+    expect(store.list({ limit: 10 }).map((record) => record.callId)).toEqual(['late', 'early']);
+  });
+
+  it('fails the same way when a reader commits the queue, and the reader still sees the log as it is', () => {
+    appendCall('kept', 'x', ['invoked']);
+    store.commit();
+    const restore = refuseRecordsOf('doomed');
+    try {
+      appendCall('doomed', 'y', ['invoked']);
+      const waiting = store.durable();
+      expect(store.list({ limit: 10 }).map((record) => record.callId)).toEqual(['kept']);
+      expect(store.lastSeq()).toBe(1);
+      return expect(waiting).rejects.toMatchObject({ code: 'ERUNTIME' });
+    } finally {
+      restore();
+    }
+  });
+});
+
+describe('durability modes', () => {
+  it('keeps the same log whichever mode opens it, and "power" commits and anchors the same records', async () => {
+    appendCall('process-mode', 'x');
+    store.close();
+    store = new AuditStore({ ...auditPaths(home), durability: 'power' });
+    const records = appendCall('power-mode', 'y');
+    await store.durable();
+    expect(seqsOnDisk()).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(readFileSync(auditPaths(home).headPath, 'utf8')).toBe(`${'8'.padStart(20, '0')} ${records.at(-1)!.hash}\n`);
+    expect(store.verify()).toEqual({ ok: true, records: 8 });
+  });
+});
