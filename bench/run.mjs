@@ -12,6 +12,10 @@
 //      pages, facets, search, charts, and the index build (bench/auditExplorer.ts)
 //   8. [proof] audit verify over BENCH_AUDIT_RECORDS records (default 1,000,000) beside the old walk, verify
 //      --checkpoint, and the checkpoint writer's cost per appended record (bench/auditProof.ts)
+//   9. [console] BENCH_LIVE_RATE calls/s (default 100) for BENCH_LIVE_SECONDS (60) from MCP agents while
+//      the console's Live view is open in headless Chromium: frame times and the gate's event-loop lag
+//      beside both idle, and the gate's RSS idle, under load and BENCH_LIVE_SETTLE_SECONDS (60) after
+//      (bench/consoleLoad.ts)
 // Counts: BENCH_CALLS (1 and 5, default 1000), BENCH_COLD (20), BENCH_SMALL (200), BENCH_LARGE (30),
 // BENCH_DEADLINES (10).
 import { spawn } from 'node:child_process';
@@ -145,6 +149,14 @@ const SECTIONS = {
   policy: () => typescript('bench/policyEvaluation.ts', 'measurePolicyEvaluation', CALLS * 10, BLOCK * 10, WARMUP * 10),
   explorer: () => typescript('bench/auditExplorer.ts', 'measureAuditExplorer', AUDIT_CALLS),
   proof: () => typescript('bench/auditProof.ts', 'measureAuditProof', ...AUDIT_PROOF),
+  console: () =>
+    typescript('bench/consoleLoad.ts', 'measureConsoleLoad', {
+      callsPerSecond: count('BENCH_LIVE_RATE', 100),
+      loadSeconds: count('BENCH_LIVE_SECONDS', 60),
+      idleSeconds: count('BENCH_LIVE_IDLE_SECONDS', 5),
+      settleSeconds: count('BENCH_LIVE_SETTLE_SECONDS', 60),
+      agents: count('BENCH_LIVE_AGENTS', 4),
+    }),
 };
 
 const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim()).filter(Boolean);

@@ -152,6 +152,19 @@ describe('bridge requests', () => {
   });
 });
 
+describe('gate diagnostics', () => {
+  it("answers the gate's memory and event-loop lag, and starts a new lag window on reset", async () => {
+    const bridge = await openConsole();
+    const first = await bridge.request('diagnostics', { reset: true });
+    expect(first).toMatchObject({ ok: true, value: { eventLoopLagMs: { p50: expect.any(Number), p99: expect.any(Number), max: expect.any(Number) } } });
+    const value = (first as { value: { rssBytes: number; heapUsedBytes: number; uptimeSeconds: number } }).value;
+    expect(value.rssBytes).toBeGreaterThan(value.heapUsedBytes);
+    const second = (await bridge.request('diagnostics', {})) as { value: { windowSeconds: number; uptimeSeconds: number } };
+    expect(second.value.windowSeconds).toBeLessThanOrEqual(second.value.uptimeSeconds + 1);
+    expect(await bridge.request('diagnostics', { reset: 'yes' })).toMatchObject({ ok: false, error: { code: 'EVALIDATION' } });
+  });
+});
+
 describe('bridge events', () => {
   it('pushes callUpdated and auditAppended for an agent call', async () => {
     const bridge = await openConsole();
