@@ -133,6 +133,24 @@ async function takeFrameWindow(page: Page): Promise<number[]> {
   return page.evaluate(`(() => { const deltas = window.__benchFrames.deltas; window.__benchFrames.deltas = []; return deltas; })()`);
 }
 
+/**
+ * With BENCH_LIVE_PROFILE=DIR, the page's JavaScript is profiled during the load and written to
+ * DIR/console-live.cpuprofile (open it in Chrome's DevTools, or summarise it).
+ */
+async function startPageProfile(page: Page): Promise<{ stop(): Promise<void> } | undefined> {
+  const folder = process.env.BENCH_LIVE_PROFILE;
+  if (!folder) return undefined;
+  const session = await page.context().newCDPSession(page);
+  await session.send('Profiler.enable');
+  await session.send('Profiler.start');
+  return {
+    async stop() {
+      const { profile } = await session.send('Profiler.stop');
+      writeFileSync(join(folder, 'console-live.cpuprofile'), JSON.stringify(profile));
+    },
+  };
+}
+
 interface LoadOutcome {
   started: number;
   answered: number;
@@ -225,8 +243,10 @@ export async function measureConsoleLoad(options: ConsoleLoadOptions): Promise<B
     const idleFrames = await takeFrameWindow(page);
     const idleLag = (await diagnostics(gate, true)).eventLoopLagMs;
 
+    const profiler = await startPageProfile(page);
     const load = await driveLoad(agents, options, pid);
     const loadFrames = await takeFrameWindow(page);
+    await profiler?.stop();
     const loaded = await diagnostics(gate, false);
     const peakRssMb = procMemoryMb(pid, 'VmHWM');
     const rowsShown = await page.locator('[data-testid="call-row"]').count();

@@ -327,7 +327,11 @@ export const WsClientMessageSchema = z.object({
 });
 export type WsClientMessage = z.infer<typeof WsClientMessageSchema>;
 
-/** A reply or a pushed event, server to console. */
+/**
+ * A reply or pushed events, server to console. The gate sends events in batches (`events`, in the
+ * order they happened, each call's snapshots coalesced to its latest); `event` is one alone.
+ */
 export type WsServerMessage =
   | { type: 'reply'; id: number; reply: BridgeReply<unknown> }
-  | { type: 'event'; event: BridgeEventName; payload: unknown };
+  | { type: 'event'; event: BridgeEventName; payload: unknown }
+  | { type: 'events'; events: ReadonlyArray<{ event: BridgeEventName; payload: unknown }> };

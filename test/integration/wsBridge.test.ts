@@ -179,6 +179,23 @@ describe('bridge events', () => {
     expect(verify).toMatchObject({ ok: true, value: { ok: true } });
   });
 
+  it("sends a burst of calls in batched frames, and every call's final state arrives", async () => {
+    const bridge = await openConsole();
+    const frames: Array<{ type: string; events?: unknown[] }> = [];
+    bridge.ws.on('message', (data) => frames.push(JSON.parse(data.toString())));
+    const agent = await openAgent();
+    const results = await Promise.all(Array.from({ length: 20 }, (_, index) => agent.callTool({ name: 'echo', arguments: { text: `burst ${index}` } })));
+    for (const result of results) {
+      const callId = result._meta?.['toolgate/callId'];
+      await bridge.waitForEvent('callUpdated', (call) => call.callId === callId && call.status === 'completed');
+    }
+    const eventFrames = frames.filter((frame) => frame.type !== 'reply');
+    expect(eventFrames.every((frame) => frame.type === 'events')).toBe(true);
+    const events = eventFrames.reduce((sum, frame) => sum + (frame.events?.length ?? 0), 0);
+    // Each call moves through several steps and appends several records; they travel together.
+    expect(eventFrames.length).toBeLessThan(events);
+  });
+
   it('lets the console approve a write it was shown, and the agent gets the result', async () => {
     const bridge = await openConsole();
     const agent = await openAgent();
