@@ -329,7 +329,7 @@ export type WsClientMessage = z.infer<typeof WsClientMessageSchema>;
 
 /**
  * A reply or pushed events, server to console. The gate sends events in batches (`events`, in the
- * order they happened, each call's snapshots coalesced to its latest); `event` is one alone.
+ * order they happened, a call's snapshots of one status coalesced to the latest); `event` is one alone.
  */
 export type WsServerMessage =
   | { type: 'reply'; id: number; reply: BridgeReply<unknown> }

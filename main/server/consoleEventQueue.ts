@@ -15,13 +15,14 @@ export interface QueuedEvent {
 
 /**
  * The events bound for one console, sent together every EVENT_BATCH_MS. A call's snapshots are
- * coalesced: each callUpdated replaces the one of the same call still waiting, so the console gets
- * the call's latest state once (never an older one, and the last always). Every other event goes
- * as it came, in order.
+ * coalesced within a status: a callUpdated replaces the same call's waiting snapshot when both
+ * have the same status (the steps of its checks, say), so the console gets each status a call went
+ * through (awaiting-approval is never skipped) with its latest step, and always the last snapshot.
+ * Every other event goes as it came, in order.
  */
 export class ConsoleEventQueue {
   private queued: QueuedEvent[] = [];
-  /** Where each call's waiting snapshot sits in `queued`. */
+  /** Where each call's latest waiting snapshot sits in `queued`. */
   private callSlots = new Map<string, number>();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private closed = false;
@@ -34,14 +35,14 @@ export class ConsoleEventQueue {
   /** Queues one event; the first of a batch starts its timer. */
   push(event: BridgeEventName, payload: unknown): void {
     if (this.closed) return;
-    const callId = event === 'callUpdated' ? (payload as { callId?: unknown } | null)?.callId : undefined;
-    if (typeof callId === 'string') {
-      const slot = this.callSlots.get(callId);
-      if (slot !== undefined) {
+    const call = event === 'callUpdated' ? (payload as { callId?: unknown; status?: unknown } | null) : undefined;
+    if (typeof call?.callId === 'string') {
+      const slot = this.callSlots.get(call.callId);
+      if (slot !== undefined && (this.queued[slot]!.payload as { status?: unknown }).status === call.status) {
         this.queued[slot] = { event, payload };
         return;
       }
-      this.callSlots.set(callId, this.queued.length);
+      this.callSlots.set(call.callId, this.queued.length);
     }
     this.queued.push({ event, payload });
     this.timer ??= setTimeout(() => this.flush(), this.delayMs);
