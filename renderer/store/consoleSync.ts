@@ -247,6 +247,11 @@ export class ConsoleSync {
     return this.bridge.checkpointStatus({});
   }
 
+  /** The gate's memory and event-loop lag, for Settings; `reset` starts a new lag window after this reading. */
+  gateDiagnostics(reset = false): Promise<BridgeResponse<'diagnostics'>> {
+    return this.bridge.diagnostics(reset ? { reset } : {});
+  }
+
   /** Every rule and grant in force, for the Permissions view. */
   listPermissions(): Promise<BridgeResponse<'listPermissions'>> {
     return this.bridge.listPermissions({});
