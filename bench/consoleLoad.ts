@@ -3,6 +3,7 @@
 // headless Chromium. Measured in one run: the page's frame times and the gate's event-loop lag, each
 // beside the same page and gate idle; the gate's memory idle, under the load, and after it.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { setMaxListeners } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,10 +32,11 @@ export interface ConsoleLoadOptions {
 /** The gate's RSS must stay under this idle (target 7). */
 const IDLE_RSS_LIMIT_MB = 150;
 /**
- * The bound on the gate's RSS under the load: its idle RSS plus what the gate lets grow with load —
- * the Live history (500 calls, each snapshot's shown output capped), the console's unsent events
- * (16 MiB before a console is let go), the audit writer's batch and V8's young generation — with
- * room for the heap's own slack. A leak of a few KB a call (6,000 calls a minute) crosses it.
+ * The bound on the gate's RSS under the load: its idle RSS (about 115 MB) plus what grows with load
+ * and is capped — SQLite's page cache of the audit log (64 MiB, CallIndex's cache_size; it fills as
+ * the log grows), the Live history (500 calls, each snapshot's shown output capped), the queue of
+ * calls waiting for a tool process (256), a console's unsent events (16 MiB before it is let go) —
+ * and V8's heap slack. A leak of ten KB a call (6,000 calls a minute) crosses it.
  */
 const LOADED_RSS_LIMIT_MB = 250;
 const FRAME_P95_LIMIT_MS = 20;
@@ -158,6 +160,8 @@ interface LoadOutcome {
   seconds: number;
   rssSamplesMb: number[];
   firstError: string | undefined;
+  /** Failures by their error code (EQUOTA: the gate's queue was full), or by what the client saw. */
+  failuresBy: Map<string, number>;
 }
 
 /**
@@ -165,8 +169,15 @@ interface LoadOutcome {
  * waiting for answers: a gate that slows down gets the calls all the same, as it would from agents.
  */
 async function driveLoad(agents: Client[], options: ConsoleLoadOptions, pid: number): Promise<LoadOutcome> {
+  // Each call in flight listens on its client's abort signal: hundreds at once are expected here.
+  setMaxListeners(MAX_OUTSTANDING * 4);
   const total = Math.round(options.callsPerSecond * options.loadSeconds);
-  const outcome: LoadOutcome = { started: 0, answered: 0, failed: 0, seconds: 0, rssSamplesMb: [], firstError: undefined };
+  const outcome: LoadOutcome = { started: 0, answered: 0, failed: 0, seconds: 0, rssSamplesMb: [], firstError: undefined, failuresBy: new Map() };
+  const fail = (kind: string, detail: string) => {
+    outcome.failed += 1;
+    outcome.failuresBy.set(kind, (outcome.failuresBy.get(kind) ?? 0) + 1);
+    outcome.firstError ??= detail.slice(0, 300);
+  };
   const inFlight = new Set<Promise<void>>();
   const began = performance.now();
   let lastSample = began;
@@ -177,15 +188,16 @@ async function driveLoad(agents: Client[], options: ConsoleLoadOptions, pid: num
     const call: Promise<void> = agent
       .callTool(request)
       .then((result) => {
-        if (result.isError) {
-          outcome.failed += 1;
-          outcome.firstError ??= JSON.stringify(result.content).slice(0, 300);
-        } else outcome.answered += 1;
+        if (!result.isError) {
+          outcome.answered += 1;
+          return;
+        }
+        const text = JSON.stringify(result.content);
+        fail(/\b(E[A-Z]+):/.exec(text)?.[1] ?? 'tool error', text);
       })
       .catch((error: unknown) => {
-        outcome.failed += 1;
         const cause = (error as { cause?: unknown }).cause;
-        outcome.firstError ??= `${String(error)}${cause ? ` (${String(cause)})` : ''}`.slice(0, 300);
+        fail('client error', `${String(error)}${cause ? ` (${String(cause)})` : ''}`);
       })
       .finally(() => inFlight.delete(call));
     inFlight.add(call);
@@ -241,7 +253,8 @@ export async function measureConsoleLoad(options: ConsoleLoadOptions): Promise<B
     await startFrameWindow(page);
     await sleep(options.idleSeconds * 1000);
     const idleFrames = await takeFrameWindow(page);
-    const idleLag = (await diagnostics(gate, true)).eventLoopLagMs;
+    const idle = await diagnostics(gate, true);
+    const idleLag = idle.eventLoopLagMs;
 
     const profiler = await startPageProfile(page);
     const load = await driveLoad(agents, options, pid);
@@ -253,6 +266,7 @@ export async function measureConsoleLoad(options: ConsoleLoadOptions): Promise<B
     const afterRssMb = procMemoryMb(pid, 'VmRSS');
     await sleep(options.settleSeconds * 1000);
     const settledRssMb = procMemoryMb(pid, 'VmRSS');
+    const settled = await diagnostics(gate, false);
 
     const achieved = load.answered / load.seconds;
     const rssDuring = load.rssSamplesMb;
@@ -270,11 +284,13 @@ export async function measureConsoleLoad(options: ConsoleLoadOptions): Promise<B
         { label: 'Live frame time, under load', samples: loadFrames },
       ],
       notes: [
-        `calls: ${load.started} started, ${load.answered} answered, ${load.failed} failed in ${load.seconds.toFixed(1)} s = ${achieved.toFixed(1)} answered calls/s${load.firstError ? ` (first failure: ${load.firstError})` : ''}`,
+        `calls: ${load.started} started, ${load.answered} answered, ${load.failed} failed in ${load.seconds.toFixed(1)} s = ${achieved.toFixed(1)} answered calls/s` +
+          (load.failed > 0 ? ` (failures: ${[...load.failuresBy].map(([kind, n]) => `${n} ${kind}`).join(', ')}; the first: ${load.firstError})` : ''),
         `gate event-loop lag (inside the gate, monitorEventLoopDelay): idle ${idleLag.p50} / ${idleLag.p99} / ${idleLag.max} ms, under load ${loaded.eventLoopLagMs.p50} / ${loaded.eventLoopLagMs.p99} / ${loaded.eventLoopLagMs.max} ms (p50 / p99 / max)`,
-        `gate RSS: idle ${idleRssMb.toFixed(1)} MB; under load ${Math.min(...rssDuring).toFixed(1)}–${Math.max(...rssDuring).toFixed(1)} MB sampled each second (second half ${Math.min(...secondHalf).toFixed(1)}–${Math.max(...secondHalf).toFixed(1)} MB); peak (VmHWM) ${peakRssMb.toFixed(1)} MB; right after ${afterRssMb.toFixed(1)} MB; after ${options.settleSeconds} s idle ${settledRssMb.toFixed(1)} MB; heap in use after the load ${mb(loaded.heapUsedBytes).toFixed(1)} MB`,
+        `gate RSS: idle ${idleRssMb.toFixed(1)} MB; under load ${Math.min(...rssDuring).toFixed(1)}–${Math.max(...rssDuring).toFixed(1)} MB sampled each second (second half ${Math.min(...secondHalf).toFixed(1)}–${Math.max(...secondHalf).toFixed(1)} MB); peak (VmHWM) ${peakRssMb.toFixed(1)} MB; right after ${afterRssMb.toFixed(1)} MB; after ${options.settleSeconds} s idle ${settledRssMb.toFixed(1)} MB`,
+        `gate JavaScript heap in use: idle ${mb(idle.heapUsedBytes).toFixed(1)} MB, after the load ${mb(loaded.heapUsedBytes).toFixed(1)} MB, after ${options.settleSeconds} s idle ${mb(settled.heapUsedBytes).toFixed(1)} MB (RSS above the heap is V8's and the allocator's reserve, kept for the next burst)`,
         `Live drew ${rowsShown} call rows at the end (the list is windowed: only the rows in view are in the page)`,
-        `the RSS bound ${LOADED_RSS_LIMIT_MB} MB: idle plus the Live history (500 calls), at most 16 MiB of a console's unsent events, the audit writer's batch and V8's slack; tool processes are apart`,
+        `the RSS bound ${LOADED_RSS_LIMIT_MB} MB: idle plus SQLite's page cache of the audit log (64 MiB at most), the Live history (500 calls), the calls waiting for a tool process (256), at most 16 MiB of a console's unsent events, and V8's slack; tool processes are apart`,
       ],
       targets,
     };
