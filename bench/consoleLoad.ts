@@ -4,7 +4,7 @@
 // beside the same page and gate idle; the gate's memory idle, under the load, and after it.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { setMaxListeners } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -27,6 +27,8 @@ export interface ConsoleLoadOptions {
   settleSeconds: number;
   /** MCP sessions the calls are spread over. */
   agents: number;
+  /** How long the same load runs again with the console closed, for what the console costs the gate (0 skips it). */
+  bareSeconds: number;
 }
 
 /** The gate's RSS must stay under this idle (target 7). */
@@ -55,6 +57,35 @@ function procMemoryMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   const kb = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1];
   if (kb === undefined) throw new Error(`no ${field} in /proc/${pid}/status`);
   return Number(kb) / 1024;
+}
+
+/**
+ * CPU seconds (user + system) used so far by a process and every process under it, less the
+ * subtrees of `apart` (the bench's tree less the gate's and its own: Chromium, every process of it).
+ */
+function treeCpuSeconds(rootPid: number, apart: readonly number[] = []): number {
+  const processes = new Map<number, { parent: number; ticks: number }>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // The fields after the command's closing parenthesis: state ppid … utime (14th) stime (15th).
+      const fields = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      processes.set(Number(entry), { parent: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const inTree = (pid: number): boolean => {
+    for (let at: number | undefined = pid; at !== undefined && at > 1; at = processes.get(at)?.parent) {
+      if (apart.includes(at)) return false;
+      if (at === rootPid) return true;
+    }
+    return false;
+  };
+  let ticks = 0;
+  for (const [pid, { ticks: used }] of processes) if (inTree(pid) && !(pid === rootPid && apart.includes(pid))) ticks += used;
+  // Linux counts in USER_HZ, 100 a second.
+  return ticks / 100;
 }
 
 function percentile(samples: readonly number[], p: number): number {
@@ -257,8 +288,12 @@ export async function measureConsoleLoad(options: ConsoleLoadOptions): Promise<B
     const idleLag = idle.eventLoopLagMs;
 
     const profiler = await startPageProfile(page);
+    // Chromium is this process's child, as the gate is: its share is this tree less the gate's and this process's own.
+    const chromiumCpu = () => treeCpuSeconds(process.pid, [pid]) - process.cpuUsage().user / 1e6 - process.cpuUsage().system / 1e6;
+    const cpuBefore = { browser: chromiumCpu(), gate: treeCpuSeconds(pid) };
     const load = await driveLoad(agents, options, pid);
     const loadFrames = await takeFrameWindow(page);
+    const cpuUsed = { browser: chromiumCpu() - cpuBefore.browser, gate: treeCpuSeconds(pid) - cpuBefore.gate };
     await profiler?.stop();
     const loaded = await diagnostics(gate, false);
     const peakRssMb = procMemoryMb(pid, 'VmHWM');
@@ -268,11 +303,19 @@ export async function measureConsoleLoad(options: ConsoleLoadOptions): Promise<B
     const settledRssMb = procMemoryMb(pid, 'VmRSS');
     const settled = await diagnostics(gate, false);
 
+    // The same load with no console open: the gate's lag without a console to tell (its baseline).
+    await browser.close();
+    browser = undefined;
+    await sleep(1_000);
+    await diagnostics(gate, true);
+    const bare = options.bareSeconds > 0 ? await driveLoad(agents, { ...options, loadSeconds: options.bareSeconds }, pid) : undefined;
+    const bareLag = bare ? (await diagnostics(gate, false)).eventLoopLagMs : undefined;
+
     const achieved = load.answered / load.seconds;
     const rssDuring = load.rssSamplesMb;
     const targets: BenchTarget[] = [
       { name: `Live frame time under ${options.callsPerSecond} calls/s, p95`, measured: percentile(loadFrames, 95), unit: 'ms', holdsWhen: 'at-most', limit: FRAME_P95_LIMIT_MS },
-      { name: `gate event-loop lag under ${options.callsPerSecond} calls/s, p99`, measured: loaded.eventLoopLagMs.p99, unit: 'ms', holdsWhen: 'at-most', limit: LAG_P99_LIMIT_MS },
+      { name: `gate event-loop lag under ${options.callsPerSecond} calls/s with Live open, p99`, measured: loaded.eventLoopLagMs.p99, unit: 'ms', holdsWhen: 'at-most', limit: LAG_P99_LIMIT_MS },
       { name: 'gate RSS idle (started, settled, no console)', measured: idleRssMb, unit: 'MB', holdsWhen: 'at-most', limit: IDLE_RSS_LIMIT_MB },
       { name: `gate RSS peak (VmHWM) under ${options.callsPerSecond} calls/s`, measured: peakRssMb, unit: 'MB', holdsWhen: 'at-most', limit: LOADED_RSS_LIMIT_MB },
     ];
@@ -286,9 +329,13 @@ export async function measureConsoleLoad(options: ConsoleLoadOptions): Promise<B
       notes: [
         `calls: ${load.started} started, ${load.answered} answered, ${load.failed} failed in ${load.seconds.toFixed(1)} s = ${achieved.toFixed(1)} answered calls/s` +
           (load.failed > 0 ? ` (failures: ${[...load.failuresBy].map(([kind, n]) => `${n} ${kind}`).join(', ')}; the first: ${load.firstError})` : ''),
-        `gate event-loop lag (inside the gate, monitorEventLoopDelay): idle ${idleLag.p50} / ${idleLag.p99} / ${idleLag.max} ms, under load ${loaded.eventLoopLagMs.p50} / ${loaded.eventLoopLagMs.p99} / ${loaded.eventLoopLagMs.max} ms (p50 / p99 / max)`,
+        `gate event-loop lag (inside the gate, monitorEventLoopDelay): idle ${idleLag.p50} / ${idleLag.p99} / ${idleLag.max} ms, under load ${loaded.eventLoopLagMs.p50} / ${loaded.eventLoopLagMs.p99} / ${loaded.eventLoopLagMs.max} ms (p50 / p99 / max)` +
+          (bare && bareLag
+            ? `; the same load with no console open (baseline): ${bareLag.p50} / ${bareLag.p99} / ${bareLag.max} ms, ${(bare.answered / bare.seconds).toFixed(1)} answered calls/s`
+            : ''),
         `gate RSS: idle ${idleRssMb.toFixed(1)} MB; under load ${Math.min(...rssDuring).toFixed(1)}–${Math.max(...rssDuring).toFixed(1)} MB sampled each second (second half ${Math.min(...secondHalf).toFixed(1)}–${Math.max(...secondHalf).toFixed(1)} MB); peak (VmHWM) ${peakRssMb.toFixed(1)} MB; right after ${afterRssMb.toFixed(1)} MB; after ${options.settleSeconds} s idle ${settledRssMb.toFixed(1)} MB`,
         `gate JavaScript heap in use: idle ${mb(idle.heapUsedBytes).toFixed(1)} MB, after the load ${mb(loaded.heapUsedBytes).toFixed(1)} MB, after ${options.settleSeconds} s idle ${mb(settled.heapUsedBytes).toFixed(1)} MB (RSS above the heap is V8's and the allocator's reserve, kept for the next burst)`,
+        `CPU during the load: Chromium (every process of it) ${cpuUsed.browser.toFixed(1)} s, the gate with its tool processes ${cpuUsed.gate.toFixed(1)} s, over ${load.seconds.toFixed(0)} s`,
         `Live drew ${rowsShown} call rows at the end (the list is windowed: only the rows in view are in the page)`,
         `the RSS bound ${LOADED_RSS_LIMIT_MB} MB: idle plus SQLite's page cache of the audit log (64 MiB at most), the Live history (500 calls), the calls waiting for a tool process (256), at most 16 MiB of a console's unsent events, and V8's slack; tool processes are apart`,
       ],

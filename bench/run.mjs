@@ -14,8 +14,9 @@
 //      --checkpoint, and the checkpoint writer's cost per appended record (bench/auditProof.ts)
 //   9. [console] BENCH_LIVE_RATE calls/s (default 100) for BENCH_LIVE_SECONDS (60) from MCP agents while
 //      the console's Live view is open in headless Chromium: frame times and the gate's event-loop lag
-//      beside both idle, and the gate's RSS idle, under load and BENCH_LIVE_SETTLE_SECONDS (60) after
-//      (bench/consoleLoad.ts)
+//      beside both idle, and the gate's RSS idle, under load and BENCH_LIVE_SETTLE_SECONDS (60) after;
+//      then the same load with no console open for BENCH_LIVE_BARE_SECONDS (as long; 0 skips), for
+//      the gate's lag without a console (bench/consoleLoad.ts)
 // Counts: BENCH_CALLS (1 and 5, default 1000), BENCH_COLD (20), BENCH_SMALL (200), BENCH_LARGE (30),
 // BENCH_DEADLINES (10).
 import { spawn } from 'node:child_process';
@@ -156,6 +157,7 @@ const SECTIONS = {
       idleSeconds: count('BENCH_LIVE_IDLE_SECONDS', 5),
       settleSeconds: count('BENCH_LIVE_SETTLE_SECONDS', 60),
       agents: count('BENCH_LIVE_AGENTS', 4),
+      bareSeconds: count('BENCH_LIVE_BARE_SECONDS', count('BENCH_LIVE_SECONDS', 60)),
     }),
 };
 
