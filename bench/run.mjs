@@ -15,6 +15,11 @@
 //   9. [commit] audit appends of call-shaped records, group commit beside one transaction per record, with 1
 //      and 16 calls interleaved, in "process" and "power" durability (bench/auditCommit.ts; BENCH_COMMIT_CALLS,
 //      default 2000 calls per row, a quarter in "power"; BENCH_COMMIT_BLOCKS, default 10)
+//  10. [console] BENCH_LIVE_RATE calls/s (default 100) for BENCH_LIVE_SECONDS (60) from MCP agents while
+//      the console's Live view is open in headless Chromium: frame times and the gate's event-loop lag
+//      beside both idle, and the gate's RSS idle, under load and BENCH_LIVE_SETTLE_SECONDS (60) after;
+//      then the same load with no console open for BENCH_LIVE_BARE_SECONDS (as long; 0 skips), for
+//      the gate's lag without a console (bench/consoleLoad.ts)
 // Counts: BENCH_CALLS (1 and 5, default 1000), BENCH_COLD (20), BENCH_SMALL (200), BENCH_LARGE (30),
 // BENCH_DEADLINES (10).
 import { spawn } from 'node:child_process';
@@ -149,6 +154,15 @@ const SECTIONS = {
   explorer: () => typescript('bench/auditExplorer.ts', 'measureAuditExplorer', AUDIT_CALLS),
   proof: () => typescript('bench/auditProof.ts', 'measureAuditProof', ...AUDIT_PROOF),
   commit: () => typescript('bench/auditCommit.ts', 'measureAuditCommit', count('BENCH_COMMIT_CALLS', 2000), count('BENCH_COMMIT_BLOCKS', 10)),
+  console: () =>
+    typescript('bench/consoleLoad.ts', 'measureConsoleLoad', {
+      callsPerSecond: count('BENCH_LIVE_RATE', 100),
+      loadSeconds: count('BENCH_LIVE_SECONDS', 60),
+      idleSeconds: count('BENCH_LIVE_IDLE_SECONDS', 5),
+      settleSeconds: count('BENCH_LIVE_SETTLE_SECONDS', 60),
+      agents: count('BENCH_LIVE_AGENTS', 4),
+      bareSeconds: count('BENCH_LIVE_BARE_SECONDS', count('BENCH_LIVE_SECONDS', 60)),
+    }),
 };
 
 const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim()).filter(Boolean);

@@ -30,3 +30,16 @@ test('shows each setting in force and its source: settings.json, a command-line 
   await expect(row('sandbox')).toHaveAttribute('data-source', 'default');
   await expect(row('sandbox').getByRole('cell').last()).toHaveText('default');
 });
+
+test("shows the gate's own health: its memory and event-loop lag, read again while shown", async ({ page }) => {
+  gate = await startServedGate();
+  const consolePage = new ConsolePage(page);
+  await consolePage.open(gate.consoleUrl);
+  const panel = await consolePage.tab('Settings');
+  const health = panel.getByTestId('gate-health');
+  await expect(health.getByTestId('gate-rss')).toContainText(/\d+\.\d MB resident, \d+\.\d MB of it JavaScript heap/);
+  await expect(health.getByTestId('gate-lag')).toContainText(/ms typical, .* ms at p99, .* ms at most, over the last \d+ s/);
+  // A new window starts at the person's word.
+  await panel.getByTestId('gate-health-reset').click();
+  await expect(health.getByTestId('gate-lag')).toContainText(/over the last [0-2] s/);
+});

@@ -39,6 +39,21 @@ export type GateInfo = z.infer<typeof GateInfoSchema>;
 
 const empty = z.object({}).strict();
 
+/** The gate process's health, as the console's Settings shows it and the bench reads it. */
+export const GateDiagnosticsSchema = z.object({
+  /** The gate's resident memory (tool processes apart), in bytes. */
+  rssBytes: z.number().nonnegative(),
+  /** Its JavaScript heap in use, in bytes. */
+  heapUsedBytes: z.number().nonnegative(),
+  /** How late its event loop ran, in milliseconds, over the window: what every agent's answer waited on top. */
+  eventLoopLagMs: z.object({ p50: z.number().nonnegative(), p99: z.number().nonnegative(), max: z.number().nonnegative() }),
+  /** How long the window is, in seconds: since the gate started, or since the last reset. */
+  windowSeconds: z.number().nonnegative(),
+  /** How long the gate has run, in seconds. */
+  uptimeSeconds: z.number().nonnegative(),
+});
+export type GateDiagnostics = z.infer<typeof GateDiagnosticsSchema>;
+
 /**
  * The console bridge: every request the renderer may make, with its request and response schema.
  * Main's handlers, the preload's methods, the WebSocket transport and the tests are typed from it.
@@ -162,6 +177,16 @@ export const bridgeMethods = {
   replayCall: { request: z.object({ callId: z.string().min(1).max(100) }).strict(), response: ReplayReportSchema },
   /** The newest signed checkpoint of the audit log and whether it verifies. */
   checkpointStatus: { request: empty, response: CheckpointStatusSchema },
+  /** The gate's memory and event-loop lag; `reset` starts a new lag window after this reading. */
+  diagnostics: {
+    request: z
+      .object({
+        /** Start a new window for the event-loop lag after answering. */
+        reset: z.boolean().optional(),
+      })
+      .strict(),
+    response: GateDiagnosticsSchema,
+  },
   stopCall: {
     request: z
       .object({
@@ -302,7 +327,11 @@ export const WsClientMessageSchema = z.object({
 });
 export type WsClientMessage = z.infer<typeof WsClientMessageSchema>;
 
-/** A reply or a pushed event, server to console. */
+/**
+ * A reply or pushed events, server to console. The gate sends events in batches (`events`, in the
+ * order they happened, a call's snapshots of one status coalesced to the latest); `event` is one alone.
+ */
 export type WsServerMessage =
   | { type: 'reply'; id: number; reply: BridgeReply<unknown> }
-  | { type: 'event'; event: BridgeEventName; payload: unknown };
+  | { type: 'event'; event: BridgeEventName; payload: unknown }
+  | { type: 'events'; events: ReadonlyArray<{ event: BridgeEventName; payload: unknown }> };

@@ -32,8 +32,11 @@ function askGate(address: GateAddress, consoleToken: string, callId: string, onW
   return new Promise((resolveReply, reject) => {
     ws.on('open', () => ws.send(JSON.stringify({ id: 1, method: 'replayCall', params: { callId } })));
     ws.on('message', (data) => {
-      const message = JSON.parse(data.toString()) as { type?: string; id?: number; reply?: unknown; event?: string; payload?: { source?: string; status?: string } };
-      if (message.type === 'event' && message.event === 'callUpdated' && message.payload?.source === 'console' && message.payload.status === 'awaiting-approval') onWaiting();
+      type Pushed = { event?: string; payload?: { source?: string; status?: string } };
+      const message = JSON.parse(data.toString()) as Pushed & { type?: string; id?: number; reply?: unknown; events?: Pushed[] };
+      // The gate pushes events in batches; a lone event is one too.
+      const pushed = message.type === 'events' ? (message.events ?? []) : message.type === 'event' ? [message] : [];
+      if (pushed.some((item) => item.event === 'callUpdated' && item.payload?.source === 'console' && item.payload.status === 'awaiting-approval')) onWaiting();
       if (message.type !== 'reply' || message.id !== 1) return;
       ws.close();
       resolveReply(toBridgeReply('replayCall', message.reply));

@@ -13,6 +13,7 @@ import { ToolStatusBoard } from '../health/toolStatusBoard';
 import type { ToolRegistry } from '../registry/registry';
 import { builtAssets, toolgateVersion } from '../state/paths';
 import type { GateEvents } from './gateEvents';
+import { GateVitals } from './gateVitals';
 
 /** The gate pieces the console reads and answers. */
 export interface ConsoleSources {
@@ -51,6 +52,8 @@ export function createConsoleBackend(sources: ConsoleSources): ConsoleBackend {
   const version = toolgateVersion();
   const board = sources.toolStatus ?? fallbackBoard(sources.registry);
   const views = sources.auditViews ?? noAuditViews();
+  // Started with the console's backend, so the lag of the gate's whole life is on record.
+  const vitals = new GateVitals();
   const scoped = { approvals: sources.approvals, engine: sources.policyEngine, recent: (limit: number) => sources.audit.list({ limit }) };
   return {
     handlers: {
@@ -77,6 +80,7 @@ export function createConsoleBackend(sources: ConsoleSources): ConsoleBackend {
       exportCalls: (request) => views.exportView(request),
       replayCall: (request) => views.replay(request),
       checkpointStatus: () => views.checkpoint(),
+      diagnostics: async ({ reset }) => vitals.read(reset),
       stopCall: async ({ callId }) => ({ stopped: sources.stopCall?.(callId) ?? false }),
     },
     subscribe: (event, listener) => sources.events.subscribe(event, listener),

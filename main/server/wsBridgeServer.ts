@@ -4,6 +4,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { BRIDGE_EVENT_NAMES, WsClientMessageSchema, type WsServerMessage } from '../../shared/contract';
 import type { ConsoleBackend } from '../bridge/consoleBackend';
 import { dispatchBridgeRequest } from '../bridge/dispatch';
+import { ConsoleEventQueue, type QueuedEvent } from './consoleEventQueue';
 import type { Refusal } from './refusalAudit';
 import { foreignHeaders, tokenMatches, type GateTokens } from './requestGuards';
 
@@ -13,6 +14,31 @@ const TOKEN_PREFIX = 'toolgate.token.';
 
 /** Close code for a refused token (the console stops reconnecting). */
 export const CLOSE_BAD_TOKEN = 4401;
+
+/** Close code for a console that fell too far behind its events (it reconnects and reloads). */
+export const CLOSE_FELL_BEHIND = 4408;
+/** Bytes of events a console may leave unread before it is let go. */
+export const MAX_UNSENT_BYTES = 16 * 1024 * 1024;
+
+/**
+ * One frame of events. Whatever a tool or agent put into a payload, one event must never take the
+ * gate down: an event that cannot be serialized is dropped and the rest still go.
+ */
+function eventsFrame(events: readonly QueuedEvent[]): string {
+  try {
+    return JSON.stringify({ type: 'events', events } satisfies WsServerMessage);
+  } catch {
+    const sendable = events.filter((event) => {
+      try {
+        JSON.stringify(event);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    return JSON.stringify({ type: 'events', events: sendable } satisfies WsServerMessage);
+  }
+}
 
 /**
  * The headless shell's transport for the console bridge: the same contract as Electron IPC,
@@ -65,23 +91,33 @@ export class WsBridgeServer {
   }
 
   private serve(ws: WebSocket): void {
-    const send = (message: WsServerMessage) => {
+    const reply = (message: WsServerMessage & { type: 'reply' }) => {
       if (ws.readyState !== ws.OPEN) return;
+      // A reply never overtakes the events before it: the console sees them in the order they happened.
+      queue.flush();
       let text: string;
       try {
         text = JSON.stringify(message);
       } catch (error) {
         // Whatever a tool or agent put into a payload, one message must never take the gate down:
-        // an event that cannot be sent is dropped, a reply becomes an error reply.
-        if (message.type === 'event') return;
+        // a reply that cannot be sent becomes an error reply.
         const failure = { code: 'ERUNTIME', message: `the reply could not be sent: ${(error as Error).message}` };
         text = JSON.stringify({ type: 'reply', id: message.id, reply: { ok: false, error: failure } });
       }
       ws.send(text);
     };
-    const unsubscribers = BRIDGE_EVENT_NAMES.map((event) =>
-      this.backend.subscribe(event, (payload) => send({ type: 'event', event, payload })),
-    );
+    const sendEvents = (events: readonly QueuedEvent[]) => {
+      if (ws.readyState !== ws.OPEN) return;
+      // A console that stopped reading (a frozen tab) would otherwise hold the gate's memory without
+      // bound: it is let go, and reloads every snapshot when it reconnects.
+      if (ws.bufferedAmount > MAX_UNSENT_BYTES) {
+        ws.close(CLOSE_FELL_BEHIND, 'the console fell behind the gate; it reconnects and reloads');
+        return;
+      }
+      ws.send(eventsFrame(events));
+    };
+    const queue = new ConsoleEventQueue(sendEvents);
+    const unsubscribers = BRIDGE_EVENT_NAMES.map((event) => this.backend.subscribe(event, (payload) => queue.push(event, payload)));
     ws.on('message', (data) => {
       let parsed: unknown;
       try {
@@ -95,11 +131,12 @@ export class WsBridgeServer {
         ws.close(1008, 'malformed bridge message');
         return;
       }
-      void dispatchBridgeRequest(this.backend, message.data.method, message.data.params).then((reply) =>
-        send({ type: 'reply', id: message.data.id, reply }),
+      void dispatchBridgeRequest(this.backend, message.data.method, message.data.params).then((answer) =>
+        reply({ type: 'reply', id: message.data.id, reply: answer }),
       );
     });
     ws.on('close', () => {
+      queue.close();
       for (const unsubscribe of unsubscribers) unsubscribe();
     });
   }

@@ -33,10 +33,16 @@ export function parseServerMessage(data: unknown): ParsedServerMessage {
     if (typeof value.id !== 'number' || !reply) return { ok: false, problem: 'a malformed reply' };
     return { ok: true, message: { type: 'reply', id: value.id, reply } };
   }
+  // Names are checked against the contract by the caller before anything is dispatched.
   if (value.type === 'event') {
     if (typeof value.event !== 'string') return { ok: false, problem: 'an event without a name' };
-    // The name is checked against the contract by the caller before anything is dispatched.
     return { ok: true, message: { type: 'event', event: value.event as never, payload: value.payload } };
+  }
+  if (value.type === 'events') {
+    if (!Array.isArray(value.events)) return { ok: false, problem: 'a batch of events that is not a list' };
+    const events = value.events.filter((item): item is { event: string; payload: unknown } => isJsonObject(item) && typeof item.event === 'string');
+    if (events.length !== value.events.length) return { ok: false, problem: 'a batch holding an event without a name' };
+    return { ok: true, message: { type: 'events', events: events.map(({ event, payload }) => ({ event: event as never, payload })) } };
   }
   return { ok: false, problem: `a frame of unknown type ${JSON.stringify(value.type)}` };
 }

@@ -194,7 +194,8 @@ class WsBridgeClient implements WsBridge {
     if (!parsed.ok) return this.report(`dropped ${parsed.problem}`);
     const message = parsed.message;
     if (message.type === 'reply') return this.settle(message.id, message.reply);
-    this.dispatchEvent(message.event, message.payload);
+    if (message.type === 'event') return this.dispatchEvent(message.event, message.payload);
+    for (const { event, payload } of message.events) this.dispatchEvent(event, payload);
   }
 
   private settle(id: number, reply: BridgeReply<unknown>): void {

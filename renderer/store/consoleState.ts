@@ -32,10 +32,12 @@ export interface AuditTrail {
 }
 
 /**
- * How many calls the Live view keeps; older ones drop off (the audit log keeps everything). The
- * gate sends the latest 500 on (re)connecting; the rest gather from its events.
+ * How many calls the Live view keeps; older ones drop off (the audit explorer has every call). The
+ * gate sends the latest 500 on (re)connecting; the rest gather from its events. At a hundred calls
+ * a second that is the last hundred seconds, and what each frame does with the list (a new order,
+ * the windowed list's offsets) stays well under a millisecond.
  */
-export const CALLS_CAP = 100_000;
+export const CALLS_CAP = 10_000;
 /** How many audit records the console keeps in memory. */
 export const AUDIT_CAP = 500;
 

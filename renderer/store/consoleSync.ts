@@ -27,6 +27,11 @@ export interface ConnectionSource {
 
 /** How long appends are gathered before the chain is checked again. */
 export const VERIFY_DEBOUNCE_MS = 300;
+/**
+ * While records keep coming, the chain is checked again at most this often: each check walks the
+ * whole log in the gate, which a stream of calls would otherwise pay for every few hundred ms.
+ */
+export const VERIFY_MIN_INTERVAL_MS = 5_000;
 /** How many audit records a snapshot loads. */
 const AUDIT_SNAPSHOT_LIMIT = 200;
 /** How many records of one call its audit trail loads (a call writes about ten). */
@@ -54,6 +59,8 @@ export class ConsoleSync {
   private verifyTimer: ReturnType<typeof setTimeout> | undefined;
   private auditGeneration = 0;
   private latestVerifyRequest = 0;
+  /** When the latest check began (ms since the epoch), for VERIFY_MIN_INTERVAL_MS. */
+  private lastVerifyStartedAt = 0;
   private stopped = false;
   /** What running calls streamed (shell output), for the Live view's terminals. */
   readonly outputs = new CallOutputs();
@@ -197,6 +204,7 @@ export class ConsoleSync {
     this.verifyTimer = undefined;
     const generation = this.auditGeneration;
     const request = ++this.latestVerifyRequest;
+    this.lastVerifyStartedAt = Date.now();
     const set = this.store.setState;
     set((s) => ({ verify: { ...s.verify, running: true } }));
     try {
@@ -237,6 +245,11 @@ export class ConsoleSync {
   /** The audit log's newest signed checkpoint and the key that signs them, for the checkpoint panel. */
   checkpointStatus(): Promise<BridgeResponse<'checkpointStatus'>> {
     return this.bridge.checkpointStatus({});
+  }
+
+  /** The gate's memory and event-loop lag, for Settings; `reset` starts a new lag window after this reading. */
+  gateDiagnostics(reset = false): Promise<BridgeResponse<'diagnostics'>> {
+    return this.bridge.diagnostics(reset ? { reset } : {});
   }
 
   /** Every rule and grant in force, for the Permissions view. */
@@ -296,7 +309,9 @@ export class ConsoleSync {
       return {
         calls: upsertCalls(s.calls, calls, CALLS_CAP),
         approvals: applyApprovalChanges(s.approvals, added, removed),
-        ...(records.length > 0 ? { audit: mergeAuditRecords(s.audit, records, AUDIT_CAP), verify: { ...s.verify, stale: true } } : {}),
+        ...(records.length > 0 ? { audit: mergeAuditRecords(s.audit, records, AUDIT_CAP) } : {}),
+        // Marked stale once: a new verify object each frame would redraw the Audit view each frame.
+        ...(records.length > 0 && !s.verify.stale ? { verify: { ...s.verify, stale: true } } : {}),
         ...(trail && ofTrail.length > 0 ? { auditTrail: { ...trail, records: mergeAuditRecords(trail.records ?? [], ofTrail, AUDIT_TRAIL_LIMIT) } } : {}),
       };
     });
@@ -305,7 +320,8 @@ export class ConsoleSync {
   private scheduleVerify(): void {
     if (this.stopped) return;
     clearTimeout(this.verifyTimer);
-    this.verifyTimer = setTimeout(() => void this.verifyAudit(), VERIFY_DEBOUNCE_MS);
+    const sinceLastCheck = Date.now() - this.lastVerifyStartedAt;
+    this.verifyTimer = setTimeout(() => void this.verifyAudit(), Math.max(VERIFY_DEBOUNCE_MS, VERIFY_MIN_INTERVAL_MS - sinceLastCheck));
   }
 }
 

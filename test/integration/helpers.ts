@@ -165,8 +165,10 @@ export class BridgeClient {
     ws.on('message', (data) => {
       const message = JSON.parse(data.toString()) as
         | { type: 'reply'; id: number; reply: BridgeReply<unknown> }
-        | { type: 'event'; event: string; payload: unknown };
+        | { type: 'event'; event: string; payload: unknown }
+        | { type: 'events'; events: Array<{ event: string; payload: unknown }> };
       if (message.type === 'reply') this.replies.get(message.id)?.(message.reply);
+      else if (message.type === 'events') this.events.push(...message.events);
       else this.events.push({ event: message.event, payload: message.payload });
       for (const wake of [...this.waiters]) wake();
     });

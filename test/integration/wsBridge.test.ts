@@ -152,6 +152,19 @@ describe('bridge requests', () => {
   });
 });
 
+describe('gate diagnostics', () => {
+  it("answers the gate's memory and event-loop lag, and starts a new lag window on reset", async () => {
+    const bridge = await openConsole();
+    const first = await bridge.request('diagnostics', { reset: true });
+    expect(first).toMatchObject({ ok: true, value: { eventLoopLagMs: { p50: expect.any(Number), p99: expect.any(Number), max: expect.any(Number) } } });
+    const value = (first as { value: { rssBytes: number; heapUsedBytes: number; uptimeSeconds: number } }).value;
+    expect(value.rssBytes).toBeGreaterThan(value.heapUsedBytes);
+    const second = (await bridge.request('diagnostics', {})) as { value: { windowSeconds: number; uptimeSeconds: number } };
+    expect(second.value.windowSeconds).toBeLessThanOrEqual(second.value.uptimeSeconds + 1);
+    expect(await bridge.request('diagnostics', { reset: 'yes' })).toMatchObject({ ok: false, error: { code: 'EVALIDATION' } });
+  });
+});
+
 describe('bridge events', () => {
   it('pushes callUpdated and auditAppended for an agent call', async () => {
     const bridge = await openConsole();
@@ -164,6 +177,23 @@ describe('bridge events', () => {
     expect(audited.hash).toMatch(/^[0-9a-f]{64}$/);
     const verify = await bridge.request('verifyAudit', {});
     expect(verify).toMatchObject({ ok: true, value: { ok: true } });
+  });
+
+  it("sends a burst of calls in batched frames, and every call's final state arrives", async () => {
+    const bridge = await openConsole();
+    const frames: Array<{ type: string; events?: unknown[] }> = [];
+    bridge.ws.on('message', (data) => frames.push(JSON.parse(data.toString())));
+    const agent = await openAgent();
+    const results = await Promise.all(Array.from({ length: 20 }, (_, index) => agent.callTool({ name: 'echo', arguments: { text: `burst ${index}` } })));
+    for (const result of results) {
+      const callId = result._meta?.['toolgate/callId'];
+      await bridge.waitForEvent('callUpdated', (call) => call.callId === callId && call.status === 'completed');
+    }
+    const eventFrames = frames.filter((frame) => frame.type !== 'reply');
+    expect(eventFrames.every((frame) => frame.type === 'events')).toBe(true);
+    const events = eventFrames.reduce((sum, frame) => sum + (frame.events?.length ?? 0), 0);
+    // Each call moves through several steps and appends several records; they travel together.
+    expect(eventFrames.length).toBeLessThan(events);
   });
 
   it('lets the console approve a write it was shown, and the agent gets the result', async () => {

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BridgeError, type BridgeHandlers } from '../../shared/contract';
 import type { ConnectionState } from '../../renderer/bridge/connectionState';
 import { createConsoleStore } from '../../renderer/store/consoleStore';
-import { ConsoleSync, VERIFY_DEBOUNCE_MS, type ConnectionSource } from '../../renderer/store/consoleSync';
+import { ConsoleSync, VERIFY_DEBOUNCE_MS, VERIFY_MIN_INTERVAL_MS, type ConnectionSource } from '../../renderer/store/consoleSync';
 import { DraftReasons } from '../../renderer/store/draftReasons';
 import { callsInOrder } from '../../renderer/store/reducers';
 import { fakeBridge } from './fakeBridge';
@@ -50,6 +50,17 @@ afterEach(() => {
   for (const sync of syncs.splice(0)) sync.stop();
   vi.useRealTimers();
 });
+
+/** A started sync on fake timers with its snapshots (and their chain check) loaded, the check's calls cleared. */
+async function verifyingSync() {
+  vi.useFakeTimers();
+  const verifyAudit = vi.fn(async () => ({ ok: true, records: 4 }));
+  const fake = fakeBridge(handlers({ verifyAudit }));
+  const { store, sync } = started(fake.bridge);
+  await sync.refreshSnapshots();
+  verifyAudit.mockClear();
+  return { verifyAudit, fake, store, sync };
+}
 
 describe('ConsoleSync', () => {
   it('loads every snapshot on start', async () => {
@@ -147,21 +158,43 @@ describe('ConsoleSync', () => {
   });
 
   it('prepends appended records and re-verifies once after a burst', async () => {
-    vi.useFakeTimers();
-    const verifyAudit = vi.fn(async () => ({ ok: true, records: 4 }));
-    const fake = fakeBridge(handlers({ verifyAudit }));
-    const { store, sync } = started(fake.bridge);
-    await sync.refreshSnapshots();
-    verifyAudit.mockClear();
+    const { verifyAudit, fake, store } = await verifyingSync();
 
     fake.emit('auditAppended', auditRecord(3));
     fake.emit('auditAppended', auditRecord(4));
     expect(store.getState().audit.map((r) => r.seq)).toEqual([4, 3, 2, 1]);
     expect(store.getState().verify.stale).toBe(true);
 
-    await vi.advanceTimersByTimeAsync(VERIFY_DEBOUNCE_MS);
+    // The snapshot's check just ran: the next waits out the minimum interval.
+    await vi.advanceTimersByTimeAsync(VERIFY_MIN_INTERVAL_MS);
     expect(verifyAudit).toHaveBeenCalledTimes(1);
     expect(store.getState().verify).toMatchObject({ report: { ok: true, records: 4 }, stale: false });
+  });
+
+  it('re-verifies 300 ms after a burst once the last check is old enough', async () => {
+    const { verifyAudit, fake } = await verifyingSync();
+    await vi.advanceTimersByTimeAsync(VERIFY_MIN_INTERVAL_MS);
+    verifyAudit.mockClear();
+    fake.emit('auditAppended', auditRecord(3));
+    await vi.advanceTimersByTimeAsync(VERIFY_DEBOUNCE_MS);
+    expect(verifyAudit).toHaveBeenCalledTimes(1);
+  });
+
+  it('checks the chain at most once per interval while records stream in', async () => {
+    const { verifyAudit, fake, store } = await verifyingSync();
+    // Twelve seconds of records, with a pause of 400 ms after every second (a quiet moment each time).
+    for (let second = 0; second < 12; second++) {
+      for (let tick = 0; tick < 6; tick++) {
+        fake.emit('auditAppended', auditRecord(10 + second * 6 + tick));
+        await vi.advanceTimersByTimeAsync(100);
+      }
+      await vi.advanceTimersByTimeAsync(400);
+    }
+    expect(verifyAudit.mock.calls.length).toBeGreaterThanOrEqual(1);
+    expect(verifyAudit.mock.calls.length).toBeLessThanOrEqual(Math.ceil((12 * 1000) / VERIFY_MIN_INTERVAL_MS));
+    // The last check is at most an interval old, and says so until it runs again.
+    await vi.advanceTimersByTimeAsync(VERIFY_MIN_INTERVAL_MS);
+    expect(store.getState().verify.stale).toBe(false);
   });
 
   it('says which snapshot failed and keeps the rest', async () => {

@@ -4,22 +4,8 @@ import { ConsoleSync } from '../../renderer/store/consoleSync';
 import { animationFrameScheduler, HIDDEN_TAB_FLUSH_MS } from '../../renderer/store/eventBatch';
 import { callsInOrder } from '../../renderer/store/reducers';
 import { fakeBridge } from './fakeBridge';
+import { floodedSync } from './floodedSync';
 import { approval, auditRecord, call, outcome } from './fixtures';
-
-/** A sync whose frames run only when the test says so. */
-function floodedSync() {
-  const fake = fakeBridge({});
-  const store = createConsoleStore('open');
-  const frames: Array<() => void> = [];
-  const sync = new ConsoleSync(fake.bridge, store, undefined, undefined, (run) => frames.push(run));
-  sync.start();
-  let updates = 0;
-  store.subscribe(() => updates++);
-  const runFrames = () => {
-    for (const run of frames.splice(0)) run();
-  };
-  return { fake, store, sync, runFrames, updates: () => updates };
-}
 
 function expiry(n: number): string {
   return new Date(Date.UTC(2030, 0, 1) + n * 1000).toISOString();

@@ -125,6 +125,34 @@ describe('createWsBridge', () => {
     expect(resolved).toEqual(['a1']);
   });
 
+  it('dispatches a batch of events in the order the gate sent them; one bad event drops alone', () => {
+    const { connection, socket } = connectAndOpen();
+    const seen: string[] = [];
+    connection.bridge.onCallUpdated((c) => seen.push(`call ${c.callId} ${c.status}`));
+    connection.bridge.onApprovalResolved((o) => seen.push(`resolved ${o.approvalId}`));
+    socket.serverSend({
+      type: 'events',
+      events: [
+        { event: 'callUpdated', payload: call('c1') },
+        { event: 'approvalResolved', payload: outcome('a1') },
+        { event: 'approvalRequested', payload: { approvalId: 1 } },
+        { event: 'callUpdated', payload: { ...call('c2'), status: 'completed' } },
+      ],
+    });
+    expect(seen).toEqual(['call c1 checking', 'resolved a1', 'call c2 completed']);
+    expect(problems).toHaveLength(1);
+  });
+
+  it('drops a batch that is not a list of named events', () => {
+    const { connection, socket } = connectAndOpen();
+    const seen: string[] = [];
+    connection.bridge.onCallUpdated((c) => seen.push(c.callId));
+    socket.serverSend({ type: 'events', events: { event: 'callUpdated', payload: call('c1') } });
+    socket.serverSend({ type: 'events', events: [{ payload: call('c1') }, { event: 'callUpdated', payload: call('c2') }] });
+    expect(seen).toEqual([]);
+    expect(problems).toHaveLength(2);
+  });
+
   it('drops malformed frames, unknown events and off-contract payloads without throwing', () => {
     const { connection, socket } = connectAndOpen();
     const seen: unknown[] = [];

@@ -1,3 +1,4 @@
+import { CALLS_CAP } from '../../store/consoleState';
 import { useMeasuredVirtualizer } from '../common/measuredVirtualizer';
 import { useConsoleState } from '../consoleContext';
 import { CallRow, LIVE_COLUMNS, NUMERIC_COLUMNS } from './CallRow';
@@ -57,6 +58,11 @@ export function LiveView() {
         })}
         <Spacer height={after} />
       </table>
+      {order.length >= CALLS_CAP ? (
+        <p className="note live-cap-note" data-testid="live-cap-note">
+          Live keeps the newest {CALLS_CAP.toLocaleString('en')} calls; every older one is in the Audit view.
+        </p>
+      ) : null}
     </div>
   );
 }

@@ -20,7 +20,10 @@ function when(iso: string | undefined, none: string): string {
 export function PermissionsView() {
   const sync = useConsoleSync();
   const policy = useConsoleState((s) => s.info?.policy);
-  const calls = useConsoleState((s) => s.calls);
+  // Followed only while the list is shown: calls change every frame while agents work, and a hidden
+  // list need not be redrawn (nor reloaded) for each. Showing it again reloads it.
+  const shown = useConsoleState((s) => s.view.tab === 'Permissions');
+  const calls = useConsoleState((s) => (shown ? s.calls : undefined));
   const [permissions, setPermissions] = useState<readonly Permission[]>();
   const [problem, setProblem] = useState<string>();
   /** The grant whose "Keep for good" is open: the person reviews the rule and picks the file. */
@@ -39,7 +42,7 @@ export function PermissionsView() {
   useEffect(() => {
     const timer = setTimeout(() => void load(), RELOAD_DELAY_MS);
     return () => clearTimeout(timer);
-  }, [load, policy, calls]);
+  }, [load, policy, calls, shown]);
 
   async function keep(permission: Permission, file: 'user' | 'project'): Promise<void> {
     try {

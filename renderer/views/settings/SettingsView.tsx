@@ -1,6 +1,7 @@
 import type { SettingKey, SettingSource } from '../../../shared/settings';
 import { VisibleText } from '../common/VisibleText';
 import { useConsoleState } from '../consoleContext';
+import { GateHealth } from './GateHealth';
 
 /** What each setting is, in the words of the settings file's documentation. */
 const MEANING: Record<SettingKey, string> = {
@@ -38,8 +39,18 @@ function shown(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
-/** The settings the gate runs with, and where each came from: a flag, the environment, settings.json or the default. */
+/** The gate's health, then the settings it runs with and where each came from. */
 export function SettingsView() {
+  return (
+    <>
+      <GateHealth />
+      <SettingsInForce />
+    </>
+  );
+}
+
+/** The settings the gate runs with, and where each came from: a flag, the environment, settings.json or the default. */
+function SettingsInForce() {
   const report = useConsoleState((s) => s.info?.settings);
   if (!report) return <p className="empty">This gate was started without a settings report.</p>;
   return (
