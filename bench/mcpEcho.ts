@@ -26,9 +26,8 @@ export interface McpEchoCounts {
   rounds: number;
 }
 
-/** A server under test: how an agent reaches it and the processes whose CPU time it spends. */
+/** A server under test: how an agent reaches it, and its process (whose CPU time, children's included, is counted). */
 interface EchoServer {
-  name: string;
   url: string;
   headers: Record<string, string>;
   child: ChildProcess;
@@ -151,8 +150,8 @@ export async function measureMcpEcho(counts: McpEchoCounts): Promise<BenchSectio
     const bareProcess = await startServer('bench/bareEchoServer.mjs', [], {}, /listening (\d+)/);
     started.push(bareProcess.child);
     const token = readFileSync(join(home, 'token'), 'utf8').trim();
-    const gate: EchoServer = { name: 'gate', url: gateProcess.match[1]!, headers: { authorization: `Bearer ${token}` }, child: gateProcess.child };
-    const bare: EchoServer = { name: 'bare', url: `http://127.0.0.1:${bareProcess.match[1]}/mcp`, headers: {}, child: bareProcess.child };
+    const gate: EchoServer = { url: gateProcess.match[1]!, headers: { authorization: `Bearer ${token}` }, child: gateProcess.child };
+    const bare: EchoServer = { url: `http://127.0.0.1:${bareProcess.match[1]}/mcp`, headers: {}, child: bareProcess.child };
 
     // Sequential latency: one agent each, alternated in blocks.
     const [gateClient, bareClient] = [await connect(gate), await connect(bare)];
@@ -210,6 +209,8 @@ export async function measureMcpEcho(counts: McpEchoCounts): Promise<BenchSectio
       notes: [
         `calls/s: gate ${perSecond(gateTotal).toFixed(0)}, bare ${perSecond(bareTotal).toFixed(0)} (completed calls ÷ wall time)`,
         `CPU ms per call, server side (process and its children): gate ${cpuPerCall(gateTotal.serverCpuMs, gateTotal)}, bare ${cpuPerCall(bareTotal.serverCpuMs, bareTotal)}`,
+        // On 2 cores the agents and the server share the CPU: a share near 1 means the agents hold a
+        // core of their own (splitting them over two processes was measured not to help bare).
         `CPU ms per call, the agents' side (this process): with the gate ${cpuPerCall(gateTotal.clientCpuMs, gateTotal)}, with bare ${cpuPerCall(bareTotal.clientCpuMs, bareTotal)}; ` +
           `agents' share of a core: with the gate ${(gateTotal.clientCpuMs / gateTotal.wallMs).toFixed(2)}, with bare ${(bareTotal.clientCpuMs / bareTotal.wallMs).toFixed(2)}`,
       ],
