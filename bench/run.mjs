@@ -1,7 +1,9 @@
 // `npm run bench`: timings a person can compare, measured in one run on this machine, and the targets
 // they are held to, each against its baseline from the same run. Sections (BENCH_ONLY=a,b runs some):
 //   1. [mcp] an auto-allowed echo through the whole gate over MCP (Streamable HTTP, official SDK client)
-//      beside the same echo served by a bare MCP SDK server, as the baseline
+//      beside the same echo served by a bare MCP SDK server, as the baseline: sequential latency, and
+//      calls/s of BENCH_AGENTS (16) agents at once, in BENCH_ROUNDS (3) rounds of BENCH_ROUND_MS (2000)
+//      each (bench/mcpEcho.ts)
 //   2. [tools] a tool process's cold start, plain and in bubblewrap (bench/toolProcesses.ts)
 //   3. warm 1 KiB and 1 MiB round trips through the tool-process pool, plain and in bubblewrap
 //   4. deadline → dead for a tool that obeys SIGTERM and one that ignores it
@@ -22,13 +24,9 @@
 //      the gate's lag without a console (bench/consoleLoad.ts)
 // Counts: BENCH_CALLS (1 and 5, default 1000), BENCH_COLD (20), BENCH_SMALL (200), BENCH_LARGE (30),
 // BENCH_DEADLINES (10).
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { loadInternal } from './loadInternal.mjs';
 import { differenceRow, heading, row, summarize, targetRow } from './stats.mjs';
 
@@ -37,34 +35,6 @@ const CALLS = Number(process.env.BENCH_CALLS ?? 1000);
 const WARMUP = 50;
 const BLOCK = 100;
 const count = (name, fallback) => Number(process.env[name] ?? fallback);
-
-function start(command, args, env, ready) {
-  const child = spawn(process.execPath, [command, ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const match = ready.exec(out);
-      if (match) resolve({ child, match });
-    });
-    child.once('exit', (code) => reject(new Error(`${command} exited (${code}) before it was ready:\n${out}`)));
-  });
-}
-
-async function connect(url, headers = {}) {
-  const client = new Client({ name: 'toolgate-bench', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
-  return client;
-}
-
-async function timeCalls(client, count, samples) {
-  for (let i = 0; i < count; i++) {
-    const started = performance.now();
-    const result = await client.callTool({ name: 'echo', arguments: { text: `hello ${i}` } });
-    if (result.isError) throw new Error(`echo failed: ${JSON.stringify(result.content)}`);
-    samples?.push(performance.now() - started);
-  }
-}
 
 /** Prints one section of the table that a TypeScript bench module measured. */
 function printSection(section) {
@@ -87,42 +57,6 @@ const targets = [];
 /** judgeTarget from bench/benchResult.ts, loaded with the first TypeScript section. */
 let judgeTarget;
 
-/** Section 1: the whole gate over MCP beside a bare MCP SDK server. */
-async function measureMcp() {
-  const home = mkdtempSync(join(tmpdir(), 'toolgate-bench-home-'));
-  const workspace = mkdtempSync(join(tmpdir(), 'toolgate-bench-ws-'));
-  const gate = await start('bin/toolgate.js', ['serve', '--workspace', workspace, '--port', '0'], { TOOLGATE_HOME: home }, /MCP\s+(\S+)/);
-  const bare = await start('bench/bareEchoServer.mjs', [], {}, /listening (\d+)/);
-  try {
-    const token = readFileSync(join(home, 'token'), 'utf8').trim();
-    const gateClient = await connect(gate.match[1], { authorization: `Bearer ${token}` });
-    const bareClient = await connect(`http://127.0.0.1:${bare.match[1]}/mcp`);
-    await timeCalls(gateClient, WARMUP);
-    await timeCalls(bareClient, WARMUP);
-    const gateSamples = [];
-    const bareSamples = [];
-    // Alternate blocks so that both see the same machine load.
-    for (let done = 0; done < CALLS; done += BLOCK) {
-      await timeCalls(gateClient, Math.min(BLOCK, CALLS - done), gateSamples);
-      await timeCalls(bareClient, Math.min(BLOCK, CALLS - done), bareSamples);
-    }
-    const gateStats = summarize(gateSamples);
-    const bareStats = summarize(bareSamples);
-    console.log(heading(`Echo over MCP (Streamable HTTP, official SDK client), ${CALLS} sequential calls each, alternated in blocks of ${BLOCK}`));
-    console.log(row('echo through the gate (MCP, auto-allowed)', gateStats));
-    console.log(row('echo on a bare MCP SDK server (baseline)', bareStats));
-    console.log(differenceRow('gate overhead over the baseline', gateStats, bareStats));
-    await gateClient.close();
-    await bareClient.close();
-  } finally {
-    gate.child.kill('SIGTERM');
-    bare.child.kill('SIGTERM');
-    await new Promise((resolve) => gate.child.once('exit', resolve));
-    rmSync(home, { recursive: true, force: true });
-    rmSync(workspace, { recursive: true, force: true });
-  }
-}
-
 const began = performance.now();
 [{ judgeTarget }] = await loadInternal(root, ['bench/benchResult.ts']);
 const AUDIT_PROOF = [count('BENCH_AUDIT_RECORDS', 1_000_000), count('BENCH_AUDIT_ROUNDS', 3), count('BENCH_AUDIT_APPENDS', 5000)];
@@ -140,7 +74,15 @@ async function typescript(module, name, ...args) {
  * (e.g. BENCH_ONLY=policy, BENCH_ONLY=explorer, BENCH_ONLY=proof).
  */
 const SECTIONS = {
-  mcp: () => measureMcp(),
+  mcp: () =>
+    typescript('bench/mcpEcho.ts', 'measureMcpEcho', {
+      calls: CALLS,
+      block: BLOCK,
+      warmup: WARMUP,
+      agents: count('BENCH_AGENTS', 16),
+      roundMs: count('BENCH_ROUND_MS', 2000),
+      rounds: count('BENCH_ROUNDS', 3),
+    }),
   tools: () =>
     typescript('bench/toolProcesses.ts', 'measureToolProcesses', {
       coldStarts: count('BENCH_COLD', 20),

@@ -4,6 +4,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { readJsonBody, sendJsonRpcError, type UnreadableBody } from '../server/httpBody';
+import { coalesceAnswerWrites } from './coalescedAnswer';
 import { prepareBodyForSdk } from './heldArguments';
 
 /** How many sessions the endpoint keeps, and when an unused one is closed. */
@@ -82,6 +83,8 @@ export class McpHttpEndpoint {
     if (request.method === 'POST') {
       this.inFlight.add(response);
       response.once('close', () => this.inFlight.delete(response));
+      // A POST's answer is one SSE stream that usually ends at once; the client's GET stream stays as the SDK sends it.
+      coalesceAnswerWrites(response);
     }
     const sessionId = request.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {

@@ -1,14 +1,24 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 
-/** The hosts a loopback gate answers to; anything else is a DNS-rebinding attempt. */
-export function allowedHosts(port: number): Set<string> {
-  return new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]);
+/** What Host and Origin may say for one port: made once per port, not for every request. */
+interface LoopbackNames {
+  /** The hosts a loopback gate answers to; anything else is a DNS-rebinding attempt. */
+  hosts: Set<string>;
+  /** The origins a browser page may call from: only the console's own. */
+  origins: Set<string>;
 }
 
-/** The origins a browser page may call from: only the console's own. */
-export function allowedOrigins(port: number): Set<string> {
-  return new Set([`http://127.0.0.1:${port}`, `http://localhost:${port}`, `http://[::1]:${port}`]);
+const namesByPort = new Map<number, LoopbackNames>();
+
+function loopbackNames(port: number): LoopbackNames {
+  let names = namesByPort.get(port);
+  if (!names) {
+    const hosts = [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
+    names = { hosts: new Set(hosts), origins: new Set(hosts.map((host) => `http://${host}`)) };
+    namesByPort.set(port, names);
+  }
+  return names;
 }
 
 /** Why a request's Host or Origin is refused, or undefined when both are ours. */
@@ -17,13 +27,14 @@ export function foreignHeaders(
   port: number,
   requireOrigin = false,
 ): { step: 'host' | 'origin'; message: string } | undefined {
+  const { hosts, origins } = loopbackNames(port);
   const host = headers.host;
-  if (!host || !allowedHosts(port).has(host.toLowerCase())) {
+  if (!host || !hosts.has(host.toLowerCase())) {
     return { step: 'host', message: `the Host header ${JSON.stringify(host ?? '')} is not this gate` };
   }
   const origin = headers.origin;
   if (origin === undefined) return requireOrigin ? { step: 'origin', message: 'a browser request must carry an Origin header' } : undefined;
-  if (!allowedOrigins(port).has(origin.toLowerCase())) {
+  if (!origins.has(origin.toLowerCase())) {
     return { step: 'origin', message: `requests from the origin ${JSON.stringify(origin)} are refused` };
   }
   return undefined;
