@@ -39,6 +39,14 @@ CREATE TRIGGER IF NOT EXISTS audit_meta_no_update BEFORE UPDATE ON audit_meta
  */
 const MAX_QUEUED = 4096;
 
+/**
+ * How long committed records wait to be folded into the explorer's call index, and how many may
+ * wait: folded later, a call's row and text are written about once (most calls have ended by then)
+ * instead of once per commit, in a transaction of its own that no call waits for.
+ */
+const FOLD_DELAY_MS = 100;
+const MAX_UNFOLDED = 4096;
+
 function toRecord(row: StoredRow): AuditRecord {
   return {
     seq: row.seq,
@@ -113,6 +121,9 @@ export class AuditStore {
   /** Why the last commit failed, while nothing was committed since: a durable() with nothing queued then rejects. */
   private lastFailure: Error | undefined;
   private commitScheduled = false;
+  /** Committed records the call index has not folded yet, in seq order. */
+  private unfolded: AuditRecord[] = [];
+  private foldTimer: NodeJS.Timeout | undefined;
   /** False for a database file without the audit table (an empty or foreign file, opened read-only). */
   private readonly hasTable: boolean;
   private readonly now: () => Date;
@@ -222,9 +233,9 @@ export class AuditStore {
   }
 
   /**
-   * The group commit: writes the queued records and folds their calls into the index in one
-   * transaction, moves the head anchor once, settles the waiters, then tells the listeners in seq
-   * order. A failed commit leaves the log as it was: the chain goes back to its last committed
+   * The group commit: writes the queued records in one transaction, moves the head anchor once,
+   * settles the waiters, tells the listeners in seq order, and leaves the records for the call
+   * index's next fold. A failed commit leaves the log as it was: the chain goes back to its last committed
    * record, so the next append chains from what is really there, and the waiters are rejected.
    */
   private commitQueued(): void {
@@ -239,8 +250,6 @@ export class AuditStore {
       for (const { record, payloadJson } of batch) {
         this.insert.run(record.seq, record.callId, record.kind, record.time, payloadJson, record.prevHash, record.hash);
       }
-      // The records and their calls' index rows are written together: the index never misses a record it claims.
-      this.index?.fold(batch.map((queued) => queued.record));
       this.db.exec('COMMIT');
     } catch (error) {
       if (this.db.isTransaction) this.db.exec('ROLLBACK');
@@ -256,6 +265,7 @@ export class AuditStore {
     }
     this.committed = this.last;
     this.lastFailure = undefined;
+    this.awaitFold(batch);
     let anchorFailure: Error | undefined;
     try {
       this.head?.write(this.committed);
@@ -331,6 +341,7 @@ export class AuditStore {
   callIndex(): CallIndex {
     if (this.closed) throw new Error('the audit log is closed');
     this.commit();
+    this.foldIndex();
     this.index ??= CallIndex.openReadOnly(this.db);
     return this.index;
   }
@@ -439,10 +450,40 @@ export class AuditStore {
     return { lastSeq, hashAt: (seq: number) => (byHash?.get(seq) as unknown as { hash: string } | undefined)?.hash };
   }
 
+  /** Queues committed records for the call index: folded after FOLD_DELAY_MS, or at once past MAX_UNFOLDED. */
+  private awaitFold(batch: readonly QueuedRecord[]): void {
+    if (!this.index?.writable) return;
+    for (const { record } of batch) this.unfolded.push(record);
+    if (this.unfolded.length >= MAX_UNFOLDED) this.foldIndex();
+    else this.foldTimer ??= setTimeout(() => this.foldIndex(), FOLD_DELAY_MS);
+  }
+
+  /**
+   * Folds the committed records the index has not taken in, in a transaction of their own. The
+   * index's watermark moves with them, so a gate stopped before a fold catches the index up at its
+   * next start; a fold that fails leaves the index behind (it is caught up then), never the log.
+   */
+  private foldIndex(): void {
+    clearTimeout(this.foldTimer);
+    this.foldTimer = undefined;
+    if (this.unfolded.length === 0 || !this.index) return;
+    const records = this.unfolded;
+    this.unfolded = [];
+    try {
+      this.db.exec('BEGIN');
+      this.index.fold(records);
+      this.db.exec('COMMIT');
+    } catch {
+      if (this.db.isTransaction) this.db.exec('ROLLBACK');
+      this.index.stopFolding();
+    }
+  }
+
   /** Commits what is queued, then closes the database. Idempotent. */
   close(): void {
     if (this.closed) return;
     this.commit();
+    this.foldIndex();
     this.closed = true;
     this.listeners.clear();
     this.head?.close();

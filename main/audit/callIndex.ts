@@ -272,9 +272,8 @@ export class CallIndex {
   }
 
   /**
-   * Folds a group commit's records (in seq order) into their calls' rows and text: each call once,
-   * however many of its records the commit holds, read whole from the log (the commit's records
-   * included: this runs in its transaction). Its search text is rewritten only when it changed.
+   * Folds committed records (in seq order) into their calls' rows and text: each call once, however
+   * many of its records there are, read whole from the log. Its search text is rewritten only when it changed.
    * On failure the index stops folding (its watermark stays before the commit) and the next open
    * catches up, so a fault here never costs a record.
    */
@@ -284,10 +283,10 @@ export class CallIndex {
     for (const record of records) if (!calls.has(record.callId)) calls.set(record.callId, record.seq);
     this.db.exec('SAVEPOINT call_index');
     try {
-      for (const [callId, firstSeqInCommit] of calls) {
+      for (const [callId, firstSeqFolded] of calls) {
         const trail = (this.recordsOfCall.all(callId) as unknown as AuditRow[]).map(recordFrom);
         const summary = summarizeCall(trail);
-        if (summary) this.writeFolded(summary, trail[0]!.seq === firstSeqInCommit);
+        if (summary) this.writeFolded(summary, trail[0]!.seq === firstSeqFolded);
         if (CLOSING.has(trail.at(-1)!.kind)) this.openTexts.delete(callId);
       }
       this.setState!.run('watermark', records.at(-1)!.seq);
@@ -295,14 +294,19 @@ export class CallIndex {
     } catch {
       this.db.exec('ROLLBACK TO call_index; RELEASE call_index');
       // The texts remembered may belong to rows just rolled back.
-      this.openTexts.clear();
-      this.broken = true;
+      this.stopFolding();
     }
+  }
+
+  /** Stops folding (a fold's transaction failed): the watermark stays where it is, and the next open catches up. */
+  stopFolding(): void {
+    this.openTexts.clear();
+    this.broken = true;
   }
 
   /**
    * Writes a call's row, and its text unless it is the one written last (most records, e.g.
-   * `started`, add no text). `begun`: the call's first record is in this commit, so it has no text yet.
+   * `started`, add no text). `begun`: the call's first record is among those folded now, so it has no text yet.
    */
   private writeFolded(summary: CallSummary, begun: boolean): void {
     const callId = summary.row.callId;

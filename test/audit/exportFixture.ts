@@ -51,6 +51,8 @@ export async function gatedCalls(options: { edited?: boolean } = {}): Promise<Ga
     await running.backend.handlers.decideApproval({ approvalId, decision: 'approve', edit: { content: `${EDITED_CONTENT}\n` } });
     edited = callIdOf(await call);
   }
+  // The gate folds committed records into its call index a moment later; the export (a reader of the file) sees them once folded.
+  running.gate.audit.callIndex();
   const records = (callId: string) => running.gate.audit.forCall(callId);
   return {
     dirs,

@@ -121,20 +121,34 @@ describe('group commit', () => {
     expect(store.openCalls()).toEqual([]);
   });
 
-  it('folds each call once per commit into the index, and finds it by its text as soon as it is committed', async () => {
+  it('folds each call into the index once per fold, and a reader finds it by its text as soon as it is committed', async () => {
     appendCall('needle-call', 'a haystack with a needle', ['invoked', 'policy', 'started']);
     await store.durable();
-    const index = store.callIndex();
-    const found = (text: string) => (index.db.prepare('SELECT rowid FROM calls_text WHERE calls_text MATCH ?').all(`"${text}"`) as Array<{ rowid: number }>).map((row) => row.rowid);
-    expect(index.row('needle-call')).toMatchObject({ seq: 1, lastSeq: 3, outcome: 'open' });
+    // Every reader goes through callIndex(), which folds what was committed since.
+    const index = () => store.callIndex();
+    const found = (text: string) => (index().db.prepare('SELECT rowid FROM calls_text WHERE calls_text MATCH ?').all(`"${text}"`) as Array<{ rowid: number }>).map((row) => row.rowid);
+    expect(index().row('needle-call')).toMatchObject({ seq: 1, lastSeq: 3, outcome: 'open' });
     expect(found('needle')).toEqual([1]);
     appendCall('needle-call', 'a haystack with a needle', ['completed']);
     await store.durable();
-    expect(index.row('needle-call')).toMatchObject({ seq: 1, lastSeq: 4, outcome: 'completed' });
+    expect(index().row('needle-call')).toMatchObject({ seq: 1, lastSeq: 4, outcome: 'completed' });
     // The output's text joined the call's: found by either, once.
     expect(found('said a haystack')).toEqual([1]);
     expect(found('needle')).toEqual([1]);
-    expect(index.watermark()).toBe(4);
+    expect(index().watermark()).toBe(4);
+  });
+  it('folds committed calls into the index on its own a moment later, so a reader of the file (the CLI) sees them without the gate being asked', async () => {
+    appendCall('later', 'folded by the timer');
+    await store.durable();
+    const reader = new AuditStore({ ...auditPaths(home), readonly: true });
+    try {
+      expect(reader.callIndex().behind()).toBe(4);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(reader.callIndex().behind()).toBe(0);
+      expect(reader.callIndex().row('later')).toMatchObject({ outcome: 'completed' });
+    } finally {
+      reader.close();
+    }
   });
 });
 
