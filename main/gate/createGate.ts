@@ -219,6 +219,9 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     entry: builtAssets().toolProcess,
     env: toolEnvironment(),
     size: options.poolSize ?? 2,
+    // One spare per profile in use (read-only, write, network, a single-use one), each an idle Node
+    // of about 50 MB: at most four beyond the pool's size, ended after ten minutes without a call of theirs.
+    spares: { spares: 4, idleMs: 10 * 60_000 },
     maxQueue: maxQueued,
     cgroups: detectCgroups(),
     isolate: sandboxIsolation(sandbox, {

@@ -5,6 +5,7 @@ import { statfsSync } from 'node:fs';
 import { processTree, sampleTree } from './processTree';
 import { HostReplySchema, type HealthRequest, type RunRequest } from './protocol';
 import type { SandboxProfile } from './sandbox';
+import { profileName, SpareDemand, type SparePolicy } from './spareDemand';
 import type { ToolProcess, ToolProcessExit, ToolProcessFactory, ToolProcessOptions } from './toolProcess';
 
 /** How a call in a tool process ended, and what it used. */
@@ -61,6 +62,11 @@ export interface ToolProcessPoolOptions {
   isolate?: (profile: SandboxProfile) => Isolation;
   /** The profile of the processes started ahead of any call. */
   warmProfile?: SandboxProfile;
+  /**
+   * Spare processes kept ready beyond `size`, for the profiles calls use (or are about to: see
+   * expect): a call of such a profile finds its sandbox started instead of waiting for one.
+   */
+  spares?: SparePolicy;
   /** How long a new process may take to say it is ready. */
   startTimeoutMs?: number;
   /** Receives each piece of output a running call streams (context.emit), unredacted. */
@@ -92,6 +98,8 @@ interface Worker {
   readonly process: ToolProcess;
   readonly ready: Promise<void>;
   readonly isolation: Isolation;
+  /** The name of the sandbox profile it was started for (profileName). */
+  readonly profile: string;
   /** The call the process serves, or served last. */
   callId: string | undefined;
   exited: ToolProcessExit | undefined;
@@ -105,6 +113,7 @@ interface Worker {
 
 interface Waiter {
   isolation: Isolation;
+  profile: SandboxProfile;
   /** Gives the waiting call its process, or nothing when the pool closed. */
   hand(worker: Worker | undefined): void;
 }
@@ -123,10 +132,32 @@ export class ToolProcessPool {
   private spawned = 0;
   /** Processes in a row that died before they were ready: past a few, no more are started ahead of need. */
   private failedStarts = 0;
+  /** Which profiles keep a spare process, when the pool keeps spares. */
+  private readonly demand: SpareDemand | undefined;
+  /** Ends the spares of profiles no one asked for in a while. */
+  private readonly trimmer: ReturnType<typeof setInterval> | undefined;
+  /** Set while a replenishment is scheduled, so a burst of calls schedules one. */
+  private replenishing = false;
 
   constructor(private readonly options: ToolProcessPoolOptions) {
-    const warm = this.isolation(options.warmProfile ?? READ_ONLY_PROFILE);
-    for (let i = 0; i < options.size; i++) this.idle.push(this.spawn(warm));
+    const warmProfile = options.warmProfile ?? READ_ONLY_PROFILE;
+    const warm = this.isolation(warmProfile);
+    for (let i = 0; i < options.size; i++) this.idle.push(this.spawn(warm, warmProfile));
+    if (options.spares && options.spares.spares > 0) {
+      this.demand = new SpareDemand(options.spares);
+      this.trimmer = setInterval(() => this.trimSpares(), Math.max(1000, options.spares.idleMs / 2));
+      this.trimmer.unref();
+    }
+  }
+
+  /**
+   * Says a call of this profile is coming (a write waiting for its approval): a spare process of it
+   * starts now, if the pool keeps spares, so the call does not wait for its sandbox.
+   */
+  expect(profile: SandboxProfile): void {
+    if (!this.demand) return;
+    this.demand.note(profile);
+    this.replenishSoon();
   }
 
   /**
@@ -141,7 +172,10 @@ export class ToolProcessPool {
   ): Promise<RunOutcome> {
     const isolation = this.isolation(profile);
     if (isolation.refusal) return { ok: false, error: isolation.refusal };
-    const worker = await this.acquire(isolation);
+    this.demand?.note(profile);
+    const worker = await this.acquire(isolation, profile);
+    // The process taken may have been the profile's spare: another starts once this call is on its way.
+    this.replenishSoon();
     let outcome: RunOutcome;
     let sandboxRoot: SandboxRootView | undefined;
     try {
@@ -184,7 +218,7 @@ export class ToolProcessPool {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const isolation = this.isolation(profile);
     if (isolation.refusal) return { healthy: false, message: isolation.refusal.message };
-    const acquired = this.acquire(isolation, true);
+    const acquired = this.acquire(isolation, profile, true);
     const worker = await Promise.race([
       acquired,
       new Promise<undefined>((resolve) => {
@@ -219,6 +253,7 @@ export class ToolProcessPool {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    if (this.trimmer) clearInterval(this.trimmer);
     for (const waiter of this.waiting.splice(0)) waiter.hand(undefined);
     await Promise.all([...this.workers].map((worker) => worker.process.close()));
   }
@@ -227,7 +262,7 @@ export class ToolProcessPool {
     return this.options.isolate?.(profile) ?? { key: 'bare' };
   }
 
-  private spawn(isolation: Isolation): Worker {
+  private spawn(isolation: Isolation, profile: SandboxProfile): Worker {
     const label = `toolgate-tool-${++this.spawned}`;
     let worker!: Worker;
     // What it printed on stderr before it was ready: why it could not start (bubblewrap's or Node's words).
@@ -277,7 +312,7 @@ export class ToolProcessPool {
     ready.catch(() => {
       this.failedStarts++;
     });
-    worker = { process, ready, isolation, callId: undefined, exited: undefined, retired: false, logBytes: 0, overLimit: undefined };
+    worker = { process, ready, isolation, profile: profileName(profile), callId: undefined, exited: undefined, retired: false, logBytes: 0, overLimit: undefined };
     process.onExit((exit) => {
       worker.exited = exit;
       this.workers.delete(worker);
@@ -287,18 +322,20 @@ export class ToolProcessPool {
       // Keep the pool warm, unless processes keep dying before they are ready (then start on demand).
       // A single-use sandbox is never made again: its place goes to a fresh one (or one of the warm profile).
       const successor = worker.isolation.successor?.();
-      const next = !worker.isolation.singleUse
-        ? worker.isolation
+      const warmProfile = this.options.warmProfile ?? READ_ONLY_PROFILE;
+      const [next, nextProfile] = !worker.isolation.singleUse
+        ? [worker.isolation, profile]
         : successor && !successor.refusal
-          ? successor
-          : this.isolation(this.options.warmProfile ?? READ_ONLY_PROFILE);
-      if (!this.closed && this.live() < this.options.size && this.failedStarts < 3) this.idle.push(this.spawn(next));
+          ? [successor, profile]
+          : [this.isolation(warmProfile), warmProfile];
+      if (!this.closed && this.live() < this.options.size && this.failedStarts < 3) this.idle.push(this.spawn(next, nextProfile));
+      this.replenishSoon();
     });
     this.workers.add(worker);
     return worker;
   }
 
-  private acquire(isolation: Isolation, unbounded = false): Promise<Worker> {
+  private acquire(isolation: Isolation, profile: SandboxProfile, unbounded = false): Promise<Worker> {
     if (this.closed) return Promise.reject(new GateError('ECRASH', 'the gate is shutting down; no tool can run'));
     if (!unbounded && this.waiting.length >= this.options.maxQueue) {
       return Promise.reject(
@@ -308,6 +345,7 @@ export class ToolProcessPool {
     return new Promise((resolve, reject) => {
       this.waiting.push({
         isolation,
+        profile,
         hand: (worker) => (worker ? resolve(worker) : reject(new GateError('ECRASH', 'the gate is shutting down; no tool can run'))),
       });
       this.dispatch();
@@ -338,17 +376,60 @@ export class ToolProcessPool {
       let worker: Worker | undefined;
       if (at >= 0) {
         worker = this.idle.splice(at, 1)[0];
-      } else if (this.live() < this.options.size) {
-        worker = this.spawn(waiter.isolation);
+      } else if (this.live() < this.capacity()) {
+        worker = this.spawn(waiter.isolation, waiter.profile);
       } else if (this.idle.length > 0) {
         const other = this.idle.shift()!;
         other.retired = true;
         void other.process.close();
-        worker = this.spawn(waiter.isolation);
+        worker = this.spawn(waiter.isolation, waiter.profile);
       }
       if (!worker) return;
       this.waiting.shift();
       waiter.hand(worker);
+    }
+  }
+
+  /** Processes that may exist at once: `size`, and the spares. */
+  private capacity(): number {
+    return this.options.size + (this.demand ? this.options.spares!.spares : 0);
+  }
+
+  /**
+   * Starts a spare for each profile in demand that no process serves, within capacity. Deferred:
+   * starting a process costs the gate's thread a few milliseconds, which the call at hand must not wait for.
+   */
+  private replenishSoon(): void {
+    if (!this.demand || this.replenishing || this.closed) return;
+    this.replenishing = true;
+    setImmediate(() => {
+      this.replenishing = false;
+      if (this.closed || this.failedStarts >= 3) return;
+      for (const profile of this.demand!.wanted()) {
+        if (this.live() >= this.capacity()) return;
+        const name = profileName(profile);
+        // A reused process serves its profile again once its call ends; a single-use one never does.
+        const served = [...this.workers].some(
+          (worker) => worker.profile === name && !worker.retired && (!worker.isolation.singleUse || this.idle.includes(worker)),
+        );
+        if (served) continue;
+        const isolation = this.isolation(profile);
+        if (!isolation.refusal) this.idle.push(this.spawn(isolation, profile));
+      }
+    });
+  }
+
+  /** Ends idle processes of profiles no longer in demand, down to the pool's `size`. */
+  private trimSpares(): void {
+    if (!this.demand || this.closed) return;
+    const wanted = new Set(this.demand.wanted().map(profileName));
+    // Newest first: the processes started ahead of any call (the warm profile's) are the last to go.
+    for (const worker of [...this.idle].reverse()) {
+      if (this.live() <= this.options.size) return;
+      if (wanted.has(worker.profile)) continue;
+      this.idle.splice(this.idle.indexOf(worker), 1);
+      worker.retired = true;
+      void worker.process.close();
     }
   }
 
