@@ -2,9 +2,13 @@
 // they are held to, each against its baseline from the same run. Sections (BENCH_ONLY=a,b runs some):
 //   1. [mcp] an auto-allowed echo through the whole gate over MCP (Streamable HTTP, official SDK client)
 //      beside the same echo served by a bare MCP SDK server, as the baseline
-//   2. [tools] a tool process's cold start, plain and in bubblewrap (bench/toolProcesses.ts)
-//   3. warm 1 KiB and 1 MiB round trips through the tool-process pool, plain and in bubblewrap
+//   2. [tools] a tool process's cold start, plain and in bubblewrap (bench/toolProcesses.ts), and
+//      needed → ready per sandbox profile with spare processes and without
+//   3. warm 1 KiB and 1 MiB round trips through the tool-process pool, plain and in bubblewrap, and the
+//      1 MiB's pieces alone (framing, canonical form, hash, the executor's output step)
 //   4. deadline → dead for a tool that obeys SIGTERM and one that ignores it
+//   4b. [approval] Approve → result for a small write_file through a real gate, beside the same write
+//      auto-allowed (bench/approvalLatency.ts)
 //   5. [gate] an auto-allowed call through the gate's executor beside a bare child_process IPC round trip
 //      (bench/gateOverhead.ts)
 //   6. [policy] policy evaluation for 1,000 rules beside the tier policy alone (bench/policyEvaluation.ts)
@@ -13,7 +17,8 @@
 //   8. [proof] audit verify over BENCH_AUDIT_RECORDS records (default 1,000,000) beside the old walk, verify
 //      --checkpoint, and the checkpoint writer's cost per appended record (bench/auditProof.ts)
 // Counts: BENCH_CALLS (1 and 5, default 1000), BENCH_COLD (20), BENCH_SMALL (200), BENCH_LARGE (30),
-// BENCH_DEADLINES (10).
+// BENCH_DEADLINES (10), BENCH_SPARES (10 calls per profile),
+// BENCH_APPROVALS (30), BENCH_FIRST_APPROVALS (8 gates started for their first write).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -139,7 +144,9 @@ const SECTIONS = {
       smallCalls: count('BENCH_SMALL', 200),
       largeCalls: count('BENCH_LARGE', 30),
       deadlines: count('BENCH_DEADLINES', 10),
+      spareCalls: count('BENCH_SPARES', 10),
     }),
+  approval: () => typescript('bench/approvalLatency.ts', 'measureApprovalLatency', count('BENCH_APPROVALS', 30), count('BENCH_FIRST_APPROVALS', 8)),
   gate: () => typescript('bench/gateOverhead.ts', 'measureGateOverhead', CALLS, BLOCK, WARMUP),
   // Ten decisions per gate call: each is microseconds, so more samples steady the percentiles.
   policy: () => typescript('bench/policyEvaluation.ts', 'measurePolicyEvaluation', CALLS * 10, BLOCK * 10, WARMUP * 10),
