@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createFrameReader, encodeFrame, LIFT_MIN_CHARS } from '../../main/hosts/frames';
+import { createFrameReader, createFrameWriter, encodeFrame, LIFT_MIN_CHARS } from '../../main/hosts/frames';
 
 type Violation = Parameters<Parameters<typeof createFrameReader>[1]['onViolation']>[0];
 
@@ -92,5 +92,23 @@ describe('frames between the gate and a tool process', () => {
     const { messages, violation } = read(Buffer.concat([header, body, encodeFrame({ type: 'ready' })]));
     expect(messages).toEqual([]);
     expect(violation?.kind).toBe('malformed');
+  });
+
+  it('never writes a frame into a buffer the stream still holds, and reuses it once sent', () => {
+    const written: { frame: Buffer; sent: () => void }[] = [];
+    const send = createFrameWriter((frame, sent) => written.push({ frame, sent }));
+    // Frames of 128 KiB: small ones are not worth keeping a buffer for.
+    const first = { text: long('a').repeat(8) };
+    const second = { text: long('b').repeat(8) };
+    send(first);
+    send(second);
+    // The first frame is still held by the stream: the second went into other bytes.
+    expect(written[0]!.frame.buffer === written[1]!.frame.buffer).toBe(false);
+    expect(read(Buffer.concat([written[0]!.frame, written[1]!.frame])).messages).toEqual([first, second]);
+    written[0]!.sent();
+    const third = { text: long('c').repeat(8) };
+    send(third);
+    expect(written[2]!.frame.buffer === written[0]!.frame.buffer).toBe(true);
+    expect(read(written[2]!.frame).messages).toEqual([third]);
   });
 });
