@@ -2,11 +2,12 @@ import { GateError, type ToolError } from '../../shared/errors';
 import { inertText } from '../../shared/inertText';
 import type { CgroupSupport } from './cgroupLimits';
 import { statfsSync } from 'node:fs';
-import { processTree, sampleTree } from './processTree';
+import { describeExit, superviseCall, type PoolWorker, type SupervisionRules } from './callSupervisor';
+import { processTree } from './processTree';
 import { HostReplySchema, type HealthRequest, type RunRequest } from './protocol';
 import type { SandboxProfile } from './sandbox';
 import { profileName, SpareDemand, type SparePolicy } from './spareDemand';
-import type { ToolProcess, ToolProcessExit, ToolProcessFactory, ToolProcessOptions } from './toolProcess';
+import type { ToolProcessFactory, ToolProcessOptions } from './toolProcess';
 
 /** How a call in a tool process ended, and what it used. */
 export type RunOutcome = ({ ok: true; data: unknown } | { ok: false; error: ToolError }) & { usage?: CallUsage };
@@ -94,28 +95,11 @@ const MIB = 1024 * 1024;
 /** Lines of stderr kept from a tool process that has not started yet, to say why it could not. */
 const STARTUP_STDERR_LINES = 5;
 
-interface Worker {
-  readonly process: ToolProcess;
-  readonly ready: Promise<void>;
-  readonly isolation: Isolation;
-  /** The name of the sandbox profile it was started for (profileName). */
-  readonly profile: string;
-  /** The call the process serves, or served last. */
-  callId: string | undefined;
-  exited: ToolProcessExit | undefined;
-  /** Killed by the pool (deadline, quota, bad message): never reused, even before its exit arrives. */
-  retired: boolean;
-  /** Bytes of stdout/stderr written during the current call. */
-  logBytes: number;
-  /** Set when the current call broke a limit; its process is being killed. */
-  overLimit: (() => void) | undefined;
-}
-
 interface Waiter {
   isolation: Isolation;
   profile: SandboxProfile;
   /** Gives the waiting call its process, or nothing when the pool closed. */
-  hand(worker: Worker | undefined): void;
+  hand(worker: PoolWorker | undefined): void;
 }
 
 /**
@@ -125,8 +109,8 @@ interface Waiter {
  * only (ECRASH). Either way a fresh process takes its place.
  */
 export class ToolProcessPool {
-  private readonly workers = new Set<Worker>();
-  private readonly idle: Worker[] = [];
+  private readonly workers = new Set<PoolWorker>();
+  private readonly idle: PoolWorker[] = [];
   private readonly waiting: Waiter[] = [];
   private closed = false;
   private spawned = 0;
@@ -179,7 +163,7 @@ export class ToolProcessPool {
     let outcome: RunOutcome;
     let sandboxRoot: SandboxRootView | undefined;
     try {
-      outcome = await this.runOn(worker, { type: 'run', ...request }, request.tool, limits, signal);
+      outcome = await superviseCall(worker, { type: 'run', ...request }, request.tool, limits, this.rules(), signal);
       if (!isolation.afterCall) return outcome;
       sandboxRoot = isolation.singleUse ? viewSandboxRoot(worker) : undefined;
       await this.quiet(worker, isolation);
@@ -193,7 +177,7 @@ export class ToolProcessPool {
    * Makes sure nothing of the call still runs before what it left is judged: a single-use sandbox
    * is ended whole (its init, its /tmp and /dev/shm go with it); a reused one loses its strays.
    */
-  private async quiet(worker: Worker, isolation: Isolation): Promise<void> {
+  private async quiet(worker: PoolWorker, isolation: Isolation): Promise<void> {
     if (!isolation.singleUse) {
       if (!worker.exited) worker.process.killStrays();
       return;
@@ -231,10 +215,13 @@ export class ToolProcessPool {
       return undefined;
     }
     try {
-      const outcome = await this.runOn(worker, { type: 'health', callId: `health-${request.tool}-${Date.now()}`, ...request }, request.tool, {
-        timeoutMs,
-        maxMemoryMb: 1024,
-      });
+      const outcome = await superviseCall(
+        worker,
+        { type: 'health', callId: `health-${request.tool}-${Date.now()}`, ...request },
+        request.tool,
+        { timeoutMs, maxMemoryMb: 1024 },
+        this.rules(),
+      );
       if (outcome.ok) return outcome.data as { healthy: boolean; message?: string };
       return { healthy: false, message: outcome.error.message };
     } finally {
@@ -262,9 +249,9 @@ export class ToolProcessPool {
     return this.options.isolate?.(profile) ?? { key: 'bare' };
   }
 
-  private spawn(isolation: Isolation, profile: SandboxProfile): Worker {
+  private spawn(isolation: Isolation, profile: SandboxProfile): PoolWorker {
     const label = `toolgate-tool-${++this.spawned}`;
-    let worker!: Worker;
+    let worker!: PoolWorker;
     // What it printed on stderr before it was ready: why it could not start (bubblewrap's or Node's words).
     let startupStderr: string[] | undefined = [];
     const maxLogBytes = this.options.maxLogBytesPerCall ?? 4 * MIB;
@@ -335,7 +322,7 @@ export class ToolProcessPool {
     return worker;
   }
 
-  private acquire(isolation: Isolation, profile: SandboxProfile, unbounded = false): Promise<Worker> {
+  private acquire(isolation: Isolation, profile: SandboxProfile, unbounded = false): Promise<PoolWorker> {
     if (this.closed) return Promise.reject(new GateError('ECRASH', 'the gate is shutting down; no tool can run'));
     if (!unbounded && this.waiting.length >= this.options.maxQueue) {
       return Promise.reject(
@@ -352,7 +339,7 @@ export class ToolProcessPool {
     });
   }
 
-  private release(worker: Worker): void {
+  private release(worker: PoolWorker): void {
     // callId stays until the next call: lines the process wrote late still belong to this one.
     worker.overLimit = undefined;
     if (worker.exited || worker.retired) return this.dispatch();
@@ -373,7 +360,7 @@ export class ToolProcessPool {
     while (this.waiting.length > 0 && !this.closed) {
       const waiter = this.waiting[0]!;
       const at = this.idle.findIndex((worker) => worker.isolation.key === waiter.isolation.key);
-      let worker: Worker | undefined;
+      let worker: PoolWorker | undefined;
       if (at >= 0) {
         worker = this.idle.splice(at, 1)[0];
       } else if (this.live() < this.capacity()) {
@@ -433,154 +420,22 @@ export class ToolProcessPool {
     }
   }
 
+  /** The limits and hooks each call is held to, from the pool's options. */
+  private rules(): SupervisionRules {
+    return {
+      graceMs: this.options.terminateGraceMs ?? 500,
+      maxProcesses: this.options.maxProcesses ?? 64,
+      maxLogBytes: this.options.maxLogBytesPerCall ?? 4 * MIB,
+      sampleIntervalMs: this.options.sampleIntervalMs ?? 20,
+      ...(this.options.onOutput ? { onOutput: this.options.onOutput } : {}),
+    };
+  }
+
   /** Processes that count against the pool's size (retired ones on their way out do not). */
   private live(): number {
     let count = 0;
     for (const worker of this.workers) if (!worker.retired) count++;
     return count;
-  }
-
-  private async runOn(
-    worker: Worker,
-    request: RunRequest | HealthRequest,
-    tool: string,
-    limits: CallLimits,
-    signal?: AbortSignal,
-  ): Promise<RunOutcome> {
-    worker.callId = request.callId;
-    worker.logBytes = 0;
-    try {
-      await worker.ready;
-    } catch (error) {
-      return { ok: false, error: { code: 'ECRASH', message: (error as Error).message } };
-    }
-    const { process } = worker;
-    const grace = this.options.terminateGraceMs ?? 500;
-    const maxProcesses = this.options.maxProcesses ?? 64;
-    const maxLogBytes = this.options.maxLogBytesPerCall ?? 4 * MIB;
-    const limitBytes = limits.maxMemoryMb * MIB;
-    return new Promise<RunOutcome>((resolve) => {
-      const startedAt = performance.now();
-      const usage: CallUsage = { peakResidentBytes: 0, peakProcesses: 0 };
-      // Where a cgroup can be had, the kernel holds the tree to its bound; sampling reports the peak.
-      const kernelHoldsMemory = process.setMemoryLimit(limitBytes);
-      const oomKillsBefore = process.memoryEvents()?.oomKills ?? 0;
-      /** EQUOTA when the kernel killed part of the tree for passing the memory bound during this call. */
-      const killedForMemory = (): ToolError | undefined => {
-        const events = process.memoryEvents();
-        if (!events || events.oomKills <= oomKillsBefore) return undefined;
-        return {
-          code: 'EQUOTA',
-          message: `${tool} reached its ${limits.maxMemoryMb} MiB memory bound and the kernel stopped it`,
-          details: { maxMemoryMb: limits.maxMemoryMb, peakMemoryMb: Math.round(events.peakBytes / MIB), enforcedBy: 'cgroup' },
-        };
-      };
-      let settled = false;
-      let verdict: ToolError | undefined;
-      const settle = (outcome: RunOutcome) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(deadline);
-        clearInterval(sampler);
-        stopMessages();
-        stopExit();
-        signal?.removeEventListener('abort', withdraw);
-        // Calls shorter than one sampling interval have no usage to report.
-        resolve(usage.peakProcesses > 0 ? { ...outcome, usage } : outcome);
-      };
-      /** Ends the call with `error` once its process is dead, so nothing of it outlives the result. */
-      const stop = (error: ToolError) => {
-        if (verdict) return;
-        verdict = error;
-        worker.retired = true;
-        process.kill();
-      };
-      const withdraw = () =>
-        stop({ code: 'EDENIED', message: `${tool} was stopped before it finished (the call was withdrawn); its process was killed` });
-      worker.overLimit = () =>
-        stop({
-          code: 'EQUOTA',
-          message: `${tool} wrote more than ${formatBytes(maxLogBytes)} to stdout and stderr and was killed; write less, or return data instead`,
-          details: { limitBytes: maxLogBytes },
-        });
-      const deadline = setTimeout(() => {
-        if (verdict) return;
-        const deadlineAt = performance.now();
-        verdict = { code: 'ETIMEOUT', message: '' };
-        worker.retired = true;
-        void process.terminate(grace).then((signal) => {
-          const ranMs = Math.round(performance.now() - startedAt);
-          settle({
-            ok: false,
-            error: {
-              code: 'ETIMEOUT',
-              message: `${tool} ran past its ${limits.timeoutMs} ms deadline and was stopped after ${ranMs} ms (${signal === 'SIGKILL' ? `it ignored SIGTERM, so it was killed ${grace} ms later` : 'it ended on SIGTERM'})`,
-              details: { timeoutMs: limits.timeoutMs, ranMs, endedBy: signal, deadlineToDeadMs: Math.round(performance.now() - deadlineAt) },
-            },
-          });
-        });
-      }, limits.timeoutMs);
-      const sampler = setInterval(() => {
-        const pid = process.pid;
-        if (pid === undefined || verdict) return;
-        const sample = sampleTree(pid, maxProcesses + 8);
-        usage.peakResidentBytes = Math.max(usage.peakResidentBytes, sample.residentBytes);
-        usage.peakProcesses = Math.max(usage.peakProcesses, sample.processes);
-        // With a kernel limit the kernel stops the tree at its bound (and says so); sampling only reports.
-        if (!kernelHoldsMemory && sample.residentBytes > limitBytes) {
-          stop({
-            code: 'EQUOTA',
-            message: `${tool} used ${formatBytes(sample.residentBytes)} of memory, more than its ${limits.maxMemoryMb} MiB bound, and was killed`,
-            details: { maxMemoryMb: limits.maxMemoryMb, peakMemoryMb: Math.round(sample.residentBytes / MIB), enforcedBy: 'sampling' },
-          });
-        } else if (sample.processes > maxProcesses) {
-          stop({
-            code: 'EQUOTA',
-            message: `${tool} started more than ${maxProcesses} processes at once and was killed with all of them`,
-            details: { maxProcesses, processes: sample.processes },
-          });
-        }
-      }, this.options.sampleIntervalMs ?? 20);
-      const stopMessages = process.onMessage((message) => {
-        if (verdict) return;
-        const reply = HostReplySchema.safeParse(message);
-        if (!reply.success) {
-          stop({ code: 'ECRASH', message: `${tool}'s process sent a malformed message and was killed` });
-          return;
-        }
-        const answer = reply.data;
-        if (answer.type === 'ready' || answer.callId !== request.callId) return;
-        if (answer.type === 'output') {
-          if (request.type === 'run') this.options.onOutput?.(request.callId, answer.chunk);
-          return;
-        }
-        // A tool whose child the kernel killed for memory may still answer: the call broke its bound all the same.
-        const memoryVerdict = killedForMemory();
-        if (memoryVerdict) return stop(memoryVerdict);
-        if (answer.type === 'health') {
-          if (request.type !== 'health') return;
-          settle({ ok: true, data: { healthy: answer.healthy, ...(answer.message ? { message: answer.message } : {}) } });
-        } else if (request.type === 'run') {
-          settle(answer.ok ? { ok: true, data: answer.data } : { ok: false, error: answer.error });
-        }
-      });
-      const stopExit = process.onExit((exit) => {
-        if (verdict?.code === 'ETIMEOUT') return;
-        if (verdict) return settle({ ok: false, error: verdict });
-        const memoryVerdict = killedForMemory();
-        if (memoryVerdict) return settle({ ok: false, error: memoryVerdict });
-        if (exit.reason === 'refused') {
-          return settle({ ok: false, error: { code: 'EQUOTA', message: `${tool}'s process was killed: ${exit.detail}`, details: exit } });
-        }
-        settle({
-          ok: false,
-          error: { code: 'ECRASH', message: `${tool}'s process died mid-call (${describeExit(exit)})`, details: exit },
-        });
-      });
-      if (signal?.aborted) withdraw();
-      else signal?.addEventListener('abort', withdraw, { once: true });
-      process.send(request);
-    });
   }
 }
 
@@ -594,7 +449,7 @@ export interface SandboxRootView {
  * Reads how full the sandbox's own /tmp and /dev/shm are, through /proc/<init>/root of the
  * sandbox's init (the wrapper's first child), while it still lives: they vanish with it.
  */
-function viewSandboxRoot(worker: Worker): SandboxRootView | undefined {
+function viewSandboxRoot(worker: PoolWorker): SandboxRootView | undefined {
   const wrapper = worker.process.pid;
   if (wrapper === undefined || worker.exited) return undefined;
   const init = processTree(wrapper, 2)[1];
@@ -609,14 +464,4 @@ function viewSandboxRoot(worker: Worker): SandboxRootView | undefined {
     }
   }
   return { freeBytes };
-}
-
-function formatBytes(bytes: number): string {
-  return bytes >= MIB ? `${(bytes / MIB).toFixed(1)} MiB` : `${Math.round(bytes / 1024)} KiB`;
-}
-
-function describeExit(exit: ToolProcessExit): string {
-  if (exit.reason === 'refused') return exit.detail;
-  if (exit.reason !== 'crashed') return exit.reason;
-  return exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`;
 }
