@@ -140,17 +140,12 @@ function placeText(place: readonly (string | number)[]): string {
  * String.prototype.isWellFormed (ES2024: Node 20, Chromium 111), which this build's ES2022 typings
  * do not declare; it says in one native pass what the LONE_SURROGATE pattern would.
  */
-function isWellFormed(text: string): boolean {
+export function isWellFormed(text: string): boolean {
   return (text as unknown as { isWellFormed(): boolean }).isWellFormed();
 }
 
 /** A surrogate that is not half of a pair. */
 export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-function serializeString(text: string, path: string): string {
-  if (LONE_SURROGATE.test(text)) throw new TypeError(`${path}: string holds a lone surrogate`);
-  return JSON.stringify(text);
-}
 
 /** Replaces lone surrogates with U+FFFD so that any string can be canonicalized. */
 export function toWellFormed(text: string): string {

@@ -1,3 +1,5 @@
+import { isWellFormed } from '../../shared/canonicalJson';
+
 /**
  * Length-prefixed frames: a 4-byte big-endian length, then that many bytes. Node's own IPC buffers a
  * message until its newline, however long; a tool process is untrusted, so the gate reads frames
@@ -72,11 +74,6 @@ function liftLongStrings(message: unknown): { message: unknown; lifted: Lifted[]
   };
   const copied = visit(message, []);
   return { message: lifted.length > 0 ? copied : message, lifted };
-}
-
-/** String.prototype.isWellFormed (Node 20+), which the ES2022 typings this build uses do not declare. */
-function isWellFormed(text: string): boolean {
-  return (text as unknown as { isWellFormed(): boolean }).isWellFormed();
 }
 
 /** Encodes one message as a frame, its long strings lifted out of the JSON, into a buffer from `allocate`. */
