@@ -16,6 +16,12 @@ export interface BenchSection {
   targets?: BenchTarget[];
 }
 
+/** The p-th percentile of samples (ms), as the printed table takes it. */
+export function percentile(samples: readonly number[], p: number): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+}
+
 /** Times `count` sequential runs of `once`, pushing each duration (ms) into `samples` when given. */
 export async function timeSequential(count: number, once: (i: number) => Promise<unknown>, samples?: number[]): Promise<void> {
   for (let i = 0; i < count; i++) {

@@ -4,9 +4,13 @@
 //      beside the same echo served by a bare MCP SDK server, as the baseline: sequential latency, and
 //      calls/s of BENCH_AGENTS (16) agents at once, in BENCH_ROUNDS (3) rounds of BENCH_ROUND_MS (2000)
 //      each (bench/mcpEcho.ts)
-//   2. [tools] a tool process's cold start, plain and in bubblewrap (bench/toolProcesses.ts)
-//   3. warm 1 KiB and 1 MiB round trips through the tool-process pool, plain and in bubblewrap
+//   2. [tools] a tool process's cold start, plain and in bubblewrap (bench/toolProcesses.ts), and
+//      needed → ready per sandbox profile with spare processes and without
+//   3. warm 1 KiB and 1 MiB round trips through the tool-process pool, plain and in bubblewrap, and the
+//      1 MiB's pieces alone (framing, canonical form, hash, the executor's output step)
 //   4. deadline → dead for a tool that obeys SIGTERM and one that ignores it
+//   4b. [approval] Approve → result for a small write_file through a real gate, beside the same write
+//      auto-allowed (bench/approvalLatency.ts)
 //   5. [gate] an auto-allowed call through the gate's executor beside a bare child_process IPC round trip
 //      (bench/gateOverhead.ts)
 //   6. [policy] policy evaluation for 1,000 rules beside the tier policy alone (bench/policyEvaluation.ts)
@@ -23,7 +27,8 @@
 //      then the same load with no console open for BENCH_LIVE_BARE_SECONDS (as long; 0 skips), for
 //      the gate's lag without a console (bench/consoleLoad.ts)
 // Counts: BENCH_CALLS (1 and 5, default 1000), BENCH_COLD (20), BENCH_SMALL (200), BENCH_LARGE (30),
-// BENCH_DEADLINES (10).
+// BENCH_DEADLINES (10), BENCH_SPARES (10 calls per profile),
+// BENCH_APPROVALS (30), BENCH_FIRST_APPROVALS (8 gates started for their first write).
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -89,7 +94,9 @@ const SECTIONS = {
       smallCalls: count('BENCH_SMALL', 200),
       largeCalls: count('BENCH_LARGE', 30),
       deadlines: count('BENCH_DEADLINES', 10),
+      spareCalls: count('BENCH_SPARES', 10),
     }),
+  approval: () => typescript('bench/approvalLatency.ts', 'measureApprovalLatency', count('BENCH_APPROVALS', 30), count('BENCH_FIRST_APPROVALS', 8)),
   gate: () => typescript('bench/gateOverhead.ts', 'measureGateOverhead', CALLS, BLOCK, WARMUP),
   // Ten decisions per gate call: each is microseconds, so more samples steady the percentiles.
   policy: () => typescript('bench/policyEvaluation.ts', 'measurePolicyEvaluation', CALLS * 10, BLOCK * 10, WARMUP * 10),

@@ -221,6 +221,10 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     entry: builtAssets().toolProcess,
     env: toolEnvironment(),
     size: options.poolSize ?? 2,
+    // A spare for each of the two profiles used last (a write after its prompt, a single-use shell
+    // sandbox): each an idle Node of about 80 MB resident, at most two beyond the pool's size, ended
+    // after ten minutes without a call of their profile.
+    spares: { spares: 2, idleMs: 10 * 60_000 },
     maxQueue: maxQueued,
     cgroups: detectCgroups(),
     isolate: sandboxIsolation(sandbox, {

@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { ProcessCgroup, type MemoryEvents } from './cgroupLimits';
-import { createFrameReader, encodeFrame } from './frames';
+import { createFrameReader, createFrameWriter } from './frames';
 import type { HostRequest } from './protocol';
 import { splitLines } from './lineSplitter';
-import { commandName, processGroupMembers, processTree, signalAll } from './processTree';
+import { commandName, newestProcessId, processGroupMembers, processTree, signalAll } from './processTree';
 import type { ToolProcess, ToolProcessExit, ToolProcessFactory, ToolProcessOptions } from './toolProcess';
 
 const CLOSE_GRACE_MS = 2000;
@@ -29,6 +29,10 @@ class ChildProcessToolProcess implements ToolProcess {
   private core: Set<number> | undefined;
   /** The kernel's process limit for the tree, when a cgroup could be made. */
   private readonly cgroup: ProcessCgroup | undefined;
+  /** The machine's newest process id when the gate last sent a request (see killStrays). */
+  private newestAtRequest: number | undefined;
+  /** Encodes and writes one request to the channel. */
+  private readonly sendFrame: (message: HostRequest) => void;
 
   constructor(private readonly options: ToolProcessOptions) {
     const limit = options.processLimit;
@@ -47,6 +51,8 @@ class ChildProcessToolProcess implements ToolProcess {
     const stdio: Array<'ignore' | 'pipe'> = ['ignore', 'pipe', 'pipe', 'pipe', ...(filter ? (['pipe'] as const) : [])];
     this.child = spawn(command, args, { env, detached: true, stdio });
     this.channel = this.child.stdio[3] as Writable & Readable;
+    const channel = this.channel;
+    this.sendFrame = createFrameWriter((frame, sent) => channel.write(frame, sent));
     if (filter) {
       // Descriptor 4: bubblewrap reads the seccomp program to its end before it starts the tool.
       const seccompPipe = this.child.stdio[4] as Writable;
@@ -98,8 +104,9 @@ class ChildProcessToolProcess implements ToolProcess {
 
   send(message: HostRequest): void {
     if (this.exit) return;
+    this.newestAtRequest = newestProcessId();
     try {
-      this.channel.write(encodeFrame(message));
+      this.sendFrame(message);
     } catch {
       this.kill();
     }
@@ -151,7 +158,10 @@ class ChildProcessToolProcess implements ToolProcess {
     const strays = processTree(root).filter((pid) => !core.has(pid));
     // Unsandboxed, a background child whose parent exited is re-parented out of the tree but stays
     // in the process group (or only in the cgroup, after setsid); sandboxed, it stays under bubblewrap.
-    if (!this.wrapped()) strays.push(...this.outsideTree(root).filter((pid) => !core.has(pid)));
+    // Finding the group's members reads every process's /proc entry (several ms on a busy machine):
+    // skipped when the machine started no process or thread at all since the request was sent.
+    const nothingStarted = this.newestAtRequest !== undefined && newestProcessId() === this.newestAtRequest;
+    if (!this.wrapped() && !nothingStarted) strays.push(...this.outsideTree(root).filter((pid) => !core.has(pid)));
     signalAll(strays, 'SIGKILL');
   }
 

@@ -72,6 +72,17 @@ export function commandName(pid: number): string | undefined {
   return readProc(`/proc/${pid}/comm`)?.trim();
 }
 
+/**
+ * The id the kernel gave the newest process or thread on the machine (the last field of
+ * /proc/loadavg), undefined where it cannot be read. Unchanged between two readings means nothing
+ * at all was started in between.
+ */
+export function newestProcessId(): number | undefined {
+  const loadavg = readProc('/proc/loadavg');
+  const newest = loadavg === undefined ? Number.NaN : Number(loadavg.trim().split(' ').pop());
+  return Number.isSafeInteger(newest) ? newest : undefined;
+}
+
 /** Processes whose process group is `pgid` (found by scanning /proc). */
 export function processGroupMembers(pgid: number): number[] {
   let entries: string[];

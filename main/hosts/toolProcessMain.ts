@@ -4,7 +4,7 @@ import { hashCanonical } from '../../shared/hash';
 import type { DefinedTool } from '../registry/defineTool';
 import { Socket } from 'node:net';
 import { loadToolModule } from '../tools/loadToolModule';
-import { createFrameReader, encodeFrame } from './frames';
+import { createFrameReader, createFrameWriter } from './frames';
 import { usePtyHere } from './ptyHere';
 import { clearPrivateScratch } from './privateScratch';
 import { HostRequestSchema, MAX_OUTPUT_CHUNK_CHARS, type HealthRequest, type HostReply, type RunRequest } from './protocol';
@@ -41,7 +41,7 @@ function openChannel(): Channel {
   socket.on('end', () => process.exit(0));
   socket.on('error', () => process.exit(0));
   return {
-    send: (message) => socket.write(encodeFrame(message)),
+    send: createFrameWriter((frame, sent) => socket.write(frame, sent)),
     onMessage: (listener) =>
       socket.on('data', createFrameReader(MAX_REQUEST_BYTES, { onMessage: listener, onViolation: () => process.exit(70) })),
   };

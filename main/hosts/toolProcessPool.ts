@@ -2,10 +2,12 @@ import { GateError, type ToolError } from '../../shared/errors';
 import { inertText } from '../../shared/inertText';
 import type { CgroupSupport } from './cgroupLimits';
 import { statfsSync } from 'node:fs';
-import { processTree, sampleTree } from './processTree';
+import { describeExit, superviseCall, type PoolWorker, type SupervisionRules } from './callSupervisor';
+import { processTree } from './processTree';
 import { HostReplySchema, type HealthRequest, type RunRequest } from './protocol';
 import type { SandboxProfile } from './sandbox';
-import type { ToolProcess, ToolProcessExit, ToolProcessFactory, ToolProcessOptions } from './toolProcess';
+import { profileName, SpareDemand, type SparePolicy } from './spareDemand';
+import type { ToolProcessFactory, ToolProcessOptions } from './toolProcess';
 
 /** How a call in a tool process ended, and what it used. */
 export type RunOutcome = ({ ok: true; data: unknown } | { ok: false; error: ToolError }) & { usage?: CallUsage };
@@ -61,6 +63,11 @@ export interface ToolProcessPoolOptions {
   isolate?: (profile: SandboxProfile) => Isolation;
   /** The profile of the processes started ahead of any call. */
   warmProfile?: SandboxProfile;
+  /**
+   * Spare processes kept ready beyond `size`, for the profiles calls use (or are about to: see
+   * expect): a call of such a profile finds its sandbox started instead of waiting for one.
+   */
+  spares?: SparePolicy;
   /** How long a new process may take to say it is ready. */
   startTimeoutMs?: number;
   /** Receives each piece of output a running call streams (context.emit), unredacted. */
@@ -88,25 +95,11 @@ const MIB = 1024 * 1024;
 /** Lines of stderr kept from a tool process that has not started yet, to say why it could not. */
 const STARTUP_STDERR_LINES = 5;
 
-interface Worker {
-  readonly process: ToolProcess;
-  readonly ready: Promise<void>;
-  readonly isolation: Isolation;
-  /** The call the process serves, or served last. */
-  callId: string | undefined;
-  exited: ToolProcessExit | undefined;
-  /** Killed by the pool (deadline, quota, bad message): never reused, even before its exit arrives. */
-  retired: boolean;
-  /** Bytes of stdout/stderr written during the current call. */
-  logBytes: number;
-  /** Set when the current call broke a limit; its process is being killed. */
-  overLimit: (() => void) | undefined;
-}
-
 interface Waiter {
   isolation: Isolation;
+  profile: SandboxProfile;
   /** Gives the waiting call its process, or nothing when the pool closed. */
-  hand(worker: Worker | undefined): void;
+  hand(worker: PoolWorker | undefined): void;
 }
 
 /**
@@ -116,17 +109,39 @@ interface Waiter {
  * only (ECRASH). Either way a fresh process takes its place.
  */
 export class ToolProcessPool {
-  private readonly workers = new Set<Worker>();
-  private readonly idle: Worker[] = [];
+  private readonly workers = new Set<PoolWorker>();
+  private readonly idle: PoolWorker[] = [];
   private readonly waiting: Waiter[] = [];
   private closed = false;
   private spawned = 0;
   /** Processes in a row that died before they were ready: past a few, no more are started ahead of need. */
   private failedStarts = 0;
+  /** Which profiles keep a spare process, when the pool keeps spares. */
+  private readonly demand: SpareDemand | undefined;
+  /** Ends the spares of profiles no one asked for in a while. */
+  private readonly trimmer: ReturnType<typeof setInterval> | undefined;
+  /** Set while a replenishment is scheduled, so a burst of calls schedules one. */
+  private replenishing = false;
 
   constructor(private readonly options: ToolProcessPoolOptions) {
-    const warm = this.isolation(options.warmProfile ?? READ_ONLY_PROFILE);
-    for (let i = 0; i < options.size; i++) this.idle.push(this.spawn(warm));
+    const warmProfile = options.warmProfile ?? READ_ONLY_PROFILE;
+    const warm = this.isolation(warmProfile);
+    for (let i = 0; i < options.size; i++) this.idle.push(this.spawn(warm, warmProfile));
+    if (options.spares && options.spares.spares > 0) {
+      this.demand = new SpareDemand(options.spares);
+      this.trimmer = setInterval(() => this.trimSpares(), Math.max(1000, options.spares.idleMs / 2));
+      this.trimmer.unref();
+    }
+  }
+
+  /**
+   * Says a call of this profile is coming (a write waiting for its approval): a spare process of it
+   * starts now, if the pool keeps spares, so the call does not wait for its sandbox.
+   */
+  expect(profile: SandboxProfile): void {
+    if (!this.demand) return;
+    this.demand.note(profile);
+    this.replenishSoon();
   }
 
   /**
@@ -141,11 +156,14 @@ export class ToolProcessPool {
   ): Promise<RunOutcome> {
     const isolation = this.isolation(profile);
     if (isolation.refusal) return { ok: false, error: isolation.refusal };
-    const worker = await this.acquire(isolation);
+    this.demand?.note(profile);
+    const worker = await this.acquire(isolation, profile);
+    // The process taken may have been the profile's spare: another starts once this call is on its way.
+    this.replenishSoon();
     let outcome: RunOutcome;
     let sandboxRoot: SandboxRootView | undefined;
     try {
-      outcome = await this.runOn(worker, { type: 'run', ...request }, request.tool, limits, signal);
+      outcome = await superviseCall(worker, { type: 'run', ...request }, request.tool, limits, this.rules(), signal);
       if (!isolation.afterCall) return outcome;
       sandboxRoot = isolation.singleUse ? viewSandboxRoot(worker) : undefined;
       await this.quiet(worker, isolation);
@@ -159,7 +177,7 @@ export class ToolProcessPool {
    * Makes sure nothing of the call still runs before what it left is judged: a single-use sandbox
    * is ended whole (its init, its /tmp and /dev/shm go with it); a reused one loses its strays.
    */
-  private async quiet(worker: Worker, isolation: Isolation): Promise<void> {
+  private async quiet(worker: PoolWorker, isolation: Isolation): Promise<void> {
     if (!isolation.singleUse) {
       if (!worker.exited) worker.process.killStrays();
       return;
@@ -184,7 +202,7 @@ export class ToolProcessPool {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const isolation = this.isolation(profile);
     if (isolation.refusal) return { healthy: false, message: isolation.refusal.message };
-    const acquired = this.acquire(isolation, true);
+    const acquired = this.acquire(isolation, profile, true);
     const worker = await Promise.race([
       acquired,
       new Promise<undefined>((resolve) => {
@@ -197,10 +215,13 @@ export class ToolProcessPool {
       return undefined;
     }
     try {
-      const outcome = await this.runOn(worker, { type: 'health', callId: `health-${request.tool}-${Date.now()}`, ...request }, request.tool, {
-        timeoutMs,
-        maxMemoryMb: 1024,
-      });
+      const outcome = await superviseCall(
+        worker,
+        { type: 'health', callId: `health-${request.tool}-${Date.now()}`, ...request },
+        request.tool,
+        { timeoutMs, maxMemoryMb: 1024 },
+        this.rules(),
+      );
       if (outcome.ok) return outcome.data as { healthy: boolean; message?: string };
       return { healthy: false, message: outcome.error.message };
     } finally {
@@ -219,6 +240,7 @@ export class ToolProcessPool {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    if (this.trimmer) clearInterval(this.trimmer);
     for (const waiter of this.waiting.splice(0)) waiter.hand(undefined);
     await Promise.all([...this.workers].map((worker) => worker.process.close()));
   }
@@ -227,9 +249,9 @@ export class ToolProcessPool {
     return this.options.isolate?.(profile) ?? { key: 'bare' };
   }
 
-  private spawn(isolation: Isolation): Worker {
+  private spawn(isolation: Isolation, profile: SandboxProfile): PoolWorker {
     const label = `toolgate-tool-${++this.spawned}`;
-    let worker!: Worker;
+    let worker!: PoolWorker;
     // What it printed on stderr before it was ready: why it could not start (bubblewrap's or Node's words).
     let startupStderr: string[] | undefined = [];
     const maxLogBytes = this.options.maxLogBytesPerCall ?? 4 * MIB;
@@ -277,7 +299,7 @@ export class ToolProcessPool {
     ready.catch(() => {
       this.failedStarts++;
     });
-    worker = { process, ready, isolation, callId: undefined, exited: undefined, retired: false, logBytes: 0, overLimit: undefined };
+    worker = { process, ready, isolation, profile: profileName(profile), callId: undefined, exited: undefined, retired: false, logBytes: 0, overLimit: undefined };
     process.onExit((exit) => {
       worker.exited = exit;
       this.workers.delete(worker);
@@ -287,18 +309,20 @@ export class ToolProcessPool {
       // Keep the pool warm, unless processes keep dying before they are ready (then start on demand).
       // A single-use sandbox is never made again: its place goes to a fresh one (or one of the warm profile).
       const successor = worker.isolation.successor?.();
-      const next = !worker.isolation.singleUse
-        ? worker.isolation
+      const warmProfile = this.options.warmProfile ?? READ_ONLY_PROFILE;
+      const [next, nextProfile] = !worker.isolation.singleUse
+        ? [worker.isolation, profile]
         : successor && !successor.refusal
-          ? successor
-          : this.isolation(this.options.warmProfile ?? READ_ONLY_PROFILE);
-      if (!this.closed && this.live() < this.options.size && this.failedStarts < 3) this.idle.push(this.spawn(next));
+          ? [successor, profile]
+          : [this.isolation(warmProfile), warmProfile];
+      if (!this.closed && this.live() < this.options.size && this.failedStarts < 3) this.idle.push(this.spawn(next, nextProfile));
+      this.replenishSoon();
     });
     this.workers.add(worker);
     return worker;
   }
 
-  private acquire(isolation: Isolation, unbounded = false): Promise<Worker> {
+  private acquire(isolation: Isolation, profile: SandboxProfile, unbounded = false): Promise<PoolWorker> {
     if (this.closed) return Promise.reject(new GateError('ECRASH', 'the gate is shutting down; no tool can run'));
     if (!unbounded && this.waiting.length >= this.options.maxQueue) {
       return Promise.reject(
@@ -308,13 +332,14 @@ export class ToolProcessPool {
     return new Promise((resolve, reject) => {
       this.waiting.push({
         isolation,
+        profile,
         hand: (worker) => (worker ? resolve(worker) : reject(new GateError('ECRASH', 'the gate is shutting down; no tool can run'))),
       });
       this.dispatch();
     });
   }
 
-  private release(worker: Worker): void {
+  private release(worker: PoolWorker): void {
     // callId stays until the next call: lines the process wrote late still belong to this one.
     worker.overLimit = undefined;
     if (worker.exited || worker.retired) return this.dispatch();
@@ -335,16 +360,16 @@ export class ToolProcessPool {
     while (this.waiting.length > 0 && !this.closed) {
       const waiter = this.waiting[0]!;
       const at = this.idle.findIndex((worker) => worker.isolation.key === waiter.isolation.key);
-      let worker: Worker | undefined;
+      let worker: PoolWorker | undefined;
       if (at >= 0) {
         worker = this.idle.splice(at, 1)[0];
-      } else if (this.live() < this.options.size) {
-        worker = this.spawn(waiter.isolation);
+      } else if (this.live() < this.capacity()) {
+        worker = this.spawn(waiter.isolation, waiter.profile);
       } else if (this.idle.length > 0) {
         const other = this.idle.shift()!;
         other.retired = true;
         void other.process.close();
-        worker = this.spawn(waiter.isolation);
+        worker = this.spawn(waiter.isolation, waiter.profile);
       }
       if (!worker) return;
       this.waiting.shift();
@@ -352,154 +377,65 @@ export class ToolProcessPool {
     }
   }
 
+  /** Processes that may exist at once: `size`, and the spares. */
+  private capacity(): number {
+    return this.options.size + (this.demand ? this.options.spares!.spares : 0);
+  }
+
+  /**
+   * Starts a spare for each profile in demand that no process serves, within capacity. Deferred:
+   * starting a process costs the gate's thread a few milliseconds, which the call at hand must not wait for.
+   */
+  private replenishSoon(): void {
+    if (!this.demand || this.replenishing || this.closed) return;
+    this.replenishing = true;
+    setImmediate(() => {
+      this.replenishing = false;
+      if (this.closed || this.failedStarts >= 3) return;
+      for (const profile of this.demand!.wanted()) {
+        if (this.live() >= this.capacity()) return;
+        const name = profileName(profile);
+        // A reused process serves its profile again once its call ends; a single-use one never does.
+        const served = [...this.workers].some(
+          (worker) => worker.profile === name && !worker.retired && (!worker.isolation.singleUse || this.idle.includes(worker)),
+        );
+        if (served) continue;
+        const isolation = this.isolation(profile);
+        if (!isolation.refusal) this.idle.push(this.spawn(isolation, profile));
+      }
+    });
+  }
+
+  /** Ends idle processes of profiles no longer in demand, down to the pool's `size`. */
+  private trimSpares(): void {
+    if (!this.demand || this.closed) return;
+    const wanted = new Set(this.demand.wanted().map(profileName));
+    // Newest first: the processes started ahead of any call (the warm profile's) are the last to go.
+    for (const worker of [...this.idle].reverse()) {
+      if (this.live() <= this.options.size) return;
+      if (wanted.has(worker.profile)) continue;
+      this.idle.splice(this.idle.indexOf(worker), 1);
+      worker.retired = true;
+      void worker.process.close();
+    }
+  }
+
+  /** The limits and hooks each call is held to, from the pool's options. */
+  private rules(): SupervisionRules {
+    return {
+      graceMs: this.options.terminateGraceMs ?? 500,
+      maxProcesses: this.options.maxProcesses ?? 64,
+      maxLogBytes: this.options.maxLogBytesPerCall ?? 4 * MIB,
+      sampleIntervalMs: this.options.sampleIntervalMs ?? 20,
+      ...(this.options.onOutput ? { onOutput: this.options.onOutput } : {}),
+    };
+  }
+
   /** Processes that count against the pool's size (retired ones on their way out do not). */
   private live(): number {
     let count = 0;
     for (const worker of this.workers) if (!worker.retired) count++;
     return count;
-  }
-
-  private async runOn(
-    worker: Worker,
-    request: RunRequest | HealthRequest,
-    tool: string,
-    limits: CallLimits,
-    signal?: AbortSignal,
-  ): Promise<RunOutcome> {
-    worker.callId = request.callId;
-    worker.logBytes = 0;
-    try {
-      await worker.ready;
-    } catch (error) {
-      return { ok: false, error: { code: 'ECRASH', message: (error as Error).message } };
-    }
-    const { process } = worker;
-    const grace = this.options.terminateGraceMs ?? 500;
-    const maxProcesses = this.options.maxProcesses ?? 64;
-    const maxLogBytes = this.options.maxLogBytesPerCall ?? 4 * MIB;
-    const limitBytes = limits.maxMemoryMb * MIB;
-    return new Promise<RunOutcome>((resolve) => {
-      const startedAt = performance.now();
-      const usage: CallUsage = { peakResidentBytes: 0, peakProcesses: 0 };
-      // Where a cgroup can be had, the kernel holds the tree to its bound; sampling reports the peak.
-      const kernelHoldsMemory = process.setMemoryLimit(limitBytes);
-      const oomKillsBefore = process.memoryEvents()?.oomKills ?? 0;
-      /** EQUOTA when the kernel killed part of the tree for passing the memory bound during this call. */
-      const killedForMemory = (): ToolError | undefined => {
-        const events = process.memoryEvents();
-        if (!events || events.oomKills <= oomKillsBefore) return undefined;
-        return {
-          code: 'EQUOTA',
-          message: `${tool} reached its ${limits.maxMemoryMb} MiB memory bound and the kernel stopped it`,
-          details: { maxMemoryMb: limits.maxMemoryMb, peakMemoryMb: Math.round(events.peakBytes / MIB), enforcedBy: 'cgroup' },
-        };
-      };
-      let settled = false;
-      let verdict: ToolError | undefined;
-      const settle = (outcome: RunOutcome) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(deadline);
-        clearInterval(sampler);
-        stopMessages();
-        stopExit();
-        signal?.removeEventListener('abort', withdraw);
-        // Calls shorter than one sampling interval have no usage to report.
-        resolve(usage.peakProcesses > 0 ? { ...outcome, usage } : outcome);
-      };
-      /** Ends the call with `error` once its process is dead, so nothing of it outlives the result. */
-      const stop = (error: ToolError) => {
-        if (verdict) return;
-        verdict = error;
-        worker.retired = true;
-        process.kill();
-      };
-      const withdraw = () =>
-        stop({ code: 'EDENIED', message: `${tool} was stopped before it finished (the call was withdrawn); its process was killed` });
-      worker.overLimit = () =>
-        stop({
-          code: 'EQUOTA',
-          message: `${tool} wrote more than ${formatBytes(maxLogBytes)} to stdout and stderr and was killed; write less, or return data instead`,
-          details: { limitBytes: maxLogBytes },
-        });
-      const deadline = setTimeout(() => {
-        if (verdict) return;
-        const deadlineAt = performance.now();
-        verdict = { code: 'ETIMEOUT', message: '' };
-        worker.retired = true;
-        void process.terminate(grace).then((signal) => {
-          const ranMs = Math.round(performance.now() - startedAt);
-          settle({
-            ok: false,
-            error: {
-              code: 'ETIMEOUT',
-              message: `${tool} ran past its ${limits.timeoutMs} ms deadline and was stopped after ${ranMs} ms (${signal === 'SIGKILL' ? `it ignored SIGTERM, so it was killed ${grace} ms later` : 'it ended on SIGTERM'})`,
-              details: { timeoutMs: limits.timeoutMs, ranMs, endedBy: signal, deadlineToDeadMs: Math.round(performance.now() - deadlineAt) },
-            },
-          });
-        });
-      }, limits.timeoutMs);
-      const sampler = setInterval(() => {
-        const pid = process.pid;
-        if (pid === undefined || verdict) return;
-        const sample = sampleTree(pid, maxProcesses + 8);
-        usage.peakResidentBytes = Math.max(usage.peakResidentBytes, sample.residentBytes);
-        usage.peakProcesses = Math.max(usage.peakProcesses, sample.processes);
-        // With a kernel limit the kernel stops the tree at its bound (and says so); sampling only reports.
-        if (!kernelHoldsMemory && sample.residentBytes > limitBytes) {
-          stop({
-            code: 'EQUOTA',
-            message: `${tool} used ${formatBytes(sample.residentBytes)} of memory, more than its ${limits.maxMemoryMb} MiB bound, and was killed`,
-            details: { maxMemoryMb: limits.maxMemoryMb, peakMemoryMb: Math.round(sample.residentBytes / MIB), enforcedBy: 'sampling' },
-          });
-        } else if (sample.processes > maxProcesses) {
-          stop({
-            code: 'EQUOTA',
-            message: `${tool} started more than ${maxProcesses} processes at once and was killed with all of them`,
-            details: { maxProcesses, processes: sample.processes },
-          });
-        }
-      }, this.options.sampleIntervalMs ?? 20);
-      const stopMessages = process.onMessage((message) => {
-        if (verdict) return;
-        const reply = HostReplySchema.safeParse(message);
-        if (!reply.success) {
-          stop({ code: 'ECRASH', message: `${tool}'s process sent a malformed message and was killed` });
-          return;
-        }
-        const answer = reply.data;
-        if (answer.type === 'ready' || answer.callId !== request.callId) return;
-        if (answer.type === 'output') {
-          if (request.type === 'run') this.options.onOutput?.(request.callId, answer.chunk);
-          return;
-        }
-        // A tool whose child the kernel killed for memory may still answer: the call broke its bound all the same.
-        const memoryVerdict = killedForMemory();
-        if (memoryVerdict) return stop(memoryVerdict);
-        if (answer.type === 'health') {
-          if (request.type !== 'health') return;
-          settle({ ok: true, data: { healthy: answer.healthy, ...(answer.message ? { message: answer.message } : {}) } });
-        } else if (request.type === 'run') {
-          settle(answer.ok ? { ok: true, data: answer.data } : { ok: false, error: answer.error });
-        }
-      });
-      const stopExit = process.onExit((exit) => {
-        if (verdict?.code === 'ETIMEOUT') return;
-        if (verdict) return settle({ ok: false, error: verdict });
-        const memoryVerdict = killedForMemory();
-        if (memoryVerdict) return settle({ ok: false, error: memoryVerdict });
-        if (exit.reason === 'refused') {
-          return settle({ ok: false, error: { code: 'EQUOTA', message: `${tool}'s process was killed: ${exit.detail}`, details: exit } });
-        }
-        settle({
-          ok: false,
-          error: { code: 'ECRASH', message: `${tool}'s process died mid-call (${describeExit(exit)})`, details: exit },
-        });
-      });
-      if (signal?.aborted) withdraw();
-      else signal?.addEventListener('abort', withdraw, { once: true });
-      process.send(request);
-    });
   }
 }
 
@@ -513,7 +449,7 @@ export interface SandboxRootView {
  * Reads how full the sandbox's own /tmp and /dev/shm are, through /proc/<init>/root of the
  * sandbox's init (the wrapper's first child), while it still lives: they vanish with it.
  */
-function viewSandboxRoot(worker: Worker): SandboxRootView | undefined {
+function viewSandboxRoot(worker: PoolWorker): SandboxRootView | undefined {
   const wrapper = worker.process.pid;
   if (wrapper === undefined || worker.exited) return undefined;
   const init = processTree(wrapper, 2)[1];
@@ -528,14 +464,4 @@ function viewSandboxRoot(worker: Worker): SandboxRootView | undefined {
     }
   }
   return { freeBytes };
-}
-
-function formatBytes(bytes: number): string {
-  return bytes >= MIB ? `${(bytes / MIB).toFixed(1)} MiB` : `${Math.round(bytes / 1024)} KiB`;
-}
-
-function describeExit(exit: ToolProcessExit): string {
-  if (exit.reason === 'refused') return exit.detail;
-  if (exit.reason !== 'crashed') return exit.reason;
-  return exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`;
 }

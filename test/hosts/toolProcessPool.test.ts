@@ -3,8 +3,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { GateError } from '../../shared/errors';
 import { createChildProcessHost } from '../../main/hosts/childProcessHost';
 import { toolEnvironment } from '../../main/hosts/toolEnvironment';
-import type { ToolProcess } from '../../main/hosts/toolProcess';
-import { ToolProcessPool, type ToolProcessPoolOptions } from '../../main/hosts/toolProcessPool';
+import type { SandboxProfile } from '../../main/hosts/sandbox';
+import { profileName } from '../../main/hosts/spareDemand';
+import type { ToolProcess, ToolProcessOptions } from '../../main/hosts/toolProcess';
+import { READ_ONLY_PROFILE, ToolProcessPool, type RunOutcome, type ToolProcessPoolOptions } from '../../main/hosts/toolProcessPool';
 import { builtAssets } from '../../main/state/paths';
 import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
 
@@ -149,5 +151,74 @@ describe('ToolProcessPool with child processes', () => {
     const refused = tools.run(request('echo', { text: 'late' }), { timeoutMs: 5000, maxMemoryMb: 512 });
     await expect(refused).rejects.toBeInstanceOf(GateError);
     await expect(refused).rejects.toMatchObject({ code: 'ECRASH' });
+  });
+});
+
+const WRITE: SandboxProfile = { writeWorkspace: true, network: false, spawnsProcesses: false };
+const NETWORK: SandboxProfile = { writeWorkspace: false, network: true, spawnsProcesses: false };
+const SPAWNS: SandboxProfile = { writeWorkspace: false, network: false, spawnsProcesses: true };
+
+describe('spare tool processes', () => {
+  /** The profile each process the pool started was for, in order. */
+  let profiles: string[] = [];
+
+  /** A pool of one bare process per profile, keeping `spares` spares; records each process's profile. */
+  function sparePool(spares: number, idleMs = 60_000): ToolProcessPool {
+    profiles = [];
+    return makePool({
+      factory: (options: ToolProcessOptions) => {
+        profiles.push(options.wrapper?.command ?? 'unknown');
+        return createChildProcessHost({ ...options, wrapper: undefined });
+      },
+      // The wrapper carries the profile's name to the factory above, which drops it: tools run bare.
+      isolate: (profile) => ({
+        key: profileName(profile),
+        wrapper: { command: profileName(profile), args: [] },
+        // As the gate's sandboxes do: a single-use one is judged after its call, once it has been ended.
+        ...(profile.spawnsProcesses ? { singleUse: true, afterCall: (_tool: string, outcome: RunOutcome) => outcome } : {}),
+      }),
+      spares: { spares, idleMs },
+    });
+  }
+
+  function echo(profile: SandboxProfile) {
+    return pool!.run(request('echo', { text: 'hi' }), { timeoutMs: 10_000, maxMemoryMb: 1024 }, profile);
+  }
+
+  it('a write announced with expect() runs in the process started for it, beside the read-only one', async () => {
+    sparePool(2).expect(WRITE);
+    await waitUntil(() => profiles.length === 2, 10_000);
+    expect(profiles).toEqual([profileName(READ_ONLY_PROFILE), profileName(WRITE)]);
+    await expect(echo(WRITE)).resolves.toMatchObject({ ok: true });
+    await expect(echo(READ_ONLY_PROFILE)).resolves.toMatchObject({ ok: true });
+    // Neither call had to start a process, nor end the other profile's.
+    expect(profiles).toEqual([profileName(READ_ONLY_PROFILE), profileName(WRITE)]);
+  });
+
+  it('a single-use sandbox taken by a call is replaced by a fresh one started in the background', async () => {
+    sparePool(2);
+    const singleUse = () => profiles.filter((name) => name === profileName(SPAWNS)).length;
+    await expect(echo(SPAWNS)).resolves.toMatchObject({ ok: true });
+    await waitUntil(() => singleUse() === 2, 10_000);
+    await expect(echo(SPAWNS)).resolves.toMatchObject({ ok: true });
+    await waitUntil(() => singleUse() === 3, 10_000);
+  });
+
+  it('never holds more than size + spares processes, however many profiles are asked for', async () => {
+    const spares = sparePool(2);
+    for (const profile of [WRITE, NETWORK, SPAWNS, { ...WRITE, network: true }]) spares.expect(profile);
+    await waitUntil(() => profiles.length >= 3, 10_000);
+    await new Promise((resolveWait) => setTimeout(resolveWait, 200));
+    expect(spares.stats().processes).toBeLessThanOrEqual(3);
+    // The two asked for last have the spares.
+    expect(profiles.slice(1).sort()).toEqual([profileName(SPAWNS), profileName({ ...WRITE, network: true })].sort());
+  });
+
+  it('ends the spare of a profile no one asked for within idleMs, keeping the pool its size', async () => {
+    const spares = sparePool(2, 100);
+    spares.expect(WRITE);
+    await waitUntil(() => spares.stats().processes === 2, 10_000);
+    await waitUntil(() => spares.stats().processes === 1, 10_000);
+    expect(spares.stats()).toMatchObject({ processes: 1, idle: 1 });
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalize, toWellFormed } from '../../shared/canonicalJson';
+import { canonicalize, toWellFormed, toWellFormedJson } from '../../shared/canonicalJson';
 
 /** A double from its IEEE 754 bit pattern, as RFC 8785 Appendix B lists them. */
 function fromBits(hex: string): number {
@@ -119,5 +119,49 @@ describe('toWellFormed', () => {
     expect(repaired).toBe('a\ufffdb\ufffd');
     expect(canonicalize(repaired)).toBe('"a\ufffdb\ufffd"');
     expect(toWellFormed('😀')).toBe('😀');
+  });
+});
+
+describe('canonicalize takes the same text whichever way it writes', () => {
+  it('orders members of objects nested in arrays, keeps key order by code units and skips undefined', () => {
+    const value = { b: [{ z: 1, a: [true, null, undefined], m: { y: 'é', x: -0 } }], a: undefined, '\u00e9': 2, A: '\ud83d\ude00', _: 1e21 };
+    expect(canonicalize(value)).toBe('{"A":"😀","_":1e+21,"b":[{"a":[true,null,null],"m":{"x":0,"y":"é"},"z":1}],"é":2}');
+  });
+
+  it('orders index-like keys by code units, not as the engine keeps them (10 before 9, ! before 1)', () => {
+    expect(canonicalize({ 9: 'nine', 10: 'ten', '!': 'bang', 1: 'one' })).toBe('{"!":"bang","1":"one","10":"ten","9":"nine"}');
+    expect(canonicalize([{ 2: 'b', 1: 'a', x: { 0: 0 } }])).toBe('[{"1":"a","2":"b","x":{"0":0}}]');
+  });
+
+  it('leaves the value it writes unchanged', () => {
+    const value = { z: { d: 1, c: [{ f: 1, e: 2 }] }, a: 1 };
+    const before = JSON.stringify(value);
+    canonicalize(value);
+    expect(JSON.stringify(value)).toBe(before);
+  });
+
+  it('is not misled by a toJSON added to Object.prototype', () => {
+    const prototype = Object.prototype as { toJSON?: unknown };
+    prototype.toJSON = () => 'hijacked';
+    try {
+      expect(canonicalize({ b: 1, a: { c: 2 } })).toBe('{"a":{"c":2},"b":1}');
+    } finally {
+      delete prototype.toJSON;
+    }
+  });
+
+  it('names the place of a fault deep inside ordered data', () => {
+    expect(() => canonicalize({ z: 1, a: [{ y: 2, x: [NaN] }] })).toThrow(/^\$\.a\[0\]\.x\[0\]: NaN has no JSON form$/);
+    expect(() => canonicalize({ b: { a: 'ok', c: '\ud800' } })).toThrow(/^\$\.b\.c: string holds a lone surrogate$/);
+  });
+});
+
+describe('toWellFormedJson', () => {
+  it('hands back well-formed data as it is, and repairs a copy of the rest', () => {
+    const clean = { a: [{ b: 'text' }], c: 1 };
+    expect(toWellFormedJson(clean)).toBe(clean);
+    const broken = { a: [{ b: 'x\ud800' }], c: 1, ['k\udc00']: 'v' };
+    expect(toWellFormedJson(broken)).toEqual({ a: [{ b: 'x\ufffd' }], c: 1, ['k\ufffd']: 'v' });
+    expect(broken.a[0]!.b).toBe('x\ud800');
   });
 });

@@ -18,6 +18,8 @@ export async function preparePreview(
   workspace: string,
 ): Promise<Preview | StepFailure> {
   const { manifest } = entry.tool;
+  // The call runs in its own profile once approved: its sandbox starts while the person reads the prompt.
+  pool.expect(profileFor(manifest.sideEffects, false));
   if (!manifest.supportsDryRun) return { kind: 'none', reason: `${manifest.name} has no dry run; judge it by its arguments` };
   const outcome = await pool.run(
     { callId, tool: manifest.name, module: entry.module, input, context: { workspace, dryRun: true } },

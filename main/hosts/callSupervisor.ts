@@ -1,0 +1,200 @@
+import type { ToolError } from '../../shared/errors';
+import { sampleTree } from './processTree';
+import { HostReplySchema, type HealthRequest, type RunRequest } from './protocol';
+import type { ToolProcess, ToolProcessExit } from './toolProcess';
+import type { CallLimits, CallUsage, Isolation, RunOutcome } from './toolProcessPool';
+
+/**
+ * One call in one tool process, watched until it ends: its deadline (SIGTERM, then SIGKILL: ETIMEOUT),
+ * its tree's memory and processes (sampled, or held by the kernel's cgroup: EQUOTA), its messages
+ * (a malformed one kills it: ECRASH), its output streamed to the console, and a withdrawal (EDENIED).
+ */
+
+const MIB = 1024 * 1024;
+
+/** A process of the pool, with what the pool knows of it. */
+export interface PoolWorker {
+  readonly process: ToolProcess;
+  readonly ready: Promise<void>;
+  readonly isolation: Isolation;
+  /** The name of the sandbox profile it was started for (profileName). */
+  readonly profile: string;
+  /** The call the process serves, or served last. */
+  callId: string | undefined;
+  exited: ToolProcessExit | undefined;
+  /** Killed by the pool (deadline, quota, bad message): never reused, even before its exit arrives. */
+  retired: boolean;
+  /** Bytes of stdout/stderr written during the current call. */
+  logBytes: number;
+  /** Set when the current call broke a limit; its process is being killed. */
+  overLimit: (() => void) | undefined;
+}
+
+/** The pool's limits and hooks every call is held to. */
+export interface SupervisionRules {
+  /** Between SIGTERM and SIGKILL at a deadline. */
+  graceMs: number;
+  /** Processes one call's tree may hold at once. */
+  maxProcesses: number;
+  /** Bytes of stdout and stderr one call may write (enforced by the pool; named in the error here). */
+  maxLogBytes: number;
+  /** How often a running call's tree is sampled. */
+  sampleIntervalMs: number;
+  /** Receives each piece of output a running call streams. */
+  onOutput?: (callId: string, chunk: string) => void;
+}
+
+/** Runs `request` on a worker's process and settles once the call has ended, one way or another. */
+export async function superviseCall(
+worker: PoolWorker,
+request: RunRequest | HealthRequest,
+tool: string,
+limits: CallLimits,
+rules: SupervisionRules,
+signal?: AbortSignal,
+): Promise<RunOutcome> {
+  worker.callId = request.callId;
+  worker.logBytes = 0;
+  try {
+    await worker.ready;
+  } catch (error) {
+    return { ok: false, error: { code: 'ECRASH', message: (error as Error).message } };
+  }
+  const { process } = worker;
+  const { graceMs: grace, maxProcesses, maxLogBytes } = rules;
+  const limitBytes = limits.maxMemoryMb * MIB;
+  return new Promise<RunOutcome>((resolve) => {
+    const startedAt = performance.now();
+    const usage: CallUsage = { peakResidentBytes: 0, peakProcesses: 0 };
+    // Where a cgroup can be had, the kernel holds the tree to its bound; sampling reports the peak.
+    const kernelHoldsMemory = process.setMemoryLimit(limitBytes);
+    const oomKillsBefore = process.memoryEvents()?.oomKills ?? 0;
+    /** EQUOTA when the kernel killed part of the tree for passing the memory bound during this call. */
+    const killedForMemory = (): ToolError | undefined => {
+      const events = process.memoryEvents();
+      if (!events || events.oomKills <= oomKillsBefore) return undefined;
+      return {
+        code: 'EQUOTA',
+        message: `${tool} reached its ${limits.maxMemoryMb} MiB memory bound and the kernel stopped it`,
+        details: { maxMemoryMb: limits.maxMemoryMb, peakMemoryMb: Math.round(events.peakBytes / MIB), enforcedBy: 'cgroup' },
+      };
+    };
+    let settled = false;
+    let verdict: ToolError | undefined;
+    const settle = (outcome: RunOutcome) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      clearInterval(sampler);
+      stopMessages();
+      stopExit();
+      signal?.removeEventListener('abort', withdraw);
+      // Calls shorter than one sampling interval have no usage to report.
+      resolve(usage.peakProcesses > 0 ? { ...outcome, usage } : outcome);
+    };
+    /** Ends the call with `error` once its process is dead, so nothing of it outlives the result. */
+    const stop = (error: ToolError) => {
+      if (verdict) return;
+      verdict = error;
+      worker.retired = true;
+      process.kill();
+    };
+    const withdraw = () =>
+      stop({ code: 'EDENIED', message: `${tool} was stopped before it finished (the call was withdrawn); its process was killed` });
+    worker.overLimit = () =>
+      stop({
+        code: 'EQUOTA',
+        message: `${tool} wrote more than ${formatBytes(maxLogBytes)} to stdout and stderr and was killed; write less, or return data instead`,
+        details: { limitBytes: maxLogBytes },
+      });
+    const deadline = setTimeout(() => {
+      if (verdict) return;
+      const deadlineAt = performance.now();
+      verdict = { code: 'ETIMEOUT', message: '' };
+      worker.retired = true;
+      void process.terminate(grace).then((signal) => {
+        const ranMs = Math.round(performance.now() - startedAt);
+        settle({
+          ok: false,
+          error: {
+            code: 'ETIMEOUT',
+            message: `${tool} ran past its ${limits.timeoutMs} ms deadline and was stopped after ${ranMs} ms (${signal === 'SIGKILL' ? `it ignored SIGTERM, so it was killed ${grace} ms later` : 'it ended on SIGTERM'})`,
+            details: { timeoutMs: limits.timeoutMs, ranMs, endedBy: signal, deadlineToDeadMs: Math.round(performance.now() - deadlineAt) },
+          },
+        });
+      });
+    }, limits.timeoutMs);
+    const sampler = setInterval(() => {
+      const pid = process.pid;
+      if (pid === undefined || verdict) return;
+      const sample = sampleTree(pid, maxProcesses + 8);
+      usage.peakResidentBytes = Math.max(usage.peakResidentBytes, sample.residentBytes);
+      usage.peakProcesses = Math.max(usage.peakProcesses, sample.processes);
+      // With a kernel limit the kernel stops the tree at its bound (and says so); sampling only reports.
+      if (!kernelHoldsMemory && sample.residentBytes > limitBytes) {
+        stop({
+          code: 'EQUOTA',
+          message: `${tool} used ${formatBytes(sample.residentBytes)} of memory, more than its ${limits.maxMemoryMb} MiB bound, and was killed`,
+          details: { maxMemoryMb: limits.maxMemoryMb, peakMemoryMb: Math.round(sample.residentBytes / MIB), enforcedBy: 'sampling' },
+        });
+      } else if (sample.processes > maxProcesses) {
+        stop({
+          code: 'EQUOTA',
+          message: `${tool} started more than ${maxProcesses} processes at once and was killed with all of them`,
+          details: { maxProcesses, processes: sample.processes },
+        });
+      }
+    }, rules.sampleIntervalMs);
+    const stopMessages = process.onMessage((message) => {
+      if (verdict) return;
+      const reply = HostReplySchema.safeParse(message);
+      if (!reply.success) {
+        stop({ code: 'ECRASH', message: `${tool}'s process sent a malformed message and was killed` });
+        return;
+      }
+      const answer = reply.data;
+      if (answer.type === 'ready' || answer.callId !== request.callId) return;
+      if (answer.type === 'output') {
+        if (request.type === 'run') rules.onOutput?.(request.callId, answer.chunk);
+        return;
+      }
+      // A tool whose child the kernel killed for memory may still answer: the call broke its bound all the same.
+      const memoryVerdict = killedForMemory();
+      if (memoryVerdict) return stop(memoryVerdict);
+      if (answer.type === 'health') {
+        if (request.type !== 'health') return;
+        settle({ ok: true, data: { healthy: answer.healthy, ...(answer.message ? { message: answer.message } : {}) } });
+      } else if (request.type === 'run') {
+        settle(answer.ok ? { ok: true, data: answer.data } : { ok: false, error: answer.error });
+      }
+    });
+    const stopExit = process.onExit((exit) => {
+      if (verdict?.code === 'ETIMEOUT') return;
+      if (verdict) return settle({ ok: false, error: verdict });
+      const memoryVerdict = killedForMemory();
+      if (memoryVerdict) return settle({ ok: false, error: memoryVerdict });
+      if (exit.reason === 'refused') {
+        return settle({ ok: false, error: { code: 'EQUOTA', message: `${tool}'s process was killed: ${exit.detail}`, details: exit } });
+      }
+      settle({
+        ok: false,
+        error: { code: 'ECRASH', message: `${tool}'s process died mid-call (${describeExit(exit)})`, details: exit },
+      });
+    });
+    if (signal?.aborted) withdraw();
+    else signal?.addEventListener('abort', withdraw, { once: true });
+    process.send(request);
+  });
+}
+
+/** A size as the messages say it: MiB from one MiB up, KiB below. */
+function formatBytes(bytes: number): string {
+  return bytes >= MIB ? `${(bytes / MIB).toFixed(1)} MiB` : `${Math.round(bytes / 1024)} KiB`;
+}
+
+/** Why a process ended, as the messages say it. */
+export function describeExit(exit: ToolProcessExit): string {
+  if (exit.reason === 'refused') return exit.detail;
+  if (exit.reason !== 'crashed') return exit.reason;
+  return exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`;
+}
