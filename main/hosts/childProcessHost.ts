@@ -154,14 +154,15 @@ class ChildProcessToolProcess implements ToolProcess {
     const root = this.child.pid;
     if (root === undefined || this.exit) return;
     this.core ??= new Set(this.wrapped() ? processTree(root) : [root]);
+    // The machine started no process or thread at all since the request was sent (its newest process
+    // id is the same, and ids of processes in a sandbox's namespace are drawn from it too): the call
+    // left nothing behind, and the walks below, which read /proc entries by the dozen, are skipped.
+    if (this.newestAtRequest !== undefined && newestProcessId() === this.newestAtRequest) return;
     const core = this.core;
     const strays = processTree(root).filter((pid) => !core.has(pid));
     // Unsandboxed, a background child whose parent exited is re-parented out of the tree but stays
     // in the process group (or only in the cgroup, after setsid); sandboxed, it stays under bubblewrap.
-    // Finding the group's members reads every process's /proc entry (several ms on a busy machine):
-    // skipped when the machine started no process or thread at all since the request was sent.
-    const nothingStarted = this.newestAtRequest !== undefined && newestProcessId() === this.newestAtRequest;
-    if (!this.wrapped() && !nothingStarted) strays.push(...this.outsideTree(root).filter((pid) => !core.has(pid)));
+    if (!this.wrapped()) strays.push(...this.outsideTree(root).filter((pid) => !core.has(pid)));
     signalAll(strays, 'SIGKILL');
   }
 
