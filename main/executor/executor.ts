@@ -340,13 +340,14 @@ export class Executor {
   ): Promise<ToolResult> {
     const { manifest } = entry.tool;
     const profile = profileFor(manifest.sideEffects, false);
+    const mutating = mutatingEffects(manifest.sideEffects).length > 0;
     run.at('queued');
     let outcome;
     try {
       outcome = await this.deps.scheduler.run(
         {
           tool: manifest.name,
-          exclusive: mutatingEffects(manifest.sideEffects).length > 0,
+          exclusive: mutating,
           maxConcurrent: manifest.bounds.maxConcurrent,
           signal,
         },
@@ -362,8 +363,12 @@ export class Executor {
             ...profile,
             ...(resolved.secrets.length > 0 ? { secrets: resolved.secrets } : {}),
           });
-          // No tool runs ahead of its record: a gate killed while the tool runs leaves the call in the log.
-          await this.deps.audit.durable();
+          // No tool that changes anything runs ahead of its record: a gate killed while it runs leaves
+          // the call in the log. One that only reads runs at once; its records are committed meanwhile,
+          // and its answer still waits for them (see call()).
+          const recorded = this.deps.audit.durable();
+          if (mutating) await recorded;
+          else run.recordedBeforeRun = recorded.catch((error: unknown) => error as Error);
           this.deps.redactions.set(run.callId, resolved.values);
           return this.deps.pool.run(
             {
@@ -386,6 +391,10 @@ export class Executor {
     } finally {
       this.deps.redactions.delete(run.callId);
     }
+    // A reading tool ran while its first records were committed: when that commit failed, its output
+    // is not recorded (nor returned), only why.
+    const lost = await run.recordedBeforeRun;
+    if (lost) return run.fail('failed', 'execute', { code: 'ERUNTIME', message: lost.message });
     const usage = outcome.usage ? { peakMemoryMb: Math.round(outcome.usage.peakResidentBytes / 2 ** 20), peakProcesses: outcome.usage.peakProcesses } : undefined;
     if (!outcome.ok) {
       const error = this.deps.redactions.redactValue(outcome.error);

@@ -1,7 +1,8 @@
 /**
  * A group commit that fails under a real gate: the call whose records it held gets ERUNTIME saying
- * the audit log could not be written and what to do, its tool is not handed the call, and the gate
- * answers the next call as usual once the log can be written again.
+ * the audit log could not be written and what to do, its output is neither recorded nor returned
+ * (a tool that writes is not even handed the call), and the gate answers the next call as usual once
+ * the log can be written again.
  */
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -15,7 +16,7 @@ afterEach(async () => {
 });
 
 describe('a gate whose audit commit fails', () => {
-  it('withholds the call from its tool and answers ERUNTIME, then serves the next call once the log takes records again', async () => {
+  it('withholds the call\'s result and answers ERUNTIME, then serves the next call once the log takes records again', async () => {
     harness = await openGate();
     const { gate } = harness;
     expect((await gate.executor.call({ tool: 'echo', arguments: { text: 'before' } })).ok).toBe(true);
@@ -32,7 +33,7 @@ describe('a gate whose audit commit fails', () => {
     }
     expect(refused.ok).toBe(false);
     expect(refused.error).toMatchObject({ code: 'ERUNTIME', message: expect.stringMatching(/were not written to \S+audit\.db \(.*disk full \(test\).*\); they are not in the log\. Make room on its disk/) });
-    // Its tool never ran: no output reached the log, only the failure that says why.
+    // echo only reads, so it ran while its records were committed; its output reached neither the agent nor the log, only the failure that says why.
     const kinds = gate.audit.forCall(refused.meta.callId).map((record) => record.kind);
     expect(kinds).not.toContain('started');
     expect(kinds).not.toContain('completed');
