@@ -4,6 +4,7 @@
  * (a tool that writes is not even handed the call), and the gate answers the next call as usual once
  * the log can be written again.
  */
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../main/audit/sqlite';
@@ -41,6 +42,23 @@ describe('a gate whose audit commit fails', () => {
     const after = await gate.executor.call({ tool: 'echo', arguments: { text: 'after' } });
     expect(after.ok).toBe(true);
     expect(gate.audit.forCall(after.meta.callId).map((record) => record.kind)).toContain('completed');
+    expect(gate.audit.verify()).toMatchObject({ ok: true });
+  });
+
+  it('does not hand a tool that writes its call until its first records are committed: the file is never written', async () => {
+    harness = await openGate({ policyMode: 'permissive' });
+    const { gate } = harness;
+    const db = openDatabase(join(harness.home, 'audit.db'));
+    db.exec("CREATE TRIGGER refuse_started BEFORE INSERT ON audit WHEN NEW.kind = 'started' BEGIN SELECT RAISE(ABORT, 'disk full (test)'); END");
+    let refused;
+    try {
+      refused = await gate.executor.call({ tool: 'write_file', arguments: { path: 'never.txt', content: 'x' } });
+    } finally {
+      db.exec('DROP TRIGGER refuse_started');
+      db.close();
+    }
+    expect(refused.error).toMatchObject({ code: 'ERUNTIME', message: expect.stringMatching(/disk full \(test\)/) });
+    expect(existsSync(join(harness.workspace, 'never.txt'))).toBe(false);
     expect(gate.audit.verify()).toMatchObject({ ok: true });
   });
 });
