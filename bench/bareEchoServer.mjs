@@ -1,4 +1,7 @@
 // A bare MCP SDK server with one echo tool over Streamable HTTP: the baseline the gate is compared with.
+// With --child, the echo is answered by a child process over Node's IPC instead of in the server (what
+// taking the tool out of the server's process costs alone, without a sandbox, policy or log).
+import { fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -7,12 +10,35 @@ import { z } from 'zod';
 
 const sessions = new Map();
 
+/** The echo: in this process, or a round trip to the child. */
+const echo = process.argv.includes('--child') ? childEcho() : async (text) => text;
+
+function childEcho() {
+  const child = fork(new URL('./fixtures/ipcEcho.mjs', import.meta.url), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const waiting = new Map();
+  let next = 0;
+  child.on('message', (message) => {
+    const resolve = waiting.get(message.id);
+    waiting.delete(message.id);
+    resolve?.(message.text);
+  });
+  return (text) =>
+    new Promise((resolve) => {
+      const id = next++;
+      waiting.set(id, resolve);
+      child.send({ id, text });
+    });
+}
+
 function newSession() {
   const server = new McpServer({ name: 'bare-echo', version: '1.0.0' });
   server.registerTool(
     'echo',
     { description: 'echo', inputSchema: { text: z.string() }, outputSchema: { text: z.string() } },
-    async ({ text }) => ({ content: [{ type: 'text', text: JSON.stringify({ text }) }], structuredContent: { text } }),
+    async ({ text }) => {
+      const echoed = await echo(text);
+      return { content: [{ type: 'text', text: JSON.stringify({ text: echoed }) }], structuredContent: { text: echoed } };
+    },
   );
   const transport = new StreamableHTTPServerTransport({
     sessionIdGenerator: () => randomUUID(),

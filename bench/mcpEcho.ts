@@ -149,37 +149,49 @@ export async function measureMcpEcho(counts: McpEchoCounts): Promise<BenchSectio
     started.push(gateProcess.child);
     const bareProcess = await startServer('bench/bareEchoServer.mjs', [], {}, /listening (\d+)/);
     started.push(bareProcess.child);
+    const childProcess = await startServer('bench/bareEchoServer.mjs', ['--child'], {}, /listening (\d+)/);
+    started.push(childProcess.child);
     const token = readFileSync(join(home, 'token'), 'utf8').trim();
     const gate: EchoServer = { url: gateProcess.match[1]!, headers: { authorization: `Bearer ${token}` }, child: gateProcess.child };
     const bare: EchoServer = { url: `http://127.0.0.1:${bareProcess.match[1]}/mcp`, headers: {}, child: bareProcess.child };
+    // Not a target's baseline: the bare server with its echo in a child process, what isolating a tool costs alone.
+    const isolated: EchoServer = { url: `http://127.0.0.1:${childProcess.match[1]}/mcp`, headers: {}, child: childProcess.child };
 
     // Sequential latency: one agent each, alternated in blocks.
-    const [gateClient, bareClient] = [await connect(gate), await connect(bare)];
+    const [gateClient, bareClient, isolatedClient] = [await connect(gate), await connect(bare), await connect(isolated)];
     await timeSequential(counts.warmup, (i) => echo(gateClient, i));
     await timeSequential(counts.warmup, (i) => echo(bareClient, i));
+    await timeSequential(counts.warmup, (i) => echo(isolatedClient, i));
     const gateSamples: number[] = [];
     const bareSamples: number[] = [];
+    const isolatedSamples: number[] = [];
     for (let done = 0; done < counts.calls; done += counts.block) {
       await timeSequential(Math.min(counts.block, counts.calls - done), (i) => echo(gateClient, i), gateSamples);
       await timeSequential(Math.min(counts.block, counts.calls - done), (i) => echo(bareClient, i), bareSamples);
+      await timeSequential(Math.min(counts.block, counts.calls - done), (i) => echo(isolatedClient, i), isolatedSamples);
     }
-    await Promise.all([gateClient.close(), bareClient.close()]);
+    await Promise.all([gateClient.close(), bareClient.close(), isolatedClient.close()]);
 
     // Throughput: `agents` sessions on each server, driven in alternating rounds.
     const gateAgents = await Promise.all(Array.from({ length: counts.agents }, () => connect(gate)));
     const bareAgents = await Promise.all(Array.from({ length: counts.agents }, () => connect(bare)));
+    const isolatedAgents = await Promise.all(Array.from({ length: counts.agents }, () => connect(isolated)));
     const warmMs = Math.min(1000, counts.roundMs);
     await driveConcurrently(gate, gateAgents, warmMs, []);
     await driveConcurrently(bare, bareAgents, warmMs, []);
+    await driveConcurrently(isolated, isolatedAgents, warmMs, []);
     const gateRounds: Round[] = [];
     const bareRounds: Round[] = [];
+    const isolatedRounds: Round[] = [];
     const gateLoaded: number[] = [];
     const bareLoaded: number[] = [];
     for (let round = 0; round < counts.rounds; round++) {
       gateRounds.push(await driveConcurrently(gate, gateAgents, counts.roundMs, gateLoaded));
       bareRounds.push(await driveConcurrently(bare, bareAgents, counts.roundMs, bareLoaded));
+      isolatedRounds.push(await driveConcurrently(isolated, isolatedAgents, counts.roundMs, []));
     }
-    await Promise.all([...gateAgents, ...bareAgents].map((client) => client.close()));
+    await Promise.all([...gateAgents, ...bareAgents, ...isolatedAgents].map((client) => client.close()));
+    const isolatedTotal = total(isolatedRounds);
 
     const gateTotal = total(gateRounds);
     const bareTotal = total(bareRounds);
@@ -192,8 +204,12 @@ export async function measureMcpEcho(counts: McpEchoCounts): Promise<BenchSectio
       rows: [
         { label: sequentialGate, samples: gateSamples },
         { label: sequentialBare, samples: bareSamples },
+        { label: 'bare server, echo in a child process (no target)', samples: isolatedSamples },
       ],
-      notes: ['both answer each POST with an SSE stream (the SDK default; the gate needs it for progress notifications), one session per client'],
+      notes: [
+        'all answer each POST with an SSE stream (the SDK default; the gate needs it for progress notifications), one session per client',
+        `the bare server with its echo in a child process over Node IPC shows what taking a tool out of the server costs alone: the gate's p50 is ${(percentile(gateSamples, 50) / percentile(isolatedSamples, 50)).toFixed(2)}× its`,
+      ],
       differences: [[sequentialGate, sequentialBare]],
       targets: [
         { name: 'echo over MCP, p50, gate ÷ bare MCP server', measured: percentile(gateSamples, 50), baseline: percentile(bareSamples, 50), unit: 'ms', holdsWhen: 'at-most', limit: 1.3 },
@@ -207,7 +223,7 @@ export async function measureMcpEcho(counts: McpEchoCounts): Promise<BenchSectio
         { label: loadedBare, samples: bareLoaded },
       ],
       notes: [
-        `calls/s: gate ${perSecond(gateTotal).toFixed(0)}, bare ${perSecond(bareTotal).toFixed(0)} (completed calls ÷ wall time)`,
+        `calls/s: gate ${perSecond(gateTotal).toFixed(0)}, bare ${perSecond(bareTotal).toFixed(0)}, bare with its echo in a child process ${perSecond(isolatedTotal).toFixed(0)} (completed calls ÷ wall time)`,
         `CPU ms per call, server side (process and its children): gate ${cpuPerCall(gateTotal.serverCpuMs, gateTotal)}, bare ${cpuPerCall(bareTotal.serverCpuMs, bareTotal)}`,
         // On 2 cores the agents and the server share the CPU: a share near 1 means the agents hold a
         // core of their own (splitting them over two processes was measured not to help bare).
