@@ -3,7 +3,7 @@ import type { CallRequest } from '../../shared/call';
 import { canonicalize } from '../../shared/canonicalJson';
 import { GateError, type ToolError } from '../../shared/errors';
 import { hashCanonical } from '../../shared/hash';
-import { mutatingEffects, type Capability, type ToolManifest } from '../../shared/manifest';
+import { mutatingEffects, type Capability, type SideEffect, type ToolManifest } from '../../shared/manifest';
 import type { ToolResult } from '../../shared/result';
 import type { CallEdit, Preview } from '../../shared/approval';
 import type { ApprovalQueue } from '../approvals/approvalQueue';
@@ -31,6 +31,9 @@ import { askForSecrets, resolveSecrets, type ResolvedInput } from './steps/resol
 import { capOutput, utf8Prefix } from './steps/truncateOutput';
 import { validateInput } from './steps/validateInput';
 import { CallRun, roundMs } from './callRun';
+
+/** Side effects of a tool that may run while its first records are committed: reads of this machine. */
+const LOCAL_READS: ReadonlySet<SideEffect> = new Set(['FsRead', 'DbRead']);
 
 /** Output kept whole in the audit up to this size; past it, its head, size and hash. */
 export const AUDIT_OUTPUT_BYTES = 1024 * 1024;
@@ -341,6 +344,9 @@ export class Executor {
     const { manifest } = entry.tool;
     const profile = profileFor(manifest.sideEffects, false);
     const mutating = mutatingEffects(manifest.sideEffects).length > 0;
+    // Only a tool that stays on this machine and changes nothing may run before its first records are
+    // committed: one that reaches the network could send data out (a GET's URL is enough).
+    const staysLocal = manifest.sideEffects.every((effect) => LOCAL_READS.has(effect));
     run.at('queued');
     let outcome;
     try {
@@ -363,11 +369,11 @@ export class Executor {
             ...profile,
             ...(resolved.secrets.length > 0 ? { secrets: resolved.secrets } : {}),
           });
-          // No tool that changes anything runs ahead of its record: a gate killed while it runs leaves
-          // the call in the log. One that only reads runs at once; its records are committed meanwhile,
-          // and its answer still waits for them (see call()).
+          // No tool that changes anything or reaches the network runs ahead of its record: a gate killed
+          // while it runs leaves the call in the log. One that only reads this machine runs at once; its
+          // records are committed meanwhile, and its answer still waits for them (see call()).
           const recorded = this.deps.audit.durable();
-          if (mutating) await recorded;
+          if (!staysLocal) await recorded;
           else run.recordedBeforeRun = recorded.catch((error: unknown) => error as Error);
           this.deps.redactions.set(run.callId, resolved.values);
           return this.deps.pool.run(

@@ -5,7 +5,9 @@
  * the log can be written again.
  */
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../main/audit/sqlite';
 import { openGate, type Harness } from '../executor/gateHarness';
@@ -60,5 +62,35 @@ describe('a gate whose audit commit fails', () => {
     expect(refused.error).toMatchObject({ code: 'ERUNTIME', message: expect.stringMatching(/disk full \(test\)/) });
     expect(existsSync(join(harness.workspace, 'never.txt'))).toBe(false);
     expect(gate.audit.verify()).toMatchObject({ ok: true });
+  });
+
+  it('does not hand a tool that reaches the network its call until its first records are committed: no request leaves', async () => {
+    let requests = 0;
+    const server = createServer((_request, response) => {
+      requests++;
+      response.end('ok');
+    });
+    await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    try {
+      harness = await openGate({ toolModules: [resolve(__dirname, '../fixtures/tools/hostileProcess.mjs')] });
+      const { gate } = harness;
+      // The same GET with the log writable reaches the server: the refusal below is the commit's doing.
+      expect((await gate.executor.call({ tool: 'fetch_online', arguments: { url } })).ok).toBe(true);
+      expect(requests).toBe(1);
+      const db = openDatabase(join(harness.home, 'audit.db'));
+      db.exec("CREATE TRIGGER refuse_started BEFORE INSERT ON audit WHEN NEW.kind = 'started' BEGIN SELECT RAISE(ABORT, 'disk full (test)'); END");
+      let refused;
+      try {
+        refused = await gate.executor.call({ tool: 'fetch_online', arguments: { url } });
+      } finally {
+        db.exec('DROP TRIGGER refuse_started');
+        db.close();
+      }
+      expect(refused.error).toMatchObject({ code: 'ERUNTIME', message: expect.stringMatching(/disk full \(test\)/) });
+      expect(requests).toBe(1);
+    } finally {
+      server.close();
+    }
   });
 });
