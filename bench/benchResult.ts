@@ -1,3 +1,6 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { toolgateRoot } from '../main/state/paths';
+
 /** One line of the bench table: what was timed and each sample, in milliseconds. */
 export interface BenchRow {
   label: string;
@@ -57,4 +60,18 @@ export function judgeTarget(target: BenchTarget): { judged: number; holds: boole
   const judged =
     target.baseline === undefined ? target.measured : target.difference ? target.measured - target.baseline : target.measured / target.baseline;
   return { judged, holds: target.holdsWhen === 'at-most' ? judged <= target.limit : judged >= target.limit };
+}
+
+/** Starts a Node script of this checkout and waits until its stdout matches `ready` (e.g. `toolgate serve` printing its URLs). */
+export function startScript(script: string, args: string[], env: Record<string, string>, ready: RegExp): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
+  const child = spawn(process.execPath, [script, ...args], { cwd: toolgateRoot(), env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = ready.exec(out);
+      if (match) resolve({ child, match });
+    });
+    child.once('exit', (code) => reject(new Error(`${script} exited (${code}) before it was ready:\n${out}`)));
+  });
 }

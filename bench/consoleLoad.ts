@@ -2,7 +2,7 @@
 // steady stream of auto-allowed calls from several MCP agents while its console shows Live in
 // headless Chromium. Measured in one run: the page's frame times and the gate's event-loop lag, each
 // beside the same page and gate idle; the gate's memory idle, under the load, and after it.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { setMaxListeners } from 'node:events';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,8 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { WebSocket } from 'ws';
 import type { GateDiagnostics } from '../shared/contract';
-import { toolgateRoot } from '../main/state/paths';
-import type { BenchSection, BenchTarget } from './benchResult';
+import { percentile, startScript, type BenchSection, type BenchTarget } from './benchResult';
 
 /** How the load is shaped; every number can be set from the environment. */
 export interface ConsoleLoadOptions {
@@ -88,11 +87,6 @@ function treeCpuSeconds(rootPid: number, apart: readonly number[] = []): number 
   return ticks / 100;
 }
 
-function percentile(samples: readonly number[], p: number): number {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
-}
-
 interface ServedGate {
   child: ChildProcess;
   home: string;
@@ -106,21 +100,8 @@ async function serveGate(): Promise<ServedGate> {
   const home = mkdtempSync(join(tmpdir(), 'toolgate-bench-live-home-'));
   const workspace = mkdtempSync(join(tmpdir(), 'toolgate-bench-live-ws-'));
   writeFileSync(join(workspace, 'notes.md'), 'a file the agents read while the console watches\n'.repeat(20));
-  const child = spawn(process.execPath, ['bin/toolgate.js', 'serve', '--workspace', workspace, '--port', '0'], {
-    cwd: toolgateRoot(),
-    env: { ...process.env, TOOLGATE_HOME: home },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const urls = await new Promise<{ consoleUrl: string; mcpUrl: string }>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const consoleUrl = /console\s+(\S+)/.exec(out)?.[1];
-      const mcpUrl = /MCP\s+(\S+)/.exec(out)?.[1];
-      if (consoleUrl && mcpUrl) resolve({ consoleUrl, mcpUrl });
-    });
-    child.once('exit', (code) => reject(new Error(`toolgate serve exited (${code}) before it was ready:\n${out}`)));
-  });
+  const { child, match } = await startScript('bin/toolgate.js', ['serve', '--workspace', workspace, '--port', '0'], { TOOLGATE_HOME: home }, /console\s+(\S+)[\s\S]*MCP\s+(\S+)\n/);
+  const urls = { consoleUrl: match[1]!, mcpUrl: match[2]! };
   return { child, home, workspace, ...urls };
 }
 

@@ -1,14 +1,13 @@
 // An auto-allowed echo through the whole gate over MCP (`toolgate serve`, Streamable HTTP, the official
 // SDK client) beside the same echo on a bare MCP SDK server (bench/bareEchoServer.mjs), in one run:
 // sequential latency, and the calls per second of concurrent agents, each agent its own session.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { toolgateRoot } from '../main/state/paths';
-import { timeSequential, type BenchSection } from './benchResult';
+import { percentile, startScript, timeSequential, type BenchSection } from './benchResult';
 
 /** How much each measurement does. */
 export interface McpEchoCounts {
@@ -31,20 +30,6 @@ interface EchoServer {
   url: string;
   headers: Record<string, string>;
   child: ChildProcess;
-}
-
-/** Starts a Node script and waits for the line `ready` matches on its stdout. */
-function startServer(script: string, args: string[], env: Record<string, string>, ready: RegExp): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
-  const child = spawn(process.execPath, [script, ...args], { cwd: toolgateRoot(), env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = ready.exec(out);
-      if (match) resolve({ child, match });
-    });
-    child.once('exit', (code) => reject(new Error(`${script} exited (${code}) before it was ready:\n${out}`)));
-  });
 }
 
 async function connect(server: EchoServer): Promise<Client> {
@@ -130,12 +115,6 @@ function total(rounds: Round[]): Round {
   });
 }
 
-/** The p-th percentile of samples, taken as bench/stats.mjs takes it for the printed rows. */
-function percentile(samples: number[], p: number): number {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
 const perSecond = (round: Round) => (round.calls / round.wallMs) * 1000;
 const cpuPerCall = (ms: number, round: Round) => (ms / round.calls).toFixed(3);
 
@@ -145,11 +124,11 @@ export async function measureMcpEcho(counts: McpEchoCounts): Promise<BenchSectio
   const workspace = mkdtempSync(join(tmpdir(), 'toolgate-bench-ws-'));
   const started: ChildProcess[] = [];
   try {
-    const gateProcess = await startServer('bin/toolgate.js', ['serve', '--workspace', workspace, '--port', '0'], { TOOLGATE_HOME: home }, /MCP\s+(\S+)/);
+    const gateProcess = await startScript('bin/toolgate.js', ['serve', '--workspace', workspace, '--port', '0'], { TOOLGATE_HOME: home }, /MCP\s+(\S+)\n/);
     started.push(gateProcess.child);
-    const bareProcess = await startServer('bench/bareEchoServer.mjs', [], {}, /listening (\d+)/);
+    const bareProcess = await startScript('bench/bareEchoServer.mjs', [], {}, /listening (\d+)\n/);
     started.push(bareProcess.child);
-    const childProcess = await startServer('bench/bareEchoServer.mjs', ['--child'], {}, /listening (\d+)/);
+    const childProcess = await startScript('bench/bareEchoServer.mjs', ['--child'], {}, /listening (\d+)\n/);
     started.push(childProcess.child);
     const token = readFileSync(join(home, 'token'), 'utf8').trim();
     const gate: EchoServer = { url: gateProcess.match[1]!, headers: { authorization: `Bearer ${token}` }, child: gateProcess.child };
