@@ -56,7 +56,7 @@ export async function measureAuditExplorer(calls: number, repeats = 5): Promise<
 }
 
 function measure(store: AuditStore, databasePath: string, generated: Awaited<ReturnType<typeof writeSyntheticLog>>, bytes: number, repeats: number): BenchSection[] {
-  const size = store.size();
+  const size = store.lastSeq();
   const newest = explorePage(store, { limit: 1 }).rows[0]!;
   const sessions = explorerStats(store, { from: iso(END.getTime() - DAY) }).sessions.map((session) => session.session);
   const filters: Array<[string, ExplorerFilter]> = [

@@ -1,3 +1,5 @@
+import { isWellFormedText } from './jsonLimits';
+
 /**
  * RFC 8785 JSON Canonicalization Scheme: object keys sorted by UTF-16 code units, no white space,
  * numbers in ECMAScript shortest form, strings with the minimal JSON escapes. Two values that are
@@ -5,7 +7,8 @@
  */
 export function canonicalize(value: unknown): string {
   const ordered = inStringifyOrder(value);
-  return ordered === UNORDERABLE ? writeCanonical(value) : JSON.stringify(ordered);
+  // undefined alone has no JSON form: the careful writer says so, where JSON.stringify would return undefined.
+  return ordered === UNORDERABLE || ordered === undefined ? writeCanonical(value) : JSON.stringify(ordered);
 }
 
 /** Said by inStringifyOrder of a value JSON.stringify cannot be made to write canonically. */
@@ -24,7 +27,7 @@ function inStringifyOrder(value: unknown): unknown {
   const order = (value: unknown): unknown => {
     switch (typeof value) {
       case 'string':
-        return isWellFormed(value) ? value : UNORDERABLE;
+        return isWellFormedText(value) ? value : UNORDERABLE;
       case 'number':
         return Number.isFinite(value) ? value : UNORDERABLE;
       case 'boolean':
@@ -53,7 +56,7 @@ function inStringifyOrder(value: unknown): unknown {
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i]!;
       const first = key.charCodeAt(0);
-      if ((first >= 0x30 && first <= 0x39) || !isWellFormed(key)) return UNORDERABLE;
+      if ((first >= 0x30 && first <= 0x39) || !isWellFormedText(key)) return UNORDERABLE;
       if (i > 0 && keys[i - 1]! > key) sorted = false;
     }
     if (!sorted) keys.sort();
@@ -83,7 +86,7 @@ function writeCanonical(value: unknown): string {
     throw new TypeError(`${placeText(place)}: ${why}`);
   };
   const string = (text: string): string => {
-    if (!isWellFormed(text)) fail('string holds a lone surrogate');
+    if (!isWellFormedText(text)) fail('string holds a lone surrogate');
     return JSON.stringify(text);
   };
   const serialize = (value: unknown): string => {
@@ -136,20 +139,12 @@ function placeText(place: readonly (string | number)[]): string {
   return `$${place.map((step) => (typeof step === 'number' ? `[${step}]` : `.${step}`)).join('')}`;
 }
 
-/**
- * String.prototype.isWellFormed (ES2024: Node 20, Chromium 111), which this build's ES2022 typings
- * do not declare; it says in one native pass what the LONE_SURROGATE pattern would.
- */
-export function isWellFormed(text: string): boolean {
-  return (text as unknown as { isWellFormed(): boolean }).isWellFormed();
-}
-
 /** A surrogate that is not half of a pair. */
 export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** Replaces lone surrogates with U+FFFD so that any string can be canonicalized. */
 export function toWellFormed(text: string): string {
-  return isWellFormed(text) ? text : text.replace(new RegExp(LONE_SURROGATE.source, 'g'), '\uFFFD');
+  return isWellFormedText(text) ? text : text.replace(new RegExp(LONE_SURROGATE.source, 'g'), '\uFFFD');
 }
 
 /**
@@ -169,10 +164,25 @@ export function toWellFormedJson(value: unknown): unknown {
     }
     return copy ?? value;
   }
-  const entries = Object.keys(value).map((key): [string, unknown] => [key, toWellFormedJson((value as Record<string, unknown>)[key])]);
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record);
   const prototype = Object.getPrototypeOf(value);
-  const unchanged =
-    (prototype === Object.prototype || prototype === null) &&
-    entries.every(([key, member]) => member === (value as Record<string, unknown>)[key] && isWellFormed(key));
-  return unchanged ? value : Object.fromEntries(entries.map(([key, member]) => [toWellFormed(key), member]));
+  // An object of another prototype is copied into a plain one; a plain one only from its first repair on.
+  let copy: Record<string, unknown> | undefined = prototype === Object.prototype || prototype === null ? undefined : {};
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    const member = toWellFormedJson(record[key]);
+    const wellFormedKey = toWellFormed(key);
+    if (copy === undefined && (member !== record[key] || wellFormedKey !== key)) {
+      copy = {};
+      for (const earlier of keys.slice(0, i)) defineMember(copy, earlier, record[earlier]);
+    }
+    if (copy !== undefined) defineMember(copy, wellFormedKey, member);
+  }
+  return copy ?? value;
+}
+
+/** Sets a member as JSON.parse would: a key named __proto__ is a member like any other, never the prototype. */
+function defineMember(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
 }

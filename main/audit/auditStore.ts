@@ -351,11 +351,6 @@ export class AuditStore {
     return this.indexCatchUp;
   }
 
-  /** How many records the log holds (the newest seq, queued records included). */
-  size(): number {
-    return this.last.seq;
-  }
-
   /** Listens for appended records; returns the unsubscribe function. */
   onAppend(listener: (record: AuditRecord, canonicalText: string) => void): () => void {
     this.listeners.add(listener);
@@ -399,11 +394,6 @@ export class AuditStore {
     if (!chain.ok || chain.lastHash === undefined || chain.lastSeq >= this.last.seq) return chain;
     const rest = walkChain(recordsInOrder(this.db, chain.lastSeq + 1), { seq: chain.lastSeq + 1, prevHash: chain.lastHash });
     return rest.ok ? { ...rest, records: chain.records + rest.records, firstPrevHash: chain.firstPrevHash } : { ...rest, records: chain.records + rest.records };
-  }
-
-  /** The database file. */
-  get path(): string {
-    return this.options.path;
   }
 
   /** The newest seq in the log (0 when empty). */

@@ -37,5 +37,5 @@ export function callDetail(store: AuditStore, callId: string, judgeReplay: Repla
   if (!row) return undefined;
   const whole = store.forCall(callId);
   const records = whole.map((record) => ({ ...record, payload: shownPayload(record.payload) }));
-  return { row, records, logSize: store.size(), replay: judgeReplay(whole) };
+  return { row, records, logSize: store.lastSeq(), replay: judgeReplay(whole) };
 }

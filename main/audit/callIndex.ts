@@ -273,33 +273,26 @@ export class CallIndex {
 
   /**
    * Folds committed records (in seq order) into their calls' rows and text: each call once, however
-   * many of its records there are, read whole from the log. Its search text is rewritten only when it changed.
-   * On failure the index stops folding (its watermark stays before the commit) and the next open
-   * catches up, so a fault here never costs a record.
+   * many of its records there are, read whole from the log. Its search text is rewritten only when it
+   * changed. Runs in the caller's transaction and throws on failure: the caller rolls it back and calls
+   * stopFolding(), so the watermark stays before these records and the next open catches up.
    */
   fold(records: readonly AuditRecord[]): void {
     if (!this.writable || this.broken || records.length === 0) return;
     const calls = new Map<string, number>();
     for (const record of records) if (!calls.has(record.callId)) calls.set(record.callId, record.seq);
-    this.db.exec('SAVEPOINT call_index');
-    try {
-      for (const [callId, firstSeqFolded] of calls) {
-        const trail = (this.recordsOfCall.all(callId) as unknown as AuditRow[]).map(recordFrom);
-        const summary = summarizeCall(trail);
-        if (summary) this.writeFolded(summary, trail[0]!.seq === firstSeqFolded);
-        if (CLOSING.has(trail.at(-1)!.kind)) this.openTexts.delete(callId);
-      }
-      this.setState!.run('watermark', records.at(-1)!.seq);
-      this.db.exec('RELEASE call_index');
-    } catch {
-      this.db.exec('ROLLBACK TO call_index; RELEASE call_index');
-      // The texts remembered may belong to rows just rolled back.
-      this.stopFolding();
+    for (const [callId, firstSeqFolded] of calls) {
+      const trail = (this.recordsOfCall.all(callId) as unknown as AuditRow[]).map(recordFrom);
+      const summary = summarizeCall(trail);
+      if (summary) this.writeFolded(summary, trail[0]!.seq === firstSeqFolded);
+      if (CLOSING.has(trail.at(-1)!.kind)) this.openTexts.delete(callId);
     }
+    this.setState!.run('watermark', records.at(-1)!.seq);
   }
 
   /** Stops folding (a fold's transaction failed): the watermark stays where it is, and the next open catches up. */
   stopFolding(): void {
+    // The texts remembered may belong to rows just rolled back.
     this.openTexts.clear();
     this.broken = true;
   }

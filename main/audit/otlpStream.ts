@@ -1,4 +1,4 @@
-import type { AuditRecord } from '../../shared/audit';
+import { CLOSING_KINDS, type AuditRecord } from '../../shared/audit';
 import type { AuditStore } from './auditStore';
 import { summarizeCall } from './callSummary';
 import { callSpan, otlpRequest, type OtlpSpan } from './otlpSpans';
@@ -28,8 +28,8 @@ export interface OtlpStreamStats {
   dropped: number;
 }
 
-/** The records that end a call (its span is complete then). */
-const ENDS = new Set<AuditRecord['kind']>(['completed', 'failed', 'rejected', 'interrupted']);
+/** The records that end a call (its span is complete then; an anchor-accepted record has no span, spanOf sends nothing for it). */
+const ENDS = new Set<AuditRecord['kind']>(CLOSING_KINDS);
 
 /**
  * Sends each call's span to an OTLP/HTTP endpoint once the call ends: batched, with a short

@@ -23,11 +23,6 @@ export class CallRun {
   step = 'invoked';
   /** Set when a person edited the call before approving it: what the result tells the agent. */
   edited: EditSummary | undefined;
-  /**
-   * The commit of the records before a reading tool ran, which it did not wait for: settles with
-   * the commit's failure, if it failed (the answer is then withheld), or undefined.
-   */
-  recordedBeforeRun: Promise<Error | void> | undefined;
   /** When its tool process was handed the call (performance.now()), once it was. */
   private ranFrom: number | undefined;
 

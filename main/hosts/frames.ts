@@ -1,4 +1,4 @@
-import { isWellFormed } from '../../shared/canonicalJson';
+import { isWellFormedText } from '../../shared/jsonLimits';
 
 /**
  * Length-prefixed frames: a 4-byte big-endian length, then that many bytes. Node's own IPC buffers a
@@ -45,7 +45,7 @@ function liftLongStrings(message: unknown): { message: unknown; lifted: Lifted[]
   const visit = (value: unknown, place: Place): unknown => {
     if (++visited > LIFT_SEARCH_LIMIT) return value;
     if (typeof value === 'string') {
-      if (value.length < LIFT_MIN_CHARS || !isWellFormed(value)) return value;
+      if (value.length < LIFT_MIN_CHARS || !isWellFormedText(value)) return value;
       lifted.push({ place: [...place], text: value });
       return null;
     }

@@ -38,7 +38,7 @@ describe('a call’s detail', () => {
     expect(detail.records[0]!.seq).toBe(row.seq);
     expect(detail.records.at(-1)!.seq).toBe(row.lastSeq);
     expect(detail.records[3]!.payload).toMatchObject({ preview: { kind: 'diff', path: expect.any(String) } });
-    expect(detail.logSize).toBe(store.size());
+    expect(detail.logSize).toBe(store.lastSeq());
     expect(detail.records.every((record) => record.hash.length === 64 && record.prevHash.length === 64)).toBe(true);
     expect(callDetail(store, 'no-such-call')).toBeUndefined();
   });

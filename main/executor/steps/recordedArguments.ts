@@ -43,6 +43,8 @@ interface WalkOptions {
   hashCut: boolean;
   /** What the note of a value nested too deep calls it. */
   what: 'arguments' | 'output';
+  /** False to only measure (the bounds, depth and well-formedness): nothing is kept, copied or hashed. */
+  record?: false;
 }
 
 /** One value waiting on the walk's stack, with where its kept form goes. */
@@ -101,7 +103,7 @@ function walkJson(value: unknown, options: WalkOptions): Walked {
   while (stack.length > 0) {
     const { value: current, depth, parent, key, index } = stack.pop()!;
     if (bounds && ++nodes > bounds.maxNodes) return walked(breachOf('maxNodes', bounds.maxNodes, `hold more than ${bounds.maxNodes} values in all`));
-    const kept = parent === undefined || keepsMember(parent, index);
+    const kept = options.record !== false && (parent === undefined || keepsMember(parent, index));
     if (kept) values--;
     // Keys are checked as their members are reached, so the first ill-formed string is the first in document order.
     if (bounds && illFormedAt === undefined && typeof key === 'string' && parent !== undefined && !isWellFormedText(key)) illFormedAt = pathOf(parent, key);
@@ -221,9 +223,9 @@ export function recordedArguments(value: unknown): unknown {
   return walkArguments(value).recorded;
 }
 
-/** The first bound a JSON value breaks, or undefined when it fits (the walk stops at the breach). */
+/** The first bound a JSON value breaks, or undefined when it fits (the walk stops at the breach; nothing is recorded). */
 export function argumentBoundBreach(value: unknown): BoundBreach | undefined {
-  return walkArguments(value).breach;
+  return walkJson(value, { ...ARGUMENTS, record: false }).breach;
 }
 
 /**
