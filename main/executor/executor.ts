@@ -3,7 +3,7 @@ import type { CallRequest } from '../../shared/call';
 import { canonicalize } from '../../shared/canonicalJson';
 import { GateError, type ToolError } from '../../shared/errors';
 import { hashCanonical } from '../../shared/hash';
-import { mutatingEffects, type Capability, type SideEffect, type ToolManifest } from '../../shared/manifest';
+import { mutatingEffects, type Capability, type SecurityTier, type SideEffect, type ToolManifest } from '../../shared/manifest';
 import type { ToolResult } from '../../shared/result';
 import type { CallEdit, Preview } from '../../shared/approval';
 import type { ApprovalQueue } from '../approvals/approvalQueue';
@@ -184,7 +184,7 @@ export class Executor {
     }
     let approvedPreviewHash: string | undefined;
     if (decision.decision === 'ask') {
-      const approval = await this.askPerson(run, entry, input, decision.rule, signal, judgedManifest, resolved.secrets);
+      const approval = await this.askPerson(run, entry, input, decision.rule, signal, judgedManifest, judgedTier, resolved.secrets);
       if ('refusal' in approval) return run.fail('rejected', run.step, approval.refusal);
       // A person's edit runs instead of the agent's call, bound to the edited call's own preview.
       if (approval.revised) return this.execute(run, entry, approval.revised.input, approval.revised.resolved, approval.revised.previewHash, signal);
@@ -201,11 +201,11 @@ export class Executor {
     rule: string,
     signal: AbortSignal | undefined,
     judgedManifest: ToolManifest,
+    /** The tier the call was judged at (raised without a sandbox, or by its arguments): what the prompt shows. */
+    tier: SecurityTier,
     secrets: string[],
   ): Promise<{ refusal: ToolError } | { approvedPreviewHash?: string; revised?: RevisedCall }> {
     const { manifest } = entry.tool;
-    // The prompt shows the tier the call was judged at: raised without a sandbox, or by its arguments.
-    const { tier } = callTier(judgedManifest, input);
     // A full queue refuses at once: no dry run is spent on a prompt that could not be shown.
     const full = this.deps.approvals.quotaRefusal(run.agentSession);
     if (full) {
@@ -345,8 +345,11 @@ export class Executor {
     const profile = profileFor(manifest.sideEffects, false);
     const mutating = mutatingEffects(manifest.sideEffects).length > 0;
     // Only a tool that stays on this machine and changes nothing may run before its first records are
-    // committed: one that reaches the network could send data out (a GET's URL is enough).
-    const staysLocal = manifest.sideEffects.every((effect) => LOCAL_READS.has(effect));
+    // committed: one that reaches the network could send data out (a GET's URL is enough). Its word
+    // for it is taken only where a sandbox holds it to that (no network, the workspace read-only).
+    const staysLocal = this.deps.sandbox.kind !== 'none' && manifest.sideEffects.every((effect) => LOCAL_READS.has(effect));
+    /** That commit, when the tool did not wait for it: settles with its failure (the output is then withheld), or undefined. */
+    let recordedBeforeRun: Promise<Error | void> | undefined;
     run.at('queued');
     let outcome;
     try {
@@ -374,7 +377,7 @@ export class Executor {
           // records are committed meanwhile, and its answer still waits for them (see call()).
           const recorded = this.deps.audit.durable();
           if (!staysLocal) await recorded;
-          else run.recordedBeforeRun = recorded.catch((error: unknown) => error as Error);
+          else recordedBeforeRun = recorded.catch((error: unknown) => error as Error);
           this.deps.redactions.set(run.callId, resolved.values);
           return this.deps.pool.run(
             {
@@ -399,7 +402,7 @@ export class Executor {
     }
     // A reading tool ran while its first records were committed: when that commit failed, its output
     // is not recorded (nor returned), only why.
-    const lost = await run.recordedBeforeRun;
+    const lost = await recordedBeforeRun;
     if (lost) return run.fail('failed', 'execute', { code: 'ERUNTIME', message: lost.message });
     const usage = outcome.usage ? { peakMemoryMb: Math.round(outcome.usage.peakResidentBytes / 2 ** 20), peakProcesses: outcome.usage.peakProcesses } : undefined;
     if (!outcome.ok) {

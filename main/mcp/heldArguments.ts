@@ -18,12 +18,32 @@ export function prepareBodyForSdk(body: unknown): SdkBody {
   if (messages.length > 100) return { refused: `the request batches ${messages.length} messages; send at most 100 at once` };
   const prepared: unknown[] = [];
   for (const message of messages) {
+    const twice = argumentsSentTwice(message);
+    if (twice) return { refused: twice };
     const held = holdOversizedArguments(message);
     const broken = envelopeBreach(held);
     if (broken) return { refused: `the request's envelope (everything but the arguments) breaks a bound: ${broken.message}` };
     prepared.push(moveOddArgumentsToMeta(held));
   }
   return { value: Array.isArray(body) ? prepared : prepared[0] };
+}
+
+/**
+ * Why a tools/call names its arguments in two places, if it does: the agent's own host shows
+ * `arguments`, so a call whose `_meta` carries other arguments to run (raw text beside non-empty
+ * `arguments`, or the gate's own set-aside slot, which no client may fill) would run something
+ * the agent's side never showed. One set of arguments per call.
+ */
+function argumentsSentTwice(message: unknown): string | undefined {
+  if (!isJsonObject(message) || message.method !== 'tools/call' || !isJsonObject(message.params)) return undefined;
+  const { arguments: args, _meta: meta } = message.params;
+  if (!isJsonObject(meta)) return undefined;
+  if (Object.hasOwn(meta, HELD_ARGUMENTS_META)) return `_meta["${HELD_ARGUMENTS_META}"] is the gate's own; send the call's arguments in "arguments"`;
+  const hasArguments = args !== undefined && !(isJsonObject(args) && Object.keys(args).length === 0);
+  if (Object.hasOwn(meta, RAW_ARGUMENTS_META) && hasArguments) {
+    return `the call sends its arguments twice, in "arguments" and as raw text in _meta["${RAW_ARGUMENTS_META}"]; send them once (raw text with "arguments" empty)`;
+  }
+  return undefined;
 }
 
 function holdOversizedArguments(message: unknown): unknown {

@@ -93,4 +93,31 @@ describe('a gate whose audit commit fails', () => {
       server.close();
     }
   });
+
+  it('without a sandbox takes no tool\'s word that it only reads: one declaring no effects still waits, and sends nothing', async () => {
+    let requests = 0;
+    const server = createServer((_request, response) => {
+      requests++;
+      response.end('ok');
+    });
+    await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    try {
+      harness = await openGate({ sandbox: 'off', toolModules: [resolve(__dirname, '../fixtures/tools/hostileProcess.mjs')] });
+      const db = openDatabase(join(harness.home, 'audit.db'));
+      db.exec("CREATE TRIGGER refuse_started BEFORE INSERT ON audit WHEN NEW.kind = 'started' BEGIN SELECT RAISE(ABORT, 'disk full (test)'); END");
+      let refused;
+      try {
+        // fetch_offline declares no side effects, yet GETs its URL: only a sandbox would have kept it off the network.
+        refused = await harness.gate.executor.call({ tool: 'fetch_offline', arguments: { url } });
+      } finally {
+        db.exec('DROP TRIGGER refuse_started');
+        db.close();
+      }
+      expect(refused.error).toMatchObject({ code: 'ERUNTIME' });
+      expect(requests).toBe(0);
+    } finally {
+      server.close();
+    }
+  });
 });

@@ -91,6 +91,20 @@ describe('arguments too large to hold', () => {
     expect(textOf(result)).toContain(`maxBytes bound is ${4 * MIB}`);
   });
 
+  it('a call that names its arguments twice is refused: what the agent\'s host shows is what runs', async () => {
+    gate = await startTestGate();
+    const client = await connectMcp(gate.running.mcpUrl, gate.token);
+    // Raw text beside non-empty arguments, and the gate's own set-aside slot filled by the client.
+    await expect(
+      client.callTool({ name: 'echo', arguments: { text: 'harmless' }, _meta: { 'toolgate/rawArguments': '{"text":"something else"}' } }),
+    ).rejects.toThrow(/sends its arguments twice.*send them once/);
+    await expect(client.callTool({ name: 'echo', arguments: { text: 'harmless' }, _meta: { 'toolgate/heldArguments': { text: 'something else' } } })).rejects.toThrow(
+      /toolgate\/heldArguments.*is the gate's own/,
+    );
+    // Raw text alone, with arguments empty, is still taken.
+    expect(textOf(await client.callTool({ name: 'echo', arguments: {}, _meta: { 'toolgate/rawArguments': '{"text":"raw"}' } }))).toBe('{"text":"raw"}');
+  });
+
   it('a flood hidden in the envelope instead of the arguments is refused before the MCP SDK walks it', async () => {
     gate = await startTestGate();
     const client = await connectMcp(gate.running.mcpUrl, gate.token);
