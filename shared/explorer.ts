@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AuditRecordSchema } from './audit';
+import { SECURITY_TIERS } from './manifest';
 
 /** How a call ended, or `open` while it has no closing record. */
 export const CallOutcomeSchema = z.enum(['completed', 'failed', 'rejected', 'interrupted', 'open']);
@@ -27,8 +28,8 @@ export const ExplorerFilterSchema = z
     decider: z.array(DeciderSchema).max(7).optional(),
     /** Agent sessions (the MCP session id the gate gave the agent). */
     session: z.array(z.string().max(200)).max(50).optional(),
-    /** Security tiers, as the gate judged the call (SAFE, STANDARD, ELEVATED, CRITICAL). */
-    tier: z.array(z.string().max(20)).max(4).optional(),
+    /** Security tiers, as the gate judged the call (SAFE … DANGEROUS). */
+    tier: z.array(z.string().max(20)).max(SECURITY_TIERS.length).optional(),
     /** Calls invoked at or after this time (ISO 8601). */
     from: z.string().max(40).optional(),
     /** Calls invoked before this time (ISO 8601). */

@@ -2,7 +2,6 @@ import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { AuditRecord } from '../../shared/audit';
 import type { ConsoleBridge } from '../../shared/contract';
 import {
-  FACETS,
   MIN_SEARCH_CHARS,
   type CallDetail,
   type CallRow,
@@ -67,6 +66,9 @@ export function searchTextProblem(text: string | undefined): string | undefined 
 }
 
 /** The filter with one facet value turned on or off. */
+/** How many of a session's newest calls its strip shows. */
+export const SESSION_STRIP_CALLS = 300;
+
 export function toggleFacet(filter: ExplorerFilter, facet: Facet, value: string): ExplorerFilter {
   const current = (filter[facet] ?? []) as string[];
   const values = current.includes(value) ? current.filter((v) => v !== value) : [...current, value];
@@ -187,7 +189,7 @@ export class ExplorerFeed {
   }
 
   /** The newest calls of one agent session under the current filter, for its strip in the sessions list. */
-  async sessionCalls(session: string, limit = 300): Promise<readonly CallRow[]> {
+  async sessionCalls(session: string, limit = SESSION_STRIP_CALLS): Promise<readonly CallRow[]> {
     const page = await this.bridge.exploreCalls({ filter: { ...this.store.getState().filter, session: [session] }, limit });
     return page.rows;
   }
@@ -208,4 +210,3 @@ export class ExplorerFeed {
 }
 
 /** The facets in the order the panel shows them. */
-export const FACET_ORDER: readonly Facet[] = FACETS;

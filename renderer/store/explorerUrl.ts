@@ -1,4 +1,4 @@
-import { CallOutcomeSchema, DeciderSchema, FACETS, type ExplorerFilter, type Facet } from '../../shared/explorer';
+import { ExplorerFilterSchema, FACETS, type ExplorerFilter, type Facet } from '../../shared/explorer';
 
 /**
  * What the audit explorer shows, as kept in the console URL's query (`?tool=read_file&q=notes`):
@@ -22,9 +22,6 @@ const TRAIL_KEY = 'call';
 /** Every query key the explorer owns; any other key in the URL is left as it was. */
 export const EXPLORER_KEYS: readonly string[] = [...FACETS, ...Object.values(SCALAR_KEYS), OPEN_KEY, TRAIL_KEY];
 
-const FACET_VALUE_LIMIT = 50;
-const TEXT_LIMIT = 500;
-
 /** Reads the explorer's view from a URL query; values the filter cannot hold are dropped, not fatal. */
 export function explorerFromSearch(search: string): ExplorerLocation {
   const params = new URLSearchParams(search);
@@ -35,7 +32,7 @@ export function explorerFromSearch(search: string): ExplorerLocation {
   }
   for (const [field, key] of Object.entries(SCALAR_KEYS) as Array<[keyof typeof SCALAR_KEYS, string]>) {
     const value = params.get(key);
-    if (value) filter[field] = value.slice(0, field === 'text' ? TEXT_LIMIT : 40);
+    if (value && ExplorerFilterSchema.shape[field].safeParse(value).success) filter[field] = value;
   }
   const open = params.get(OPEN_KEY)?.slice(0, 100) || undefined;
   const trail = params.get(TRAIL_KEY)?.slice(0, 100) || undefined;
@@ -68,8 +65,10 @@ export function sameExplorerView(a: ExplorerLocation, b: ExplorerLocation): bool
   return searchWithExplorer('', a) === searchWithExplorer('', b);
 }
 
+/** The values of one facet the filter can hold (as its schema says), duplicates and the excess left out. */
 function facetValues(facet: Facet, raw: string[]): string[] {
-  const known = facet === 'outcome' ? CallOutcomeSchema.options : facet === 'decider' ? DeciderSchema.options : undefined;
-  const values = raw.filter((value) => value !== '' && value.length <= 200 && (!known || (known as readonly string[]).includes(value)));
-  return [...new Set(values)].slice(0, FACET_VALUE_LIMIT);
+  const schema = ExplorerFilterSchema.shape[facet];
+  const values = [...new Set(raw)].filter((value) => value !== '' && schema.safeParse([value]).success);
+  while (values.length > 0 && !schema.safeParse(values).success) values.pop();
+  return values;
 }

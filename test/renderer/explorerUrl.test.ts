@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { explorerFromSearch, hasExplorerView, searchWithExplorer, type ExplorerLocation } from '../../renderer/store/explorerUrl';
+import { ExplorerFilterSchema } from '../../shared/explorer';
 
 describe('the explorer view in the URL', () => {
   it('comes back the same from the query it writes', () => {
@@ -45,5 +46,12 @@ describe('the explorer view in the URL', () => {
   it('drops what a filter cannot hold instead of failing: unknown outcomes, empty and repeated values', () => {
     const view = explorerFromSearch('?outcome=completed&outcome=exploded&decider=robot&tool=&tool=a&tool=a&q=');
     expect(view).toEqual({ filter: { outcome: ['completed'], tool: ['a'] } });
+  });
+
+  it('keeps only as many values as the gate takes, so a pasted URL never makes a filter the gate refuses', () => {
+    const tiers = ['SAFE', 'STANDARD', 'ELEVATED', 'RESTRICTED', 'DANGEROUS', 'EXTRA'].map((tier) => `tier=${tier}`).join('&');
+    const view = explorerFromSearch(`?${tiers}&tier=${'T'.repeat(30)}&from=${'9'.repeat(50)}`);
+    expect(view.filter).toEqual({ tier: ['SAFE', 'STANDARD', 'ELEVATED', 'RESTRICTED', 'DANGEROUS'] });
+    expect(ExplorerFilterSchema.safeParse(view.filter).success).toBe(true);
   });
 });

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import type { CallDetail } from '../../../shared/explorer';
 import { describe } from '../../store/consoleSync';
 import { CallDetailView } from './CallDetailView';
+import { ProblemNote } from '../common/ProblemNote';
 
 type Loaded = { callId: string; detail?: CallDetail; error?: string };
 
@@ -37,9 +38,7 @@ export function CallDetailPane({
     <aside className="call-detail-pane" aria-label="Call detail">
       {loaded.error ? (
         <>
-          <p className="decision-problem" role="alert" data-testid="detail-problem">
-            {loaded.error}
-          </p>
+          <ProblemNote problem={loaded.error} testId="detail-problem" />
           <button type="button" onClick={onClose}>
             Close
           </button>

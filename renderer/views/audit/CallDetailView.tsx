@@ -2,6 +2,8 @@ import { useState } from 'react';
 import type { AuditRecord } from '../../../shared/audit';
 import type { CallDetail } from '../../../shared/explorer';
 import { prettyJson } from '../../format/json';
+import { formatClock } from '../../format/time';
+import { describe } from '../../store/consoleSync';
 import { VisibleText } from '../common/VisibleText';
 import { decidedText, durationText } from './callRowText';
 import { cutPayload, formatBytes, formatGap, payloadOf, recordTimeline } from './recordTimeline';
@@ -142,7 +144,7 @@ function Timeline({ records, logSize }: { records: readonly AuditRecord[]; logSi
 function clockWithMs(iso: string): string {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
-  return `${date.toLocaleTimeString(undefined, { hour12: false })}.${String(date.getMilliseconds()).padStart(3, '0')}`;
+  return `${formatClock(iso)}.${String(date.getMilliseconds()).padStart(3, '0')}`;
 }
 
 /** A value as indented JSON (text only: it is untrusted), cut with its size when large or when the gate cut it. */
@@ -194,7 +196,7 @@ function CopyJsonButton({ detail }: { detail: CallDetail }) {
       await navigator.clipboard.writeText(JSON.stringify({ ...detail.row, records: detail.records, logSize: detail.logSize }, null, 2));
       setSaid('Copied');
     } catch (error) {
-      setSaid(`Could not copy: ${error instanceof Error ? error.message : String(error)} (the browser may refuse the clipboard outside a click or over plain http)`);
+      setSaid(`Could not copy: ${describe(error)} (the browser may refuse the clipboard outside a click or over plain http)`);
     }
   }
   return (

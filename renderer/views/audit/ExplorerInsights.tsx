@@ -1,11 +1,12 @@
 import { useEffect, useState } from 'react';
-import type { CallOutcome, CallRow, ExplorerFilter, ExplorerStats } from '../../../shared/explorer';
+import { CallOutcomeSchema, type CallOutcome, type CallRow, type ExplorerFilter, type ExplorerStats } from '../../../shared/explorer';
+import { SESSION_STRIP_CALLS } from '../../store/explorerFeed';
 import { formatDuration } from '../../format/time';
 import { VisibleText } from '../common/VisibleText';
 import { shortId } from './FacetPanel';
 
 /** Outcomes in the order the charts stack them. */
-const OUTCOMES: readonly CallOutcome[] = ['completed', 'failed', 'rejected', 'interrupted', 'open'];
+const OUTCOMES: readonly CallOutcome[] = CallOutcomeSchema.options;
 const CHART_WIDTH = 320;
 const CHART_HEIGHT = 90;
 /** Sessions listed with their timeline. */
@@ -169,7 +170,7 @@ function SessionList({
           <th scope="col" className="numeric">Calls</th>
           <th scope="col" className="numeric">Failed</th>
           <th scope="col" className="numeric">Denied</th>
-          <th scope="col">Its calls in time (newest {STRIP_CALLS})</th>
+          <th scope="col">Its calls in time (newest {SESSION_STRIP_CALLS})</th>
         </tr>
       </thead>
       <tbody>
@@ -197,7 +198,6 @@ function SessionList({
 }
 
 /** Calls drawn per session strip. */
-const STRIP_CALLS = 300;
 const STRIP_WIDTH = 260;
 
 /** A session's calls as marks along its time, coloured by outcome; a click opens that call. */

@@ -1,6 +1,6 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import type { ExplorerFilter, Facet } from '../../../shared/explorer';
-import { searchTextProblem } from '../../store/explorerFeed';
+import { searchTextProblem, toggleFacet } from '../../store/explorerFeed';
 import { VisibleText } from '../common/VisibleText';
 import { ExportButton } from './ExportButton';
 import { FACET_LABELS, shortId } from './FacetPanel';
@@ -137,11 +137,7 @@ function FilterChips({ filter, onFilter }: { filter: ExplorerFilter; onFilter: (
   const chips: Array<{ label: string; without: ExplorerFilter }> = [];
   for (const facet of Object.keys(FACET_LABELS) as Facet[]) {
     for (const value of (filter[facet] ?? []) as string[]) {
-      const rest = ((filter[facet] ?? []) as string[]).filter((v) => v !== value);
-      chips.push({
-        label: `${FACET_LABELS[facet]}: ${facet === 'session' ? shortId(value) : value}`,
-        without: { ...filter, [facet]: rest.length > 0 ? rest : undefined },
-      });
+      chips.push({ label: `${FACET_LABELS[facet]}: ${facet === 'session' ? shortId(value) : value}`, without: toggleFacet(filter, facet, value) });
     }
   }
   if (filter.text) chips.push({ label: `Text: “${filter.text}”`, without: { ...filter, text: undefined } });

@@ -1,4 +1,5 @@
 import type { AuditRecord } from '../../../shared/audit';
+import { formatDuration } from '../../format/time';
 
 /** One step of a call's timeline: its record, when it was written, and how long after the step before. */
 export interface TimelineStep {
@@ -63,8 +64,5 @@ export function formatBytes(bytes: number): string {
 
 /** A gap between steps: +0 ms, +1.2 s. */
 export function formatGap(ms: number | undefined): string {
-  if (ms === undefined) return '';
-  if (ms < 1000) return `+${Math.round(ms)} ms`;
-  if (ms < 60_000) return `+${(ms / 1000).toFixed(1)} s`;
-  return `+${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
+  return ms === undefined ? '' : `+${formatDuration(ms)}`;
 }

@@ -40,6 +40,7 @@ export function PermissionsView() {
 
   // Reloaded as the policy changes (a grant, a file edit) and as calls are decided (hit counts).
   useEffect(() => {
+    if (!shown) return;
     const timer = setTimeout(() => void load(), RELOAD_DELAY_MS);
     return () => clearTimeout(timer);
   }, [load, policy, calls, shown]);

@@ -34,7 +34,6 @@ const SOURCE: Record<SettingSource, string> = {
 function shown(value: unknown): string {
   if (value === null || value === undefined) return 'none';
   if (Array.isArray(value)) return value.length === 0 ? 'none' : value.join(', ');
-  if (value === null) return 'none';
   if (typeof value === 'object' && Object.keys(value).length === 0) return 'none';
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
