@@ -30,14 +30,16 @@ export const EDITED_CONTENT = 'rewritten-by-a-person';
 
 /**
  * Starts a gate with a deny rule and a short prompt timeout, and makes the four calls over MCP;
- * with `edited`, a fifth: a write a person approved after editing its content.
+ * with `edited`, a fifth: a write a person approved after editing its content. Its prompt must
+ * outlive a busy machine's pause between showing and answering, so that gate waits 3 s, not 0.3 s,
+ * before a prompt times out.
  */
 export async function gatedCalls(options: { edited?: boolean } = {}): Promise<GatedCalls> {
   const dirs = makeTempDirs();
   const managedPolicyFile = join(dirs.outside, 'managed-policy.json');
   writeFileSync(managedPolicyFile, JSON.stringify({ deny: [{ rule: 'write_file(private/**)', reason: 'private stays by hand' }] }));
   writeFileSync(join(dirs.workspace, 'plan.txt'), `${SECRET_CONTENT}\n`);
-  const running = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, approvalTimeoutMs: 300, poolSize: 1, managedPolicyFile });
+  const running = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, approvalTimeoutMs: options.edited ? 3000 : 300, poolSize: 1, managedPolicyFile });
   const client = await connectMcp(running.mcpUrl, readToken(dirs.home));
   const completed = callIdOf(await client.callTool({ name: 'read_file', arguments: { path: 'plan.txt' } }));
   const denied = callIdOf(await client.callTool({ name: 'write_file', arguments: { path: 'private/x.txt', content: SECRET_CONTENT } }));
