@@ -1,0 +1,124 @@
+import { z } from 'zod';
+import { SecurityTierSchema, SideEffectSchema } from './manifest';
+
+/**
+ * Upstream MCP servers: the person's own servers (filesystem, GitHub, databases…) that Toolgate
+ * starts or reaches and puts in front of agents, each tool as `server__tool`.
+ */
+
+/** Between a server's name and its tool's in the name agents call: `github__create_issue`. */
+export const UPSTREAM_SEPARATOR = '__';
+
+/** A server's name in servers.json: letters, digits, - and _, never the separator itself. */
+export const ServerNameSchema = z
+  .string()
+  .regex(/^[A-Za-z][A-Za-z0-9_-]{0,31}$/, 'a server name is up to 32 letters, digits, - and _, starting with a letter')
+  .refine((name) => !name.includes(UPSTREAM_SEPARATOR) && !name.endsWith('_'), `a server name may not hold "${UPSTREAM_SEPARATOR}" or end with _`);
+
+/** What a stdio server may do inside its bubblewrap sandbox; chosen at review, shown in the Tools view. */
+export const UpstreamSandboxSchema = z
+  .object({
+    /** The host network is reachable (off by default). */
+    network: z.boolean().default(false),
+    /** Absolute folders it may read besides the system's read-only root (the state folder is always hidden). */
+    readable: z.array(z.string()).default([]),
+    /** Absolute folders it may write (for a filesystem server: the folders it serves). */
+    writable: z.array(z.string()).default([]),
+    /** Names of the gate's environment variables passed through (PATH, HOME and LANG always are). */
+    env: z.array(z.string()).default([]),
+  })
+  .strict();
+export type UpstreamSandbox = z.infer<typeof UpstreamSandboxSchema>;
+
+/** One server as the gate runs it, parsed from servers.json. */
+export type UpstreamServerConfig =
+  | {
+      name: string;
+      transport: 'stdio';
+      command: string;
+      args: string[];
+      /** Variables set for it; a value `$ENV.NAME` is a secret resolved when it starts, never written out. */
+      env: Record<string, string>;
+      cwd?: string;
+      sandbox: UpstreamSandbox;
+    }
+  | {
+      name: string;
+      transport: 'http';
+      url: string;
+      /** Headers sent with each request; a value may hold `$ENV.NAME` secrets (e.g. `Bearer $ENV.GITHUB_TOKEN`). */
+      headers: Record<string, string>;
+    };
+
+/** A servers.json entry refused whole: the others still start. */
+export interface RefusedServer {
+  /** The entry's key in mcpServers. */
+  name: string;
+  /** The field at fault, as a dotted path from the entry (`args.2`, `url`). */
+  field: string;
+  /** What is wrong and how to fix it. */
+  message: string;
+}
+
+/** The MCP tool annotations a server may send: hints, never trusted. */
+export const ToolAnnotationsSchema = z
+  .object({
+    title: z.string().optional(),
+    readOnlyHint: z.boolean().optional(),
+    destructiveHint: z.boolean().optional(),
+    idempotentHint: z.boolean().optional(),
+    openWorldHint: z.boolean().optional(),
+  })
+  .passthrough();
+
+/** A tool as an upstream server lists it (tools/list), after vetting. */
+export const UpstreamToolDefinitionSchema = z.object({
+  name: z.string().min(1),
+  title: z.string().optional(),
+  description: z.string().optional(),
+  inputSchema: z.record(z.string(), z.unknown()),
+  outputSchema: z.record(z.string(), z.unknown()).optional(),
+  annotations: ToolAnnotationsSchema.optional(),
+});
+export type UpstreamToolDefinition = z.infer<typeof UpstreamToolDefinitionSchema>;
+
+/** How the person classified a tool (what the gate trusts), or what its annotations suggest. */
+export const ToolClassSchema = z.object({
+  tier: SecurityTierSchema,
+  sideEffects: z.array(SideEffectSchema),
+});
+export type ToolClass = z.infer<typeof ToolClassSchema>;
+
+/** Something in a tool's definition that may be aimed at the model rather than at the person. */
+export const DefinitionFindingSchema = z.object({
+  /** The upstream tool's own name. */
+  tool: z.string(),
+  kind: z.enum(['hidden-characters', 'addressed-to-model', 'asks-for-secrets', 'shadowing', 'oversized']),
+  /** Where in the definition: `description`, `inputSchema.properties.path.description`, `annotations.title`. */
+  field: z.string(),
+  /** The text found, with hidden characters shown as \u{…} escapes, at most 200 characters. */
+  excerpt: z.string(),
+  /** Why it matters, in words the person can read. */
+  message: z.string(),
+});
+export type DefinitionFinding = z.infer<typeof DefinitionFindingSchema>;
+
+/** A tool a server listed that the gate refused to register, and why. */
+export interface RefusedTool {
+  name: string;
+  message: string;
+}
+
+/** Where one upstream server stands. */
+export const UpstreamStatusSchema = z.enum([
+  /** Never started: its exact command waits for the person's yes. */
+  'awaiting-launch',
+  'starting',
+  'ready',
+  /** Crashed or dropped; started again after a backoff. */
+  'restarting',
+  /** Gave up (refused entry, failed start past the retries, launch denied). */
+  'failed',
+  'stopped',
+]);
+export type UpstreamStatus = z.infer<typeof UpstreamStatusSchema>;
