@@ -17,6 +17,7 @@ import { CallSnapshotSchema } from './call';
 import { SandboxFactSchema, ToolStatusSchema } from './health';
 import { PolicyStatusSchema } from './policy';
 import { ApprovalScopeSchema, PermissionSchema, RuleCheckSchema } from './permissions';
+import { UpstreamLaunchRequestSchema, UpstreamOverviewSchema, UpstreamReviewRequestSchema } from './upstream';
 
 /** Facts about the running gate that the console shows in its header. */
 export const GateInfoSchema = z.object({
@@ -199,6 +200,12 @@ export const bridgeMethods = {
       stopped: z.boolean(),
     }),
   },
+  /** The person's own MCP servers behind the gate: their state, tools, pins and findings. */
+  upstreamServers: { request: empty, response: UpstreamOverviewSchema },
+  /** Trusts some of a server's tools as shown, with the person's classes; answers the new overview. */
+  reviewUpstream: { request: UpstreamReviewRequestSchema, response: UpstreamOverviewSchema },
+  /** Approves a stdio server's exact launch and starts it; answers the new overview. */
+  approveUpstreamLaunch: { request: UpstreamLaunchRequestSchema, response: UpstreamOverviewSchema },
 } as const;
 
 /** Events main pushes to the console. */
@@ -227,6 +234,8 @@ export const bridgeEvents = {
   }),
   /** A policy file was reloaded (fixed, broken, trusted) or a session grant added: the policy status, as getInfo answers it. */
   policyChanged: PolicyStatusSchema,
+  /** An upstream server started, stopped, restarted or sent a new tool list, or a review was saved: the new overview. */
+  upstreamChanged: UpstreamOverviewSchema,
 } as const;
 
 export type BridgeMethods = typeof bridgeMethods;

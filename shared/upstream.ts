@@ -122,3 +122,88 @@ export const UpstreamStatusSchema = z.enum([
   'stopped',
 ]);
 export type UpstreamStatus = z.infer<typeof UpstreamStatusSchema>;
+
+/** One upstream tool as the console's Tools view shows it for review. */
+export const UpstreamToolViewSchema = z.object({
+  /** The tool's own name on its server. */
+  name: z.string(),
+  /** The name agents call it by: `server__tool`. */
+  registeredAs: z.string(),
+  /** Its definition as the server sends it now. */
+  definition: UpstreamToolDefinitionSchema,
+  /** The hash a review must name, so what is trusted is exactly what the person saw. */
+  definitionHash: z.string(),
+  /** trusted: reviewed and unchanged; unreviewed: every call asks; changed: disabled until reviewed again. */
+  pin: z.enum(['trusted', 'unreviewed', 'changed']),
+  /** The person's class when trusted, else the one its annotations suggest (a hint, never trusted). */
+  class: ToolClassSchema,
+  /** The definition the person trusted, when it has changed since. */
+  previous: UpstreamToolDefinitionSchema.optional(),
+  findings: z.array(DefinitionFindingSchema),
+});
+export type UpstreamToolView = z.infer<typeof UpstreamToolViewSchema>;
+
+/** One upstream server as the Tools view shows it. */
+export const UpstreamServerViewSchema = z.object({
+  name: z.string(),
+  transport: z.enum(['stdio', 'http']),
+  /** What starts it, exactly (the command line as it runs), or the URL it is reached at. */
+  launch: z.string(),
+  /** The hash a launch approval must name. */
+  launchHash: z.string(),
+  /** Whether the person approved this exact launch (stdio servers wait for it before their first start). */
+  launchApproved: z.boolean(),
+  /** A stdio server's sandbox, as servers.json sets it. */
+  sandbox: UpstreamSandboxSchema.optional(),
+  /** Whether its sandbox is bubblewrap or it runs bare (no sandbox on this machine). */
+  sandboxed: z.boolean(),
+  status: UpstreamStatusSchema,
+  detail: z.string().optional(),
+  restarts: z.number().int().nonnegative(),
+  tools: z.array(UpstreamToolViewSchema),
+  /** Tools of its list the gate refused to register, and why. */
+  refused: z.array(z.object({ name: z.string(), message: z.string() })),
+});
+export type UpstreamServerView = z.infer<typeof UpstreamServerViewSchema>;
+
+/** servers.json entries refused whole, shown above the servers. */
+export const RefusedServerSchema = z.object({ name: z.string(), field: z.string(), message: z.string() });
+
+/** What the Tools view shows of upstream servers. */
+export const UpstreamOverviewSchema = z.object({
+  /** Where the servers file is. */
+  file: z.string(),
+  servers: z.array(UpstreamServerViewSchema),
+  refused: z.array(RefusedServerSchema),
+});
+export type UpstreamOverview = z.infer<typeof UpstreamOverviewSchema>;
+
+/** A person trusting some of a server's tools as they saw them, each with its class. */
+export const UpstreamReviewRequestSchema = z
+  .object({
+    server: ServerNameSchema,
+    tools: z
+      .array(
+        z
+          .object({
+            name: z.string().min(1).max(64),
+            /** The definition hash shown: a definition that changed since is refused, not trusted. */
+            definitionHash: z.string().min(1).max(128),
+            class: ToolClassSchema,
+          })
+          .strict(),
+      )
+      .min(1)
+      .max(512),
+  })
+  .strict();
+export type UpstreamReviewRequest = z.infer<typeof UpstreamReviewRequestSchema>;
+
+/** A person approving a stdio server's exact launch (it starts then). */
+export const UpstreamLaunchRequestSchema = z
+  .object({
+    server: ServerNameSchema,
+    /** The launch hash shown: a servers.json edited since is refused. */
+    launchHash: z.string().min(1).max(128),
+  })
+  .strict();

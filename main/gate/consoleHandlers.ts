@@ -1,5 +1,6 @@
 import { GateError } from '../../shared/errors';
 import type { GateInfo } from '../../shared/contract';
+import type { UpstreamOverview, UpstreamReviewRequest } from '../../shared/upstream';
 import type { SandboxFact } from '../../shared/health';
 import type { ApprovalQueue } from '../approvals/approvalQueue';
 import { checkPromptEdit, checkPromptRules, decideApproval } from '../approvals/scopedApproval';
@@ -33,6 +34,22 @@ export interface ConsoleSources {
   nameAgent?: AgentNamer;
   /** The audit explorer's queries, export, replay and checkpoint status (absent: each says it is not there). */
   auditViews?: AuditViews;
+  /** The person's own MCP servers behind the gate (absent: none, and reviews are refused). */
+  upstream?: UpstreamConsole;
+}
+
+/** What the console asks of the upstream servers. */
+export interface UpstreamConsole {
+  overview(): UpstreamOverview;
+  review(request: UpstreamReviewRequest): Promise<UpstreamOverview>;
+  approveLaunch(server: string, launchHash: string): Promise<UpstreamOverview>;
+}
+
+/** The console's view of a gate with no upstream servers. */
+const NO_UPSTREAM: UpstreamOverview = { file: '', servers: [], refused: [] };
+
+function noUpstream(): never {
+  throw new GateError('ENOTFOUND', 'this gate serves no upstream MCP servers; add them to servers.json in the Toolgate home and restart it');
 }
 
 /** What the console is told when no board says otherwise: nothing was checked, so no sandbox is claimed. */
@@ -82,6 +99,9 @@ export function createConsoleBackend(sources: ConsoleSources): ConsoleBackend {
       checkpointStatus: () => views.checkpoint(),
       diagnostics: async ({ reset }) => vitals.read(reset),
       stopCall: async ({ callId }) => ({ stopped: sources.stopCall?.(callId) ?? false }),
+      upstreamServers: async () => sources.upstream?.overview() ?? NO_UPSTREAM,
+      reviewUpstream: async (request) => (sources.upstream ? sources.upstream.review(request) : noUpstream()),
+      approveUpstreamLaunch: async ({ server, launchHash }) => (sources.upstream ? sources.upstream.approveLaunch(server, launchHash) : noUpstream()),
     },
     subscribe: (event, listener) => sources.events.subscribe(event, listener),
   };
