@@ -93,12 +93,19 @@ export type TierEscalation = z.infer<typeof TierEscalationSchema>;
 export const SecretHandlingSchema = z.enum(['resolve', 'refuse']);
 export type SecretHandling = z.infer<typeof SecretHandlingSchema>;
 
+/**
+ * A tool's name: a built-in or module tool's is lower case letters, digits and _ (`write_file`); an
+ * upstream MCP server's tool is `server__tool`, its server's name and its own (`github__create_issue`).
+ */
+export const TOOL_NAME_PATTERN = /^(?:[a-z][a-z0-9_]{0,63}|[A-Za-z][A-Za-z0-9_-]{0,31}__[A-Za-z0-9_.-]{1,64})$/;
+
+/** What a tool name must look like, for the messages that refuse one. */
+export const TOOL_NAME_RULE = 'a tool name is lower case letters, digits and _, starting with a letter (or server__tool for an upstream server\'s tool)';
+
 /** What a tool declares about itself; the gate trusts only the manifest it registered. */
 export const ToolManifestSchema = z.object({
   /** Unique name agents call the tool by. */
-  name: z
-    .string()
-    .regex(/^[a-z][a-z0-9_]{0,63}$/, 'a tool name is lower case letters, digits and _, starting with a letter'),
+  name: z.string().regex(TOOL_NAME_PATTERN, TOOL_NAME_RULE),
   /** Semantic version of the tool's interface. */
   version: z.string().regex(/^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?$/, 'a version is semver, e.g. 1.0.0'),
   /** What the tool does, written for the model that will call it. */

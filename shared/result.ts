@@ -16,6 +16,8 @@ export const ResultMetaSchema = z.object({
   responseHash: z.string(),
   /** Set when the output was cut to the tool's maxOutputBytes. */
   truncated: z.boolean().optional(),
+  /** Set when `data` is an upstream MCP server's result: its content blocks go to the agent as they came. */
+  upstream: z.boolean().optional(),
   /** Things worth knowing that did not stop the call. */
   warnings: z.array(z.string()).optional(),
   /** Set when a person edited the call before approving it: what changed, and the note the agent is given. */

@@ -73,6 +73,8 @@ export class CallRun {
     status: 'completed' | 'rejected' | 'failed',
     step: string,
     truncated = false,
+    /** The data is an upstream MCP server's result, passed on as its content blocks. */
+    upstream = false,
   ): ToolResult {
     const endedAt = new Date();
     const durationMs = this.elapsedMs();
@@ -95,6 +97,7 @@ export class CallRun {
         durationMs,
         responseHash,
         ...(truncated ? { truncated: true } : {}),
+        ...(upstream ? { upstream: true } : {}),
         ...(this.edited ? { edited: { note: this.deps.redactions.redactValue(editNote(this.edited, outcome.ok)), ...this.edited } } : {}),
       },
     };

@@ -14,11 +14,11 @@ import { profileFor, type SandboxInfo } from '../hosts/sandbox';
 import type { ToolProcessPool } from '../hosts/toolProcessPool';
 import { deciderOf, deciderOfOutcome } from '../policy/policyDecisions';
 import { effectiveTier } from '../policy/sandboxTier';
-import { callTier, decideCall, type Policy } from '../policy/tierPolicy';
+import { callTier, decideCall, type Policy, type PolicyDecision } from '../policy/tierPolicy';
 import type { SecretProvider } from '../secrets/secretProvider';
 import type { CallRedactions } from './callRedactions';
 import type { CallScheduler } from './scheduler';
-import type { RegisteredTool, ToolRegistry } from '../registry/registry';
+import type { ExternalRunContext, RegisteredTool, ToolRegistry } from '../registry/registry';
 import type { CallTracker } from './callTracker';
 import { checkCapabilities } from './steps/checkCapabilities';
 import { lookupTool } from './steps/lookupTool';
@@ -106,7 +106,7 @@ export class Executor {
    * a prompt still waiting is taken back. Every call ends with exactly one terminal audit record,
    * even when the gate itself fails mid-way.
    */
-  async call(request: CallRequest, options: { signal?: AbortSignal } = {}): Promise<ToolResult> {
+  async call(request: CallRequest, options: CallOptions = {}): Promise<ToolResult> {
     const run = new CallRun(this.deps, request.tool, request.source ?? 'test', request.agentSession, request.agent);
     const tool = recordedToolName(request.tool);
     // One walk bounds, checks and records the arguments; a refusal it makes is the pipeline's first step.
@@ -128,7 +128,7 @@ export class Executor {
     const signal = options.signal ? AbortSignal.any([options.signal, stopper.signal]) : stopper.signal;
     let result: ToolResult;
     try {
-      result = await this.pipeline(run, request, admission, signal);
+      result = await this.pipeline(run, request, admission, signal, options.onProgress);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       result = run.fail('failed', run.step, { code: 'ERUNTIME', message: `the gate failed at step ${run.step}: ${message}` });
@@ -142,14 +142,14 @@ export class Executor {
     );
   }
 
-  private async pipeline(run: CallRun, request: CallRequest, admission: Admission, signal: AbortSignal | undefined): Promise<ToolResult> {
+  private async pipeline(run: CallRun, request: CallRequest, admission: Admission, signal: AbortSignal | undefined, onProgress: CallOptions['onProgress']): Promise<ToolResult> {
     // Arguments over a bound, too deep or not text are refused before anything else looks at them.
     if ('refusal' in admission) return run.fail('rejected', admission.refusal.step, admission.refusal.error);
     const { args } = admission;
     const entry = lookupTool(this.deps.registry, request.tool);
     if (entry instanceof StepFailure) return run.fail('rejected', entry.step, entry.error);
     const { manifest } = entry.tool;
-    const unavailable = this.deps.unavailableReason?.(manifest.name);
+    const unavailable = entry.external ? entry.external.unavailable() : this.deps.unavailableReason?.(manifest.name);
     if (unavailable) return run.fail('rejected', 'lookup', { code: 'EUNAVAILABLE', message: unavailable });
     // Arguments sent as raw text are shown parsed from here on; others were recorded as they came.
     const parsedFromText = 'recordedParsed' in admission ? { arguments: this.deps.redactions.redactValue(admission.recordedParsed) } : {};
@@ -170,7 +170,10 @@ export class Executor {
     const judged = effectiveTier(manifest, this.deps.sandbox);
     const judgedManifest = judged.raisedBecause ? { ...manifest, tier: judged.tier } : manifest;
     // Prepared first (a shell line is parsed), so the rules judge each of its sub-commands.
-    const decision = askForSecrets(await decideCall(this.deps.policy, judgedManifest, input, { agentSession: run.agentSession }), manifest.name, resolved.secrets);
+    const decision = mustAsk(
+      entry,
+      askForSecrets(await decideCall(this.deps.policy, judgedManifest, input, { agentSession: run.agentSession }), manifest.name, resolved.secrets),
+    );
     // The tier the call was judged at (raised without a sandbox, or by its arguments), for the audit explorer.
     const judgedTier = callTier(judgedManifest, input).tier;
     run.audit('policy', { ...decision, tier: judgedTier, ...(judged.raisedBecause ? { tierRaised: judged.raisedBecause } : {}) });
@@ -187,10 +190,10 @@ export class Executor {
       const approval = await this.askPerson(run, entry, input, decision.rule, signal, judgedManifest, judgedTier, resolved.secrets);
       if ('refusal' in approval) return run.fail('rejected', run.step, approval.refusal);
       // A person's edit runs instead of the agent's call, bound to the edited call's own preview.
-      if (approval.revised) return this.execute(run, entry, approval.revised.input, approval.revised.resolved, approval.revised.previewHash, signal);
+      if (approval.revised) return this.execute(run, entry, approval.revised.input, approval.revised.resolved, approval.revised.previewHash, signal, onProgress);
       approvedPreviewHash = approval.approvedPreviewHash;
     }
-    return this.execute(run, entry, input, resolved, approvedPreviewHash, signal);
+    return this.execute(run, entry, input, resolved, approvedPreviewHash, signal, onProgress);
   }
 
   /** Shows the call to a person and waits; returns why it may not run, or the hash of the preview they approved. */
@@ -213,7 +216,7 @@ export class Executor {
       return { refusal: full.toToolError() };
     }
     run.at('preview');
-    const preview = await preparePreview(this.deps.pool, entry, input, run.callId, this.deps.workspace);
+    const preview = entry.external ? await entry.external.preview(input) : await preparePreview(this.deps.pool, entry, input, run.callId, this.deps.workspace);
     if (preview instanceof StepFailure) return { refusal: preview.error };
     run.step = 'approval';
     const binding = bindingHash(manifest, input);
@@ -340,6 +343,7 @@ export class Executor {
     resolved: ResolvedInput,
     approvedPreviewHash: string | undefined,
     signal: AbortSignal | undefined,
+    onProgress?: CallOptions['onProgress'],
   ): Promise<ToolResult> {
     const { manifest } = entry.tool;
     const profile = profileFor(manifest.sideEffects, false);
@@ -347,7 +351,8 @@ export class Executor {
     // Only a tool that stays on this machine and changes nothing may run before its first records are
     // committed: one that reaches the network could send data out (a GET's URL is enough). Its word
     // for it is taken only where a sandbox holds it to that (no network, the workspace read-only).
-    const staysLocal = this.deps.sandbox.kind !== 'none' && manifest.sideEffects.every((effect) => LOCAL_READS.has(effect));
+    // An external tool runs where no sandbox of the gate holds it to its word.
+    const staysLocal = !entry.external && this.deps.sandbox.kind !== 'none' && manifest.sideEffects.every((effect) => LOCAL_READS.has(effect));
     /** That commit, when the tool did not wait for it: settles with its failure (the output is then withheld), or undefined. */
     let recordedBeforeRun: Promise<Error | void> | undefined;
     run.at('queued');
@@ -368,8 +373,7 @@ export class Executor {
             version: manifest.version,
             // The audit's WebAssembly BLAKE3: the same hash as hashCanonical's, about 5× faster on a small input.
             inputHash: fastBlake3Hex(canonicalize(input)),
-            sandbox: this.deps.sandbox.kind,
-            ...profile,
+            ...(entry.external ? { upstream: true } : { sandbox: this.deps.sandbox.kind, ...profile }),
             ...(resolved.secrets.length > 0 ? { secrets: resolved.secrets } : {}),
           });
           // No tool that changes anything or reaches the network runs ahead of its record: a gate killed
@@ -379,6 +383,9 @@ export class Executor {
           if (!staysLocal) await recorded;
           else recordedBeforeRun = recorded.catch((error: unknown) => error as Error);
           this.deps.redactions.set(run.callId, resolved.values);
+          if (entry.external) {
+            return entry.external.run(resolved.input, { callId: run.callId, signal, timeoutMs: manifest.bounds.timeoutMs, ...(onProgress ? { onProgress } : {}) });
+          }
           return this.deps.pool.run(
             {
               callId: run.callId,
@@ -426,8 +433,22 @@ export class Executor {
           ? normalized.data
           : { head: utf8Prefix(normalized.canonical, AUDIT_OUTPUT_BYTES), bytes: shown.originalBytes, cut: true },
     });
-    return run.finish({ ok: true, data: shown.data }, normalized.responseHash, 'completed', 'completed', shown.truncated);
+    return run.finish({ ok: true, data: shown.data }, normalized.responseHash, 'completed', 'completed', shown.truncated, entry.external !== undefined);
   }
+}
+
+/** How one call is made. */
+export interface CallOptions {
+  /** Withdraws the call (the agent cancelled it): a prompt still waiting is taken back, a running tool stopped. */
+  signal?: AbortSignal;
+  /** Hears an external tool's progress, to pass on to the agent. */
+  onProgress?: ExternalRunContext['onProgress'];
+}
+
+/** A decision to allow a tool that must ask (never reviewed) becomes a question; deny and ask stay. */
+function mustAsk(entry: RegisteredTool, decision: PolicyDecision): PolicyDecision {
+  const why = decision.decision === 'allow' ? entry.external?.mustAsk() : undefined;
+  return why ? { ...decision, decision: 'ask', reason: why, rule: 'unreviewed upstream tool' } : decision;
 }
 
 /**

@@ -22,12 +22,26 @@ export const HELD_ARGUMENTS_META = 'toolgate/heldArguments';
 
 const PROGRESS_INTERVAL_MS = 5000;
 
-/** The MCP view of a gate result: text for every client, structured data where the tool declared an object output. */
+/** What an upstream tool's result data holds: the server's content blocks and structured content. */
+interface UpstreamData {
+  content: unknown[];
+  structuredContent?: Record<string, unknown>;
+}
+
+/**
+ * The MCP view of a gate result: text for every client, structured data where the tool declared an
+ * object output. An upstream server's result (checked, hashed and within its cap) goes on as its
+ * own content blocks and structured content.
+ */
 export function toCallToolResult(result: ToolResult): CallToolResult {
-  const structured = result.ok && isJsonObject(result.data) ? { structuredContent: result.data } : {};
+  const upstream = result.ok && result.meta.upstream && !result.meta.truncated ? (result.data as UpstreamData) : undefined;
+  const structured = upstream
+    ? upstream.structuredContent !== undefined ? { structuredContent: upstream.structuredContent } : {}
+    : result.ok && isJsonObject(result.data) ? { structuredContent: result.data } : {};
+  const content = upstream ? (upstream.content as CallToolResult['content']) : [{ type: 'text' as const, text: resultText(result) }];
   return {
     // A call a person edited says so next to its result, so the agent knows what really ran.
-    content: [{ type: 'text', text: resultText(result) }, ...(result.meta.edited ? [{ type: 'text' as const, text: result.meta.edited.note }] : [])],
+    content: [...content, ...(result.meta.edited ? [{ type: 'text' as const, text: result.meta.edited.note }] : [])],
     ...structured,
     isError: !result.ok,
     _meta: {
@@ -69,21 +83,32 @@ export function createGateMcpServer(registry: ToolRegistry, executor: Executor, 
   const server = new Server(
     { name: 'toolgate', version: toolgateVersion() },
     {
-      capabilities: { tools: { listChanged: false } },
+      capabilities: { tools: { listChanged: true } },
       instructions:
         'Every call passes through Toolgate: privileged tools wait for a person to approve them in the Toolgate console, ' +
         'and a denial comes back as an error with the reason.',
     },
   );
   let agent: AgentInfo | undefined;
+  let initialized = false;
   server.oninitialized = () => {
     sessionStartedAt = new Date().toISOString();
+    initialized = true;
+  };
+  // An upstream server connecting, or its tools passing review, changes the list agents see.
+  const unsubscribe = registry.onChange(() => {
+    if (initialized) void server.sendToolListChanged().catch(() => {});
+  });
+  const closed = server.onclose;
+  server.onclose = () => {
+    unsubscribe();
+    closed?.();
   };
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     // No outputSchema: an output longer than the tool's maxOutputBytes reaches the agent cut, as text,
     // and a client that was promised structured content would refuse that result. Whole object
     // outputs still come with structuredContent.
-    tools: registry.list().map((manifest) => ({ ...toMcpTool(manifest), outputSchema: undefined })),
+    tools: registry.listed().map((manifest) => ({ ...toMcpTool(manifest), outputSchema: undefined })),
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const meta = request.params._meta as Record<string, unknown> | undefined;
@@ -117,7 +142,29 @@ export function createGateMcpServer(registry: ToolRegistry, executor: Executor, 
           ...(extra.sessionId ? { agentSession: extra.sessionId } : {}),
           ...(agent ? { agent } : {}),
         },
-        { signal: extra.signal },
+        {
+          signal: extra.signal,
+          // An upstream tool's own progress goes on to the agent.
+          ...(progressToken === undefined
+            ? {}
+            : {
+                onProgress: (progress: { progress: number; total?: number; message?: string }) => {
+                  // Progress must only grow: the heartbeat's ticks and the tool's own numbers share one count.
+                  ticks = Math.max(ticks + 1, progress.progress);
+                  void extra
+                    .sendNotification({
+                      method: 'notifications/progress',
+                      params: {
+                        progressToken: progressToken as string | number,
+                        progress: ticks,
+                        ...(progress.total !== undefined && progress.total >= ticks ? { total: progress.total } : {}),
+                        ...(progress.message ? { message: progress.message } : {}),
+                      },
+                    })
+                    .catch(() => {});
+                },
+              }),
+        },
       );
       return toCallToolResult(result);
     } finally {

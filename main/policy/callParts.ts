@@ -2,7 +2,7 @@ import type { SubCommand } from '../../shared/commandPreview';
 import { GateError } from '../../shared/errors';
 import type { ToolManifest } from '../../shared/manifest';
 import { parseCommand } from '../tools/shell/parseCommand';
-import { judgedPathArguments, SHELL_ARGUMENTS } from './compiledRule';
+import { isUpstreamName, judgedPathArguments, SHELL_ARGUMENTS } from './compiledRule';
 import { resolvePath, type PathAnchors, type ResolvedPath } from './pathRule';
 import { redirectedPaths, type RedirectedPath } from './shellRule';
 
@@ -30,6 +30,8 @@ export interface CallParts {
   readonly redirects: readonly RedirectPart[];
   readonly paths: readonly ResolvedPath[];
   readonly urls: readonly string[];
+  /** An upstream tool's arguments, which its rules match by name (`github__create_issue(repo=acme/*)`). */
+  readonly arguments?: Readonly<Record<string, unknown>>;
 }
 
 function stringArgument(input: unknown, name: string): string | undefined {
@@ -47,6 +49,10 @@ export function callParts(manifest: ToolManifest, input: unknown, facts: CallFac
   // A path tool called without a path works on the workspace root.
   const paths = pathArguments.length > 0 && named.length === 0 ? [resolvePath('.', anchors.workspace, anchors)] : named;
   const urls = (manifest.urlArguments ?? []).flatMap((name) => stringArgument(input, name) ?? []);
+  if (isUpstreamName(manifest.name)) {
+    const args = typeof input === 'object' && input !== null && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
+    return { redirects: [], paths, urls, arguments: args };
+  }
   if (!SHELL_ARGUMENTS[manifest.name]) return { redirects: [], paths, urls };
   const shell = facts.shell ?? { unreadable: 'the command line was not parsed' };
   if ('unreadable' in shell) return { unreadable: shell.unreadable, redirects: [], paths, urls };

@@ -2,6 +2,7 @@ import { relative } from 'node:path';
 import type { ToolManifest } from '../../shared/manifest';
 import type { CallParts } from './callParts';
 import type { CompiledRule } from './compiledRule';
+import { argumentsMatch } from './argumentRule';
 import { hostMatches, hostOf, hostTarget } from './hostRule';
 import { protectedPathOf, type ResolvedPath } from './pathRule';
 import { allowMatches, broadMatches, shellView } from './shellRule';
@@ -88,6 +89,10 @@ function partsOf(manifest: ToolManifest, parts: CallParts, workspace: string): P
       shown: hostOf(url) ?? url,
       test: (rule) => rule.matcher.kind === 'any' || (rule.matcher.kind === 'host' && target !== undefined && hostMatches(rule.matcher.pattern, target)),
     });
+  }
+  if (parts.arguments) {
+    const args = parts.arguments;
+    found.push({ tool: manifest.name, test: (rule) => rule.matcher.kind === 'any' || (rule.matcher.kind === 'arguments' && argumentsMatch(rule.matcher.pattern, args)) });
   }
   if (found.length === 0) found.push({ tool: manifest.name, test: (rule) => rule.matcher.kind === 'any' });
   return found;

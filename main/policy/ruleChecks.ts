@@ -59,6 +59,10 @@ function broadness(rule: CompiledRule, engine: PolicyEngine): string | undefined
     if (everywhere) return `${rule.text} covers the whole workspace${writes ? ', so it lets every file be written' : ''}`;
     return undefined;
   }
+  if (matcher.kind === 'arguments') {
+    const open = matcher.pattern.pairs.find((pair) => pair.matchesAnything);
+    return open ? `${rule.text} allows any ${open.argument}` : undefined;
+  }
   return matcher.pattern.host === '*' ? `${rule.text} allows every host` : undefined;
 }
 

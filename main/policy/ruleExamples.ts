@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { RuleExamplesSchema } from '../../shared/policy';
 import { callParts, prepareFacts } from './callParts';
-import { judgedPathArguments, matcherKindOf, SHELL_ARGUMENTS, type CompiledRule } from './compiledRule';
+import { judgedPathArguments, matcherKindOf, ruleManifest, SHELL_ARGUMENTS, type CompiledRule } from './compiledRule';
 import { judgeCall } from './judgeCall';
 import type { PolicyContext } from './policyFile';
 
@@ -13,7 +13,7 @@ import type { PolicyContext } from './policyFile';
 
 function exampleInput(rule: CompiledRule, example: unknown, context: PolicyContext): unknown {
   if (typeof example !== 'string') return example;
-  const manifest = context.tools(rule.tool)!;
+  const manifest = ruleManifest(context.tools, rule.tool)!;
   const kind = matcherKindOf(manifest);
   const argument =
     kind === 'shell' ? SHELL_ARGUMENTS[manifest.name] : kind === 'host' ? manifest.urlArguments?.[0] : kind === 'path' ? judgedPathArguments(manifest)[0] : undefined;
@@ -22,7 +22,7 @@ function exampleInput(rule: CompiledRule, example: unknown, context: PolicyConte
 
 /** Whether the rule, alone, decides this example call its way. */
 export async function ruleMatchesExample(rule: CompiledRule, example: unknown, context: PolicyContext): Promise<boolean> {
-  const manifest = context.tools(rule.tool)!;
+  const manifest = ruleManifest(context.tools, rule.tool)!;
   const input = exampleInput(rule, example, context);
   const parts = callParts(manifest, input, await prepareFacts(manifest, input), context.anchors);
   const judged = judgeCall(manifest, parts, (tool) => (tool === rule.tool ? [rule] : []), context.anchors.workspace);

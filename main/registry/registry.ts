@@ -1,9 +1,41 @@
 import { GateError } from '../../shared/errors';
 import { mutatingEffects, type ToolManifest } from '../../shared/manifest';
+import type { Preview } from '../../shared/approval';
+import type { RunOutcome } from '../hosts/toolProcessPool';
 import type { DefinedTool } from './defineTool';
 
 /** Where the tool process finds a tool's code: the built-in set, or an ES module's absolute path. */
 export type ToolModule = 'builtin' | (string & {});
+
+/** What an external tool's run is given. */
+export interface ExternalRunContext {
+  callId: string;
+  /** Withdraws the call (the agent cancelled it, or a person stopped it). */
+  signal?: AbortSignal;
+  timeoutMs: number;
+  /** Progress the tool reports, passed on to the agent. */
+  onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
+}
+
+/**
+ * A tool whose code is not Toolgate's and runs elsewhere: an upstream MCP server's tool. The gate's
+ * pipeline is the same (validation, policy, approval, audit, canonical JSON and hash, output cap);
+ * only checking arguments, previewing and running go through this instead of a tool process.
+ */
+export interface ExternalRunner {
+  /** Checks arguments against the tool's own JSON Schema: what is wrong, or undefined. */
+  validate(input: unknown): string | undefined;
+  /** What the person sees before deciding. */
+  preview(input: unknown): Promise<Preview>;
+  /** Runs the approved call. Never throws: a failure is an outcome. */
+  run(input: unknown, context: ExternalRunContext): Promise<RunOutcome>;
+  /** Why it cannot be called now (its definition changed since review, its server is down), if it cannot. */
+  unavailable(): string | undefined;
+  /** Why every call of it asks a person whatever the rules say (never reviewed), if it must. */
+  mustAsk(): string | undefined;
+  /** Whether agents see it in tools/list (a changed definition, or findings in an unreviewed one, stay hidden). */
+  listed(): boolean;
+}
 
 /** A tool as the registry holds it. */
 export interface RegisteredTool {
@@ -11,6 +43,8 @@ export interface RegisteredTool {
   readonly tool: DefinedTool;
   /** The module the tool process loads it from. */
   readonly module: ToolModule;
+  /** Set for a tool that runs outside Toolgate's tool processes (an upstream server's). */
+  readonly external?: ExternalRunner;
 }
 
 /** Options of a registry. */
@@ -22,14 +56,26 @@ export interface RegistryOptions {
 /** The tools the gate knows, by unique name. */
 export class ToolRegistry {
   private readonly tools = new Map<string, RegisteredTool>();
+  private readonly listeners = new Set<() => void>();
   readonly readOnly: boolean;
 
   constructor(options: RegistryOptions = {}) {
     this.readOnly = options.readOnly ?? false;
   }
 
+  /** Calls the listener after tools were added or removed (agents are told their list changed). */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Adds a tool that runs outside Toolgate's tool processes (see register for what is refused). */
+  registerExternal(tool: DefinedTool, external: ExternalRunner): void {
+    this.register(tool, 'builtin', external);
+  }
+
   /** Adds a tool; refuses a duplicate name, and in read-only mode any mutating tool. */
-  register(tool: DefinedTool, module: ToolModule = 'builtin'): void {
+  register(tool: DefinedTool, module: ToolModule = 'builtin', external?: ExternalRunner): void {
     const { name, sideEffects } = tool.manifest;
     if (this.tools.has(name)) {
       throw new GateError('EVALIDATION', `a tool named ${name} is already registered; remove it first or pick another name`);
@@ -43,7 +89,8 @@ export class ToolRegistry {
         );
       }
     }
-    this.tools.set(name, { tool, module });
+    this.tools.set(name, { tool, module, ...(external ? { external } : {}) });
+    this.changed();
   }
 
   /** The tool of that name, if registered. */
@@ -61,13 +108,35 @@ export class ToolRegistry {
     return [...this.tools.values()].map((entry) => entry.tool.manifest).sort((a, b) => a.name.localeCompare(b.name));
   }
 
+  /** The manifests agents see in tools/list: all but external tools held back (changed since review, or suspect). */
+  listed(): ToolManifest[] {
+    return [...this.tools.values()]
+      .filter((entry) => entry.external?.listed() ?? true)
+      .map((entry) => entry.tool.manifest)
+      .sort((a, b) => a.name.localeCompare(b.name));
+  }
+
   /** Removes a tool; returns whether it was there. */
   remove(name: string): boolean {
-    return this.tools.delete(name);
+    const removed = this.tools.delete(name);
+    if (removed) this.changed();
+    return removed;
   }
 
   /** Removes every tool. */
   clear(): void {
     this.tools.clear();
+    this.changed();
+  }
+
+  /** Tells the listeners; one that throws does not keep the others from hearing it. */
+  changed(): void {
+    for (const listener of this.listeners) {
+      try {
+        listener();
+      } catch {
+        // A listener's failure (a closed MCP session) is its own.
+      }
+    }
   }
 }

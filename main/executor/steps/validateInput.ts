@@ -17,6 +17,12 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[]): { message: 
 
 /** Checks the arguments against the tool's input schema; the result is frozen so it cannot change later. */
 export function validateInput(entry: RegisteredTool, args: unknown): unknown | StepFailure {
+  if (entry.external) {
+    // An upstream tool's arguments are checked against its server's own JSON Schema.
+    const problem = entry.external.validate(args);
+    if (problem === undefined) return deepFreeze(args);
+    return StepFailure.of('validate', 'EVALIDATION', `invalid arguments for ${entry.tool.manifest.name}: ${problem}`);
+  }
   const parsed = entry.tool.input.safeParse(args);
   if (parsed.success) return deepFreeze(parsed.data);
   const { message, fields } = describeIssues(parsed.error.issues);

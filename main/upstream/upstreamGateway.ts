@@ -1,0 +1,409 @@
+import { existsSync, lstatSync, readFileSync } from 'node:fs';
+import { z } from 'zod';
+import type { Preview } from '../../shared/approval';
+import { GateError, type ToolError } from '../../shared/errors';
+import { DEFAULT_BOUNDS, ToolManifestSchema, type SecurityTier, type ToolManifest } from '../../shared/manifest';
+import {
+  UPSTREAM_SEPARATOR,
+  type DefinitionFinding,
+  type RefusedServer,
+  type ToolClass,
+  type UpstreamOverview,
+  type UpstreamReviewRequest,
+  type UpstreamServerConfig,
+  type UpstreamServerView,
+  type UpstreamToolDefinition,
+  type UpstreamToolView,
+} from '../../shared/upstream';
+import { deepFreeze, type DefinedTool } from '../registry/defineTool';
+import type { ExternalRunContext, ExternalRunner, ToolRegistry } from '../registry/registry';
+import type { RunOutcome } from '../hosts/toolProcessPool';
+import { unifiedDiff } from '../tools/unifiedDiff';
+import { confinePath } from '../tools/workspacePath';
+import type { PinState, ReviewStore, UpstreamCallOutcome, UpstreamConnection } from './types';
+
+/** Bytes of an upstream result past which it is refused (EQUOTA) instead of returned. */
+export const MAX_UPSTREAM_RESULT_BYTES = 8 * 1024 * 1024;
+/** Bytes of an upstream result returned to the agent before it is cut (the whole result is hashed and audited up to its cap). */
+const UPSTREAM_OUTPUT_BYTES = 1024 * 1024;
+/** How long one upstream call may run. */
+const UPSTREAM_TIMEOUT_MS = 120_000;
+/** The largest file a write's preview reads to show its diff. */
+const PREVIEW_FILE_BYTES = 1024 * 1024;
+
+/** The pieces the gateway is built from, injected so it can be tested with stand-ins. */
+export interface GatewayParts {
+  /** Makes the connection to one server (not started). */
+  connect(config: UpstreamServerConfig): UpstreamConnection;
+  reviews: ReviewStore;
+  pinHash(definition: UpstreamToolDefinition): string;
+  launchHash(config: UpstreamServerConfig): string;
+  findings(server: string, definitions: UpstreamToolDefinition[], otherTools: readonly string[]): DefinitionFinding[];
+  suggestedClass(definition: UpstreamToolDefinition): ToolClass;
+  /** The tier an unreviewed call is judged at (never below ELEVATED). */
+  unreviewedTier(suggested: ToolClass): SecurityTier;
+  /** Checks arguments against a definition's JSON Schema: what is wrong, or undefined. */
+  validator(definition: UpstreamToolDefinition): (args: unknown) => string | undefined;
+}
+
+/** Where the gateway's servers come from and where their tools go. */
+export interface GatewayOptions {
+  registry: ToolRegistry;
+  /** Real path of the workspace: a write there is previewed as a diff. */
+  workspace: string;
+  /** The servers file, for the console. */
+  file: string;
+  servers: readonly UpstreamServerConfig[];
+  refused: readonly RefusedServer[];
+  /** Whether stdio servers run in bubblewrap on this machine. */
+  sandboxed: boolean;
+  /** Hears every change of the overview (the console's upstreamChanged). */
+  onChange?: (overview: UpstreamOverview) => void;
+}
+
+/** One tool of a server as the gateway holds it. */
+interface ToolSlot {
+  definition: UpstreamToolDefinition;
+  hash: string;
+  pin: PinState;
+  findings: DefinitionFinding[];
+  registeredAs: string;
+}
+
+/** One server as the gateway holds it. */
+interface ServerSlot {
+  config: UpstreamServerConfig;
+  launchHash: string;
+  connection?: UpstreamConnection;
+  /** Why its last start failed, while it has not started since. */
+  startError?: string;
+  tools: Map<string, ToolSlot>;
+  stopListening?: () => void;
+}
+
+/**
+ * The person's own MCP servers behind the gate: each one started (after the person approved its
+ * exact launch) and its tools registered as `server__tool`, pinned against the definitions the
+ * person reviewed and checked for text aimed at the model. An unreviewed tool asks on every call;
+ * one whose definition changed since its review is held back from agents and refused until the
+ * person reviews it again.
+ */
+export class UpstreamGateway {
+  private readonly slots = new Map<string, ServerSlot>();
+  private closed = false;
+
+  constructor(
+    private readonly options: GatewayOptions,
+    private readonly parts: GatewayParts,
+  ) {
+    for (const config of options.servers) {
+      this.slots.set(config.name, { config, launchHash: parts.launchHash(config), tools: new Map() });
+    }
+  }
+
+  /** Starts every server whose launch the person approved; the others wait for it. Never throws. */
+  start(): void {
+    for (const slot of this.slots.values()) {
+      if (this.parts.reviews.approvedLaunch(slot.config.name) === slot.launchHash) void this.startServer(slot);
+    }
+  }
+
+  /** Servers, tools, pins and findings, as the console shows them. */
+  overview(): UpstreamOverview {
+    return {
+      file: this.options.file,
+      servers: [...this.slots.values()].map((slot) => this.serverView(slot)),
+      refused: [...this.options.refused],
+    };
+  }
+
+  /** The servers file and every server's view; for `servers list` and tests. */
+  server(name: string): UpstreamServerView | undefined {
+    const slot = this.slots.get(name);
+    return slot ? this.serverView(slot) : undefined;
+  }
+
+  /** Looks at the saved reviews again (a `toolgate servers review` in a terminal saved some) and applies them. */
+  refreshReviews(): void {
+    for (const slot of this.slots.values()) if (slot.connection) this.sync(slot);
+  }
+
+  /** Trusts tools as the person saw them (the hashes must be the current definitions'), with their classes. */
+  async review(request: UpstreamReviewRequest): Promise<UpstreamOverview> {
+    const slot = this.slotOf(request.server);
+    const reviewed = request.tools.map((entry) => {
+      const tool = slot.tools.get(entry.name);
+      if (!tool) throw new GateError('ENOTFOUND', `${request.server} lists no tool ${entry.name} now; look at the Tools view again`);
+      if (tool.hash !== entry.definitionHash) {
+        throw new GateError('EVALIDATION', `${tool.registeredAs} changed since it was shown; look at its definition again before trusting it`);
+      }
+      return { definition: tool.definition, class: entry.class };
+    });
+    this.parts.reviews.trust(request.server, reviewed);
+    this.sync(slot);
+    return this.overview();
+  }
+
+  /** Approves a server's exact launch (the hash must be the current one) and starts it. */
+  async approveLaunch(server: string, launchHash: string): Promise<UpstreamOverview> {
+    const slot = this.slotOf(server);
+    if (slot.launchHash !== launchHash) {
+      throw new GateError('EVALIDATION', `${server}'s entry in servers.json is not the one shown; look at its command again`);
+    }
+    this.parts.reviews.approveLaunch(server, launchHash);
+    if (!slot.connection) void this.startServer(slot);
+    return this.overview();
+  }
+
+  /** Stops every server and removes their tools. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const stopping = [...this.slots.values()].map(async (slot) => {
+      slot.stopListening?.();
+      for (const tool of slot.tools.values()) this.options.registry.remove(tool.registeredAs);
+      slot.tools.clear();
+      await slot.connection?.close().catch(() => {});
+    });
+    await Promise.all(stopping);
+  }
+
+  private slotOf(server: string): ServerSlot {
+    const slot = this.slots.get(server);
+    if (!slot) throw new GateError('ENOTFOUND', `no server named ${server} in servers.json`);
+    return slot;
+  }
+
+  private async startServer(slot: ServerSlot): Promise<void> {
+    const connection = this.parts.connect(slot.config);
+    slot.connection = connection;
+    slot.stopListening = connection.onToolsChanged(() => this.sync(slot));
+    this.changed();
+    try {
+      await connection.start();
+      slot.startError = undefined;
+    } catch (error) {
+      slot.startError = error instanceof Error ? error.message : String(error);
+    }
+    if (this.closed) return;
+    this.sync(slot);
+  }
+
+  /** Registers the server's current tools as their pins say, and removes those it no longer lists. */
+  private sync(slot: ServerSlot): void {
+    if (this.closed || !slot.connection) return;
+    const server = slot.config.name;
+    const definitions = slot.connection.tools();
+    const own = new Set(definitions.map((definition) => registeredName(server, definition.name)));
+    const others = this.options.registry.list().map((manifest) => manifest.name).filter((name) => !own.has(name) && !name.startsWith(`${server}${UPSTREAM_SEPARATOR}`));
+    const findings = this.parts.findings(server, definitions, others);
+    for (const [name, tool] of slot.tools) {
+      if (!definitions.some((definition) => definition.name === name)) {
+        this.options.registry.remove(tool.registeredAs);
+        slot.tools.delete(name);
+      }
+    }
+    for (const definition of definitions) {
+      const tool: ToolSlot = {
+        definition,
+        hash: this.parts.pinHash(definition),
+        pin: this.parts.reviews.pinState(server, definition),
+        findings: findings.filter((finding) => finding.tool === definition.name),
+        registeredAs: registeredName(server, definition.name),
+      };
+      this.register(slot, tool);
+    }
+    this.changed();
+  }
+
+  private register(slot: ServerSlot, tool: ToolSlot): void {
+    const { registry } = this.options;
+    const previous = slot.tools.get(tool.definition.name);
+    if (previous) registry.remove(previous.registeredAs);
+    else if (registry.has(tool.registeredAs)) {
+      // Another server's tool, or the gate's own, already has the name: this one is not registered.
+      return;
+    }
+    let defined: DefinedTool;
+    try {
+      defined = definedTool(tool, this.classOf(tool));
+    } catch {
+      // A definition the manifest cannot hold (vetting lets through what MCP allows) stays unregistered.
+      return;
+    }
+    slot.tools.set(tool.definition.name, tool);
+    registry.registerExternal(defined, this.runnerFor(slot, tool));
+  }
+
+  /** The class a tool is judged by: the person's when trusted, else its annotations' suggestion at no less than the unreviewed tier. */
+  private classOf(tool: ToolSlot): ToolClass {
+    if (tool.pin.state === 'trusted') return tool.pin.review.class;
+    const suggested = tool.pin.state === 'unreviewed' ? tool.pin.suggested : this.parts.suggestedClass(tool.definition);
+    return { ...suggested, tier: this.parts.unreviewedTier(suggested) };
+  }
+
+  private runnerFor(slot: ServerSlot, tool: ToolSlot): ExternalRunner {
+    const server = slot.config.name;
+    const validate = this.parts.validator(tool.definition);
+    const current = () => slot.tools.get(tool.definition.name);
+    return {
+      validate,
+      preview: async (input) => writePreview(this.options.workspace, this.classOf(tool), input),
+      run: (input, context) => this.run(slot, tool, input, context),
+      unavailable: () => {
+        const state = slot.connection?.state();
+        if (!state || state.status !== 'ready') {
+          const why = state?.detail ?? slot.startError;
+          return `${server} is ${state?.status ?? 'not started'}${why ? `: ${why}` : ''}`;
+        }
+        if (current() !== tool) return `${tool.registeredAs} changed while the call waited; call it again`;
+        if (tool.pin.state === 'changed') {
+          return `${tool.registeredAs} changed since you reviewed it and is disabled until you look at the old and new definitions: open the Tools view, or run toolgate servers review ${server}`;
+        }
+        return undefined;
+      },
+      mustAsk: () =>
+        tool.pin.state === 'unreviewed'
+          ? `${tool.registeredAs} has not been reviewed, so every call asks; trust it in the Tools view or with toolgate servers review ${server}`
+          : undefined,
+      listed: () => tool.pin.state === 'trusted' || (tool.pin.state === 'unreviewed' && tool.findings.length === 0),
+    };
+  }
+
+  private async run(slot: ServerSlot, tool: ToolSlot, input: unknown, context: ExternalRunContext): Promise<RunOutcome> {
+    const connection = slot.connection;
+    // The definition the call was judged and approved by must be the one the server has now.
+    if (!connection || slot.tools.get(tool.definition.name) !== tool) {
+      return { ok: false, error: { code: 'EUNAVAILABLE', message: `${tool.registeredAs} changed or went away while the call waited; it was not run` } };
+    }
+    const outcome = await connection.call(tool.definition.name, input as Record<string, unknown>, {
+      timeoutMs: Math.min(context.timeoutMs, UPSTREAM_TIMEOUT_MS),
+      maxResultBytes: MAX_UPSTREAM_RESULT_BYTES,
+      ...(context.signal ? { signal: context.signal } : {}),
+      ...(context.onProgress ? { onProgress: context.onProgress } : {}),
+    });
+    return runOutcome(slot.config.name, tool.definition.name, outcome);
+  }
+
+  private serverView(slot: ServerSlot): UpstreamServerView {
+    const { config } = slot;
+    const state = slot.connection?.state();
+    const launchApproved = this.parts.reviews.approvedLaunch(config.name) === slot.launchHash;
+    const status = state?.status ?? (launchApproved ? (slot.startError ? 'failed' : 'starting') : 'awaiting-launch');
+    const detail = state?.detail ?? slot.startError ?? (launchApproved ? undefined : 'waits for you to approve its exact launch');
+    return {
+      name: config.name,
+      transport: config.transport,
+      launch: config.transport === 'stdio' ? commandLine(config.command, config.args) : config.url,
+      launchHash: slot.launchHash,
+      launchApproved,
+      ...(config.transport === 'stdio' ? { sandbox: config.sandbox } : {}),
+      sandboxed: config.transport === 'stdio' && this.options.sandboxed,
+      status,
+      ...(detail ? { detail } : {}),
+      restarts: state?.restarts ?? 0,
+      tools: [...slot.tools.values()].map((tool) => this.toolView(tool)),
+      refused: state?.refused ?? [],
+    };
+  }
+
+  private toolView(tool: ToolSlot): UpstreamToolView {
+    return {
+      name: tool.definition.name,
+      registeredAs: tool.registeredAs,
+      definition: tool.definition,
+      definitionHash: tool.hash,
+      pin: tool.pin.state,
+      class: tool.pin.state === 'trusted' ? tool.pin.review.class : this.parts.suggestedClass(tool.definition),
+      ...(tool.pin.state === 'changed' ? { previous: tool.pin.review.definition } : {}),
+      findings: tool.findings,
+    };
+  }
+
+  private changed(): void {
+    if (!this.closed) this.options.onChange?.(this.overview());
+  }
+}
+
+/** The name agents call an upstream tool by. */
+export function registeredName(server: string, tool: string): string {
+  return `${server}${UPSTREAM_SEPARATOR}${tool}`;
+}
+
+/** The manifest the gate owns for an upstream tool: its definition, judged at the class given. */
+function definedTool(tool: ToolSlot, toolClass: ToolClass): DefinedTool {
+  const { definition } = tool;
+  const manifest: ToolManifest = ToolManifestSchema.parse({
+    name: tool.registeredAs,
+    version: '0.0.0',
+    description: definition.description || definition.title || definition.name,
+    tier: toolClass.tier,
+    sideEffects: toolClass.sideEffects,
+    determinism: 'NonDeterministic',
+    capabilities: [],
+    bounds: { ...DEFAULT_BOUNDS, timeoutMs: UPSTREAM_TIMEOUT_MS, maxOutputBytes: UPSTREAM_OUTPUT_BYTES },
+    pathArguments: [],
+    supportsDryRun: false,
+    inputSchema: definition.inputSchema,
+    outputSchema: definition.outputSchema ?? {},
+  });
+  return Object.freeze({
+    manifest: deepFreeze(manifest),
+    // Arguments are checked by the external runner against the server's JSON Schema.
+    input: z.unknown(),
+    output: z.unknown(),
+    execute: () => {
+      throw new GateError('ERUNTIME', `${tool.registeredAs} runs on its server, never in a tool process`);
+    },
+  });
+}
+
+/** A server's answer as the pipeline takes it: a result the server marked as an error fails the call with its text. */
+function runOutcome(server: string, tool: string, outcome: UpstreamCallOutcome): RunOutcome {
+  if (!outcome.ok) return outcome;
+  if (outcome.isError) {
+    const text = textOf(outcome.content) || 'no message';
+    const error: ToolError = { code: 'ERUNTIME', message: `${server} says ${tool} failed: ${text}`, details: { content: outcome.content } };
+    return { ok: false, error };
+  }
+  return { ok: true, data: { content: outcome.content, ...(outcome.structuredContent !== undefined ? { structuredContent: outcome.structuredContent } : {}) } };
+}
+
+function textOf(content: unknown[]): string {
+  return content
+    .flatMap((block) => (typeof block === 'object' && block !== null && (block as { type?: unknown }).type === 'text' ? [String((block as { text?: unknown }).text)] : []))
+    .join('\n')
+    .slice(0, 4096);
+}
+
+/**
+ * A write's preview where the gate can see the file: a tool the person classed as writing files,
+ * called with a string `path` inside the workspace and a string `content`, is shown as a diff
+ * against the file as it is. Anything else is judged by its arguments.
+ */
+function writePreview(workspace: string, toolClass: ToolClass, input: unknown): Preview {
+  const none = (reason: string): Preview => ({ kind: 'none', reason });
+  const args = typeof input === 'object' && input !== null ? (input as Record<string, unknown>) : {};
+  if (!toolClass.sideEffects.includes('FsWrite') || typeof args.path !== 'string' || typeof args.content !== 'string') {
+    return none('an upstream server\'s tool: judge it by its arguments');
+  }
+  let target;
+  try {
+    target = confinePath(workspace, args.path);
+  } catch {
+    return none(`${args.path} is outside the workspace, so the gate cannot show what the write changes; judge it by its arguments`);
+  }
+  let before = '';
+  const exists = existsSync(target.absolute);
+  if (exists) {
+    const stats = lstatSync(target.absolute);
+    if (!stats.isFile()) return none(`${target.relative} is not a regular file; judge the call by its arguments`);
+    if (stats.size > PREVIEW_FILE_BYTES) return none(`${target.relative} is larger than the preview reads (1 MiB); judge the call by its arguments`);
+    before = readFileSync(target.absolute, 'utf8');
+  }
+  return { kind: 'diff', path: target.relative, before, after: args.content, unified: unifiedDiff(target.relative, before, args.content), exists };
+}
+
+/** A command line as a person would type it, each word quoted when it needs to be. */
+export function commandLine(command: string, args: readonly string[]): string {
+  return [command, ...args].map((word) => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`)).join(' ');
+}
