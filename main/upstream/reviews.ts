@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { GateError } from '../../shared/errors';
-import { ToolClassSchema, UpstreamToolDefinitionSchema, type ToolClass, type UpstreamToolDefinition } from '../../shared/upstream';
+import { ToolClassSchema, UPSTREAM_SEPARATOR, UpstreamToolDefinitionSchema, type ToolClass, type UpstreamToolDefinition } from '../../shared/upstream';
 import { writeFileAtomic } from '../state/atomicFile';
 import { pinHash } from './definitionPin';
 import { suggestedClass } from './suggestedClass';
@@ -23,6 +23,9 @@ const ToolReviewSchema = z.object({
   /** When the person trusted it (ISO 8601). */
   reviewedAt: z.string(),
 }) satisfies z.ZodType<ToolReview>;
+
+/** What trust() is asked to save for one tool. */
+const TrustRequestSchema = z.object({ definition: UpstreamToolDefinitionSchema, class: ToolClassSchema });
 
 /**
  * The reviews file. Servers and tools are lists, not objects keyed by name: a name is data, so a
@@ -93,6 +96,7 @@ export function openReviewStore(home: string): ReviewStore {
       return pinStateAgainst(review, definition);
     },
     trust(server, reviews) {
+      for (const review of reviews) checkTrusted(server, review);
       const tools = serverReviews(server).tools;
       const reviewedAt = new Date().toISOString();
       for (const { definition, class: toolClass } of reviews) tools.set(definition.name, newReview(definition, toolClass, reviewedAt));
@@ -108,6 +112,14 @@ export function openReviewStore(home: string): ReviewStore {
 function pinStateAgainst(review: ToolReview | undefined, definition: UpstreamToolDefinition): PinState {
   if (!review) return { state: 'unreviewed', suggested: suggestedClass(definition) };
   return review.definitionHash === pinHash(definition) ? { state: 'trusted', review } : { state: 'changed', review, current: definition };
+}
+
+/** Refuses, before anything is saved, a definition or class the file could not be read back with. */
+function checkTrusted(server: string, review: { definition: UpstreamToolDefinition; class: ToolClass }): void {
+  const checked = TrustRequestSchema.safeParse(review);
+  if (checked.success) return;
+  const issue = checked.error.issues[0]!;
+  throw new GateError('EVALIDATION', `${server}${UPSTREAM_SEPARATOR}${review.definition?.name ?? '?'} cannot be trusted: ${issue.path.join('.')}: ${issue.message}; nothing was saved`);
 }
 
 function newReview(definition: UpstreamToolDefinition, toolClass: ToolClass, reviewedAt: string): ToolReview {

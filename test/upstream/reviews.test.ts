@@ -143,6 +143,17 @@ describe('openReviewStore', () => {
     expect(readFileSync(reviewsFile(home), 'utf8')).toBe(wrong);
   });
 
+  it('refuses to trust a class or definition that is not one, saving nothing', () => {
+    const store = openReviewStore(home);
+    store.trust('fs', [{ definition: readFile, class: standard }]);
+    const before = readFileSync(reviewsFile(home), 'utf8');
+    const badTier = { tier: 'TRUSTED', sideEffects: [] } as unknown as ToolClass;
+    expect(() => store.trust('fs', [{ definition: writeFile, class: elevated }, { definition: readFile, class: badTier }])).toThrow(/^fs__read_text_file cannot be trusted: class\.tier: .*; nothing was saved$/);
+    expect(() => store.trust('fs', [{ definition: { ...writeFile, name: '' }, class: elevated }])).toThrow(/^fs__ cannot be trusted: definition\.name: /);
+    expect(readFileSync(reviewsFile(home), 'utf8')).toBe(before);
+    expect(store.pinState('fs', writeFile).state).toBe('unreviewed');
+  });
+
   it('reads a file mended by hand after it was refused', () => {
     writeFileSync(reviewsFile(home), 'not json');
     const store = openReviewStore(home);
