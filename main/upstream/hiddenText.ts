@@ -1,0 +1,133 @@
+/**
+ * Characters a model reads and a person does not see, in text an upstream server wrote: how they are
+ * found, shown (as `\u{…}`), and taken out before phrases are matched, so that an order split by a
+ * zero-width space or spelled in tag characters is still read as the model would read it.
+ */
+
+/** Every character shown escaped: the hidden ones below, plus carriage returns and line separators a terminal acts on. */
+const SHOWN_ESCAPED =
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\p{Cf}\p{Co}\p{Cs}\u{e0000}-\u{e007f}\u{e0100}-\u{e01ef}]/gu;
+
+/** Text with every hidden or control character (but newline and tab) shown as its `\u{XXXX}` escape. */
+export function visibleText(text: string): string {
+  return text.replace(SHOWN_ESCAPED, (char) => `\\u{${char.codePointAt(0)!.toString(16).toUpperCase()}}`);
+}
+
+const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
+/** Zero-width characters and blank fillers that render as nothing. */
+const ZERO_WIDTH = /[\u00ad\u034f\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200d\u2060-\u2064\u3164\ufeff\uffa0]/u;
+/** C0 controls but tab, newline and carriage return (line ends a server may write), DEL and C1. */
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/u;
+const VARIATION_SELECTOR = /[\ufe00-\ufe0f\u{e0100}-\u{e01ef}]/u;
+
+/** The tag block (U+E0000–E007F): invisible copies of ASCII, the way text is smuggled past a reader. */
+function isTag(codePoint: number): boolean {
+  return codePoint >= 0xe0000 && codePoint <= 0xe007f;
+}
+
+/**
+ * What kind of hidden character this is, or undefined for one a reader sees. A single variation
+ * selector after a visible character is how an emoji picks its look (⚠️); a run of them, or one from
+ * the supplement (U+E0100–E01EF), encodes bytes nobody sees.
+ */
+function hiddenKind(char: string, previous: string | undefined): string | undefined {
+  const codePoint = char.codePointAt(0)!;
+  if (isTag(codePoint)) return 'tag characters';
+  if (BIDI_CONTROLS.test(char)) return 'bidirectional controls';
+  if (ZERO_WIDTH.test(char)) return 'zero-width characters';
+  if (VARIATION_SELECTOR.test(char)) {
+    return codePoint >= 0xe0100 || (previous !== undefined && VARIATION_SELECTOR.test(previous)) ? 'variation selectors' : undefined;
+  }
+  if (CONTROL.test(char)) return 'control characters';
+  if (/\p{Co}/u.test(char)) return 'private-use characters';
+  if (/\p{Cf}/u.test(char)) return 'invisible format characters';
+  return undefined;
+}
+
+/** The hidden characters of a text: where the first is, and words for the person. */
+export interface HiddenCharacters {
+  /** Index of the first one in the text. */
+  first: number;
+  message: string;
+}
+
+/** The hidden characters of a text, or undefined when it has none. */
+export function hiddenCharacters(text: string): HiddenCharacters | undefined {
+  let first: number | undefined;
+  let count = 0;
+  const kinds = new Set<string>();
+  let spelled = '';
+  let previous: string | undefined;
+  let index = 0;
+  for (const char of text) {
+    const kind = hiddenKind(char, previous);
+    if (kind) {
+      first ??= index;
+      count++;
+      kinds.add(kind);
+      const ascii = char.codePointAt(0)! - 0xe0000;
+      if (kind === 'tag characters' && ascii >= 0x20 && ascii < 0x7f) spelled += String.fromCharCode(ascii);
+    }
+    previous = char;
+    index += char.length;
+  }
+  if (first === undefined) return undefined;
+  const spelling = spelled ? `; its tag characters spell "${visibleText(spelled.slice(0, 120))}${spelled.length > 120 ? '…' : ''}"` : '';
+  return {
+    first,
+    message: `holds ${count} invisible character${count === 1 ? '' : 's'} (${[...kinds].join(', ')}): the model reads them, a person reading the text does not see them${spelling}`,
+  };
+}
+
+/** Text prepared for phrase matching, with the way back to the original's positions. */
+export interface NormalizedText {
+  /** NFKC, lower case, white space collapsed to single spaces, hidden characters out, tag characters read as the ASCII they copy. */
+  text: string;
+  /** The range of the original text that [start, end) of the normalized text came from. */
+  originalRange(start: number, end: number): { start: number; end: number };
+}
+
+/** Curly apostrophes and primes a phrase list written with ' would miss ("don’t tell the user"). */
+const APOSTROPHES = /[\u2018\u2019\u02bc\u2032]/g;
+
+/**
+ * The text as phrases are matched against it: what a model reads once the disguise is gone. Each
+ * character is normalized on its own so every normalized position maps back to an original one.
+ */
+export function normalizedForMatching(original: string): NormalizedText {
+  let text = '';
+  const origin: number[] = [];
+  const emit = (piece: string, at: number) => {
+    for (const char of piece) {
+      const out = /\s/u.test(char) ? (text === '' || text.endsWith(' ') ? '' : ' ') : char;
+      text += out;
+      for (let unit = 0; unit < out.length; unit++) origin.push(at);
+    }
+  };
+  let inTags = false;
+  let previous: string | undefined;
+  let index = 0;
+  for (const char of original) {
+    const codePoint = char.codePointAt(0)!;
+    if (isTag(codePoint)) {
+      if (!inTags) emit(' ', index);
+      inTags = true;
+      const ascii = codePoint - 0xe0000;
+      if (ascii >= 0x20 && ascii < 0x7f) emit(String.fromCharCode(ascii).toLowerCase(), index);
+    } else if (!hiddenKind(char, previous) && !VARIATION_SELECTOR.test(char)) {
+      if (inTags) emit(' ', index);
+      inTags = false;
+      emit(char.normalize('NFKC').toLowerCase().replace(APOSTROPHES, "'"), index);
+    }
+    previous = char;
+    index += char.length;
+  }
+  return {
+    text,
+    originalRange(start, end) {
+      if (start >= origin.length) return { start: original.length, end: original.length };
+      const last = origin[Math.max(start, end - 1)]!;
+      return { start: origin[start]!, end: last + (original.codePointAt(last)! > 0xffff ? 2 : 1) };
+    },
+  };
+}
