@@ -38,6 +38,7 @@ import { BUILTIN_TOOLS } from '../tools/builtinTools';
 import { loadToolModule } from '../tools/loadToolModule';
 import { isInside } from '../tools/workspacePath';
 import { AgentDirectory } from '../mcp/agentDirectory';
+import { startUpstream } from '../upstream/startUpstream';
 import { createConsoleBackend } from './consoleHandlers';
 import { GateEvents } from './gateEvents';
 
@@ -270,6 +271,17 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     sandbox,
     unavailableReason: (tool) => health.unavailableReason(tool),
   });
+  // The person's own MCP servers, from servers.json: their tools join the registry as server__tool.
+  const upstream = startUpstream({
+    home: options.home,
+    registry,
+    workspace,
+    secrets,
+    sandbox: hostFactory === createChildProcessHost ? sandbox : detectSandbox(options.sandbox ?? 'auto'),
+    onChange: (overview) => events.emit('upstreamChanged', overview),
+  });
+  // Tools coming and going (an upstream server starting, a review) show in the Tools view at once.
+  registry.onChange(() => events.emit('toolsChanged', toolStatus.list()));
   const agents = new AgentDirectory();
   let mcpUrl: string | undefined;
   let closing: Promise<void> | undefined;
@@ -297,6 +309,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
       nameAgent: (agentSession) => agents.name(agentSession),
       auditViews: createAuditViews({ audit, registry, executor, home: options.home, checkpoints }),
       ...(policyEngine ? { policyEngine } : {}),
+      ...(upstream ? { upstream: upstream.gateway } : {}),
       info: () => ({ workspace, approvalTimeoutMs, ...(policyEngine ? { policy: policyEngine.status() } : {}), ...(mcpUrl ? { mcpUrl } : {}), ...(options.settings ? { settings: options.settings } : {}) }),
     }),
     setMcpUrl: (url) => {
@@ -305,6 +318,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     close: () => {
       closing ??= (async () => {
         health.close();
+        await upstream?.close();
         policyEngine?.close();
         streamed.close();
         approvals.close();

@@ -57,6 +57,7 @@ export interface RegistryOptions {
 export class ToolRegistry {
   private readonly tools = new Map<string, RegisteredTool>();
   private readonly listeners = new Set<() => void>();
+  private notifying = false;
   readonly readOnly: boolean;
 
   constructor(options: RegistryOptions = {}) {
@@ -129,14 +130,22 @@ export class ToolRegistry {
     this.changed();
   }
 
-  /** Tells the listeners; one that throws does not keep the others from hearing it. */
+  /**
+   * Tells the listeners, once for all the changes made in one turn (a server's fifty tools
+   * registered together are one change); one that throws does not keep the others from hearing it.
+   */
   changed(): void {
-    for (const listener of this.listeners) {
-      try {
-        listener();
-      } catch {
-        // A listener's failure (a closed MCP session) is its own.
+    if (this.notifying) return;
+    this.notifying = true;
+    queueMicrotask(() => {
+      this.notifying = false;
+      for (const listener of this.listeners) {
+        try {
+          listener();
+        } catch {
+          // A listener's failure (a closed MCP session) is its own.
+        }
       }
-    }
+    });
   }
 }
