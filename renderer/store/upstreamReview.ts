@@ -148,7 +148,7 @@ export class UpstreamReview {
   }
 
   /** The review of `names` exactly as shown: their definition hashes and the classes in their forms; or why it cannot be sent. */
-  reviewRequest(server: string, names: readonly string[]): UpstreamReviewRequest | string {
+  private reviewRequest(server: string, names: readonly string[]): UpstreamReviewRequest | string {
     const state = this.store.getState();
     const shown = state.overview?.servers.find((candidate) => candidate.name === server);
     if (!shown) return `${server} is no longer in the servers file; nothing was trusted.`;

@@ -179,6 +179,21 @@ describe('the MCP servers section', () => {
     expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');
   });
 
+  it('shows hidden characters in a tool\u2019s name, field and argument names visibly, in its labels too', async () => {
+    const sly = tool('read\u202Eeliforp', {
+      registeredAs: 'docs__read\u202Eeliforp',
+      definition: { name: 'read\u202Eeliforp', inputSchema: { properties: { 'pa\u200Dth': { type: 'string' } } } },
+      findings: [{ tool: 'read\u202Eeliforp', kind: 'hidden-characters', field: 'inputSchema.properties.pa\u200Dth', excerpt: 'pa\\u{200D}th', message: 'a hidden character' }],
+    });
+    const { review } = reviewOver({ upstreamServers: async () => ({ ...OVERVIEW, servers: [{ ...DOCS, tools: [sly] }] }) });
+    await review.load();
+    const html = shown(review);
+    expect(html).not.toMatch(/[\u202E\u200D]/);
+    expect(html).toContain('aria-label="docs__read⟨U+202E⟩eliforp"');
+    expect(html).toContain('Trust docs__read⟨U+202E⟩eliforp</button>');
+    expect(html.match(/⟨U\+200D⟩/g)).toHaveLength(2);
+  });
+
   it('labels the pre-filled class as the server\u2019s hint', async () => {
     const { review } = reviewOver();
     await review.load();

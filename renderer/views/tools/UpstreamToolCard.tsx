@@ -1,6 +1,7 @@
 import { useId } from 'react';
 import { SECURITY_TIERS, SecurityTierSchema, SideEffectSchema } from '../../../shared/manifest';
 import type { DefinitionFinding, UpstreamToolView } from '../../../shared/upstream';
+import { revealInvisibles } from '../../format/invisibles';
 import { findingsKey, shownClass, trustKey, type UpstreamReview, type UpstreamReviewState } from '../../store/upstreamReview';
 import { ProblemNote } from '../common/ProblemNote';
 import { TierBadge } from '../common/TierBadge';
@@ -42,7 +43,10 @@ function Findings({ findings }: { findings: readonly DefinitionFinding[] }) {
       <ul>
         {findings.map((finding, index) => (
           <li key={index} data-testid="finding" data-kind={finding.kind}>
-            <span className="finding-kind">{finding.kind}</span> in <code>{finding.field}</code>: {finding.message}
+            <span className="finding-kind">{finding.kind}</span> in <code>
+              <VisibleText text={finding.field} />
+            </code>
+            : <VisibleText text={finding.message} />
             <pre className="finding-excerpt">
               <VisibleText text={finding.excerpt} />
             </pre>
@@ -58,7 +62,7 @@ function Arguments({ tool }: { tool: UpstreamToolView }) {
   const args = schemaArguments(tool.definition.inputSchema);
   if (args.length === 0) return <p className="note">It takes no arguments.</p>;
   return (
-    <table className="data-table upstream-arguments" aria-label={`Arguments of ${tool.registeredAs}`}>
+    <table className="data-table upstream-arguments" aria-label={`Arguments of ${revealInvisibles(tool.registeredAs)}`}>
       <thead>
         <tr>
           <th scope="col">Argument</th>
@@ -100,7 +104,7 @@ function ReviewForm({ server, tool, state, actions }: { server: string; tool: Up
   const key = trustKey(server, tool.name);
   const busy = state.busy[key] === true;
   return (
-    <div className="upstream-review" role="group" aria-label={`Review ${tool.registeredAs}`} data-testid="upstream-review">
+    <div className="upstream-review" role="group" aria-label={`Review ${revealInvisibles(tool.registeredAs)}`} data-testid="upstream-review">
       <p className="note">
         Pre-filled from the server&apos;s hint (its annotations), which is not trusted: choose what this tool may do.
       </p>
@@ -145,7 +149,7 @@ function ReviewForm({ server, tool, state, actions }: { server: string; tool: Up
       ) : null}
       <div className="upstream-action">
         <button type="button" className="approve" data-testid="trust-tool" disabled={busy} onClick={() => void actions.trustTool(server, tool.name)}>
-          {busy ? 'Trusting…' : `Trust ${tool.registeredAs}`}
+          {busy ? 'Trusting…' : `Trust ${revealInvisibles(tool.registeredAs)}`}
         </button>
         <ProblemNote problem={state.problems[key]} testId="trust-problem" inline />
       </div>
@@ -161,7 +165,7 @@ function ReviewForm({ server, tool, state, actions }: { server: string; tool: Up
 export function UpstreamToolCard({ server, tool, state, actions }: { server: string; tool: UpstreamToolView; state: UpstreamReviewState; actions: UpstreamActions }) {
   const { title, description } = tool.definition;
   return (
-    <article className={`upstream-tool upstream-tool-${tool.pin}`} aria-label={tool.registeredAs} data-testid="upstream-tool" data-tool={tool.registeredAs} data-pin={tool.pin}>
+    <article className={`upstream-tool upstream-tool-${tool.pin}`} aria-label={revealInvisibles(tool.registeredAs)} data-testid="upstream-tool" data-tool={revealInvisibles(tool.registeredAs)} data-pin={tool.pin}>
       <header className="upstream-tool-head">
         <code className="tool-name">
           <VisibleText text={tool.registeredAs} />
