@@ -3,6 +3,7 @@ import type { ToolHealth, ToolStatus } from '../../../shared/health';
 import { boundsParts } from '../../format/bounds';
 import { formatClock } from '../../format/time';
 import { ExpandableText } from '../common/ExpandableText';
+import { NameList } from '../common/NameList';
 import { TierBadge } from '../common/TierBadge';
 import { VisibleText } from '../common/VisibleText';
 
@@ -20,22 +21,6 @@ function EffectiveTier({ tool }: { tool: ToolStatus }) {
         {tool.tierRaisedBecause ? `: ${tool.tierRaisedBecause}` : ''}
       </p>
     </>
-  );
-}
-
-/** Words for a list that may be empty. */
-function Names({ names, none }: { names: readonly string[]; none: string }) {
-  if (names.length === 0) return <span className="note">{none}</span>;
-  return (
-    <ul className="name-list">
-      {names.map((name) => (
-        <li key={name}>
-          <code>
-            <VisibleText text={name} />
-          </code>
-        </li>
-      ))}
-    </ul>
   );
 }
 
@@ -89,10 +74,10 @@ export const ToolRow = memo(function ToolRow({ tool }: { tool: ToolStatus }) {
         <EffectiveTier tool={tool} />
       </td>
       <td>
-        <Names names={tool.sideEffects} none="none (pure)" />
+        <NameList names={tool.sideEffects} none="none (pure)" />
       </td>
       <td>
-        <Names names={tool.capabilities} none="none" />
+        <NameList names={tool.capabilities} none="none" />
       </td>
       <td>
         <dl className="bounds">

@@ -1,8 +1,9 @@
 import { useConsoleState } from '../consoleContext';
 import { ToolRow } from './ToolRow';
+import { UpstreamSection } from './UpstreamSection';
 
 /** Every registered tool: what it may do, the tier policy treats it as, its limits and its health. */
-export function ToolsView() {
+function BuiltInTools() {
   const tools = useConsoleState((s) => s.tools);
   if (tools.length === 0) return <p className="empty">No tools are registered.</p>;
   return (
@@ -24,5 +25,15 @@ export function ToolsView() {
         ))}
       </tbody>
     </table>
+  );
+}
+
+/** The Tools view: the registered tools, then the person's own MCP servers and their tools for review. */
+export function ToolsView() {
+  return (
+    <>
+      <BuiltInTools />
+      <UpstreamSection />
+    </>
   );
 }

@@ -1,0 +1,85 @@
+import { useEffect, useMemo } from 'react';
+import { useStore } from 'zustand';
+import { UpstreamReview, type UpstreamReviewState } from '../../store/upstreamReview';
+import { ProblemNote } from '../common/ProblemNote';
+import { VisibleText } from '../common/VisibleText';
+import { useConsoleState, useConsoleSync } from '../consoleContext';
+import { UpstreamServerCard } from './UpstreamServerCard';
+import type { UpstreamActions } from './UpstreamToolCard';
+
+/** The servers file's entries refused whole: the others run; these wait for the file to be fixed. */
+function RefusedEntries({ refused }: { refused: NonNullable<UpstreamReviewState['overview']>['refused'] }) {
+  if (refused.length === 0) return null;
+  return (
+    <div className="banner banner-warning" role="group" aria-label="Refused servers.json entries" data-testid="refused-servers">
+      <p>
+        {refused.length === 1 ? 'One entry' : `${refused.length} entries`} of the servers file {refused.length === 1 ? 'was' : 'were'} refused and will not
+        start until fixed:
+      </p>
+      <ul>
+        {refused.map((entry, index) => (
+          <li key={index} data-testid="refused-server">
+            <code>
+              <VisibleText text={entry.name} />
+            </code>{' '}
+            (<code>
+              <VisibleText text={entry.field} />
+            </code>
+            ): <VisibleText text={entry.message} />
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+/** The "MCP servers" section drawn from a state: what the tests render, and what UpstreamSection fills. */
+export function UpstreamServers({ state, actions }: { state: UpstreamReviewState; actions: UpstreamActions }) {
+  const { overview } = state;
+  return (
+    <section className="upstream-section" aria-labelledby="upstream-heading" data-testid="upstream-section">
+      <h2 id="upstream-heading">MCP servers</h2>
+      <p className="note">
+        Your own MCP servers, behind the gate: agents call each tool as <code>server__tool</code>. A tool you have not reviewed asks on every call; one
+        whose definition changed is disabled until you review it again.
+      </p>
+      <ProblemNote problem={state.loadProblem} testId="upstream-load-problem" />
+      {overview === undefined && !state.loadProblem ? <p className="empty">Loading the MCP servers…</p> : null}
+      {overview ? (
+        <>
+          {overview.file ? (
+            <p className="note" data-testid="servers-file">
+              Servers file: <code>{overview.file}</code>
+            </p>
+          ) : null}
+          <RefusedEntries refused={overview.refused} />
+          {overview.servers.length === 0 ? (
+            <p className="empty">No MCP server is set up. Add one to servers.json in the Toolgate home and restart the gate.</p>
+          ) : null}
+          {overview.servers.map((server) => (
+            <UpstreamServerCard key={server.name} server={server} state={state} actions={actions} />
+          ))}
+        </>
+      ) : null}
+    </section>
+  );
+}
+
+/**
+ * The person's MCP servers in the Tools view: loaded when the console connects (again), replaced
+ * whenever the gate sends upstreamChanged or answers a review, with the person's review choices kept.
+ */
+export function UpstreamSection() {
+  const sync = useConsoleSync();
+  const connection = useConsoleState((s) => s.connection);
+  const review = useMemo(() => new UpstreamReview(sync.bridge), [sync]);
+  useEffect(() => {
+    review.start();
+    return () => review.stop();
+  }, [review]);
+  useEffect(() => {
+    if (connection === 'open') void review.load();
+  }, [review, connection]);
+  const state = useStore(review.store);
+  return <UpstreamServers state={state} actions={review} />;
+}

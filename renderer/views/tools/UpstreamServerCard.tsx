@@ -1,0 +1,137 @@
+import { useId } from 'react';
+import type { UpstreamSandbox, UpstreamServerView } from '../../../shared/upstream';
+import { launchKey, toolsToReview, trustAllKey, type UpstreamReviewState } from '../../store/upstreamReview';
+import { NameList } from '../common/NameList';
+import { ProblemNote } from '../common/ProblemNote';
+import { VisibleText } from '../common/VisibleText';
+import { UpstreamToolCard, type UpstreamActions } from './UpstreamToolCard';
+
+const STATUS_WORDS: Record<UpstreamServerView['status'], string> = {
+  'awaiting-launch': 'awaiting launch approval',
+  starting: 'starting',
+  ready: 'ready',
+  restarting: 'restarting',
+  failed: 'failed',
+  stopped: 'stopped',
+};
+
+/** What a stdio server may reach, or a plain warning that nothing holds it in. */
+function Sandbox({ server }: { server: UpstreamServerView }) {
+  if (server.transport === 'http') {
+    return <p className="note">Reached over HTTP: Toolgate does not run it, so no sandbox applies.</p>;
+  }
+  return (
+    <>
+      {server.sandboxed ? null : (
+        <p className="upstream-unsandboxed" role="note" data-testid="unsandboxed">
+          Runs without a sandbox: it can read, write and reach whatever your user account can.
+        </p>
+      )}
+      {server.sandbox ? <SandboxFacts sandbox={server.sandbox} sandboxed={server.sandboxed} /> : null}
+    </>
+  );
+}
+
+function SandboxFacts({ sandbox, sandboxed }: { sandbox: UpstreamSandbox; sandboxed: boolean }) {
+  return (
+    <dl className="upstream-facts" aria-label={sandboxed ? 'Sandbox' : 'Sandbox as servers.json sets it (not applied)'} data-testid="sandbox">
+      <div>
+        <dt>Network</dt>
+        <dd>{sandbox.network ? 'on' : 'off'}</dd>
+      </div>
+      <div>
+        <dt>Writable</dt>
+        <dd>
+          <NameList names={sandbox.writable} none="none" />
+        </dd>
+      </div>
+      <div>
+        <dt>Readable</dt>
+        <dd>
+          <NameList names={sandbox.readable} none="none" />
+        </dd>
+      </div>
+    </dl>
+  );
+}
+
+/** A stdio server that has never started: its exact command, and the person's yes that starts it. */
+function LaunchApproval({ server, state, actions }: { server: UpstreamServerView; state: UpstreamReviewState; actions: UpstreamActions }) {
+  const key = launchKey(server.name);
+  const busy = state.busy[key] === true;
+  const headingId = useId();
+  return (
+    <div className="upstream-launch" role="group" aria-labelledby={headingId} data-testid="launch-approval">
+      <h4 id={headingId}>Start this server?</h4>
+      <p>Toolgate will run exactly this command:</p>
+      <pre className="upstream-command" data-testid="launch-command">
+        <VisibleText text={server.launch} />
+      </pre>
+      <p className="note">Launch hash {server.launchHash}. If servers.json changes, it asks again.</p>
+      <div className="upstream-action">
+        <button type="button" className="approve" data-testid="approve-launch" disabled={busy} onClick={() => void actions.approveLaunch(server.name)}>
+          {busy ? 'Starting…' : 'Approve launch'}
+        </button>
+        <ProblemNote problem={state.problems[key]} testId="launch-problem" inline />
+      </div>
+    </div>
+  );
+}
+
+/**
+ * One upstream server: how it is reached and where it stands, what it may touch, the exact command
+ * or URL, its launch approval while it waits for one, the tools it lists and those the gate refused.
+ */
+export function UpstreamServerCard({ server, state, actions }: { server: UpstreamServerView; state: UpstreamReviewState; actions: UpstreamActions }) {
+  const headingId = useId();
+  const waiting = toolsToReview(server);
+  const allKey = trustAllKey(server.name);
+  return (
+    <section className="upstream-server" aria-labelledby={headingId} data-testid="upstream-server" data-server={server.name} data-status={server.status}>
+      <header className="upstream-server-head">
+        <h3 id={headingId}>
+          <VisibleText text={server.name} />
+        </h3>
+        <span className="note">{server.transport}</span>
+        <span className={`upstream-status upstream-status-${server.status}`} data-testid="upstream-status">
+          {STATUS_WORDS[server.status]}
+        </span>
+        {server.restarts > 0 ? <span className="note">restarted {server.restarts === 1 ? 'once' : `${server.restarts} times`}</span> : null}
+      </header>
+      {server.detail ? (
+        <p className="upstream-detail" data-testid="upstream-detail">
+          <VisibleText text={server.detail} />
+        </p>
+      ) : null}
+      <Sandbox server={server} />
+      <pre className="upstream-command" aria-label={server.transport === 'http' ? 'URL' : 'Launch command'} data-testid="upstream-launch">
+        <VisibleText text={server.launch} />
+      </pre>
+      {server.launchApproved ? null : <LaunchApproval server={server} state={state} actions={actions} />}
+      {server.refused.length > 0 ? (
+        <ul className="upstream-refused" aria-label={`Tools of ${server.name} the gate refused`}>
+          {server.refused.map((refused) => (
+            <li key={refused.name} data-testid="refused-tool">
+              <code>
+                <VisibleText text={refused.name} />
+              </code>{' '}
+              refused: <VisibleText text={refused.message} />
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {server.tools.length === 0 ? <p className="note">It lists no tools yet.</p> : null}
+      {server.tools.map((tool) => (
+        <UpstreamToolCard key={tool.name} server={server.name} tool={tool} state={state} actions={actions} />
+      ))}
+      {waiting.length > 1 ? (
+        <div className="upstream-action">
+          <button type="button" data-testid="trust-all" disabled={state.busy[allKey] === true} onClick={() => void actions.trustAllShown(server.name)}>
+            Trust all {waiting.length} shown
+          </button>
+          <ProblemNote problem={state.problems[allKey]} testId="trust-all-problem" inline />
+        </div>
+      ) : null}
+    </section>
+  );
+}
