@@ -1,4 +1,4 @@
-import { parseTree, printParseErrorCode, type FormattingOptions, type Node, type ParseError } from 'jsonc-parser';
+import { getNodeValue, parseTree, printParseErrorCode, type FormattingOptions, type Node, type ParseError } from 'jsonc-parser';
 import { GateError } from '../../shared/errors';
 import { lineColumn } from '../settings/settings';
 
@@ -43,4 +43,9 @@ export function objectProperties(node: Node): JsonProperty[] {
 export function formattingOf(text: string): FormattingOptions {
   const indent = /^([ \t]+)\S/m.exec(text)?.[1] ?? '  ';
   return { insertSpaces: !indent.startsWith('\t'), tabSize: indent.startsWith('\t') ? 1 : indent.length, eol: text.includes('\r\n') ? '\r\n' : '\n' };
+}
+
+/** A node's value as plain JSON data (jsonc-parser builds objects without a prototype, which compare unequal to plain ones). */
+export function plainValue(node: Node): unknown {
+  return JSON.parse(JSON.stringify(getNodeValue(node))) as unknown;
 }

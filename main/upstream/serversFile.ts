@@ -1,13 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { applyEdits, findNodeAtLocation, getNodeValue, modify } from 'jsonc-parser';
+import { applyEdits, findNodeAtLocation, modify } from 'jsonc-parser';
 import { z } from 'zod';
 import { GateError } from '../../shared/errors';
 import { ServerNameSchema, UpstreamSandboxSchema, type RefusedServer, type UpstreamServerConfig } from '../../shared/upstream';
 import { writeFileAtomically } from '../state/atomicFile';
 import { ensureHome } from '../state/stateFolder';
-import { formattingOf, objectProperties, parseJsoncTree } from './jsoncText';
+import { formattingOf, objectProperties, parseJsoncTree, plainValue } from './jsoncText';
 
 /**
  * $TOOLGATE_HOME/servers.json: the person's MCP servers in the `mcpServers` format Claude Desktop
@@ -212,7 +212,7 @@ export function parseServersFile(text: string, source: string): ServersFileConte
   const twice = new Set(properties.filter((property, index) => properties.findIndex((other) => other.key === property.key) !== index).map((property) => property.key));
   for (const { key: name, value } of properties) {
     if (Object.hasOwn(contents.entries, name)) continue;
-    const raw = getNodeValue(value) as unknown;
+    const raw = plainValue(value);
     contents.entries[name] = raw;
     if (twice.has(name)) {
       contents.refused.push({ name, field: 'name', message: `"${name}" is written more than once in mcpServers: keep one` });
