@@ -138,7 +138,7 @@ function refusalOf(name: string, error: z.ZodError, stdio: boolean): RefusedServ
   }
   const field = path.join('.');
   const text = issue.message.replace(/^Invalid input: /, '');
-  return { name, field, message: `${field} ${text}` };
+  return { name, field, message: text };
 }
 
 /**
