@@ -61,7 +61,7 @@ export function formatServerList(file: string, contents: ServersFileContents, st
 }
 
 /** What an import did, as lines: added, replaced, unchanged, refused and why, dropped fields, the rewrite. */
-export function formatImportReport(report: ImportReport, from: string): string {
+function formatImportReport(report: ImportReport, from: string): string {
   const lines = [`read ${report.source}`];
   const list = (label: string, names: string[]) => names.length > 0 && lines.push(`  ${label}: ${names.join(', ')}`);
   list('added', report.added);

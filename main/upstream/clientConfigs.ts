@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { posix, resolve, win32 } from 'node:path';
-import { findNodeAtLocation, type Node } from 'jsonc-parser';
+import { findNodeAtLocation } from 'jsonc-parser';
 import { GateError } from '../../shared/errors';
 import { objectProperties, parseJsoncTree, plainValue } from './jsoncText';
 
@@ -69,8 +69,6 @@ export interface ClientServers {
   config: ClientConfig;
   bytes: Buffer;
   text: string;
-  /** The `mcpServers` node, for edits that touch only it. */
-  serversNode: Node;
   servers: { name: string; raw: unknown }[];
 }
 
@@ -96,7 +94,7 @@ export function readClientServers(config: ClientConfig): ClientServers {
     const hint = config.client === 'claude-code' ? ' (Claude Code keeps a project\'s servers in its .mcp.json: --project DIR)' : '';
     throw new GateError('EVALIDATION', `${path} holds no "mcpServers" object, so there is nothing to import${hint}`);
   }
-  return { config, bytes, text, serversNode, servers: objectProperties(serversNode).map(({ key, value }) => ({ name: key, raw: plainValue(value) })) };
+  return { config, bytes, text, servers: objectProperties(serversNode).map(({ key, value }) => ({ name: key, raw: plainValue(value) })) };
 }
 
 /** The fields of a client's entry that servers.json takes; the rest are the client's own. */

@@ -67,7 +67,7 @@ const SandboxEntrySchema = UpstreamSandboxSchema.extend({
 }).strict();
 
 /** A server Toolgate starts: a program and its arguments, run in its sandbox. */
-export const StdioEntrySchema = z
+const StdioEntrySchema = z
   .object({
     /** The transport; implied by `command`. */
     type: z.literal('stdio').optional(),
@@ -87,7 +87,7 @@ export const StdioEntrySchema = z
   .strict();
 
 /** A server Toolgate reaches over Streamable HTTP. */
-export const HttpEntrySchema = z
+const HttpEntrySchema = z
   .object({
     /** The transport; implied by `url`. */
     type: z.enum(['http', 'streamable-http']).optional(),
@@ -102,9 +102,6 @@ export const HttpEntrySchema = z
     disabled: z.boolean().optional(),
   })
   .strict();
-
-/** One entry of mcpServers as written in the file. */
-export type ServerEntry = z.input<typeof StdioEntrySchema> | z.input<typeof HttpEntrySchema>;
 
 /** What one entry of mcpServers comes to. */
 export type ParsedEntry = { kind: 'server'; config: UpstreamServerConfig } | { kind: 'disabled' } | { kind: 'refused'; refused: RefusedServer };

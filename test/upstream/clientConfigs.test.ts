@@ -6,7 +6,7 @@ import { bridgeEntry, rewritesFilePath, undoRewrite } from '../../main/upstream/
 import { importServers } from '../../main/upstream/serverImport';
 import { readServersFile, serversFilePath } from '../../main/upstream/serversFile';
 import { toolgateRoot } from '../../main/state/paths';
-import { GateError } from '../../shared/errors';
+import { gateErrorOf } from '../fixtures/gateErrors';
 import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
 
 let base: string;
@@ -23,16 +23,6 @@ function clientFile(text: string, name = 'claude_desktop_config.json', mode = 0o
   writeFileSync(path, text, { mode });
   chmodSync(path, mode);
   return { client: 'file', path };
-}
-
-function thrown(run: () => unknown): GateError {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(GateError);
-    return error as GateError;
-  }
-  throw new Error('expected a GateError');
 }
 
 /** A Claude Desktop config with settings besides its servers, odd spacing and a tab, to prove they stay byte for byte. */
@@ -61,9 +51,9 @@ describe('clientConfigPath', () => {
     expect(clientConfigPath('./some/mcp.json', lookup)).toEqual({ client: 'file', path: join(process.cwd(), 'some/mcp.json') });
   });
 
-  it('refuses a --from that is neither a client nor a file, and --project where there is none', () => {
-    expect(thrown(() => clientConfigPath('claude')).message).toContain('--from takes claude-desktop, claude-code, cursor');
-    expect(thrown(() => clientConfigPath('claude-desktop', { project: '/work/app' })).message).toContain('no project config');
+  it('refuses a --from that is neither a client nor a file, and --project where there is none', async () => {
+    expect((await gateErrorOf(() => clientConfigPath('claude'))).message).toContain('--from takes claude-desktop, claude-code, cursor');
+    expect((await gateErrorOf(() => clientConfigPath('claude-desktop', { project: '/work/app' }))).message).toContain('no project config');
   });
 });
 
@@ -129,18 +119,18 @@ describe('importServers', () => {
     expect(readServersFile(home).servers.find((server) => server.name === 'files')).toMatchObject({ command: 'npx' });
   });
 
-  it('a client config that is not JSON is a clear error and nothing is written', () => {
+  it('a client config that is not JSON is a clear error and nothing is written', async () => {
     const config = clientFile('{ "mcpServers": { "a": { "command": "npx" } ');
-    const error = thrown(() => importServers(home, config, { rewrite: true }));
+    const error = await gateErrorOf(() => importServers(home, config, { rewrite: true }));
     expect(error.message).toContain(`${config.path} is not JSON`);
     expect(error.message).toMatch(/line \d+, column \d+/);
     expect(existsSync(home)).toBe(false);
     expect(readdirSync(base)).toEqual(['claude_desktop_config.json']);
   });
 
-  it('a missing client config or one without mcpServers says so', () => {
-    expect(thrown(() => importServers(home, { client: 'cursor', path: join(base, 'nope.json') })).message).toContain('there is no cursor config at');
-    expect(thrown(() => importServers(home, clientFile('{"theme": "dark"}'))).message).toContain('holds no "mcpServers"');
+  it('a missing client config or one without mcpServers says so', async () => {
+    expect((await gateErrorOf(() => importServers(home, { client: 'cursor', path: join(base, 'nope.json') }))).message).toContain('there is no cursor config at');
+    expect((await gateErrorOf(() => importServers(home, clientFile('{"theme": "dark"}')))).message).toContain('holds no "mcpServers"');
   });
 
   it('skips an entry that is Toolgate\'s own bridge', () => {
@@ -152,7 +142,7 @@ describe('importServers', () => {
 });
 
 describe('rewrite and undo', () => {
-  it('rewrites only mcpServers (the rest byte-identical, the mode kept), backs up first, and undo restores the file exactly', () => {
+  it('rewrites only mcpServers (the rest byte-identical, the mode kept), backs up first, and undo restores the file exactly', async () => {
     const config = clientFile(DESKTOP_CONFIG, 'claude_desktop_config.json', 0o640);
     const report = importServers(home, config, { rewrite: true, replace: false });
     const record = report.rewrite!;
@@ -173,21 +163,21 @@ describe('rewrite and undo', () => {
     expect(statSync(config.path).mode & 0o777).toBe(0o640);
     expect(JSON.parse(readFileSync(rewritesFilePath(home), 'utf8')).rewrites).toHaveLength(1);
 
-    expect(thrown(() => importServers(home, config, { rewrite: true })).message).toContain('already rewritten');
+    expect((await gateErrorOf(() => importServers(home, config, { rewrite: true }))).message).toContain('already rewritten');
 
     expect(undoRewrite(home, { file: config.path }).outcome).toBe('restored');
     expect(readFileSync(config.path, 'utf8')).toBe(DESKTOP_CONFIG);
     expect(statSync(config.path).mode & 0o777).toBe(0o640);
     expect(existsSync(record.backup)).toBe(false);
-    expect(thrown(() => undoRewrite(home)).message).toContain('rewritten no client config');
+    expect((await gateErrorOf(() => undoRewrite(home))).message).toContain('rewritten no client config');
   });
 
-  it('refuses an undo after the client file was edited since, leaving it untouched; --force puts back only mcpServers', () => {
+  it('refuses an undo after the client file was edited since, leaving it untouched; --force puts back only mcpServers', async () => {
     const config = clientFile(DESKTOP_CONFIG);
     const { rewrite } = importServers(home, config, { rewrite: true });
     const edited = readFileSync(config.path, 'utf8').replace('"dark"', '"light"');
     writeFileSync(config.path, edited);
-    const error = thrown(() => undoRewrite(home));
+    const error = await gateErrorOf(() => undoRewrite(home));
     expect(error.message).toContain('changed since Toolgate rewrote it');
     expect(error.message).toContain(rewrite!.backup);
     expect(readFileSync(config.path, 'utf8')).toBe(edited);
@@ -197,10 +187,10 @@ describe('rewrite and undo', () => {
     expect(existsSync(rewrite!.backup)).toBe(true);
   });
 
-  it('refuses to rewrite when a server would be lost, writing nothing', () => {
+  it('refuses to rewrite when a server would be lost, writing nothing', async () => {
     const config = clientFile(JSON.stringify({ mcpServers: { ok: { command: 'npx' }, web: { url: 'http://mcp.example.com/mcp' } } }));
     const before = readFileSync(config.path, 'utf8');
-    expect(thrown(() => importServers(home, config, { rewrite: true })).message).toContain('would lose web');
+    expect((await gateErrorOf(() => importServers(home, config, { rewrite: true }))).message).toContain('would lose web');
     expect(readFileSync(config.path, 'utf8')).toBe(before);
     expect(existsSync(home)).toBe(false);
     expect(readdirSync(base)).toEqual(['claude_desktop_config.json']);

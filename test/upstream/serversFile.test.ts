@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseServersFile, readServersFile, serversFilePath, writeServersFile } from '../../main/upstream/serversFile';
-import { GateError } from '../../shared/errors';
+import { gateErrorOf } from '../fixtures/gateErrors';
 import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
 
 let home: string;
@@ -117,16 +117,8 @@ describe('parseServersFile', () => {
     expect(refused).toEqual([{ name: 'twin', field: 'name', message: expect.stringContaining('more than once') }]);
   });
 
-  it('throws for text that is not JSON, naming the file, line and column', () => {
-    const error = (() => {
-      try {
-        parseServersFile('{\n  "mcpServers": {\n    "a": { "command": "x" }\n    "b": {}\n  }\n}', '/home/me/.toolgate/servers.json');
-      } catch (caught) {
-        return caught as GateError;
-      }
-      throw new Error('expected a throw');
-    })();
-    expect(error).toBeInstanceOf(GateError);
+  it('throws for text that is not JSON, naming the file, line and column', async () => {
+    const error = await gateErrorOf(() => parseServersFile('{\n  "mcpServers": {\n    "a": { "command": "x" }\n    "b": {}\n  }\n}', '/home/me/.toolgate/servers.json'));
     expect(error.code).toBe('EVALIDATION');
     expect(error.message).toContain('/home/me/.toolgate/servers.json is not JSON');
     expect(error.message).toContain('line 4, column 5');
