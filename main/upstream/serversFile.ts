@@ -124,6 +124,22 @@ function unknownField(name: string, field: string, stdio: boolean): RefusedServe
   return { name, field, message };
 }
 
+/** How each field is written, for a field of the wrong type. */
+const FIELD_EXAMPLES: Record<string, string> = {
+  command: '"npx"',
+  args: '["-y", "@modelcontextprotocol/server-github"]',
+  env: '{"GITHUB_TOKEN": "$ENV.GITHUB_TOKEN"}',
+  cwd: '"/home/you/projects"',
+  url: '"https://mcp.example.com/mcp"',
+  headers: '{"Authorization": "Bearer $ENV.TOKEN"}',
+  disabled: 'true',
+  sandbox: '{"network": false, "writable": ["/home/you/notes"]}',
+  'sandbox.network': 'true',
+  'sandbox.readable': '["/home/you/docs"]',
+  'sandbox.writable': '["/home/you/notes"]',
+  'sandbox.env': '["GITHUB_TOKEN"]',
+};
+
 /** The refusal for the first problem zod found, with the field as a dotted path. */
 function refusalOf(name: string, error: z.ZodError, stdio: boolean): RefusedServer {
   const issue = error.issues[0]!;
@@ -135,7 +151,8 @@ function refusalOf(name: string, error: z.ZodError, stdio: boolean): RefusedServ
   }
   const field = path.join('.');
   const text = issue.message.replace(/^Invalid input: /, '');
-  return { name, field, message: text };
+  const example = issue.code === 'invalid_type' ? FIELD_EXAMPLES[field] : undefined;
+  return { name, field, message: example ? `${text}: write it like "${field}": ${example}` : text };
 }
 
 /**

@@ -108,6 +108,8 @@ describe('parseServersFile', () => {
     expect(refusalOf({ url: 'https://x.example/mcp', headers: { 'X-Retries': 3 } })).toMatchObject({ field: 'headers.X-Retries' });
     expect(refusalOf({ command: 'npx', type: 'http' })).toMatchObject({ field: 'type' });
     expect(refusalOf({ command: 'npx', cwd: 'src' })).toMatchObject({ field: 'cwd' });
+    expect(refusalOf({ command: 'npx', args: '-y server' })).toMatchObject({ field: 'args', message: expect.stringContaining('write it like "args": ["-y"') });
+    expect(refusalOf({ command: 'npx', sandbox: { network: 'yes' } })).toMatchObject({ field: 'sandbox.network', message: expect.stringContaining('"sandbox.network": true') });
   });
 
   it('refuses a name written twice: neither copy starts', () => {
