@@ -65,6 +65,43 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
     ],
   },
   {
+    name: 'servers',
+    summary: 'list, import and hand back the MCP servers the gate runs as SERVER__TOOL ($TOOLGATE_HOME/servers.json)',
+    subcommands: [
+      {
+        name: 'list',
+        summary: 'print each server: transport, command or URL, sandbox; the disabled ones and the refused entries with their field',
+        options: [{ name: 'json', description: 'print them as JSON' }],
+        details: 'Exit 0 when every entry is sound, 1 when some entry is refused (the others still start), 2 when servers.json is not JSON.',
+      },
+      {
+        name: 'import',
+        summary: "copy a client's MCP servers into servers.json; --rewrite then points the client at Toolgate alone",
+        options: [
+          { name: 'from', value: 'CLIENT|FILE', description: 'claude-desktop, claude-code, cursor, or the path of a file holding "mcpServers"' },
+          { name: 'project', value: 'DIR', description: "the project's config instead of the user's: DIR/.mcp.json (claude-code) or DIR/.cursor/mcp.json (cursor)" },
+          { name: 'replace', description: "take the client's entry for a name servers.json already has with another (default: refuse it)" },
+          { name: 'rewrite', description: "then replace the client's mcpServers with one entry running `toolgate mcp`, after a backup beside it" },
+        ],
+        details: [
+          'Fields Toolgate does not take (alwaysAllow, autoApprove, timeout…) are dropped and listed; ${VAR} in env and',
+          'header values becomes a $ENV.VAR secret. --rewrite is refused when some server would not be imported.',
+          'Exit 0 imported, 1 when some server was refused (the others were imported), 2 on an unreadable config.',
+        ].join('\n'),
+      },
+      {
+        name: 'undo',
+        summary: "put back a client config Toolgate rewrote, from its backup (the last rewrite, or the one --from names)",
+        options: [
+          { name: 'from', value: 'CLIENT|FILE', description: 'the client or file whose rewrite to undo (default: the last one)' },
+          { name: 'project', value: 'DIR', description: 'with --from claude-code or cursor: that project\'s config' },
+          { name: 'force', description: 'when the file changed since, put back only its mcpServers from the backup, keeping the other changes' },
+        ],
+        details: 'A file changed since the rewrite is refused and left as it is, unless --force. Exit 0 restored, 2 refused.',
+      },
+    ],
+  },
+  {
     name: 'audit',
     summary: 'check or read the audit log',
     subcommands: [

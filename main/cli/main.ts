@@ -8,6 +8,7 @@ import { auditCommand, callCommand, consoleCommand, mcpCommand, toolsCommand, ty
 import { policyCommand } from './policyCommands';
 import { secretCommand } from './secretCommands';
 import { serveCommand } from './serveCommand';
+import { serversCommand } from './serverCommands';
 
 const COMMANDS: Record<string, (argv: string[], io: Io) => Promise<number>> = {
   serve: serveCommand,
@@ -18,6 +19,7 @@ const COMMANDS: Record<string, (argv: string[], io: Io) => Promise<number>> = {
   audit: auditCommand,
   policy: policyCommand,
   secret: secretCommand,
+  servers: serversCommand,
 };
 
 /** How often serve checks that the process that started it is still there. */

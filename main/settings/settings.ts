@@ -117,7 +117,7 @@ function nearestKey(key: string): SettingKey | undefined {
 }
 
 /** The line and column of a character offset in a text, 1-based. */
-function lineColumn(text: string, offset: number): string {
+export function lineColumn(text: string, offset: number): string {
   const before = text.slice(0, offset).split('\n');
   return `line ${before.length}, column ${before.at(-1)!.length + 1}`;
 }

@@ -3,17 +3,17 @@ import { closeSync, constants, fchmodSync, fsyncSync, openSync, renameSync, rmSy
 import { basename, dirname, join } from 'node:path';
 
 /**
- * Replaces (or creates) the state file `path` with `text` so a reader sees the old content or the
- * new, never half of either, and a crash leaves one of the two: the text goes to a temp file beside
- * it (created exclusively, never through a symlink), is flushed to disk, given `mode`, and renamed
- * over the file; the folder is flushed so the rename itself survives a power cut.
+ * Replaces (or creates) `path` with `content` so that a reader, or the file after a crash, holds
+ * either the old content or the new, never part of one: a temp file beside it (created
+ * exclusively, never through a symlink) is written, given `mode` (not narrowed by the umask),
+ * flushed to disk and renamed over it; the folder is flushed so the rename itself survives a power cut.
  */
-export function writeFileAtomic(path: string, text: string, mode: number): void {
+export function writeFileAtomically(path: string, content: string | Uint8Array, mode: number): void {
   const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
   const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), mode);
   try {
     try {
-      writeSync(fd, text);
+      writeSync(fd, typeof content === 'string' ? Buffer.from(content, 'utf8') : content);
       fchmodSync(fd, mode);
       fsyncSync(fd);
     } finally {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { GateError } from '../../shared/errors';
+import { writeFileAtomically } from './atomicFile';
 import { statePaths } from './paths';
 
 /** Creates the state folder (0700) if missing. */
@@ -8,11 +9,9 @@ export function ensureHome(home: string): void {
   mkdirSync(home, { recursive: true, mode: 0o700 });
 }
 
-/** Writes a file atomically with the given mode. */
+/** Writes a file atomically, readable and writable by its owner only (0600). */
 export function writePrivateFile(path: string, content: string): void {
-  const temp = `${path}.${randomBytes(4).toString('hex')}.tmp`;
-  writeFileSync(temp, content, { mode: 0o600 });
-  renameSync(temp, path);
+  writeFileAtomically(path, content, 0o600);
 }
 
 /** A token file's content when it holds a well-formed token; a readable-by-others file is tightened first. */

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { GateError } from '../../shared/errors';
 import { ToolClassSchema, UPSTREAM_SEPARATOR, UpstreamToolDefinitionSchema, type ToolClass, type UpstreamToolDefinition } from '../../shared/upstream';
-import { writeFileAtomic } from '../state/atomicFile';
+import { writeFileAtomically } from '../state/atomicFile';
 import { pinHash } from './definitionPin';
 import { suggestedClass } from './suggestedClass';
 import type { PinState, ReviewStore, ToolReview } from './types';
@@ -75,7 +75,7 @@ export function openReviewStore(home: string): ReviewStore {
   };
   const save = () => {
     mkdirSync(home, { recursive: true, mode: 0o700 });
-    writeFileAtomic(file, `${JSON.stringify(toFile(servers), null, 2)}\n`, 0o600);
+    writeFileAtomically(file, `${JSON.stringify(toFile(servers), null, 2)}\n`, 0o600);
     seen = fileVersion(file);
   };
   const serverReviews = (server: string): ServerReviews => {
