@@ -66,7 +66,7 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
   },
   {
     name: 'servers',
-    summary: 'list, import and hand back the MCP servers the gate runs as SERVER__TOOL ($TOOLGATE_HOME/servers.json)',
+    summary: 'list, import, review and hand back the MCP servers the gate runs as SERVER__TOOL ($TOOLGATE_HOME/servers.json)',
     subcommands: [
       {
         name: 'list',
@@ -98,6 +98,20 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
           { name: 'force', description: 'when the file changed since, put back only its mcpServers from the backup, keeping the other changes' },
         ],
         details: 'A file changed since the rewrite is refused and left as it is, unless --force. Exit 0 restored, 2 refused.',
+      },
+      {
+        name: 'review',
+        args: 'NAME',
+        summary: "show a server's exact launch, each tool's definition, class and findings (a changed one beside the old), then trust them",
+        options: [
+          { name: 'yes', description: 'start it and trust its tools without asking (refused while a definition has findings)' },
+          { name: 'accept-findings', description: 'with --yes: trust tools whose definitions have findings too' },
+          { name: 'tier', value: 'TIER', description: 'judge every tool trusted now at this tier (SAFE…DANGEROUS) instead of its suggested or earlier class' },
+        ],
+        details: [
+          'Asks before starting a server whose launch was never approved (that also lets the gate start it), then before trusting.',
+          'A running gate applies the reviews within a second. Exit 0 trusted (or nothing to trust), 1 you said no, 2 refused.',
+        ].join('\n'),
       },
     ],
   },

@@ -1,3 +1,7 @@
+import { createInterface } from 'node:readline/promises';
+import { ChainSecretProvider, EnvironmentSecretProvider, FileSecretProvider } from '../secrets/secretProvider';
+import { statePaths } from '../state/paths';
+import { reviewCommand } from '../upstream/reviewCommand';
 import type { UpstreamServerConfig } from '../../shared/upstream';
 import { clientConfigPath } from '../upstream/clientConfigs';
 import { undoRewrite, type UndoReport } from '../upstream/clientRewrite';
@@ -96,8 +100,9 @@ function noPositionals(args: ParsedArgs, sub: string): void {
 /** `toolgate servers list|import|undo`: the servers file, imports from clients, and undoing a client's rewrite. */
 export async function serversCommand(argv: string[], io: Io): Promise<number> {
   const sub = subcommandOf(commandSpec('servers'), argv);
-  if (!sub) throw new UsageError('servers takes `list`, `import` or `undo`');
+  if (!sub) throw new UsageError('servers takes `list`, `import`, `review` or `undo`');
   const args = parseCommandLine(sub, argv, `servers ${sub.name}`);
+  if (sub.name === 'review') return serversReview(args, io);
   noPositionals(args, sub.name);
   if (sub.name === 'list') {
     const file = serversFilePath(io.home);
@@ -118,4 +123,33 @@ export async function serversCommand(argv: string[], io: Io): Promise<number> {
   const file = from ? clientConfigPath(from, { project }).path : undefined;
   io.out(formatUndoReport(undoRewrite(io.home, { file, force: flag(args, 'force') !== undefined })));
   return 0;
+}
+
+/** `toolgate servers review NAME`: asks at the terminal when there is one. */
+async function serversReview(args: ParsedArgs, io: Io): Promise<number> {
+  const [, server, extra] = args.positionals;
+  if (!server) throw new UsageError('servers review needs the NAME of a server in servers.json');
+  if (extra !== undefined) throw new UsageError(`servers review takes one NAME, not also ${JSON.stringify(extra)}`);
+  const tier = flag(args, 'tier');
+  return reviewCommand({
+    home: io.home,
+    server,
+    yes: flag(args, 'yes') !== undefined,
+    acceptFindings: flag(args, 'accept-findings') !== undefined,
+    ...(tier !== undefined ? { tier } : {}),
+    secrets: new ChainSecretProvider([new FileSecretProvider(statePaths(io.home).secrets), new EnvironmentSecretProvider(process.env, [])]),
+    out: io.out,
+    ...(process.stdin.isTTY ? { ask: askAtTerminal } : {}),
+  });
+}
+
+/** A yes/no question at the terminal; anything but y or yes is no. */
+async function askAtTerminal(question: string): Promise<boolean> {
+  const lines = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    const answer = await lines.question(`${question} [y/N] `);
+    return /^y(es)?$/i.test(answer.trim());
+  } finally {
+    lines.close();
+  }
 }

@@ -47,7 +47,13 @@ export function suggestRules(manifest: ToolManifest, input: unknown, facts: Call
     narrow.push(rule);
     broad.push(rule);
   }
-  if (narrow.length === 0) return [{ rule: manifest.name, covers: `every call of ${manifest.name}` }];
+  const every = { rule: manifest.name, covers: `every call of ${manifest.name}` };
+  if (parts.arguments) {
+    const exact = exactArguments(parts.arguments);
+    const names = Object.keys(parts.arguments).join(', ');
+    return exact ? [{ rule: `${manifest.name}(${exact})`, covers: `calls with these values of ${names}` }, every] : [every];
+  }
+  if (narrow.length === 0) return [every];
   const unique = (rules: string[]) => [...new Set(rules)].join('\n');
   const suggestions: RuleSuggestion[] = [{ rule: unique(narrow), covers: describeNarrow(parts.commands !== undefined, parts.paths.length + parts.redirects.length > 0) }];
   if (broader && unique(broad) !== suggestions[0]!.rule) suggestions.push({ rule: unique(broad), covers: parts.commands ? 'these programs and sub-commands, with any arguments' : 'anything in the same folder' });
@@ -74,4 +80,18 @@ function folderSpecifier(path: ResolvedPath, anchors: PathAnchors): string {
   if (inside === '') return '**';
   if (!inside.startsWith('..')) return `${literalPathGlob(inside.startsWith('~') ? `./${inside}` : inside)}/**`;
   return `/${literalPathGlob(folder)}/**`;
+}
+
+/**
+ * An upstream call's arguments as `name="value"` pairs matching exactly; undefined when a rule
+ * cannot pin them all (an object or list argument, too many, too long), so no suggestion allows
+ * more than the call shown.
+ */
+function exactArguments(args: Readonly<Record<string, unknown>>): string | undefined {
+  const pairs = Object.entries(args);
+  if (pairs.length === 0 || pairs.length > 5 || pairs.some(([, value]) => !['string', 'number', 'boolean'].includes(typeof value))) return undefined;
+  const written = pairs.map(([name, value]) => [name, String(value)] as const);
+  if (written.some(([name, value]) => !/^[A-Za-z0-9_-]+$/.test(name) || value.length > 200)) return undefined;
+  // Glob characters in a value are escaped: the rule matches the value as it is, nothing more.
+  return written.map(([name, value]) => `${name}=${JSON.stringify(value.replace(/[\\*?[\]{}()!+@|^$]/g, (char) => `\\${char}`))}`).join(', ');
 }

@@ -1,0 +1,124 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { UpstreamOverview } from '../../shared/upstream';
+import { startGate, type RunningGate } from '../../main/gate/startGate';
+import { openReviewStore } from '../../main/upstream/reviews';
+import { toolgateRoot } from '../../main/state/paths';
+import { callIdOf, connectMcp, makeTempDirs, nextApproval, readToken, textOf, type TempDirs } from './helpers';
+
+const FILESYSTEM = resolve('node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
+const EVERYTHING = resolve('node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+
+let dirs: TempDirs;
+let running: RunningGate;
+let client: Client;
+
+/** Waits until every server of the overview is ready. */
+async function allReady(): Promise<UpstreamOverview> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const overview = await running.backend.handlers.upstreamServers({});
+    if (overview.servers.every((server) => server.status === 'ready' && server.tools.length > 0)) return overview;
+    if (Date.now() > deadline) throw new Error(`servers not ready: ${JSON.stringify(overview.servers.map((server) => [server.name, server.status, server.detail]))}`);
+    await new Promise((resolveWait) => setTimeout(resolveWait, 100));
+  }
+}
+
+beforeAll(async () => {
+  dirs = makeTempDirs();
+  // What the servers' sandboxes must be able to read when this checkout or Node lives under /tmp (hidden there).
+  const readable = [toolgateRoot(), dirname(dirname(process.execPath))];
+  writeFileSync(
+    join(dirs.home, 'servers.json'),
+    JSON.stringify({
+      mcpServers: {
+        fs: { command: process.execPath, args: [FILESYSTEM, dirs.workspace], sandbox: { readable, writable: [dirs.workspace] } },
+        everything: { command: process.execPath, args: [EVERYTHING, 'stdio'], sandbox: { readable } },
+      },
+    }),
+  );
+  const managedPolicyFile = join(dirs.outside, 'managed-policy.json');
+  writeFileSync(managedPolicyFile, JSON.stringify({ deny: [{ rule: 'fs__write_file(path=**/private/**)', reason: 'private stays by hand' }] }));
+  running = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, approvalTimeoutMs: 30_000, poolSize: 1, managedPolicyFile });
+  client = await connectMcp(running.mcpUrl, readToken(dirs.home));
+}, 60_000);
+
+afterAll(async () => {
+  await client?.close();
+  await running?.close();
+  dirs?.remove();
+});
+
+describe('upstream MCP servers behind the gate', () => {
+  it('starts nothing until the person approves each exact launch; then the official client lists their tools as server__tool', async () => {
+    const waiting = await running.backend.handlers.upstreamServers({});
+    expect(waiting.servers.map((server) => [server.name, server.status])).toEqual([
+      ['fs', 'awaiting-launch'],
+      ['everything', 'awaiting-launch'],
+    ]);
+    expect(waiting.servers[0]!.launch).toContain(FILESYSTEM);
+    expect((await client.listTools()).tools.some((tool) => tool.name.includes('__'))).toBe(false);
+
+    for (const server of waiting.servers) await running.backend.handlers.approveUpstreamLaunch({ server: server.name, launchHash: server.launchHash });
+    await allReady();
+    const names = (await client.listTools()).tools.map((tool) => tool.name);
+    expect(names).toEqual(expect.arrayContaining(['fs__write_file', 'fs__read_text_file', 'everything__echo', 'read_file']));
+  }, 60_000);
+
+  it('a write through the filesystem server asks with its diff, and once approved lands in the workspace', async () => {
+    writeFileSync(join(dirs.workspace, 'notes.md'), 'one\n');
+    const asked = nextApproval(running.backend);
+    const call = client.callTool({ name: 'fs__write_file', arguments: { path: join(dirs.workspace, 'notes.md'), content: 'one\ntwo\n' } });
+    const request = await asked;
+    expect(request.tool).toBe('fs__write_file');
+    expect(request.preview).toMatchObject({ kind: 'diff', path: 'notes.md', before: 'one\n', after: 'one\ntwo\n' });
+    expect(readFileSync(join(dirs.workspace, 'notes.md'), 'utf8')).toBe('one\n');
+    await running.backend.handlers.decideApproval({ approvalId: request.approvalId, decision: 'approve' });
+    const result = await call;
+    expect(result.isError).toBeFalsy();
+    expect(readFileSync(join(dirs.workspace, 'notes.md'), 'utf8')).toBe('one\ntwo\n');
+    const kinds = running.gate.audit.forCall(callIdOf(result)).map((record) => record.kind);
+    expect(kinds).toEqual(['invoked', 'capability', 'policy', 'approval-requested', 'approval-decided', 'started', 'completed']);
+  }, 30_000);
+
+  it('a call a rule denies never reaches the server', async () => {
+    const target = join(dirs.workspace, 'private', 'plan.md');
+    const result = await client.callTool({ name: 'fs__write_file', arguments: { path: target, content: 'leak' } });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/^EDENIED: denied by policy: private stays by hand/);
+    expect(existsSync(target)).toBe(false);
+    expect(running.gate.audit.forCall(callIdOf(result)).map((record) => record.kind)).not.toContain('started');
+  });
+
+  it('arguments that break the server\'s own schema are refused by the gate before anyone is asked', async () => {
+    const result = await client.callTool({ name: 'everything__echo', arguments: { message: 42 } });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/^EVALIDATION: invalid arguments for everything__echo: .*message/);
+  });
+
+  it('a tool whose definition differs from the one trusted is hidden and refused until the person reviews it again', async () => {
+    const overview = await running.backend.handlers.upstreamServers({});
+    const echo = overview.servers.find((server) => server.name === 'everything')!.tools.find((tool) => tool.name === 'echo')!;
+    // Trusted as it is: it runs without asking.
+    await running.backend.handlers.reviewUpstream({ server: 'everything', tools: [{ name: 'echo', definitionHash: echo.definitionHash, class: { tier: 'SAFE', sideEffects: [] } }] });
+    const trusted = await client.callTool({ name: 'everything__echo', arguments: { message: 'hi' } });
+    expect(textOf(trusted)).toBe('Echo: hi');
+
+    // The pin now says the person trusted another description: what the server sends is a changed definition.
+    openReviewStore(dirs.home).trust('everything', [{ definition: { ...echo.definition, description: 'the echo the person once read' }, class: { tier: 'SAFE', sideEffects: [] } }]);
+    const deadline = Date.now() + 10_000;
+    while ((await client.listTools()).tools.some((tool) => tool.name === 'everything__echo')) {
+      if (Date.now() > deadline) throw new Error('the changed tool is still listed');
+      await new Promise((resolveWait) => setTimeout(resolveWait, 100));
+    }
+    const refused = await client.callTool({ name: 'everything__echo', arguments: { message: 'hi' } });
+    expect(textOf(refused)).toMatch(/^EUNAVAILABLE: everything__echo changed since you reviewed it and is disabled/);
+    const changed = (await running.backend.handlers.upstreamServers({})).servers.find((server) => server.name === 'everything')!.tools.find((tool) => tool.name === 'echo')!;
+    expect(changed).toMatchObject({ pin: 'changed', previous: { description: 'the echo the person once read' } });
+
+    await running.backend.handlers.reviewUpstream({ server: 'everything', tools: [{ name: 'echo', definitionHash: changed.definitionHash, class: { tier: 'SAFE', sideEffects: [] } }] });
+    expect(textOf(await client.callTool({ name: 'everything__echo', arguments: { message: 'again' } }))).toBe('Echo: again');
+  }, 30_000);
+});
