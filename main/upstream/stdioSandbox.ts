@@ -36,7 +36,8 @@ export function upstreamSandboxArguments(sandbox: UpstreamSandbox, home: string,
 /**
  * The environment a server runs with: PATH, HOME and LANG, the variables its sandbox names taken from
  * the gate's environment, and its own `env` (secrets already resolved). A name starting with
- * TOOLGATE_ in its env is refused; in its sandbox's list it is skipped.
+ * TOOLGATE_ in its env is refused; in its sandbox's list it is skipped. (Inside bubblewrap the server
+ * also finds PWD, which bubblewrap sets to the folder it starts in.)
  */
 export function upstreamEnvironment(server: string, sandbox: UpstreamSandbox, env: Record<string, string>, source: NodeJS.ProcessEnv = process.env): Record<string, string> {
   const own = Object.keys(env).find((name) => name.startsWith(GATE_PREFIX));

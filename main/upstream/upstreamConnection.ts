@@ -1,4 +1,4 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
+import { setTimeout as delay, setImmediate as nextTurn } from 'node:timers/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -118,6 +118,8 @@ class UpstreamServerConnection implements UpstreamConnection {
   private vetted: UpstreamToolDefinition[] = [];
   private refused: RefusedTool[] = [];
   private session: Session | undefined;
+  /** The instance being started, which close() ends too. */
+  private starting: Session | undefined;
   private restartTimer: NodeJS.Timeout | undefined;
   private closed = false;
   private readonly listeners = new Set<(tools: UpstreamToolDefinition[]) => void>();
@@ -158,7 +160,7 @@ class UpstreamServerConnection implements UpstreamConnection {
     try {
       await this.launch();
     } catch (error) {
-      this.setStatus('failed', errorText(error));
+      if (!this.closed) this.setStatus('failed', errorText(error));
       throw error;
     }
   }
@@ -197,10 +199,10 @@ class UpstreamServerConnection implements UpstreamConnection {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.restartTimer);
-    const session = this.session;
+    const sessions = [this.session, this.starting].filter((session) => session !== undefined);
     this.session = undefined;
     this.setStatus('stopped', 'closed by the gate');
-    if (session) await this.end(session);
+    await Promise.all(sessions.map((session) => this.end(session)));
   }
 
   private setStatus(status: UpstreamStatus, detail: string | undefined): void {
@@ -243,6 +245,7 @@ class UpstreamServerConnection implements UpstreamConnection {
   private async launch(): Promise<void> {
     const name = this.config.name;
     const { transport, stderr } = await this.makeTransport();
+    if (this.closed) throw new GateError('EUNAVAILABLE', `server ${name} was stopped while it started`);
     const session: Session = { client: new Client({ name: 'toolgate', version: '1' }), transport, stderr, closed: Promise.resolve(), ending: false, overflowed: false };
     session.closed = new Promise((resolve) => {
       session.client.onclose = () => {
@@ -256,9 +259,11 @@ class UpstreamServerConnection implements UpstreamConnection {
     session.client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.refreshTools(session));
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(), this.limits.startTimeoutMs);
+    this.starting = session;
     try {
       await session.client.connect(transport, { signal: deadline.signal, timeout: this.limits.startTimeoutMs });
       const listed = await this.fetchTools(session.client, deadline.signal, this.limits.startTimeoutMs);
+      if (this.closed) throw new Error('stopped');
       this.session = session;
       this.takeList(listed);
       this.failuresInARow = 0;
@@ -268,12 +273,14 @@ class UpstreamServerConnection implements UpstreamConnection {
       await nextTurn();
       const why = stderr?.suffix() ?? '';
       await this.end(session);
+      if (this.closed) throw new GateError('EUNAVAILABLE', `server ${name} was stopped while it started`);
       if (deadline.signal.aborted) {
         throw new GateError('ETIMEOUT', `server ${name} did not finish starting (connect and list its tools) within ${this.limits.startTimeoutMs} ms${why}`);
       }
       throw new GateError('EUNAVAILABLE', `server ${name} could not start: ${errorText(error)}${why}`);
     } finally {
       clearTimeout(timer);
+      this.starting = undefined;
     }
   }
 
@@ -392,30 +399,39 @@ class UpstreamServerConnection implements UpstreamConnection {
       this.scheduleRestart(errorText(error));
       return;
     }
-    if (this.closed) {
-      await this.close();
-      return;
-    }
     if (JSON.stringify(this.vetted) !== before) this.notifyListeners();
   }
 
-  /** Ends one instance for good: a stdio server's whole process tree (bubblewrap and all inside it), an http session. */
+  /**
+   * Ends one instance for good: an http session, or a stdio server's whole process tree (bubblewrap
+   * and all inside it, or a bare server and whatever it started), asked to stop, then killed.
+   */
   private async end(session: Session): Promise<void> {
     session.ending = true;
     const pid = session.transport instanceof StdioClientTransport ? session.transport.pid : null;
     if (pid !== null) {
-      for (const member of processTree(pid).reverse()) {
-        try {
-          process.kill(member, 'SIGKILL');
-        } catch {
-          // Already gone.
-        }
-      }
+      const tree = processTree(pid);
+      signalAll(tree, 'SIGTERM');
+      await Promise.race([session.closed, delay(STOP_GRACE_MS, undefined, { ref: false })]);
+      signalAll(new Set([...tree, ...processTree(pid)]), 'SIGKILL');
     }
     try {
       await session.client.close();
     } catch {
       // Closing what is already closed.
+    }
+  }
+}
+
+/** How long a server has to exit on SIGTERM before its processes are killed. */
+const STOP_GRACE_MS = 1000;
+
+function signalAll(pids: Iterable<number>, signal: NodeJS.Signals): void {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // Already gone.
     }
   }
 }

@@ -19,6 +19,11 @@ export function fixtureConfig(mode: string, options: { name?: string; args?: str
   };
 }
 
+/** A stdio entry running a one-line Node script (a server that hangs, exits, prints…). */
+export function scriptConfig(name: string, script: string, env: Record<string, string> = {}): UpstreamServerConfig {
+  return { name, transport: 'stdio', command: process.execPath, args: ['-e', script], env, sandbox: UpstreamSandboxSchema.parse({}) };
+}
+
 /** Connections made by a test, closed after it. */
 export class Connections {
   private readonly open: UpstreamConnection[] = [];

@@ -1,7 +1,12 @@
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { GateError } from '../../shared/errors';
 import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
-import { Connections, eventually, firstText, fixtureConfig } from './helpers';
+import { Connections, eventually, firstText, fixtureConfig, scriptConfig } from './helpers';
 
 const home = makeTempFolder();
 const connections = new Connections({ home, resolveSecret: async () => undefined });
@@ -27,10 +32,7 @@ describe('an upstream stdio server', () => {
   });
 
   it('fails a start that does not answer in time with ETIMEOUT naming the server and the timeout', async () => {
-    const connection = connections.make(
-      { name: 'silent', transport: 'stdio', command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'], env: {}, sandbox: { network: false, readable: [], writable: [], env: [] } },
-      { limits: { startTimeoutMs: 500 } },
-    );
+    const connection = connections.make(scriptConfig('silent', 'setInterval(() => {}, 1000)'), { limits: { startTimeoutMs: 500 } });
     const error = await connection.start().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(GateError);
     expect(error).toMatchObject({ code: 'ETIMEOUT', message: expect.stringMatching(/silent.*500 ms/) });
@@ -38,14 +40,7 @@ describe('an upstream stdio server', () => {
   });
 
   it('says what a server that exits at start printed on stderr', async () => {
-    const connection = connections.make({
-      name: 'broken',
-      transport: 'stdio',
-      command: process.execPath,
-      args: ['-e', 'console.error("missing config file /etc/broken.conf"); process.exit(2)'],
-      env: {},
-      sandbox: { network: false, readable: [], writable: [], env: [] },
-    });
+    const connection = connections.make(scriptConfig('broken', 'console.error("missing config file /etc/broken.conf"); process.exit(2)'));
     await expect(connection.start()).rejects.toThrow(/broken could not start.*missing config file \/etc\/broken\.conf/);
   });
 
@@ -150,6 +145,14 @@ describe('an upstream stdio server', () => {
     expect(connection.state().refused.map((tool) => tool.name)).toEqual(['not_schema', 'not_object', 'bad name!', 'huge', 'remote_ref']);
   });
 
+  it('stays stopped when closed while it starts', async () => {
+    const connection = connections.make(scriptConfig('slow', 'setInterval(() => {}, 1000)'));
+    const starting = connection.start();
+    await connection.close();
+    await expect(starting).rejects.toThrow(/slow was stopped while it started/);
+    expect(connection.state().status).toBe('stopped');
+  });
+
   it('stays stopped after close(), which may be called twice', async () => {
     const connection = connections.make(fixtureConfig('normal'));
     await connection.start();
@@ -162,3 +165,74 @@ describe('an upstream stdio server', () => {
 });
 
 process.on('exit', () => removeTempFolder(home));
+
+/** A Streamable HTTP MCP server with one tool, which can forget its sessions (as a restarted server does). */
+async function startHttpServer() {
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const authorizations: (string | undefined)[] = [];
+  const http = createServer(async (request, response) => {
+    authorizations.push(request.headers.authorization);
+    const sessionId = request.headers['mcp-session-id'] as string | undefined;
+    let transport = sessionId ? sessions.get(sessionId) : undefined;
+    if (!transport && sessionId) {
+      response.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }));
+      return;
+    }
+    if (!transport) {
+      const created = new StreamableHTTPServerTransport({ sessionIdGenerator: randomUUID, onsessioninitialized: (id) => void sessions.set(id, created) });
+      const server = new McpServer({ name: 'remote', version: '1.0.0' });
+      server.registerTool('echo', { inputSchema: { text: z.string() } }, ({ text }) => ({ content: [{ type: 'text', text }] }));
+      await server.connect(created);
+      transport = created;
+    }
+    await transport.handleRequest(request, response);
+  });
+  await new Promise<void>((done) => http.listen(0, '127.0.0.1', done));
+  return {
+    url: `http://127.0.0.1:${(http.address() as { port: number }).port}/mcp`,
+    authorizations,
+    forgetSessions: () => sessions.clear(),
+    close: () => {
+      http.closeAllConnections();
+      http.close();
+    },
+  };
+}
+
+describe('an upstream Streamable HTTP server', () => {
+  const SECRET = 'ghp_0123456789abcdef';
+  const httpConnections = new Connections({ home, resolveSecret: async (name) => (name === 'GITHUB_TOKEN' ? SECRET : undefined) });
+  afterEach(() => httpConnections.closeAll());
+
+  it('is reached with its headers, secrets filled in, and answers calls', async () => {
+    const server = await startHttpServer();
+    try {
+      const connection = httpConnections.make({ name: 'remote', transport: 'http', url: server.url, headers: { Authorization: 'Bearer $ENV.GITHUB_TOKEN' } });
+      await connection.start();
+      expect(connection.tools().map((tool) => tool.name)).toEqual(['echo']);
+      expect(firstText(await connection.call('echo', { text: 'over http' }, options))).toBe('over http');
+      expect(new Set(server.authorizations)).toEqual(new Set([`Bearer ${SECRET}`]));
+    } finally {
+      server.close();
+    }
+  });
+
+  it('refuses to start when a header names an unknown secret', async () => {
+    const connection = httpConnections.make({ name: 'remote', transport: 'http', url: 'http://127.0.0.1:9/mcp', headers: { Authorization: 'Bearer $ENV.NOT_STORED' } });
+    await expect(connection.start()).rejects.toThrow(/remote: its headers cannot be filled in: \$ENV\.NOT_STORED is not defined/);
+  });
+
+  it('reconnects after its session drops', async () => {
+    const server = await startHttpServer();
+    try {
+      const connection = httpConnections.make({ name: 'remote', transport: 'http', url: server.url, headers: {} }, { backoff: { initialMs: 50 } });
+      await connection.start();
+      server.forgetSessions();
+      expect(await connection.call('echo', { text: 'lost' }, options)).toMatchObject({ ok: false, error: { code: 'ECRASH', message: expect.stringMatching(/HTTP 404/) } });
+      await eventually(() => connection.state().status === 'ready' && connection.state().restarts === 1);
+      expect(firstText(await connection.call('echo', { text: 'found' }, options))).toBe('found');
+    } finally {
+      server.close();
+    }
+  });
+});
