@@ -235,10 +235,11 @@ class UpstreamServerConnection implements UpstreamConnection {
       void this.transportDropped(session);
       return { code: 'ECRASH', message: `${label}: server ${this.config.name} forgot the session (HTTP 404); the gate reconnects` };
     }
-    if (error instanceof McpError && error.code < -32000 && error.code !== McpErrorCode.InvalidParams) {
-      return { code: 'ERUNTIME', message: `${label}: the server answered with an error: ${error.message}` };
+    if (error instanceof McpError) {
+      return { code: 'ERUNTIME', message: `${label}: the server answered with an error: ${error.message.slice(0, 500)}` };
     }
-    return { code: 'ERUNTIME', message: `${label}: the server's reply is not a valid tools/call result: ${errorText(error).slice(0, 500)}` };
+    const why = error instanceof z.ZodError ? z.prettifyError(error) : errorText(error);
+    return { code: 'ERUNTIME', message: `${label}: the server's reply is not a valid tools/call result: ${why.slice(0, 500)}` };
   }
 
   /** Starts one instance within startTimeoutMs and takes its list; throws a GateError saying why not. */
@@ -289,7 +290,11 @@ class UpstreamServerConnection implements UpstreamConnection {
     const config = this.config;
     if (config.transport === 'http') {
       const { values } = await this.resolveSecrets(config.headers, 'headers');
-      return { transport: new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: values } }) };
+      const url = URL.canParse(config.url) ? new URL(config.url) : undefined;
+      if (url?.protocol !== 'http:' && url?.protocol !== 'https:') {
+        throw new GateError('EVALIDATION', `server ${config.name}: its url ${JSON.stringify(config.url)} is not an http(s) URL; write it whole (https://host/mcp)`);
+      }
+      return { transport: new StreamableHTTPClientTransport(url, { requestInit: { headers: values } }) };
     }
     const { values, secrets } = await this.resolveSecrets(config.env, 'env');
     const launch = stdioLaunch(config, upstreamEnvironment(config.name, config.sandbox, values), this.deps.home, this.deps.sandbox);
@@ -331,13 +336,11 @@ class UpstreamServerConnection implements UpstreamConnection {
     return tools;
   }
 
-  /** Vets a list and makes it current; true when the registered tools changed. */
-  private takeList(listed: unknown[]): boolean {
-    const before = JSON.stringify(this.vetted);
+  /** Vets a list and makes it current. */
+  private takeList(listed: unknown[]): void {
     const { tools, refused } = vetToolList(listed, this.limits);
     this.vetted = tools;
     this.refused = refused;
-    return JSON.stringify(tools) !== before;
   }
 
   /** notifications/tools/list_changed: fetch, vet, tell the listeners. */
@@ -382,9 +385,9 @@ class UpstreamServerConnection implements UpstreamConnection {
       this.setStatus('failed', `gave up after ${this.failuresInARow} failed restarts in a row: ${why}`);
       return;
     }
-    const delay = Math.min(this.backoff.initialMs * 2 ** this.failuresInARow, this.backoff.maxMs);
-    this.setStatus('restarting', `${why}; starting again in ${delay} ms`);
-    this.restartTimer = setTimeout(() => void this.restart(), delay);
+    const waitMs = Math.min(this.backoff.initialMs * 2 ** this.failuresInARow, this.backoff.maxMs);
+    this.setStatus('restarting', `${why}; starting again in ${waitMs} ms`);
+    this.restartTimer = setTimeout(() => void this.restart(), waitMs);
   }
 
   private async restart(): Promise<void> {

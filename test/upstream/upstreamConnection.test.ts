@@ -53,7 +53,8 @@ describe('an upstream stdio server', () => {
     const connection = connections.make(fixtureConfig('malformed'));
     await connection.start();
     const outcome = await connection.call('echo', {}, options);
-    expect(outcome).toMatchObject({ ok: false, error: { code: 'ERUNTIME', message: expect.stringMatching(/not a valid tools\/call result/) } });
+    expect(outcome).toMatchObject({ ok: false, error: { code: 'ERUNTIME', message: expect.stringMatching(/not a valid tools\/call result: .*content/s) } });
+    expect(connection.state().status).toBe('ready');
   });
 
   it('times a call out with ETIMEOUT naming the timeout, passing progress on meanwhile', async () => {
@@ -110,12 +111,18 @@ describe('an upstream stdio server', () => {
     expect(firstText(await connection.call('echo', { text: 'back' }, options))).toBe('back');
   });
 
-  it('gives up after maxRestarts failed restarts in a row, saying why', async () => {
+  it('waits twice as long after each failed restart, and gives up after maxRestarts in a row, saying why', async () => {
     const marker = `${makeTempFolder()}/started`;
-    const connection = connections.make(fixtureConfig('starts-once', { args: [marker] }), { backoff: { initialMs: 20, maxRestarts: 3 } });
+    const connection = connections.make(fixtureConfig('starts-once', { args: [marker] }), { backoff: { initialMs: 100, maxRestarts: 3 } });
     await connection.start();
     await connection.call('crash', {}, options);
-    await eventually(() => connection.state().status === 'failed');
+    const waits = new Set<string>();
+    await eventually(() => {
+      const wait = /again in (\d+) ms/.exec(connection.state().detail ?? '');
+      if (wait) waits.add(wait[1]!);
+      return connection.state().status === 'failed';
+    });
+    expect([...waits]).toEqual(['100', '200', '400']);
     expect(connection.state()).toMatchObject({ restarts: 3, detail: expect.stringMatching(/gave up after 3 failed restarts.*refusing to start a second time/) });
   });
 
@@ -215,6 +222,11 @@ describe('an upstream Streamable HTTP server', () => {
     } finally {
       server.close();
     }
+  });
+
+  it('refuses to start with a url that is not one', async () => {
+    const connection = httpConnections.make({ name: 'remote', transport: 'http', url: 'localhost:8080', headers: {} });
+    await expect(connection.start()).rejects.toThrow(/remote: its url "localhost:8080" is not an http\(s\) URL/);
   });
 
   it('refuses to start when a header names an unknown secret', async () => {
