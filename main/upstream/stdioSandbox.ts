@@ -29,7 +29,7 @@ export function upstreamSandboxArguments(sandbox: UpstreamSandbox, home: string,
   for (const path of sandbox.readable) if (existsSync(path)) args.push('--ro-bind', path, path);
   for (const path of sandbox.writable) if (existsSync(path)) args.push('--bind', path, path);
   // Last, so no binding above can bring the state folder (audit log, tokens, secrets) back into view.
-  args.push('--tmpfs', home);
+  if (existsSync(home)) args.push('--tmpfs', home);
   return args;
 }
 
@@ -63,10 +63,13 @@ export function stdioLaunch(
     return { command: server.command, args: server.args, env, isolation: `runs without a sandbox: ${sandboxInfo.reason}` };
   }
   const sandboxArgs = upstreamSandboxArguments(server.sandbox, home, sandboxInfo.sizedTmpfs ?? false);
+  const missing = [...server.sandbox.readable, ...server.sandbox.writable].filter((path) => !existsSync(path));
   return {
     command: sandboxInfo.command,
     args: [...sandboxArgs, '--', server.command, ...server.args],
     env,
-    isolation: `runs in bubblewrap (network ${server.sandbox.network ? 'on' : 'off'}, ${server.sandbox.writable.length} writable folders)`,
+    isolation:
+      `runs in bubblewrap (network ${server.sandbox.network ? 'on' : 'off'}, ${server.sandbox.writable.length} writable folders)` +
+      (missing.length > 0 ? `; not mounted, as they do not exist: ${missing.join(', ')}` : ''),
   };
 }

@@ -16,11 +16,16 @@ describe('the sandbox arguments and environment of a stdio server', () => {
   const sandbox = UpstreamSandboxSchema.parse({ readable: ['/'], writable: ['/'], env: ['EDITOR', 'TOOLGATE_HOME'] });
 
   it('cuts the network unless asked, and hides the state folder after every binding', () => {
-    const args = upstreamSandboxArguments(sandbox, '/state', true);
-    expect(args).toContain('--unshare-net');
-    expect(args.slice(-2)).toEqual(['--tmpfs', '/state']);
-    expect(args.join(' ')).not.toMatch(/--setenv/);
-    expect(upstreamSandboxArguments({ ...sandbox, network: true }, '/state', true)).not.toContain('--unshare-net');
+    const state = makeTempFolder();
+    try {
+      const args = upstreamSandboxArguments(sandbox, state, true);
+      expect(args).toContain('--unshare-net');
+      expect(args.slice(-2)).toEqual(['--tmpfs', state]);
+      expect(args.join(' ')).not.toMatch(/--setenv/);
+      expect(upstreamSandboxArguments({ ...sandbox, network: true }, state, true)).not.toContain('--unshare-net');
+    } finally {
+      removeTempFolder(state);
+    }
   });
 
   it('passes PATH, HOME, LANG and the named variables only, never a TOOLGATE_ one', () => {
@@ -84,6 +89,12 @@ describe.skipIf(detectSandbox('auto').kind === 'none')('a stdio server in bubble
     expect(connection.state().detail).toMatch(/runs in bubblewrap/);
     return JSON.parse(firstText(await connection.call('probe', args, options))) as { env: Record<string, string>; read?: boolean; wrote?: boolean; connected?: boolean };
   }
+
+  it('says which of its folders do not exist and were not mounted', async () => {
+    const connection = connections.make(fixtureConfig('normal', { sandbox: { writable: [join(root, 'no-such-folder')] } }));
+    await connection.start();
+    expect(connection.state().detail).toMatch(/not mounted, as they do not exist: .*no-such-folder/);
+  });
 
   it('cannot read the state folder even inside a readable folder, but reads the rest of that folder', async () => {
     expect(await probe({}, { readFile: join(home, 'mcp-token') })).toMatchObject({ read: false });
