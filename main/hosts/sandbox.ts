@@ -63,6 +63,15 @@ export const SECCOMP_FD = 4;
 export const PRIVATE_SCRATCH_ENV = 'TOOLGATE_PRIVATE_SCRATCH';
 
 function baseArguments(profile: SandboxProfile, sizedTmpfs: boolean): string[] {
+  return [...isolationArguments(profile.network, sizedTmpfs), '--setenv', PRIVATE_SCRATCH_ENV, '1'];
+}
+
+/**
+ * The isolation every sandbox starts from (tool processes and upstream MCP servers alike): the root
+ * read-only, private /dev/shm, /proc and /tmp, its own pid, ipc and uts namespaces, no network
+ * unless `network`, no capabilities when run as root, and gone with the gate.
+ */
+export function isolationArguments(network: boolean, sizedTmpfs: boolean): string[] {
   const size = (bytes: number) => (sizedTmpfs ? ['--size', String(bytes)] : []);
   const args = ['--ro-bind', '/', '/', '--dev', '/dev', ...size(SHM_BYTES), '--tmpfs', '/dev/shm'];
   args.push('--proc', '/proc', ...size(TMP_BYTES), '--tmpfs', '/tmp');
@@ -70,10 +79,10 @@ function baseArguments(profile: SandboxProfile, sizedTmpfs: boolean): string[] {
   // its memory. ptrace is refused by the seccomp program; its memory file is masked here.
   args.push('--ro-bind', '/dev/null', '/proc/1/mem', '--ro-bind', '/dev/null', '/proc/1/task/1/mem');
   args.push('--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try');
-  if (!profile.network) args.push('--unshare-net');
+  if (!network) args.push('--unshare-net');
   // Root inside the sandbox must not be able to remount what is read-only.
   if (process.getuid?.() === 0) args.push('--cap-drop', 'ALL');
-  args.push('--die-with-parent', '--new-session', '--setenv', PRIVATE_SCRATCH_ENV, '1');
+  args.push('--die-with-parent', '--new-session');
   return args;
 }
 

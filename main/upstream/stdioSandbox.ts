@@ -1,0 +1,75 @@
+import { existsSync } from 'node:fs';
+import { GateError } from '../../shared/errors';
+import type { UpstreamSandbox } from '../../shared/upstream';
+import { isolationArguments, type SandboxInfo } from '../hosts/sandbox';
+
+/**
+ * How a stdio upstream server is launched: inside bubblewrap when the machine has it, with an
+ * environment that holds only what the person chose to give it.
+ */
+
+/** Variables every server gets from the gate's environment; anything else it gets is named in its sandbox or its env. */
+const ALWAYS_PASSED = ['PATH', 'HOME', 'LANG'];
+/** The gate's own settings and the agents' token: never handed to a server, whatever its entry says. */
+const GATE_PREFIX = 'TOOLGATE_';
+
+/** The process to spawn for one server: bubblewrap wrapping its command, or its command bare. */
+export interface StdioLaunch {
+  command: string;
+  args: string[];
+  /** Its whole environment; nothing else is inherited. */
+  env: Record<string, string>;
+  /** Said in its state: how it is isolated, or that it is not. */
+  isolation: string;
+}
+
+/** The bubblewrap arguments (before `--` and the server's command) for one server's sandbox. */
+export function upstreamSandboxArguments(sandbox: UpstreamSandbox, home: string, sizedTmpfs: boolean): string[] {
+  const args = isolationArguments(sandbox.network, sizedTmpfs);
+  for (const path of sandbox.readable) if (existsSync(path)) args.push('--ro-bind', path, path);
+  for (const path of sandbox.writable) if (existsSync(path)) args.push('--bind', path, path);
+  // Last, so no binding above can bring the state folder (audit log, tokens, secrets) back into view.
+  if (existsSync(home)) args.push('--tmpfs', home);
+  return args;
+}
+
+/**
+ * The environment a server runs with: PATH, HOME and LANG, the variables its sandbox names taken from
+ * the gate's environment, and its own `env` (secrets already resolved). A name starting with
+ * TOOLGATE_ in its env is refused; in its sandbox's list it is skipped. (Inside bubblewrap the server
+ * also finds PWD, which bubblewrap sets to the folder it starts in.)
+ */
+export function upstreamEnvironment(server: string, sandbox: UpstreamSandbox, env: Record<string, string>, source: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const own = Object.keys(env).find((name) => name.startsWith(GATE_PREFIX));
+  if (own) {
+    throw new GateError('EVALIDATION', `server ${server}: env.${own} is one of the gate's own settings (${GATE_PREFIX}*), which no server is given; rename it in servers.json`);
+  }
+  const result: Record<string, string> = {};
+  for (const name of [...ALWAYS_PASSED, ...sandbox.env]) {
+    const value = source[name];
+    if (value !== undefined && !name.startsWith(GATE_PREFIX)) result[name] = value;
+  }
+  return { ...result, ...env };
+}
+
+/** Where and how one stdio server runs. `env` is its whole environment, secrets resolved. */
+export function stdioLaunch(
+  server: { name: string; command: string; args: string[]; sandbox: UpstreamSandbox },
+  env: Record<string, string>,
+  home: string,
+  sandboxInfo: SandboxInfo,
+): StdioLaunch {
+  if (sandboxInfo.kind === 'none') {
+    return { command: server.command, args: server.args, env, isolation: `runs without a sandbox: ${sandboxInfo.reason}` };
+  }
+  const sandboxArgs = upstreamSandboxArguments(server.sandbox, home, sandboxInfo.sizedTmpfs ?? false);
+  const missing = [...server.sandbox.readable, ...server.sandbox.writable].filter((path) => !existsSync(path));
+  return {
+    command: sandboxInfo.command,
+    args: [...sandboxArgs, '--', server.command, ...server.args],
+    env,
+    isolation:
+      `runs in bubblewrap (network ${server.sandbox.network ? 'on' : 'off'}, ${server.sandbox.writable.length} writable folders)` +
+      (missing.length > 0 ? `; not mounted, as they do not exist: ${missing.join(', ')}` : ''),
+  };
+}

@@ -1,0 +1,449 @@
+import { setTimeout as delay, setImmediate as nextTurn } from 'node:timers/promises';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ErrorCode as McpErrorCode, McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { GateError, type ToolError } from '../../shared/errors';
+import type { RefusedTool, UpstreamServerConfig, UpstreamStatus, UpstreamToolDefinition } from '../../shared/upstream';
+import { processTree } from '../hosts/processTree';
+import type { SandboxInfo } from '../hosts/sandbox';
+import { resolvePlaceholders, type ResolvedSecret } from '../secrets/placeholders';
+import { Redactor } from '../secrets/redactor';
+import { stdioLaunch, upstreamEnvironment } from './stdioSandbox';
+import { vetToolList } from './toolListVetting';
+import type { UpstreamCallOptions, UpstreamCallOutcome, UpstreamConnection, UpstreamState } from './types';
+
+/** The bounds one upstream server is held to. */
+export interface UpstreamLimits {
+  /** Connecting and listing its tools must finish within this. */
+  startTimeoutMs: number;
+  /** Re-fetching its list after notifications/tools/list_changed must finish within this. */
+  listTimeoutMs: number;
+  /** Tools of its list past this many are refused. */
+  maxTools: number;
+  /** A tool definition whose JSON is longer is refused. */
+  maxDefinitionBytes: number;
+  /** The end of its stderr kept for error messages. */
+  maxStderrBytes: number;
+  /**
+   * The longest line a stdio server may send (one JSON-RPC message): past it the gate stops reading,
+   * refuses the call waiting for it (EQUOTA) and restarts the server, instead of buffering on.
+   */
+  maxMessageBytes: number;
+}
+
+/** The limits a server gets unless its caller says otherwise. */
+export const DEFAULT_UPSTREAM_LIMITS: UpstreamLimits = {
+  startTimeoutMs: 30_000,
+  listTimeoutMs: 10_000,
+  maxTools: 512,
+  maxDefinitionBytes: 65_536,
+  maxStderrBytes: 8192,
+  maxMessageBytes: 16 * 1024 * 1024,
+};
+
+/** How a crashed server is started again: after initialMs, doubling up to maxMs, giving up after maxRestarts failures in a row. */
+export interface UpstreamBackoff {
+  initialMs: number;
+  maxMs: number;
+  maxRestarts: number;
+}
+
+const DEFAULT_BACKOFF: UpstreamBackoff = { initialMs: 500, maxMs: 30_000, maxRestarts: 5 };
+
+/** What a connection needs from the gate. */
+export interface UpstreamDeps {
+  /** The state folder: hidden from the server. */
+  home: string;
+  /** A secret's value for a `$ENV.NAME` placeholder, or undefined when there is none. */
+  resolveSecret(name: string): Promise<string | undefined>;
+  sandbox: SandboxInfo;
+  limits?: Partial<UpstreamLimits>;
+  backoff?: Partial<UpstreamBackoff>;
+}
+
+/** The last bytes a server wrote to stderr, its secrets replaced by their placeholders. */
+class StderrTail {
+  private kept = Buffer.alloc(0);
+
+  constructor(
+    private readonly maxBytes: number,
+    private readonly redactor: Redactor,
+  ) {}
+
+  append(chunk: Buffer): void {
+    const joined = Buffer.concat([this.kept, chunk]);
+    this.kept = joined.length > this.maxBytes ? joined.subarray(joined.length - this.maxBytes) : joined;
+  }
+
+  /** ": <its last words>" for a message, or "" when it said nothing. */
+  suffix(): string {
+    const text = this.redactor.redactText(this.kept.toString('utf8')).trim();
+    return text ? `; its stderr ends: ${text}` : '';
+  }
+}
+
+/** One running instance of the server: a process (stdio) or a session (http). */
+interface Session {
+  client: Client;
+  transport: Transport;
+  stderr?: StderrTail;
+  /** Resolves when the connection has closed, for whatever reason. */
+  closed: Promise<void>;
+  /** The gate closed it on purpose (close(), a failed start): not a crash. */
+  ending: boolean;
+  /** It sent a message past maxMessageBytes and was cut off. */
+  overflowed: boolean;
+}
+
+/** A tools/list page, loosely: each tool is vetted by the gate, not by the SDK's schema (one bad tool must not sink the list). */
+const ToolListPageSchema = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
+/** Pages fetched at most, so a server handing out cursors forever cannot keep a start going. */
+const MAX_LIST_PAGES = 100;
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+class UpstreamServerConnection implements UpstreamConnection {
+  private readonly limits: UpstreamLimits;
+  private readonly backoff: UpstreamBackoff;
+  private status: UpstreamStatus = 'stopped';
+  private detail: string | undefined = 'not started yet';
+  private isolation: string | undefined;
+  private restarts = 0;
+  private failuresInARow = 0;
+  private vetted: UpstreamToolDefinition[] = [];
+  private refused: RefusedTool[] = [];
+  private session: Session | undefined;
+  /** The instance being started, which close() ends too. */
+  private starting: Session | undefined;
+  private restartTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+  private readonly listeners = new Set<(tools: UpstreamToolDefinition[]) => void>();
+
+  constructor(
+    readonly config: UpstreamServerConfig,
+    private readonly deps: UpstreamDeps,
+  ) {
+    this.limits = { ...DEFAULT_UPSTREAM_LIMITS, ...deps.limits };
+    this.backoff = { ...DEFAULT_BACKOFF, ...deps.backoff };
+  }
+
+  state(): UpstreamState {
+    const detail = [this.detail, this.isolation].filter(Boolean).join('; ') || undefined;
+    return {
+      name: this.config.name,
+      transport: this.config.transport,
+      status: this.status,
+      ...(detail ? { detail } : {}),
+      restarts: this.restarts,
+      tools: this.vetted.length,
+      refused: this.refused,
+    };
+  }
+
+  tools(): UpstreamToolDefinition[] {
+    return this.vetted;
+  }
+
+  onToolsChanged(listener: (tools: UpstreamToolDefinition[]) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  async start(): Promise<void> {
+    if (this.closed) throw new GateError('EUNAVAILABLE', `server ${this.config.name} was stopped; create a new connection to start it again`);
+    this.setStatus('starting', undefined);
+    try {
+      await this.launch();
+    } catch (error) {
+      if (!this.closed) this.setStatus('failed', errorText(error));
+      throw error;
+    }
+  }
+
+  async call(tool: string, args: Record<string, unknown>, options: UpstreamCallOptions): Promise<UpstreamCallOutcome> {
+    const name = this.config.name;
+    const session = this.session;
+    if (!session || this.status !== 'ready') {
+      return failure('EUNAVAILABLE', `server ${name} is ${this.status}${this.detail ? ` (${this.detail})` : ''}; try again once it is ready`);
+    }
+    if (!this.vetted.some((definition) => definition.name === tool)) {
+      return failure('ENOTFOUND', `server ${name} has no registered tool "${tool}" (refused tools cannot be called); its tools: ${this.vetted.map((t) => t.name).join(', ') || 'none'}`);
+    }
+    try {
+      const result = await session.client.callTool({ name: tool, arguments: args }, undefined, {
+        signal: options.signal,
+        timeout: options.timeoutMs,
+        resetTimeoutOnProgress: false,
+        onprogress: options.onProgress ? (progress) => options.onProgress!({ progress: progress.progress, total: progress.total, message: progress.message }) : undefined,
+      });
+      const bytes = Buffer.byteLength(JSON.stringify(result));
+      if (bytes > options.maxResultBytes) {
+        return failure('EQUOTA', `${name}__${tool} returned ${bytes} bytes, over the ${options.maxResultBytes} bytes a result may have; ask for less (a narrower query, a page)`);
+      }
+      return {
+        ok: true,
+        content: result.content as unknown[],
+        ...(result.structuredContent ? { structuredContent: result.structuredContent as Record<string, unknown> } : {}),
+        isError: result.isError === true,
+      };
+    } catch (error) {
+      return { ok: false, error: await this.callFailure(session, `${name}__${tool}`, error, options) };
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.restartTimer);
+    const sessions = [this.session, this.starting].filter((session) => session !== undefined);
+    this.session = undefined;
+    this.setStatus('stopped', 'closed by the gate');
+    await Promise.all(sessions.map((session) => this.end(session)));
+  }
+
+  private setStatus(status: UpstreamStatus, detail: string | undefined): void {
+    this.status = status;
+    this.detail = detail;
+  }
+
+  /** Why a call failed, as the agent and the person read it. */
+  private async callFailure(session: Session, label: string, error: unknown, options: UpstreamCallOptions): Promise<ToolError> {
+    // types.ts names ECANCELLED, which shared/errors.ts does not have: a withdrawn call is EDENIED
+    // there (the scheduler's word for it too), marked as cancelled in its details.
+    if (options.signal?.aborted) {
+      return { code: 'EDENIED', message: `${label} was cancelled by its caller; the server was told to stop (notifications/cancelled)`, details: { cancelled: true } };
+    }
+    if (error instanceof McpError && error.code === McpErrorCode.RequestTimeout) {
+      return { code: 'ETIMEOUT', message: `${label} did not answer within ${options.timeoutMs} ms; the server was told to stop (notifications/cancelled)` };
+    }
+    if (error instanceof McpError && error.code === McpErrorCode.ConnectionClosed) {
+      // Its last words reach the stderr pipe in the same turn as the exit; let them be read.
+      await nextTurn();
+      if (session.overflowed) {
+        return {
+          code: 'EQUOTA',
+          message: `${label}: the server sent a message over ${this.limits.maxMessageBytes} bytes (this call allows ${options.maxResultBytes}); the gate stopped reading and restarts the server`,
+        };
+      }
+      return { code: 'ECRASH', message: `${label}: server ${this.config.name} exited or dropped the connection mid-call${session.stderr?.suffix() ?? ''}` };
+    }
+    if (error instanceof StreamableHTTPError && error.code === 404) {
+      void this.transportDropped(session);
+      return { code: 'ECRASH', message: `${label}: server ${this.config.name} forgot the session (HTTP 404); the gate reconnects` };
+    }
+    if (error instanceof McpError) {
+      return { code: 'ERUNTIME', message: `${label}: the server answered with an error: ${error.message.slice(0, 500)}` };
+    }
+    const why = error instanceof z.ZodError ? z.prettifyError(error) : errorText(error);
+    return { code: 'ERUNTIME', message: `${label}: the server's reply is not a valid tools/call result: ${why.slice(0, 500)}` };
+  }
+
+  /** Starts one instance within startTimeoutMs and takes its list; throws a GateError saying why not. */
+  private async launch(): Promise<void> {
+    const name = this.config.name;
+    const { transport, stderr } = await this.makeTransport();
+    if (this.closed) throw new GateError('EUNAVAILABLE', `server ${name} was stopped while it started`);
+    const session: Session = { client: new Client({ name: 'toolgate', version: '1' }), transport, stderr, closed: Promise.resolve(), ending: false, overflowed: false };
+    session.closed = new Promise((resolve) => {
+      session.client.onclose = () => {
+        resolve();
+        void this.transportDropped(session);
+      };
+    });
+    session.client.onerror = (error) => {
+      if (/exceeded maximum size/.test(errorText(error))) session.overflowed = true;
+    };
+    session.client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.refreshTools(session));
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), this.limits.startTimeoutMs);
+    this.starting = session;
+    try {
+      await session.client.connect(transport, { signal: deadline.signal, timeout: this.limits.startTimeoutMs });
+      const listed = await this.fetchTools(session.client, deadline.signal, this.limits.startTimeoutMs);
+      if (this.closed) throw new Error('stopped');
+      this.session = session;
+      this.takeList(listed);
+      this.failuresInARow = 0;
+      this.setStatus('ready', undefined);
+    } catch (error) {
+      session.ending = true;
+      await nextTurn();
+      const why = stderr?.suffix() ?? '';
+      await this.end(session);
+      if (this.closed) throw new GateError('EUNAVAILABLE', `server ${name} was stopped while it started`);
+      if (deadline.signal.aborted) {
+        throw new GateError('ETIMEOUT', `server ${name} did not finish starting (connect and list its tools) within ${this.limits.startTimeoutMs} ms${why}`);
+      }
+      throw new GateError('EUNAVAILABLE', `server ${name} could not start: ${errorText(error)}${why}`);
+    } finally {
+      clearTimeout(timer);
+      this.starting = undefined;
+    }
+  }
+
+  /** The transport for one instance, secrets resolved; a stdio server's process is spawned by connect(). */
+  private async makeTransport(): Promise<{ transport: Transport; stderr?: StderrTail }> {
+    const config = this.config;
+    if (config.transport === 'http') {
+      const { values } = await this.resolveSecrets(config.headers, 'headers');
+      const url = URL.canParse(config.url) ? new URL(config.url) : undefined;
+      if (url?.protocol !== 'http:' && url?.protocol !== 'https:') {
+        throw new GateError('EVALIDATION', `server ${config.name}: its url ${JSON.stringify(config.url)} is not an http(s) URL; write it whole (https://host/mcp)`);
+      }
+      return { transport: new StreamableHTTPClientTransport(url, { requestInit: { headers: values } }) };
+    }
+    const { values, secrets } = await this.resolveSecrets(config.env, 'env');
+    const launch = stdioLaunch(config, upstreamEnvironment(config.name, config.sandbox, values), this.deps.home, this.deps.sandbox);
+    this.isolation = launch.isolation;
+    const stderr = new StderrTail(this.limits.maxStderrBytes, new Redactor(secrets));
+    // The SDK adds a few of the gate's variables (USER, SHELL, TERM…) to the given env; undefined keeps them out.
+    const inheritedBySdk = Object.fromEntries(['HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER'].map((key) => [key, undefined]));
+    const transport = new StdioClientTransport({
+      command: launch.command,
+      args: launch.args,
+      env: { ...inheritedBySdk, ...launch.env } as Record<string, string>,
+      cwd: config.cwd,
+      stderr: 'pipe',
+      maxBufferSize: this.limits.maxMessageBytes,
+    });
+    transport.stderr?.on('data', (chunk: Buffer) => stderr.append(chunk));
+    return { transport, stderr };
+  }
+
+  private async resolveSecrets(values: Record<string, string>, field: string): Promise<{ values: Record<string, string>; secrets: ResolvedSecret[] }> {
+    try {
+      const resolved = await resolvePlaceholders(values, { get: (name) => this.deps.resolveSecret(name), known: () => [], label: "the gate's secrets" });
+      return { values: resolved.input as Record<string, string>, secrets: resolved.secrets };
+    } catch (error) {
+      throw new GateError('EVALIDATION', `server ${this.config.name}: its ${field} cannot be filled in: ${errorText(error)}`);
+    }
+  }
+
+  /** Every page of its tools/list, within `timeoutMs` in all. */
+  private async fetchTools(client: Client, signal: AbortSignal, timeoutMs: number): Promise<unknown[]> {
+    const tools: unknown[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_LIST_PAGES; page++) {
+      const result = await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, ToolListPageSchema, { signal, timeout: timeoutMs });
+      tools.push(...result.tools);
+      if (!result.nextCursor || result.nextCursor === cursor) break;
+      cursor = result.nextCursor;
+    }
+    return tools;
+  }
+
+  /** Vets a list and makes it current. */
+  private takeList(listed: unknown[]): void {
+    const { tools, refused } = vetToolList(listed, this.limits);
+    this.vetted = tools;
+    this.refused = refused;
+  }
+
+  /** notifications/tools/list_changed: fetch, vet, tell the listeners. */
+  private async refreshTools(session: Session): Promise<void> {
+    const timeout = AbortSignal.timeout(this.limits.listTimeoutMs);
+    let listed: unknown[];
+    try {
+      listed = await this.fetchTools(session.client, timeout, this.limits.listTimeoutMs);
+    } catch (error) {
+      if (session === this.session) this.detail = `its changed tool list could not be fetched: ${errorText(error)}`;
+      return;
+    }
+    if (session !== this.session) return;
+    this.takeList(listed);
+    this.notifyListeners();
+  }
+
+  private notifyListeners(): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(this.vetted);
+      } catch {
+        // One listener's failure must not keep the others from hearing of the change.
+      }
+    }
+  }
+
+  /** The instance ended without the gate asking: restart it after a backoff. */
+  private async transportDropped(session: Session): Promise<void> {
+    if (session.ending || this.closed || session !== this.session) return;
+    this.session = undefined;
+    session.ending = true;
+    await nextTurn();
+    const why = session.overflowed ? `it sent a message over ${this.limits.maxMessageBytes} bytes` : `it exited or dropped the connection${session.stderr?.suffix() ?? ''}`;
+    await this.end(session);
+    this.scheduleRestart(why);
+  }
+
+  private scheduleRestart(why: string): void {
+    if (this.closed) return;
+    if (this.failuresInARow >= this.backoff.maxRestarts) {
+      this.setStatus('failed', `gave up after ${this.failuresInARow} failed restarts in a row: ${why}`);
+      return;
+    }
+    const waitMs = Math.min(this.backoff.initialMs * 2 ** this.failuresInARow, this.backoff.maxMs);
+    this.setStatus('restarting', `${why}; starting again in ${waitMs} ms`);
+    this.restartTimer = setTimeout(() => void this.restart(), waitMs);
+  }
+
+  private async restart(): Promise<void> {
+    if (this.closed) return;
+    this.restarts++;
+    const before = JSON.stringify(this.vetted);
+    try {
+      await this.launch();
+    } catch (error) {
+      if (this.closed) return;
+      this.failuresInARow++;
+      this.scheduleRestart(errorText(error));
+      return;
+    }
+    if (JSON.stringify(this.vetted) !== before) this.notifyListeners();
+  }
+
+  /**
+   * Ends one instance for good: an http session, or a stdio server's whole process tree (bubblewrap
+   * and all inside it, or a bare server and whatever it started), asked to stop, then killed.
+   */
+  private async end(session: Session): Promise<void> {
+    session.ending = true;
+    const pid = session.transport instanceof StdioClientTransport ? session.transport.pid : null;
+    if (pid !== null) {
+      const tree = processTree(pid);
+      signalAll(tree, 'SIGTERM');
+      await Promise.race([session.closed, delay(STOP_GRACE_MS, undefined, { ref: false })]);
+      signalAll(new Set([...tree, ...processTree(pid)]), 'SIGKILL');
+    }
+    try {
+      await session.client.close();
+    } catch {
+      // Closing what is already closed.
+    }
+  }
+}
+
+/** How long a server has to exit on SIGTERM before its processes are killed. */
+const STOP_GRACE_MS = 1000;
+
+function signalAll(pids: Iterable<number>, signal: NodeJS.Signals): void {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // Already gone.
+    }
+  }
+}
+
+function failure(code: ToolError['code'], message: string): UpstreamCallOutcome {
+  return { ok: false, error: { code, message } };
+}
+
+/** The connection to one upstream server: stdio (sandboxed when the machine allows) or Streamable HTTP. */
+export function createUpstreamConnection(config: UpstreamServerConfig, deps: UpstreamDeps): UpstreamConnection {
+  return new UpstreamServerConnection(config, deps);
+}

@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { vetToolList } from '../../main/upstream/toolListVetting';
+
+const limits = { maxTools: 512, maxDefinitionBytes: 65_536 };
+const object = { type: 'object', properties: {} };
+
+function refusalFor(tool: unknown): string | undefined {
+  return vetToolList([tool], limits).refused[0]?.message;
+}
+
+describe('vetting a server’s tool list', () => {
+  it('registers tools with JSON Schemas of draft 2020-12 and draft-07', () => {
+    const { tools, refused } = vetToolList(
+      [
+        { name: 'read', description: 'Reads', inputSchema: { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', $defs: { p: { type: 'string' } }, dependentRequired: {} } },
+        { name: 'legacy.v1', inputSchema: { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', definitions: { x: { type: 'string' } } } },
+      ],
+      limits,
+    );
+    expect(refused).toEqual([]);
+    expect(tools.map((tool) => tool.name)).toEqual(['read', 'legacy.v1']);
+  });
+
+  it('refuses every entry of a duplicated name, naming it, and keeps the others', () => {
+    const { tools, refused } = vetToolList([{ name: 'a', inputSchema: object }, { name: 'b', inputSchema: object }, { name: 'a', inputSchema: object }], limits);
+    expect(tools.map((tool) => tool.name)).toEqual(['b']);
+    expect(refused).toEqual([
+      { name: 'a', message: expect.stringContaining('2 tools named "a"') },
+      { name: 'a', message: expect.stringContaining('2 tools named "a"') },
+    ]);
+  });
+
+  it.each([['bad name'], ['a'.repeat(65)], [''], ['a/b'], ['ütf']])('refuses the name %j', (name) => {
+    expect(refusalFor({ name, inputSchema: object })).toMatch(/1 to 64 letters, digits/);
+  });
+
+  it('refuses an entry without a name, naming its place in the list', () => {
+    expect(vetToolList([{ inputSchema: object }, 'a string'], limits).refused.map((tool) => tool.name)).toEqual(['(entry 1, no name)', '(entry 2, no name)']);
+  });
+
+  it('refuses an inputSchema that is not a valid JSON Schema, with ajv’s reason', () => {
+    expect(refusalFor({ name: 't', inputSchema: { type: 'object', properties: { p: { type: 'nonsense' } } } })).toMatch(/inputSchema is not a valid JSON Schema: .*must be equal to one of the allowed values/);
+    expect(refusalFor({ name: 't', inputSchema: { type: 'object', properties: { p: { $ref: 'https://example.com/s.json' } } } })).toMatch(/can't resolve reference/);
+    expect(refusalFor({ name: 't', inputSchema: { type: 'object' }, outputSchema: { type: 'object', required: 'yes' } })).toMatch(/outputSchema is not a valid JSON Schema/);
+  });
+
+  it('refuses an inputSchema that is not for an object, or none at all', () => {
+    expect(refusalFor({ name: 't', inputSchema: { type: 'array' } })).toMatch(/type is "array", but a tool's arguments are an object/);
+    expect(refusalFor({ name: 't', inputSchema: {} })).toMatch(/type is missing/);
+    expect(refusalFor({ name: 't' })).toMatch(/^inputSchema: /);
+    expect(refusalFor({ name: 't', inputSchema: object, description: 42 })).toMatch(/^description: /);
+  });
+
+  it('refuses a definition over maxDefinitionBytes, saying both sizes', () => {
+    expect(refusalFor({ name: 't', description: 'x'.repeat(70_000), inputSchema: object })).toMatch(/its definition is 700\d\d bytes, over the 65536 bytes/);
+  });
+
+  it('takes the first maxTools tools and refuses the rest, saying how many', () => {
+    const listed = Array.from({ length: 5 }, (_, index) => ({ name: `t${index}`, inputSchema: object }));
+    const { tools, refused } = vetToolList(listed, { ...limits, maxTools: 3 });
+    expect(tools.map((tool) => tool.name)).toEqual(['t0', 't1', 't2']);
+    expect(refused.map((tool) => tool.name)).toEqual(['t3', 't4']);
+    expect(refused[0]!.message).toBe('the server lists 5 tools and the gate takes the first 3: the 2 after them are refused');
+  });
+
+  it('lets two tools share a schema $id', () => {
+    const schema = { $id: 'https://example.com/args', type: 'object' };
+    expect(vetToolList([{ name: 'a', inputSchema: schema }, { name: 'b', inputSchema: { ...schema } }], limits).refused).toEqual([]);
+  });
+});

@@ -1,0 +1,250 @@
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { GateError } from '../../shared/errors';
+import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
+import { Connections, eventually, firstText, fixtureConfig, scriptConfig } from './helpers';
+
+const home = makeTempFolder();
+const connections = new Connections({ home, resolveSecret: async () => undefined });
+const options = { timeoutMs: 5_000, maxResultBytes: 1024 * 1024 };
+
+afterEach(() => connections.closeAll());
+
+describe('an upstream stdio server', () => {
+  it('starts, lists its tools and answers calls', async () => {
+    const connection = connections.make(fixtureConfig('normal'));
+    await connection.start();
+    expect(connection.tools().map((tool) => tool.name)).toEqual(['echo', 'add', 'probe']);
+    expect(connection.state()).toMatchObject({ status: 'ready', tools: 3, refused: [] });
+    expect(connection.state().detail).toMatch(/without a sandbox/);
+    expect(firstText(await connection.call('add', { a: 2, b: 3 }, options))).toBe('5');
+  });
+
+  it('refuses a call to a tool it does not have', async () => {
+    const connection = connections.make(fixtureConfig('normal'));
+    await connection.start();
+    const outcome = await connection.call('rm_rf', {}, options);
+    expect(outcome).toMatchObject({ ok: false, error: { code: 'ENOTFOUND' } });
+  });
+
+  it('fails a start that does not answer in time with ETIMEOUT naming the server and the timeout', async () => {
+    const connection = connections.make(scriptConfig('silent', 'setInterval(() => {}, 1000)'), { limits: { startTimeoutMs: 500 } });
+    const error = await connection.start().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(GateError);
+    expect(error).toMatchObject({ code: 'ETIMEOUT', message: expect.stringMatching(/silent.*500 ms/) });
+    expect(connection.state().status).toBe('failed');
+  });
+
+  it('says what a server that exits at start printed on stderr', async () => {
+    const connection = connections.make(scriptConfig('broken', 'console.error("missing config file /etc/broken.conf"); process.exit(2)'));
+    await expect(connection.start()).rejects.toThrow(/broken could not start.*missing config file \/etc\/broken\.conf/);
+  });
+
+  it('refuses to start when a secret its env names is unknown, naming it', async () => {
+    const connection = connections.make(fixtureConfig('normal', { env: { API_KEY: '$ENV.MISSING_KEY' } }));
+    await expect(connection.start()).rejects.toThrow(/\$ENV\.MISSING_KEY is not defined/);
+  });
+
+  it('turns a reply that is not a CallToolResult into ERUNTIME, and ignores a line that is not JSON-RPC', async () => {
+    const connection = connections.make(fixtureConfig('malformed'));
+    await connection.start();
+    const outcome = await connection.call('echo', {}, options);
+    expect(outcome).toMatchObject({ ok: false, error: { code: 'ERUNTIME', message: expect.stringMatching(/not a valid tools\/call result: .*content/s) } });
+    expect(connection.state().status).toBe('ready');
+  });
+
+  it('times a call out with ETIMEOUT naming the timeout, passing progress on meanwhile', async () => {
+    const connection = connections.make(fixtureConfig('never-answers'));
+    await connection.start();
+    const progress: unknown[] = [];
+    const outcome = await connection.call('wait', {}, { ...options, timeoutMs: 700, onProgress: (update) => progress.push(update) });
+    expect(outcome).toMatchObject({ ok: false, error: { code: 'ETIMEOUT', message: expect.stringMatching(/700 ms/) } });
+    expect(progress).toEqual([{ progress: 1, total: 10, message: 'working' }]);
+    expect(firstText(await connection.call('echo', { text: 'still here' }, options))).toBe('still here');
+  });
+
+  it('withdraws a call when its signal aborts', async () => {
+    const connection = connections.make(fixtureConfig('never-answers'));
+    await connection.start();
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 200);
+    const outcome = await connection.call('wait', {}, { ...options, signal: controller.signal });
+    expect(outcome).toMatchObject({ ok: false, error: { code: 'EDENIED', message: expect.stringMatching(/cancelled/), details: { cancelled: true } } });
+  });
+
+  it('refuses a result over maxResultBytes with EQUOTA naming both sizes', async () => {
+    const connection = connections.make(fixtureConfig('big-result'));
+    await connection.start();
+    const outcome = await connection.call('big', { megabytes: 2 }, options);
+    expect(outcome).toMatchObject({ ok: false, error: { code: 'EQUOTA', message: expect.stringMatching(/returned 20\d{5} bytes, over the 1048576 bytes/) } });
+    expect(connection.state().status).toBe('ready');
+  });
+
+  it('stops reading a 50 MB reply at maxMessageBytes, refuses the call and restarts the server', async () => {
+    const connection = connections.make(fixtureConfig('big-result'), { limits: { maxMessageBytes: 4 * 1024 * 1024 }, backoff: { initialMs: 50 } });
+    const other = connections.make(fixtureConfig('normal', { name: 'other' }));
+    await Promise.all([connection.start(), other.start()]);
+    const before = process.memoryUsage().rss;
+    const outcome = await connection.call('big', { megabytes: 50 }, options);
+    expect(outcome).toMatchObject({ ok: false, error: { code: 'EQUOTA', message: expect.stringMatching(/over 4194304 bytes \(this call allows 1048576\)/) } });
+    expect(process.memoryUsage().rss - before).toBeLessThan(100 * 1024 * 1024);
+    await eventually(() => connection.state().status === 'ready');
+    expect(connection.state().restarts).toBe(1);
+    expect(firstText(await other.call('echo', { text: 'unaffected' }, options))).toBe('unaffected');
+  });
+
+  it('reports a server dying mid-call as ECRASH with its stderr, restarts it after a backoff, and keeps the others working', async () => {
+    const connection = connections.make(fixtureConfig('crash-on-call'), { backoff: { initialMs: 300 } });
+    const other = connections.make(fixtureConfig('normal', { name: 'other' }));
+    await Promise.all([connection.start(), other.start()]);
+    const outcome = await connection.call('crash', {}, options);
+    expect(outcome).toMatchObject({ ok: false, error: { code: 'ECRASH', message: expect.stringMatching(/out of cheese/) } });
+    expect(connection.state()).toMatchObject({ status: 'restarting', detail: expect.stringMatching(/again in 300 ms/) });
+    expect(await connection.call('echo', { text: 'too soon' }, options)).toMatchObject({ ok: false, error: { code: 'EUNAVAILABLE' } });
+    expect(firstText(await other.call('echo', { text: 'fine' }, options))).toBe('fine');
+    await eventually(() => connection.state().status === 'ready');
+    expect(connection.state().restarts).toBe(1);
+    expect(firstText(await connection.call('echo', { text: 'back' }, options))).toBe('back');
+  });
+
+  it('waits twice as long after each failed restart, and gives up after maxRestarts in a row, saying why', async () => {
+    const marker = `${makeTempFolder()}/started`;
+    const connection = connections.make(fixtureConfig('starts-once', { args: [marker] }), { backoff: { initialMs: 100, maxRestarts: 3 } });
+    await connection.start();
+    await connection.call('crash', {}, options);
+    const waits = new Set<string>();
+    await eventually(() => {
+      const wait = /again in (\d+) ms/.exec(connection.state().detail ?? '');
+      if (wait) waits.add(wait[1]!);
+      return connection.state().status === 'failed';
+    });
+    expect([...waits]).toEqual(['100', '200', '400']);
+    expect(connection.state()).toMatchObject({ restarts: 3, detail: expect.stringMatching(/gave up after 3 failed restarts.*refusing to start a second time/) });
+  });
+
+  it('re-fetches and vets its list on notifications/tools/list_changed and tells the listeners', async () => {
+    const connection = connections.make(fixtureConfig('changes-list'));
+    await connection.start();
+    const heard = new Promise<string[]>((resolve) => connection.onToolsChanged((tools) => resolve(tools.map((tool) => tool.name))));
+    await connection.call('grow', {}, options);
+    expect(await heard).toContain('added');
+    expect(firstText(await connection.call('added', {}, options))).toBe('new');
+  });
+
+  it('registers the rest of a list whose entries share a name, refusing each duplicate', async () => {
+    const connection = connections.make(fixtureConfig('duplicates'));
+    await connection.start();
+    expect(connection.tools().map((tool) => tool.name)).toEqual(['add']);
+    expect(connection.state().refused).toEqual([
+      { name: 'echo', message: expect.stringMatching(/2 tools named "echo"/) },
+      { name: 'echo', message: expect.stringMatching(/2 tools named "echo"/) },
+    ]);
+  });
+
+  it('refuses tools whose schemas are not JSON Schema for an object, registering the others', async () => {
+    const connection = connections.make(fixtureConfig('invalid-schema'));
+    await connection.start();
+    expect(connection.tools().map((tool) => tool.name)).toEqual(['fine', 'older']);
+    expect(connection.state().refused.map((tool) => tool.name)).toEqual(['not_schema', 'not_object', 'bad name!', 'huge', 'remote_ref']);
+  });
+
+  it('stays stopped when closed while it starts', async () => {
+    const connection = connections.make(scriptConfig('slow', 'setInterval(() => {}, 1000)'));
+    const starting = connection.start();
+    await connection.close();
+    await expect(starting).rejects.toThrow(/slow was stopped while it started/);
+    expect(connection.state().status).toBe('stopped');
+  });
+
+  it('stays stopped after close(), which may be called twice', async () => {
+    const connection = connections.make(fixtureConfig('normal'));
+    await connection.start();
+    await connection.close();
+    await connection.close();
+    expect(connection.state().status).toBe('stopped');
+    expect(await connection.call('echo', { text: 'x' }, options)).toMatchObject({ ok: false, error: { code: 'EUNAVAILABLE' } });
+    await expect(connection.start()).rejects.toThrow(/was stopped/);
+  });
+});
+
+process.on('exit', () => removeTempFolder(home));
+
+/** A Streamable HTTP MCP server with one tool, which can forget its sessions (as a restarted server does). */
+async function startHttpServer() {
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const authorizations: (string | undefined)[] = [];
+  const http = createServer(async (request, response) => {
+    authorizations.push(request.headers.authorization);
+    const sessionId = request.headers['mcp-session-id'] as string | undefined;
+    let transport = sessionId ? sessions.get(sessionId) : undefined;
+    if (!transport && sessionId) {
+      response.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }));
+      return;
+    }
+    if (!transport) {
+      const created = new StreamableHTTPServerTransport({ sessionIdGenerator: randomUUID, onsessioninitialized: (id) => void sessions.set(id, created) });
+      const server = new McpServer({ name: 'remote', version: '1.0.0' });
+      server.registerTool('echo', { inputSchema: { text: z.string() } }, ({ text }) => ({ content: [{ type: 'text', text }] }));
+      await server.connect(created);
+      transport = created;
+    }
+    await transport.handleRequest(request, response);
+  });
+  await new Promise<void>((done) => http.listen(0, '127.0.0.1', done));
+  return {
+    url: `http://127.0.0.1:${(http.address() as { port: number }).port}/mcp`,
+    authorizations,
+    forgetSessions: () => sessions.clear(),
+    close: () => {
+      http.closeAllConnections();
+      http.close();
+    },
+  };
+}
+
+describe('an upstream Streamable HTTP server', () => {
+  const SECRET = 'ghp_0123456789abcdef';
+  const httpConnections = new Connections({ home, resolveSecret: async (name) => (name === 'GITHUB_TOKEN' ? SECRET : undefined) });
+  afterEach(() => httpConnections.closeAll());
+
+  it('is reached with its headers, secrets filled in, and answers calls', async () => {
+    const server = await startHttpServer();
+    try {
+      const connection = httpConnections.make({ name: 'remote', transport: 'http', url: server.url, headers: { Authorization: 'Bearer $ENV.GITHUB_TOKEN' } });
+      await connection.start();
+      expect(connection.tools().map((tool) => tool.name)).toEqual(['echo']);
+      expect(firstText(await connection.call('echo', { text: 'over http' }, options))).toBe('over http');
+      expect(new Set(server.authorizations)).toEqual(new Set([`Bearer ${SECRET}`]));
+    } finally {
+      server.close();
+    }
+  });
+
+  it('refuses to start with a url that is not one', async () => {
+    const connection = httpConnections.make({ name: 'remote', transport: 'http', url: 'localhost:8080', headers: {} });
+    await expect(connection.start()).rejects.toThrow(/remote: its url "localhost:8080" is not an http\(s\) URL/);
+  });
+
+  it('refuses to start when a header names an unknown secret', async () => {
+    const connection = httpConnections.make({ name: 'remote', transport: 'http', url: 'http://127.0.0.1:9/mcp', headers: { Authorization: 'Bearer $ENV.NOT_STORED' } });
+    await expect(connection.start()).rejects.toThrow(/remote: its headers cannot be filled in: \$ENV\.NOT_STORED is not defined/);
+  });
+
+  it('reconnects after its session drops', async () => {
+    const server = await startHttpServer();
+    try {
+      const connection = httpConnections.make({ name: 'remote', transport: 'http', url: server.url, headers: {} }, { backoff: { initialMs: 50 } });
+      await connection.start();
+      server.forgetSessions();
+      expect(await connection.call('echo', { text: 'lost' }, options)).toMatchObject({ ok: false, error: { code: 'ECRASH', message: expect.stringMatching(/HTTP 404/) } });
+      await eventually(() => connection.state().status === 'ready' && connection.state().restarts === 1);
+      expect(firstText(await connection.call('echo', { text: 'found' }, options))).toBe('found');
+    } finally {
+      server.close();
+    }
+  });
+});
