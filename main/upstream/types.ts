@@ -18,7 +18,7 @@ export type UpstreamCallOutcome =
       /** The server said the tool failed (the call itself went through). */
       isError: boolean;
     }
-  /** ECRASH (the server died or dropped the connection), ETIMEOUT, EQUOTA (result past its cap), ECANCELLED, ERUNTIME (malformed reply). */
+  /** ECRASH (the server died or dropped the connection), ETIMEOUT, EQUOTA (result past its cap), EDENIED with details.cancelled (withdrawn), ERUNTIME (malformed reply). */
   | { ok: false; error: ToolError };
 
 /** Progress an upstream reports while a call runs, passed on to the agent. */
@@ -30,7 +30,7 @@ export interface UpstreamProgress {
 
 /** Limits and hooks of one upstream call. */
 export interface UpstreamCallOptions {
-  /** Withdraws the call: the server is sent notifications/cancelled, the outcome is ECANCELLED. */
+  /** Withdraws the call: the server is sent notifications/cancelled, the outcome is EDENIED with details.cancelled. */
   signal?: AbortSignal;
   timeoutMs: number;
   /** Bytes of the serialized result past which it is refused (EQUOTA) instead of returned. */
