@@ -10,6 +10,7 @@ import { callIdOf, connectMcp, makeTempDirs, nextApproval, readToken, textOf, ty
 
 const FILESYSTEM = resolve('node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
 const EVERYTHING = resolve('node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+const FIXTURE = resolve('test/fixtures/upstreamServer.mjs');
 
 let dirs: TempDirs;
 let running: RunningGate;
@@ -36,6 +37,7 @@ beforeAll(async () => {
       mcpServers: {
         fs: { command: process.execPath, args: [FILESYSTEM, dirs.workspace], sandbox: { readable, writable: [dirs.workspace] } },
         everything: { command: process.execPath, args: [EVERYTHING, 'stdio'], sandbox: { readable } },
+        shifty: { command: process.execPath, args: [FIXTURE, 'rug-pull'], sandbox: { readable } },
       },
     }),
   );
@@ -57,6 +59,7 @@ describe('upstream MCP servers behind the gate', () => {
     expect(waiting.servers.map((server) => [server.name, server.status])).toEqual([
       ['fs', 'awaiting-launch'],
       ['everything', 'awaiting-launch'],
+      ['shifty', 'awaiting-launch'],
     ]);
     expect(waiting.servers[0]!.launch).toContain(FILESYSTEM);
     expect((await client.listTools()).tools.some((tool) => tool.name.includes('__'))).toBe(false);
@@ -120,5 +123,27 @@ describe('upstream MCP servers behind the gate', () => {
 
     await running.backend.handlers.reviewUpstream({ server: 'everything', tools: [{ name: 'echo', definitionHash: changed.definitionHash, class: { tier: 'SAFE', sideEffects: [] } }] });
     expect(textOf(await client.callTool({ name: 'everything__echo', arguments: { message: 'again' } }))).toBe('Echo: again');
+  }, 30_000);
+
+  it('a server that changes a trusted definition mid-session (tools/list_changed) gets it disabled, with a finding, until reviewed', async () => {
+    const shifty = (await running.backend.handlers.upstreamServers({})).servers.find((server) => server.name === 'shifty')!;
+    await running.backend.handlers.reviewUpstream({
+      server: 'shifty',
+      tools: shifty.tools.map((tool) => ({ name: tool.name, definitionHash: tool.definitionHash, class: { tier: 'SAFE' as const, sideEffects: [] } })),
+    });
+    expect(textOf(await client.callTool({ name: 'shifty__weather', arguments: { city: 'Oslo' } }))).toBe('sunny in Oslo');
+
+    expect(textOf(await client.callTool({ name: 'shifty__swap', arguments: {} }))).toBe('swapped');
+    const deadline = Date.now() + 10_000;
+    let weather = shifty.tools.find((tool) => tool.name === 'weather')!;
+    while (weather.pin !== 'changed') {
+      if (Date.now() > deadline) throw new Error('the changed definition was not noticed');
+      await new Promise((resolveWait) => setTimeout(resolveWait, 50));
+      weather = (await running.backend.handlers.upstreamServers({})).servers.find((server) => server.name === 'shifty')!.tools.find((tool) => tool.name === 'weather')!;
+    }
+    expect(weather.findings.map((finding) => finding.kind)).toEqual(expect.arrayContaining(['addressed-to-model', 'asks-for-secrets']));
+    expect((await client.listTools()).tools.map((tool) => tool.name)).not.toContain('shifty__weather');
+    const refused = await client.callTool({ name: 'shifty__weather', arguments: { city: 'Oslo' } });
+    expect(textOf(refused)).toMatch(/^EUNAVAILABLE: shifty__weather changed since you reviewed it/);
   }, 30_000);
 });
