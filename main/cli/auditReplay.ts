@@ -6,43 +6,26 @@
  * state folder (the person's credential; an agent's MCP token cannot ask for it).
  */
 import { existsSync, readFileSync } from 'node:fs';
-import WebSocket from 'ws';
-import { toBridgeReply, type BridgeReply } from '../../shared/contract';
+import type { BridgeReply } from '../../shared/contract';
 import { GateError } from '../../shared/errors';
 import { ReplayReportSchema, type ReplayReport } from '../../shared/explorer';
 import { statePaths } from '../state/paths';
 import { readGateAddress, type GateAddress } from '../state/stateFolder';
 import { UsageError, flag, type ParsedArgs } from './argv';
 import type { Io } from './commands';
-
-/** The console's subprotocol and the prefix its token travels under (see main/server/wsBridgeServer.ts). */
-const BRIDGE_PROTOCOL = 'toolgate.v1';
-const TOKEN_PREFIX = 'toolgate.token.';
+import { bridgeRequest } from './gateBridge';
 
 /** Exit codes: the same response, a different one, not replayable or bad input. */
 const EXIT = { same: 0, different: 1, 'not-replayable': 2 } as const;
 
 /**
  * Sends one replayCall over the console bridge and resolves with its reply. The replay is judged
- * by the policy like any call: when it waits for a person, `onWaiting` is told once.
+ * by the policy like any call: when it waits for a person, `onWaiting` is told.
  */
 function askGate(address: GateAddress, consoleToken: string, callId: string, onWaiting: () => void): Promise<BridgeReply<unknown>> {
-  const origin = `http://127.0.0.1:${address.port}`;
-  const ws = new WebSocket(`ws://127.0.0.1:${address.port}/bridge`, [BRIDGE_PROTOCOL, `${TOKEN_PREFIX}${consoleToken}`], { origin });
-  return new Promise((resolveReply, reject) => {
-    ws.on('open', () => ws.send(JSON.stringify({ id: 1, method: 'replayCall', params: { callId } })));
-    ws.on('message', (data) => {
-      type Pushed = { event?: string; payload?: { source?: string; status?: string } };
-      const message = JSON.parse(data.toString()) as Pushed & { type?: string; id?: number; reply?: unknown; events?: Pushed[] };
-      // The gate pushes events in batches; a lone event is one too.
-      const pushed = message.type === 'events' ? (message.events ?? []) : message.type === 'event' ? [message] : [];
-      if (pushed.some((item) => item.event === 'callUpdated' && item.payload?.source === 'console' && item.payload.status === 'awaiting-approval')) onWaiting();
-      if (message.type !== 'reply' || message.id !== 1) return;
-      ws.close();
-      resolveReply(toBridgeReply('replayCall', message.reply));
-    });
-    ws.on('error', (error) => reject(new GateError('ENOTFOUND', `no gate answers at ${origin}: start it again with \`toolgate serve --workspace DIR\` (${error.message})`)));
-    ws.on('close', (code, reason) => reject(new GateError('EPERMISSION', `the gate closed the console connection (${code}${reason.length > 0 ? `: ${reason.toString()}` : ''})`)));
+  return bridgeRequest(address, consoleToken, 'replayCall', { callId }, (events) => {
+    type Update = { source?: string; status?: string } | undefined;
+    if (events.some((item) => item.event === 'callUpdated' && (item.payload as Update)?.source === 'console' && (item.payload as Update)?.status === 'awaiting-approval')) onWaiting();
   });
 }
 

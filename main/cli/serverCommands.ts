@@ -1,8 +1,11 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { readGateAddress } from '../state/stateFolder';
+import { bridgeRequest } from './gateBridge';
 import { createInterface } from 'node:readline/promises';
 import { ChainSecretProvider, EnvironmentSecretProvider, FileSecretProvider } from '../secrets/secretProvider';
 import { statePaths } from '../state/paths';
 import { reviewCommand } from '../upstream/reviewCommand';
-import type { UpstreamServerConfig } from '../../shared/upstream';
+import type { UpstreamOverview, UpstreamServerConfig } from '../../shared/upstream';
 import { clientConfigPath } from '../upstream/clientConfigs';
 import { undoRewrite, type UndoReport } from '../upstream/clientRewrite';
 import { importServers, type ImportReport } from '../upstream/serverImport';
@@ -107,7 +110,8 @@ export async function serversCommand(argv: string[], io: Io): Promise<number> {
   if (sub.name === 'list') {
     const file = serversFilePath(io.home);
     const contents = readServersFile(io.home);
-    io.out(flag(args, 'json') ? `${JSON.stringify(serverListJson(file, contents), null, 2)}\n` : formatServerList(file, contents));
+    const states = await runningStates(io.home);
+    io.out(flag(args, 'json') ? `${JSON.stringify(serverListJson(file, contents, states), null, 2)}\n` : formatServerList(file, contents, states));
     return contents.refused.length > 0 ? 1 : 0;
   }
   const from = flag(args, 'from');
@@ -152,4 +156,27 @@ async function askAtTerminal(question: string): Promise<boolean> {
   } finally {
     lines.close();
   }
+}
+
+/** Where each server stands in the running gate, asked over its console bridge; undefined when no gate runs (or it cannot be asked). */
+async function runningStates(home: string): Promise<UpstreamState[] | undefined> {
+  const { consoleToken } = statePaths(home);
+  let address;
+  try {
+    address = readGateAddress(home);
+  } catch {
+    return undefined;
+  }
+  if (!existsSync(consoleToken)) return undefined;
+  const reply = await bridgeRequest(address, readFileSync(consoleToken, 'utf8').trim(), 'upstreamServers', {}).catch(() => undefined);
+  if (!reply?.ok) return undefined;
+  return (reply.value as UpstreamOverview).servers.map((server) => ({
+    name: server.name,
+    transport: server.transport,
+    status: server.status,
+    ...(server.detail ? { detail: server.detail } : {}),
+    restarts: server.restarts,
+    tools: server.tools.length,
+    refused: server.refused,
+  }));
 }

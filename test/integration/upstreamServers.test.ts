@@ -3,6 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UpstreamOverview } from '../../shared/upstream';
+import { serversCommand } from '../../main/cli/serverCommands';
 import { startGate, type RunningGate } from '../../main/gate/startGate';
 import { openReviewStore } from '../../main/upstream/reviews';
 import { toolgateRoot } from '../../main/state/paths';
@@ -69,6 +70,14 @@ describe('upstream MCP servers behind the gate', () => {
     const names = (await client.listTools()).tools.map((tool) => tool.name);
     expect(names).toEqual(expect.arrayContaining(['fs__write_file', 'fs__read_text_file', 'everything__echo', 'read_file']));
   }, 60_000);
+
+  it('toolgate servers list shows where each server stands in the running gate', async () => {
+    let printed = '';
+    const code = await serversCommand(['list'], { home: dirs.home, out: (text) => (printed += text), err: (text) => (printed += text) });
+    expect(code).toBe(0);
+    expect(printed).toMatch(/^ {2}fs +stdio .*\[ready, \d+ tools: runs in bubblewrap[^\]]*\]$/m);
+    expect(printed).toMatch(/^ {2}everything +stdio .*\[ready, \d+ tools: runs in bubblewrap[^\]]*\]$/m);
+  });
 
   it('a write through the filesystem server asks with its diff, and once approved lands in the workspace', async () => {
     writeFileSync(join(dirs.workspace, 'notes.md'), 'one\n');
