@@ -78,6 +78,10 @@ interface ServerSlot {
   /** Why its last start failed, while it has not started since. */
   startError?: string;
   tools: Map<string, ToolSlot>;
+  /** Why its tools could not be brought up to date (the reviews file cannot be read), while that holds. */
+  syncError?: string;
+  /** Tools of its list the gate could not register (a name taken, a read-only gate), and why. */
+  unregistered: Map<string, string>;
   stopListening?: () => void;
 }
 
@@ -97,14 +101,14 @@ export class UpstreamGateway {
     private readonly parts: GatewayParts,
   ) {
     for (const config of options.servers) {
-      this.slots.set(config.name, { config, launchHash: parts.launchHash(config), tools: new Map() });
+      this.slots.set(config.name, { config, launchHash: parts.launchHash(config), tools: new Map(), unregistered: new Map() });
     }
   }
 
   /** Starts every server whose launch the person approved; the others wait for it. Never throws. */
   start(): void {
     for (const slot of this.slots.values()) {
-      if (this.parts.reviews.approvedLaunch(slot.config.name) === slot.launchHash) void this.startServer(slot);
+      if (this.parts.reviews.approvedLaunch(slot.config.name) === slot.launchHash) this.launch(slot);
     }
   }
 
@@ -151,7 +155,7 @@ export class UpstreamGateway {
       throw new GateError('EVALIDATION', `${server}'s entry in servers.json is not the one shown; look at its command again`);
     }
     this.parts.reviews.approveLaunch(server, launchHash);
-    if (!slot.connection) void this.startServer(slot);
+    if (!slot.connection) this.launch(slot);
     return this.overview();
   }
 
@@ -188,8 +192,29 @@ export class UpstreamGateway {
     this.sync(slot);
   }
 
-  /** Registers the server's current tools as their pins say, and removes those it no longer lists. */
+  /** Starts a server in the background: whatever fails is in its state, never an unhandled rejection. */
+  private launch(slot: ServerSlot): void {
+    this.startServer(slot).catch((error: unknown) => {
+      slot.startError = error instanceof Error ? error.message : String(error);
+      this.changed();
+    });
+  }
+
+  /**
+   * Registers the server's current tools as their pins say, and removes those it no longer lists.
+   * Never throws: a reviews file that cannot be read leaves the tools as they were, and says why.
+   */
   private sync(slot: ServerSlot): void {
+    try {
+      this.resync(slot);
+      slot.syncError = undefined;
+    } catch (error) {
+      slot.syncError = error instanceof Error ? error.message : String(error);
+      this.changed();
+    }
+  }
+
+  private resync(slot: ServerSlot): void {
     if (this.closed || !slot.connection) return;
     const server = slot.config.name;
     const definitions = slot.connection.tools();
@@ -202,6 +227,7 @@ export class UpstreamGateway {
         slot.tools.delete(name);
       }
     }
+    slot.unregistered.clear();
     for (const definition of definitions) {
       const tool: ToolSlot = {
         definition,
@@ -215,23 +241,27 @@ export class UpstreamGateway {
     this.changed();
   }
 
+  /** Registers one tool, or notes why it cannot be (it is then no tool of the gate, and the console says why). */
   private register(slot: ServerSlot, tool: ToolSlot): void {
     const { registry } = this.options;
-    const previous = slot.tools.get(tool.definition.name);
-    if (previous) registry.remove(previous.registeredAs);
-    else if (registry.has(tool.registeredAs)) {
-      // Another server's tool, or the gate's own, already has the name: this one is not registered.
+    const name = tool.definition.name;
+    const previous = slot.tools.get(name);
+    if (previous) {
+      registry.remove(previous.registeredAs);
+      slot.tools.delete(name);
+    } else if (registry.has(tool.registeredAs)) {
+      slot.unregistered.set(name, `a tool named ${tool.registeredAs} is already registered; rename the server in servers.json`);
       return;
     }
-    let defined: DefinedTool;
     try {
-      defined = definedTool(tool, this.classOf(tool));
-    } catch {
-      // A definition the manifest cannot hold (vetting lets through what MCP allows) stays unregistered.
+      registry.registerExternal(definedTool(tool, this.classOf(tool)), this.runnerFor(slot, tool));
+    } catch (error) {
+      // A read-only gate refuses a writing tool; a definition the manifest cannot hold stays out too.
+      slot.unregistered.set(name, error instanceof Error ? error.message : String(error));
       return;
     }
-    slot.tools.set(tool.definition.name, tool);
-    registry.registerExternal(defined, this.runnerFor(slot, tool));
+    slot.unregistered.delete(name);
+    slot.tools.set(name, tool);
   }
 
   /** The class a tool is judged by: the person's when trusted, else its annotations' suggestion at no less than the unreviewed tier. */
@@ -289,7 +319,9 @@ export class UpstreamGateway {
     const state = slot.connection?.state();
     const launchApproved = this.parts.reviews.approvedLaunch(config.name) === slot.launchHash;
     const status = state?.status ?? (launchApproved ? (slot.startError ? 'failed' : 'starting') : 'awaiting-launch');
-    const detail = state?.detail ?? slot.startError ?? (launchApproved ? undefined : 'waits for you to approve its exact launch');
+    const detail = slot.syncError
+      ? `its tools are as they were: ${slot.syncError}`
+      : (state?.detail ?? slot.startError ?? (launchApproved ? undefined : 'waits for you to approve its exact launch'));
     return {
       name: config.name,
       transport: config.transport,
@@ -302,7 +334,7 @@ export class UpstreamGateway {
       ...(detail ? { detail } : {}),
       restarts: state?.restarts ?? 0,
       tools: [...slot.tools.values()].map((tool) => this.toolView(tool)),
-      refused: state?.refused ?? [],
+      refused: [...(state?.refused ?? []), ...[...slot.unregistered].map(([name, message]) => ({ name, message }))],
     };
   }
 
@@ -319,8 +351,16 @@ export class UpstreamGateway {
     };
   }
 
+  /** Tells the console; an overview that cannot be made now (the reviews file unreadable) is told later. */
   private changed(): void {
-    if (!this.closed) this.options.onChange?.(this.overview());
+    if (this.closed || !this.options.onChange) return;
+    let overview: UpstreamOverview;
+    try {
+      overview = this.overview();
+    } catch {
+      return;
+    }
+    this.options.onChange(overview);
   }
 }
 

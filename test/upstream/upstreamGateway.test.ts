@@ -95,9 +95,9 @@ afterEach(() => {
   workspace = undefined;
 });
 
-function gateway(list: UpstreamToolDefinition[], findingsFor: (tool: string) => boolean = () => false) {
+function gateway(list: UpstreamToolDefinition[], findingsFor: (tool: string) => boolean = () => false, readOnly = false) {
   workspace = realpathSync(mkdtempSync(join(tmpdir(), 'toolgate-gateway-')));
-  const registry = new ToolRegistry();
+  const registry = new ToolRegistry({ readOnly });
   const reviews = new MemoryReviews();
   const connections: FakeConnection[] = [];
   const parts: GatewayParts = {
@@ -228,5 +228,28 @@ describe('upstream gateway', () => {
     await settle();
     connections[0]!.status = 'restarting';
     expect(registry.get('files__read_note')!.external!.unavailable()).toMatch(/^files is restarting/);
+  });
+
+  it('a read-only gate leaves a writing tool out and says why; the others register', async () => {
+    const { upstream, registry } = gateway([readTool, writeTool], () => false, true);
+    await upstream.approveLaunch('files', upstream.overview().servers[0]!.launchHash);
+    await settle();
+    // Unreviewed tools are judged by the suggested class, which writes: both are refused in a read-only gate.
+    expect(registry.list()).toEqual([]);
+    expect(upstream.overview().servers[0]!.refused.map((refused) => refused.name)).toEqual(['read_note', 'write_note']);
+    expect(upstream.overview().servers[0]!.refused[0]!.message).toMatch(/read-only/);
+  });
+
+  it('a reviews file that cannot be read while the gate runs keeps the tools as they were and says why, without throwing', async () => {
+    const { upstream, registry, reviews, connections } = gateway([readTool]);
+    await upstream.approveLaunch('files', upstream.overview().servers[0]!.launchHash);
+    await settle();
+    reviews.pinState = () => {
+      throw new Error('upstream-reviews.json is not JSON');
+    };
+    expect(() => upstream.refreshReviews()).not.toThrow();
+    expect(() => connections[0]!.changeList([readTool, writeTool])).not.toThrow();
+    expect(registry.has('files__read_note')).toBe(true);
+    expect(upstream.overview().servers[0]!.detail).toBe('its tools are as they were: upstream-reviews.json is not JSON');
   });
 });
