@@ -383,6 +383,9 @@ function definedTool(tool: ToolSlot, toolClass: ToolClass): DefinedTool {
     bounds: { ...DEFAULT_BOUNDS, timeoutMs: UPSTREAM_TIMEOUT_MS, maxOutputBytes: UPSTREAM_OUTPUT_BYTES },
     pathArguments: [],
     supportsDryRun: false,
+    // An agent's `$ENV.NAME` never reaches a server that is not Toolgate's: the server's own
+    // credentials come from its entry in servers.json.
+    secrets: 'refuse',
     inputSchema: definition.inputSchema,
     outputSchema: definition.outputSchema ?? {},
   });

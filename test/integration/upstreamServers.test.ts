@@ -104,6 +104,12 @@ describe('upstream MCP servers behind the gate', () => {
     expect(running.gate.audit.forCall(callIdOf(result)).map((record) => record.kind)).not.toContain('started');
   });
 
+  it('an agent cannot hand a server one of the gate\'s secrets through a placeholder', async () => {
+    const result = await client.callTool({ name: 'everything__echo', arguments: { message: '$ENV.GITHUB_TOKEN' } });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/^EVALIDATION: .*message.*\$ENV\.GITHUB_TOKEN/s);
+  });
+
   it('arguments that break the server\'s own schema are refused by the gate before anyone is asked', async () => {
     const result = await client.callTool({ name: 'everything__echo', arguments: { message: 42 } });
     expect(result.isError).toBe(true);
