@@ -1,5 +1,5 @@
+import { createRequire } from 'node:module';
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import draft07MetaSchema from 'ajv/dist/refs/json-schema-draft-07.json' with { type: 'json' };
 import type { UpstreamToolDefinition } from '../../shared/upstream';
 
 /**
@@ -9,7 +9,8 @@ import type { UpstreamToolDefinition } from '../../shared/upstream';
  */
 
 const ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: false, logger: false });
-ajv.addMetaSchema(draft07MetaSchema);
+// Read through require: the bundler leaves a JSON import without the attribute Node insists on.
+ajv.addMetaSchema(createRequire(import.meta.url)('ajv/dist/refs/json-schema-draft-07.json') as Record<string, unknown>);
 
 /**
  * Compiles one tool's schema, or throws ajv's reason it is not a valid JSON Schema. The compiled

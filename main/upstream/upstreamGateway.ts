@@ -2,6 +2,7 @@ import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { Preview } from '../../shared/approval';
 import { GateError, type ToolError } from '../../shared/errors';
+import { hashCanonical } from '../../shared/hash';
 import { DEFAULT_BOUNDS, ToolManifestSchema, type SecurityTier, type ToolManifest } from '../../shared/manifest';
 import {
   UPSTREAM_SEPARATOR,
@@ -236,7 +237,11 @@ export class UpstreamGateway {
         findings: findings.filter((finding) => finding.tool === definition.name),
         registeredAs: registeredName(server, definition.name),
       };
-      this.register(slot, tool);
+      const previous = slot.tools.get(definition.name);
+      // A tool whose definition and review are as they were stays registered as it is: a call
+      // waiting for its prompt meanwhile goes on.
+      if (previous && previous.hash === tool.hash && samePin(previous.pin, tool.pin)) previous.findings = tool.findings;
+      else this.register(slot, tool);
     }
     this.changed();
   }
@@ -285,7 +290,7 @@ export class UpstreamGateway {
           const why = state?.detail ?? slot.startError;
           return `${server} is ${state?.status ?? 'not started'}${why ? `: ${why}` : ''}`;
         }
-        if (current() !== tool) return `${tool.registeredAs} changed while the call waited; call it again`;
+        if (current()?.hash !== tool.hash) return `${tool.registeredAs} changed while the call waited; call it again`;
         if (tool.pin.state === 'changed') {
           return `${tool.registeredAs} changed since you reviewed it and is disabled until you look at the old and new definitions: open the Tools view, or run toolgate servers review ${server}`;
         }
@@ -301,8 +306,9 @@ export class UpstreamGateway {
 
   private async run(slot: ServerSlot, tool: ToolSlot, input: unknown, context: ExternalRunContext): Promise<RunOutcome> {
     const connection = slot.connection;
-    // The definition the call was judged and approved by must be the one the server has now.
-    if (!connection || slot.tools.get(tool.definition.name) !== tool) {
+    // The definition the call was judged and approved by must be the one the server has now (a
+    // review saved meanwhile changes how later calls are judged, not this one).
+    if (!connection || slot.tools.get(tool.definition.name)?.hash !== tool.hash) {
       return { ok: false, error: { code: 'EUNAVAILABLE', message: `${tool.registeredAs} changed or went away while the call waited; it was not run` } };
     }
     const outcome = await connection.call(tool.definition.name, input as Record<string, unknown>, {
@@ -362,6 +368,13 @@ export class UpstreamGateway {
     }
     this.options.onChange(overview);
   }
+}
+
+/** Whether two pin states say the same: the same state, from the same review with the same class. */
+function samePin(a: PinState, b: PinState): boolean {
+  if (a.state !== b.state) return false;
+  if (a.state === 'unreviewed' || b.state === 'unreviewed') return true;
+  return a.review.definitionHash === b.review.definitionHash && a.review.reviewedAt === b.review.reviewedAt && hashCanonical(a.review.class) === hashCanonical(b.review.class);
 }
 
 /** The name agents call an upstream tool by. */

@@ -252,4 +252,21 @@ describe('upstream gateway', () => {
     expect(registry.has('files__read_note')).toBe(true);
     expect(upstream.overview().servers[0]!.detail).toBe('its tools are as they were: upstream-reviews.json is not JSON');
   });
+
+  it('a call whose prompt is open when a review is saved still runs: only a changed definition stops it', async () => {
+    const { upstream, registry, connections } = gateway([readTool, writeTool]);
+    await upstream.approveLaunch('files', upstream.overview().servers[0]!.launchHash);
+    await settle();
+    // The executor holds the entry it looked up while the person reads the prompt.
+    const waiting = registry.get('files__write_note')!.external!;
+    const shown = upstream.overview().servers[0]!.tools;
+    await upstream.review({ server: 'files', tools: shown.map((tool) => ({ name: tool.name, definitionHash: tool.definitionHash, class: { tier: 'STANDARD' as const, sideEffects: [] } })) });
+    upstream.refreshReviews();
+    expect(waiting.unavailable()).toBeUndefined();
+    expect(await waiting.run({ path: 'a.md', content: 'x' }, { callId: 'c1', timeoutMs: 1000 })).toMatchObject({ ok: true });
+
+    connections[0]!.changeList([readTool, { ...writeTool, description: 'Writes a note, and more.' }]);
+    expect(await waiting.run({ path: 'a.md', content: 'x' }, { callId: 'c2', timeoutMs: 1000 })).toMatchObject({ ok: false, error: { code: 'EUNAVAILABLE' } });
+    expect(connections[0]!.calls).toHaveLength(1);
+  });
 });
