@@ -1,4 +1,6 @@
 import { expect, type Locator } from '@playwright/test';
+import type { SecurityTier } from '../../shared/manifest';
+import type { UpstreamStatus } from '../../shared/upstream';
 import type { ConsolePage } from './ConsolePage';
 import { attributeSelector } from './cssAttribute';
 
@@ -54,5 +56,75 @@ export class ToolsPanel {
   /** The line under the effective tier saying why it is above the declared one. */
   tierRaised(tool: string): Locator {
     return this.rowFor(tool).getByTestId('tier-raised');
+  }
+
+  /** The card of one of the person's MCP servers in the "MCP servers" section. */
+  upstreamServer(server: string): Locator {
+    return this.console.page.locator(`[data-testid="upstream-server"]${attributeSelector('data-server', server)}`);
+  }
+
+  /** Waits until a server's card says `status`; a launch in bubblewrap takes seconds, so the default wait is long. */
+  async waitForServerStatus(server: string, status: UpstreamStatus, timeout = 20_000): Promise<Locator> {
+    await this.show();
+    const card = this.upstreamServer(server);
+    await expect(card).toHaveAttribute('data-status', status, { timeout });
+    return card;
+  }
+
+  /** The status words a server's card shows ("awaiting launch approval", "ready", …). */
+  serverStatus(server: string): Locator {
+    return this.upstreamServer(server).getByTestId('upstream-status');
+  }
+
+  /** The exact command the "Start this server?" box says Toolgate will run. */
+  launchCommand(server: string): Locator {
+    return this.upstreamServer(server).getByTestId('launch-command');
+  }
+
+  /** Clicks "Approve launch" on a server waiting for it; the box goes once the gate accepts. */
+  async approveLaunch(server: string): Promise<void> {
+    await this.show();
+    const card = this.upstreamServer(server);
+    await card.getByRole('button', { name: 'Approve launch', exact: true }).click();
+    await expect(card.getByTestId('launch-approval')).toHaveCount(0);
+  }
+
+  /** The card of one upstream tool, by the name agents call it (`server__tool`). */
+  upstreamTool(registeredAs: string): Locator {
+    return this.console.page.locator(`[data-testid="upstream-tool"]${attributeSelector('data-tool', registeredAs)}`);
+  }
+
+  /** The badge saying how an upstream tool stands: trusted, unreviewed or changed. */
+  pinBadge(registeredAs: string): Locator {
+    return this.upstreamTool(registeredAs).getByTestId('pin-badge');
+  }
+
+  /** The findings listed on an upstream tool's card (each with its kind in data-kind). */
+  findings(registeredAs: string): Locator {
+    return this.upstreamTool(registeredAs).getByTestId('finding');
+  }
+
+  /** The description an upstream tool's card shows (the server's text, drawn as text). */
+  toolDescription(registeredAs: string): Locator {
+    return this.upstreamTool(registeredAs).getByTestId('upstream-tool-description');
+  }
+
+  /** The "Trusted before" side of a changed tool's definition. */
+  previousDefinition(registeredAs: string): Locator {
+    return this.upstreamTool(registeredAs).getByTestId('definition-previous');
+  }
+
+  /** The "Sent now" side of a changed tool's definition. */
+  currentDefinition(registeredAs: string): Locator {
+    return this.upstreamTool(registeredAs).getByTestId('definition-current');
+  }
+
+  /** Trusts an upstream tool as shown, at `tier` when given (else the tier its form shows); waits for the trusted badge. */
+  async trustTool(registeredAs: string, tier?: SecurityTier): Promise<void> {
+    await this.show();
+    const card = this.upstreamTool(registeredAs);
+    if (tier) await card.getByTestId('review-tier').selectOption(tier);
+    await card.getByTestId('trust-tool').click();
+    await expect(card).toHaveAttribute('data-pin', 'trusted');
   }
 }

@@ -38,6 +38,11 @@ export async function startServedGate(
     settings?: Record<string, unknown>;
     /** The state folder and workspace of a gate that stopped: this one is its restart. */
     folders?: { home: string; workspace: string };
+    /**
+     * The person's servers.json (mcpServers and sandboxes), written into the state folder before
+     * the gate starts; a function of the workspace, since a server's arguments and sandbox name it.
+     */
+    servers?: (workspace: string) => Record<string, unknown>;
   } = {},
 ): Promise<ServedGate> {
   if (!existsSync(join(ROOT, 'out/main/cli.js'))) throw new Error('build first: npm run build');
@@ -45,6 +50,7 @@ export async function startServedGate(
   // A settings file the person wrote before starting the gate.
   if (options.settings) writeFileSync(join(home, 'settings.json'), JSON.stringify(options.settings));
   const workspace = options.folders?.workspace ?? mkdtempSync(join(tmpdir(), 'toolgate-e2e-ws-'));
+  if (options.servers) writeFileSync(join(home, 'servers.json'), JSON.stringify(options.servers(workspace)));
   const child: ChildProcess = spawn(process.execPath, ['bin/toolgate.js', 'serve', '--workspace', workspace, '--port', '0', ...extraArgs], {
     cwd: ROOT,
     env: { ...process.env, TOOLGATE_HOME: home },
