@@ -9,15 +9,19 @@
  * suite adds, fails this test until someone decides where it belongs).
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGate, type RunningGate } from '../../main/gate/startGate';
+import { toolgateRoot } from '../../main/state/paths';
 import { startBearerProxy, type BearerProxy } from '../fixtures/bearerProxy';
-import { rawRequest, startTestGate, type TestGate } from './helpers';
+import { connectMcp, makeTempDirs, rawRequest, readToken, textOf, type TempDirs } from './helpers';
 
 const SUITE_CLI = resolve('node_modules/@modelcontextprotocol/conformance/dist/index.js');
+const REFERENCE_TOOLS = resolve('test/fixtures/referenceToolsServer.mjs');
 
 /** One check of a scenario, as the suite writes it to checks.json. */
 interface Check {
@@ -37,7 +41,8 @@ interface NotApplicable {
 }
 
 const NO_CAPABILITY = /^FAILURE: Failed: MCP error -32601: Method not found$/;
-const REFERENCE_CONTENT = 'calls a tool of the suite\'s reference server by name; the gate serves its own tools (upstream servers\' as server__tool)';
+const REFERENCE_CONTENT =
+  "calls a tool of the suite's reference server by its bare name; the gate serves its own tools and upstream servers' as server__tool (the same tools behind the gate are checked below)";
 
 /**
  * The scenarios a tools-only gate rightly fails. Capabilities: "Servers that support <feature> MUST
@@ -77,28 +82,42 @@ const NOT_APPLICABLE: Record<string, NotApplicable> = {
   'elicitation-sep1330-enums': { reason: 'no gate tool elicits (as above)', outcome: /^FAILURE: Server did not request elicitation from client$/ },
 };
 
-let gate: TestGate;
+let dirs: TempDirs;
+let running: RunningGate;
+let token: string;
 let proxy: BearerProxy;
-let workDir: string;
 
 beforeAll(async () => {
-  gate = await startTestGate();
-  proxy = await startBearerProxy(gate.running.port, gate.token);
-  workDir = mkdtempSync(join(tmpdir(), 'toolgate-conformance-'));
-});
+  dirs = makeTempDirs();
+  // The reference tools as an upstream server `ref`; its sandbox must read this checkout and Node.
+  const readable = [toolgateRoot(), dirname(dirname(process.execPath))];
+  writeFileSync(join(dirs.home, 'servers.json'), JSON.stringify({ mcpServers: { ref: { command: process.execPath, args: [REFERENCE_TOOLS], sandbox: { readable } } } }));
+  running = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, approvalTimeoutMs: 30_000, poolSize: 1 });
+  token = readToken(dirs.home);
+  proxy = await startBearerProxy(running.port, token);
+  const [server] = (await running.backend.handlers.upstreamServers({})).servers;
+  await running.backend.handlers.approveUpstreamLaunch({ server: server!.name, launchHash: server!.launchHash });
+  for (const deadline = Date.now() + 30_000; ; await new Promise((wait) => setTimeout(wait, 100))) {
+    const [ref] = (await running.backend.handlers.upstreamServers({})).servers;
+    if (ref!.status === 'ready' && ref!.tools.length > 0) break;
+    if (Date.now() > deadline) throw new Error(`the reference tools server is not ready: ${ref!.status} ${ref!.detail ?? ''}`);
+  }
+  // The person approves every call the reference tools make (they are unreviewed, so each asks).
+  running.backend.subscribe('approvalRequested', (request) => void running.backend.handlers.decideApproval({ approvalId: request.approvalId, decision: 'approve' }));
+}, 60_000);
 
 afterAll(async () => {
   await proxy?.close();
-  await gate?.close();
-  if (workDir) rmSync(workDir, { recursive: true, force: true });
+  await running?.close();
+  dirs?.remove();
 });
 
 /** Runs the suite's active server scenarios of one requirement set; the checks of each scenario by name. */
 async function runSuite(specVersion: string): Promise<Map<string, Check[]>> {
-  const outputDir = join(workDir, specVersion);
+  const outputDir = join(dirs.outside, specVersion);
   const args = [SUITE_CLI, 'server', '--url', `http://127.0.0.1:${proxy.port}/mcp`, '--spec-version', specVersion, '-o', outputDir];
   // The CLI exits 1 whenever a check fails, the not-applicable ones included: its results are read from outputDir.
-  await promisify(execFile)(process.execPath, args, { cwd: workDir, timeout: 50_000 }).catch((error: { killed?: boolean }) => {
+  await promisify(execFile)(process.execPath, args, { cwd: dirs.outside, timeout: 50_000 }).catch((error: { killed?: boolean }) => {
     if (error.killed) throw new Error(`the conformance suite did not finish in 50 s`);
   });
   const results = new Map<string, Check[]>();
@@ -141,10 +160,10 @@ describe('MCP conformance suite', () => {
   it('a client asking for protocol 2025-06-18 gets it, and its session lists tools under that version', async () => {
     const post = (body: unknown, headers: Record<string, string> = {}) =>
       rawRequest({
-        port: gate.running.port,
+        port: running.port,
         path: '/mcp',
         method: 'POST',
-        headers: { authorization: `Bearer ${gate.token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
         body: JSON.stringify(body),
       });
     const dataOf = (body: string) => JSON.parse(body.split('\n').find((line) => line.startsWith('data: '))!.slice(6));
@@ -155,5 +174,58 @@ describe('MCP conformance suite', () => {
     expect((await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, session)).status).toBe(202);
     const list = await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, session);
     expect(dataOf(list.body).result.tools.map((tool: { name: string }) => tool.name)).toContain('echo');
+  });
+});
+
+/**
+ * The suite's reference tools served by an upstream server behind the gate (as `ref__<name>`), checked
+ * as the suite's scenarios check them: a gate must hand on what an upstream tool sends unchanged.
+ */
+describe('the reference tools behind the gate', () => {
+  let client: Client;
+
+  beforeAll(async () => {
+    client = await connectMcp(running.mcpUrl, token);
+  });
+
+  afterAll(async () => {
+    await client?.close();
+  });
+
+  it('tools-call-image, -audio, -embedded-resource and -mixed-content: every content block comes through as the server sent it', async () => {
+    const contentOf = async (name: string) => (await client.callTool({ name: `ref__${name}`, arguments: {} })).content as Array<Record<string, any>>;
+    const [image] = await contentOf('test_image_content');
+    expect(image).toMatchObject({ type: 'image', mimeType: 'image/png', data: expect.stringMatching(/^iVBOR/) });
+    expect(await contentOf('test_audio_content')).toEqual([{ type: 'audio', mimeType: 'audio/wav', data: expect.stringMatching(/^UklGR/) }]);
+    const resource = { type: 'resource', resource: { uri: 'test://embedded-resource', mimeType: 'text/plain', text: 'This is an embedded resource content.' } };
+    expect(await contentOf('test_embedded_resource')).toEqual([resource]);
+    expect((await contentOf('test_multiple_content_types')).map((block) => block.type)).toEqual(['text', 'image', 'resource']);
+  });
+
+  it('tools-call-error: a tool that fails reaches the agent as an isError result with its message', async () => {
+    const result = await client.callTool({ name: 'ref__test_error_handling', arguments: {} });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain('intentionally returns an error');
+  });
+
+  it('tools-call-with-progress: the tool\'s progress reaches the agent, at least three notifications, always increasing', async () => {
+    const values: number[] = [];
+    await client.request(
+      { method: 'tools/call', params: { name: 'ref__test_tool_with_progress', arguments: {}, _meta: { progressToken: 'progress-test-1' } } },
+      CallToolResultSchema,
+      { onprogress: ({ progress }) => values.push(progress) },
+    );
+    expect(values.length).toBeGreaterThanOrEqual(3);
+    expect(values).toEqual([...values].sort((a, b) => a - b));
+    expect(new Set(values).size).toBe(values.length);
+  });
+
+  it('json-schema-2020-12: the tool\'s $schema, $defs and additionalProperties reach the agent as declared', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.find((tool) => tool.name === 'ref__json_schema_2020_12_tool')?.inputSchema).toMatchObject({
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      $defs: { address: { type: 'object' } },
+      additionalProperties: false,
+    });
   });
 });
