@@ -38,6 +38,7 @@ import { BUILTIN_TOOLS } from '../tools/builtinTools';
 import { loadToolModule } from '../tools/loadToolModule';
 import { isInside } from '../tools/workspacePath';
 import { AgentDirectory } from '../mcp/agentDirectory';
+import { HookJudge } from '../hooks/hookJudge';
 import { createConsoleBackend } from './consoleHandlers';
 import { GateEvents } from './gateEvents';
 
@@ -113,6 +114,8 @@ export interface Gate {
   readonly sandbox: SandboxInfo;
   /** Who each MCP session is (client name and version from initialize): the MCP endpoint fills it. */
   readonly agents: AgentDirectory;
+  /** Judges Claude Code's own tools from its hooks through this gate's policy, prompts and audit. */
+  readonly hooks: HookJudge;
   /** The policy engine (absent when a policy was passed in): session grants are added through it. */
   readonly policyEngine?: PolicyEngine;
   /** Fills in the MCP URL the console shows. */
@@ -271,6 +274,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     unavailableReason: (tool) => health.unavailableReason(tool),
   });
   const agents = new AgentDirectory();
+  const hooks = new HookJudge({ registry, policy: options.policy ?? policyEngine!, approvals, audit, calls, redactions, workspace });
   let mcpUrl: string | undefined;
   let closing: Promise<void> | undefined;
   const gate: Gate = {
@@ -285,6 +289,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     approvalTimeoutMs,
     sandbox,
     agents,
+    hooks,
     ...(policyEngine ? { policyEngine } : {}),
     backend: createConsoleBackend({
       registry,
@@ -308,6 +313,8 @@ export async function createGate(options: GateOptions): Promise<Gate> {
         policyEngine?.close();
         streamed.close();
         approvals.close();
+        // After the prompts are withdrawn, before the log closes: calls still waiting for Claude Code's outcome end here.
+        hooks.close();
         scheduler.close();
         await pool.close();
         await otlp?.close();

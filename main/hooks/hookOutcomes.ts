@@ -1,0 +1,122 @@
+import type { AgentInfo } from '../../shared/call';
+import { canonicalize } from '../../shared/canonicalJson';
+import { hashCanonical } from '../../shared/hash';
+import { CallRun } from '../executor/callRun';
+import type { CallRedactions } from '../executor/callRedactions';
+import type { CallTracker } from '../executor/callTracker';
+import { AUDIT_OUTPUT_BYTES, type AuditSink } from '../executor/executor';
+import { utf8Prefix } from '../executor/steps/truncateOutput';
+import type { EquivalentCall } from './claudeCodeTools';
+import type { PostToolUseInput, PreToolUseInput } from './hookInput';
+
+/** Why a call still waiting for its outcome ends when the gate stops. */
+const STOPPED = 'the gate stopped before Claude Code reported how the tool ended';
+
+/** A call Claude Code was let through to run (or to ask about itself), waiting for its PostToolUse. */
+interface OpenHookCall {
+  readonly run: CallRun;
+  readonly timer: NodeJS.Timeout;
+}
+
+/** How a call left the gate for Claude Code: allowed to run, or handed to Claude Code's own prompt. */
+export type HandOver = 'allowed' | 'asked-in-claude-code';
+
+/**
+ * The calls Claude Code runs after the gate judged them, keyed by session and tool_use_id, and how
+ * each ends: its PostToolUse records `completed` with the response's hash and a bounded copy; no
+ * PostToolUse within the wait (the tool failed, Claude Code's prompt refused it, Claude Code quit)
+ * records `failed` ETIMEOUT; a gate that stops records `failed` for each still open. So every call
+ * gets exactly one terminal record, and a gate killed outright leaves them to the next start's
+ * `interrupted`.
+ */
+export class HookOutcomes {
+  private readonly open = new Map<string, OpenHookCall>();
+  private closed = false;
+
+  constructor(
+    private readonly deps: { audit: AuditSink; calls: CallTracker; redactions: CallRedactions },
+    private readonly waitMs: number,
+  ) {}
+
+  /** Records that the call left the gate, and waits for its PostToolUse (closes it now when nothing can tie one to it). */
+  handOver(run: CallRun, input: PreToolUseInput, call: EquivalentCall | undefined, how: HandOver, reason: string): void {
+    if (how === 'allowed') {
+      run.at('execute', { status: 'running' });
+      run.startRunning();
+      run.audit('started', { tool: run.tool, ...(call ? { judgedAs: call.tool } : {}), runBy: 'claude-code', sandbox: 'none', inputHash: hashCanonical(input.tool_input), reason });
+    } else {
+      run.at('execute', { status: 'running' });
+    }
+    if (input.tool_use_id === undefined) {
+      // Nothing can tie a PostToolUse to this call: it ends here, saying so.
+      const note = 'Claude Code sent no tool_use_id, so its outcome cannot be recorded';
+      const responseHash = hashCanonical({ note });
+      run.audit('completed', { runBy: 'claude-code', handedOver: how, outcome: 'unreported', note, responseHash, durationMs: run.elapsedMs() });
+      run.finish({ ok: true, data: { note } }, responseHash, 'completed', 'completed');
+      return;
+    }
+    if (this.closed) {
+      run.fail('failed', 'execute', { code: 'ERUNTIME', message: STOPPED });
+      return;
+    }
+    const key = keyOf(input.session_id, input.tool_use_id);
+    // A second PreToolUse for the same tool use ends the first: only one of them can be closed by its PostToolUse.
+    this.end(key, 'ERUNTIME', 'another PreToolUse came for the same tool use, which this record no longer follows');
+    const timer = setTimeout(() => this.end(key, 'ETIMEOUT', `Claude Code reported no outcome within ${Math.round(this.waitMs / 60_000)} min (the tool failed, was refused at Claude Code's prompt, or Claude Code stopped)`), this.waitMs);
+    timer.unref();
+    this.open.set(key, { run, timer });
+  }
+
+  /** Records a PostToolUse: it closes the call its PreToolUse opened, or stands as a call of its own. */
+  record(input: PostToolUseInput, agent: AgentInfo): void {
+    const key = input.tool_use_id === undefined ? undefined : keyOf(input.session_id, input.tool_use_id);
+    const open = key === undefined ? undefined : this.open.get(key);
+    let run: CallRun;
+    if (open) {
+      clearTimeout(open.timer);
+      this.open.delete(key!);
+      run = open.run;
+    } else {
+      run = new CallRun(this.deps, `claude_code.${input.tool_name}`, 'claude-code', input.session_id, agent);
+      const shown = this.deps.redactions.redactValue(input.tool_input);
+      this.deps.calls.start({ callId: run.callId, tool: run.tool, arguments: shown, source: run.source, ...run.who(), status: 'running', step: 'execute', startedAt: run.startedAt.toISOString() });
+      run.audit('invoked', {
+        tool: run.tool,
+        source: run.source,
+        ...run.who(),
+        arguments: shown,
+        hook: { event: 'PostToolUse', cwd: input.cwd, ...(input.tool_use_id ? { toolUseId: input.tool_use_id } : {}), runBy: 'claude-code', unjudged: 'no PreToolUse of this tool use is open in this gate' },
+      });
+    }
+    const response = this.deps.redactions.redactValue(input.tool_response ?? null);
+    const canonical = canonicalize(response);
+    const bytes = Buffer.byteLength(canonical);
+    const responseHash = hashCanonical(response);
+    run.audit('completed', {
+      runBy: 'claude-code',
+      responseHash,
+      bytes,
+      durationMs: run.elapsedMs(),
+      output: bytes <= AUDIT_OUTPUT_BYTES ? response : { head: utf8Prefix(canonical, AUDIT_OUTPUT_BYTES), bytes, cut: true },
+    });
+    run.finish({ ok: true, data: response }, responseHash, 'completed', 'completed');
+  }
+
+  /** Ends every call still waiting (the gate is stopping). Idempotent. */
+  close(): void {
+    this.closed = true;
+    for (const key of [...this.open.keys()]) this.end(key, 'ERUNTIME', STOPPED);
+  }
+
+  private end(key: string, code: 'ETIMEOUT' | 'ERUNTIME', message: string): void {
+    const open = this.open.get(key);
+    if (!open) return;
+    clearTimeout(open.timer);
+    this.open.delete(key);
+    open.run.fail('failed', 'execute', { code, message });
+  }
+}
+
+function keyOf(session: string, toolUseId: string): string {
+  return `${session}\n${toolUseId}`;
+}
