@@ -83,6 +83,29 @@ function replaceSettings(file: string, before: string | undefined, after: string
 }
 
 /**
+ * Appends a group to a list that has entries, as text: after the last entry, on a line of its own
+ * with its indentation (or on the same line, for a list written on one line). jsonc-parser's insert
+ * would reformat the entries already there, and every byte of theirs must stay.
+ */
+function appendAfter(text: string, last: Node, group: unknown): string {
+  const lineStart = text.lastIndexOf('\n', last.offset) + 1;
+  const before = text.slice(lineStart, last.offset);
+  const separator = before.trim() === '' ? `,\n${before}` : ', ';
+  const at = last.offset + last.length;
+  return `${text.slice(0, at)}${separator}${JSON.stringify(group)}${text.slice(at)}`;
+}
+
+/** Removes one entry of a list that keeps others, as text: the exact inverse of appendAfter. */
+function removeEntry(text: string, entries: readonly Node[], index: number): string {
+  const entry = entries[index]!;
+  if (index > 0) {
+    const previous = entries[index - 1]!;
+    return text.slice(0, previous.offset + previous.length) + text.slice(entry.offset + entry.length);
+  }
+  return text.slice(0, entry.offset) + text.slice(entries[1]!.offset);
+}
+
+/**
  * Adds Toolgate's PreToolUse and PostToolUse hooks (matcher `*`: every tool) to a Claude Code
  * settings file, keeping every other byte; installing again adds nothing.
  */
@@ -92,7 +115,10 @@ export function installClaudeHooks(file: string, command: string, timeoutSeconds
   for (const event of HOOK_EVENTS) {
     if (ourGroups(tree, file, event, command).length > 0) continue;
     const group = { matcher: '*', hooks: [{ type: 'command', command, timeout: timeoutSeconds }] };
-    after = applyEdits(after, modify(after, ['hooks', event, -1], group, { isArrayInsertion: true, formattingOptions: FORMAT }));
+    const last = findNodeAtLocation(parseTree(after)!, ['hooks', event])?.children?.at(-1);
+    after = last
+      ? appendAfter(after, last, group)
+      : applyEdits(after, modify(after, ['hooks', event, -1], group, { isArrayInsertion: true, formattingOptions: FORMAT }));
   }
   if (after === (text ?? '{}\n')) return { file, changed: false };
   return replaceSettings(file, text, after, now);
@@ -105,12 +131,14 @@ export function uninstallClaudeHooks(file: string, command: string, now = new Da
   let after = text;
   for (const event of HOOK_EVENTS) {
     const ours = ourGroups(parseTree(after), file, event, command);
+    const entries = findNodeAtLocation(parseTree(after)!, ['hooks', event])?.children ?? [];
     if (ours.length === 0) continue;
-    for (const index of ours.reverse()) after = applyEdits(after, modify(after, ['hooks', event, index], undefined, { formattingOptions: FORMAT }));
-    // A list only our groups were in goes too, as install made it.
-    if (findNodeAtLocation(parseTree(after)!, ['hooks', event])?.children?.length === 0) {
+    if (ours.length === entries.length) {
+      // A list of nothing but ours goes whole, as install made it.
       after = applyEdits(after, modify(after, ['hooks', event], undefined, { formattingOptions: FORMAT }));
+      continue;
     }
+    for (const index of ours.reverse()) after = removeEntry(after, findNodeAtLocation(parseTree(after)!, ['hooks', event])!.children!, index);
   }
   if (after !== text && findNodeAtLocation(parseTree(after)!, ['hooks'])?.children?.length === 0) {
     after = applyEdits(after, modify(after, ['hooks'], undefined, { formattingOptions: FORMAT }));
