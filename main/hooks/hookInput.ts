@@ -75,3 +75,13 @@ export function hookInputProblem(error: z.ZodError): string {
   const where = issue && issue.path.length > 0 ? issue.path.join('.') : 'the input';
   return `not a Claude Code PreToolUse or PostToolUse hook input (${where}: ${issue?.message ?? 'unreadable'})`;
 }
+
+/** The name a Claude Code tool is recorded and prompted under: `claude_code.Bash`, `claude_code.mcp__github__create_issue`. */
+export function recordedHookTool(toolName: string): string {
+  return `claude_code.${toolName}`;
+}
+
+/** What a call's `invoked` record keeps of the hook: its event, Claude Code's cwd and tool_use_id, and that Claude Code runs the tool. */
+export function hookFacts(input: HookInput): Record<string, unknown> {
+  return { event: input.hook_event_name, cwd: input.cwd, ...(input.tool_use_id ? { toolUseId: input.tool_use_id } : {}), runBy: 'claude-code' };
+}

