@@ -8,6 +8,7 @@ import { CallRun, roundMs } from '../executor/callRun';
 import type { CallRedactions } from '../executor/callRedactions';
 import type { CallTracker } from '../executor/callTracker';
 import type { AuditSink } from '../executor/executor';
+import { countDiffLines } from '../executor/steps/preparePreview';
 import { deciderOf, deciderOfOutcome } from '../policy/policyDecisions';
 import { resolvePath } from '../policy/pathRule';
 import { callTier, decideCall, type Policy, type PolicyDecision } from '../policy/tierPolicy';
@@ -30,6 +31,9 @@ export interface HookJudgeDeps {
   /** How long an allowed call waits for its PostToolUse before it is closed as unreported (default 1 h). */
   outcomeWaitMs?: number;
 }
+
+/** Claude Code's name for a tool of the MCP server it knows as `toolgate`: this gate's own. */
+const TOOLGATE_MCP = /^mcp__toolgate__(.+)$/;
 
 /**
  * Judges Claude Code's own tools from its PreToolUse hook through the gate's pipeline (policy, a
@@ -122,6 +126,11 @@ export class HookJudge {
   /** The policy's decision on the equivalent built-in call, never an allow for a path outside the workspace. */
   private async decide(input: PreToolUseInput, call: EquivalentCall | undefined, manifest: ToolManifest | undefined, unknown: string | undefined): Promise<PolicyDecision> {
     if (!call || !manifest) {
+      const ownTool = TOOLGATE_MCP.exec(input.tool_name)?.[1];
+      if (ownTool !== undefined && this.deps.registry.get(ownTool)) {
+        // Toolgate's own MCP tool: the call reaches this gate over MCP next and is judged there; asking here too would ask twice.
+        return { decision: 'allow', rule: 'hook:toolgate-mcp', reason: `${ownTool} is Toolgate's own tool, judged by the gate when the call arrives over MCP` };
+      }
       if (call && !input.tool_name.startsWith('mcp__')) {
         return { decision: 'deny', rule: 'hook:not-offered', reason: `this gate does not offer ${call.tool} (it runs read-only), so Claude Code's ${input.tool_name} is refused too` };
       }
@@ -181,7 +190,7 @@ export class HookJudge {
       return { permissionDecision: 'ask', reason };
     }
     const { request, outcome } = asked;
-    run.audit('approval-requested', { approvalId: request.approvalId, bindingHash, expiresAt: request.expiresAt, preview: preview.kind === 'diff' ? { kind: 'diff', path: preview.path } : { kind: preview.kind } });
+    run.audit('approval-requested', { approvalId: request.approvalId, bindingHash, expiresAt: request.expiresAt, preview: preview.kind === 'diff' ? { kind: 'diff', path: preview.path, ...countDiffLines(preview.unified) } : preview });
     run.at('approval', { status: 'awaiting-approval', approvalId: request.approvalId, askedAt: request.requestedAt });
     const askedAt = performance.now();
     const withdraw = () => this.deps.approvals.withdraw(request.approvalId, 'Claude Code stopped waiting for the answer');

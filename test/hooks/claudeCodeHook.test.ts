@@ -3,7 +3,7 @@
  * piped) against a real gate: the answer Claude Code reads, the prompt the console shows, and the
  * audit records of each call.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -192,6 +192,11 @@ describe('toolgate hook claude-code', () => {
     expect(request).toMatchObject({ tool: 'claude_code.mcp__github__create_issue', rule: 'hook:unknown-tool→ask' });
     await decide(running, request, 'approve');
     expect((await hook).answer.hookSpecificOutput?.permissionDecision).toBe('allow');
+
+    // Toolgate's own MCP tool is judged when it reaches the gate over MCP: not asked twice.
+    const own = await runHook(dirs.home, fixture('pre-mcp.json', dirs.workspace, (input) => (input.tool_name = 'mcp__toolgate__write_file')));
+    expect(own.answer.hookSpecificOutput?.permissionDecision).toBe('allow');
+    expect(lastCall(running, 'mcp__toolgate__write_file').records[1]!.payload).toMatchObject({ rule: 'hook:toolgate-mcp' });
   });
 
   it('hands back to Claude Code (ask) when the prompt expires, and the call stays open for its outcome', async () => {
@@ -229,6 +234,39 @@ describe('toolgate hook claude-code', () => {
     const noGate = await runHook(dirs.home, fixture('pre-bash.json', dirs.workspace));
     expect(noGate.answer.hookSpecificOutput?.permissionDecision).toBe('ask');
     expect(noGate.answer.hookSpecificOutput?.permissionDecisionReason).toContain('Toolgate is not running');
+  });
+});
+
+describe('what the hook keeps', () => {
+  it('redacts a stored secret from the prompt and from every audit record, as for any call', async () => {
+    const { running, dirs } = await open();
+    const secret = 'hk_live_9f8e7d6c5b4a3210';
+    expect(spawnSync(process.execPath, [CLI, 'secret', 'set', 'DEPLOY_KEY'], { env: cliEnv(dirs.home), input: secret }).status).toBe(0);
+    await new Promise((resolveWait) => setTimeout(resolveWait, 300));
+    const prompt = nextApproval(running.backend);
+    const hook = runHook(dirs.home, fixture('pre-write.json', dirs.workspace, (input) => (input.tool_input.content = `DEPLOY_KEY=${secret}\n`)));
+    const request = await prompt;
+    expect(JSON.stringify(request)).not.toContain(secret);
+    expect(request.preview.kind === 'diff' && request.preview.after).toContain('DEPLOY_KEY=');
+    await decide(running, request, 'approve');
+    await hook;
+    const post = await runHook(dirs.home, fixture('pre-write.json', dirs.workspace, (input) => {
+      input.hook_event_name = 'PostToolUse';
+      input.tool_response = { type: 'create', filePath: input.tool_input.file_path, content: `DEPLOY_KEY=${secret}\n` };
+    }));
+    expect(post.answer).toEqual({});
+    const { records } = lastCall(running, 'Write');
+    expect(auditKinds(records)).toEqual(['invoked', 'policy', 'approval-requested', 'approval-decided', 'started', 'completed']);
+    expect(JSON.stringify(records)).not.toContain(secret);
+  });
+
+  it('denies a hook input larger than the gate reads, without sending it', async () => {
+    const { running, dirs } = await open();
+    const huge = fixture('pre-write.json', dirs.workspace, (input) => (input.tool_input.content = 'x'.repeat(8 * 1024 * 1024)));
+    const { answer } = await runHook(dirs.home, huge);
+    expect(answer.hookSpecificOutput?.permissionDecision).toBe('deny');
+    expect(answer.hookSpecificOutput?.permissionDecisionReason).toContain('over 8388608 bytes');
+    expect(running.gate.calls.list()).toEqual([]);
   });
 });
 
