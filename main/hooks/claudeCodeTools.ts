@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { UPSTREAM_SEPARATOR } from '../../shared/upstream';
 
@@ -46,19 +46,27 @@ function absolutePath(path: string, cwd: string): string {
   return isAbsolute(path) ? path : resolve(cwd, path);
 }
 
-/** The file's text now, or why it cannot be read for a preview; a missing file is an empty one. */
+/**
+ * The file's text now, or why it cannot be read for a preview; a missing file is an empty one.
+ * Opened without blocking and checked by its descriptor: a FIFO or device put in its place between
+ * a look and the read cannot hold the gate up.
+ */
 function currentText(path: string): { text: string; exists: boolean } | { unshown: string } {
-  let size: number;
+  let fd: number;
   try {
-    const stats = statSync(path);
-    if (!stats.isFile()) return { unshown: `${path} is not a regular file` };
-    size = stats.size;
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { text: '', exists: false };
-    return { unshown: `${path} cannot be read (${(error as Error).message})` };
+    return { unshown: `${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
   }
-  if (size > MAX_PREVIEWED_FILE_BYTES) return { unshown: `${path} is ${size} bytes, over the ${MAX_PREVIEWED_FILE_BYTES} bytes a diff is shown for` };
-  return { text: readFileSync(path, 'utf8'), exists: true };
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) return { unshown: `${path} is not a regular file` };
+    if (stats.size > MAX_PREVIEWED_FILE_BYTES) return { unshown: `${path} is ${stats.size} bytes, over the ${MAX_PREVIEWED_FILE_BYTES} bytes a diff is shown for` };
+    return { text: readFileSync(fd, 'utf8'), exists: true };
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** One Edit as Claude Code applies it: old_string must match once, or everywhere with replace_all. */

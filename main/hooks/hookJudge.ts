@@ -32,6 +32,9 @@ export interface HookJudgeDeps {
   outcomeWaitMs?: number;
 }
 
+/** Claude Code sessions whose first-seen time is kept. */
+const MAX_SESSIONS_KEPT = 1000;
+
 /** Claude Code's name for a tool of the MCP server it knows as `toolgate`: this gate's own. */
 const TOOLGATE_MCP = /^mcp__toolgate__(.+)$/;
 
@@ -87,6 +90,8 @@ export class HookJudge {
     if (since === undefined) {
       since = new Date().toISOString();
       this.sessionsSeen.set(session, since);
+      // Bounded: a flood of made-up session ids costs the oldest their first-seen time, never memory.
+      if (this.sessionsSeen.size > MAX_SESSIONS_KEPT) this.sessionsSeen.delete(this.sessionsSeen.keys().next().value!);
     }
     return { client: 'Claude Code', version: 'hook', sessionStartedAt: since };
   }

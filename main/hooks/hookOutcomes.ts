@@ -40,12 +40,11 @@ export class HookOutcomes {
 
   /** Records that the call left the gate, and waits for its PostToolUse (closes it now when nothing can tie one to it). */
   handOver(run: CallRun, input: PreToolUseInput, call: EquivalentCall | undefined, how: HandOver, reason: string): void {
+    // Out of the gate's hands either way: Claude Code runs it, or first asks at its own prompt.
+    run.at(how === 'allowed' ? 'execute' : 'claude-code-prompt', { status: 'running' });
     if (how === 'allowed') {
-      run.at('execute', { status: 'running' });
       run.startRunning();
       run.audit('started', { tool: run.tool, ...(call ? { judgedAs: call.tool } : {}), runBy: 'claude-code', sandbox: 'none', inputHash: hashCanonical(input.tool_input), reason });
-    } else {
-      run.at('execute', { status: 'running' });
     }
     if (input.tool_use_id === undefined) {
       // Nothing can tie a PostToolUse to this call: it ends here, saying so.

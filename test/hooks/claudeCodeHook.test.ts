@@ -177,6 +177,27 @@ describe('toolgate hook claude-code', () => {
     }
   });
 
+  it('shows a Write over a FIFO without a diff, and an Edit that does not apply says so, without the gate waiting on either', async () => {
+    const { running, dirs } = await open();
+    mkdirSync(join(dirs.workspace, 'notes'));
+    expect(spawnSync('mkfifo', [join(dirs.workspace, 'notes/plan.md')]).status).toBe(0);
+    let prompt = nextApproval(running.backend);
+    let hook = runHook(dirs.home, fixture('pre-write.json', dirs.workspace));
+    let request = await prompt;
+    expect(request.preview).toMatchObject({ kind: 'none', reason: expect.stringContaining('is not a regular file') });
+    await decide(running, request, 'deny');
+    expect((await hook).answer.hookSpecificOutput?.permissionDecision).toBe('deny');
+
+    mkdirSync(join(dirs.workspace, 'src'));
+    writeFileSync(join(dirs.workspace, 'src/app.js'), 'const port = 3000;\nconst port = 3000;\n');
+    prompt = nextApproval(running.backend);
+    hook = runHook(dirs.home, fixture('pre-edit.json', dirs.workspace));
+    request = await prompt;
+    expect(request.preview).toMatchObject({ kind: 'none', reason: expect.stringContaining('old_string matches 2 times') });
+    await decide(running, request, 'deny');
+    expect((await hook).answer.hookSpecificOutput?.permissionDecision).toBe('deny');
+  });
+
   it('asks for a WebFetch with its request, and for an MCP tool the gate does not serve', async () => {
     const { running, dirs } = await open();
     let prompt = nextApproval(running.backend);
