@@ -74,7 +74,7 @@ function isPreToolUse(value: unknown): boolean {
  * Claude Code's hook input (stdin bytes) judged by the running gate: the answer to print. Input that
  * is not JSON, not a hook input or too large is denied; a gate that is not running, cannot be
  * reached or does not answer in time gets `ask`, so Claude Code's own prompt decides; never a
- * silent allow. A PostToolUse the gate cannot take is answered `{}` (there is nothing to decide).
+ * silent allow. An outcome (PostToolUse) the gate cannot take is answered `{}` (there is nothing to decide).
  */
 export async function judgeHookInput(stdin: Buffer | undefined, home: string, timeoutMs: number): Promise<HookOutput> {
   if (stdin === undefined) return preToolUseAnswer('deny', `Toolgate refuses a hook input over ${MAX_HOOK_INPUT_BYTES} bytes`);

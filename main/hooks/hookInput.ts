@@ -35,8 +35,19 @@ export const PostToolUseInputSchema = HookCommonSchema.extend({
 });
 export type PostToolUseInput = z.infer<typeof PostToolUseInputSchema>;
 
+/**
+ * PostToolUseFailure: the tool ran and failed (Claude Code sends it instead of PostToolUse). Not
+ * installed (an older Claude Code would not know the event); taken when a person configures it.
+ */
+export const PostToolUseFailureInputSchema = HookCommonSchema.extend({
+  hook_event_name: z.literal('PostToolUseFailure'),
+  /** What went wrong, as Claude Code tells it. */
+  error: z.string().optional(),
+});
+export type PostToolUseFailureInput = z.infer<typeof PostToolUseFailureInputSchema>;
+
 /** The hook inputs the gate judges or records; any other event is not one of them. */
-export const HookInputSchema = z.discriminatedUnion('hook_event_name', [PreToolUseInputSchema, PostToolUseInputSchema]);
+export const HookInputSchema = z.discriminatedUnion('hook_event_name', [PreToolUseInputSchema, PostToolUseInputSchema, PostToolUseFailureInputSchema]);
 export type HookInput = z.infer<typeof HookInputSchema>;
 
 /** Claude Code's three answers to a PreToolUse hook. */
@@ -57,7 +68,7 @@ export const PreToolUseOutputSchema = z.strictObject({
 });
 export type PreToolUseOutput = z.infer<typeof PreToolUseOutputSchema>;
 
-/** What the hook prints for PostToolUse: nothing to decide, so an empty object (Claude Code goes on). */
+/** What the hook prints after a tool ran: nothing to decide, so an empty object (Claude Code goes on). */
 export const PostToolUseOutputSchema = z.strictObject({});
 
 /** Either answer, as the gate's hook route sends it and the CLI checks it. */
@@ -73,7 +84,7 @@ export function preToolUseAnswer(permissionDecision: PermissionDecision, permiss
 export function hookInputProblem(error: z.ZodError): string {
   const issue = error.issues[0];
   const where = issue && issue.path.length > 0 ? issue.path.join('.') : 'the input';
-  return `not a Claude Code PreToolUse or PostToolUse hook input (${where}: ${issue?.message ?? 'unreadable'})`;
+  return `not a Claude Code PreToolUse, PostToolUse or PostToolUseFailure hook input (${where}: ${issue?.message ?? 'unreadable'})`;
 }
 
 /** The name a Claude Code tool is recorded and prompted under: `claude_code.Bash`, `claude_code.mcp__github__create_issue`. */

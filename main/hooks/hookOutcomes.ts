@@ -7,7 +7,7 @@ import type { CallTracker } from '../executor/callTracker';
 import { AUDIT_OUTPUT_BYTES, type AuditSink } from '../executor/executor';
 import { utf8Prefix } from '../executor/steps/truncateOutput';
 import type { EquivalentCall } from './claudeCodeTools';
-import { hookFacts, recordedHookTool, type PostToolUseInput, type PreToolUseInput } from './hookInput';
+import { hookFacts, recordedHookTool, type PostToolUseFailureInput, type PostToolUseInput, type PreToolUseInput } from './hookInput';
 
 /** Why a call still waiting for its outcome ends when the gate stops. */
 const STOPPED = 'the gate stopped before Claude Code reported how the tool ended';
@@ -66,19 +66,16 @@ export class HookOutcomes {
     this.open.set(key, { run, timer });
   }
 
-  /** Records a PostToolUse: it closes the call its PreToolUse opened, or stands as a call of its own. */
-  record(input: PostToolUseInput, agent: AgentInfo): void {
-    const key = input.tool_use_id === undefined ? undefined : keyOf(input.session_id, input.tool_use_id);
-    const open = key === undefined ? undefined : this.open.get(key);
-    let run: CallRun;
-    if (open) {
-      clearTimeout(open.timer);
-      this.open.delete(key!);
-      run = open.run;
-    } else {
-      run = new CallRun(this.deps, recordedHookTool(input.tool_name), 'claude-code', input.session_id, agent);
-      const hook = { ...hookFacts(input), unjudged: 'no PreToolUse of this tool use is open in this gate' };
-      run.begin(run.tool, this.deps.redactions.redactValue(input.tool_input), { hook }, { status: 'running', step: 'execute' });
+  /**
+   * Records a PostToolUse (completed, with the response's hash and a bounded copy) or a
+   * PostToolUseFailure (failed, with Claude Code's error): it closes the call its PreToolUse opened,
+   * or stands as a call of its own.
+   */
+  record(input: PostToolUseInput | PostToolUseFailureInput, agent: AgentInfo): void {
+    const run = this.closing(input) ?? this.unjudged(input, agent);
+    if (input.hook_event_name === 'PostToolUseFailure') {
+      run.fail('failed', 'execute', { code: 'ERUNTIME', message: `Claude Code's ${input.tool_name} failed: ${input.error ?? 'it gave no reason'}` });
+      return;
     }
     const response = this.deps.redactions.redactValue(input.tool_response ?? null);
     const canonical = canonicalize(response);
@@ -92,6 +89,25 @@ export class HookOutcomes {
       output: bytes <= AUDIT_OUTPUT_BYTES ? response : { head: utf8Prefix(canonical, AUDIT_OUTPUT_BYTES), bytes, cut: true },
     });
     run.finish({ ok: true, data: response }, responseHash, 'completed', 'completed');
+  }
+
+  /** The open call this outcome closes (taken off the waiting list), if one waits for it. */
+  private closing(input: PostToolUseInput | PostToolUseFailureInput): CallRun | undefined {
+    if (input.tool_use_id === undefined) return undefined;
+    const key = keyOf(input.session_id, input.tool_use_id);
+    const open = this.open.get(key);
+    if (!open) return undefined;
+    clearTimeout(open.timer);
+    this.open.delete(key);
+    return open.run;
+  }
+
+  /** A call of its own for an outcome no open call waits for (its PreToolUse went to another gate, or none came). */
+  private unjudged(input: PostToolUseInput | PostToolUseFailureInput, agent: AgentInfo): CallRun {
+    const run = new CallRun(this.deps, recordedHookTool(input.tool_name), 'claude-code', input.session_id, agent);
+    const hook = { ...hookFacts(input), unjudged: 'no PreToolUse of this tool use is open in this gate' };
+    run.begin(run.tool, this.deps.redactions.redactValue(input.tool_input), { hook }, { status: 'running', step: 'execute' });
+    return run;
   }
 
   /** Ends every call still waiting (the gate is stopping). Idempotent. */

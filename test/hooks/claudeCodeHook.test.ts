@@ -64,7 +64,8 @@ async function open(options: Parameters<typeof startTestGate>[0] = {}) {
 
 /** The newest call recorded for a Claude Code tool, and its audit records. */
 function lastCall(running: RunningGate, tool: string) {
-  const call = running.gate.calls.list().filter((snapshot) => snapshot.tool === `claude_code.${tool}`).at(-1);
+  // The Live view lists the newest first.
+  const call = running.gate.calls.list().find((snapshot) => snapshot.tool === `claude_code.${tool}`);
   if (!call) throw new Error(`no call of claude_code.${tool}`);
   return { call, records: running.gate.audit.forCall(call.callId) };
 }
@@ -94,6 +95,16 @@ describe('toolgate hook claude-code', () => {
     expect(completed.responseHash).toMatch(/^[0-9a-f]{64}$/);
     expect(completed.output.file.content).toBe('# App\n');
     expect(call.status).toBe('completed');
+
+    // A failure (PostToolUseFailure, when configured) ends an allowed call as failed, with Claude Code's error.
+    await runHook(dirs.home, fixture('pre-read.json', dirs.workspace, (input) => (input.tool_use_id = 'toolu_01ReadMissing')));
+    const failure = await runHook(dirs.home, fixture('pre-read.json', dirs.workspace, (input) => {
+      Object.assign(input, { hook_event_name: 'PostToolUseFailure', tool_use_id: 'toolu_01ReadMissing', error: 'File does not exist.' });
+    }));
+    expect(failure.answer).toEqual({});
+    const failed = lastCall(running, 'Read');
+    expect(auditKinds(failed.records)).toEqual(['invoked', 'policy', 'started', 'failed']);
+    expect(JSON.stringify(failed.records[3]!.payload)).toContain('File does not exist.');
   });
 
   it('asks in the console with the diff of a Write; approved, Claude Code is told allow', async () => {
