@@ -1,4 +1,6 @@
+import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
+import { join, sep } from 'node:path';
 import type { AgentInfo } from '../../shared/call';
 import { GateError } from '../../shared/errors';
 import { hashCanonical } from '../../shared/hash';
@@ -30,6 +32,28 @@ export interface HookJudgeDeps {
   workspace: string;
   /** How long an allowed call waits for its PostToolUse before it is closed as unreported (default 1 h). */
   outcomeWaitMs?: number;
+}
+
+/**
+ * Whether a path Claude Code gave may lead outside the workspace: as written, where its links lead,
+ * or where the kernel takes a `..` that follows a symlink (`ws/link/../x` is `x` beside the link's
+ * target, not `ws/x` as a lexical resolve says). A `..` whose folder cannot be resolved counts as
+ * outside: where it leads is unknown.
+ */
+export function leavesWorkspace(path: string, workspace: string): boolean {
+  const anchors = { workspace, home: homedir() };
+  if (resolvePath(path, workspace, anchors).inWorkspace === undefined) return true;
+  const parts = path.split(sep);
+  const lastUp = parts.lastIndexOf('..');
+  if (lastUp < 0) return false;
+  let folder: string;
+  try {
+    // The native realpath asks the kernel; Node's own resolves `..` by the text first.
+    folder = realpathSync.native(parts.slice(0, lastUp + 1).join(sep) || sep);
+  } catch {
+    return true;
+  }
+  return resolvePath(join(folder, ...parts.slice(lastUp + 1)), workspace, anchors).inWorkspace === undefined;
 }
 
 /** Claude Code sessions whose first-seen time is kept. */
@@ -144,8 +168,7 @@ export class HookJudge {
     }
     const decided = await decideCall(this.deps.policy, manifest, call.input, { agentSession: input.session_id });
     if (decided.decision !== 'allow') return decided;
-    const anchors = { workspace: this.deps.workspace, home: homedir() };
-    const outside = call.paths.find((path) => resolvePath(path, this.deps.workspace, anchors).inWorkspace === undefined);
+    const outside = call.paths.find((path) => leavesWorkspace(path, this.deps.workspace));
     if (outside === undefined) return decided;
     return {
       ...decided,
