@@ -174,7 +174,10 @@ export function equivalentCall(toolName: string, input: Record<string, unknown>,
     case 'Glob':
     case 'LS': {
       const path = absolutePath(text(input, 'path') ?? cwd, cwd);
-      return { call: { tool: toolName === 'LS' ? 'list_dir' : 'search_files', input: { path }, paths: [path] } };
+      // A Glob pattern is a path too (`../**/*.env`, `/etc/*`): where it reaches is judged with the folder.
+      const pattern = toolName === 'Glob' ? text(input, 'pattern') : undefined;
+      const reach = pattern === undefined ? [] : [absolutePath(pattern, path)];
+      return { call: { tool: toolName === 'LS' ? 'list_dir' : 'search_files', input: { path }, paths: [path, ...reach] } };
     }
     case 'WebFetch': {
       const url = text(input, 'url');

@@ -3,7 +3,6 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { applyStringEdits } from '../../main/hooks/claudeCodeTools';
 import { shellQuote } from '../../main/hooks/claudeSettings';
 import { CLI, cliEnv, makeTempDirs, type TempDirs } from '../integration/helpers';
 
@@ -82,16 +81,5 @@ describe('toolgate hook install claude-code', () => {
     expect(refused.stderr).toContain(`${broken} is not a JSON object`);
     expect(readFileSync(broken, 'utf8')).toBe('{ "model": "opus", }');
     expect(toolgate(['hook', 'install', 'cursor'], dirs.home).stderr).toContain('claude-code');
-  });
-});
-
-describe('applyStringEdits', () => {
-  it('applies edits as Claude Code does: one match, or every match with replace_all', () => {
-    expect(applyStringEdits('a a b', [{ old_string: 'a', new_string: 'c', replace_all: true }])).toEqual({ after: 'c c b' });
-    expect(applyStringEdits('a a b', [{ old_string: 'a', new_string: 'c' }])).toEqual({ failure: 'old_string matches 2 times and replace_all is not set' });
-    expect(applyStringEdits('x', [{ old_string: 'y', new_string: 'z' }])).toEqual({ failure: 'old_string is not in the file' });
-    expect(applyStringEdits('', [{ old_string: '', new_string: 'new file' }])).toEqual({ after: 'new file' });
-    // A replacement holding $& is taken literally, not as a pattern.
-    expect(applyStringEdits('port', [{ old_string: 'port', new_string: '$&$&' }])).toEqual({ after: '$&$&' });
   });
 });
