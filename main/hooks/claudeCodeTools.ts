@@ -3,7 +3,7 @@ import { isAbsolute, join, sep } from 'node:path';
 import { UPSTREAM_SEPARATOR } from '../../shared/upstream';
 
 /** The largest file on disk an Edit or Write is previewed against; past it the prompt shows no diff. */
-export const MAX_PREVIEWED_FILE_BYTES = 16 * 1024 * 1024;
+const MAX_PREVIEWED_FILE_BYTES = 16 * 1024 * 1024;
 
 /** A file change Claude Code is about to make, for the diff a person is shown. */
 export interface FileChange {
@@ -47,7 +47,7 @@ function text(input: Record<string, unknown>, name: string): string | undefined 
  * is resolved by the kernel's own realpath (Node's resolves `..` by the text first). A path whose
  * `..` cannot be resolved is returned as it is, `..` and all: where it leads is unknown.
  */
-export function kernelPath(path: string): string {
+function kernelPath(path: string): string {
   const parts = path.split(sep);
   const lastUp = parts.lastIndexOf('..');
   if (lastUp < 0) return path;

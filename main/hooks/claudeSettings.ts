@@ -5,7 +5,7 @@ import { applyEdits, findNodeAtLocation, modify, parseTree, type Node, type Pars
 import { GateError } from '../../shared/errors';
 
 /** The hook events install adds: PreToolUse judges each call, PostToolUse records its outcome. */
-export const HOOK_EVENTS = ['PreToolUse', 'PostToolUse'] as const;
+const HOOK_EVENTS = ['PreToolUse', 'PostToolUse'] as const;
 
 const FORMAT = { tabSize: 2, insertSpaces: true, eol: '\n' };
 

@@ -69,7 +69,7 @@ export const PreToolUseOutputSchema = z.strictObject({
 export type PreToolUseOutput = z.infer<typeof PreToolUseOutputSchema>;
 
 /** What the hook prints after a tool ran: nothing to decide, so an empty object (Claude Code goes on). */
-export const PostToolUseOutputSchema = z.strictObject({});
+const PostToolUseOutputSchema = z.strictObject({});
 
 /** Either answer, as the gate's hook route sends it and the CLI checks it. */
 export const HookOutputSchema = z.union([PreToolUseOutputSchema, PostToolUseOutputSchema]);

@@ -34,11 +34,11 @@ export interface HookJudgeDeps {
 }
 
 /**
- * Whether a path (as the kernel takes it, see kernelPath) may lead outside the workspace: as written
+ * Whether a path (already as the kernel takes it: equivalentCall resolves each `..`) may lead outside the workspace: as written
  * or where its links lead. One still holding a `..` could not be resolved, so where it leads is
  * unknown, and it counts as outside.
  */
-export function leavesWorkspace(path: string, workspace: string): boolean {
+function leavesWorkspace(path: string, workspace: string): boolean {
   if (path.split(sep).includes('..')) return true;
   return resolvePath(path, workspace, { workspace, home: homedir() }).inWorkspace === undefined;
 }
