@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { ToolErrorSchema } from './errors';
 import { SecurityTierSchema } from './manifest';
 
-/** Who sent a call to the gate (`console`: a person's replay of a recorded call, from the console or `toolgate audit replay`). */
-export const CallSourceSchema = z.enum(['mcp', 'cli', 'test', 'console']);
+/** Who sent a call to the gate (`console`: a person's replay of a recorded call, from the console or `toolgate audit replay`; `claude-code`: Claude Code's own tool, judged through its PreToolUse hook). */
+export const CallSourceSchema = z.enum(['mcp', 'cli', 'test', 'console', 'claude-code']);
 export type CallSource = z.infer<typeof CallSourceSchema>;
 
 /**

@@ -204,6 +204,36 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
     ],
   },
   {
+    name: 'hook',
+    summary: "judge Claude Code's own tools (Bash, Edit, Write, Read, WebFetch, …) through the running gate",
+    subcommands: [
+      {
+        name: 'claude-code',
+        summary: "Claude Code's PreToolUse/PostToolUse hook: reads its input on stdin, prints the gate's answer",
+        details: [
+          'Prints {"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow|deny|ask",…}} and exits 0.',
+          'Input that is not a hook input is denied; with no gate running the answer is ask, so Claude Code asks you itself.',
+        ].join('\n'),
+      },
+      {
+        name: 'install',
+        args: 'claude-code',
+        summary: "add Toolgate's hooks to ~/.claude/settings.json (or a project's), keeping everything else",
+        options: [
+          { name: 'project', value: 'DIR', description: "install in DIR/.claude/settings.json instead of your user settings" },
+          { name: 'timeout', value: 'SEC', description: 'how long Claude Code waits for an answer (default: the approval timeout plus 60 s)' },
+        ],
+        details: 'Backs the file up first (<file>.toolgate-backup-<UTC time>); installing again adds nothing.',
+      },
+      {
+        name: 'uninstall',
+        args: 'claude-code',
+        summary: 'remove exactly the hooks install added',
+        options: [{ name: 'project', value: 'DIR', description: "remove them from DIR/.claude/settings.json instead of your user settings" }],
+      },
+    ],
+  },
+  {
     name: 'secret',
     summary: 'manage the secrets tool arguments use as $ENV.NAME',
     subcommands: [

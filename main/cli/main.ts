@@ -5,6 +5,7 @@ import { UsageError } from './argv';
 import { helpText, subcommandOf, usageText, wantsHelp } from './commandSpec';
 import { COMMAND_SPECS, commandSpec } from './commandSpecs';
 import { auditCommand, callCommand, consoleCommand, mcpCommand, toolsCommand, type Io } from './commands';
+import { hookCommand } from '../hooks/hookCommand';
 import { policyCommand } from './policyCommands';
 import { secretCommand } from './secretCommands';
 import { serveCommand } from './serveCommand';
@@ -20,6 +21,7 @@ const COMMANDS: Record<string, (argv: string[], io: Io) => Promise<number>> = {
   policy: policyCommand,
   secret: secretCommand,
   servers: serversCommand,
+  hook: (argv, io) => hookCommand(argv, io),
 };
 
 /** How often serve checks that the process that started it is still there. */

@@ -39,6 +39,25 @@ export class CallRun {
     return { ...(this.agentSession ? { agentSession: this.agentSession } : {}), ...(this.agent ? { agent: this.agent } : {}) };
   }
 
+  /**
+   * Opens the call: its snapshot in the Live view and its `invoked` record, both with the arguments
+   * as shown (redacted, bounded) and `tool` as recorded; `recorded` adds to the record.
+   */
+  begin(tool: string, shown: unknown, recorded: Record<string, unknown> = {}, snapshot: Partial<CallSnapshot> = {}): void {
+    this.deps.calls.start({
+      callId: this.callId,
+      tool,
+      arguments: shown,
+      source: this.source,
+      ...this.who(),
+      status: 'checking',
+      step: 'invoked',
+      startedAt: this.startedAt.toISOString(),
+      ...snapshot,
+    });
+    this.audit('invoked', { tool, source: this.source, ...this.who(), arguments: shown, ...recorded });
+  }
+
   /** Marks the moment its tool starts running, for the time it ran (apart from the time it waited). */
   startRunning(): void {
     this.ranFrom = performance.now();

@@ -112,17 +112,7 @@ export class Executor {
     // One walk bounds, checks and records the arguments; a refusal it makes is the pipeline's first step.
     const admission = admitArguments(request.arguments);
     const shown = this.deps.redactions.redactValue(admission.recorded);
-    this.deps.calls.start({
-      callId: run.callId,
-      tool,
-      arguments: shown,
-      source: run.source,
-      ...run.who(),
-      status: 'checking',
-      step: 'invoked',
-      startedAt: run.startedAt.toISOString(),
-    });
-    run.audit('invoked', { tool, source: run.source, ...run.who(), arguments: shown, ...(request.replayOf ? { replayOf: request.replayOf } : {}) });
+    run.begin(tool, shown, request.replayOf ? { replayOf: request.replayOf } : {});
     const stopper = new AbortController();
     this.stoppers.set(run.callId, stopper);
     const signal = options.signal ? AbortSignal.any([options.signal, stopper.signal]) : stopper.signal;

@@ -39,6 +39,7 @@ import { loadToolModule } from '../tools/loadToolModule';
 import { isInside } from '../tools/workspacePath';
 import { AgentDirectory } from '../mcp/agentDirectory';
 import { startUpstream } from '../upstream/startUpstream';
+import { HookJudge } from '../hooks/hookJudge';
 import { createConsoleBackend } from './consoleHandlers';
 import { GateEvents } from './gateEvents';
 
@@ -114,6 +115,8 @@ export interface Gate {
   readonly sandbox: SandboxInfo;
   /** Who each MCP session is (client name and version from initialize): the MCP endpoint fills it. */
   readonly agents: AgentDirectory;
+  /** Judges Claude Code's own tools from its hooks through this gate's policy, prompts and audit. */
+  readonly hooks: HookJudge;
   /** The policy engine (absent when a policy was passed in): session grants are added through it. */
   readonly policyEngine?: PolicyEngine;
   /** Fills in the MCP URL the console shows. */
@@ -283,6 +286,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
   // Tools coming and going (an upstream server starting, a review) show in the Tools view at once.
   registry.onChange(() => events.emit('toolsChanged', toolStatus.list()));
   const agents = new AgentDirectory();
+  const hooks = new HookJudge({ registry, policy: options.policy ?? policyEngine!, approvals, audit, calls, redactions, workspace });
   let mcpUrl: string | undefined;
   let closing: Promise<void> | undefined;
   const gate: Gate = {
@@ -297,6 +301,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     approvalTimeoutMs,
     sandbox,
     agents,
+    hooks,
     ...(policyEngine ? { policyEngine } : {}),
     backend: createConsoleBackend({
       registry,
@@ -322,6 +327,8 @@ export async function createGate(options: GateOptions): Promise<Gate> {
         policyEngine?.close();
         streamed.close();
         approvals.close();
+        // After the prompts are withdrawn, before the log closes: calls still waiting for Claude Code's outcome end here.
+        hooks.close();
         scheduler.close();
         await pool.close();
         await otlp?.close();

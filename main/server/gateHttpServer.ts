@@ -1,5 +1,6 @@
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { CLAUDE_CODE_HOOK_PATH, serveHookRequest } from '../hooks/hookRoute';
 import { McpHttpEndpoint } from '../mcp/mcpHttpEndpoint';
 import { createGateMcpServer } from '../mcp/gateMcpServer';
 import type { Gate } from '../gate/createGate';
@@ -9,7 +10,7 @@ import { RefusalAudit } from './refusalAudit';
 import { serveStatic } from './staticFiles';
 import { WsBridgeServer } from './wsBridgeServer';
 
-/** The gate on loopback: MCP at /mcp, the console at /, its bridge at /bridge. */
+/** The gate on loopback: MCP at /mcp, Claude Code's hook at /hooks/claude-code, the console at /, its bridge at /bridge. */
 export interface GateHttpServer {
   readonly port: number;
   readonly mcpUrl: string;
@@ -18,11 +19,11 @@ export interface GateHttpServer {
   close(): Promise<void>;
 }
 
-/** Why a bearer token was refused on /mcp, naming the console token when that is what came. */
-function mcpTokenRefusal(presented: string | undefined, tokens: GateTokens): string | undefined {
+/** Why a bearer token was refused on an agents' path (/mcp, the hook), naming the console token when that is what came. */
+function mcpTokenRefusal(presented: string | undefined, tokens: GateTokens, pathname: string): string | undefined {
   if (tokenMatches(presented, tokens.mcp)) return undefined;
   if (tokenMatches(presented, tokens.console)) {
-    return 'the console token does not open /mcp: agents send "Authorization: Bearer <the token in $TOOLGATE_HOME/token>"';
+    return `the console token does not open ${pathname}: agents send "Authorization: Bearer <the token in $TOOLGATE_HOME/token>"`;
   }
   return 'missing or wrong bearer token: send "Authorization: Bearer <the token in $TOOLGATE_HOME/token>"';
 }
@@ -52,15 +53,16 @@ export async function startGateHttpServer(
       response.writeHead(400, { 'content-type': 'text/plain' }).end('Bad request target\n');
       return;
     }
-    if (pathname === '/mcp') {
-      const message = mcpTokenRefusal(bearerToken(request.headers), options.tokens);
+    if (pathname === '/mcp' || pathname === CLAUDE_CODE_HOOK_PATH) {
+      const message = mcpTokenRefusal(bearerToken(request.headers), options.tokens, pathname);
       if (message !== undefined) {
         refusals.record({ step: 'auth', code: 'EPERMISSION', message, surface: 'mcp', origin: request.headers.origin });
         response.setHeader('www-authenticate', 'Bearer realm="toolgate"');
         sendJsonRpcError(response, 401, -32001, message);
         return;
       }
-      mcp.handle(request, response).catch((error: Error) => {
+      const served = pathname === '/mcp' ? mcp.handle(request, response) : serveHookRequest(gate.hooks, request, response);
+      served.catch((error: Error) => {
         sendJsonRpcError(response, 500, -32603, `the gate failed to serve the request: ${error.message}`);
       });
       return;

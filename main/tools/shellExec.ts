@@ -4,8 +4,8 @@ import type { Preview } from '../../shared/approval';
 import { GateError } from '../../shared/errors';
 import { defineTool } from '../registry/defineTool';
 import { parseCommand } from './shell/parseCommand';
-import { riskFlagsOf } from './shell/riskFlags';
 import { runShell } from './shell/runShell';
+import { shellPreview } from './shell/shellPreview';
 import { OutputTail, plainText } from './shell/terminalOutput';
 import { confinePath } from './workspacePath';
 
@@ -73,12 +73,9 @@ export const shellExecTool = defineTool({
     if (!cwd.exists || !statSync(cwd.absolute).isDirectory()) {
       throw new GateError('EVALIDATION', `cwd ${JSON.stringify(input.cwd)} is not a folder in the workspace; nothing was run`);
     }
-    // Read first, in a real run too: a line the grammar refuses never reaches a shell.
-    const commands = await parseCommand(input.command);
-    if (context.dryRun) {
-      const flags = riskFlagsOf(commands, { workspace: context.workspace, cwd: cwd.absolute });
-      return { kind: 'command', command: input.command, cwd: cwd.relative, flags, commands };
-    }
+    if (context.dryRun) return shellPreview(input.command, { workspace: context.workspace, cwd: cwd.absolute }, cwd.relative);
+    // Read first in a real run too: a line the grammar refuses never reaches a shell.
+    await parseCommand(input.command);
 
     const stdout = new OutputTail(KEPT_OUTPUT_CHARS);
     const stderr = new OutputTail(KEPT_OUTPUT_CHARS);

@@ -3,7 +3,7 @@
  * official MCP client, raw HTTP, the console's WebSocket bridge and the CLI as a child process.
  * Everything started here has a close/stop that the specs call in their after-hooks.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +15,7 @@ import type { ApprovalRequest } from '../../shared/approval';
 import type { AuditRecord } from '../../shared/audit';
 import type { BridgeReply } from '../../shared/contract';
 import type { ConsoleBackend } from '../../main/bridge/consoleBackend';
+import type { GateOptions } from '../../main/gate/createGate';
 import { startGate, type RunningGate } from '../../main/gate/startGate';
 
 /** A temp state folder, a temp workspace and a temp folder outside the workspace. */
@@ -54,15 +55,20 @@ export interface TestGate {
   close(): Promise<void>;
 }
 
-/** Starts a gate over fresh temp folders. */
-export async function startTestGate(options: { approvalTimeoutMs?: number } = {}): Promise<TestGate> {
+/** Starts a gate over fresh temp folders, with a user policy file (written first) and a mode or --grant rules when given. */
+export async function startTestGate(
+  options: { approvalTimeoutMs?: number; userPolicy?: unknown } & Pick<GateOptions, 'policyMode' | 'policyRules'> = {},
+): Promise<TestGate> {
   const dirs = makeTempDirs();
+  if (options.userPolicy) writeFileSync(join(dirs.home, 'policy.json'), JSON.stringify(options.userPolicy, null, 2));
   const running = await startGate({
     home: dirs.home,
     workspace: dirs.workspace,
     port: 0,
     approvalTimeoutMs: options.approvalTimeoutMs ?? 30_000,
     poolSize: 1,
+    ...(options.policyMode ? { policyMode: options.policyMode } : {}),
+    ...(options.policyRules ? { policyRules: options.policyRules } : {}),
   });
   return {
     running,

@@ -1,0 +1,193 @@
+import { closeSync, constants, fstatSync, openSync, readFileSync, realpathSync } from 'node:fs';
+import { isAbsolute, join, sep } from 'node:path';
+import { UPSTREAM_SEPARATOR } from '../../shared/upstream';
+
+/** The largest file on disk an Edit or Write is previewed against; past it the prompt shows no diff. */
+const MAX_PREVIEWED_FILE_BYTES = 16 * 1024 * 1024;
+
+/** A file change Claude Code is about to make, for the diff a person is shown. */
+export interface FileChange {
+  /** Absolute path of the file. */
+  readonly path: string;
+  /** The file as it is now ('' when it does not exist). */
+  readonly before: string;
+  readonly exists: boolean;
+  /** The file as the tool would leave it. */
+  readonly after: string;
+}
+
+/**
+ * A Claude Code tool call as Toolgate judges it: the built-in tool that does the same thing, with
+ * the arguments that tool would get, so the same rules, tiers and modes apply to both.
+ */
+export interface EquivalentCall {
+  /** The registry tool whose manifest and rules judge the call. */
+  readonly tool: string;
+  /** Arguments in that tool's terms (paths absolute, as Claude Code gives them). */
+  readonly input: Record<string, unknown>;
+  /** Absolute paths the call touches or runs in: each must lie in the workspace to be allowed unasked. */
+  readonly paths: readonly string[];
+  /** The change a Write, Edit or MultiEdit would make, or why it cannot be shown. */
+  readonly change?: FileChange | { readonly unshown: string };
+  /** The command line a Bash call runs and the folder it runs in. */
+  readonly command?: { readonly line: string; readonly cwd: string };
+}
+
+/** What a Claude Code tool is judged as: a built-in's call, Toolgate's own tool, or nothing Toolgate knows. */
+export type ToolMapping = { readonly call: EquivalentCall } | { readonly unknown: string } | { readonly malformed: string };
+
+function text(input: Record<string, unknown>, name: string): string | undefined {
+  const value = input[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/**
+ * A path as the kernel takes it: a `..` that follows a symlink leads beside the link's target
+ * (`ws/link/../x`), not where a lexical resolve puts it (`ws/x`), so the folder up to the last `..`
+ * is resolved by the kernel's own realpath (Node's resolves `..` by the text first). A path whose
+ * `..` cannot be resolved is returned as it is, `..` and all: where it leads is unknown.
+ */
+function kernelPath(path: string): string {
+  const parts = path.split(sep);
+  const lastUp = parts.lastIndexOf('..');
+  if (lastUp < 0) return path;
+  try {
+    return join(realpathSync.native(parts.slice(0, lastUp + 1).join(sep) || sep), ...parts.slice(lastUp + 1));
+  } catch {
+    return path;
+  }
+}
+
+/** A path Claude Code gave (absolute), or one relative to its cwd, as the kernel takes it. */
+function absolutePath(path: string, cwd: string): string {
+  return kernelPath(isAbsolute(path) ? path : `${cwd}${sep}${path}`);
+}
+
+/**
+ * The file's text now, or why it cannot be read for a preview; a missing file is an empty one.
+ * Opened without blocking and checked by its descriptor: a FIFO or device put in its place between
+ * a look and the read cannot hold the gate up.
+ */
+function currentText(path: string): { text: string; exists: boolean } | { unshown: string } {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { text: '', exists: false };
+    return { unshown: `${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
+  }
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) return { unshown: `${path} is not a regular file` };
+    if (stats.size > MAX_PREVIEWED_FILE_BYTES) return { unshown: `${path} is ${stats.size} bytes, over the ${MAX_PREVIEWED_FILE_BYTES} bytes a diff is shown for` };
+    return { text: readFileSync(fd, 'utf8'), exists: true };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** One Edit as Claude Code applies it: old_string must match once, or everywhere with replace_all. */
+export interface StringEdit {
+  readonly old_string: string;
+  readonly new_string: string;
+  readonly replace_all?: boolean;
+}
+
+/**
+ * The text after Claude Code's Edit or MultiEdit edits, applied in order, or why they do not apply
+ * (then Claude Code refuses the call too). An empty old_string on an empty file writes new_string.
+ */
+export function applyStringEdits(before: string, edits: readonly StringEdit[]): { after: string } | { failure: string } {
+  let after = before;
+  for (const [index, edit] of edits.entries()) {
+    const which = edits.length > 1 ? `edit ${index + 1}: ` : '';
+    if (edit.old_string === edit.new_string) return { failure: `${which}old_string and new_string are the same` };
+    if (edit.old_string === '') {
+      if (after !== '') return { failure: `${which}an empty old_string only creates a file that is empty or missing` };
+      after = edit.new_string;
+      continue;
+    }
+    const count = after.split(edit.old_string).length - 1;
+    if (count === 0) return { failure: `${which}old_string is not in the file` };
+    if (count > 1 && !edit.replace_all) return { failure: `${which}old_string matches ${count} times and replace_all is not set` };
+    after = edit.replace_all ? after.split(edit.old_string).join(edit.new_string) : after.replace(edit.old_string, () => edit.new_string);
+  }
+  return { after };
+}
+
+function stringEdits(value: unknown): StringEdit[] | undefined {
+  if (!Array.isArray(value) || value.length === 0) return undefined;
+  const edits: StringEdit[] = [];
+  for (const item of value) {
+    if (typeof item !== 'object' || item === null) return undefined;
+    const { old_string: oldString, new_string: newString, replace_all: replaceAll } = item as Record<string, unknown>;
+    if (typeof oldString !== 'string' || typeof newString !== 'string' || (replaceAll !== undefined && typeof replaceAll !== 'boolean')) return undefined;
+    edits.push({ old_string: oldString, new_string: newString, ...(replaceAll !== undefined ? { replace_all: replaceAll } : {}) });
+  }
+  return edits;
+}
+
+/** A Write, Edit or MultiEdit judged like write_file with the content it would leave. */
+function fileWrite(path: string, edits: readonly StringEdit[] | { content: string }): EquivalentCall {
+  const now = currentText(path);
+  if ('unshown' in now) return { tool: 'write_file', input: { path }, paths: [path], change: now };
+  const after = 'content' in edits ? { after: edits.content } : applyStringEdits(now.text, edits);
+  if ('failure' in after) return { tool: 'write_file', input: { path }, paths: [path], change: { unshown: `the edit does not apply to the file on disk (${after.failure}); Claude Code will refuse it too` } };
+  return { tool: 'write_file', input: { path, content: after.after }, paths: [path], change: { path, before: now.text, exists: now.exists, after: after.after } };
+}
+
+/**
+ * Maps a Claude Code tool to the built-in that does the same: Bash → shell_exec, Write, Edit and
+ * MultiEdit → write_file with the resulting content, Read → read_file, WebFetch → http_fetch, Grep
+ * and Glob → search_files, LS → list_dir; `mcp__server__tool` → the gate's `server__tool` when it
+ * serves one. Anything else is unknown (judged as a question to the person).
+ */
+export function equivalentCall(toolName: string, input: Record<string, unknown>, cwd: string): ToolMapping {
+  const malformed = (what: string): ToolMapping => ({ malformed: `${toolName}'s tool_input has no ${what}` });
+  switch (toolName) {
+    case 'Bash': {
+      const command = text(input, 'command');
+      if (command === undefined) return malformed('command (text)');
+      const folder = kernelPath(cwd);
+      return { call: { tool: 'shell_exec', input: { command, cwd: folder }, paths: [folder], command: { line: command, cwd: folder } } };
+    }
+    case 'Write': {
+      const filePath = text(input, 'file_path');
+      const content = text(input, 'content');
+      if (filePath === undefined || content === undefined) return malformed('file_path and content (text)');
+      return { call: fileWrite(absolutePath(filePath, cwd), { content }) };
+    }
+    case 'Edit':
+    case 'MultiEdit': {
+      const filePath = text(input, 'file_path');
+      const edits = toolName === 'Edit' ? stringEdits([input]) : stringEdits(input.edits);
+      if (filePath === undefined || edits === undefined) return malformed(toolName === 'Edit' ? 'file_path, old_string and new_string' : 'file_path and a list of edits');
+      return { call: fileWrite(absolutePath(filePath, cwd), edits) };
+    }
+    case 'Read': {
+      const filePath = text(input, 'file_path');
+      if (filePath === undefined) return malformed('file_path (text)');
+      const path = absolutePath(filePath, cwd);
+      return { call: { tool: 'read_file', input: { path }, paths: [path] } };
+    }
+    case 'Grep':
+    case 'Glob':
+    case 'LS': {
+      const path = absolutePath(text(input, 'path') ?? cwd, cwd);
+      // A Glob pattern is a path too (`../**/*.env`, `/etc/*`): where it reaches is judged with the folder.
+      const pattern = toolName === 'Glob' ? text(input, 'pattern') : undefined;
+      const reach = pattern === undefined ? [] : [absolutePath(pattern, path)];
+      return { call: { tool: toolName === 'LS' ? 'list_dir' : 'search_files', input: { path }, paths: [path, ...reach] } };
+    }
+    case 'WebFetch': {
+      const url = text(input, 'url');
+      if (url === undefined) return malformed('url (text)');
+      return { call: { tool: 'http_fetch', input: { url }, paths: [] } };
+    }
+    default: {
+      const mcp = /^mcp__([^_]+(?:_[^_]+)*)__(.+)$/.exec(toolName);
+      if (mcp) return { call: { tool: `${mcp[1]}${UPSTREAM_SEPARATOR}${mcp[2]}`, input, paths: [] } };
+      return { unknown: `Toolgate has no equivalent of Claude Code's ${toolName} tool, so a person decides` };
+    }
+  }
+}

@@ -1,0 +1,148 @@
+import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { applyEdits, findNodeAtLocation, modify, parseTree, type Node, type ParseError } from 'jsonc-parser';
+import { GateError } from '../../shared/errors';
+
+/** The hook events install adds: PreToolUse judges each call, PostToolUse records its outcome. */
+const HOOK_EVENTS = ['PreToolUse', 'PostToolUse'] as const;
+
+const FORMAT = { tabSize: 2, insertSpaces: true, eol: '\n' };
+
+/** Claude Code's settings file: the user's (~/.claude/settings.json) or a project's. */
+export function claudeSettingsFile(projectDir?: string): string {
+  return join(projectDir ?? homedir(), '.claude', 'settings.json');
+}
+
+/** One word quoted for a POSIX shell (Claude Code runs hook commands through one). */
+export function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The command Claude Code runs: this Node and this Toolgate's bin/toolgate.js by absolute path (no
+ * global install needed), with TOOLGATE_HOME when one is set, so it finds this gate.
+ */
+export function hookCommandLine(node: string, cli: string, home: string | undefined): string {
+  const words = [node, cli, 'hook', 'claude-code'].map(shellQuote).join(' ');
+  return home ? `TOOLGATE_HOME=${shellQuote(home)} ${words}` : words;
+}
+
+/** What install or uninstall did. */
+export interface SettingsChange {
+  /** The settings file. */
+  file: string;
+  /** False when there was nothing to do (installed already, or nothing of ours to remove). */
+  changed: boolean;
+  /** The copy of the file as it was, when there was a file and it changed. */
+  backup?: string;
+}
+
+/** The file's text (undefined when missing) and its tree, refusing text that is not a JSON object. */
+function readSettings(file: string): { text: string | undefined; tree: Node | undefined } {
+  if (!existsSync(file)) return { text: undefined, tree: undefined };
+  const text = readFileSync(file, 'utf8');
+  const errors: ParseError[] = [];
+  const tree = parseTree(text, errors, { allowTrailingComma: false, disallowComments: true });
+  if (errors.length > 0 || tree?.type !== 'object') {
+    throw new GateError('EVALIDATION', `${file} is not a JSON object${errors[0] ? ` (error at offset ${errors[0].offset})` : ''}; fix it, then run this again`);
+  }
+  return { text, tree };
+}
+
+/** Indexes of the matcher groups of one event that hold exactly our command. */
+function ourGroups(tree: Node | undefined, file: string, event: string, command: string): number[] {
+  const list = tree && findNodeAtLocation(tree, ['hooks', event]);
+  if (!list) return [];
+  if (list.type !== 'array') throw new GateError('EVALIDATION', `hooks.${event} in ${file} is not a list; fix it, then run this again`);
+  return (list.children ?? []).flatMap((group, index) => {
+    const hooks = findNodeAtLocation(group, ['hooks']);
+    const ours = hooks?.children?.some((hook) => findNodeAtLocation(hook, ['command'])?.value === command);
+    return ours ? [index] : [];
+  });
+}
+
+/** UTC time for a backup's name, e.g. 20261127T001500123Z. */
+function stamp(now: Date): string {
+  return now.toISOString().replace(/[-:.]/g, '');
+}
+
+/** Writes the new text atomically, after a backup of the old one beside it. */
+function replaceSettings(file: string, before: string | undefined, after: string, now: Date): SettingsChange {
+  mkdirSync(dirname(file), { recursive: true });
+  let backup: string | undefined;
+  const mode = before === undefined ? 0o600 : statSync(file).mode & 0o777;
+  if (before !== undefined) {
+    backup = `${file}.toolgate-backup-${stamp(now)}`;
+    copyFileSync(file, backup);
+  }
+  const temp = `${file}.toolgate-${process.pid}.tmp`;
+  writeFileSync(temp, after, { mode });
+  renameSync(temp, file);
+  return { file, changed: true, ...(backup ? { backup } : {}) };
+}
+
+/**
+ * Appends a group to a list that has entries, as text: after the last entry, on a line of its own
+ * with its indentation (or on the same line, for a list written on one line). jsonc-parser's insert
+ * would reformat the entries already there, and every byte of theirs must stay.
+ */
+function appendAfter(text: string, last: Node, group: unknown): string {
+  const lineStart = text.lastIndexOf('\n', last.offset) + 1;
+  const before = text.slice(lineStart, last.offset);
+  const separator = before.trim() === '' ? `,\n${before}` : ', ';
+  const at = last.offset + last.length;
+  return `${text.slice(0, at)}${separator}${JSON.stringify(group)}${text.slice(at)}`;
+}
+
+/** Removes one entry of a list that keeps others, as text: the exact inverse of appendAfter. */
+function removeEntry(text: string, entries: readonly Node[], index: number): string {
+  const entry = entries[index]!;
+  if (index > 0) {
+    const previous = entries[index - 1]!;
+    return text.slice(0, previous.offset + previous.length) + text.slice(entry.offset + entry.length);
+  }
+  return text.slice(0, entry.offset) + text.slice(entries[1]!.offset);
+}
+
+/**
+ * Adds Toolgate's PreToolUse and PostToolUse hooks (matcher `*`: every tool) to a Claude Code
+ * settings file, keeping every other byte; installing again adds nothing.
+ */
+export function installClaudeHooks(file: string, command: string, timeoutSeconds: number, now = new Date()): SettingsChange {
+  const { text, tree } = readSettings(file);
+  let after = text ?? '{}\n';
+  for (const event of HOOK_EVENTS) {
+    if (ourGroups(tree, file, event, command).length > 0) continue;
+    const group = { matcher: '*', hooks: [{ type: 'command', command, timeout: timeoutSeconds }] };
+    const last = findNodeAtLocation(parseTree(after)!, ['hooks', event])?.children?.at(-1);
+    after = last
+      ? appendAfter(after, last, group)
+      : applyEdits(after, modify(after, ['hooks', event, -1], group, { isArrayInsertion: true, formattingOptions: FORMAT }));
+  }
+  if (after === (text ?? '{}\n')) return { file, changed: false };
+  return replaceSettings(file, text, after, now);
+}
+
+/** Removes exactly the groups install added (and the lists and `hooks` object left empty by that). */
+export function uninstallClaudeHooks(file: string, command: string, now = new Date()): SettingsChange {
+  const { text } = readSettings(file);
+  if (text === undefined) return { file, changed: false };
+  let after = text;
+  for (const event of HOOK_EVENTS) {
+    const ours = ourGroups(parseTree(after), file, event, command);
+    const entries = findNodeAtLocation(parseTree(after)!, ['hooks', event])?.children ?? [];
+    if (ours.length === 0) continue;
+    if (ours.length === entries.length) {
+      // A list of nothing but ours goes whole, as install made it.
+      after = applyEdits(after, modify(after, ['hooks', event], undefined, { formattingOptions: FORMAT }));
+      continue;
+    }
+    for (const index of ours.reverse()) after = removeEntry(after, findNodeAtLocation(parseTree(after)!, ['hooks', event])!.children!, index);
+  }
+  if (after !== text && findNodeAtLocation(parseTree(after)!, ['hooks'])?.children?.length === 0) {
+    after = applyEdits(after, modify(after, ['hooks'], undefined, { formattingOptions: FORMAT }));
+  }
+  if (after === text) return { file, changed: false };
+  return replaceSettings(file, text, after, now);
+}

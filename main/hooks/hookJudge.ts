@@ -1,0 +1,232 @@
+import { homedir } from 'node:os';
+import { sep } from 'node:path';
+import type { AgentInfo } from '../../shared/call';
+import { GateError } from '../../shared/errors';
+import { hashCanonical } from '../../shared/hash';
+import type { ToolManifest } from '../../shared/manifest';
+import type { ApprovalQueue } from '../approvals/approvalQueue';
+import { CallRun, roundMs } from '../executor/callRun';
+import type { CallRedactions } from '../executor/callRedactions';
+import type { CallTracker } from '../executor/callTracker';
+import type { AuditSink } from '../executor/executor';
+import { countDiffLines } from '../executor/steps/preparePreview';
+import { deciderOf, deciderOfOutcome } from '../policy/policyDecisions';
+import { resolvePath } from '../policy/pathRule';
+import { callTier, decideCall, type Policy, type PolicyDecision } from '../policy/tierPolicy';
+import type { ToolRegistry } from '../registry/registry';
+import { equivalentCall, type EquivalentCall } from './claudeCodeTools';
+import { HookOutcomes } from './hookOutcomes';
+import { hookPreview } from './hookPreview';
+import { hookFacts, preToolUseAnswer, recordedHookTool, type HookInput, type HookOutput, type PreToolUseInput, type PreToolUseOutput } from './hookInput';
+
+/** What the judge needs from the gate: the same policy, approval queue, audit and Live view as every call. */
+export interface HookJudgeDeps {
+  registry: ToolRegistry;
+  policy: Policy;
+  approvals: ApprovalQueue;
+  audit: AuditSink;
+  calls: CallTracker;
+  redactions: CallRedactions;
+  /** Real path of the workspace: a path outside it is never allowed unasked. */
+  workspace: string;
+  /** How long an allowed call waits for its PostToolUse before it is closed as unreported (default 1 h). */
+  outcomeWaitMs?: number;
+}
+
+/**
+ * Whether a path (already as the kernel takes it: equivalentCall resolves each `..`) may lead outside the workspace: as written
+ * or where its links lead. One still holding a `..` could not be resolved, so where it leads is
+ * unknown, and it counts as outside.
+ */
+function leavesWorkspace(path: string, workspace: string): boolean {
+  if (path.split(sep).includes('..')) return true;
+  return resolvePath(path, workspace, { workspace, home: homedir() }).inWorkspace === undefined;
+}
+
+/** Claude Code sessions whose first-seen time is kept. */
+const MAX_SESSIONS_KEPT = 1000;
+
+/** Claude Code's name for a tool of the MCP server it knows as `toolgate`: this gate's own. */
+const TOOLGATE_MCP = /^mcp__toolgate__(.+)$/;
+
+/**
+ * Judges Claude Code's own tools from its PreToolUse hook through the gate's pipeline (policy, a
+ * person in the console, the audit) and records their outcomes from PostToolUse. Claude Code runs
+ * the tool itself: an allowed call stays open in the audit until its PostToolUse closes it (tied by
+ * session and tool_use_id), or until the wait runs out or the gate stops, which close it as failed.
+ * A decision the gate cannot reach (a prompt nobody answered, a full queue) is `ask`, so Claude
+ * Code's own prompt takes over; never a silent allow.
+ */
+export class HookJudge {
+  private readonly outcomes: HookOutcomes;
+  /** When each Claude Code session was first seen: the agent the console names. */
+  private readonly sessionsSeen = new Map<string, string>();
+
+  constructor(private readonly deps: HookJudgeDeps) {
+    this.outcomes = new HookOutcomes(deps, deps.outcomeWaitMs ?? 3600_000);
+  }
+
+  /** Answers one hook input; `signal` withdraws a waiting prompt (the hook process went away). */
+  async answer(input: HookInput, signal?: AbortSignal): Promise<HookOutput> {
+    if (input.hook_event_name !== 'PreToolUse') {
+      this.outcomes.record(input, this.agent(input.session_id));
+      await this.deps.audit.durable();
+      return {};
+    }
+    const run = new CallRun(this.deps, recordedHookTool(input.tool_name), 'claude-code', input.session_id, this.agent(input.session_id));
+    let answer: PreToolUseOutput;
+    try {
+      answer = await this.judge(run, input, signal);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      run.fail('failed', run.step, { code: 'ERUNTIME', message: `the gate failed at step ${run.step}: ${message}` });
+      answer = preToolUseAnswer('deny', `Toolgate could not judge this call (${message})`);
+    }
+    // Claude Code is not answered ahead of the call's records.
+    try {
+      await this.deps.audit.durable();
+    } catch (error) {
+      return preToolUseAnswer('deny', `Toolgate could not write its audit log (${(error as Error).message}), so the call is denied`);
+    }
+    return answer;
+  }
+
+  /** Closes every call still waiting for its PostToolUse (the gate is stopping). Idempotent. */
+  close(): void {
+    this.outcomes.close();
+  }
+
+  private agent(session: string): AgentInfo {
+    let since = this.sessionsSeen.get(session);
+    if (since === undefined) {
+      since = new Date().toISOString();
+      this.sessionsSeen.set(session, since);
+      // Bounded: a flood of made-up session ids costs the oldest their first-seen time, never memory.
+      if (this.sessionsSeen.size > MAX_SESSIONS_KEPT) this.sessionsSeen.delete(this.sessionsSeen.keys().next().value!);
+    }
+    return { client: 'Claude Code', version: 'hook', sessionStartedAt: since };
+  }
+
+  private async judge(run: CallRun, input: PreToolUseInput, signal: AbortSignal | undefined): Promise<PreToolUseOutput> {
+    const shown = this.deps.redactions.redactValue(input.tool_input);
+    run.begin(run.tool, shown, { hook: hookFacts(input) });
+    run.at('validate');
+    const mapping = equivalentCall(input.tool_name, input.tool_input, input.cwd);
+    if ('malformed' in mapping) {
+      const error = run.fail('rejected', 'validate', { code: 'EVALIDATION', message: mapping.malformed }).error!;
+      return preToolUseAnswer('deny', error.message);
+    }
+    run.at('policy');
+    const call = 'call' in mapping ? mapping.call : undefined;
+    const manifest = call ? this.deps.registry.get(call.tool)?.tool.manifest : undefined;
+    const decision = await this.decide(input, call, manifest, 'unknown' in mapping ? mapping.unknown : undefined);
+    run.audit('policy', {
+      ...decision,
+      tier: manifest && call ? callTier(manifest, call.input).tier : 'RESTRICTED',
+      ...(manifest ? { judgedAs: manifest.name } : {}),
+    });
+    run.at('policy', { decidedBy: deciderOf(decision) });
+    if (decision.decision === 'deny') {
+      const error = run.fail('rejected', 'policy', { code: 'EDENIED', message: `denied by policy: ${decision.reason}`, details: { rule: decision.rule } }).error!;
+      return preToolUseAnswer('deny', `Toolgate: ${error.message}`);
+    }
+    if (decision.decision === 'ask') {
+      const asked = await this.askPerson(run, input, call, manifest, decision, signal);
+      return preToolUseAnswer(asked.permissionDecision, asked.reason);
+    }
+    const reason = `Toolgate allows it: ${decision.reason}`;
+    this.outcomes.handOver(run, input, call, 'allowed', reason);
+    return preToolUseAnswer('allow', reason);
+  }
+
+  /** The policy's decision on the equivalent built-in call, never an allow for a path outside the workspace. */
+  private async decide(input: PreToolUseInput, call: EquivalentCall | undefined, manifest: ToolManifest | undefined, unknown: string | undefined): Promise<PolicyDecision> {
+    if (!call || !manifest) {
+      const ownTool = TOOLGATE_MCP.exec(input.tool_name)?.[1];
+      if (ownTool !== undefined && this.deps.registry.get(ownTool)) {
+        // Toolgate's own MCP tool: the call reaches this gate over MCP next and is judged there; asking here too would ask twice.
+        return { decision: 'allow', rule: 'hook:toolgate-mcp', reason: `${ownTool} is Toolgate's own tool, judged by the gate when the call arrives over MCP` };
+      }
+      if (call && !input.tool_name.startsWith('mcp__')) {
+        return { decision: 'deny', rule: 'hook:not-offered', reason: `this gate does not offer ${call.tool} (it runs read-only), so Claude Code's ${input.tool_name} is refused too` };
+      }
+      const why = unknown ?? `the gate serves no tool ${call?.tool}, so a person decides`;
+      return { decision: 'ask', rule: 'hook:unknown-tool→ask', reason: why };
+    }
+    const decided = await decideCall(this.deps.policy, manifest, call.input, { agentSession: input.session_id });
+    if (decided.decision !== 'allow') return decided;
+    const outside = call.paths.find((path) => leavesWorkspace(path, this.deps.workspace));
+    if (outside === undefined) return decided;
+    return {
+      ...decided,
+      decision: 'ask',
+      rule: 'hook:outside-workspace',
+      reason: `${outside} is outside the workspace ${this.deps.workspace} (as written or where its links lead), so a person decides although ${decided.reason}`,
+    };
+  }
+
+  /** Asks a person in the console, as the executor does; the answer is allow, deny, or ask (Claude Code's prompt takes over). */
+  private async askPerson(
+    run: CallRun,
+    input: PreToolUseInput,
+    call: EquivalentCall | undefined,
+    manifest: ToolManifest | undefined,
+    decision: PolicyDecision,
+    signal: AbortSignal | undefined,
+  ): Promise<{ permissionDecision: 'allow' | 'deny' | 'ask'; reason: string }> {
+    run.at('preview');
+    const preview = await hookPreview(call, this.deps.workspace);
+    run.step = 'approval';
+    const bindingHash = hashCanonical({ tool: run.tool, arguments: input.tool_input });
+    const shown = this.deps.redactions.redactValue(input.tool_input);
+    const suggestedRules = manifest && call ? ((await this.deps.policy.suggestRules?.(manifest, call.input).catch(() => undefined)) ?? []) : [];
+    let asked: ReturnType<ApprovalQueue['ask']>;
+    try {
+      asked = this.deps.approvals.ask(
+        {
+          callId: run.callId,
+          tool: run.tool,
+          toolVersion: manifest?.version ?? '0.0.0',
+          tier: manifest && call ? callTier(manifest, call.input).tier : 'RESTRICTED',
+          rule: decision.rule,
+          ...run.who(),
+          arguments: shown,
+          preview: this.deps.redactions.redactValue(preview),
+          bindingHash,
+          ...(suggestedRules.length > 0 ? { suggestedRules } : {}),
+        },
+        manifest && call ? { manifest, input: call.input } : undefined,
+      );
+    } catch (error) {
+      if (!(error instanceof GateError)) throw error;
+      // A full queue: Claude Code's own prompt takes over; the call waits for its outcome like any other.
+      const reason = `Toolgate could not ask in its console (${error.message}); Claude Code asks instead`;
+      this.outcomes.handOver(run, input, call, 'asked-in-claude-code', reason);
+      return { permissionDecision: 'ask', reason };
+    }
+    const { request, outcome } = asked;
+    run.audit('approval-requested', { approvalId: request.approvalId, bindingHash, expiresAt: request.expiresAt, preview: preview.kind === 'diff' ? { kind: 'diff', path: preview.path, ...countDiffLines(preview.unified) } : preview });
+    run.at('approval', { status: 'awaiting-approval', approvalId: request.approvalId, askedAt: request.requestedAt });
+    const askedAt = performance.now();
+    const withdraw = () => this.deps.approvals.withdraw(request.approvalId, 'Claude Code stopped waiting for the answer');
+    if (signal?.aborted) withdraw();
+    signal?.addEventListener('abort', withdraw, { once: true });
+    const decided = await outcome.finally(() => signal?.removeEventListener('abort', withdraw));
+    run.audit('approval-decided', decided);
+    run.at('approval', { decidedBy: deciderOfOutcome(decided.outcome, decided.reason, false), waitedMs: roundMs(performance.now() - askedAt) });
+    if (decided.outcome === 'approved') {
+      const reason = `a person approved it in Toolgate's console${decided.reason ? `: ${decided.reason}` : ''}`;
+      this.outcomes.handOver(run, input, call, 'allowed', reason);
+      return { permissionDecision: 'allow', reason };
+    }
+    if (decided.outcome === 'denied') {
+      const said = decided.tellAgent !== undefined ? `a person denied it and says:\n${decided.tellAgent}` : `a person denied it: ${decided.reason}`;
+      run.fail('rejected', 'approval', { code: 'EDENIED', message: said });
+      return { permissionDecision: 'deny', reason: `Toolgate: ${said}` };
+    }
+    const why = decided.outcome === 'expired' ? `nobody answered in Toolgate's console in time (${decided.reason})` : `Toolgate's prompt was withdrawn (${decided.reason})`;
+    const reason = `${why}; Claude Code asks instead`;
+    this.outcomes.handOver(run, input, call, 'asked-in-claude-code', reason);
+    return { permissionDecision: 'ask', reason };
+  }
+}

@@ -1,0 +1,130 @@
+import type { AgentInfo } from '../../shared/call';
+import { canonicalize } from '../../shared/canonicalJson';
+import { hashCanonical } from '../../shared/hash';
+import { CallRun } from '../executor/callRun';
+import type { CallRedactions } from '../executor/callRedactions';
+import type { CallTracker } from '../executor/callTracker';
+import { AUDIT_OUTPUT_BYTES, type AuditSink } from '../executor/executor';
+import { utf8Prefix } from '../executor/steps/truncateOutput';
+import type { EquivalentCall } from './claudeCodeTools';
+import { hookFacts, recordedHookTool, type PostToolUseFailureInput, type PostToolUseInput, type PreToolUseInput } from './hookInput';
+
+/** Why a call still waiting for its outcome ends when the gate stops. */
+const STOPPED = 'the gate stopped before Claude Code reported how the tool ended';
+
+/** A call Claude Code was let through to run (or to ask about itself), waiting for its PostToolUse. */
+interface OpenHookCall {
+  readonly run: CallRun;
+  readonly timer: NodeJS.Timeout;
+}
+
+/** How a call left the gate for Claude Code: allowed to run, or handed to Claude Code's own prompt. */
+export type HandOver = 'allowed' | 'asked-in-claude-code';
+
+/**
+ * The calls Claude Code runs after the gate judged them, keyed by session and tool_use_id, and how
+ * each ends: its PostToolUse records `completed` with the response's hash and a bounded copy; no
+ * PostToolUse within the wait (the tool failed, Claude Code's prompt refused it, Claude Code quit)
+ * records `failed` ETIMEOUT; a gate that stops records `failed` for each still open. So every call
+ * gets exactly one terminal record, and a gate killed outright leaves them to the next start's
+ * `interrupted`.
+ */
+export class HookOutcomes {
+  private readonly open = new Map<string, OpenHookCall>();
+  private closed = false;
+
+  constructor(
+    private readonly deps: { audit: AuditSink; calls: CallTracker; redactions: CallRedactions },
+    private readonly waitMs: number,
+  ) {}
+
+  /** Records that the call left the gate, and waits for its PostToolUse (closes it now when nothing can tie one to it). */
+  handOver(run: CallRun, input: PreToolUseInput, call: EquivalentCall | undefined, how: HandOver, reason: string): void {
+    // Out of the gate's hands either way: Claude Code runs it, or first asks at its own prompt.
+    run.at(how === 'allowed' ? 'execute' : 'claude-code-prompt', { status: 'running' });
+    if (how === 'allowed') {
+      run.startRunning();
+      run.audit('started', { tool: run.tool, ...(call ? { judgedAs: call.tool } : {}), runBy: 'claude-code', sandbox: 'none', inputHash: hashCanonical(input.tool_input), reason });
+    }
+    if (input.tool_use_id === undefined) {
+      // Nothing can tie a PostToolUse to this call: it ends here, saying so.
+      const note = 'Claude Code sent no tool_use_id, so its outcome cannot be recorded';
+      const responseHash = hashCanonical({ note });
+      run.audit('completed', { runBy: 'claude-code', handedOver: how, outcome: 'unreported', note, responseHash, durationMs: run.elapsedMs() });
+      run.finish({ ok: true, data: { note } }, responseHash, 'completed', 'completed');
+      return;
+    }
+    if (this.closed) {
+      run.fail('failed', 'execute', { code: 'ERUNTIME', message: STOPPED });
+      return;
+    }
+    const key = keyOf(input.session_id, input.tool_use_id);
+    // A second PreToolUse for the same tool use ends the first: only one of them can be closed by its PostToolUse.
+    this.end(key, 'ERUNTIME', 'another PreToolUse came for the same tool use, which this record no longer follows');
+    const timer = setTimeout(() => this.end(key, 'ETIMEOUT', `Claude Code reported no outcome within ${Math.round(this.waitMs / 60_000)} min (the tool failed, was refused at Claude Code's prompt, or Claude Code stopped)`), this.waitMs);
+    timer.unref();
+    this.open.set(key, { run, timer });
+  }
+
+  /**
+   * Records a PostToolUse (completed, with the response's hash and a bounded copy) or a
+   * PostToolUseFailure (failed, with Claude Code's error): it closes the call its PreToolUse opened,
+   * or stands as a call of its own.
+   */
+  record(input: PostToolUseInput | PostToolUseFailureInput, agent: AgentInfo): void {
+    const run = this.closing(input) ?? this.unjudged(input, agent);
+    if (input.hook_event_name === 'PostToolUseFailure') {
+      run.fail('failed', 'execute', { code: 'ERUNTIME', message: `Claude Code's ${input.tool_name} failed: ${input.error ?? 'it gave no reason'}` });
+      return;
+    }
+    const response = this.deps.redactions.redactValue(input.tool_response ?? null);
+    const canonical = canonicalize(response);
+    const bytes = Buffer.byteLength(canonical);
+    const responseHash = hashCanonical(response);
+    run.audit('completed', {
+      runBy: 'claude-code',
+      responseHash,
+      bytes,
+      durationMs: run.elapsedMs(),
+      output: bytes <= AUDIT_OUTPUT_BYTES ? response : { head: utf8Prefix(canonical, AUDIT_OUTPUT_BYTES), bytes, cut: true },
+    });
+    run.finish({ ok: true, data: response }, responseHash, 'completed', 'completed');
+  }
+
+  /** The open call this outcome closes (taken off the waiting list), if one waits for it. */
+  private closing(input: PostToolUseInput | PostToolUseFailureInput): CallRun | undefined {
+    if (input.tool_use_id === undefined) return undefined;
+    const key = keyOf(input.session_id, input.tool_use_id);
+    const open = this.open.get(key);
+    if (!open) return undefined;
+    clearTimeout(open.timer);
+    this.open.delete(key);
+    return open.run;
+  }
+
+  /** A call of its own for an outcome no open call waits for (its PreToolUse went to another gate, or none came). */
+  private unjudged(input: PostToolUseInput | PostToolUseFailureInput, agent: AgentInfo): CallRun {
+    const run = new CallRun(this.deps, recordedHookTool(input.tool_name), 'claude-code', input.session_id, agent);
+    const hook = { ...hookFacts(input), unjudged: 'no PreToolUse of this tool use is open in this gate' };
+    run.begin(run.tool, this.deps.redactions.redactValue(input.tool_input), { hook }, { status: 'running', step: 'execute' });
+    return run;
+  }
+
+  /** Ends every call still waiting (the gate is stopping). Idempotent. */
+  close(): void {
+    this.closed = true;
+    for (const key of [...this.open.keys()]) this.end(key, 'ERUNTIME', STOPPED);
+  }
+
+  private end(key: string, code: 'ETIMEOUT' | 'ERUNTIME', message: string): void {
+    const open = this.open.get(key);
+    if (!open) return;
+    clearTimeout(open.timer);
+    this.open.delete(key);
+    open.run.fail('failed', 'execute', { code, message });
+  }
+}
+
+function keyOf(session: string, toolUseId: string): string {
+  return `${session}\n${toolUseId}`;
+}
