@@ -1,4 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { basename, isAbsolute } from 'node:path';
 import { readGateAddress } from '../state/stateFolder';
 import { bridgeRequest } from './gateBridge';
 import { createInterface } from 'node:readline/promises';
@@ -89,6 +90,21 @@ function formatImportReport(report: ImportReport, from: string): string {
   return `${lines.join('\n')}\n`;
 }
 
+/**
+ * What a person must know about an imported stdio server's sandbox: it starts with no network and
+ * writes nothing, so a server that names folders, or starts through npx, needs its `sandbox` set.
+ */
+function sandboxHint(server: UpstreamServerConfig): string[] {
+  if (server.transport !== 'stdio' || server.sandbox.network || server.sandbox.writable.length > 0) return [];
+  const folders = server.args.filter((arg) => isAbsolute(arg) && existsSync(arg) && statSync(arg).isDirectory());
+  const lines = [`${server.name} runs in its sandbox with no network and writes nothing; set "sandbox" in servers.json if it needs more:`];
+  if (folders.length > 0) lines.push(`  it names ${folders.join(', ')}: add to "writable" the folders it should change`);
+  if (/(^|\/)(npx|uvx|bunx|pnpm|yarn)$/.test(server.command)) {
+    lines.push(`  it starts through ${basename(server.command)}, which downloads the server: set "network": true and add its cache (e.g. ~/.npm) to "writable", or install the server and run its file`);
+  }
+  return [`${lines.join('\n')}\n`];
+}
+
 function formatUndoReport({ record, outcome }: UndoReport): string {
   if (outcome === 'unchanged') return `${record.file} is as it was before the rewrite; nothing to restore (the record is cleared)\n`;
   if (outcome === 'servers-restored') return `put back the mcpServers of ${record.file} from ${record.backup}, keeping your other changes; the backup stays\n`;
@@ -120,7 +136,9 @@ export async function serversCommand(argv: string[], io: Io): Promise<number> {
     if (!from) throw new UsageError('servers import needs --from claude-desktop, claude-code, cursor or a FILE');
     const report = importServers(io.home, clientConfigPath(from, { project }), { replace: flag(args, 'replace') !== undefined, rewrite: flag(args, 'rewrite') !== undefined });
     const fromWords = project ? `${from} --project ${project}` : from;
-    io.out(formatImportReport(report, fromWords));
+    const imported = new Set([...report.added, ...report.replaced]);
+    const hints = readServersFile(io.home).servers.filter((server) => imported.has(server.name)).flatMap(sandboxHint);
+    io.out(formatImportReport(report, fromWords) + hints.join(''));
     return report.refused.length > 0 ? 1 : 0;
   }
   if (project && !from) throw new UsageError('--project goes with --from claude-code or cursor');
