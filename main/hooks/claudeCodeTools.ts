@@ -1,4 +1,5 @@
 import { closeSync, constants, fstatSync, openSync, readFileSync, realpathSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { isAbsolute, join, sep } from 'node:path';
 import { UPSTREAM_SEPARATOR } from '../../shared/upstream';
 
@@ -58,8 +59,13 @@ function kernelPath(path: string): string {
   }
 }
 
-/** A path Claude Code gave (absolute), or one relative to its cwd, as the kernel takes it. */
+/**
+ * A path Claude Code gave, as the kernel takes it: absolute; `~` or `~/…`, which Claude Code's file
+ * tools read as the home folder (judged there, never as a folder named `~` in the cwd); or relative
+ * to its cwd. The home is joined as text, so kernelPath still resolves a `..` after it.
+ */
 function absolutePath(path: string, cwd: string): string {
+  if (path === '~' || path.startsWith('~/')) return kernelPath(`${homedir()}${path.slice(1)}`);
   return kernelPath(isAbsolute(path) ? path : `${cwd}${sep}${path}`);
 }
 
@@ -173,6 +179,9 @@ export function equivalentCall(toolName: string, input: Record<string, unknown>,
     case 'Grep':
     case 'Glob':
     case 'LS': {
+      // An optional path given as anything but text is not "no path": judged as the cwd, it would hide where the tool looks.
+      const notText = ['path', 'pattern'].find((name) => input[name] !== undefined && input[name] !== null && typeof input[name] !== 'string');
+      if (notText !== undefined) return { malformed: `${toolName}'s tool_input has a ${notText} that is not text` };
       const path = absolutePath(text(input, 'path') ?? cwd, cwd);
       // A Glob pattern is a path too (`../**/*.env`, `/etc/*`): where it reaches is judged with the folder.
       const pattern = toolName === 'Glob' ? text(input, 'pattern') : undefined;

@@ -1,4 +1,5 @@
-import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { constants, copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { applyEdits, findNodeAtLocation, modify, parseTree, type Node, type ParseError } from 'jsonc-parser';
@@ -38,8 +39,24 @@ export interface SettingsChange {
   backup?: string;
 }
 
-/** The file's text (undefined when missing) and its tree, refusing text that is not a JSON object. */
+/**
+ * Refuses a settings file that is a symlink: replacing it would turn the link into a file (the
+ * target, say a dotfiles repo's copy, never changes), and backing it up would copy the target's
+ * text beside the link, which in a project folder may be a file the project does not own.
+ */
+function refuseLink(file: string): void {
+  let link: boolean;
+  try {
+    link = lstatSync(file).isSymbolicLink();
+  } catch {
+    return;
+  }
+  if (link) throw new GateError('EVALIDATION', `${file} is a symbolic link to ${readlinkSync(file)}, which Toolgate does not write through: replace the link with a copy of the file, then run this again`);
+}
+
+/** The file's text (undefined when missing) and its tree, refusing text that is not a JSON object or whose `hooks` is not one. */
 function readSettings(file: string): { text: string | undefined; tree: Node | undefined } {
+  refuseLink(file);
   if (!existsSync(file)) return { text: undefined, tree: undefined };
   const text = readFileSync(file, 'utf8');
   const errors: ParseError[] = [];
@@ -47,6 +64,8 @@ function readSettings(file: string): { text: string | undefined; tree: Node | un
   if (errors.length > 0 || tree?.type !== 'object') {
     throw new GateError('EVALIDATION', `${file} is not a JSON object${errors[0] ? ` (error at offset ${errors[0].offset})` : ''}; fix it, then run this again`);
   }
+  const hooks = findNodeAtLocation(tree, ['hooks']);
+  if (hooks && hooks.type !== 'object') throw new GateError('EVALIDATION', `hooks in ${file} is not an object of hook events; fix it, then run this again`);
   return { text, tree };
 }
 
@@ -74,10 +93,11 @@ function replaceSettings(file: string, before: string | undefined, after: string
   const mode = before === undefined ? 0o600 : statSync(file).mode & 0o777;
   if (before !== undefined) {
     backup = `${file}.toolgate-backup-${stamp(now)}`;
-    copyFileSync(file, backup);
+    copyFileSync(file, backup, constants.COPYFILE_EXCL);
   }
-  const temp = `${file}.toolgate-${process.pid}.tmp`;
-  writeFileSync(temp, after, { mode });
+  // A fresh name, created only if nothing is there: a link planted at a name it could guess is never written through.
+  const temp = `${file}.toolgate-${randomBytes(6).toString('hex')}.tmp`;
+  writeFileSync(temp, after, { mode, flag: 'wx' });
   renameSync(temp, file);
   return { file, changed: true, ...(backup ? { backup } : {}) };
 }

@@ -102,7 +102,11 @@ export async function judgeHookInput(stdin: Buffer | undefined, home: string, ti
   } catch (error) {
     return unanswered(`${(error as Error).message}. ${GATE_NOT_RUNNING_MESSAGE}`);
   }
-  if ('output' in reply) return reply.output;
+  if ('output' in reply) {
+    if (!isPreToolUse(value)) return {};
+    // A PreToolUse answered without a decision would leave Claude Code to its own rules, unasked: only allow, deny or ask count.
+    return 'hookSpecificOutput' in reply.output ? reply.output : unanswered('the gate answered without a decision');
+  }
   // Refused as unreadable (400, 413): deny; refused for any other reason (a stale token, a gate error): ask.
   if (reply.refused === 400 || reply.refused === 413) return preToolUseAnswer('deny', `Toolgate refuses it: ${reply.message}`);
   return unanswered(`the gate refused the request (${reply.refused}: ${reply.message})`);

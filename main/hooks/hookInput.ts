@@ -1,3 +1,4 @@
+import { isAbsolute } from 'node:path';
 import { z } from 'zod';
 
 /** Ids recorded and shown as they came: printable ASCII only, so none can break a line or hide text. */
@@ -14,7 +15,7 @@ const HookCommonSchema = z.looseObject({
   /** The conversation's transcript file (recorded, never read). */
   transcript_path: z.string().max(4096).optional(),
   /** The folder Claude Code works in (absolute): where Bash runs and relative paths start. */
-  cwd: z.string().min(1).max(4096),
+  cwd: z.string().max(4096).refine(isAbsolute, 'the cwd is an absolute path (Claude Code always sends one)'),
   /** Claude Code's tool: Bash, Edit, MultiEdit, Write, Read, WebFetch, mcp__server__tool, … */
   tool_name: z.string().regex(/^[A-Za-z0-9_.:-]{1,256}$/, 'a tool name is 1 to 256 letters, digits and _ . : -'),
   /** The tool's arguments, as Claude Code will run them (file paths are absolute). */

@@ -31,6 +31,8 @@ export interface HookJudgeDeps {
   workspace: string;
   /** How long an allowed call waits for its PostToolUse before it is closed as unreported (default 1 h). */
   outcomeWaitMs?: number;
+  /** How many allowed calls may wait for their PostToolUse at once (default 10,000; past it the oldest is closed unreported). */
+  maxOpenCalls?: number;
 }
 
 /**
@@ -53,7 +55,7 @@ const TOOLGATE_MCP = /^mcp__toolgate__(.+)$/;
  * Judges Claude Code's own tools from its PreToolUse hook through the gate's pipeline (policy, a
  * person in the console, the audit) and records their outcomes from PostToolUse. Claude Code runs
  * the tool itself: an allowed call stays open in the audit until its PostToolUse closes it (tied by
- * session and tool_use_id), or until the wait runs out or the gate stops, which close it as failed.
+ * session, tool and tool_use_id), or until the wait runs out or the gate stops, which close it as failed.
  * A decision the gate cannot reach (a prompt nobody answered, a full queue) is `ask`, so Claude
  * Code's own prompt takes over; never a silent allow.
  */
@@ -63,7 +65,7 @@ export class HookJudge {
   private readonly sessionsSeen = new Map<string, string>();
 
   constructor(private readonly deps: HookJudgeDeps) {
-    this.outcomes = new HookOutcomes(deps, deps.outcomeWaitMs ?? 3600_000);
+    this.outcomes = new HookOutcomes(deps, deps.outcomeWaitMs ?? 3600_000, deps.maxOpenCalls);
   }
 
   /** Answers one hook input; `signal` withdraws a waiting prompt (the hook process went away). */

@@ -7,10 +7,13 @@ import type { CallTracker } from '../executor/callTracker';
 import { AUDIT_OUTPUT_BYTES, type AuditSink } from '../executor/executor';
 import { utf8Prefix } from '../executor/steps/truncateOutput';
 import type { EquivalentCall } from './claudeCodeTools';
-import { hookFacts, recordedHookTool, type PostToolUseFailureInput, type PostToolUseInput, type PreToolUseInput } from './hookInput';
+import { hookFacts, recordedHookTool, type HookInput, type PostToolUseFailureInput, type PostToolUseInput, type PreToolUseInput } from './hookInput';
 
 /** Why a call still waiting for its outcome ends when the gate stops. */
 const STOPPED = 'the gate stopped before Claude Code reported how the tool ended';
+
+/** Calls kept waiting for their PostToolUse at once by default; past it the oldest is closed unreported. */
+const MAX_OPEN_HOOK_CALLS = 10_000;
 
 /** A call Claude Code was let through to run (or to ask about itself), waiting for its PostToolUse. */
 interface OpenHookCall {
@@ -22,7 +25,7 @@ interface OpenHookCall {
 export type HandOver = 'allowed' | 'asked-in-claude-code';
 
 /**
- * The calls Claude Code runs after the gate judged them, keyed by session and tool_use_id, and how
+ * The calls Claude Code runs after the gate judged them, keyed by session, tool and tool_use_id, and how
  * each ends: its PostToolUse records `completed` with the response's hash and a bounded copy; no
  * PostToolUse within the wait (the tool failed, Claude Code's prompt refused it, Claude Code quit)
  * records `failed` ETIMEOUT; a gate that stops records `failed` for each still open. So every call
@@ -36,6 +39,7 @@ export class HookOutcomes {
   constructor(
     private readonly deps: { audit: AuditSink; calls: CallTracker; redactions: CallRedactions },
     private readonly waitMs: number,
+    private readonly maxOpen = MAX_OPEN_HOOK_CALLS,
   ) {}
 
   /** Records that the call left the gate, and waits for its PostToolUse (closes it now when nothing can tie one to it). */
@@ -58,12 +62,14 @@ export class HookOutcomes {
       run.fail('failed', 'execute', { code: 'ERUNTIME', message: STOPPED });
       return;
     }
-    const key = keyOf(input.session_id, input.tool_use_id);
+    const key = keyOf(input);
     // A second PreToolUse for the same tool use ends the first: only one of them can be closed by its PostToolUse.
     this.end(key, 'ERUNTIME', 'another PreToolUse came for the same tool use, which this record no longer follows');
     const timer = setTimeout(() => this.end(key, 'ETIMEOUT', `Claude Code reported no outcome within ${Math.round(this.waitMs / 60_000)} min (the tool failed, was refused at Claude Code's prompt, or Claude Code stopped)`), this.waitMs);
     timer.unref();
     this.open.set(key, { run, timer });
+    // Bounded: a flood of PreToolUse calls that never report costs the oldest their wait, never memory.
+    if (this.open.size > this.maxOpen) this.end(this.open.keys().next().value!, 'ERUNTIME', `more than ${this.maxOpen} calls were waiting for Claude Code to report their outcome, so the oldest stopped waiting`);
   }
 
   /**
@@ -94,7 +100,7 @@ export class HookOutcomes {
   /** The open call this outcome closes (taken off the waiting list), if one waits for it. */
   private closing(input: PostToolUseInput | PostToolUseFailureInput): CallRun | undefined {
     if (input.tool_use_id === undefined) return undefined;
-    const key = keyOf(input.session_id, input.tool_use_id);
+    const key = keyOf(input);
     const open = this.open.get(key);
     if (!open) return undefined;
     clearTimeout(open.timer);
@@ -125,6 +131,10 @@ export class HookOutcomes {
   }
 }
 
-function keyOf(session: string, toolUseId: string): string {
-  return `${session}\n${toolUseId}`;
+/**
+ * What ties an outcome to its call: the session, the tool and the tool_use_id. An outcome naming
+ * another tool is not this call's, whatever id it claims; it stands as a call of its own.
+ */
+function keyOf(input: HookInput): string {
+  return `${input.session_id}\n${input.tool_name}\n${input.tool_use_id}`;
 }
