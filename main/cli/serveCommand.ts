@@ -5,6 +5,7 @@ import { intFlag } from './argv';
 import { parseCommandLine } from './commandSpec';
 import { SERVE_SPEC } from './commandSpecs';
 import type { Io } from './commands';
+import type { UpstreamOverview } from '../../shared/upstream';
 
 /** `toolgate serve`: the gate in plain Node, the console in a browser, until Ctrl+C. */
 export async function serveCommand(argv: string[], io: Io): Promise<number> {
@@ -21,6 +22,7 @@ export async function serveCommand(argv: string[], io: Io): Promise<number> {
     settings: report,
     policyRules: policyRulesFromFlags(args),
   });
+  const servers = await serversLineOf(() => running.gate.backend.handlers.upstreamServers({}));
   io.out(
     [
       `Toolgate ${toolgateVersion()} is running`,
@@ -37,6 +39,7 @@ export async function serveCommand(argv: string[], io: Io): Promise<number> {
           : 'no signed checkpoints (choose a folder outside the state folder with --checkpoint-dir DIR)'
       }`,
       `  settings   ${report.fileExists ? report.file : `${report.file} (none; flags and defaults in force)`}`,
+      ...servers,
       ...(settings.otlpEndpoint ? [`  otlp       each ended call is sent as a span to ${settings.otlpEndpoint} (no arguments or results)`] : []),
       // The console URL carries the console token: it answers prompts, so it never goes into an agent's config.
       `  tokens     agents (MCP): ${statePaths(io.home).token}; console (yours alone, never an agent's): ${statePaths(io.home).consoleToken}`,
@@ -59,4 +62,15 @@ export async function serveCommand(argv: string[], io: Io): Promise<number> {
   io.out('Stopping: pending prompts are denied, tool processes end.\n');
   await running.close();
   return 0;
+}
+
+/** The banner's line on upstream servers: how many, and which wait for the person's approval of their launch. */
+async function serversLineOf(overview: () => Promise<UpstreamOverview>): Promise<string[]> {
+  const { file, servers, refused } = await overview();
+  if (servers.length + refused.length === 0) return [];
+  const waiting = servers.filter((server) => !server.launchApproved).map((server) => server.name);
+  const parts = [`${servers.length} in ${file}`];
+  if (waiting.length > 0) parts.push(`${waiting.join(', ')} ${waiting.length === 1 ? 'waits' : 'wait'} for you to approve ${waiting.length === 1 ? 'its' : 'their'} launch in the Tools view`);
+  if (refused.length > 0) parts.push(`${refused.length} refused (toolgate servers list says why)`);
+  return [`  servers    ${parts.join('; ')}`];
 }
