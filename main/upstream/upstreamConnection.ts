@@ -96,6 +96,10 @@ interface Session {
   ending: boolean;
   /** It sent a message past maxMessageBytes and was cut off. */
   overflowed: boolean;
+  /** A changed tool list is being fetched. */
+  refreshing?: boolean;
+  /** Another list_changed came while it was: fetch once more after. */
+  refreshAgain?: boolean;
 }
 
 /** A tools/list page, loosely: each tool is vetted by the gate, not by the SDK's schema (one bad tool must not sink the list). */
@@ -343,8 +347,26 @@ class UpstreamServerConnection implements UpstreamConnection {
     this.refused = refused;
   }
 
-  /** notifications/tools/list_changed: fetch, vet, tell the listeners. */
-  private async refreshTools(session: Session): Promise<void> {
+  /**
+   * notifications/tools/list_changed: fetch, vet, tell the listeners. One fetch at a time per
+   * instance, and at most one more after it however many notifications came meanwhile: a flood
+   * costs two lists, and an older list never lands after a newer one.
+   */
+  private refreshTools(session: Session): void {
+    if (session.refreshing) {
+      session.refreshAgain = true;
+      return;
+    }
+    session.refreshing = true;
+    void this.fetchChangedList(session).finally(() => {
+      session.refreshing = false;
+      if (!session.refreshAgain) return;
+      session.refreshAgain = false;
+      this.refreshTools(session);
+    });
+  }
+
+  private async fetchChangedList(session: Session): Promise<void> {
     const timeout = AbortSignal.timeout(this.limits.listTimeoutMs);
     let listed: unknown[];
     try {

@@ -1,0 +1,138 @@
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { UpstreamSandboxSchema } from '../../shared/upstream';
+import { detectSandbox } from '../../main/hosts/sandbox';
+import { argumentValidator } from '../../main/upstream/inputValidation';
+import { stdioLaunch, upstreamSandboxArguments } from '../../main/upstream/stdioSandbox';
+import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
+import { Connections, eventually, firstText, fixtureConfig } from './helpers';
+
+const options = { timeoutMs: 10_000, maxResultBytes: 1024 * 1024 };
+
+describe('a server whose schema would stall the gate', () => {
+  const search = argumentValidator({
+    name: 'search',
+    inputSchema: { type: 'object', properties: { q: { type: 'string', pattern: '^(a+)+$' } }, patternProperties: { '^(x+x+)+y$': { type: 'string' } } },
+  });
+
+  it('has a call whose argument makes its pattern backtrack refused within the budget, saying why', () => {
+    for (const args of [{ q: `${'a'.repeat(40)}!` }, { [`${'x'.repeat(40)}`]: 'v' }]) {
+      const started = Date.now();
+      expect(search(args)).toMatch(/^\/: the server's inputSchema took over 250 ms to check these arguments \(a "pattern" that backtracks, most likely\), so the call was refused/);
+      expect(Date.now() - started).toBeLessThan(2000);
+    }
+  });
+
+  it('still checks its patterns as JSON Schema says (unicode), and the gate answers the next call', () => {
+    expect(search({ q: 'aaa' })).toBeUndefined();
+    expect(search({ q: 'ab' })).toBe('/q: must match pattern "^(a+)+$"');
+    const names = argumentValidator({ name: 'names', inputSchema: { type: 'object', properties: { n: { type: 'string', pattern: '^[\\p{L} ]{1,100}$' } } } });
+    expect(names({ n: 'Zoë Ünal' })).toBeUndefined();
+    expect(names({ n: 'R2-D2' })).toBe('/n: must match pattern "^[\\p{L} ]{1,100}$"');
+  });
+});
+
+describe('a server flooding notifications/tools/list_changed', () => {
+  const home = makeTempFolder();
+  const connections = new Connections({ home, resolveSecret: async () => undefined });
+  afterAll(async () => {
+    await connections.closeAll();
+    removeTempFolder(home);
+  });
+
+  it('costs the gate two lists, and the list it keeps is the newest, not one that answered late', async () => {
+    const connection = connections.make(fixtureConfig('list-flood'));
+    await connection.start();
+    expect(firstText(await connection.call('flood', {}, options))).toBe('flooded');
+    await eventually(() => connection.tools().some((tool) => tool.name === 'version_3'));
+    // Time for any fetch still running (the late one takes 500 ms) to land.
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    expect(connection.tools().map((tool) => tool.name)).toEqual(['flood', 'version_3']);
+  });
+});
+
+describe('a servers.json entry reaching past the sandbox', () => {
+  const root = makeTempFolder();
+  const parent = join(root, 'parent');
+  const home = join(parent, 'state');
+  const toState = join(root, 'to-state');
+  const toParent = join(root, 'to-parent');
+  mkdirSync(home, { recursive: true });
+  writeFileSync(join(home, 'mcp-token'), 'the agents token');
+  writeFileSync(join(parent, 'notes.txt'), 'readable');
+  symlinkSync(home, toState);
+  symlinkSync(parent, toParent);
+  afterAll(() => removeTempFolder(root));
+
+  const sandbox = (fields: object) => UpstreamSandboxSchema.parse(fields);
+
+  it('refuses a readable or writable folder that is the state folder through a symlink, or inside it', () => {
+    expect(() => upstreamSandboxArguments(sandbox({ readable: [toState] }), home, true)).toThrow(/sandbox\.readable names .*to-state, which is Toolgate's state folder .* or inside it/);
+    expect(() => upstreamSandboxArguments(sandbox({ writable: [join(toParent, 'state')] }), home, true)).toThrow(/sandbox\.writable names .*Toolgate's state folder/);
+  });
+
+  it('hides the state folder inside a folder bound through a symlink, where it is bound', () => {
+    const args = upstreamSandboxArguments(sandbox({ readable: [toParent] }), home, true).join(' ');
+    expect(args).toContain(`--ro-bind ${toParent} ${toParent}`);
+    expect(args).toContain(`--tmpfs ${join(toParent, 'state')}`);
+    expect(args).toContain(`--tmpfs ${home}`);
+  });
+
+  it('sets the variables that steer the dynamic loader inside the sandbox, never on bubblewrap itself', () => {
+    const launch = stdioLaunch(
+      { name: 's', command: 'node', args: ['server.js'], sandbox: sandbox({}) },
+      { PATH: '/bin', LD_PRELOAD: '/home/me/evil.so', GCONV_PATH: '/home/me/gconv', API: 'x' },
+      home,
+      { kind: 'bubblewrap', command: 'bwrap', version: 'test' },
+    );
+    expect(launch.env).toEqual({ PATH: '/bin', API: 'x' });
+    const end = launch.args.indexOf('--');
+    expect(launch.args.slice(0, end).join(' ')).toContain('--setenv LD_PRELOAD /home/me/evil.so --setenv GCONV_PATH /home/me/gconv');
+    expect(launch.args.slice(end)).toEqual(['--', 'node', 'server.js']);
+  });
+
+  describe.skipIf(detectSandbox('auto').kind === 'none')('run in bubblewrap', () => {
+    const connections = new Connections({ home, resolveSecret: async () => undefined, sandbox: detectSandbox('auto') });
+    afterEach(() => connections.closeAll());
+
+    async function probe(fields: object, args: Record<string, unknown>, env: Record<string, string> = {}) {
+      const connection = connections.make(fixtureConfig('normal', { sandbox: fields, env }));
+      await connection.start();
+      return JSON.parse(firstText(await connection.call('probe', args, options))) as { env: Record<string, string>; read?: boolean };
+    }
+
+    it('cannot read the token through a symlink to the folder holding the state folder', async () => {
+      expect(await probe({ readable: [toParent] }, { readFile: join(toParent, 'state', 'mcp-token') })).toMatchObject({ read: false });
+      expect(await probe({ readable: [toParent] }, { readFile: join(toParent, 'notes.txt') })).toMatchObject({ read: true });
+    });
+
+    it('does not start with the state folder named through a symlink, and says why', async () => {
+      const connection = connections.make(fixtureConfig('normal', { sandbox: { readable: [toState] } }));
+      await expect(connection.start()).rejects.toThrow(/^sandbox\.readable names .*state folder/);
+    });
+
+    it('still gives the server the loader variables of its env', async () => {
+      const { env } = await probe({}, {}, { LD_LIBRARY_PATH: '/nonexistent-libs' });
+      expect(env.LD_LIBRARY_PATH).toBe('/nonexistent-libs');
+    });
+  });
+});
+
+describe('a server asking the gate for sampling, elicitation or roots', () => {
+  const home = makeTempFolder();
+  const connections = new Connections({ home, resolveSecret: async () => undefined });
+  afterAll(async () => {
+    await connections.closeAll();
+    removeTempFolder(home);
+  });
+
+  it('is refused each time: no request reaches the agent’s model or the person', async () => {
+    const connection = connections.make(fixtureConfig('asks-client'));
+    await connection.start();
+    const seen = JSON.parse(firstText(await connection.call('reach', {}, options))) as Record<string, string>;
+    expect(seen.sampling).toMatch(/^refused: /);
+    expect(seen.elicitation).toMatch(/^refused: /);
+    expect(seen.roots).toMatch(/^refused: /);
+  });
+});
