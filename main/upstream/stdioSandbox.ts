@@ -1,4 +1,4 @@
-import { existsSync, realpathSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { GateError } from '../../shared/errors';
 import type { UpstreamSandbox } from '../../shared/upstream';
@@ -41,7 +41,7 @@ export interface StdioLaunch {
  * it is bound, as well as where it really is.
  */
 export function upstreamSandboxArguments(sandbox: UpstreamSandbox, home: string, sizedTmpfs: boolean): string[] {
-  const args = isolationArguments(sandbox.network, sizedTmpfs);
+  const args = [...isolationArguments(sandbox.network, sizedTmpfs), ...hostSocketMounts(sandbox.network)];
   const realHome = existsSync(home) ? realpathSync(home) : undefined;
   const hidden: string[] = realHome ? [realHome] : [];
   const bind = (field: 'readable' | 'writable', flag: string) => {
@@ -60,6 +60,21 @@ export function upstreamSandboxArguments(sandbox: UpstreamSandbox, home: string,
   // Last, so no binding above can bring the state folder (audit log, tokens, secrets) back into view.
   for (const path of new Set(hidden)) args.push('--tmpfs', path);
   return args;
+}
+
+/** Where the host's services listen on Unix sockets, which no network namespace cuts off. */
+const RUN = '/run';
+/** Under /run, what a server with network on still may not reach: the per-user bus and agents, the system bus, docker. */
+const RUN_SERVICES = ['/run/user', '/run/dbus', '/run/docker.sock', '/run/podman'];
+
+/**
+ * Mounts that hide the host's Unix sockets. The session bus (/run/user/UID/bus) lets a caller have
+ * systemd start any command outside the sandbox, and docker's socket is root: a server with network
+ * off sees an empty /run; one with network on keeps the rest of /run (DNS) without those services.
+ */
+function hostSocketMounts(network: boolean): string[] {
+  if (!network) return existsSync(RUN) ? ['--tmpfs', RUN] : [];
+  return RUN_SERVICES.filter((path) => existsSync(path)).flatMap((path) => (statSync(path).isDirectory() ? ['--tmpfs', path] : ['--ro-bind', '/dev/null', path]));
 }
 
 /**

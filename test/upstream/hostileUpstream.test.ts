@@ -1,4 +1,5 @@
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { UpstreamSandboxSchema } from '../../shared/upstream';
@@ -99,7 +100,7 @@ describe('a servers.json entry reaching past the sandbox', () => {
     async function probe(fields: object, args: Record<string, unknown>, env: Record<string, string> = {}) {
       const connection = connections.make(fixtureConfig('normal', { sandbox: fields, env }));
       await connection.start();
-      return JSON.parse(firstText(await connection.call('probe', args, options))) as { env: Record<string, string>; read?: boolean };
+      return JSON.parse(firstText(await connection.call('probe', args, options))) as { env: Record<string, string>; read?: boolean; reachedSocket?: boolean };
     }
 
     it('cannot read the token through a symlink to the folder holding the state folder', async () => {
@@ -134,5 +135,44 @@ describe('a server asking the gate for sampling, elicitation or roots', () => {
     expect(seen.sampling).toMatch(/^refused: /);
     expect(seen.elicitation).toMatch(/^refused: /);
     expect(seen.roots).toMatch(/^refused: /);
+  });
+});
+
+/** Whether this test may make a folder in /run, where the host's services put their sockets. */
+function runWritable(): boolean {
+  try {
+    accessSync('/run', constants.W_OK);
+    return detectSandbox('auto').kind !== 'none';
+  } catch {
+    return false;
+  }
+}
+
+describe.skipIf(!runWritable())('a server reaching the host’s services through Unix sockets', () => {
+  const home = makeTempFolder();
+  const connections = new Connections({ home, resolveSecret: async () => undefined, sandbox: detectSandbox('auto') });
+  const run = mkdtempSync('/run/toolgate-test-');
+  const path = join(run, 'bus');
+  let service: Server;
+  afterEach(() => connections.closeAll());
+  afterAll(() => {
+    service.close();
+    rmSync(run, { recursive: true, force: true });
+    removeTempFolder(home);
+  });
+
+  it('cannot connect to a service’s socket under /run with its network off', async () => {
+    service = createServer((socket) => socket.end('hello'));
+    await new Promise<void>((done) => service.listen(path, done));
+    const connection = connections.make(fixtureConfig('normal'));
+    await connection.start();
+    const seen = JSON.parse(firstText(await connection.call('probe', { socket: path }, options))) as { reachedSocket: boolean };
+    expect(seen.reachedSocket).toBe(false);
+  });
+
+  it('with its network on keeps /run, where name resolution may live, hiding only the services in it', () => {
+    const on = upstreamSandboxArguments(UpstreamSandboxSchema.parse({ network: true }), home, true).join(' ');
+    expect(on).not.toMatch(/--tmpfs \/run( |$)/);
+    expect(upstreamSandboxArguments(UpstreamSandboxSchema.parse({}), home, true).join(' ')).toMatch(/--tmpfs \/run( |$)/);
   });
 });
