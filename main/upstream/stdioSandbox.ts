@@ -48,6 +48,12 @@ export function upstreamSandboxArguments(sandbox: UpstreamSandbox, home: string,
     for (const path of sandbox[field]) {
       if (!existsSync(path)) continue;
       const real = realpathSync(path);
+      if (SANDBOX_OWN.includes(real) || real.startsWith('/proc/')) {
+        throw new GateError(
+          'EVALIDATION',
+          `sandbox.${field} names ${path}, which the sandbox makes its own: bound from the host, ${real} would bring back the host's processes (and through /proc/PID/root the state folder), devices or sockets; name the folders the server needs instead, e.g. /home/you/project`,
+        );
+      }
       if (realHome && (real === realHome || real.startsWith(`${realHome}${sep}`))) {
         throw new GateError('EVALIDATION', `sandbox.${field} names ${path}, which is Toolgate's state folder (${realHome}) or inside it (audit log, token, secrets): no server may see it; remove it from servers.json`);
       }
@@ -61,6 +67,9 @@ export function upstreamSandboxArguments(sandbox: UpstreamSandbox, home: string,
   for (const path of new Set(hidden)) args.push('--tmpfs', path);
   return args;
 }
+
+/** Folders the sandbox mounts its own: the whole root, /proc, /dev, /tmp and /run. */
+const SANDBOX_OWN = ['/', '/dev', '/dev/shm', '/proc', '/run', '/tmp'];
 
 /** Where the host's services listen on Unix sockets, which no network namespace cuts off. */
 const RUN = '/run';

@@ -220,3 +220,27 @@ describe('a servers.json entry whose command line reads harmless', () => {
     expect(launchText(http)).toBe("https://mcp.example.com/mcp with headers 'Authorization: Bearer $ENV.GITHUB_TOKEN'");
   });
 });
+
+describe('a servers.json entry binding what the sandbox makes its own', () => {
+  const home = makeTempFolder();
+  afterAll(() => removeTempFolder(home));
+
+  it('refuses the whole root, /proc (and inside it), /dev, /tmp and /run, naming the field and the fix', () => {
+    for (const [field, path] of [['readable', '/'], ['writable', '/'], ['readable', '/proc'], ['readable', '/proc/self/root'], ['readable', '/dev'], ['writable', '/tmp'], ['readable', '/run']] as const) {
+      expect(() => upstreamSandboxArguments(UpstreamSandboxSchema.parse({ [field]: [path] }), home, true)).toThrow(
+        new RegExp(`^sandbox\\.${field} names ${path.replaceAll('/', '\\/')}, which the sandbox makes its own: .*name the folders the server needs instead`),
+      );
+    }
+  });
+
+  describe.skipIf(detectSandbox('auto').kind === 'none')('run in bubblewrap', () => {
+    const connections = new Connections({ home, resolveSecret: async () => undefined, sandbox: detectSandbox('auto') });
+    afterEach(() => connections.closeAll());
+
+    it('does not start with readable "/", which would show the gate’s /proc/PID/root and through it the token', async () => {
+      writeFileSync(join(home, 'mcp-token'), 'the agents token');
+      const connection = connections.make(fixtureConfig('normal', { sandbox: { readable: ['/'] } }));
+      await expect(connection.start()).rejects.toThrow(/sandbox\.readable names \/, which the sandbox makes its own/);
+    });
+  });
+});
