@@ -183,7 +183,7 @@ class UpstreamServerConnection implements UpstreamConnection {
         signal: options.signal,
         timeout: options.timeoutMs,
         resetTimeoutOnProgress: false,
-        onprogress: options.onProgress ? (progress) => options.onProgress!({ progress: progress.progress, total: progress.total, message: progress.message }) : undefined,
+        onprogress: options.onProgress ? throttledProgress(options.onProgress) : undefined,
       });
       const bytes = Buffer.byteLength(JSON.stringify(result));
       if (bytes > options.maxResultBytes) {
@@ -459,6 +459,25 @@ function signalAll(pids: Iterable<number>, signal: NodeJS.Signals): void {
       // Already gone.
     }
   }
+}
+
+/** How often a server's progress reaches the agent at most, and how long its message may be. */
+const PROGRESS_INTERVAL_MS = 100;
+const PROGRESS_MESSAGE_CHARS = 200;
+
+/**
+ * Passes a call's progress on at most once per PROGRESS_INTERVAL_MS, its message cut short: a
+ * server's progress goes to the agent unaudited, so a flood of it must neither swamp the agent's
+ * connection nor carry a second, unrecorded result.
+ */
+function throttledProgress(onProgress: NonNullable<UpstreamCallOptions['onProgress']>): (progress: { progress: number; total?: number; message?: string }) => void {
+  let last = -Infinity;
+  return ({ progress, total, message }) => {
+    const now = performance.now();
+    if (now - last < PROGRESS_INTERVAL_MS) return;
+    last = now;
+    onProgress({ progress, total, ...(message !== undefined ? { message: message.slice(0, PROGRESS_MESSAGE_CHARS) } : {}) });
+  };
 }
 
 function failure(code: ToolError['code'], message: string): UpstreamCallOutcome {

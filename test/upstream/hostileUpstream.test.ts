@@ -244,3 +244,24 @@ describe('a servers.json entry binding what the sandbox makes its own', () => {
     });
   });
 });
+
+describe('a server flooding its caller with progress', () => {
+  const home = makeTempFolder();
+  const connections = new Connections({ home, resolveSecret: async () => undefined });
+  afterAll(async () => {
+    await connections.closeAll();
+    removeTempFolder(home);
+  });
+
+  it('reaches the agent at most ten times a second, each message cut to 200 characters', async () => {
+    const connection = connections.make(fixtureConfig('progress-flood'));
+    await connection.start();
+    const heard: { progress: number; message?: string }[] = [];
+    const started = Date.now();
+    const outcome = await connection.call('flood', {}, { ...options, onProgress: (progress) => heard.push(progress) });
+    expect(firstText(outcome)).toBe('flooded');
+    expect(heard.length).toBeGreaterThan(0);
+    expect(heard.length).toBeLessThanOrEqual(Math.ceil((Date.now() - started) / 100) + 1);
+    expect(Math.max(...heard.map((progress) => progress.message?.length ?? 0))).toBeLessThanOrEqual(200);
+  });
+});
