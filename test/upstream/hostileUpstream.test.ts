@@ -16,6 +16,17 @@ import { Connections, eventually, firstText, fixtureConfig } from './helpers';
 
 const options = { timeoutMs: 10_000, maxResultBytes: 1024 * 1024 };
 
+/** Connections to servers run bare (no sandbox), with a state folder of their own, closed after the describe. */
+function bareConnections(): Connections {
+  const home = makeTempFolder();
+  const connections = new Connections({ home, resolveSecret: async () => undefined });
+  afterAll(async () => {
+    await connections.closeAll();
+    removeTempFolder(home);
+  });
+  return connections;
+}
+
 describe('a server whose schema would stall the gate', () => {
   const search = argumentValidator({
     name: 'search',
@@ -40,12 +51,7 @@ describe('a server whose schema would stall the gate', () => {
 });
 
 describe('a server flooding notifications/tools/list_changed', () => {
-  const home = makeTempFolder();
-  const connections = new Connections({ home, resolveSecret: async () => undefined });
-  afterAll(async () => {
-    await connections.closeAll();
-    removeTempFolder(home);
-  });
+  const connections = bareConnections();
 
   it('costs the gate two lists, and the list it keeps is the newest, not one that answered late', async () => {
     const connection = connections.make(fixtureConfig('list-flood'));
@@ -126,12 +132,7 @@ describe('a servers.json entry reaching past the sandbox', () => {
 });
 
 describe('a server asking the gate for sampling, elicitation or roots', () => {
-  const home = makeTempFolder();
-  const connections = new Connections({ home, resolveSecret: async () => undefined });
-  afterAll(async () => {
-    await connections.closeAll();
-    removeTempFolder(home);
-  });
+  const connections = bareConnections();
 
   it('is refused each time: no request reaches the agent’s model or the person', async () => {
     const connection = connections.make(fixtureConfig('asks-client'));
@@ -246,12 +247,7 @@ describe('a servers.json entry binding what the sandbox makes its own', () => {
 });
 
 describe('a server flooding its caller with progress', () => {
-  const home = makeTempFolder();
-  const connections = new Connections({ home, resolveSecret: async () => undefined });
-  afterAll(async () => {
-    await connections.closeAll();
-    removeTempFolder(home);
-  });
+  const connections = bareConnections();
 
   it('reaches the agent at most ten times a second, each message cut to 200 characters', async () => {
     const connection = connections.make(fixtureConfig('progress-flood'));
