@@ -327,14 +327,15 @@ class UpstreamServerConnection implements UpstreamConnection {
     }
   }
 
-  /** Every page of its tools/list, within `timeoutMs` in all. */
+  /** Every page of its tools/list (up to the first past maxTools), within `timeoutMs` in all. */
   private async fetchTools(client: Client, signal: AbortSignal, timeoutMs: number): Promise<unknown[]> {
     const tools: unknown[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < MAX_LIST_PAGES; page++) {
       const result = await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, ToolListPageSchema, { signal, timeout: timeoutMs });
       tools.push(...result.tools);
-      if (!result.nextCursor || result.nextCursor === cursor) break;
+      // Past maxTools the rest is refused unread: a server paging on could otherwise fill the gate's memory.
+      if (!result.nextCursor || result.nextCursor === cursor || tools.length > this.limits.maxTools) break;
       cursor = result.nextCursor;
     }
     return tools;

@@ -261,3 +261,15 @@ describe('a server flooding its caller with progress', () => {
     expect(Math.max(...heard.map((progress) => progress.message?.length ?? 0))).toBeLessThanOrEqual(200);
   });
 });
+
+describe('a server whose tools/list never ends', () => {
+  const connections = bareConnections();
+
+  it('is read only until its list passes the tools the gate takes; the rest is refused unread', async () => {
+    const connection = connections.make(fixtureConfig('endless-pages'), { limits: { maxTools: 512 } });
+    await connection.start();
+    expect(firstText(await connection.call('pages', {}, options))).toBe('2');
+    expect(connection.tools()).toHaveLength(512);
+    expect(connection.state().refused[0]?.message).toMatch(/the gate takes the first 512/);
+  });
+});
