@@ -1,3 +1,4 @@
+import { posix } from 'node:path';
 import picomatch from 'picomatch';
 import { RuleError } from './ruleText';
 
@@ -43,14 +44,26 @@ export function compileArgumentsPattern(specifier: string): ArgumentsPattern {
   return { pairs };
 }
 
-/** Whether every pair matches its argument's value (a string, number or boolean, as text); a missing argument matches nothing. */
-export function argumentsMatch(pattern: ArgumentsPattern, args: Readonly<Record<string, unknown>>): boolean {
+/**
+ * Whether every pair matches its argument's value (a string, number or boolean, as text); a missing
+ * argument matches nothing. A list (`paths: [...]`) never meets an allow, so a crafted shape cannot
+ * earn one. A deny or ask (the 'broad' reading) matches a list when any one of its values does, and
+ * a string as written or with its `.` and `..` segments resolved (`a/./secrets/k` is `a/secrets/k` to
+ * the server that opens it), so neither shape slips past one.
+ */
+export function argumentsMatch(pattern: ArgumentsPattern, args: Readonly<Record<string, unknown>>, reading: 'allow' | 'broad' = 'allow'): boolean {
   return pattern.pairs.every((pair) => {
     const value = valueAt(args, pair.argument);
-    if (typeof value === 'string') return pair.test(value);
-    if (typeof value === 'number' || typeof value === 'boolean') return pair.test(String(value));
-    return false;
+    if (reading === 'allow') return scalarMatches(pair, value);
+    const values = Array.isArray(value) ? (value as unknown[]) : [value];
+    return values.some((item) => scalarMatches(pair, item) || (typeof item === 'string' && pair.test(posix.normalize(item))));
   });
+}
+
+function scalarMatches(pair: ArgumentPair, value: unknown): boolean {
+  if (typeof value === 'string') return pair.test(value);
+  if (typeof value === 'number' || typeof value === 'boolean') return pair.test(String(value));
+  return false;
 }
 
 function valueAt(args: Readonly<Record<string, unknown>>, path: string): unknown {

@@ -92,7 +92,7 @@ function partsOf(manifest: ToolManifest, parts: CallParts, workspace: string): P
   }
   if (parts.arguments) {
     const args = parts.arguments;
-    found.push({ tool: manifest.name, test: (rule) => rule.matcher.kind === 'any' || (rule.matcher.kind === 'arguments' && argumentsMatch(rule.matcher.pattern, args)) });
+    found.push({ tool: manifest.name, test: (rule, reading) => rule.matcher.kind === 'any' || (rule.matcher.kind === 'arguments' && argumentsMatch(rule.matcher.pattern, args, reading)) });
   }
   if (found.length === 0) found.push({ tool: manifest.name, test: (rule) => rule.matcher.kind === 'any' });
   return found;

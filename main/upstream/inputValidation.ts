@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { createContext, Script } from 'node:vm';
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { UpstreamToolDefinition } from '../../shared/upstream';
 
@@ -34,8 +35,32 @@ function describe(error: ErrorObject): string {
 const validators = new WeakMap<UpstreamToolDefinition, ValidateFunction>();
 
 /**
+ * How long one call's arguments may take to check. A server's schema is its own: a `pattern` such
+ * as ^(a+)+$ backtracks for hours on a 40-character argument, and the check runs on the gate's main
+ * thread, so it runs under V8's watchdog and a call past this is refused instead.
+ */
+export const VALIDATION_BUDGET_MS = 250;
+
+const sandboxed = createContext({ validate: undefined, args: undefined });
+const runValidate = new Script('validate(args)');
+
+/** Runs a compiled check within the budget: whether it passed, or 'timeout'. */
+function validateWithin(validate: ValidateFunction, args: unknown): boolean | 'timeout' {
+  Object.assign(sandboxed, { validate, args });
+  try {
+    return runValidate.runInContext(sandboxed, { timeout: VALIDATION_BUDGET_MS }) === true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') return 'timeout';
+    throw error;
+  } finally {
+    Object.assign(sandboxed, { validate: undefined, args: undefined });
+  }
+}
+
+/**
  * A check of a tool's arguments against its inputSchema: a message naming the first argument at
- * fault, or undefined when they are valid. Compiled once per definition object.
+ * fault, or undefined when they are valid. Compiled once per definition object; a check that takes
+ * longer than VALIDATION_BUDGET_MS refuses the call.
  */
 export function argumentValidator(definition: UpstreamToolDefinition): (args: unknown) => string | undefined {
   let validate = validators.get(definition);
@@ -44,5 +69,11 @@ export function argumentValidator(definition: UpstreamToolDefinition): (args: un
     validators.set(definition, validate);
   }
   const compiled = validate;
-  return (args) => (compiled(args) ? undefined : describe(compiled.errors![0]!));
+  return (args) => {
+    const valid = validateWithin(compiled, args);
+    if (valid === 'timeout') {
+      return `/: the server's inputSchema took over ${VALIDATION_BUDGET_MS} ms to check these arguments (a "pattern" that backtracks, most likely), so the call was refused; shorten the argument, or ask the server's author for a simpler pattern`;
+    }
+    return valid ? undefined : describe(compiled.errors![0]!);
+  };
 }

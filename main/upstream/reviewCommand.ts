@@ -11,7 +11,7 @@ import { openReviewStore } from './reviews';
 import { reviewReport } from './reviewReport';
 import { readServersFile } from './serversFile';
 import { createUpstreamConnection } from './upstreamConnection';
-import { commandLine } from './upstreamGateway';
+import { launchText } from './upstreamGateway';
 import type { PinState } from './types';
 
 /** What `toolgate servers review` is given. */
@@ -40,7 +40,7 @@ export async function reviewCommand(options: ReviewCommandOptions): Promise<numb
   const config = serverConfig(options.home, options.server);
   const store = openReviewStore(options.home);
   const launch = launchHash(config);
-  options.out(`${config.name} ${config.transport === 'stdio' ? `starts with: ${terminalText(commandLine(config.command, config.args))}\n  ${sandboxLine(config)}` : `is reached at ${terminalText(config.url)}`}\n`);
+  options.out(`${config.name} ${config.transport === 'stdio' ? `starts with: ${terminalText(launchText(config))}\n  ${sandboxLine(config)}` : `is reached at ${terminalText(launchText(config))}`}\n`);
   if (store.approvedLaunch(config.name) !== launch) {
     if (!(await confirm(options, `Start ${config.name} now to read its tools? This also lets the gate start it.`))) {
       options.out(`${config.name} was not started; nothing was trusted\n`);
@@ -98,8 +98,9 @@ function serverConfig(home: string, name: string): UpstreamServerConfig {
 }
 
 function sandboxLine(config: Extract<UpstreamServerConfig, { transport: 'stdio' }>): string {
-  const { network, writable } = config.sandbox;
-  return `sandbox: network ${network ? 'on' : 'off'}, writes ${writable.length > 0 ? writable.map((path) => terminalText(path)).join(', ') : 'nothing'}`;
+  const { network, writable, readable, env } = config.sandbox;
+  const list = (items: string[], none: string) => (items.length > 0 ? items.map((item) => terminalText(item)).join(', ') : none);
+  return `sandbox: network ${network ? 'on' : 'off'}, writes ${list(writable, 'nothing')}, also reads ${list(readable, 'nothing')}, gets from the gate's environment ${list(['PATH', 'HOME', 'LANG', ...env], '')}`;
 }
 
 /** The class a tool is trusted as: the tier asked for over the earlier review's class (changed) or the suggestion (unreviewed). */

@@ -96,6 +96,10 @@ interface Session {
   ending: boolean;
   /** It sent a message past maxMessageBytes and was cut off. */
   overflowed: boolean;
+  /** A changed tool list is being fetched. */
+  refreshing?: boolean;
+  /** Another list_changed came while it was: fetch once more after. */
+  refreshAgain?: boolean;
 }
 
 /** A tools/list page, loosely: each tool is vetted by the gate, not by the SDK's schema (one bad tool must not sink the list). */
@@ -179,7 +183,7 @@ class UpstreamServerConnection implements UpstreamConnection {
         signal: options.signal,
         timeout: options.timeoutMs,
         resetTimeoutOnProgress: false,
-        onprogress: options.onProgress ? (progress) => options.onProgress!({ progress: progress.progress, total: progress.total, message: progress.message }) : undefined,
+        onprogress: options.onProgress ? throttledProgress(options.onProgress) : undefined,
       });
       const bytes = Buffer.byteLength(JSON.stringify(result));
       if (bytes > options.maxResultBytes) {
@@ -323,14 +327,15 @@ class UpstreamServerConnection implements UpstreamConnection {
     }
   }
 
-  /** Every page of its tools/list, within `timeoutMs` in all. */
+  /** Every page of its tools/list (up to the first past maxTools), within `timeoutMs` in all. */
   private async fetchTools(client: Client, signal: AbortSignal, timeoutMs: number): Promise<unknown[]> {
     const tools: unknown[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < MAX_LIST_PAGES; page++) {
       const result = await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, ToolListPageSchema, { signal, timeout: timeoutMs });
       tools.push(...result.tools);
-      if (!result.nextCursor || result.nextCursor === cursor) break;
+      // Past maxTools the rest is refused unread: a server paging on could otherwise fill the gate's memory.
+      if (!result.nextCursor || result.nextCursor === cursor || tools.length > this.limits.maxTools) break;
       cursor = result.nextCursor;
     }
     return tools;
@@ -343,8 +348,26 @@ class UpstreamServerConnection implements UpstreamConnection {
     this.refused = refused;
   }
 
-  /** notifications/tools/list_changed: fetch, vet, tell the listeners. */
-  private async refreshTools(session: Session): Promise<void> {
+  /**
+   * notifications/tools/list_changed: fetch, vet, tell the listeners. One fetch at a time per
+   * instance, and at most one more after it however many notifications came meanwhile: a flood
+   * costs two lists, and an older list never lands after a newer one.
+   */
+  private refreshTools(session: Session): void {
+    if (session.refreshing) {
+      session.refreshAgain = true;
+      return;
+    }
+    session.refreshing = true;
+    void this.fetchChangedList(session).finally(() => {
+      session.refreshing = false;
+      if (!session.refreshAgain) return;
+      session.refreshAgain = false;
+      this.refreshTools(session);
+    });
+  }
+
+  private async fetchChangedList(session: Session): Promise<void> {
     const timeout = AbortSignal.timeout(this.limits.listTimeoutMs);
     let listed: unknown[];
     try {
@@ -437,6 +460,25 @@ function signalAll(pids: Iterable<number>, signal: NodeJS.Signals): void {
       // Already gone.
     }
   }
+}
+
+/** How often a server's progress reaches the agent at most, and how long its message may be. */
+const PROGRESS_INTERVAL_MS = 100;
+const PROGRESS_MESSAGE_CHARS = 200;
+
+/**
+ * Passes a call's progress on at most once per PROGRESS_INTERVAL_MS, its message cut short: a
+ * server's progress goes to the agent unaudited, so a flood of it must neither swamp the agent's
+ * connection nor carry a second, unrecorded result.
+ */
+function throttledProgress(onProgress: NonNullable<UpstreamCallOptions['onProgress']>): (progress: { progress: number; total?: number; message?: string }) => void {
+  let last = -Infinity;
+  return ({ progress, total, message }) => {
+    const now = performance.now();
+    if (now - last < PROGRESS_INTERVAL_MS) return;
+    last = now;
+    onProgress({ progress, total, ...(message !== undefined ? { message: message.slice(0, PROGRESS_MESSAGE_CHARS) } : {}) });
+  };
 }
 
 function failure(code: ToolError['code'], message: string): UpstreamCallOutcome {

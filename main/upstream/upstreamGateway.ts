@@ -331,7 +331,7 @@ export class UpstreamGateway {
     return {
       name: config.name,
       transport: config.transport,
-      launch: config.transport === 'stdio' ? commandLine(config.command, config.args) : config.url,
+      launch: launchText(config),
       launchHash: slot.launchHash,
       launchApproved,
       ...(config.transport === 'stdio' ? { sandbox: config.sandbox } : {}),
@@ -459,7 +459,28 @@ function writePreview(workspace: string, toolClass: ToolClass, input: unknown): 
   return { kind: 'diff', path: target.relative, before, after: args.content, unified: unifiedDiff(target.relative, before, args.content), exists };
 }
 
+/** A word as a shell reads it, quoted when it needs to be. */
+function shellWord(word: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
+}
+
 /** A command line as a person would type it, each word quoted when it needs to be. */
-export function commandLine(command: string, args: readonly string[]): string {
-  return [command, ...args].map((word) => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`)).join(' ');
+function commandLine(command: string, args: readonly string[]): string {
+  return [command, ...args].map(shellWord).join(' ');
+}
+
+/**
+ * The launch a person approves, with everything its launchHash covers but the sandbox (shown on its
+ * own): for stdio the folder it starts in and the variables it is given (as written, `$ENV.NAME`
+ * placeholders and all: `NODE_OPTIONS` or a secret handed to it change what the command does), then
+ * the command line; for http the URL and the headers sent with it.
+ */
+export function launchText(config: UpstreamServerConfig): string {
+  if (config.transport === 'http') {
+    const headers = Object.entries(config.headers).map(([name, value]) => shellWord(`${name}: ${value}`));
+    return headers.length > 0 ? `${config.url} with headers ${headers.join(' ')}` : config.url;
+  }
+  const cwd = config.cwd ? [`cd ${shellWord(config.cwd)} &&`] : [];
+  const env = Object.entries(config.env).map(([name, value]) => `${shellWord(name)}=${shellWord(value)}`);
+  return [...cwd, ...env, commandLine(config.command, config.args)].join(' ');
 }

@@ -13,18 +13,20 @@ const options = { timeoutMs: 10_000, maxResultBytes: 1024 * 1024 };
 const SECRET = 'secret-value-0123456789';
 
 describe('the sandbox arguments and environment of a stdio server', () => {
-  const sandbox = UpstreamSandboxSchema.parse({ readable: ['/'], writable: ['/'], env: ['EDITOR', 'TOOLGATE_HOME'] });
+  const sandbox = UpstreamSandboxSchema.parse({ env: ['EDITOR', 'TOOLGATE_HOME'] });
 
   it('cuts the network unless asked, and hides the state folder after every binding', () => {
-    const state = makeTempFolder();
+    const root = makeTempFolder();
+    const state = join(root, 'state');
+    mkdirSync(state);
     try {
-      const args = upstreamSandboxArguments(sandbox, state, true);
+      const args = upstreamSandboxArguments({ ...sandbox, readable: [root], writable: [root] }, state, true);
       expect(args).toContain('--unshare-net');
       expect(args.slice(-2)).toEqual(['--tmpfs', state]);
       expect(args.join(' ')).not.toMatch(/--setenv/);
       expect(upstreamSandboxArguments({ ...sandbox, network: true }, state, true)).not.toContain('--unshare-net');
     } finally {
-      removeTempFolder(state);
+      removeTempFolder(root);
     }
   });
 

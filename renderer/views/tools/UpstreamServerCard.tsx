@@ -51,6 +51,12 @@ function SandboxFacts({ sandbox, sandboxed }: { sandbox: UpstreamSandbox; sandbo
           <NameList names={sandbox.readable} none="none" />
         </dd>
       </div>
+      <div>
+        <dt>From the gate’s environment</dt>
+        <dd>
+          <NameList names={['PATH', 'HOME', 'LANG', ...sandbox.env]} none="none" />
+        </dd>
+      </div>
     </dl>
   );
 }
