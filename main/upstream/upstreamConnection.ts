@@ -178,13 +178,16 @@ class UpstreamServerConnection implements UpstreamConnection {
     if (!this.vetted.some((definition) => definition.name === tool)) {
       return failure('ENOTFOUND', `server ${name} has no registered tool "${tool}" (refused tools cannot be called); its tools: ${this.vetted.map((t) => t.name).join(', ') || 'none'}`);
     }
+    const progress = options.onProgress ? throttledProgress(options.onProgress) : undefined;
     try {
       const result = await session.client.callTool({ name: tool, arguments: args }, undefined, {
         signal: options.signal,
         timeout: options.timeoutMs,
         resetTimeoutOnProgress: false,
-        onprogress: options.onProgress ? throttledProgress(options.onProgress) : undefined,
+        onprogress: progress?.report,
       });
+      // The last progress held back by the throttle reaches the agent before the result does.
+      progress?.flush();
       const bytes = Buffer.byteLength(JSON.stringify(result));
       if (bytes > options.maxResultBytes) {
         return failure('EQUOTA', `${name}__${tool} returned ${bytes} bytes, over the ${options.maxResultBytes} bytes a result may have; ask for less (a narrower query, a page)`);
@@ -197,6 +200,8 @@ class UpstreamServerConnection implements UpstreamConnection {
       };
     } catch (error) {
       return { ok: false, error: await this.callFailure(session, `${name}__${tool}`, error, options) };
+    } finally {
+      progress?.stop();
     }
   }
 
@@ -282,7 +287,7 @@ class UpstreamServerConnection implements UpstreamConnection {
       if (deadline.signal.aborted) {
         throw new GateError('ETIMEOUT', `server ${name} did not finish starting (connect and list its tools) within ${this.limits.startTimeoutMs} ms${why}`);
       }
-      throw new GateError('EUNAVAILABLE', `server ${name} could not start: ${errorText(error)}${why}`);
+      throw new GateError('EUNAVAILABLE', `server ${name} could not start: ${errorText(error)}${why}${hiddenTmpHint(this.config, this.deps.sandbox)}`);
     } finally {
       clearTimeout(timer);
       this.starting = undefined;
@@ -466,18 +471,42 @@ function signalAll(pids: Iterable<number>, signal: NodeJS.Signals): void {
 const PROGRESS_INTERVAL_MS = 100;
 const PROGRESS_MESSAGE_CHARS = 200;
 
+type Progress = { progress: number; total?: number; message?: string };
+
 /**
  * Passes a call's progress on at most once per PROGRESS_INTERVAL_MS, its message cut short: a
  * server's progress goes to the agent unaudited, so a flood of it must neither swamp the agent's
- * connection nor carry a second, unrecorded result.
+ * connection nor carry a second, unrecorded result. What arrives too soon is not dropped but held:
+ * the latest one goes on when the interval ends, or with flush() before the result, so the agent
+ * always sees where the call got to.
  */
-function throttledProgress(onProgress: NonNullable<UpstreamCallOptions['onProgress']>): (progress: { progress: number; total?: number; message?: string }) => void {
+function throttledProgress(onProgress: NonNullable<UpstreamCallOptions['onProgress']>): { report(progress: Progress): void; flush(): void; stop(): void } {
   let last = -Infinity;
-  return ({ progress, total, message }) => {
-    const now = performance.now();
-    if (now - last < PROGRESS_INTERVAL_MS) return;
-    last = now;
+  let held: Progress | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const send = ({ progress, total, message }: Progress) => {
+    last = performance.now();
     onProgress({ progress, total, ...(message !== undefined ? { message: message.slice(0, PROGRESS_MESSAGE_CHARS) } : {}) });
+  };
+  const flush = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    const latest = held;
+    held = undefined;
+    if (latest) send(latest);
+  };
+  return {
+    report: (progress) => {
+      const wait = PROGRESS_INTERVAL_MS - (performance.now() - last);
+      if (wait <= 0 && !timer) return send(progress);
+      held = progress;
+      timer ??= setTimeout(flush, Math.max(wait, 0));
+    },
+    flush,
+    stop: () => {
+      clearTimeout(timer);
+      held = undefined;
+    },
   };
 }
 
@@ -488,4 +517,17 @@ function failure(code: ToolError['code'], message: string): UpstreamCallOutcome 
 /** The connection to one upstream server: stdio (sandboxed when the machine allows) or Streamable HTTP. */
 export function createUpstreamConnection(config: UpstreamServerConfig, deps: UpstreamDeps): UpstreamConnection {
   return new UpstreamServerConnection(config, deps);
+}
+
+/**
+ * Why a sandboxed server may not find its own files: its /tmp is the sandbox's own, so a command or
+ * argument under the host's /tmp is not there unless a `readable` folder brings it back.
+ */
+function hiddenTmpHint(config: UpstreamServerConfig, sandbox: SandboxInfo): string {
+  if (config.transport !== 'stdio' || sandbox.kind === 'none') return '';
+  const underTmp = (path: string) => path === '/tmp' || path.startsWith('/tmp/');
+  const shown = config.sandbox.readable.concat(config.sandbox.writable);
+  const hidden = [config.command, ...config.args].filter((word) => underTmp(word) && !shown.some((folder) => word === folder || word.startsWith(`${folder}/`)));
+  if (hidden.length === 0) return '';
+  return `. Its sandbox has a /tmp of its own, so ${hidden.join(', ')} is not there: add the folder holding it (and what it loads, e.g. its node_modules) to sandbox.readable in servers.json`;
 }

@@ -1,4 +1,5 @@
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
+import { toolgateRoot } from '../../main/state/paths';
 import { UpstreamSandboxSchema, type UpstreamSandbox, type UpstreamServerConfig } from '../../shared/upstream';
 import type { SandboxInfo } from '../../main/hosts/sandbox';
 import { createUpstreamConnection, type UpstreamDeps } from '../../main/upstream/upstreamConnection';
@@ -6,6 +7,12 @@ import type { UpstreamConnection } from '../../main/upstream/types';
 
 /** The fixture server, run by the Node running the tests. */
 export const FIXTURE = resolve('test/fixtures/upstreamServer.mjs');
+
+/**
+ * What a sandboxed test server must read although it may live under /tmp (a clean clone, a Node
+ * from the npm registry): the sandbox's /tmp is its own.
+ */
+export const TEST_READABLE = [toolgateRoot(), dirname(dirname(process.execPath))];
 
 /** A stdio entry running the fixture in one of its modes. */
 export function fixtureConfig(mode: string, options: { name?: string; args?: string[]; env?: Record<string, string>; sandbox?: Partial<UpstreamSandbox> } = {}): UpstreamServerConfig {
@@ -15,13 +22,13 @@ export function fixtureConfig(mode: string, options: { name?: string; args?: str
     command: process.execPath,
     args: [FIXTURE, mode, ...(options.args ?? [])],
     env: options.env ?? {},
-    sandbox: UpstreamSandboxSchema.parse(options.sandbox ?? {}),
+    sandbox: UpstreamSandboxSchema.parse({ ...options.sandbox, readable: [...TEST_READABLE, ...(options.sandbox?.readable ?? [])] }),
   };
 }
 
 /** A stdio entry running a one-line Node script (a server that hangs, exits, prints…). */
 export function scriptConfig(name: string, script: string, env: Record<string, string> = {}): UpstreamServerConfig {
-  return { name, transport: 'stdio', command: process.execPath, args: ['-e', script], env, sandbox: UpstreamSandboxSchema.parse({}) };
+  return { name, transport: 'stdio', command: process.execPath, args: ['-e', script], env, sandbox: UpstreamSandboxSchema.parse({ readable: TEST_READABLE }) };
 }
 
 /** Connections made by a test, closed after it. */

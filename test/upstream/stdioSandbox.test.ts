@@ -7,7 +7,7 @@ import { processTree } from '../../main/hosts/processTree';
 import { detectSandbox } from '../../main/hosts/sandbox';
 import { upstreamEnvironment, upstreamSandboxArguments } from '../../main/upstream/stdioSandbox';
 import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
-import { Connections, FIXTURE, firstText, fixtureConfig, scriptConfig } from './helpers';
+import { Connections, FIXTURE, TEST_READABLE, firstText, fixtureConfig, scriptConfig } from './helpers';
 
 const options = { timeoutMs: 10_000, maxResultBytes: 1024 * 1024 };
 const SECRET = 'secret-value-0123456789';
@@ -157,7 +157,7 @@ describe.skipIf(detectSandbox('auto').kind === 'none')('a stdio server in bubble
       command: process.execPath,
       args: [server, writable, readOnly],
       env: {},
-      sandbox: UpstreamSandboxSchema.parse({ writable: [writable], readable: [readOnly] }),
+      sandbox: UpstreamSandboxSchema.parse({ writable: [writable], readable: [...TEST_READABLE, readOnly] }),
     });
     await connection.start();
     expect(connection.tools().map((tool) => tool.name)).toEqual(expect.arrayContaining(['read_text_file', 'write_file', 'list_directory']));
