@@ -4,6 +4,7 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { applyEdits, findNodeAtLocation, modify, parseTree, type Node, type ParseError } from 'jsonc-parser';
 import { GateError } from '../../shared/errors';
+import { shellQuote } from '../tools/shell/shellQuote';
 
 /** The hook events install adds: PreToolUse judges each call, PostToolUse records its outcome. */
 const HOOK_EVENTS = ['PreToolUse', 'PostToolUse'] as const;
@@ -13,11 +14,6 @@ const FORMAT = { tabSize: 2, insertSpaces: true, eol: '\n' };
 /** Claude Code's settings file: the user's (~/.claude/settings.json) or a project's. */
 export function claudeSettingsFile(projectDir?: string): string {
   return join(projectDir ?? homedir(), '.claude', 'settings.json');
-}
-
-/** One word quoted for a POSIX shell (Claude Code runs hook commands through one). */
-export function shellQuote(word: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 /**

@@ -106,13 +106,17 @@ export class ToolRegistry {
 
   /** The manifests of all tools, sorted by name. */
   list(): ToolManifest[] {
-    return [...this.tools.values()].map((entry) => entry.tool.manifest).sort((a, b) => a.name.localeCompare(b.name));
+    return this.manifests(() => true);
   }
 
   /** The manifests agents see in tools/list: all but external tools held back (changed since review, or suspect). */
   listed(): ToolManifest[] {
+    return this.manifests((entry) => entry.external?.listed() ?? true);
+  }
+
+  private manifests(shown: (entry: RegisteredTool) => boolean): ToolManifest[] {
     return [...this.tools.values()]
-      .filter((entry) => entry.external?.listed() ?? true)
+      .filter(shown)
       .map((entry) => entry.tool.manifest)
       .sort((a, b) => a.name.localeCompare(b.name));
   }

@@ -1,7 +1,7 @@
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { GateError } from '../../shared/errors';
-import type { UpstreamSandbox } from '../../shared/upstream';
+import type { UpstreamSandbox, UpstreamServerConfig } from '../../shared/upstream';
 import { isolationArguments, type SandboxInfo } from '../hosts/sandbox';
 
 /**
@@ -129,4 +129,17 @@ export function stdioLaunch(
       `runs in bubblewrap (network ${server.sandbox.network ? 'on' : 'off'}, ${server.sandbox.writable.length} writable folders)` +
       (missing.length > 0 ? `; not mounted, as they do not exist: ${missing.join(', ')}` : ''),
   };
+}
+
+/**
+ * Why a sandboxed server may not find its own files: its /tmp is the sandbox's own, so a command or
+ * argument under the host's /tmp is not there unless a `readable` folder brings it back.
+ */
+export function hiddenTmpHint(config: UpstreamServerConfig, sandbox: SandboxInfo): string {
+  if (config.transport !== 'stdio' || sandbox.kind === 'none') return '';
+  const underTmp = (path: string) => path === '/tmp' || path.startsWith('/tmp/');
+  const shown = config.sandbox.readable.concat(config.sandbox.writable);
+  const hidden = [config.command, ...config.args].filter((word) => underTmp(word) && !shown.some((folder) => word === folder || word.startsWith(`${folder}/`)));
+  if (hidden.length === 0) return '';
+  return `. Its sandbox has a /tmp of its own, so ${hidden.join(', ')} is not there: add the folder holding it (and what it loads, e.g. its node_modules) to sandbox.readable in servers.json`;
 }

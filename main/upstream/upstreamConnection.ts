@@ -11,7 +11,8 @@ import { processTree } from '../hosts/processTree';
 import type { SandboxInfo } from '../hosts/sandbox';
 import { resolvePlaceholders, type ResolvedSecret } from '../secrets/placeholders';
 import { Redactor } from '../secrets/redactor';
-import { stdioLaunch, upstreamEnvironment } from './stdioSandbox';
+import { throttledProgress } from './progressThrottle';
+import { hiddenTmpHint, stdioLaunch, upstreamEnvironment } from './stdioSandbox';
 import { vetToolList } from './toolListVetting';
 import type { UpstreamCallOptions, UpstreamCallOutcome, UpstreamConnection, UpstreamState } from './types';
 
@@ -467,57 +468,6 @@ function signalAll(pids: Iterable<number>, signal: NodeJS.Signals): void {
   }
 }
 
-/** How much of a server's progress reaches the agent: a burst of ten, then ten a second; messages cut to 200 characters. */
-const PROGRESS_BURST = 10;
-const PROGRESS_INTERVAL_MS = 100;
-const PROGRESS_MESSAGE_CHARS = 200;
-
-type Progress = { progress: number; total?: number; message?: string };
-
-/**
- * Passes a call's progress on in a burst of PROGRESS_BURST, then at most once per
- * PROGRESS_INTERVAL_MS, its message cut short: a server's progress goes to the agent unaudited, so a
- * flood of it must neither swamp the agent's connection nor carry a second, unrecorded result. What
- * arrives past the rate is not dropped but held: the latest one goes on when the next turn comes,
- * or with flush() before the result, so the agent always sees where the call got to.
- */
-function throttledProgress(onProgress: NonNullable<UpstreamCallOptions['onProgress']>): { report(progress: Progress): void; flush(): void; stop(): void } {
-  let tokens = PROGRESS_BURST;
-  let refilledAt = performance.now();
-  let held: Progress | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  const refill = () => {
-    const now = performance.now();
-    tokens = Math.min(PROGRESS_BURST, tokens + (now - refilledAt) / PROGRESS_INTERVAL_MS);
-    refilledAt = now;
-  };
-  const send = ({ progress, total, message }: Progress) => {
-    tokens -= 1;
-    onProgress({ progress, total, ...(message !== undefined ? { message: message.slice(0, PROGRESS_MESSAGE_CHARS) } : {}) });
-  };
-  const flush = () => {
-    clearTimeout(timer);
-    timer = undefined;
-    refill();
-    const latest = held;
-    held = undefined;
-    if (latest) send(latest);
-  };
-  return {
-    report: (progress) => {
-      refill();
-      if (tokens >= 1 && !timer) return send(progress);
-      held = progress;
-      timer ??= setTimeout(flush, Math.max((1 - tokens) * PROGRESS_INTERVAL_MS, 0));
-    },
-    flush,
-    stop: () => {
-      clearTimeout(timer);
-      held = undefined;
-    },
-  };
-}
-
 function failure(code: ToolError['code'], message: string): UpstreamCallOutcome {
   return { ok: false, error: { code, message } };
 }
@@ -525,17 +475,4 @@ function failure(code: ToolError['code'], message: string): UpstreamCallOutcome 
 /** The connection to one upstream server: stdio (sandboxed when the machine allows) or Streamable HTTP. */
 export function createUpstreamConnection(config: UpstreamServerConfig, deps: UpstreamDeps): UpstreamConnection {
   return new UpstreamServerConnection(config, deps);
-}
-
-/**
- * Why a sandboxed server may not find its own files: its /tmp is the sandbox's own, so a command or
- * argument under the host's /tmp is not there unless a `readable` folder brings it back.
- */
-function hiddenTmpHint(config: UpstreamServerConfig, sandbox: SandboxInfo): string {
-  if (config.transport !== 'stdio' || sandbox.kind === 'none') return '';
-  const underTmp = (path: string) => path === '/tmp' || path.startsWith('/tmp/');
-  const shown = config.sandbox.readable.concat(config.sandbox.writable);
-  const hidden = [config.command, ...config.args].filter((word) => underTmp(word) && !shown.some((folder) => word === folder || word.startsWith(`${folder}/`)));
-  if (hidden.length === 0) return '';
-  return `. Its sandbox has a /tmp of its own, so ${hidden.join(', ')} is not there: add the folder holding it (and what it loads, e.g. its node_modules) to sandbox.readable in servers.json`;
 }

@@ -2,7 +2,6 @@ import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { Preview } from '../../shared/approval';
 import { GateError, type ToolError } from '../../shared/errors';
-import { hashCanonical } from '../../shared/hash';
 import { DEFAULT_BOUNDS, ToolManifestSchema, type SecurityTier, type ToolManifest } from '../../shared/manifest';
 import {
   UPSTREAM_SEPARATOR,
@@ -19,6 +18,7 @@ import {
 import { deepFreeze, type DefinedTool } from '../registry/defineTool';
 import type { ExternalRunContext, ExternalRunner, ToolRegistry } from '../registry/registry';
 import type { RunOutcome } from '../hosts/toolProcessPool';
+import { shellQuote } from '../tools/shell/shellQuote';
 import { unifiedDiff } from '../tools/unifiedDiff';
 import { confinePath } from '../tools/workspacePath';
 import type { PinState, ReviewStore, UpstreamCallOutcome, UpstreamConnection } from './types';
@@ -370,11 +370,11 @@ export class UpstreamGateway {
   }
 }
 
-/** Whether two pin states say the same: the same state, from the same review with the same class. */
+/** Whether two pin states say the same: the same state, the same definition trusted, at the same class. */
 function samePin(a: PinState, b: PinState): boolean {
-  if (a.state !== b.state) return false;
-  if (a.state === 'unreviewed' || b.state === 'unreviewed') return true;
-  return a.review.definitionHash === b.review.definitionHash && a.review.reviewedAt === b.review.reviewedAt && hashCanonical(a.review.class) === hashCanonical(b.review.class);
+  if (a.state === 'unreviewed' || b.state === 'unreviewed') return a.state === b.state;
+  const [x, y] = [a.review, b.review];
+  return a.state === b.state && x.definitionHash === y.definitionHash && x.class.tier === y.class.tier && x.class.sideEffects.join() === y.class.sideEffects.join();
 }
 
 /** The name agents call an upstream tool by. */
@@ -459,14 +459,9 @@ function writePreview(workspace: string, toolClass: ToolClass, input: unknown): 
   return { kind: 'diff', path: target.relative, before, after: args.content, unified: unifiedDiff(target.relative, before, args.content), exists };
 }
 
-/** A word as a shell reads it, quoted when it needs to be. */
-function shellWord(word: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
-}
-
 /** A command line as a person would type it, each word quoted when it needs to be. */
 function commandLine(command: string, args: readonly string[]): string {
-  return [command, ...args].map(shellWord).join(' ');
+  return [command, ...args].map(shellQuote).join(' ');
 }
 
 /**
@@ -477,10 +472,10 @@ function commandLine(command: string, args: readonly string[]): string {
  */
 export function launchText(config: UpstreamServerConfig): string {
   if (config.transport === 'http') {
-    const headers = Object.entries(config.headers).map(([name, value]) => shellWord(`${name}: ${value}`));
+    const headers = Object.entries(config.headers).map(([name, value]) => shellQuote(`${name}: ${value}`));
     return headers.length > 0 ? `${config.url} with headers ${headers.join(' ')}` : config.url;
   }
-  const cwd = config.cwd ? [`cd ${shellWord(config.cwd)} &&`] : [];
-  const env = Object.entries(config.env).map(([name, value]) => `${shellWord(name)}=${shellWord(value)}`);
+  const cwd = config.cwd ? [`cd ${shellQuote(config.cwd)} &&`] : [];
+  const env = Object.entries(config.env).map(([name, value]) => `${shellQuote(name)}=${shellQuote(value)}`);
   return [...cwd, ...env, commandLine(config.command, config.args)].join(' ');
 }

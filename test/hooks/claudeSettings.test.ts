@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { shellQuote } from '../../main/hooks/claudeSettings';
+import { shellQuote } from '../../main/tools/shell/shellQuote';
 import { CLI, cliEnv, makeTempDirs, type TempDirs } from '../integration/helpers';
 
 /** A settings file as a person keeps it: their own keys, an existing hook, their formatting. */
