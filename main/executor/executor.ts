@@ -374,7 +374,13 @@ export class Executor {
           else recordedBeforeRun = recorded.catch((error: unknown) => error as Error);
           this.deps.redactions.set(run.callId, resolved.values);
           if (entry.external) {
-            return entry.external.run(resolved.input, { callId: run.callId, signal, timeoutMs: manifest.bounds.timeoutMs, ...(onProgress ? { onProgress } : {}) });
+            return entry.external.run(resolved.input, {
+              callId: run.callId,
+              signal,
+              timeoutMs: manifest.bounds.timeoutMs,
+              ...(approvedPreviewHash ? { approvedPreviewHash } : {}),
+              ...(onProgress ? { onProgress } : {}),
+            });
           }
           return this.deps.pool.run(
             {
@@ -436,7 +442,7 @@ export interface CallOptions {
 }
 
 /** A decision to allow a tool that must ask (never reviewed) becomes a question; deny and ask stay. */
-function mustAsk(entry: RegisteredTool, decision: PolicyDecision): PolicyDecision {
+export function mustAsk(entry: RegisteredTool, decision: PolicyDecision): PolicyDecision {
   const why = decision.decision === 'allow' ? entry.external?.mustAsk() : undefined;
   return why ? { ...decision, decision: 'ask', reason: why, rule: 'unreviewed upstream tool' } : decision;
 }

@@ -8,7 +8,7 @@ import type { ApprovalQueue } from '../approvals/approvalQueue';
 import { CallRun, roundMs } from '../executor/callRun';
 import type { CallRedactions } from '../executor/callRedactions';
 import type { CallTracker } from '../executor/callTracker';
-import type { AuditSink } from '../executor/executor';
+import { mustAsk, type AuditSink } from '../executor/executor';
 import { countDiffLines } from '../executor/steps/preparePreview';
 import { deciderOf, deciderOfOutcome } from '../policy/policyDecisions';
 import { resolvePath } from '../policy/pathRule';
@@ -155,7 +155,12 @@ export class HookJudge {
       const why = unknown ?? `the gate serves no tool ${call?.tool}, so a person decides`;
       return { decision: 'ask', rule: 'hook:unknown-tool→ask', reason: why };
     }
-    const decided = await decideCall(this.deps.policy, manifest, call.input, { agentSession: input.session_id });
+    // An upstream tool is held to its review here as over MCP: changed since then, refused; never reviewed, asked.
+    const entry = this.deps.registry.get(manifest.name);
+    const unavailable = entry?.external?.unavailable();
+    if (unavailable) return { decision: 'deny', rule: 'hook:unavailable', reason: unavailable };
+    const judged = await decideCall(this.deps.policy, manifest, call.input, { agentSession: input.session_id });
+    const decided = entry ? mustAsk(entry, judged) : judged;
     if (decided.decision !== 'allow') return decided;
     const outside = call.paths.find((path) => leavesWorkspace(path, this.deps.workspace));
     if (outside === undefined) return decided;

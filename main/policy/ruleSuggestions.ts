@@ -51,7 +51,8 @@ export function suggestRules(manifest: ToolManifest, input: unknown, facts: Call
   if (parts.arguments) {
     const exact = exactArguments(parts.arguments);
     const names = Object.keys(parts.arguments).join(', ');
-    return exact ? [{ rule: `${manifest.name}(${exact})`, covers: `calls with these values of ${names}` }, every] : [every];
+    // A rule names the arguments it matches and lets any others through: the suggestion says so.
+    return exact ? [{ rule: `${manifest.name}(${exact})`, covers: `calls with these values of ${names}, whatever other arguments they add` }, every] : [every];
   }
   if (narrow.length === 0) return [every];
   const unique = (rules: string[]) => [...new Set(rules)].join('\n');

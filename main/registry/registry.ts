@@ -13,6 +13,8 @@ export interface ExternalRunContext {
   /** Withdraws the call (the agent cancelled it, or a person stopped it). */
   signal?: AbortSignal;
   timeoutMs: number;
+  /** The hash of the preview the person approved, when they approved one: what runs must still match it. */
+  approvedPreviewHash?: string;
   /** Progress the tool reports, passed on to the agent. */
   onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
 }

@@ -1,7 +1,9 @@
 import { existsSync, lstatSync, readFileSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
 import { z } from 'zod';
 import type { Preview } from '../../shared/approval';
 import { GateError, type ToolError } from '../../shared/errors';
+import { hashCanonical } from '../../shared/hash';
 import { DEFAULT_BOUNDS, ToolManifestSchema, type SecurityTier, type ToolManifest } from '../../shared/manifest';
 import {
   UPSTREAM_SEPARATOR,
@@ -311,6 +313,10 @@ export class UpstreamGateway {
     if (!connection || slot.tools.get(tool.definition.name)?.hash !== tool.hash) {
       return { ok: false, error: { code: 'EUNAVAILABLE', message: `${tool.registeredAs} changed or went away while the call waited; it was not run` } };
     }
+    // The file the person saw the diff of must be as it was then.
+    if (context.approvedPreviewHash && hashCanonical(writePreview(this.options.workspace, this.classOf(tool), input)) !== context.approvedPreviewHash) {
+      return { ok: false, error: { code: 'EDENIED', message: `the file ${tool.registeredAs} would write changed after the diff was approved; it was not run` } };
+    }
     const outcome = await connection.call(tool.definition.name, input as Record<string, unknown>, {
       timeoutMs: Math.min(context.timeoutMs, UPSTREAM_TIMEOUT_MS),
       maxResultBytes: MAX_UPSTREAM_RESULT_BYTES,
@@ -433,13 +439,16 @@ function textOf(content: unknown[]): string {
 
 /**
  * A write's preview where the gate can see the file: a tool the person classed as writing files,
- * called with a string `path` inside the workspace and a string `content`, is shown as a diff
- * against the file as it is. Anything else is judged by its arguments.
+ * called with an absolute `path` inside the workspace, a string `content` and nothing else, is
+ * shown as a diff against the file as it is. Anything else is judged by its arguments: a relative
+ * or `~` path is read by the server from where it runs, and another argument (append, encoding,
+ * edits) changes what it writes, so a diff would show what may not happen.
  */
 function writePreview(workspace: string, toolClass: ToolClass, input: unknown): Preview {
   const none = (reason: string): Preview => ({ kind: 'none', reason });
   const args = typeof input === 'object' && input !== null ? (input as Record<string, unknown>) : {};
-  if (!toolClass.sideEffects.includes('FsWrite') || typeof args.path !== 'string' || typeof args.content !== 'string') {
+  const plain = Object.keys(args).every((key) => key === 'path' || key === 'content');
+  if (!toolClass.sideEffects.includes('FsWrite') || typeof args.path !== 'string' || typeof args.content !== 'string' || !plain || !isAbsolute(args.path)) {
     return none('an upstream server\'s tool: judge it by its arguments');
   }
   let target;

@@ -43,7 +43,10 @@ beforeAll(async () => {
     }),
   );
   const managedPolicyFile = join(dirs.outside, 'managed-policy.json');
-  writeFileSync(managedPolicyFile, JSON.stringify({ deny: [{ rule: 'fs__write_file(path=**/private/**)', reason: 'private stays by hand' }] }));
+  writeFileSync(
+    managedPolicyFile,
+    JSON.stringify({ deny: [{ rule: 'fs__write_file(path=**/private/**)', reason: 'private stays by hand' }], allow: ['everything__get-sum'] }),
+  );
   running = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, approvalTimeoutMs: 30_000, poolSize: 1, managedPolicyFile });
   client = await connectMcp(running.mcpUrl, readToken(dirs.home));
 }, 60_000);
@@ -133,6 +136,9 @@ describe('upstream MCP servers behind the gate', () => {
     }
     const refused = await client.callTool({ name: 'everything__echo', arguments: { message: 'hi' } });
     expect(textOf(refused)).toMatch(/^EUNAVAILABLE: everything__echo changed since you reviewed it and is disabled/);
+    // Claude Code's own connection to a server of that name is held to the same review through the hook.
+    const hooked = await running.gate.hooks.answer(preToolUse('mcp__everything__echo', { message: 'hi' }));
+    expect(hooked).toMatchObject({ hookSpecificOutput: { permissionDecision: 'deny', permissionDecisionReason: expect.stringMatching(/changed since you reviewed it/) } });
     const changed = (await running.backend.handlers.upstreamServers({})).servers.find((server) => server.name === 'everything')!.tools.find((tool) => tool.name === 'echo')!;
     expect(changed).toMatchObject({ pin: 'changed', previous: { description: 'the echo the person once read' } });
 
@@ -161,4 +167,16 @@ describe('upstream MCP servers behind the gate', () => {
     const refused = await client.callTool({ name: 'shifty__weather', arguments: { city: 'Oslo' } });
     expect(textOf(refused)).toMatch(/^EUNAVAILABLE: shifty__weather changed since you reviewed it/);
   }, 30_000);
+
+  it('through the hook too, an unreviewed upstream tool asks although a rule allows it', async () => {
+    const names = (await client.listTools()).tools.map((tool) => tool.name);
+    expect(names).toContain('everything__get-sum');
+    const hooked = await running.gate.hooks.answer(preToolUse('mcp__everything__get-sum', { a: 1, b: 2 }), AbortSignal.timeout(300));
+    expect(hooked).toMatchObject({ hookSpecificOutput: { permissionDecision: 'ask' } });
+  });
 });
+
+/** A Claude Code PreToolUse input for one of its MCP tools. */
+function preToolUse(tool: string, input: Record<string, unknown>) {
+  return { hook_event_name: 'PreToolUse' as const, session_id: 'claude-session', cwd: dirs.workspace, tool_name: tool, tool_input: input, tool_use_id: `toolu_${Date.now()}` };
+}

@@ -269,4 +269,33 @@ describe('upstream gateway', () => {
     expect(await waiting.run({ path: 'a.md', content: 'x' }, { callId: 'c2', timeoutMs: 1000 })).toMatchObject({ ok: false, error: { code: 'EUNAVAILABLE' } });
     expect(connections[0]!.calls).toHaveLength(1);
   });
+
+  it('shows a diff only where it is what the server will do: an absolute path, and no argument besides path and content', async () => {
+    const { upstream, registry, workspace: root } = gateway([writeTool]);
+    await upstream.approveLaunch('files', upstream.overview().servers[0]!.launchHash);
+    await settle();
+    writeFileSync(join(root, 'plan.md'), 'one\n');
+    const runner = registry.get('files__write_note')!.external!;
+    // The server reads a relative or ~ path from where it runs, not from the workspace.
+    expect(await runner.preview({ path: 'plan.md', content: 'x' })).toMatchObject({ kind: 'none' });
+    expect(await runner.preview({ path: '~/.bashrc', content: 'x' })).toMatchObject({ kind: 'none' });
+    // Another argument changes what it writes.
+    expect(await runner.preview({ path: join(root, 'plan.md'), content: 'x', append: true })).toMatchObject({ kind: 'none' });
+  });
+
+  it('refuses to run a write whose file changed after its diff was approved', async () => {
+    const { upstream, registry, connections, workspace: root } = gateway([writeTool]);
+    await upstream.approveLaunch('files', upstream.overview().servers[0]!.launchHash);
+    await settle();
+    const file = join(root, 'plan.md');
+    writeFileSync(file, 'one\n');
+    const runner = registry.get('files__write_note')!.external!;
+    const input = { path: file, content: 'one\ntwo\n' };
+    const approvedPreviewHash = hashCanonical(await runner.preview(input));
+    writeFileSync(file, 'changed by someone else\n');
+    expect(await runner.run(input, { callId: 'c1', timeoutMs: 1000, approvedPreviewHash })).toMatchObject({ ok: false, error: { code: 'EDENIED' } });
+    expect(connections[0]!.calls).toHaveLength(0);
+    writeFileSync(file, 'one\n');
+    expect(await runner.run(input, { callId: 'c2', timeoutMs: 1000, approvedPreviewHash })).toMatchObject({ ok: true });
+  });
 });
