@@ -6,11 +6,13 @@ import { GateError } from '../../shared/errors';
 import { CallIndex, type CatchUp } from './callIndex';
 import { AuditAnchorError, anchorFinding, missingDatabaseFinding, type AnchorFinding } from './anchorCheck';
 import { HeadWriter, readAnchor } from './headAnchor';
+import { IndexFolding } from './indexFolding';
 import { findOpenCalls } from './openCalls';
 import { walkChainInParallel } from './parallelChain';
 import { recordsInOrder, walkChain, type ChainWalk, type StoredRow } from './chainWalk';
 import { fastBlake3Hex } from './fastBlake3';
 import { storedCanonicalText, storedLeafHash } from './recordLeaf';
+import { WalFlusher } from './walFlusher';
 import { openDatabase, type SqliteDatabase } from './sqlite';
 
 const SCHEMA = `
@@ -40,12 +42,12 @@ CREATE TRIGGER IF NOT EXISTS audit_meta_no_update BEFORE UPDATE ON audit_meta
 const MAX_QUEUED = 4096;
 
 /**
- * How long committed records wait to be folded into the explorer's call index, and how many may
- * wait: folded later, a call's row and text are written about once (most calls have ended by then)
- * instead of once per commit, in a transaction of its own that no call waits for.
+ * How long records nobody waits for may stay queued: a reading tool's first records and its last
+ * then share one commit when it answers within this, instead of one commit each. Only records no
+ * agent has had an answer for, and no changing tool has waited for, wait this long; a gate killed
+ * meanwhile loses them (the call had no answer and changed nothing).
  */
-const FOLD_DELAY_MS = 100;
-const MAX_UNFOLDED = 4096;
+const COMMIT_WINDOW_MS = 5;
 
 function toRecord(row: StoredRow): AuditRecord {
   return {
@@ -81,6 +83,8 @@ export interface AuditStoreOptions {
   redact?: (payload: unknown) => unknown;
   /** What a committed record survives: the gate's death ("process", the default) or also a power loss ("power"). See AuditDurability. */
   durability?: AuditDurability;
+  /** The built WAL flush worker (walFlushWorker.ts): when given, the log is checkpointed there rather than in a commit. */
+  walFlushWorker?: string;
 }
 
 /**
@@ -104,10 +108,16 @@ interface Waiter {
   reject: (error: Error) => void;
 }
 
+/** What watchCommit() tells: why the watched records' commit failed, once it has. */
+export interface CommitWatch {
+  failure: Error | undefined;
+}
+
 /** The append-only, hash-chained audit log in SQLite (WAL). */
 export class AuditStore {
   private readonly db: SqliteDatabase;
   private readonly head: HeadWriter | undefined;
+  private readonly walFlusher: WalFlusher | undefined;
   private readonly listeners = new Set<(record: AuditRecord, canonicalText: string) => void>();
   private readonly insert: ReturnType<SqliteDatabase['prepare']> | undefined;
   /** The chain's head as appended: the newest record, committed or queued. */
@@ -120,10 +130,12 @@ export class AuditStore {
   private waiters: Waiter[] = [];
   /** Why the last commit failed, while nothing was committed since: a durable() with nothing queued then rejects. */
   private lastFailure: Error | undefined;
-  private commitScheduled = false;
-  /** Committed records the call index has not folded yet, in seq order. */
-  private unfolded: AuditRecord[] = [];
-  private foldTimer: NodeJS.Timeout | undefined;
+  /** A commit is due when the event loop turns: someone waits for it (durable()). */
+  private commitSoon = false;
+  /** The commit at the end of the window, for records nobody hurried (append() alone, committed()). */
+  private windowTimer: NodeJS.Timeout | undefined;
+  /** When committed records are folded into the call index (a writable store's). */
+  private folding: IndexFolding | undefined;
   /** False for a database file without the audit table (an empty or foreign file, opened read-only). */
   private readonly hasTable: boolean;
   private readonly now: () => Date;
@@ -181,6 +193,8 @@ export class AuditStore {
         const opened = CallIndex.open(this.db);
         this.index = opened.index;
         this.indexCatchUp = opened.catchUp;
+        this.walFlusher = WalFlusher.start(this.db, options.path, options.walFlushWorker);
+        this.folding = new IndexFolding(this.db, opened.index, () => this.walFlusher?.committed());
       }
     } catch (error) {
       this.db.close();
@@ -191,7 +205,8 @@ export class AuditStore {
   /**
    * Appends one record: chained to the previous one at once (its seq and hash are final, the
    * record is returned) and queued for the next group commit, which writes every record queued
-   * in the same burst in one transaction. durable() says when it is in the log.
+   * by then in one transaction: when the event loop turns after someone asked for durable(), or at
+   * the end of the commit window. durable() says when it is in the log.
    */
   append(entry: { callId: string; kind: AuditKind; payload: unknown }): AuditRecord {
     if (!this.insert || this.closed) throw new Error('the audit log is closed or read-only');
@@ -213,11 +228,7 @@ export class AuditStore {
     this.queue.push({ record, payloadJson, canonicalText });
     this.last = { seq: fields.seq, hash };
     if (this.queue.length >= MAX_QUEUED) this.commitQueued();
-    // Once per burst: every append made before the event loop turns again shares the commit.
-    else if (!this.commitScheduled) {
-      this.commitScheduled = true;
-      setImmediate(() => this.commitQueued());
-    }
+    else this.windowTimer ??= setTimeout(() => this.commitQueued(), COMMIT_WINDOW_MS);
     return record;
   }
 
@@ -229,7 +240,23 @@ export class AuditStore {
    */
   durable(): Promise<void> {
     if (this.queue.length === 0) return this.lastFailure ? Promise.reject(this.lastFailure) : Promise.resolve();
+    // Once per burst: every record appended before the event loop turns again shares the commit.
+    if (!this.commitSoon) {
+      this.commitSoon = true;
+      setImmediate(() => this.commitQueued());
+    }
     return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
+  }
+
+  /**
+   * Watches the commit that writes the records queued now, without hurrying it (it comes at the end
+   * of the window, or sooner when someone asks for durable()): `failure` is set the moment that
+   * commit fails, so a caller can tell, without waiting, whether those records are lost.
+   */
+  watchCommit(): CommitWatch {
+    const watch: CommitWatch = { failure: this.queue.length === 0 ? this.lastFailure : undefined };
+    if (this.queue.length > 0) this.waiters.push({ resolve: () => {}, reject: (error) => (watch.failure = error) });
+    return watch;
   }
 
   /**
@@ -239,7 +266,9 @@ export class AuditStore {
    * record, so the next append chains from what is really there, and the waiters are rejected.
    */
   private commitQueued(): void {
-    this.commitScheduled = false;
+    this.commitSoon = false;
+    clearTimeout(this.windowTimer);
+    this.windowTimer = undefined;
     if (this.queue.length === 0 || !this.insert) return;
     const batch = this.queue;
     const waiters = this.waiters;
@@ -265,7 +294,8 @@ export class AuditStore {
     }
     this.committed = this.last;
     this.lastFailure = undefined;
-    this.awaitFold(batch);
+    this.walFlusher?.committed();
+    this.folding?.committed(batch.map(({ record }) => record));
     let anchorFailure: Error | undefined;
     try {
       this.head?.write(this.committed);
@@ -341,7 +371,7 @@ export class AuditStore {
   callIndex(): CallIndex {
     if (this.closed) throw new Error('the audit log is closed');
     this.commit();
-    this.foldIndex();
+    this.folding?.foldNow();
     this.index ??= CallIndex.openReadOnly(this.db);
     return this.index;
   }
@@ -440,42 +470,14 @@ export class AuditStore {
     return { lastSeq, hashAt: (seq: number) => (byHash?.get(seq) as unknown as { hash: string } | undefined)?.hash };
   }
 
-  /** Queues committed records for the call index: folded after FOLD_DELAY_MS, or at once past MAX_UNFOLDED. */
-  private awaitFold(batch: readonly QueuedRecord[]): void {
-    if (!this.index?.writable) return;
-    for (const { record } of batch) this.unfolded.push(record);
-    if (this.unfolded.length >= MAX_UNFOLDED) this.foldIndex();
-    else this.foldTimer ??= setTimeout(() => this.foldIndex(), FOLD_DELAY_MS);
-  }
-
-  /**
-   * Folds the committed records the index has not taken in, in a transaction of their own. The
-   * index's watermark moves with them, so a gate stopped before a fold catches the index up at its
-   * next start; a fold that fails leaves the index behind (it is caught up then), never the log.
-   */
-  private foldIndex(): void {
-    clearTimeout(this.foldTimer);
-    this.foldTimer = undefined;
-    if (this.unfolded.length === 0 || !this.index) return;
-    const records = this.unfolded;
-    this.unfolded = [];
-    try {
-      this.db.exec('BEGIN');
-      this.index.fold(records);
-      this.db.exec('COMMIT');
-    } catch {
-      if (this.db.isTransaction) this.db.exec('ROLLBACK');
-      this.index.stopFolding();
-    }
-  }
-
   /** Commits what is queued, then closes the database. Idempotent. */
   close(): void {
     if (this.closed) return;
     this.commit();
-    this.foldIndex();
+    this.folding?.foldNow();
     this.closed = true;
     this.listeners.clear();
+    this.walFlusher?.close();
     this.head?.close();
     this.index?.close();
     this.db.close();

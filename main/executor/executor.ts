@@ -48,6 +48,8 @@ export interface AuditSink {
    * a call is answered, so no agent is answered, and no tool runs, ahead of its record.
    */
   durable(): Promise<void>;
+  /** Watches the commit of the records appended so far without hurrying it; `failure` is set when it fails. */
+  watchCommit(): { failure: Error | undefined };
 }
 
 /** Everything the pipeline needs, injected so each piece can be tested alone. */
@@ -343,8 +345,8 @@ export class Executor {
     // for it is taken only where a sandbox holds it to that (no network, the workspace read-only).
     // An external tool runs where no sandbox of the gate holds it to its word.
     const staysLocal = !entry.external && this.deps.sandbox.kind !== 'none' && manifest.sideEffects.every((effect) => LOCAL_READS.has(effect));
-    /** That commit, when the tool did not wait for it: settles with its failure (the output is then withheld), or undefined. */
-    let recordedBeforeRun: Promise<Error | void> | undefined;
+    /** That commit, when the tool did not wait for it: its failure (the output is then withheld) shows here at once. */
+    let firstRecords: { failure: Error | undefined } | undefined;
     run.at('queued');
     let outcome;
     try {
@@ -367,11 +369,11 @@ export class Executor {
             ...(resolved.secrets.length > 0 ? { secrets: resolved.secrets } : {}),
           });
           // No tool that changes anything or reaches the network runs ahead of its record: a gate killed
-          // while it runs leaves the call in the log. One that only reads this machine runs at once; its
-          // records are committed meanwhile, and its answer still waits for them (see call()).
-          const recorded = this.deps.audit.durable();
-          if (!staysLocal) await recorded;
-          else recordedBeforeRun = recorded.catch((error: unknown) => error as Error);
+          // while it runs leaves the call in the log. One that only reads this machine runs at once, and
+          // its records are not hurried: answering within the audit's commit window, it has them
+          // committed with its last record in one commit; its answer still waits for them (see call()).
+          if (!staysLocal) await this.deps.audit.durable();
+          else firstRecords = this.deps.audit.watchCommit();
           this.deps.redactions.set(run.callId, resolved.values);
           if (entry.external) {
             return entry.external.run(resolved.input, {
@@ -403,9 +405,9 @@ export class Executor {
     } finally {
       this.deps.redactions.delete(run.callId);
     }
-    // A reading tool ran while its first records were committed: when that commit failed, its output
-    // is not recorded (nor returned), only why.
-    const lost = await recordedBeforeRun;
+    // A reading tool ran before its first records were committed: when that commit failed, its output
+    // is not recorded (nor returned), only why. Not committed yet, they go with its last record.
+    const lost = firstRecords?.failure;
     if (lost) return run.fail('failed', 'execute', { code: 'ERUNTIME', message: lost.message });
     const usage = outcome.usage ? { peakMemoryMb: Math.round(outcome.usage.peakResidentBytes / 2 ** 20), peakProcesses: outcome.usage.peakProcesses } : undefined;
     if (!outcome.ok) {

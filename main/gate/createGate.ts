@@ -190,7 +190,13 @@ export async function createGate(options: GateOptions): Promise<Gate> {
   policyEngine?.watch();
   // The console's Verify walks the whole log: with the WebAssembly hash it takes a fraction of the time.
   await loadFastBlake3();
-  const audit = new AuditStore({ path: paths.audit, headPath: paths.auditHead, durability: options.auditDurability, redact: (payload) => redactions.redactValue(payload) });
+  const audit = new AuditStore({
+    path: paths.audit,
+    headPath: paths.auditHead,
+    durability: options.auditDurability,
+    redact: (payload) => redactions.redactValue(payload),
+    walFlushWorker: builtAssets().walFlushWorker,
+  });
   audit.onAppend((record) => events.emit('auditAppended', record));
   // Before any record is added: a log that no longer matches its checkpoints refuses the start.
   const checkpoints = startCheckpoints(options.checkpoints, { home: options.home, workspace, audit, onFailure: () => policyEngine?.close() });

@@ -5,7 +5,7 @@
  * failed; the chain then goes back to what is really in the log and the next commit succeeds.
  */
 import { readFileSync } from 'node:fs';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { GENESIS_HASH, type AuditKind, type AuditRecord } from '../../shared/audit';
 import { GateError } from '../../shared/errors';
 import { AuditStore } from '../../main/audit/auditStore';
@@ -146,6 +146,85 @@ describe('group commit', () => {
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(reader.callIndex().behind()).toBe(0);
       expect(reader.callIndex().row('later')).toMatchObject({ outcome: 'completed' });
+    } finally {
+      reader.close();
+    }
+  });
+});
+
+describe('records nobody waits for', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('are committed by themselves a few milliseconds later, the anchor moved and the listeners told', async () => {
+    const heard: number[] = [];
+    store.onAppend((record) => heard.push(record.seq));
+    appendCall('reader', 'nobody asked for durable()', ['invoked', 'policy', 'started']);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(seqsOnDisk()).toEqual([1, 2, 3]);
+    expect(anchoredSeq()).toBe(3);
+    expect(heard).toEqual([1, 2, 3]);
+  });
+
+  it('go with the records appended after them when durable() is asked within the window: a quick call, one commit', async () => {
+    // The window's timer is held still: the event loop turning (a tool answering) does not commit.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const commits: number[][] = [];
+    let burst: number[] = [];
+    store.onAppend((record) => {
+      burst.push(record.seq);
+      queueMicrotask(() => {
+        if (burst.length > 0) commits.push(burst);
+        burst = [];
+      });
+    });
+    appendCall('quick', 'answered at once', ['invoked', 'policy', 'started']);
+    const watch = store.watchCommit();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(seqsOnDisk()).toEqual([]);
+    appendCall('quick', 'answered at once', ['completed']);
+    await store.durable();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(commits).toEqual([[1, 2, 3, 4]]);
+    expect(watch.failure).toBeUndefined();
+  });
+
+  it('are watched without waiting: the failure of their commit shows on the watch the moment it fails', async () => {
+    const restore = refuseRecordsOf('doomed');
+    try {
+      appendCall('doomed', 'refused', ['invoked', 'started']);
+      const watch = store.watchCommit();
+      expect(watch.failure).toBeUndefined();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(watch.failure).toMatchObject({ code: 'ERUNTIME', message: expect.stringMatching(/^records 1–2 were not written/) });
+      expect(seqsOnDisk()).toEqual([]);
+    } finally {
+      restore();
+    }
+  });
+});
+
+describe('the call index fold', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('takes a hundred milliseconds\' calls in slices of 64 records, the event loop turning between them, until all are in', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate'] });
+    for (let call = 0; call < 40; call++) appendCall(`call-${call}`, `text ${call}`);
+    store.commit();
+    const reader = new AuditStore({ ...auditPaths(home), readonly: true });
+    try {
+      expect(reader.callIndex().behind()).toBe(160);
+      vi.advanceTimersByTime(100);
+      expect(reader.callIndex().watermark()).toBe(64);
+      // Each slice is its own immediate: what came in from agents meanwhile runs between them.
+      vi.advanceTimersToNextTimer();
+      expect(reader.callIndex().watermark()).toBe(128);
+      vi.runAllTimers();
+      expect(reader.callIndex().behind()).toBe(0);
+      expect(reader.callIndex().row('call-39')).toMatchObject({ outcome: 'completed' });
     } finally {
       reader.close();
     }
