@@ -28,6 +28,8 @@ export interface PoolWorker {
   logBytes: number;
   /** Set when the current call broke a limit; its process is being killed. */
   overLimit: (() => void) | undefined;
+  /** The kernel's count of OOM kills in the process's cgroup when its last call ended (read once per call). */
+  oomKills?: number;
 }
 
 /** The pool's limits and hooks every call is held to. */
@@ -68,10 +70,13 @@ signal?: AbortSignal,
     const usage: CallUsage = { peakResidentBytes: 0, peakProcesses: 0 };
     // Where a cgroup can be had, the kernel holds the tree to its bound; sampling reports the peak.
     const kernelHoldsMemory = process.setMemoryLimit(limitBytes);
-    const oomKillsBefore = process.memoryEvents()?.oomKills ?? 0;
+    // Between calls the host sits idle (killStrays ended anything a call left): the count its last
+    // call ended with stands for the start of this one, and the cgroup is read once per call, not twice.
+    const oomKillsBefore = worker.oomKills ?? process.memoryEvents()?.oomKills ?? 0;
     /** EQUOTA when the kernel killed part of the tree for passing the memory bound during this call. */
     const killedForMemory = (): ToolError | undefined => {
       const events = process.memoryEvents();
+      if (events) worker.oomKills = events.oomKills;
       if (!events || events.oomKills <= oomKillsBefore) return undefined;
       return {
         code: 'EQUOTA',

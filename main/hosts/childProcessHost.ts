@@ -104,7 +104,8 @@ class ChildProcessToolProcess implements ToolProcess {
 
   send(message: HostRequest): void {
     if (this.exit) return;
-    this.newestAtRequest = newestProcessId();
+    // With a cgroup, killStrays asks it who is left instead (see there).
+    if (!this.cgroup) this.newestAtRequest = newestProcessId();
     try {
       this.sendFrame(message);
     } catch {
@@ -154,11 +155,16 @@ class ChildProcessToolProcess implements ToolProcess {
     const root = this.child.pid;
     if (root === undefined || this.exit) return;
     this.core ??= new Set(this.wrapped() ? processTree(root) : [root]);
-    // The machine started no process or thread at all since the request was sent (its newest process
-    // id is the same, and ids of processes in a sandbox's namespace are drawn from it too): the call
-    // left nothing behind, and the walks below, which read /proc entries by the dozen, are skipped.
-    if (this.newestAtRequest !== undefined && newestProcessId() === this.newestAtRequest) return;
     const core = this.core;
+    // When the call left nothing behind, the walks below, which read /proc entries by the dozen, are
+    // skipped. With a cgroup, it holds the whole tree however it was started (re-parented, after
+    // setsid): its members all the host itself, read in one file. Without one, the machine started
+    // no process or thread at all since the request was sent (its newest process id is the same, and
+    // ids of processes in a sandbox's namespace are drawn from it too).
+    if (this.cgroup) {
+      const members = this.cgroup.members();
+      if (members.length > 0 && members.every((pid) => core.has(pid))) return;
+    } else if (this.newestAtRequest !== undefined && newestProcessId() === this.newestAtRequest) return;
     const strays = processTree(root).filter((pid) => !core.has(pid));
     // Unsandboxed, a background child whose parent exited is re-parented out of the tree but stays
     // in the process group (or only in the cgroup, after setsid); sandboxed, it stays under bubblewrap.
