@@ -210,21 +210,21 @@ describe('the call index fold', () => {
     vi.useRealTimers();
   });
 
-  it('takes a hundred milliseconds\' calls in slices of 64 records, the event loop turning between them, until all are in', () => {
+  it('takes a hundred milliseconds\' calls in slices of 128 records, the event loop turning between them, until all are in', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate'] });
-    for (let call = 0; call < 40; call++) appendCall(`call-${call}`, `text ${call}`);
+    for (let call = 0; call < 80; call++) appendCall(`call-${call}`, `text ${call}`);
     store.commit();
     const reader = new AuditStore({ ...auditPaths(home), readonly: true });
     try {
-      expect(reader.callIndex().behind()).toBe(160);
+      expect(reader.callIndex().behind()).toBe(320);
       vi.advanceTimersByTime(100);
-      expect(reader.callIndex().watermark()).toBe(64);
+      expect(reader.callIndex().watermark()).toBe(128);
       // Each slice is its own immediate: what came in from agents meanwhile runs between them.
       vi.advanceTimersToNextTimer();
-      expect(reader.callIndex().watermark()).toBe(128);
+      expect(reader.callIndex().watermark()).toBe(256);
       vi.runAllTimers();
       expect(reader.callIndex().behind()).toBe(0);
-      expect(reader.callIndex().row('call-39')).toMatchObject({ outcome: 'completed' });
+      expect(reader.callIndex().row('call-79')).toMatchObject({ outcome: 'completed' });
     } finally {
       reader.close();
     }
