@@ -175,6 +175,8 @@ export const UpstreamOverviewSchema = z.object({
   file: z.string(),
   servers: z.array(UpstreamServerViewSchema),
   refused: z.array(RefusedServerSchema),
+  /** Why the servers file, changed while the gate runs, could not be read: the servers go on as they were. */
+  fileProblem: z.string().max(4000).optional(),
 });
 export type UpstreamOverview = z.infer<typeof UpstreamOverviewSchema>;
 

@@ -49,7 +49,7 @@ export interface UpstreamConsole {
 const NO_UPSTREAM: UpstreamOverview = { file: '', servers: [], refused: [] };
 
 function noUpstream(): never {
-  throw new GateError('ENOTFOUND', 'this gate serves no upstream MCP servers; add them to servers.json in the Toolgate home and restart it');
+  throw new GateError('ENOTFOUND', 'this gate serves no upstream MCP servers; add them to servers.json in the Toolgate home');
 }
 
 /** What the console is told when no board says otherwise: nothing was checked, so no sandbox is claimed. */

@@ -320,7 +320,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
       nameAgent: (agentSession) => agents.name(agentSession),
       auditViews: createAuditViews({ audit, registry, executor, home: options.home, checkpoints }),
       ...(policyEngine ? { policyEngine } : {}),
-      ...(upstream ? { upstream: upstream.gateway } : {}),
+      upstream: upstream.gateway,
       info: () => ({ workspace, approvalTimeoutMs, ...(policyEngine ? { policy: policyEngine.status() } : {}), ...(mcpUrl ? { mcpUrl } : {}), ...(options.settings ? { settings: options.settings } : {}) }),
     }),
     setMcpUrl: (url) => {
@@ -329,7 +329,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     close: () => {
       closing ??= (async () => {
         health.close();
-        await upstream?.close();
+        await upstream.close();
         policyEngine?.close();
         streamed.close();
         approvals.close();

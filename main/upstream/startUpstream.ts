@@ -1,4 +1,4 @@
-import { unwatchFile, watchFile } from 'node:fs';
+import { unwatchFile, watchFile, type Stats } from 'node:fs';
 import type { UpstreamOverview } from '../../shared/upstream';
 import type { SandboxInfo } from '../hosts/sandbox';
 import type { ToolRegistry } from '../registry/registry';
@@ -28,19 +28,19 @@ export interface RunningUpstream {
   close(): Promise<void>;
 }
 
-/** How often the reviews file is looked at for reviews saved from a terminal. */
-const REVIEWS_POLL_MS = 1000;
+/** How often the reviews file and the servers file are looked at for changes made from a terminal or an editor. */
+const POLL_MS = 1000;
 
 /**
- * Reads servers.json and starts the servers the person approved; undefined when the file does not
- * exist. A file that is not JSON refuses the gate's start (naming the line); a bad entry is refused
- * alone and shown in the console. Reviews saved by `toolgate servers review` while the gate runs
- * are applied within a second.
+ * Reads servers.json and starts the servers the person approved. A file that is not JSON refuses
+ * the gate's start (naming the line); a bad entry is refused alone and shown in the console.
+ * While the gate runs, the servers file is watched (created, edited, removed: taken in within a
+ * second, see UpstreamGateway.reload; a version that cannot be read leaves the servers as they
+ * were and says why), and reviews saved by `toolgate servers review` are applied within a second.
  */
-export function startUpstream(start: UpstreamStart): RunningUpstream | undefined {
+export function startUpstream(start: UpstreamStart): RunningUpstream {
   const file = serversFilePath(start.home);
   const { servers, refused } = readServersFile(start.home);
-  if (servers.length === 0 && refused.length === 0) return undefined;
   const reviews = openReviewStore(start.home);
   const gateway = new UpstreamGateway(
     { registry: start.registry, workspace: start.workspace, file, servers, refused, sandboxed: start.sandbox.kind === 'bubblewrap', onChange: start.onChange },
@@ -58,11 +58,22 @@ export function startUpstream(start: UpstreamStart): RunningUpstream | undefined
   gateway.start();
   const reviewed = reviewsFile(start.home);
   const refresh = () => gateway.refreshReviews();
-  watchFile(reviewed, { interval: REVIEWS_POLL_MS, persistent: false }, refresh);
+  watchFile(reviewed, { interval: POLL_MS, persistent: false }, refresh);
+  const reload = (now: Stats, before: Stats) => {
+    if (now.mtimeMs === before.mtimeMs && now.size === before.size && now.ino === before.ino) return;
+    try {
+      const changed = readServersFile(start.home);
+      gateway.reload(changed.servers, changed.refused);
+    } catch (error) {
+      gateway.fileUnreadable(`${(error as Error).message}; the servers go on as they were until it is fixed`);
+    }
+  };
+  watchFile(file, { interval: POLL_MS, persistent: false }, reload);
   return {
     gateway,
     close: async () => {
       unwatchFile(reviewed, refresh);
+      unwatchFile(file, reload);
       await gateway.close();
     },
   };

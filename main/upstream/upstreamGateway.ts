@@ -97,15 +97,53 @@ interface ServerSlot {
  */
 export class UpstreamGateway {
   private readonly slots = new Map<string, ServerSlot>();
+  private refused: readonly RefusedServer[];
+  /** Why the servers file could not be read when it last changed, while that holds. */
+  private fileProblem: string | undefined;
   private closed = false;
 
   constructor(
     private readonly options: GatewayOptions,
     private readonly parts: GatewayParts,
   ) {
-    for (const config of options.servers) {
-      this.slots.set(config.name, { config, launchHash: parts.launchHash(config), tools: new Map(), unregistered: new Map() });
+    this.refused = options.refused;
+    for (const config of options.servers) this.slots.set(config.name, this.newSlot(config));
+  }
+
+  private newSlot(config: UpstreamServerConfig): ServerSlot {
+    return { config, launchHash: this.parts.launchHash(config), tools: new Map(), unregistered: new Map() };
+  }
+
+  /**
+   * Takes in the servers file as it is now (it changed while the gate runs): a server no longer in
+   * it is stopped and its tools removed; one whose launch changed is stopped and waits for its new
+   * launch to be approved (it starts at once when that exact launch was approved before); a new one
+   * waits for approval the same way. Servers whose launch is unchanged go on untouched.
+   */
+  reload(servers: readonly UpstreamServerConfig[], refused: readonly RefusedServer[]): void {
+    if (this.closed) return;
+    this.refused = refused;
+    this.fileProblem = undefined;
+    const wanted = new Map(servers.map((config) => [config.name, config]));
+    for (const [name, slot] of this.slots) {
+      const config = wanted.get(name);
+      if (config && this.parts.launchHash(config) === slot.launchHash) continue;
+      this.slots.delete(name);
+      void this.stopServer(slot);
     }
+    for (const config of servers) {
+      if (this.slots.has(config.name)) continue;
+      const slot = this.newSlot(config);
+      this.slots.set(config.name, slot);
+      if (this.parts.reviews.approvedLaunch(config.name) === slot.launchHash) this.launch(slot);
+    }
+    this.changed();
+  }
+
+  /** The servers file changed but cannot be read (`problem` says why): the servers go on as they were, and the console says so. */
+  fileUnreadable(problem: string): void {
+    this.fileProblem = problem;
+    this.changed();
   }
 
   /** Starts every server whose launch the person approved; the others wait for it. Never throws. */
@@ -120,7 +158,8 @@ export class UpstreamGateway {
     return {
       file: this.options.file,
       servers: [...this.slots.values()].map((slot) => this.serverView(slot)),
-      refused: [...this.options.refused],
+      refused: [...this.refused],
+      ...(this.fileProblem ? { fileProblem: this.fileProblem } : {}),
     };
   }
 
@@ -165,13 +204,17 @@ export class UpstreamGateway {
   /** Stops every server and removes their tools. */
   async close(): Promise<void> {
     this.closed = true;
-    const stopping = [...this.slots.values()].map(async (slot) => {
-      slot.stopListening?.();
-      for (const tool of slot.tools.values()) this.options.registry.remove(tool.registeredAs);
-      slot.tools.clear();
-      await slot.connection?.close().catch(() => {});
-    });
-    await Promise.all(stopping);
+    await Promise.all([...this.slots.values()].map((slot) => this.stopServer(slot)));
+  }
+
+  /** Stops one server: its tools leave the registry at once, its connection is closed. */
+  private async stopServer(slot: ServerSlot): Promise<void> {
+    slot.stopListening?.();
+    for (const tool of slot.tools.values()) this.options.registry.remove(tool.registeredAs);
+    slot.tools.clear();
+    const connection = slot.connection;
+    slot.connection = undefined;
+    await connection?.close().catch(() => {});
   }
 
   private slotOf(server: string): ServerSlot {

@@ -141,6 +141,14 @@ describe('the MCP servers section', () => {
     expect(text.match(/Runs without a sandbox/g)).toHaveLength(1);
   });
 
+  it('says when the servers file changed but cannot be read, the servers still shown as they run', async () => {
+    const { review } = reviewOver({ upstreamServers: async () => ({ ...OVERVIEW, fileProblem: 'servers.json line 3: expected a comma; the servers go on as they were until it is fixed' }) });
+    await review.load();
+    const text = shownText(review);
+    expect(text).toContain('The servers file changed but cannot be read: servers.json line 3: expected a comma; the servers go on as they were until it is fixed');
+    expect(text).toContain('files stdio awaiting launch approval');
+  });
+
   it('asks before starting a server, showing its exact command, and approves the launch hash shown', async () => {
     const { review, sent } = reviewOver();
     await review.load();

@@ -298,4 +298,59 @@ describe('upstream gateway', () => {
     writeFileSync(file, 'one\n');
     expect(await runner.run(input, { callId: 'c2', timeoutMs: 1000, approvedPreviewHash })).toMatchObject({ ok: true });
   });
+
+  it('takes in an edited servers file: a removed server stops and its tools leave, a new one waits for its launch, an unchanged one goes on', async () => {
+    const { upstream, registry, reviews, connections } = gateway([readTool]);
+    const notes: UpstreamServerConfig = { ...config, name: 'notes', args: ['notes.js'] };
+    reviews.approveLaunch('files', hashCanonical(config));
+    upstream.start();
+    await settle();
+    expect(registry.has('files__read_note')).toBe(true);
+
+    // The same entry again (a comment edited, another entry added): the running server is not touched.
+    upstream.reload([config, notes], []);
+    await settle();
+    expect(connections).toHaveLength(1);
+    expect(connections[0]!.status).toBe('ready');
+    expect(upstream.overview().servers.map((server) => [server.name, server.status])).toEqual([
+      ['files', 'ready'],
+      ['notes', 'awaiting-launch'],
+    ]);
+
+    // Removed from the file: stopped, and no agent sees its tools any more.
+    upstream.reload([notes], [{ name: 'broken', field: 'command', message: 'command is missing' }]);
+    await settle();
+    expect(connections[0]!.status).toBe('stopped');
+    expect(registry.has('files__read_note')).toBe(false);
+    expect(upstream.overview()).toMatchObject({ servers: [{ name: 'notes', status: 'awaiting-launch' }], refused: [{ name: 'broken' }] });
+  });
+
+  it('stops a server whose launch was edited until the new one is approved, and starts the one approved before at once when it comes back', async () => {
+    const { upstream, registry, reviews, connections } = gateway([readTool]);
+    reviews.approveLaunch('files', hashCanonical(config));
+    upstream.start();
+    await settle();
+    const edited: UpstreamServerConfig = { ...config, args: ['server.js', '--allow-everything'] };
+    upstream.reload([edited], []);
+    await settle();
+    expect(connections[0]!.status).toBe('stopped');
+    expect(registry.has('files__read_note')).toBe(false);
+    expect(upstream.overview().servers[0]).toMatchObject({ status: 'awaiting-launch', launchApproved: false, launch: 'node server.js --allow-everything' });
+
+    upstream.reload([config], []);
+    await settle();
+    expect(connections).toHaveLength(2);
+    expect(registry.has('files__read_note')).toBe(true);
+  });
+
+  it('keeps its servers when the edited file cannot be read, says why, and forgets the problem once the file reads again', async () => {
+    const { upstream, reviews } = gateway([readTool]);
+    reviews.approveLaunch('files', hashCanonical(config));
+    upstream.start();
+    await settle();
+    upstream.fileUnreadable('servers.json line 3: expected a comma');
+    expect(upstream.overview()).toMatchObject({ fileProblem: 'servers.json line 3: expected a comma', servers: [{ name: 'files', status: 'ready' }] });
+    upstream.reload([config], []);
+    expect(upstream.overview().fileProblem).toBeUndefined();
+  });
 });

@@ -52,9 +52,14 @@ export function UpstreamServers({ state, actions }: { state: UpstreamReviewState
               Servers file: <code>{overview.file}</code>
             </p>
           ) : null}
+          {overview.fileProblem ? (
+            <div className="banner banner-warning" role="alert" data-testid="servers-file-problem">
+              The servers file changed but cannot be read: <VisibleText text={overview.fileProblem} />
+            </div>
+          ) : null}
           <RefusedEntries refused={overview.refused} />
           {overview.servers.length === 0 ? (
-            <p className="empty">No MCP server is set up. Add one to servers.json in the Toolgate home and restart the gate.</p>
+            <p className="empty">No MCP server is set up. Add one to servers.json in the Toolgate home (or run toolgate servers import): it shows here within a second.</p>
           ) : null}
           {overview.servers.map((server) => (
             <UpstreamServerCard key={server.name} server={server} state={state} actions={actions} />

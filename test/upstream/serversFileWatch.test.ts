@@ -1,0 +1,48 @@
+/**
+ * servers.json edited while a real gate runs: a server added shows in the console's overview
+ * within a second or two, waiting for its launch; a file that cannot be read leaves the servers as
+ * they were and says why; a server removed leaves the overview. Nothing starts unasked.
+ */
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { UpstreamOverview } from '../../shared/upstream';
+import { openGate, type Harness } from '../executor/gateHarness';
+
+let harness: Harness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+/** The overview once `ready` holds for it, polled for up to 5 s (the file is looked at every second). */
+async function overviewWhen(ready: (overview: UpstreamOverview) => boolean): Promise<UpstreamOverview> {
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    const overview = await harness!.gate.backend.handlers.upstreamServers({});
+    if (ready(overview) || Date.now() > deadline) return overview;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('servers.json edited while the gate runs', () => {
+  it('shows a new server waiting for its launch, keeps it through an unreadable edit, and drops it when removed', async () => {
+    harness = await openGate();
+    const file = join(harness.home, 'servers.json');
+    expect((await harness.gate.backend.handlers.upstreamServers({})).servers).toEqual([]);
+
+    writeFileSync(file, JSON.stringify({ mcpServers: { notes: { command: 'node', args: ['notes-server.js'] } } }));
+    const added = await overviewWhen((overview) => overview.servers.length > 0);
+    expect(added.servers).toMatchObject([{ name: 'notes', status: 'awaiting-launch', launchApproved: false, launch: 'node notes-server.js' }]);
+
+    writeFileSync(file, '{ "mcpServers": { "notes": { "command": "node", ');
+    const unreadable = await overviewWhen((overview) => overview.fileProblem !== undefined);
+    expect(unreadable.fileProblem).toMatch(/servers\.json.*the servers go on as they were until it is fixed/s);
+    expect(unreadable.servers.map((server) => server.name)).toEqual(['notes']);
+
+    rmSync(file);
+    const removed = await overviewWhen((overview) => overview.servers.length === 0);
+    expect(removed).toMatchObject({ servers: [], refused: [] });
+    expect(removed.fileProblem).toBeUndefined();
+  });
+});
