@@ -11,7 +11,7 @@ import { openReviewStore } from './reviews';
 import { reviewReport } from './reviewReport';
 import { readServersFile } from './serversFile';
 import { createUpstreamConnection } from './upstreamConnection';
-import { launchText } from './upstreamGateway';
+import { launchText } from './upstreamCallViews';
 import type { PinState } from './types';
 
 /** What `toolgate servers review` is given. */
