@@ -8,7 +8,8 @@ import { forwardedClient } from './forwardedClient';
 /** The envelope key under which a 2026-07-28 request carries its client's name and version. */
 export const CLIENT_INFO_ENVELOPE_KEY = 'io.modelcontextprotocol/clientInfo';
 
-const ClientInfoSchema = z.object({ name: z.string().max(1000), version: z.string().max(1000) });
+// Any length: the body's bounds already held, and the name is cut for showing before it is keyed.
+const ClientInfoSchema = z.object({ name: z.string(), version: z.string() });
 
 /** Who a sessionless request says it is from, and the key its calls are grouped by. */
 export interface DeclaredCaller {
