@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createMcpHandler, type McpHttpHandler, type Server } from '@modelcontextprotocol/server';
 import { sendJsonRpcError } from '../server/httpBody';
 import { isJsonObject } from '../../shared/jsonLimits';
+import { coalesceAnswerWrites } from './coalescedAnswer';
 import { prepareBodyForSdk } from './heldArguments';
 import { abortOnClientGone, sendWebResponse, toWebRequest } from './webExchange';
 
@@ -27,7 +28,10 @@ export class ModernMcpEndpoint {
     /** Told of each request body refused before the SDK saw it (for the audit). */
     private readonly onUnreadable: (message: string) => void = () => {},
   ) {
-    this.handler = createMcpHandler(() => createServer(), { legacy: 'reject' });
+    // Always a stream: a call waiting minutes for a person then sends a keep-alive every 15 s. In
+    // 'auto' mode it would send nothing at all until its result, and an agent's HTTP stack gives up
+    // on a silent response (Node's fetch after 300 s without headers, as long as a prompt may wait).
+    this.handler = createMcpHandler(() => createServer(), { legacy: 'reject', responseMode: 'sse' });
   }
 
   /**
@@ -58,6 +62,8 @@ export class ModernMcpEndpoint {
     if (!isListen(parsedBody)) {
       this.inFlight.add(response);
       response.once('close', () => this.inFlight.delete(response));
+      // As a 2025 session's answers: a quick answer leaves in one write, a slow one sends its headers first.
+      coalesceAnswerWrites(response);
     }
     const web = await this.handler.fetch(toWebRequest(request, abortOnClientGone(response)), body ? { parsedBody } : {});
     await sendWebResponse(web, response);

@@ -45,6 +45,9 @@ export async function sendWebResponse(web: Response, response: ServerResponse): 
     response.end();
     return;
   }
+  // The headers go now (for an answer coalesced by coalesceAnswerWrites: with its first event, or alone 50 ms on):
+  // an agent waiting on a person then knows its call is being answered, and hears a keep-alive later.
+  response.flushHeaders();
   const reader = web.body.getReader();
   const cancel = () => void reader.cancel().catch(() => {});
   response.once('close', cancel);

@@ -88,7 +88,6 @@ const NOT_APPLICABLE: Record<string, NotApplicable> = {
     reason: "changes the tool list through the reference server's test_trigger_tool_change; the gate's own list change reaching a listen stream is checked in mcpModern.test.ts",
     outcome: /^WARNING: Mutated the tool list but no notifications\/tools\/list_changed arrived/,
   },
-  'server-sse-multiple-streams/server-sse-streams-functional': { reason: 'the gate answers each call as JSON unless it sends progress first (SSE is optional)', outcome: /^INFO: $/ },
 };
 
 /** The tasks extension: run by the suite but not scored for 2026-07-28; the gate offers no tasks. */
