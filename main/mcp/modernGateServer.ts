@@ -30,7 +30,8 @@ export function createModernGateServer(registry: ToolRegistry, executor: Executo
   );
   server.setRequestHandler('tools/list', async () => ({ tools: listedMcpTools(registry) }));
   server.setRequestHandler('tools/call', async (request, ctx) => {
-    const meta = { ...request.params._meta, ...ctx.mcpReq._meta } as Record<string, unknown>;
+    // The request's `_meta` (progress token, raw or held arguments), its envelope keys lifted into ctx.mcpReq.envelope.
+    const meta = (ctx.mcpReq._meta ?? {}) as Record<string, unknown>;
     const caller = declaredCaller(ctx.mcpReq.envelope as Record<string, unknown> | undefined, meta[FORWARDED_CLIENT_META], options.agents);
     const result = await callThroughGate(
       executor,
