@@ -27,3 +27,15 @@ export function agentLabel(agent: Pick<AgentInfo, 'client' | 'version' | 'via'>)
   const own = `${agent.client} ${agent.version}`;
   return agent.via ? `${own} via ${agent.via.client} ${agent.via.version}` : own;
 }
+
+/**
+ * Prefix of the agent-session keys the gate derives from what a sessionless (MCP 2026-07-28) client
+ * declares about itself, rather than issues. Such a key names every client that declares the same
+ * name and version, so nothing that must belong to one agent alone (a session grant) may hang on it.
+ */
+export const DECLARED_AGENT_SESSION_PREFIX = 'declared-';
+
+/** Whether an agent-session key was derived from a declared name (see DECLARED_AGENT_SESSION_PREFIX), not issued by the gate. */
+export function isDeclaredAgentSession(agentSession: string | undefined): boolean {
+  return agentSession?.startsWith(DECLARED_AGENT_SESSION_PREFIX) ?? false;
+}

@@ -1,6 +1,7 @@
 import type { ApprovalOutcome, CallEdit, EditCheck } from '../../shared/approval';
 import type { BridgeParsedRequest } from '../../shared/contract';
 import { GateError } from '../../shared/errors';
+import { isDeclaredAgentSession } from '../../shared/agentName';
 import { GRANT_DURATIONS, type ApprovalScope, type RuleCheck } from '../../shared/permissions';
 import type { AuditRecord } from '../../shared/audit';
 import { checkRules, typedRules } from '../policy/ruleChecks';
@@ -69,6 +70,14 @@ export async function decideApproval(deps: ScopedApprovalDeps, decision: BridgeP
   if (!subject) throw new GateError('EVALIDATION', 'this prompt cannot make a rule (the call is not known whole): choose Approve');
   if (scope.kind === 'session' && !request.agentSession) {
     throw new GateError('EVALIDATION', 'this call came with no agent session, so there is no session to allow it for: choose Allow for… instead');
+  }
+  if (scope.kind === 'session' && isDeclaredAgentSession(request.agentSession)) {
+    // A sessionless (2026-07-28) agent is known only by the name it declares, which any agent holding the token can declare too.
+    throw new GateError(
+      'EVALIDATION',
+      'this call came from a sessionless agent (MCP 2026-07-28), known only by the name it declares, which any agent could claim: ' +
+        'there is no session to allow it for; choose Allow for… (a set time) or Always instead',
+    );
   }
   const checked = await checkRules(engine, { callId: request.callId, ...subject }, decision.rules ?? [], scope, deps.recent);
   if (checked.problems.length > 0) throw new GateError('EVALIDATION', `nothing was saved: ${checked.problems.join('; ')}`);

@@ -1,7 +1,7 @@
 import { isJsonObject } from '../../shared/jsonLimits';
 import type { BoundBreach } from '../executor/steps/argumentBounds';
 import { argumentBoundBreach } from '../executor/steps/recordedArguments';
-import { HELD_ARGUMENTS_META, RAW_ARGUMENTS_META } from './gateMcpServer';
+import { HELD_ARGUMENTS_META, RAW_ARGUMENTS_META } from './callToolResult';
 import { moveOddArgumentsToMeta } from './rawArguments';
 
 /** A request body as the MCP SDK may see it, or why it is refused before the SDK sees it. */

@@ -67,9 +67,9 @@ export class McpHttpEndpoint {
     return true;
   }
 
-  /** Reads a POST body and readies it for the SDK; undefined when it was refused (and answered). */
-  private async readForSdk(request: IncomingMessage, response: ServerResponse): Promise<{ value: unknown } | undefined> {
-    const body = await readJsonBody(request, response);
+  /** Reads a POST body (unless McpRoute already did) and readies it for the SDK; undefined when it was refused (and answered). */
+  private async readForSdk(request: IncomingMessage, response: ServerResponse, read?: { value: unknown }): Promise<{ value: unknown } | undefined> {
+    const body = read ?? (await readJsonBody(request, response));
     if (this.unreadable(body)) return undefined;
     const prepared = prepareBodyForSdk(body.value);
     if ('value' in prepared) return prepared;
@@ -78,8 +78,8 @@ export class McpHttpEndpoint {
     return undefined;
   }
 
-  /** Serves one authenticated request to /mcp. */
-  async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+  /** Serves one authenticated 2025-era request to /mcp; `read` is its POST body when McpRoute already read it. */
+  async handle(request: IncomingMessage, response: ServerResponse, read?: { value: unknown }): Promise<void> {
     if (request.method === 'POST') {
       this.inFlight.add(response);
       response.once('close', () => this.inFlight.delete(response));
@@ -98,7 +98,7 @@ export class McpHttpEndpoint {
         await session.transport.handleRequest(request, response);
         return;
       }
-      const body = await this.readForSdk(request, response);
+      const body = await this.readForSdk(request, response, read);
       if (body) await session.transport.handleRequest(request, response, body.value);
       return;
     }
@@ -106,7 +106,7 @@ export class McpHttpEndpoint {
       sendJsonRpcError(response, 400, -32000, 'send an initialize request first (no mcp-session-id header)');
       return;
     }
-    const body = await this.readForSdk(request, response);
+    const body = await this.readForSdk(request, response, read);
     if (!body) return;
     if (!isInitializeRequest(body.value)) {
       sendJsonRpcError(response, 400, -32000, 'the first request of a session must be initialize');

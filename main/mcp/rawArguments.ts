@@ -1,4 +1,4 @@
-import { RAW_ARGUMENTS_META } from './gateMcpServer';
+import { RAW_ARGUMENTS_META } from './callToolResult';
 import { isJsonObject } from '../../shared/jsonLimits';
 
 /**

@@ -3,6 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { CLAUDE_CODE_HOOK_PATH, serveHookRequest } from '../hooks/hookRoute';
 import { McpHttpEndpoint } from '../mcp/mcpHttpEndpoint';
 import { createGateMcpServer } from '../mcp/gateMcpServer';
+import { McpRoute } from '../mcp/mcpRoute';
+import { createModernGateServer } from '../mcp/modernGateServer';
+import { ModernMcpEndpoint } from '../mcp/modernEndpoint';
 import type { Gate } from '../gate/createGate';
 import { sendJsonRpcError } from './httpBody';
 import { bearerToken, foreignHeaders, requestPathname, tokenMatches, type GateTokens } from './requestGuards';
@@ -35,10 +38,12 @@ export async function startGateHttpServer(
 ): Promise<GateHttpServer> {
   let port = options.port ?? 0;
   const refusals = new RefusalAudit(gate.audit);
-  const mcp = new McpHttpEndpoint(
-    () => createGateMcpServer(gate.registry, gate.executor, { agents: gate.agents }),
-    (message) => refusals.record({ step: 'parse', code: 'EVALIDATION', message, surface: 'mcp' }),
-  );
+  const unreadable = (message: string) => refusals.record({ step: 'parse', code: 'EVALIDATION', message, surface: 'mcp' });
+  // Agents speak MCP 2025 (sessions) or 2026-07-28 (stateless); one route serves both at /mcp.
+  const sessions = new McpHttpEndpoint(() => createGateMcpServer(gate.registry, gate.executor, { agents: gate.agents }), unreadable);
+  const modern = new ModernMcpEndpoint(() => createModernGateServer(gate.registry, gate.executor, { agents: gate.agents }), unreadable);
+  const stopWatchingTools = gate.registry.onChange(() => modern.toolsChanged());
+  const mcp = new McpRoute(sessions, modern, unreadable);
   const bridge = new WsBridgeServer(gate.backend, options.tokens, () => port, (refusal) => refusals.record(refusal));
   const server: HttpServer = createServer((request, response) => {
     const foreign = foreignHeaders(request.headers, port);
@@ -93,7 +98,8 @@ export async function startGateHttpServer(
     close: () => {
       closing ??= (async () => {
         bridge.close();
-        await mcp.close();
+        stopWatchingTools();
+        await Promise.all([sessions.close(), modern.close()]);
         server.closeAllConnections();
         await new Promise<void>((resolve) => server.close(() => resolve()));
       })();

@@ -1,4 +1,5 @@
 import { useId, useState } from 'react';
+import { isDeclaredAgentSession } from '../../../../shared/agentName';
 import type { ApprovalRequest } from '../../../../shared/approval';
 import type { ApprovalScope, GrantDuration, RuleFile } from '../../../../shared/permissions';
 import { prettyJson } from '../../../format/json';
@@ -18,6 +19,9 @@ const FILES: ReadonlyArray<{ file: RuleFile; label: string }> = [
   { file: 'user', label: 'Always allow in the user policy' },
   { file: 'project', label: 'Always allow in the project policy' },
 ];
+
+/** Why a sessionless (MCP 2026-07-28) agent's call offers no session grant: the gate refuses one (scopedApproval). */
+const SESSIONLESS_NOTE = 'this agent has no session (MCP 2026-07-28): it is known only by the name it declares, which any agent could declare';
 
 /** Which menu of lasting choices is open. */
 export type OpenMenu = 'timed' | 'always' | undefined;
@@ -47,6 +51,7 @@ export function DecisionBar({
   edit?: Pick<CallEditing, 'edit' | 'blockedBy' | 'draft' | 'setDraft'>;
 }) {
   const edited = edit?.edit !== undefined || edit?.blockedBy !== undefined;
+  const sessionless = isDeclaredAgentSession(request.agentSession);
   const sync = useConsoleSync();
   const noteId = useId();
   const [inFlight, setInFlight] = useState(false);
@@ -92,8 +97,8 @@ export function DecisionBar({
           type="button"
           data-key="session"
           aria-keyshortcuts="S"
-          disabled={!request.agentSession || edited}
-          title={request.agentSession ? undefined : 'this call came with no agent session'}
+          disabled={!request.agentSession || sessionless || edited}
+          title={!request.agentSession ? 'this call came with no agent session' : sessionless ? SESSIONLESS_NOTE : undefined}
           aria-pressed={scope?.kind === 'session'}
           onClick={() => choose({ kind: 'session' })}
         >
