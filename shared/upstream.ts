@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SecurityTierSchema, SideEffectSchema } from './manifest';
+import { CapabilitySchema, SecurityTierSchema, SideEffectSchema } from './manifest';
 
 /**
  * Upstream MCP servers: the person's own servers (filesystem, GitHub, databases…) that Toolgate
@@ -86,6 +86,11 @@ export type UpstreamToolDefinition = z.infer<typeof UpstreamToolDefinitionSchema
 export const ToolClassSchema = z.object({
   tier: SecurityTierSchema,
   sideEffects: z.array(SideEffectSchema),
+  /**
+   * What the person says the tool needs (`net:read:api.github.com`, `fs:write`): the gate runs it
+   * only where each is granted (`--grant`), as it does its own tools. None when absent.
+   */
+  capabilities: z.array(CapabilitySchema).max(16).optional(),
 });
 export type ToolClass = z.infer<typeof ToolClassSchema>;
 

@@ -123,7 +123,7 @@ function checkTrusted(server: string, review: { definition: UpstreamToolDefiniti
 }
 
 function newReview(definition: UpstreamToolDefinition, toolClass: ToolClass, reviewedAt: string): ToolReview {
-  return { definitionHash: pinHash(definition), definition, class: { tier: toolClass.tier, sideEffects: [...toolClass.sideEffects] }, reviewedAt };
+  return { definitionHash: pinHash(definition), definition, class: { tier: toolClass.tier, sideEffects: [...toolClass.sideEffects], ...(toolClass.capabilities?.length ? { capabilities: [...toolClass.capabilities] } : {}) }, reviewedAt };
 }
 
 function fileVersion(file: string): FileVersion | undefined {

@@ -416,7 +416,13 @@ export class UpstreamGateway {
 function samePin(a: PinState, b: PinState): boolean {
   if (a.state === 'unreviewed' || b.state === 'unreviewed') return a.state === b.state;
   const [x, y] = [a.review, b.review];
-  return a.state === b.state && x.definitionHash === y.definitionHash && x.class.tier === y.class.tier && x.class.sideEffects.join() === y.class.sideEffects.join();
+  return (
+    a.state === b.state &&
+    x.definitionHash === y.definitionHash &&
+    x.class.tier === y.class.tier &&
+    x.class.sideEffects.join() === y.class.sideEffects.join() &&
+    (x.class.capabilities ?? []).join() === (y.class.capabilities ?? []).join()
+  );
 }
 
 /** The name agents call an upstream tool by. */
@@ -434,7 +440,7 @@ function definedTool(tool: ToolSlot, toolClass: ToolClass): DefinedTool {
     tier: toolClass.tier,
     sideEffects: toolClass.sideEffects,
     determinism: 'NonDeterministic',
-    capabilities: [],
+    capabilities: toolClass.capabilities ?? [],
     bounds: { ...DEFAULT_BOUNDS, timeoutMs: UPSTREAM_TIMEOUT_MS, maxOutputBytes: UPSTREAM_OUTPUT_BYTES },
     pathArguments: [],
     supportsDryRun: false,

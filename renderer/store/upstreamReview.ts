@@ -1,7 +1,7 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { ConsoleBridge } from '../../shared/contract';
 import type { SecurityTier, SideEffect } from '../../shared/manifest';
-import { SideEffectSchema } from '../../shared/manifest';
+import { CapabilitySchema, SideEffectSchema } from '../../shared/manifest';
 import type { ToolClass, UpstreamOverview, UpstreamReviewRequest, UpstreamServerView, UpstreamToolView } from '../../shared/upstream';
 import { describe } from './consoleSync';
 
@@ -13,6 +13,8 @@ export interface UpstreamReviewState {
   readonly loadProblem: string | undefined;
   /** The classes the person chose, by toolKey; a tool absent here shows its own class (the server's hint). */
   readonly classes: Readonly<Record<string, ToolClass>>;
+  /** The capabilities the person typed for a tool (by toolKey), as typed; read when it is trusted. */
+  readonly capabilityText: Readonly<Record<string, string>>;
   /** The definitions (by findingsKey) the person chose to trust despite their findings. */
   readonly confirmed: Readonly<Record<string, true>>;
   /** Actions under way, by action key (trustKey, trustAllKey, launchKey): their buttons are disabled. */
@@ -56,6 +58,21 @@ export function shownClass(state: UpstreamReviewState, server: string, tool: Ups
   return state.classes[toolKey(server, tool.name)] ?? tool.class;
 }
 
+/** The capabilities a tool's form shows: as the person typed them, or the class's own. */
+export function shownCapabilities(state: UpstreamReviewState, server: string, tool: UpstreamToolView): string {
+  return state.capabilityText[toolKey(server, tool.name)] ?? (tool.class.capabilities ?? []).join(' ');
+}
+
+/** Typed capabilities (spaces or commas between them) read as a list; or what is wrong with one. */
+export function readCapabilities(text: string): string[] | { wrong: string } {
+  const words = [...new Set(text.split(/[\s,]+/).filter(Boolean))];
+  if (words.length > 16) return { wrong: `${words.length} capabilities are more than a tool may need (16)` };
+  for (const word of words) {
+    if (!CapabilitySchema.safeParse(word).success) return { wrong: `"${word}" is not a capability: write kind:access[:scope], e.g. net:read:api.github.com or fs:write` };
+  }
+  return words;
+}
+
 function without<T>(record: Readonly<Record<string, T>>, keys: readonly string[]): Record<string, T> {
   const copy = { ...record };
   for (const key of keys) delete copy[key];
@@ -73,6 +90,7 @@ export class UpstreamReview {
     overview: undefined,
     loadProblem: undefined,
     classes: {},
+    capabilityText: {},
     confirmed: {},
     busy: {},
     problems: {},
@@ -122,6 +140,11 @@ export class UpstreamReview {
     });
   }
 
+  /** Sets the capabilities a tool's review form shows, as typed (checked when it is trusted). */
+  chooseCapabilities(server: string, tool: UpstreamToolView, text: string): void {
+    this.store.setState((s) => ({ capabilityText: { ...s.capabilityText, [toolKey(server, tool.name)]: text } }));
+  }
+
   /** Records whether the person trusts this definition of a tool despite its findings. */
   confirmFindings(server: string, tool: UpstreamToolView, confirmed: boolean): void {
     const key = findingsKey(server, tool);
@@ -161,9 +184,16 @@ export class UpstreamReview {
     if (unconfirmed.length > 0) {
       return `Tick "Trust despite its findings" for ${unconfirmed.map((tool) => tool.name).join(', ')} first: its definition holds text that may be aimed at the model. Nothing was trusted.`;
     }
+    const classes: ToolClass[] = [];
+    for (const tool of listed) {
+      const capabilities = readCapabilities(shownCapabilities(state, server, tool));
+      if (!Array.isArray(capabilities)) return `${tool.name}: ${capabilities.wrong}. Nothing was trusted.`;
+      const { capabilities: _shown, ...chosen } = shownClass(state, server, tool);
+      classes.push(capabilities.length > 0 ? { ...chosen, capabilities } : chosen);
+    }
     return {
       server,
-      tools: listed.map((tool) => ({ name: tool.name, definitionHash: tool.definitionHash, class: shownClass(state, server, tool) })),
+      tools: listed.map((tool, index) => ({ name: tool.name, definitionHash: tool.definitionHash, class: classes[index]! })),
     };
   }
 
@@ -175,7 +205,7 @@ export class UpstreamReview {
       key,
       () => this.bridge.reviewUpstream(request),
       // Their forms are done with: the overview now holds the classes the person chose.
-      () => this.store.setState((s) => ({ classes: without(s.classes, trusted) })),
+      () => this.store.setState((s) => ({ classes: without(s.classes, trusted), capabilityText: without(s.capabilityText, trusted) })),
     );
   }
 

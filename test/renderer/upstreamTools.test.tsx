@@ -238,6 +238,33 @@ describe('reviewing upstream tools', () => {
     expect(review.store.getState().overview).toEqual(REVIEWED);
   });
 
+  it('trusts a tool with the capabilities typed in its form, and refuses a mistyped one by name, sending nothing', async () => {
+    const { review, sent } = reviewOver();
+    await review.load();
+    review.chooseCapabilities('docs', WRITE_PAGE, 'net:write:docs.example.com, fs:rwx');
+    await review.trustTool('docs', 'write_page');
+    expect(sent('reviewUpstream')).toEqual([]);
+    expect(review.store.getState().problems[trustKey('docs', 'write_page')]).toBe(
+      'write_page: "fs:rwx" is not a capability: write kind:access[:scope], e.g. net:read:api.github.com or fs:write. Nothing was trusted.',
+    );
+    review.chooseCapabilities('docs', WRITE_PAGE, 'net:write:docs.example.com,  net:write:docs.example.com fs:write');
+    expect(shown(review)).toContain('value="net:write:docs.example.com,  net:write:docs.example.com fs:write"');
+    await review.trustTool('docs', 'write_page');
+    expect(sent('reviewUpstream')).toEqual([
+      {
+        server: 'docs',
+        tools: [{ name: 'write_page', definitionHash: 'hash-write-2', class: { tier: 'ELEVATED', sideEffects: ['FsWrite'], capabilities: ['net:write:docs.example.com', 'fs:write'] } }],
+      },
+    ]);
+  });
+
+  it('shows what a trusted tool needs beside its side effects', async () => {
+    const trusted = { ...REVIEWED, servers: [FILES, { ...DOCS, tools: [{ ...DOCS.tools[0]!, pin: 'trusted' as const, class: { tier: 'STANDARD' as const, sideEffects: ['NetRead' as const], capabilities: ['net:read:docs.example.com'] } }] }] };
+    const { review } = reviewOver({ upstreamServers: async () => trusted });
+    await review.load();
+    expect(shownText(review)).toContain('NetRead needs net:read:docs.example.com');
+  });
+
   it('trusts a tool with findings only once the person ticks "Trust despite its findings"', async () => {
     const { review, sent } = reviewOver();
     await review.load();

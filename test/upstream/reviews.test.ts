@@ -40,6 +40,15 @@ describe('openReviewStore', () => {
     expect(readdirSync(home)).toEqual(['upstream-reviews.json']);
   });
 
+  it('keeps the capabilities a tool was trusted with, and refuses one that is not a capability, saving nothing', () => {
+    const needsNet: ToolClass = { tier: 'STANDARD', sideEffects: ['NetRead'], capabilities: ['net:read:api.github.com'] };
+    openReviewStore(home).trust('gh', [{ definition: readFile, class: needsNet }]);
+    expect(openReviewStore(home).pinState('gh', readFile)).toMatchObject({ state: 'trusted', review: { class: needsNet } });
+    const wrong = { tier: 'STANDARD', sideEffects: [], capabilities: ['internet'] } as unknown as ToolClass;
+    expect(() => openReviewStore(home).trust('gh', [{ definition: writeFile, class: wrong }])).toThrow(/write_file cannot be trusted: class\.capabilities\.0: a capability reads kind:access\[:scope\].*nothing was saved/);
+    expect(openReviewStore(home).pinState('gh', writeFile)).toMatchObject({ state: 'unreviewed' });
+  });
+
   it('shows a changed definition (a rug pull) beside the one trusted', () => {
     const store = openReviewStore(home);
     store.trust('fs', [{ definition: readFile, class: standard }]);

@@ -7,6 +7,7 @@ import type { ToolClass, UpstreamServerConfig, UpstreamToolDefinition } from '..
 import { ToolRegistry } from '../../main/registry/registry';
 import type { PinState, ReviewStore, ToolReview, UpstreamCallOutcome, UpstreamConnection, UpstreamState } from '../../main/upstream/types';
 import { UpstreamGateway, type GatewayParts } from '../../main/upstream/upstreamGateway';
+import { checkCapabilities } from '../../main/executor/steps/checkCapabilities';
 
 const config: UpstreamServerConfig = {
   name: 'files',
@@ -161,6 +162,22 @@ describe('upstream gateway', () => {
     const after = registry.get('files__read_note')!;
     expect(after.external?.mustAsk()).toBeUndefined();
     expect(after.tool.manifest).toMatchObject({ tier: 'SAFE', sideEffects: ['FsRead'] });
+  });
+
+  it('a tool trusted with capabilities runs only where the gate grants them, as the gate\'s own tools do', async () => {
+    const { upstream, registry } = gateway([readTool]);
+    await upstream.approveLaunch('files', upstream.overview().servers[0]!.launchHash);
+    await settle();
+    const shown = upstream.overview().servers[0]!.tools[0]!;
+    const toolClass = { tier: 'STANDARD' as const, sideEffects: ['NetRead' as const], capabilities: ['net:read:notes.example.com'] };
+    await upstream.review({ server: 'files', tools: [{ name: 'read_note', definitionHash: shown.definitionHash, class: toolClass }] });
+    const { manifest } = registry.get('files__read_note')!.tool;
+    expect(manifest.capabilities).toEqual(['net:read:notes.example.com']);
+    expect(checkCapabilities(manifest, { path: 'a' }, ['fs:read'], workspace!)).toMatchObject({
+      error: { code: 'EPERMISSION', message: 'files__read_note needs net:read:notes.example.com, which this gate does not grant; start the gate with --grant net:read:notes.example.com to allow it' },
+    });
+    expect(checkCapabilities(manifest, { path: 'a' }, ['net:read:notes.example.com'], workspace!)).toMatchObject({ required: ['net:read:notes.example.com'] });
+    expect(upstream.overview().servers[0]!.tools[0]!.class).toEqual(toolClass);
   });
 
   it('a definition changed after review is hidden from agents and refused until reviewed again, and only the hash shown can trust it', async () => {

@@ -2,7 +2,7 @@ import { useId } from 'react';
 import { SECURITY_TIERS, SecurityTierSchema, SideEffectSchema } from '../../../shared/manifest';
 import type { DefinitionFinding, UpstreamToolView } from '../../../shared/upstream';
 import { revealInvisibles } from '../../format/invisibles';
-import { findingsKey, shownClass, trustKey, type UpstreamReview, type UpstreamReviewState } from '../../store/upstreamReview';
+import { findingsKey, shownCapabilities, shownClass, trustKey, type UpstreamReview, type UpstreamReviewState } from '../../store/upstreamReview';
 import { ProblemNote } from '../common/ProblemNote';
 import { TierBadge } from '../common/TierBadge';
 import { VisibleText } from '../common/VisibleText';
@@ -12,7 +12,7 @@ import { schemaArguments } from './schemaArguments';
 /** What the review forms ask of the section's UpstreamReview. */
 export type UpstreamActions = Pick<
   UpstreamReview,
-  'chooseTier' | 'chooseSideEffect' | 'confirmFindings' | 'trustTool' | 'trustAllShown' | 'approveLaunch'
+  'chooseTier' | 'chooseSideEffect' | 'chooseCapabilities' | 'confirmFindings' | 'trustTool' | 'trustAllShown' | 'approveLaunch'
 >;
 
 const PIN_WORDS: Record<UpstreamToolView['pin'], string> = {
@@ -136,6 +136,16 @@ function ReviewForm({ server, tool, state, actions }: { server: string; tool: Up
           </label>
         ))}
       </fieldset>
+      <label htmlFor={`${id}-capabilities`}>Capabilities it needs </label>
+      <input
+        id={`${id}-capabilities`}
+        type="text"
+        data-testid="review-capabilities"
+        placeholder="none, or e.g. net:read:api.github.com fs:write"
+        value={shownCapabilities(state, server, tool)}
+        onChange={(event) => actions.chooseCapabilities(server, tool, event.target.value)}
+      />
+      <p className="note">The gate runs the tool only where each is granted (--grant), as it does its own tools.</p>
       {tool.findings.length > 0 ? (
         <label className="findings-confirm">
           <input
@@ -177,6 +187,11 @@ export function UpstreamToolCard({ server, tool, state, actions }: { server: str
             <span className="note" data-testid="trusted-side-effects">
               {tool.class.sideEffects.length > 0 ? tool.class.sideEffects.join(', ') : 'pure'}
             </span>
+            {tool.class.capabilities?.length ? (
+              <span className="note" data-testid="trusted-capabilities">
+                needs {tool.class.capabilities.join(', ')}
+              </span>
+            ) : null}
           </>
         ) : null}
       </header>
