@@ -292,7 +292,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
   // Tools coming and going (an upstream server starting, a review) show in the Tools view at once.
   registry.onChange(() => events.emit('toolsChanged', toolStatus.list()));
   const agents = new AgentDirectory();
-  const hooks = new HookJudge({ registry, policy: options.policy ?? policyEngine!, approvals, audit, calls, redactions, workspace });
+  const hooks = new HookJudge({ registry, policy: options.policy ?? policyEngine!, approvals, audit, calls, redactions, workspace, grants });
   let mcpUrl: string | undefined;
   let closing: Promise<void> | undefined;
   const gate: Gate = {

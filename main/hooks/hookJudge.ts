@@ -3,12 +3,13 @@ import { sep } from 'node:path';
 import type { AgentInfo } from '../../shared/call';
 import { GateError } from '../../shared/errors';
 import { hashCanonical } from '../../shared/hash';
-import type { ToolManifest } from '../../shared/manifest';
+import type { Capability, ToolManifest } from '../../shared/manifest';
 import type { ApprovalQueue } from '../approvals/approvalQueue';
 import { CallRun, roundMs } from '../executor/callRun';
 import type { CallRedactions } from '../executor/callRedactions';
 import type { CallTracker } from '../executor/callTracker';
 import { mustAsk, type AuditSink } from '../executor/executor';
+import { covers } from '../executor/steps/checkCapabilities';
 import { countDiffLines } from '../executor/steps/preparePreview';
 import { deciderOf, deciderOfOutcome } from '../policy/policyDecisions';
 import { resolvePath } from '../policy/pathRule';
@@ -29,6 +30,8 @@ export interface HookJudgeDeps {
   redactions: CallRedactions;
   /** Real path of the workspace: a path outside it is never allowed unasked. */
   workspace: string;
+  /** What the gate grants: an upstream tool classed as needing more is refused through the hook as over MCP. */
+  grants?: readonly Capability[];
   /** How long an allowed call waits for its PostToolUse before it is closed as unreported (default 1 h). */
   outcomeWaitMs?: number;
   /** How many allowed calls may wait for their PostToolUse at once (default 10,000; past it the oldest is closed unreported). */
@@ -159,6 +162,10 @@ export class HookJudge {
     const entry = this.deps.registry.get(manifest.name);
     const unavailable = entry?.external?.unavailable();
     if (unavailable) return { decision: 'deny', rule: 'hook:unavailable', reason: unavailable };
+    const missing = entry?.external ? manifest.capabilities.filter((required) => !(this.deps.grants ?? []).some((grant) => covers(grant, required))) : [];
+    if (missing.length > 0) {
+      return { decision: 'deny', rule: 'hook:capability', reason: `${manifest.name} needs ${missing.join(', ')}, which this gate does not grant; start the gate with --grant ${missing[0]} to allow it` };
+    }
     const judged = await decideCall(this.deps.policy, manifest, call.input, { agentSession: input.session_id });
     const decided = entry ? mustAsk(entry, judged) : judged;
     if (decided.decision !== 'allow') return decided;

@@ -174,6 +174,20 @@ describe('upstream MCP servers behind the gate', () => {
     const hooked = await running.gate.hooks.answer(preToolUse('mcp__everything__get-sum', { a: 1, b: 2 }), AbortSignal.timeout(300));
     expect(hooked).toMatchObject({ hookSpecificOutput: { permissionDecision: 'ask' } });
   });
+
+  it('a tool the person classed as needing a capability the gate does not grant is refused over MCP and through the hook, naming the grant', async () => {
+    const sum = (await running.backend.handlers.upstreamServers({})).servers.find((server) => server.name === 'everything')!.tools.find((tool) => tool.name === 'get-sum')!;
+    await running.backend.handlers.reviewUpstream({
+      server: 'everything',
+      tools: [{ name: 'get-sum', definitionHash: sum.definitionHash, class: { tier: 'SAFE', sideEffects: ['NetRead'], capabilities: ['net:read:sums.example.com'] } }],
+    });
+    const refused = await client.callTool({ name: 'everything__get-sum', arguments: { a: 1, b: 2 } });
+    const why = 'everything__get-sum needs net:read:sums.example.com, which this gate does not grant; start the gate with --grant net:read:sums.example.com to allow it';
+    expect(textOf(refused)).toBe(`EPERMISSION: ${why}`);
+    expect(running.gate.audit.forCall(callIdOf(refused)).map((record) => record.kind)).not.toContain('started');
+    const hooked = await running.gate.hooks.answer(preToolUse('mcp__everything__get-sum', { a: 1, b: 2 }));
+    expect(hooked).toMatchObject({ hookSpecificOutput: { permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining(why) } });
+  });
 });
 
 /** A Claude Code PreToolUse input for one of its MCP tools. */
