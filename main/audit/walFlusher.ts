@@ -3,8 +3,12 @@ import { Worker } from 'node:worker_threads';
 import type { FlushReply } from './walFlushWorker';
 import type { SqliteDatabase } from './sqlite';
 
-/** How often, at most, the write-ahead log is copied into the database file while commits come. */
-const FLUSH_EVERY_MS = 200;
+/**
+ * Commits between two copies of the write-ahead log into the database file: about SQLite's own
+ * 1000-page threshold at the few pages a group commit writes. A quiet gate's last records stay in
+ * the log file until it closes, as they did when SQLite copied them itself.
+ */
+const FLUSH_EVERY_COMMITS = 256;
 
 /** SQLite's own default: a commit that finds this many pages in the log copies them itself. */
 const AUTOCHECKPOINT_PAGES = 1000;
@@ -17,7 +21,7 @@ const AUTOCHECKPOINT_PAGES = 1000;
  */
 export class WalFlusher {
   private flushing = false;
-  private lastFlush = 0;
+  private commits = 0;
   private stopped = false;
 
   private constructor(
@@ -44,12 +48,10 @@ export class WalFlusher {
     }
   }
 
-  /** Told after each commit: asks the worker to copy the log when the last copy is done and FLUSH_EVERY_MS old. */
+  /** Told after each commit: asks the worker to copy the log every FLUSH_EVERY_COMMITS commits, once the last copy is done. */
   committed(): void {
-    if (this.stopped || this.flushing) return;
-    const now = performance.now();
-    if (now - this.lastFlush < FLUSH_EVERY_MS) return;
-    this.lastFlush = now;
+    if (this.stopped || this.flushing || ++this.commits < FLUSH_EVERY_COMMITS) return;
+    this.commits = 0;
     this.flushing = true;
     this.worker.postMessage('flush');
   }

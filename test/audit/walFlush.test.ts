@@ -25,12 +25,12 @@ afterEach(() => {
 
 const KIB = 1024;
 
-/** Appends `calls` calls of about 2 KiB each in bursts, each burst committed, a pause after every tenth. */
+/** Appends `calls` calls of about 2 KiB each, every fourth one waited for (a group commit), a pause after every 500th. */
 async function writeCalls(target: AuditStore, calls: number): Promise<void> {
   const note = 'x'.repeat(2 * KIB);
   for (let call = 0; call < calls; call++) {
     target.append({ callId: `call-${call}`, kind: 'invoked', payload: { tool: 'echo', arguments: { note } } });
-    if (call % 50 === 49) await target.durable();
+    if (call % 4 === 3) await target.durable();
     if (call % 500 === 499) await new Promise((resolve) => setTimeout(resolve, 250));
   }
   await target.durable();
