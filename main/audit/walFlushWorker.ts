@@ -15,11 +15,22 @@ export interface FlushReply {
   error?: string;
 }
 
-function serve(path: string): void {
+/** What the worker is started with: the database, and a flag it sets once its connection is closed. */
+export interface FlushWorkerData {
+  path: string;
+  closed: SharedArrayBuffer;
+}
+
+function serve({ path, closed }: FlushWorkerData): void {
   const db = openDatabase(path);
+  const flag = new Int32Array(closed);
   parentPort!.on('message', (message: 'flush' | 'close') => {
     if (message === 'close') {
       db.close();
+      // The gate's thread waits for this before it closes its own connection, the last one, which
+      // then copies what is left and removes the log file before its close returns.
+      Atomics.store(flag, 0, 1);
+      Atomics.notify(flag, 0);
       parentPort!.close();
       return;
     }
@@ -32,4 +43,4 @@ function serve(path: string): void {
   });
 }
 
-if (parentPort && typeof workerData === 'string') serve(workerData);
+if (parentPort && workerData) serve(workerData as FlushWorkerData);

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
-import type { FlushReply } from './walFlushWorker';
+import type { FlushReply, FlushWorkerData } from './walFlushWorker';
 import type { SqliteDatabase } from './sqlite';
 
 /**
@@ -9,6 +9,9 @@ import type { SqliteDatabase } from './sqlite';
  * the log file until it closes, as they did when SQLite copied them itself.
  */
 const FLUSH_EVERY_COMMITS = 256;
+
+/** How long close() waits for the worker's connection to close (it may be finishing a copy). */
+const CLOSE_WAIT_MS = 2000;
 
 /** SQLite's own default: a commit that finds this many pages in the log copies them itself. */
 const AUTOCHECKPOINT_PAGES = 1000;
@@ -27,6 +30,8 @@ export class WalFlusher {
   private constructor(
     private readonly db: SqliteDatabase,
     private readonly worker: Worker,
+    /** Set by the worker once its connection is closed. */
+    private readonly workerClosed: Int32Array,
   ) {
     db.exec('PRAGMA wal_autocheckpoint = 0');
     worker.unref();
@@ -42,7 +47,9 @@ export class WalFlusher {
   static start(db: SqliteDatabase, path: string, workerFile: string | undefined): WalFlusher | undefined {
     if (!workerFile || !existsSync(workerFile)) return undefined;
     try {
-      return new WalFlusher(db, new Worker(workerFile, { workerData: path }));
+      const closed = new SharedArrayBuffer(4);
+      const workerData: FlushWorkerData = { path, closed };
+      return new WalFlusher(db, new Worker(workerFile, { workerData }), new Int32Array(closed));
     } catch {
       return undefined;
     }
@@ -56,11 +63,16 @@ export class WalFlusher {
     this.worker.postMessage('flush');
   }
 
-  /** Ends the worker; the gate's connection copies what is left when it closes, as SQLite does. */
+  /**
+   * Ends the worker, waiting (at most CLOSE_WAIT_MS) until its connection is closed: the gate's,
+   * closed next, is then the last one, which copies what is left and removes the log file before
+   * the store's close() returns, so nothing touches the state folder after it.
+   */
   close(): void {
     if (this.stopped) return;
     this.stopped = true;
     this.worker.postMessage('close');
+    Atomics.wait(this.workerClosed, 0, 0, CLOSE_WAIT_MS);
   }
 
   /** The worker failed or ended unasked: the gate's connection checkpoints by itself again. */

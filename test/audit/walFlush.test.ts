@@ -61,6 +61,10 @@ describe('the write-ahead log', () => {
     // About 4 MiB of records: in the database file while the store is still open, so the worker copied them.
     expect(await databaseFileReaches(3 * KIB * KIB, 5000)).toBeGreaterThanOrEqual(3 * KIB * KIB);
     expect(store.verify()).toMatchObject({ ok: true, records: 2000 });
+    // Closed, the worker's connection first and the gate's last: the log file is copied and gone when close() returns.
+    store.close();
+    store = undefined;
+    expect(existsSync(`${auditPaths(home).path}-wal`)).toBe(false);
   });
 
   it('is copied by the gate\'s own connection again when the worker fails, and nothing is lost', async () => {
