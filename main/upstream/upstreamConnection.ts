@@ -1,5 +1,5 @@
 import { setTimeout as delay, setImmediate as nextTurn } from 'node:timers/promises';
-import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError, StreamableHTTPClientTransport, type Client, type Transport } from '@modelcontextprotocol/client';
+import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import { GateError, type ToolError } from '../../shared/errors';
 import type { RefusedTool, UpstreamServerConfig, UpstreamStatus, UpstreamToolDefinition } from '../../shared/upstream';
@@ -11,7 +11,7 @@ import { throttledProgress } from './progressThrottle';
 import { hiddenTmpHint, stdioLaunch, upstreamEnvironment } from './stdioSandbox';
 import { vetToolList } from './toolListVetting';
 import type { UpstreamCallOptions, UpstreamCallOutcome, UpstreamConnection, UpstreamState } from './types';
-import { exitedOnProbe, GateStdioTransport, listenForToolChanges, signalAll, StderrTail, untilAborted, upstreamClient, type Session } from './upstreamSession';
+import { exitedOnProbe, GateStdioTransport, listenForToolChanges, signalAll, StderrTail, ToolListTap, untilAborted, upstreamClient, type Session } from './upstreamSession';
 
 /** The bounds one upstream server is held to. */
 export interface UpstreamLimits {
@@ -71,10 +71,15 @@ function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** Why a start failed, in words: a list that is not one is named as such, not as a schema's dump. */
+/** Why a start failed, in words: an answer refused by the SDK's schema is named as the server's fault. */
 function startFailureText(error: unknown): string {
-  if (error instanceof SdkError && error.code === SdkErrorCode.InvalidResult) return `its tools/list answer is not a tool list: ${errorText(error).slice(0, 500)}`;
+  if (error instanceof SdkError && error.code === SdkErrorCode.InvalidResult) return `its answer is not what MCP says it must be: ${oneLine(errorText(error))}`;
   return errorText(error);
+}
+
+/** An SDK message (which may hold a schema's issues as indented JSON) on one line, at most 500 characters. */
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').slice(0, 500);
 }
 
 class UpstreamServerConnection implements UpstreamConnection {
@@ -219,7 +224,7 @@ class UpstreamServerConnection implements UpstreamConnection {
       return { code: 'ERUNTIME', message: `${label}: the server answered with an error: ${error.message.slice(0, 500)}` };
     }
     const why = error instanceof z.ZodError ? z.prettifyError(error) : errorText(error);
-    return { code: 'ERUNTIME', message: `${label}: the server's reply is not a valid tools/call result: ${why.slice(0, 500)}` };
+    return { code: 'ERUNTIME', message: `${label}: the server's reply is not a valid tools/call result: ${oneLine(why)}` };
   }
 
   /** Starts one instance within startTimeoutMs and takes its list; throws a GateError saying why not. */
@@ -271,7 +276,8 @@ class UpstreamServerConnection implements UpstreamConnection {
       const connecting = client.connect(transport, { signal: deadline, timeout });
       connecting.catch(() => {});
       await Promise.race([connecting, untilAborted(deadline)]);
-      const listed = await this.fetchTools(client, deadline, timeout);
+      session.lists = new ToolListTap(transport);
+      const listed = await this.fetchTools(session, deadline, timeout);
       session.listening = await listenForToolChanges(session, timeout, () => void this.transportDropped(session, 'its subscriptions/listen stream (how it announces tool-list changes) ended'));
       if (this.closed) throw new Error('stopped');
       this.session = session;
@@ -285,7 +291,7 @@ class UpstreamServerConnection implements UpstreamConnection {
     } catch (error) {
       session.ending = true;
       await nextTurn();
-      const why = stderr?.suffix() ?? '';
+      const why = session.overflowed ? `; it sent a message over ${this.limits.maxMessageBytes} bytes, so the gate stopped reading it` : (stderr?.suffix() ?? '');
       await this.end(session);
       return { error, why };
     } finally {
@@ -332,12 +338,14 @@ class UpstreamServerConnection implements UpstreamConnection {
   }
 
   /** Every page of its tools/list (up to the first past maxTools), within `timeoutMs` in all. */
-  private async fetchTools(client: Client, signal: AbortSignal, timeoutMs: number): Promise<unknown[]> {
+  private async fetchTools(session: Session, signal: AbortSignal, timeoutMs: number): Promise<unknown[]> {
     const tools: unknown[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < MAX_LIST_PAGES; page++) {
-      const result = await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, ToolListPageSchema, { signal, timeout: timeoutMs });
-      tools.push(...result.tools);
+      const { marker, meta } = session.lists!.mark();
+      const params = { ...(cursor ? { cursor } : {}), _meta: meta };
+      const result = await session.client.request({ method: 'tools/list', params }, ToolListPageSchema, { signal, timeout: timeoutMs });
+      tools.push(...(session.lists!.take(marker) ?? result.tools));
       // Past maxTools the rest is refused unread: a server paging on could otherwise fill the gate's memory.
       if (!result.nextCursor || result.nextCursor === cursor || tools.length > this.limits.maxTools) break;
       cursor = result.nextCursor;
@@ -375,7 +383,7 @@ class UpstreamServerConnection implements UpstreamConnection {
     const timeout = AbortSignal.timeout(this.limits.listTimeoutMs);
     let listed: unknown[];
     try {
-      listed = await this.fetchTools(session.client, timeout, this.limits.listTimeoutMs);
+      listed = await this.fetchTools(session, timeout, this.limits.listTimeoutMs);
     } catch (error) {
       if (session === this.session) this.detail = `its changed tool list could not be fetched: ${errorText(error)}`;
       return;

@@ -78,12 +78,70 @@ export interface Session {
   overflowed: boolean;
   /** The revision negotiated, once connected. */
   protocol?: ProtocolRevision;
+  /** Its tools/list answers' tools as sent, set once it has connected. */
+  lists?: ToolListTap;
   /** Its 2026-07-28 `subscriptions/listen` stream for tool-list changes, when it has one. */
   listening?: McpSubscription;
   /** A changed tool list is being fetched. */
   refreshing?: boolean;
   /** Another list_changed came while it was: fetch once more after. */
   refreshAgain?: boolean;
+}
+
+/** The `_meta` key that marks the gate's own tools/list requests, so their answers can be told apart. */
+const LIST_MARKER = 'dev.toolgate/list';
+
+/**
+ * Hands the gate each tools/list answer's tools as the server sent them. On 2026-07-28 the SDK
+ * checks every tool of a list against its own Tool schema and refuses the whole list for one odd
+ * entry; the gate vets each tool itself and refuses the odd one alone (toolListVetting.ts). So
+ * the tools are taken out of the answer before the SDK reads it, which still checks the rest of
+ * the answer (its 2026-07-28 envelope: resultType, ttlMs, cacheScope; that `tools` is a list).
+ * Installed on a connected transport, whose onmessage and send the client has set up.
+ */
+export class ToolListTap {
+  private nextMarker = 0;
+  /** The JSON-RPC id of each marked request sent, by its marker. */
+  private readonly markerOfRequest = new Map<string | number, number>();
+  private readonly taken = new Map<number, unknown[]>();
+
+  constructor(transport: Transport) {
+    const send = transport.send.bind(transport);
+    transport.send = (message, options) => {
+      if ('method' in message && message.method === 'tools/list' && 'id' in message) {
+        const marker = (message.params?._meta as Record<string, unknown> | undefined)?.[LIST_MARKER];
+        if (typeof marker === 'number') this.markerOfRequest.set(message.id, marker);
+      }
+      return send(message, options);
+    };
+    const onmessage = transport.onmessage;
+    transport.onmessage = (message, extra) => {
+      const id = 'id' in message && !('method' in message) ? message.id : undefined;
+      const marker = id === undefined ? undefined : this.markerOfRequest.get(id);
+      if (id !== undefined && marker !== undefined) {
+        this.markerOfRequest.delete(id);
+        const result = 'result' in message ? (message.result as Record<string, unknown>) : undefined;
+        if (Array.isArray(result?.tools)) {
+          this.taken.set(marker, result.tools);
+          message = { ...message, result: { ...result, tools: [] } };
+        }
+      }
+      onmessage?.(message, extra);
+    };
+  }
+
+  /** The `_meta` a tools/list request carries to be tapped, and the marker to take its tools with. */
+  mark(): { marker: number; meta: Record<string, unknown> } {
+    const marker = ++this.nextMarker;
+    return { marker, meta: { [LIST_MARKER]: marker } };
+  }
+
+  /** The tools of the answer to a marked request, as sent (once). */
+  take(marker: number): unknown[] | undefined {
+    const tools = this.taken.get(marker);
+    this.taken.delete(marker);
+    return tools;
+  }
 }
 
 /** How long a stdio server gets to answer the `server/discover` probe before it is taken for a 2025 server that ignores it. */
