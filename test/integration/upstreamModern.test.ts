@@ -85,8 +85,8 @@ describe('upstream servers that speak only MCP 2026-07-28, behind the gate', () 
     expect(remote.methods).not.toContain('initialize');
     let printed = '';
     expect(await serversCommand(['list'], { home: dirs.home, out: (text) => (printed += text), err: (text) => (printed += text) })).toBe(0);
-    expect(printed).toMatch(/^ {2}remote +http .*\[ready, 4 tools, MCP 2026-07-28\]$/m);
-    expect(printed).toMatch(/^ {2}local +stdio .*\[ready, 4 tools, MCP 2026-07-28: runs (in bubblewrap|without a sandbox)[^\]]*\]$/m);
+    expect(printed).toMatch(/^ {2}remote +http .*\[ready, 6 tools, MCP 2026-07-28\]$/m);
+    expect(printed).toMatch(/^ {2}local +stdio .*\[ready, 6 tools, MCP 2026-07-28: runs (in bubblewrap|without a sandbox)[^\]]*\]$/m);
   });
 
   it('have their tools listed as server__tool and called through the pipeline by a 2025 agent and a 2026-07-28 agent alike', async () => {

@@ -39,7 +39,7 @@ async function http(legacy: 'reject' | 'stateless'): Promise<LoopbackServer> {
 
 /** What every 2026-07-28 server of the fixture must do through the gate: list, call, progress, and a list change heard. */
 async function exercise(connection: UpstreamConnection): Promise<void> {
-  expect(connection.tools().map((tool) => tool.name)).toEqual(['echo', 'add', 'progress', 'grow']);
+  expect(connection.tools().map((tool) => tool.name)).toEqual(['echo', 'add', 'progress', 'wait', 'cancelled', 'grow']);
   expect(firstText(await connection.call('echo', { text: 'héllo, 2026' }, options))).toBe('héllo, 2026');
   expect(firstText(await connection.call('add', { a: 2, b: 3 }, options))).toBe('5');
   const progress: unknown[] = [];
@@ -59,7 +59,7 @@ describe('a Streamable HTTP upstream that speaks only 2026-07-28', () => {
     const server = await http('reject');
     const connection = connections.make({ name: 'modern', transport: 'http', url: server.url, headers: {} });
     await connection.start();
-    expect(connection.state()).toMatchObject({ status: 'ready', protocol: '2026-07-28', tools: 4 });
+    expect(connection.state()).toMatchObject({ status: 'ready', protocol: '2026-07-28', tools: 6 });
     await exercise(connection);
     expect(server.methods).toContain('server/discover');
     expect(server.methods).toContain('subscriptions/listen');
@@ -80,6 +80,38 @@ describe('a Streamable HTTP upstream that speaks only 2026-07-28', () => {
     expect(connection.state().restarts).toBeGreaterThanOrEqual(1);
     expect(firstText(await connection.call('echo', { text: 'back' }, options))).toBe('back');
     await back.close();
+  });
+});
+
+/** A call that never answers: timed out, then withdrawn; each time the server is told to stop, and it answers the next call. */
+async function timeOutAndCancel(connection: UpstreamConnection): Promise<void> {
+  const timedOut = await connection.call('wait', {}, { ...options, timeoutMs: 300 });
+  expect(timedOut).toMatchObject({ ok: false, error: { code: 'ETIMEOUT', message: expect.stringMatching(/did not answer within 300 ms/) } });
+  const withdraw = new AbortController();
+  setTimeout(() => withdraw.abort(), 200);
+  const cancelled = await connection.call('wait', {}, { ...options, signal: withdraw.signal });
+  expect(cancelled).toMatchObject({ ok: false, error: { code: 'EDENIED', details: { cancelled: true } } });
+  // The server hears of the second one as the gate leaves it: a stream closed (http), a notifications/cancelled (stdio).
+  let count = '';
+  for (const until = Date.now() + 5000; count !== '2' && Date.now() < until; await new Promise((done) => setTimeout(done, 50))) {
+    count = firstText(await connection.call('cancelled', {}, options));
+  }
+  expect(count).toBe('2');
+  expect(connection.state().status).toBe('ready');
+}
+
+describe('a 2026-07-28 upstream call that does not answer', () => {
+  it('over http times out and is withdrawn, the server told to stop each time', async () => {
+    const server = await http('reject');
+    const connection = connections.make({ name: 'modern', transport: 'http', url: server.url, headers: {} });
+    await connection.start();
+    await timeOutAndCancel(connection);
+  });
+
+  it('over stdio times out and is withdrawn, the server told to stop each time', async () => {
+    const connection = connections.make(modernStdio('modern'));
+    await connection.start();
+    await timeOutAndCancel(connection);
   });
 });
 
