@@ -90,7 +90,7 @@ class UpstreamServerConnection implements UpstreamConnection {
   private isolation: string | undefined;
   /** The revision its last instance negotiated. */
   private protocol: string | undefined;
-  /** It exited on the server/discover probe once: a 2025 server, started with initialize from then on. */
+  /** A stdio server found to speak only 2025 (it settled on a 2025 session, or exited on the server/discover probe): started with initialize from then on. */
   private knownLegacy = false;
   private restarts = 0;
   private failuresInARow = 0;
@@ -259,7 +259,7 @@ class UpstreamServerConnection implements UpstreamConnection {
     if (this.closed) throw new GateError('EUNAVAILABLE', `server ${this.config.name} was stopped while it started`);
     const timeout = this.limits.startTimeoutMs;
     const client = upstreamClient({ knownLegacy: this.knownLegacy, stdio: transport instanceof GateStdioTransport, startTimeoutMs: timeout });
-    const session: Session = { client, transport, stderr, closed: Promise.resolve(), ending: false, overflowed: false };
+    const session: Session = { client, transport, stderr, lists: new ToolListTap(transport), closed: Promise.resolve(), ending: false, overflowed: false };
     session.closed = new Promise((resolve) => {
       client.onclose = () => {
         resolve();
@@ -276,7 +276,6 @@ class UpstreamServerConnection implements UpstreamConnection {
       const connecting = client.connect(transport, { signal: deadline, timeout });
       connecting.catch(() => {});
       await Promise.race([connecting, untilAborted(deadline)]);
-      session.lists = new ToolListTap(transport);
       const listed = await this.fetchTools(session, deadline, timeout);
       session.listening = await listenForToolChanges(session, timeout, () => void this.transportDropped(session, 'its subscriptions/listen stream (how it announces tool-list changes) ended'));
       if (this.closed) throw new Error('stopped');
@@ -308,7 +307,7 @@ class UpstreamServerConnection implements UpstreamConnection {
       if (url?.protocol !== 'http:' && url?.protocol !== 'https:') {
         throw new GateError('EVALIDATION', `server ${config.name}: its url ${JSON.stringify(config.url)} is not an http(s) URL; write it whole (https://host/mcp)`);
       }
-      return { transport: new StreamableHTTPClientTransport(url, { requestInit: { headers: values } }) as Transport };
+      return { transport: new StreamableHTTPClientTransport(url, { requestInit: { headers: values } }) };
     }
     const { values, secrets } = await this.resolveSecrets(config.env, 'env');
     const launch = stdioLaunch(config, upstreamEnvironment(config.name, config.sandbox, values), this.deps.home, this.deps.sandbox);
@@ -342,10 +341,10 @@ class UpstreamServerConnection implements UpstreamConnection {
     const tools: unknown[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < MAX_LIST_PAGES; page++) {
-      const { marker, meta } = session.lists!.mark();
+      const { marker, meta } = session.lists.mark();
       const params = { ...(cursor ? { cursor } : {}), _meta: meta };
       const result = await session.client.request({ method: 'tools/list', params }, ToolListPageSchema, { signal, timeout: timeoutMs });
-      tools.push(...(session.lists!.take(marker) ?? result.tools));
+      tools.push(...(session.lists.take(marker) ?? result.tools));
       // Past maxTools the rest is refused unread: a server paging on could otherwise fill the gate's memory.
       if (!result.nextCursor || result.nextCursor === cursor || tools.length > this.limits.maxTools) break;
       cursor = result.nextCursor;

@@ -78,8 +78,8 @@ export interface Session {
   overflowed: boolean;
   /** The revision negotiated, once connected. */
   protocol?: ProtocolRevision;
-  /** Its tools/list answers' tools as sent, set once it has connected. */
-  lists?: ToolListTap;
+  /** Its tools/list answers' tools as sent. */
+  lists: ToolListTap;
   /** Its 2026-07-28 `subscriptions/listen` stream for tool-list changes, when it has one. */
   listening?: McpSubscription;
   /** A changed tool list is being fetched. */
@@ -97,7 +97,8 @@ const LIST_MARKER = 'dev.toolgate/list';
  * entry; the gate vets each tool itself and refuses the odd one alone (toolListVetting.ts). So
  * the tools are taken out of the answer before the SDK reads it, which still checks the rest of
  * the answer (its 2026-07-28 envelope: resultType, ttlMs, cacheScope; that `tools` is a list).
- * Installed on a connected transport, whose onmessage and send the client has set up.
+ * Installed on a transport before the client connects: the client keeps the handler it finds and
+ * calls it first with each message, the same object it then reads itself.
  */
 export class ToolListTap {
   private nextMarker = 0;
@@ -114,19 +115,16 @@ export class ToolListTap {
       }
       return send(message, options);
     };
-    const onmessage = transport.onmessage;
-    transport.onmessage = (message, extra) => {
+    transport.onmessage = (message) => {
       const id = 'id' in message && !('method' in message) ? message.id : undefined;
       const marker = id === undefined ? undefined : this.markerOfRequest.get(id);
-      if (id !== undefined && marker !== undefined) {
-        this.markerOfRequest.delete(id);
-        const result = 'result' in message ? (message.result as Record<string, unknown>) : undefined;
-        if (Array.isArray(result?.tools)) {
-          this.taken.set(marker, result.tools);
-          message = { ...message, result: { ...result, tools: [] } };
-        }
+      if (id === undefined || marker === undefined) return;
+      this.markerOfRequest.delete(id);
+      const result = 'result' in message ? (message.result as Record<string, unknown>) : undefined;
+      if (result && Array.isArray(result.tools)) {
+        this.taken.set(marker, result.tools);
+        result.tools = [];
       }
-      onmessage?.(message, extra);
     };
   }
 
