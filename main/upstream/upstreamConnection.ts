@@ -277,7 +277,12 @@ class UpstreamServerConnection implements UpstreamConnection {
       connecting.catch(() => {});
       await Promise.race([connecting, untilAborted(deadline)]);
       const listed = await this.fetchTools(session, deadline, timeout);
-      session.listening = await listenForToolChanges(session, timeout, () => void this.transportDropped(session, 'its subscriptions/listen stream (how it announces tool-list changes) ended'));
+      // A server that says it announces changes but then refuses the stream still serves its tools: it starts, and the person is told.
+      let unheard: string | undefined;
+      session.listening = await listenForToolChanges(session, timeout, () => void this.transportDropped(session, 'its subscriptions/listen stream (how it announces tool-list changes) ended')).catch((error: unknown) => {
+        unheard = `changes to its tool list go unheard: it refused subscriptions/listen (${oneLine(errorText(error))}); restart the gate to take a new list`;
+        return undefined;
+      });
       if (this.closed) throw new Error('stopped');
       this.session = session;
       this.protocol = client.getNegotiatedProtocolVersion();
@@ -285,7 +290,7 @@ class UpstreamServerConnection implements UpstreamConnection {
       if (transport instanceof GateStdioTransport && client.getProtocolEra() === 'legacy') this.knownLegacy = true;
       this.takeList(listed);
       this.failuresInARow = 0;
-      this.setStatus('ready', undefined);
+      this.setStatus('ready', unheard);
       return undefined;
     } catch (error) {
       session.ending = true;

@@ -9,9 +9,6 @@ import type { Redactor } from '../secrets/redactor';
  * or stdio) and falls back to a 2025 `initialize` session when the server gives no modern answer.
  */
 
-/** The MCP revision the gate and a server settled on: '2026-07-28', or the 2025-era one its initialize agreed. */
-export type ProtocolRevision = string;
-
 /** The last bytes a server wrote to stderr, its secrets replaced by their placeholders. */
 export class StderrTail {
   private kept = Buffer.alloc(0);
@@ -76,8 +73,6 @@ export interface Session {
   ending: boolean;
   /** It sent a message past maxMessageBytes and was cut off. */
   overflowed: boolean;
-  /** The revision negotiated, once connected. */
-  protocol?: ProtocolRevision;
   /** Its tools/list answers' tools as sent. */
   lists: ToolListTap;
   /** Its 2026-07-28 `subscriptions/listen` stream for tool-list changes, when it has one. */

@@ -207,6 +207,17 @@ describe('an upstream that claims 2026-07-28 in server/discover and then misbeha
     await expect(connection.start()).rejects.toThrow(/could not start: .*it sent a message over 32768 bytes, so the gate stopped reading it/);
   });
 
+  it('saying it announces list changes and then refusing subscriptions/listen still starts, and the person is told its changes go unheard', async () => {
+    const connection = connections.make(modernStdio('claims-modern-no-listen'));
+    await connection.start();
+    expect(connection.state()).toMatchObject({
+      status: 'ready',
+      protocol: '2026-07-28',
+      detail: expect.stringMatching(/^changes to its tool list go unheard: it refused subscriptions\/listen \(.*Method not found.*\); restart the gate/),
+    });
+    expect(firstText(await connection.call('asked', {}, options))).toBe('never answered');
+  });
+
   it('answering a call in no shape MCP knows gets ERUNTIME, its request for sampling is never answered, and it stays ready', async () => {
     const connection = connections.make(modernStdio('claims-modern-bad-call'));
     await connection.start();
