@@ -163,6 +163,8 @@ export const UpstreamServerViewSchema = z.object({
   /** Whether its sandbox is bubblewrap or it runs bare (no sandbox on this machine). */
   sandboxed: z.boolean(),
   status: UpstreamStatusSchema,
+  /** The MCP revision it speaks ('2026-07-28', or the 2025-era one it agreed), once it has connected. */
+  protocol: z.string().max(32).optional(),
   detail: z.string().optional(),
   restarts: z.number().int().nonnegative(),
   tools: z.array(UpstreamToolViewSchema),

@@ -19,7 +19,7 @@ import type { Io } from './commands';
 
 /** One server as `servers list --json` prints it: env and header values never, only their names. */
 function serverSummary(server: UpstreamServerConfig, state: UpstreamState | undefined) {
-  const live = state ? { state: { status: state.status, detail: state.detail, restarts: state.restarts, tools: state.tools, refusedTools: state.refused } } : {};
+  const live = state ? { state: { status: state.status, protocol: state.protocol, detail: state.detail, restarts: state.restarts, tools: state.tools, refusedTools: state.refused } } : {};
   if (server.transport === 'http') return { name: server.name, transport: server.transport, url: server.url, headers: Object.keys(server.headers), ...live };
   const { name, transport, command, args, env, cwd, sandbox } = server;
   return { name, transport, command, args, env: Object.keys(env), ...(cwd ? { cwd } : {}), sandbox, ...live };
@@ -40,7 +40,8 @@ function sandboxText({ sandbox }: Extract<UpstreamServerConfig, { transport: 'st
 /** A running gate's word on one server: status, tools, why it failed. */
 function stateText(state: UpstreamState): string {
   const tools = state.status === 'ready' ? `, ${state.tools} tools${state.refused.length > 0 ? ` (${state.refused.length} refused)` : ''}` : '';
-  return `[${state.status}${tools}${state.detail ? `: ${state.detail}` : ''}]`;
+  const protocol = state.protocol ? `, MCP ${state.protocol}` : '';
+  return `[${state.status}${tools}${protocol}${state.detail ? `: ${state.detail}` : ''}]`;
 }
 
 /**
@@ -192,6 +193,7 @@ async function runningStates(home: string): Promise<UpstreamState[] | undefined>
     name: server.name,
     transport: server.transport,
     status: server.status,
+    ...(server.protocol ? { protocol: server.protocol } : {}),
     ...(server.detail ? { detail: server.detail } : {}),
     restarts: server.restarts,
     tools: server.tools.length,

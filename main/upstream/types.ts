@@ -43,6 +43,8 @@ export interface UpstreamState {
   name: string;
   transport: 'stdio' | 'http';
   status: UpstreamStatus;
+  /** The MCP revision it speaks, as negotiated when it last connected: '2026-07-28', or the 2025-era one its initialize agreed ('2025-11-25'…). */
+  protocol?: string;
   /** Why it is failed or restarting, or what it waits for. */
   detail?: string;
   /** Restarts since the gate started. */
@@ -55,7 +57,8 @@ export interface UpstreamState {
 
 /**
  * One upstream server: started (stdio, in its sandbox) or reached (Streamable HTTP) through the
- * official MCP SDK client, restarted with backoff when it crashes, its tool list vetted.
+ * official MCP SDK client, which speaks 2026-07-28 to a server that offers it and a 2025 session to
+ * one that does not; restarted with backoff when it crashes, its tool list vetted.
  */
 export interface UpstreamConnection {
   readonly config: UpstreamServerConfig;

@@ -1,9 +1,5 @@
 import { setTimeout as delay, setImmediate as nextTurn } from 'node:timers/promises';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode as McpErrorCode, McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import { GateError, type ToolError } from '../../shared/errors';
 import type { RefusedTool, UpstreamServerConfig, UpstreamStatus, UpstreamToolDefinition } from '../../shared/upstream';
@@ -15,6 +11,7 @@ import { throttledProgress } from './progressThrottle';
 import { hiddenTmpHint, stdioLaunch, upstreamEnvironment } from './stdioSandbox';
 import { vetToolList } from './toolListVetting';
 import type { UpstreamCallOptions, UpstreamCallOutcome, UpstreamConnection, UpstreamState } from './types';
+import { exitedOnProbe, GateStdioTransport, listenForToolChanges, signalAll, StderrTail, ToolListTap, untilAborted, upstreamClient, type Session } from './upstreamSession';
 
 /** The bounds one upstream server is held to. */
 export interface UpstreamLimits {
@@ -65,44 +62,6 @@ export interface UpstreamDeps {
   backoff?: Partial<UpstreamBackoff>;
 }
 
-/** The last bytes a server wrote to stderr, its secrets replaced by their placeholders. */
-class StderrTail {
-  private kept = Buffer.alloc(0);
-
-  constructor(
-    private readonly maxBytes: number,
-    private readonly redactor: Redactor,
-  ) {}
-
-  append(chunk: Buffer): void {
-    const joined = Buffer.concat([this.kept, chunk]);
-    this.kept = joined.length > this.maxBytes ? joined.subarray(joined.length - this.maxBytes) : joined;
-  }
-
-  /** ": <its last words>" for a message, or "" when it said nothing. */
-  suffix(): string {
-    const text = this.redactor.redactText(this.kept.toString('utf8')).trim();
-    return text ? `; its stderr ends: ${text}` : '';
-  }
-}
-
-/** One running instance of the server: a process (stdio) or a session (http). */
-interface Session {
-  client: Client;
-  transport: Transport;
-  stderr?: StderrTail;
-  /** Resolves when the connection has closed, for whatever reason. */
-  closed: Promise<void>;
-  /** The gate closed it on purpose (close(), a failed start): not a crash. */
-  ending: boolean;
-  /** It sent a message past maxMessageBytes and was cut off. */
-  overflowed: boolean;
-  /** A changed tool list is being fetched. */
-  refreshing?: boolean;
-  /** Another list_changed came while it was: fetch once more after. */
-  refreshAgain?: boolean;
-}
-
 /** A tools/list page, loosely: each tool is vetted by the gate, not by the SDK's schema (one bad tool must not sink the list). */
 const ToolListPageSchema = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
 /** Pages fetched at most, so a server handing out cursors forever cannot keep a start going. */
@@ -112,12 +71,27 @@ function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** Why a start failed, in words: an answer refused by the SDK's schema is named as the server's fault. */
+function startFailureText(error: unknown): string {
+  if (error instanceof SdkError && error.code === SdkErrorCode.InvalidResult) return `its answer is not what MCP says it must be: ${oneLine(errorText(error))}`;
+  return errorText(error);
+}
+
+/** An SDK message (which may hold a schema's issues as indented JSON) on one line, at most 500 characters. */
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').slice(0, 500);
+}
+
 class UpstreamServerConnection implements UpstreamConnection {
   private readonly limits: UpstreamLimits;
   private readonly backoff: UpstreamBackoff;
   private status: UpstreamStatus = 'stopped';
   private detail: string | undefined = 'not started yet';
   private isolation: string | undefined;
+  /** The revision its last instance negotiated. */
+  private protocol: string | undefined;
+  /** A stdio server found to speak only 2025 (it settled on a 2025 session, or exited on the server/discover probe): started with initialize from then on. */
+  private knownLegacy = false;
   private restarts = 0;
   private failuresInARow = 0;
   private vetted: UpstreamToolDefinition[] = [];
@@ -143,6 +117,7 @@ class UpstreamServerConnection implements UpstreamConnection {
       name: this.config.name,
       transport: this.config.transport,
       status: this.status,
+      ...(this.protocol ? { protocol: this.protocol } : {}),
       ...(detail ? { detail } : {}),
       restarts: this.restarts,
       tools: this.vetted.length,
@@ -181,7 +156,7 @@ class UpstreamServerConnection implements UpstreamConnection {
     }
     const progress = options.onProgress ? throttledProgress(options.onProgress) : undefined;
     try {
-      const result = await session.client.callTool({ name: tool, arguments: args }, undefined, {
+      const result = await session.client.callTool({ name: tool, arguments: args }, {
         signal: options.signal,
         timeout: options.timeoutMs,
         resetTimeoutOnProgress: false,
@@ -227,10 +202,10 @@ class UpstreamServerConnection implements UpstreamConnection {
     if (options.signal?.aborted) {
       return { code: 'EDENIED', message: `${label} was cancelled by its caller; the server was told to stop (notifications/cancelled)`, details: { cancelled: true } };
     }
-    if (error instanceof McpError && error.code === McpErrorCode.RequestTimeout) {
+    if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
       return { code: 'ETIMEOUT', message: `${label} did not answer within ${options.timeoutMs} ms; the server was told to stop (notifications/cancelled)` };
     }
-    if (error instanceof McpError && error.code === McpErrorCode.ConnectionClosed) {
+    if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) {
       // Its last words reach the stderr pipe in the same turn as the exit; let them be read.
       await nextTurn();
       if (session.overflowed) {
@@ -241,56 +216,89 @@ class UpstreamServerConnection implements UpstreamConnection {
       }
       return { code: 'ECRASH', message: `${label}: server ${this.config.name} exited or dropped the connection mid-call${session.stderr?.suffix() ?? ''}` };
     }
-    if (error instanceof StreamableHTTPError && error.code === 404) {
+    if (error instanceof SdkHttpError && error.status === 404) {
       void this.transportDropped(session);
       return { code: 'ECRASH', message: `${label}: server ${this.config.name} forgot the session (HTTP 404); the gate reconnects` };
     }
-    if (error instanceof McpError) {
+    if (error instanceof ProtocolError) {
       return { code: 'ERUNTIME', message: `${label}: the server answered with an error: ${error.message.slice(0, 500)}` };
     }
     const why = error instanceof z.ZodError ? z.prettifyError(error) : errorText(error);
-    return { code: 'ERUNTIME', message: `${label}: the server's reply is not a valid tools/call result: ${why.slice(0, 500)}` };
+    return { code: 'ERUNTIME', message: `${label}: the server's reply is not a valid tools/call result: ${oneLine(why)}` };
   }
 
   /** Starts one instance within startTimeoutMs and takes its list; throws a GateError saying why not. */
   private async launch(): Promise<void> {
     const name = this.config.name;
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), this.limits.startTimeoutMs);
+    try {
+      let failure = await this.tryLaunch(deadline.signal);
+      if (failure && exitedOnProbe(failure.error) && !this.closed && !deadline.signal.aborted) {
+        // A 2025 server that exits on any request before initialize: from now on it gets initialize first.
+        this.knownLegacy = true;
+        failure = await this.tryLaunch(deadline.signal);
+      }
+      if (!failure) return;
+      if (this.closed) throw new GateError('EUNAVAILABLE', `server ${name} was stopped while it started`);
+      if (deadline.signal.aborted) {
+        throw new GateError('ETIMEOUT', `server ${name} did not finish starting (connect and list its tools) within ${this.limits.startTimeoutMs} ms${failure.why}`);
+      }
+      throw new GateError('EUNAVAILABLE', `server ${name} could not start: ${startFailureText(failure.error)}${failure.why}${hiddenTmpHint(this.config, this.deps.sandbox)}`);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
+   * One start: connect (negotiating the revision), fetch its list, and on 2026-07-28 open its
+   * tool-list stream. Undefined once it is ready; else what went wrong, its instance ended.
+   */
+  private async tryLaunch(deadline: AbortSignal): Promise<{ error: unknown; why: string } | undefined> {
     const { transport, stderr } = await this.makeTransport();
-    if (this.closed) throw new GateError('EUNAVAILABLE', `server ${name} was stopped while it started`);
-    const session: Session = { client: new Client({ name: 'toolgate', version: '1' }), transport, stderr, closed: Promise.resolve(), ending: false, overflowed: false };
+    if (this.closed) throw new GateError('EUNAVAILABLE', `server ${this.config.name} was stopped while it started`);
+    const timeout = this.limits.startTimeoutMs;
+    const client = upstreamClient({ knownLegacy: this.knownLegacy, stdio: transport instanceof GateStdioTransport, startTimeoutMs: timeout });
+    const session: Session = { client, transport, stderr, lists: new ToolListTap(transport), closed: Promise.resolve(), ending: false, overflowed: false };
     session.closed = new Promise((resolve) => {
-      session.client.onclose = () => {
+      client.onclose = () => {
         resolve();
         void this.transportDropped(session);
       };
     });
-    session.client.onerror = (error) => {
+    client.onerror = (error) => {
       if (/exceeded maximum size/.test(errorText(error))) session.overflowed = true;
     };
-    session.client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.refreshTools(session));
-    const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(), this.limits.startTimeoutMs);
+    // A 2025 server sends it unasked; a 2026-07-28 one on the subscriptions/listen stream opened below.
+    client.setNotificationHandler('notifications/tools/list_changed', () => this.refreshTools(session));
     this.starting = session;
     try {
-      await session.client.connect(transport, { signal: deadline.signal, timeout: this.limits.startTimeoutMs });
-      const listed = await this.fetchTools(session.client, deadline.signal, this.limits.startTimeoutMs);
+      const connecting = client.connect(transport, { signal: deadline, timeout });
+      connecting.catch(() => {});
+      await Promise.race([connecting, untilAborted(deadline)]);
+      const listed = await this.fetchTools(session, deadline, timeout);
+      // A server that says it announces changes but then refuses the stream still serves its tools: it starts, and the person is told.
+      let unheard: string | undefined;
+      session.listening = await listenForToolChanges(session, timeout, () => void this.transportDropped(session, 'its subscriptions/listen stream (how it announces tool-list changes) ended')).catch((error: unknown) => {
+        unheard = `changes to its tool list go unheard: it refused subscriptions/listen (${oneLine(errorText(error))}); restart the gate to take a new list`;
+        return undefined;
+      });
       if (this.closed) throw new Error('stopped');
       this.session = session;
+      this.protocol = client.getNegotiatedProtocolVersion();
+      // A stdio server that settled on 2025 is the same approved program at its next start: it skips the probe (and its wait).
+      if (transport instanceof GateStdioTransport && client.getProtocolEra() === 'legacy') this.knownLegacy = true;
       this.takeList(listed);
       this.failuresInARow = 0;
-      this.setStatus('ready', undefined);
+      this.setStatus('ready', unheard);
+      return undefined;
     } catch (error) {
       session.ending = true;
       await nextTurn();
-      const why = stderr?.suffix() ?? '';
+      const why = session.overflowed ? `; it sent a message over ${this.limits.maxMessageBytes} bytes, so the gate stopped reading it` : (stderr?.suffix() ?? '');
       await this.end(session);
-      if (this.closed) throw new GateError('EUNAVAILABLE', `server ${name} was stopped while it started`);
-      if (deadline.signal.aborted) {
-        throw new GateError('ETIMEOUT', `server ${name} did not finish starting (connect and list its tools) within ${this.limits.startTimeoutMs} ms${why}`);
-      }
-      throw new GateError('EUNAVAILABLE', `server ${name} could not start: ${errorText(error)}${why}${hiddenTmpHint(this.config, this.deps.sandbox)}`);
+      return { error, why };
     } finally {
-      clearTimeout(timer);
       this.starting = undefined;
     }
   }
@@ -312,7 +320,7 @@ class UpstreamServerConnection implements UpstreamConnection {
     const stderr = new StderrTail(this.limits.maxStderrBytes, new Redactor(secrets));
     // The SDK adds a few of the gate's variables (USER, SHELL, TERM…) to the given env; undefined keeps them out.
     const inheritedBySdk = Object.fromEntries(['HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER'].map((key) => [key, undefined]));
-    const transport = new StdioClientTransport({
+    const transport = new GateStdioTransport({
       command: launch.command,
       args: launch.args,
       env: { ...inheritedBySdk, ...launch.env } as Record<string, string>,
@@ -334,12 +342,14 @@ class UpstreamServerConnection implements UpstreamConnection {
   }
 
   /** Every page of its tools/list (up to the first past maxTools), within `timeoutMs` in all. */
-  private async fetchTools(client: Client, signal: AbortSignal, timeoutMs: number): Promise<unknown[]> {
+  private async fetchTools(session: Session, signal: AbortSignal, timeoutMs: number): Promise<unknown[]> {
     const tools: unknown[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < MAX_LIST_PAGES; page++) {
-      const result = await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, ToolListPageSchema, { signal, timeout: timeoutMs });
-      tools.push(...result.tools);
+      const { marker, meta } = session.lists.mark();
+      const params = { ...(cursor ? { cursor } : {}), _meta: meta };
+      const result = await session.client.request({ method: 'tools/list', params }, ToolListPageSchema, { signal, timeout: timeoutMs });
+      tools.push(...(session.lists.take(marker) ?? result.tools));
       // Past maxTools the rest is refused unread: a server paging on could otherwise fill the gate's memory.
       if (!result.nextCursor || result.nextCursor === cursor || tools.length > this.limits.maxTools) break;
       cursor = result.nextCursor;
@@ -377,7 +387,7 @@ class UpstreamServerConnection implements UpstreamConnection {
     const timeout = AbortSignal.timeout(this.limits.listTimeoutMs);
     let listed: unknown[];
     try {
-      listed = await this.fetchTools(session.client, timeout, this.limits.listTimeoutMs);
+      listed = await this.fetchTools(session, timeout, this.limits.listTimeoutMs);
     } catch (error) {
       if (session === this.session) this.detail = `its changed tool list could not be fetched: ${errorText(error)}`;
       return;
@@ -397,13 +407,15 @@ class UpstreamServerConnection implements UpstreamConnection {
     }
   }
 
-  /** The instance ended without the gate asking: restart it after a backoff. */
-  private async transportDropped(session: Session): Promise<void> {
+  /** The instance ended without the gate asking (`reason` says how, when it is not the connection closing): restart it after a backoff. */
+  private async transportDropped(session: Session, reason?: string): Promise<void> {
     if (session.ending || this.closed || session !== this.session) return;
     this.session = undefined;
     session.ending = true;
     await nextTurn();
-    const why = session.overflowed ? `it sent a message over ${this.limits.maxMessageBytes} bytes` : `it exited or dropped the connection${session.stderr?.suffix() ?? ''}`;
+    const why = session.overflowed
+      ? `it sent a message over ${this.limits.maxMessageBytes} bytes`
+      : (reason ?? `it exited or dropped the connection${session.stderr?.suffix() ?? ''}`);
     await this.end(session);
     this.scheduleRestart(why);
   }
@@ -440,7 +452,7 @@ class UpstreamServerConnection implements UpstreamConnection {
    */
   private async end(session: Session): Promise<void> {
     session.ending = true;
-    const pid = session.transport instanceof StdioClientTransport ? session.transport.pid : null;
+    const pid = session.transport instanceof GateStdioTransport ? session.transport.pid : null;
     if (pid !== null) {
       const tree = processTree(pid);
       signalAll(tree, 'SIGTERM');
@@ -457,16 +469,6 @@ class UpstreamServerConnection implements UpstreamConnection {
 
 /** How long a server has to exit on SIGTERM before its processes are killed. */
 const STOP_GRACE_MS = 1000;
-
-function signalAll(pids: Iterable<number>, signal: NodeJS.Signals): void {
-  for (const pid of pids) {
-    try {
-      process.kill(pid, signal);
-    } catch {
-      // Already gone.
-    }
-  }
-}
 
 function failure(code: ToolError['code'], message: string): UpstreamCallOutcome {
   return { ok: false, error: { code, message } };

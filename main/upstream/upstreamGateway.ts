@@ -379,6 +379,7 @@ export class UpstreamGateway {
       ...(config.transport === 'stdio' ? { sandbox: config.sandbox } : {}),
       sandboxed: config.transport === 'stdio' && this.options.sandboxed,
       status,
+      ...(state?.protocol ? { protocol: state.protocol } : {}),
       ...(detail ? { detail } : {}),
       restarts: state?.restarts ?? 0,
       tools: [...slot.tools.values()].map((tool) => this.toolView(tool)),

@@ -78,8 +78,8 @@ describe('upstream MCP servers behind the gate', () => {
     let printed = '';
     const code = await serversCommand(['list'], { home: dirs.home, out: (text) => (printed += text), err: (text) => (printed += text) });
     expect(code).toBe(0);
-    expect(printed).toMatch(/^ {2}fs +stdio .*\[ready, \d+ tools: runs in bubblewrap[^\]]*\]$/m);
-    expect(printed).toMatch(/^ {2}everything +stdio .*\[ready, \d+ tools: runs in bubblewrap[^\]]*\]$/m);
+    expect(printed).toMatch(/^ {2}fs +stdio .*\[ready, \d+ tools, MCP 2025-\d\d-\d\d: runs in bubblewrap[^\]]*\]$/m);
+    expect(printed).toMatch(/^ {2}everything +stdio .*\[ready, \d+ tools, MCP 2025-\d\d-\d\d: runs in bubblewrap[^\]]*\]$/m);
   });
 
   it('a write through the filesystem server asks with its diff, and once approved lands in the workspace', async () => {

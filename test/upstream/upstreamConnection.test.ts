@@ -217,6 +217,8 @@ describe('an upstream Streamable HTTP server', () => {
       const connection = httpConnections.make({ name: 'remote', transport: 'http', url: server.url, headers: { Authorization: 'Bearer $ENV.GITHUB_TOKEN' } });
       await connection.start();
       expect(connection.tools().map((tool) => tool.name)).toEqual(['echo']);
+      // A 2025-only server (the v1 SDK): server/discover finds nothing newer, so a 2025 session.
+      expect(connection.state().protocol).toMatch(/^2025-\d\d-\d\d$/);
       expect(firstText(await connection.call('echo', { text: 'over http' }, options))).toBe('over http');
       expect(new Set(server.authorizations)).toEqual(new Set([`Bearer ${SECRET}`]));
     } finally {

@@ -102,6 +102,11 @@ export function UpstreamServerCard({ server, state, actions }: { server: Upstrea
         <span className={`upstream-status upstream-status-${server.status}`} data-testid="upstream-status">
           {STATUS_WORDS[server.status]}
         </span>
+        {server.protocol ? (
+          <span className="note" data-testid="upstream-protocol" title="The MCP revision this server speaks with the gate">
+            MCP {server.protocol}
+          </span>
+        ) : null}
         {server.restarts > 0 ? <span className="note">restarted {server.restarts === 1 ? 'once' : `${server.restarts} times`}</span> : null}
       </header>
       {server.detail ? (
