@@ -258,8 +258,9 @@ export function readServersFile(home: string): ServersFileContents {
  * Saves `file` as servers.json, atomically and owner-only (0600). Only what changed is edited in
  * the text, down to the field: entries left as they were, the fields of an entry that did not
  * change (a sandbox chosen in the Tools view changes only its sandbox), and the comments around
- * them stay as written. A changed or added entry that would be refused throws, naming the field,
- * and nothing is written.
+ * them stay as written; only white space changes on the lines an added field lands on (an entry
+ * written on one line is laid out over several). A changed or added entry that would be refused
+ * throws, naming the field, and nothing is written.
  */
 export function writeServersFile(home: string, file: ServersFile): void {
   const path = serversFilePath(home);
