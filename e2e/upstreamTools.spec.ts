@@ -133,3 +133,36 @@ test('a trusted tool whose description turns hostile is disabled, its findings a
   expect(refused.isError).toBe(true);
   expect(textOf(refused)).toMatch(/^EUNAVAILABLE: shifty__weather changed since you reviewed it/);
 });
+
+test("the person changes a running server's sandbox on its card: a relative folder is refused, the saved one stops it until its new launch is approved", async ({ page }) => {
+  const consolePage = new ConsolePage(page);
+  await consolePage.open(gate.consoleUrl);
+  const tools = consolePage.tools;
+  await tools.waitForServerStatus('shifty', 'ready');
+  const serversFile = join(gate.home, 'servers.json');
+  const before = readFileSync(serversFile, 'utf8');
+
+  await tools.addSandboxEntry('shifty', 'writable', 'notes');
+  await tools.saveSandbox('shifty');
+  await expect(tools.sandboxProblem('shifty')).toContainText('shifty sandbox.writable.0: must be an absolute path');
+  await expect(tools.serverStatus('shifty')).toHaveText('ready');
+  expect(readFileSync(serversFile, 'utf8')).toBe(before);
+
+  await tools.removeSandboxEntry('shifty', 'notes');
+  await tools.addSandboxEntry('shifty', 'writable', gate.workspace);
+  await tools.addSandboxEntry('shifty', 'env', 'SHIFTY_TOKEN');
+  await tools.saveSandbox('shifty');
+  await tools.waitForServerStatus('shifty', 'awaiting-launch');
+  await expect(tools.sandboxProblem('shifty')).toHaveCount(0);
+  await expect(tools.sandboxFacts('shifty')).toContainText(gate.workspace);
+  await expect(tools.sandboxFacts('shifty')).toContainText('SHIFTY_TOKEN');
+  await expect(tools.upstreamServer('shifty').getByTestId('launch-approval')).toBeVisible();
+  // Stopped: its tools left the agents' list; the other server's entry in servers.json is as it was.
+  expect((await agent.listTools()).tools.map((tool) => tool.name).filter((name) => name.startsWith('shifty__'))).toEqual([]);
+  const written = JSON.parse(readFileSync(serversFile, 'utf8')) as { mcpServers: Record<string, { sandbox: unknown }> };
+  expect(written.mcpServers.shifty!.sandbox).toEqual({ readable: READABLE, writable: [gate.workspace], env: ['SHIFTY_TOKEN'] });
+  expect(written.mcpServers.fs).toEqual((JSON.parse(before) as typeof written).mcpServers.fs);
+
+  await tools.approveLaunch('shifty');
+  await tools.waitForServerStatus('shifty', 'ready');
+});

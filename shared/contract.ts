@@ -17,7 +17,7 @@ import { CallSnapshotSchema } from './call';
 import { SandboxFactSchema, ToolStatusSchema } from './health';
 import { PolicyStatusSchema } from './policy';
 import { ApprovalScopeSchema, PermissionSchema, RuleCheckSchema } from './permissions';
-import { UpstreamLaunchRequestSchema, UpstreamOverviewSchema, UpstreamReviewRequestSchema } from './upstream';
+import { UpstreamLaunchRequestSchema, UpstreamOverviewSchema, UpstreamReviewRequestSchema, UpstreamSandboxRequestSchema } from './upstream';
 
 /** Facts about the running gate that the console shows in its header. */
 export const GateInfoSchema = z.object({
@@ -206,6 +206,12 @@ export const bridgeMethods = {
   reviewUpstream: { request: UpstreamReviewRequestSchema, response: UpstreamOverviewSchema },
   /** Approves a stdio server's exact launch and starts it; answers the new overview. */
   approveUpstreamLaunch: { request: UpstreamLaunchRequestSchema, response: UpstreamOverviewSchema },
+  /**
+   * Writes the sandbox the person chose into a stdio server's servers.json entry (refused for an
+   * HTTP server, a launch changed since it was shown, or what servers.json would refuse); answers
+   * the new overview, where its new launch waits for approval.
+   */
+  setUpstreamSandbox: { request: UpstreamSandboxRequestSchema, response: UpstreamOverviewSchema },
 } as const;
 
 /** Events main pushes to the console. */

@@ -15,17 +15,34 @@ export const ServerNameSchema = z
   .regex(/^[A-Za-z][A-Za-z0-9_-]{0,31}$/, 'a server name is up to 32 letters, digits, - and _, starting with a letter')
   .refine((name) => !name.includes(UPSTREAM_SEPARATOR) && !name.endsWith('_'), `a server name may not hold "${UPSTREAM_SEPARATOR}" or end with _`);
 
+/** The most folders, or variable names, one list of a sandbox holds: each folder is a mount, and a longer list is a mistake. */
+export const SANDBOX_LIST_MAX = 64;
+
+/** A folder of a sandbox as written (servers.json also requires it absolute, which only main can judge). */
+export const SandboxFolderSchema = z.string().min(1, 'is empty: name a folder, e.g. "/home/you/notes"').max(4096, 'is longer than any folder path (4096 characters)');
+
+/** A variable name of a sandbox's environment allowlist: no `=` or NUL, which the OS would misread. */
+export const SandboxVariableSchema = z
+  .string()
+  .max(256, 'is longer than a variable name may be here (256 characters)')
+  .regex(/^[^=\0]+$/, 'is not an environment variable name: it may not be empty or hold = or NUL, e.g. "GITHUB_TOKEN"');
+
+/** A list of a sandbox (folders or variable names), at most SANDBOX_LIST_MAX long, empty when left out. */
+export function sandboxList<T extends z.ZodType<string>>(item: T, what: string) {
+  return z.array(item).max(SANDBOX_LIST_MAX, `holds more than ${SANDBOX_LIST_MAX} ${what}: name the few the server needs`).default([]);
+}
+
 /** What a stdio server may do inside its bubblewrap sandbox; chosen at review, shown in the Tools view. */
 export const UpstreamSandboxSchema = z
   .object({
     /** The host network is reachable (off by default). */
     network: z.boolean().default(false),
     /** Absolute folders it may read besides the system's read-only root (the state folder is always hidden). */
-    readable: z.array(z.string()).default([]),
+    readable: sandboxList(SandboxFolderSchema, 'folders'),
     /** Absolute folders it may write (for a filesystem server: the folders it serves). */
-    writable: z.array(z.string()).default([]),
+    writable: sandboxList(SandboxFolderSchema, 'folders'),
     /** Names of the gate's environment variables passed through (PATH, HOME and LANG always are). */
-    env: z.array(z.string()).default([]),
+    env: sandboxList(SandboxVariableSchema, 'variable names'),
   })
   .strict();
 export type UpstreamSandbox = z.infer<typeof UpstreamSandboxSchema>;
@@ -207,6 +224,21 @@ export const UpstreamReviewRequestSchema = z
   })
   .strict();
 export type UpstreamReviewRequest = z.infer<typeof UpstreamReviewRequestSchema>;
+
+/**
+ * A person choosing a stdio server's sandbox in the Tools view: it is written into servers.json,
+ * which makes a new launch that waits for their approval.
+ */
+export const UpstreamSandboxRequestSchema = z
+  .object({
+    server: ServerNameSchema,
+    /** The whole sandbox chosen (servers.json's rules apply: absolute folders, variable names, limits). */
+    sandbox: UpstreamSandboxSchema,
+    /** The launch hash of the card the person changed: a servers.json edited since is refused, not overwritten. */
+    launchHash: z.string().min(1).max(128),
+  })
+  .strict();
+export type UpstreamSandboxRequest = z.infer<typeof UpstreamSandboxRequestSchema>;
 
 /** A person approving a stdio server's exact launch (it starts then). */
 export const UpstreamLaunchRequestSchema = z

@@ -89,6 +89,45 @@ export class ToolsPanel {
     await expect(card.getByTestId('launch-approval')).toHaveCount(0);
   }
 
+  /** The sandbox facts a stdio server's card shows (network, writable, readable, variables), as servers.json sets it. */
+  sandboxFacts(server: string): Locator {
+    return this.upstreamServer(server).getByTestId('sandbox');
+  }
+
+  /** Opens a stdio server's "Change the sandbox" editor (it stays open while a change is unsaved). */
+  async openSandboxEditor(server: string): Promise<Locator> {
+    await this.show();
+    const editor = this.upstreamServer(server).getByTestId('sandbox-editor');
+    if ((await editor.getAttribute('open')) === null) await editor.locator('summary').click();
+    return editor;
+  }
+
+  /** Types a folder (writable, readable) or a variable name (env) into a server's sandbox editor and adds it. */
+  async addSandboxEntry(server: string, list: 'writable' | 'readable' | 'env', entry: string): Promise<void> {
+    const fieldset = (await this.openSandboxEditor(server)).getByTestId(`sandbox-${list}`);
+    await fieldset.getByTestId('sandbox-input').fill(entry);
+    await fieldset.getByTestId('sandbox-add').click();
+    await expect(fieldset.locator('code', { hasText: entry })).toHaveCount(1);
+  }
+
+  /** Removes a folder or a variable from a server's sandbox editor. */
+  async removeSandboxEntry(server: string, entry: string): Promise<void> {
+    const editor = await this.openSandboxEditor(server);
+    await editor.getByRole('button', { name: `Remove ${entry}`, exact: true }).click();
+  }
+
+  /** Clicks "Save sandbox" on a server's card; waits until the gate has answered (the button is enabled or gone with the change). */
+  async saveSandbox(server: string): Promise<void> {
+    const save = (await this.openSandboxEditor(server)).getByTestId('sandbox-save');
+    await save.click();
+    await expect(save).not.toHaveText('Saving…');
+  }
+
+  /** Why the gate refused a server's sandbox, beside its "Save sandbox" button. */
+  sandboxProblem(server: string): Locator {
+    return this.upstreamServer(server).getByTestId('sandbox-problem');
+  }
+
   /** The card of one upstream tool, by the name agents call it (`server__tool`). */
   upstreamTool(registeredAs: string): Locator {
     return this.console.page.locator(`[data-testid="upstream-tool"]${attributeSelector('data-tool', registeredAs)}`);

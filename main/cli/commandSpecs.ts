@@ -66,7 +66,7 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
   },
   {
     name: 'servers',
-    summary: 'list, import, review and hand back the MCP servers the gate runs as SERVER__TOOL ($TOOLGATE_HOME/servers.json)',
+    summary: 'list, import, review, sandbox and hand back the MCP servers the gate runs as SERVER__TOOL ($TOOLGATE_HOME/servers.json)',
     subcommands: [
       {
         name: 'list',
@@ -111,6 +111,26 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
         details: [
           'Asks before starting a server whose launch was never approved (that also lets the gate start it), then before trusting.',
           'A running gate applies the reviews within a second. Exit 0 trusted (or nothing to trust), 1 you said no, 2 refused.',
+        ].join('\n'),
+      },
+      {
+        name: 'sandbox',
+        args: 'NAME',
+        summary: "choose what a stdio server may reach: network, the folders it writes and reads, the variables it gets; then approve its new launch",
+        options: [
+          { name: 'network', value: 'on|off', description: 'let it reach the network, or not (default: as it is)' },
+          { name: 'writable', value: 'DIR', repeatable: true, description: 'add an absolute folder it may write' },
+          { name: 'readable', value: 'DIR', repeatable: true, description: 'add an absolute folder it may read' },
+          { name: 'env', value: 'NAME', repeatable: true, description: "add a variable of the gate's environment it gets (PATH, HOME and LANG it always gets)" },
+          { name: 'no-writable', description: 'empty the writable folders first (with --writable: they are then the whole list)' },
+          { name: 'no-readable', description: 'empty the readable folders first' },
+          { name: 'no-env', description: 'empty the variables first' },
+        ],
+        details: [
+          'Writes the sandbox into the server\'s entry in servers.json (nothing else of the file changes) and prints its launch.',
+          'The sandbox is part of the launch, so a changed one waits for your approval: toolgate servers review NAME, or the Tools view.',
+          'To drop one folder, give the list anew: --no-writable --writable /home/you/keep. Without options it shows the sandbox.',
+          'Exit 0 written (or unchanged), 2 refused: an HTTP server has no sandbox, and folders must be absolute.',
         ].join('\n'),
       },
     ],

@@ -6,6 +6,7 @@ import { createInterface } from 'node:readline/promises';
 import { ChainSecretProvider, EnvironmentSecretProvider, FileSecretProvider } from '../secrets/secretProvider';
 import { statePaths } from '../state/paths';
 import { reviewCommand } from '../upstream/reviewCommand';
+import { sandboxCommand } from '../upstream/sandboxCommand';
 import type { UpstreamOverview, UpstreamServerConfig } from '../../shared/upstream';
 import { clientConfigPath } from '../upstream/clientConfigs';
 import { undoRewrite, type UndoReport } from '../upstream/clientRewrite';
@@ -117,12 +118,13 @@ function noPositionals(args: ParsedArgs, sub: string): void {
   if (args.positionals.length > 1) throw new UsageError(`servers ${sub} takes options only, not ${JSON.stringify(args.positionals[1])}`);
 }
 
-/** `toolgate servers list|import|undo`: the servers file, imports from clients, and undoing a client's rewrite. */
+/** `toolgate servers list|import|review|sandbox|undo`: the servers file, imports from clients, reviews, sandboxes, and undoing a client's rewrite. */
 export async function serversCommand(argv: string[], io: Io): Promise<number> {
   const sub = subcommandOf(commandSpec('servers'), argv);
-  if (!sub) throw new UsageError('servers takes `list`, `import`, `review` or `undo`');
+  if (!sub) throw new UsageError('servers takes `list`, `import`, `review`, `sandbox` or `undo`');
   const args = parseCommandLine(sub, argv, `servers ${sub.name}`);
   if (sub.name === 'review') return serversReview(args, io);
+  if (sub.name === 'sandbox') return serversSandbox(args, io);
   noPositionals(args, sub.name);
   if (sub.name === 'list') {
     const file = serversFilePath(io.home);
@@ -163,6 +165,27 @@ async function serversReview(args: ParsedArgs, io: Io): Promise<number> {
     secrets: new ChainSecretProvider([new FileSecretProvider(statePaths(io.home).secrets), new EnvironmentSecretProvider(process.env, [])]),
     out: io.out,
     ...(process.stdin.isTTY ? { ask: askAtTerminal } : {}),
+  });
+}
+
+/** `toolgate servers sandbox NAME [--network on|off] [--writable DIR]… [--no-writable]…`: the changes, as the command line gives them. */
+function serversSandbox(args: ParsedArgs, io: Io): number {
+  const [, server, extra] = args.positionals;
+  if (!server) throw new UsageError('servers sandbox needs the NAME of a stdio server in servers.json');
+  if (extra !== undefined) throw new UsageError(`servers sandbox takes one NAME, not also ${JSON.stringify(extra)} (give each folder with its own --writable or --readable)`);
+  const network = flag(args, 'network');
+  if (network !== undefined && network !== 'on' && network !== 'off') throw new UsageError(`--network takes on or off, not ${JSON.stringify(network)}`);
+  const all = (name: string) => args.flags.get(name) ?? [];
+  const cleared = (name: string) => flag(args, `no-${name}`) !== undefined;
+  return sandboxCommand({
+    home: io.home,
+    server,
+    changes: {
+      ...(network !== undefined ? { network: network === 'on' } : {}),
+      clear: { readable: cleared('readable'), writable: cleared('writable'), env: cleared('env') },
+      add: { readable: all('readable'), writable: all('writable'), env: all('env') },
+    },
+    out: io.out,
   });
 }
 

@@ -1,6 +1,6 @@
 import { GateError } from '../../shared/errors';
 import type { GateInfo } from '../../shared/contract';
-import type { UpstreamOverview, UpstreamReviewRequest } from '../../shared/upstream';
+import type { UpstreamOverview, UpstreamReviewRequest, UpstreamSandboxRequest } from '../../shared/upstream';
 import type { SandboxFact } from '../../shared/health';
 import type { ApprovalQueue } from '../approvals/approvalQueue';
 import { checkPromptEdit, checkPromptRules, decideApproval } from '../approvals/scopedApproval';
@@ -43,6 +43,8 @@ export interface UpstreamConsole {
   overview(): UpstreamOverview;
   review(request: UpstreamReviewRequest): Promise<UpstreamOverview>;
   approveLaunch(server: string, launchHash: string): Promise<UpstreamOverview>;
+  /** Writes a stdio server's sandbox into servers.json and takes it in: its new launch waits for approval. */
+  setSandbox(request: UpstreamSandboxRequest): Promise<UpstreamOverview>;
 }
 
 /** The console's view of a gate with no upstream servers. */
@@ -102,6 +104,7 @@ export function createConsoleBackend(sources: ConsoleSources): ConsoleBackend {
       upstreamServers: async () => sources.upstream?.overview() ?? NO_UPSTREAM,
       reviewUpstream: async (request) => (sources.upstream ? sources.upstream.review(request) : noUpstream()),
       approveUpstreamLaunch: async ({ server, launchHash }) => (sources.upstream ? sources.upstream.approveLaunch(server, launchHash) : noUpstream()),
+      setUpstreamSandbox: async (request) => (sources.upstream ? sources.upstream.setSandbox(request) : noUpstream()),
     },
     subscribe: (event, listener) => sources.events.subscribe(event, listener),
   };

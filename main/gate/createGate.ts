@@ -320,7 +320,12 @@ export async function createGate(options: GateOptions): Promise<Gate> {
       nameAgent: (agentSession) => agents.name(agentSession),
       auditViews: createAuditViews({ audit, registry, executor, home: options.home, checkpoints }),
       ...(policyEngine ? { policyEngine } : {}),
-      upstream: upstream.gateway,
+      upstream: {
+        overview: () => upstream.gateway.overview(),
+        review: (request) => upstream.gateway.review(request),
+        approveLaunch: (server, launchHash) => upstream.gateway.approveLaunch(server, launchHash),
+        setSandbox: (request) => upstream.setSandbox(request),
+      },
       info: () => ({ workspace, approvalTimeoutMs, ...(policyEngine ? { policy: policyEngine.status() } : {}), ...(mcpUrl ? { mcpUrl } : {}), ...(options.settings ? { settings: options.settings } : {}) }),
     }),
     setMcpUrl: (url) => {

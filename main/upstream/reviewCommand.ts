@@ -40,7 +40,7 @@ export async function reviewCommand(options: ReviewCommandOptions): Promise<numb
   const config = serverConfig(options.home, options.server);
   const store = openReviewStore(options.home);
   const launch = launchHash(config);
-  options.out(`${config.name} ${config.transport === 'stdio' ? `starts with: ${terminalText(launchText(config))}\n  ${sandboxLine(config)}` : `is reached at ${terminalText(launchText(config))}`}\n`);
+  options.out(launchLines(config));
   if (store.approvedLaunch(config.name) !== launch) {
     if (!(await confirm(options, `Start ${config.name} now to read its tools? This also lets the gate start it.`))) {
       options.out(`${config.name} was not started; nothing was trusted\n`);
@@ -95,6 +95,11 @@ function serverConfig(home: string, name: string): UpstreamServerConfig {
   if (bad) throw new GateError('EVALIDATION', `${name} is refused in servers.json: ${bad.field}: ${bad.message}`);
   const known = servers.map((server) => server.name);
   throw new GateError('ENOTFOUND', `no server named ${name} in servers.json${known.length > 0 ? ` (it has ${known.join(', ')})` : ''}; add it, or import one with toolgate servers import`);
+}
+
+/** A server's exact launch as the terminal shows it: a stdio server's command line and its sandbox, or an HTTP server's URL. */
+export function launchLines(config: UpstreamServerConfig): string {
+  return `${config.name} ${config.transport === 'stdio' ? `starts with: ${terminalText(launchText(config))}\n  ${sandboxLine(config)}` : `is reached at ${terminalText(launchText(config))}`}\n`;
 }
 
 function sandboxLine(config: Extract<UpstreamServerConfig, { transport: 'stdio' }>): string {

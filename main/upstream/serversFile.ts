@@ -1,10 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { applyEdits, findNodeAtLocation, modify } from 'jsonc-parser';
+import { applyEdits, findNodeAtLocation, modify, type JSONPath } from 'jsonc-parser';
 import { z } from 'zod';
 import { GateError } from '../../shared/errors';
-import { ServerNameSchema, UpstreamSandboxSchema, type RefusedServer, type UpstreamServerConfig } from '../../shared/upstream';
+import { SandboxFolderSchema, sandboxList, ServerNameSchema, UpstreamSandboxSchema, type RefusedServer, type UpstreamServerConfig } from '../../shared/upstream';
 import { writeFileAtomically } from '../state/atomicFile';
 import { ensureHome } from '../state/stateFolder';
 import { formattingOf, objectProperties, parseJsoncTree, plainValue } from './jsoncText';
@@ -61,9 +61,16 @@ function urlProblem(url: string): string | undefined {
   return undefined;
 }
 
+/** A sandbox folder as servers.json holds it: the shared rules (length), and absolute. */
+const SandboxFolderEntrySchema = SandboxFolderSchema.pipe(AbsolutePathSchema);
+
+/**
+ * A sandbox as servers.json holds it: the shared schema (its limits and variable names), with its
+ * folders absolute. The Tools view and `servers sandbox` write through this same check.
+ */
 const SandboxEntrySchema = UpstreamSandboxSchema.extend({
-  readable: z.array(AbsolutePathSchema).default([]),
-  writable: z.array(AbsolutePathSchema).default([]),
+  readable: sandboxList(SandboxFolderEntrySchema, 'folders'),
+  writable: sandboxList(SandboxFolderEntrySchema, 'folders'),
 }).strict();
 
 /** A server Toolgate starts: a program and its arguments, run in its sandbox. */
@@ -249,8 +256,11 @@ export function readServersFile(home: string): ServersFileContents {
 
 /**
  * Saves `file` as servers.json, atomically and owner-only (0600). Only what changed is edited in
- * the text: entries left as they were, their comments and the file's other comments stay as written.
- * A changed or added entry that would be refused throws, and nothing is written.
+ * the text, down to the field: entries left as they were, the fields of an entry that did not
+ * change (a sandbox chosen in the Tools view changes only its sandbox), and the comments around
+ * them stay as written; only white space changes on the lines an added field lands on (an entry
+ * written on one line is laid out over several). A changed or added entry that would be refused
+ * throws, naming the field, and nothing is written.
  */
 export function writeServersFile(home: string, file: ServersFile): void {
   const path = serversFilePath(home);
@@ -258,18 +268,30 @@ export function writeServersFile(home: string, file: ServersFile): void {
   const current = parseServersFile(before, path).entries;
   let text = before.trim() === '' ? '{\n  "mcpServers": {}\n}\n' : before;
   const formattingOptions = formattingOf(text);
-  // A new entry goes first: an insertion reformats the lines it touches, and after `{` that is no entry's.
-  const edit = (name: string, value: unknown) => {
-    text = applyEdits(text, modify(text, ['mcpServers', name], value, { formattingOptions, getInsertionIndex: () => 0 }));
+  // A new key goes first in its object: an insertion reformats the lines it touches, and after `{`
+  // that is no other entry's or field's.
+  const edit = (at: JSONPath, value: unknown) => {
+    text = applyEdits(text, modify(text, at, value, { formattingOptions, getInsertionIndex: () => 0 }));
   };
-  for (const name of Object.keys(current)) if (!Object.hasOwn(file.mcpServers, name)) edit(name, undefined);
+  for (const name of Object.keys(current)) if (!Object.hasOwn(file.mcpServers, name)) edit(['mcpServers', name], undefined);
   for (const [name, entry] of Object.entries(file.mcpServers)) {
     if (isDeepStrictEqual(current[name], entry)) continue;
     const parsed = parseServerEntry(name, entry);
-    if (parsed.kind === 'refused') throw new GateError('EVALIDATION', `${path} was not changed: ${name}: ${parsed.refused.message}`, parsed.refused);
-    edit(name, entry);
+    if (parsed.kind === 'refused') {
+      const { field, message } = parsed.refused;
+      throw new GateError('EVALIDATION', `${path} was not changed: ${name}${field ? ` ${field}` : ''}: ${message}`, parsed.refused);
+    }
+    editChanged(['mcpServers', name], Object.hasOwn(current, name) ? current[name] : undefined, entry, edit);
   }
   if (text === before) return;
   ensureHome(home);
   writeFileAtomically(path, text, 0o600);
+}
+
+/** Edits `at` from `before` to `after`: objects key by key (so what is unchanged keeps its text), anything else whole. */
+function editChanged(at: JSONPath, before: unknown, after: unknown, edit: (at: JSONPath, value: unknown) => void): void {
+  if (isDeepStrictEqual(before, after)) return;
+  if (!isObject(before) || !isObject(after)) return edit(at, after);
+  for (const key of Object.keys(before)) if (!Object.hasOwn(after, key)) edit([...at, key], undefined);
+  for (const [key, value] of Object.entries(after)) editChanged([...at, key], Object.hasOwn(before, key) ? before[key] : undefined, value, edit);
 }

@@ -1,5 +1,5 @@
 import { unwatchFile, watchFile, type Stats } from 'node:fs';
-import type { UpstreamOverview } from '../../shared/upstream';
+import type { UpstreamOverview, UpstreamSandboxRequest } from '../../shared/upstream';
 import type { SandboxInfo } from '../hosts/sandbox';
 import type { ToolRegistry } from '../registry/registry';
 import type { SecretProvider } from '../secrets/secretProvider';
@@ -7,6 +7,7 @@ import { definitionFindings } from './definitionFindings';
 import { launchHash, pinHash } from './definitionPin';
 import { argumentValidator } from './inputValidation';
 import { openReviewStore, reviewsFile } from './reviews';
+import { chooseSandbox } from './sandboxChoice';
 import { readServersFile, serversFilePath } from './serversFile';
 import { suggestedClass, unreviewedTier } from './suggestedClass';
 import { createUpstreamConnection } from './upstreamConnection';
@@ -25,6 +26,11 @@ export interface UpstreamStart {
 /** A running gateway and how to stop it. */
 export interface RunningUpstream {
   gateway: UpstreamGateway;
+  /**
+   * Writes the sandbox the person chose into servers.json (see chooseSandbox) and takes the file in
+   * at once, without waiting for the watch: the answer shows the new launch waiting for approval.
+   */
+  setSandbox(request: UpstreamSandboxRequest): Promise<UpstreamOverview>;
   close(): Promise<void>;
 }
 
@@ -59,8 +65,7 @@ export function startUpstream(start: UpstreamStart): RunningUpstream {
   const reviewed = reviewsFile(start.home);
   const refresh = () => gateway.refreshReviews();
   watchFile(reviewed, { interval: POLL_MS, persistent: false }, refresh);
-  const reload = (now: Stats, before: Stats) => {
-    if (now.mtimeMs === before.mtimeMs && now.size === before.size && now.ino === before.ino) return;
+  const takeIn = () => {
     try {
       const changed = readServersFile(start.home);
       gateway.reload(changed.servers, changed.refused);
@@ -68,9 +73,18 @@ export function startUpstream(start: UpstreamStart): RunningUpstream {
       gateway.fileUnreadable(`${(error as Error).message}; the servers go on as they were until it is fixed`);
     }
   };
+  const reload = (now: Stats, before: Stats) => {
+    if (now.mtimeMs === before.mtimeMs && now.size === before.size && now.ino === before.ino) return;
+    takeIn();
+  };
   watchFile(file, { interval: POLL_MS, persistent: false }, reload);
   return {
     gateway,
+    setSandbox: async ({ server, sandbox, launchHash: shown }) => {
+      // Nothing is written when the choice is refused, so the gateway is reloaded only after a write.
+      if (chooseSandbox(start.home, server, sandbox, shown).changed) takeIn();
+      return gateway.overview();
+    },
     close: async () => {
       unwatchFile(reviewed, refresh);
       unwatchFile(file, reload);

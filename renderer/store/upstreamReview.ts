@@ -2,7 +2,7 @@ import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { ConsoleBridge } from '../../shared/contract';
 import type { SecurityTier, SideEffect } from '../../shared/manifest';
 import { CapabilitySchema, SideEffectSchema } from '../../shared/manifest';
-import type { ToolClass, UpstreamOverview, UpstreamReviewRequest, UpstreamServerView, UpstreamToolView } from '../../shared/upstream';
+import type { ToolClass, UpstreamOverview, UpstreamReviewRequest, UpstreamSandbox, UpstreamServerView, UpstreamToolView } from '../../shared/upstream';
 import { describe } from './consoleSync';
 
 /** What the Tools view's "MCP servers" section shows, and what the person has chosen but not sent. */
@@ -17,11 +17,23 @@ export interface UpstreamReviewState {
   readonly capabilityText: Readonly<Record<string, string>>;
   /** The definitions (by findingsKey) the person chose to trust despite their findings. */
   readonly confirmed: Readonly<Record<string, true>>;
-  /** Actions under way, by action key (trustKey, trustAllKey, launchKey): their buttons are disabled. */
+  /** Sandboxes the person is changing but has not saved, by server. */
+  readonly sandboxes: Readonly<Record<string, SandboxDraft>>;
+  /** Actions under way, by action key (trustKey, trustAllKey, launchKey, sandboxKey): their buttons are disabled. */
   readonly busy: Readonly<Record<string, true>>;
   /** Why an action last failed, by action key: shown beside its button until it is tried again. */
   readonly problems: Readonly<Record<string, string>>;
 }
+
+/** A sandbox being changed on a server's card, and the launch it was begun from (a save names it). */
+export interface SandboxDraft {
+  /** The launch hash shown when the first change was made: a servers.json changed since refuses the save. */
+  readonly launchHash: string;
+  readonly sandbox: UpstreamSandbox;
+}
+
+/** The lists of a sandbox a person adds to and removes from. */
+export type SandboxList = 'writable' | 'readable' | 'env';
 
 /** A tool of a server, as the person's choices are keyed. */
 export function toolKey(server: string, tool: string): string {
@@ -46,6 +58,16 @@ export function trustAllKey(server: string): string {
 /** The key of a server's "Approve launch" action. */
 export function launchKey(server: string): string {
   return `launch:${server}`;
+}
+
+/** The key of a server's "Save sandbox" action. */
+export function sandboxKey(server: string): string {
+  return `sandbox:${server}`;
+}
+
+/** The sandbox a server's card shows for changing: the person's unsaved draft, else the server's own. */
+export function shownSandbox(state: UpstreamReviewState, server: UpstreamServerView): UpstreamSandbox | undefined {
+  return state.sandboxes[server.name]?.sandbox ?? server.sandbox;
 }
 
 /** The tools of a server that wait for the person: never reviewed, or changed since they were. */
@@ -81,8 +103,9 @@ function without<T>(record: Readonly<Record<string, T>>, keys: readonly string[]
 
 /**
  * The upstream servers' overview and the person's review of it: loads the overview, follows
- * upstreamChanged, keeps the classes chosen in review forms, and sends a review or a launch
- * approval naming exactly the hashes shown. A refused action keeps every choice and says why.
+ * upstreamChanged, keeps the classes chosen in review forms and the sandboxes being changed, and
+ * sends a review, a launch approval or a sandbox naming exactly the hashes shown. A refused action
+ * keeps every choice and says why.
  */
 export class UpstreamReview {
   /** The state the section renders. */
@@ -92,6 +115,7 @@ export class UpstreamReview {
     classes: {},
     capabilityText: {},
     confirmed: {},
+    sandboxes: {},
     busy: {},
     problems: {},
   }));
@@ -168,6 +192,58 @@ export class UpstreamReview {
     const key = launchKey(server);
     if (!shown) return this.fail(key, `${server} is no longer in the servers file; nothing was started.`);
     await this.send(key, () => this.bridge.approveUpstreamLaunch({ server, launchHash: shown.launchHash }), () => undefined);
+  }
+
+  /** Turns a stdio server's network on or off in its sandbox draft (sent by saveSandbox). */
+  setSandboxNetwork(server: string, network: boolean): void {
+    this.editSandbox(server, (sandbox) => ({ ...sandbox, network }));
+  }
+
+  /**
+   * Adds a folder (writable, readable) or a variable name (env) to a server's sandbox draft; blank
+   * or already listed, nothing changes. Whether it is sound (an absolute folder, a variable name)
+   * is the gate's to say when it is saved, by the rules servers.json is held to.
+   */
+  addSandboxEntry(server: string, list: SandboxList, entry: string): void {
+    const value = entry.trim();
+    if (value === '') return;
+    this.editSandbox(server, (sandbox) => (sandbox[list].includes(value) ? sandbox : { ...sandbox, [list]: [...sandbox[list], value] }));
+  }
+
+  /** Removes a folder or a variable name from a server's sandbox draft. */
+  removeSandboxEntry(server: string, list: SandboxList, entry: string): void {
+    this.editSandbox(server, (sandbox) => ({ ...sandbox, [list]: sandbox[list].filter((item) => item !== entry) }));
+  }
+
+  /** Drops a server's sandbox draft: its card shows the sandbox servers.json sets again. */
+  discardSandbox(server: string): void {
+    this.store.setState((s) => ({ sandboxes: without(s.sandboxes, [server]), problems: without(s.problems, [sandboxKey(server)]) }));
+  }
+
+  /**
+   * Sends a server's sandbox draft with the launch hash it was begun from: the gate writes it into
+   * servers.json and answers the overview, where the server's new launch waits for approval. A
+   * refusal (a relative folder, a launch changed since) keeps the draft and says why.
+   */
+  async saveSandbox(server: string): Promise<void> {
+    const key = sandboxKey(server);
+    const draft = this.store.getState().sandboxes[server];
+    if (!draft) return this.fail(key, 'Nothing to save: change the sandbox first.');
+    await this.send(
+      key,
+      () => this.bridge.setUpstreamSandbox({ server, sandbox: draft.sandbox, launchHash: draft.launchHash }),
+      () => this.store.setState((s) => ({ sandboxes: without(s.sandboxes, [server]) })),
+    );
+  }
+
+  /** Changes a server's sandbox draft, beginning one from the server as shown. */
+  private editSandbox(server: string, change: (sandbox: UpstreamSandbox) => UpstreamSandbox): void {
+    this.store.setState((s) => {
+      const shown = s.overview?.servers.find((candidate) => candidate.name === server);
+      const draft = s.sandboxes[server] ?? (shown?.sandbox ? { launchHash: shown.launchHash, sandbox: shown.sandbox } : undefined);
+      if (!draft) return {};
+      return { sandboxes: { ...s.sandboxes, [server]: { ...draft, sandbox: change(draft.sandbox) } } };
+    });
   }
 
   /** The review of `names` exactly as shown: their definition hashes and the classes in their forms; or why it cannot be sent. */

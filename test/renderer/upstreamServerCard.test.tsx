@@ -1,14 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { UpstreamServerView } from '../../shared/upstream';
 import type { UpstreamReviewState } from '../../renderer/store/upstreamReview';
-import { UpstreamServerCard } from '../../renderer/views/tools/UpstreamServerCard';
-import type { UpstreamActions } from '../../renderer/views/tools/UpstreamToolCard';
+import { UpstreamServerCard, type UpstreamServerActions } from '../../renderer/views/tools/UpstreamServerCard';
 import { markupText } from './markupText';
 
 // An upstream server's card in the Tools view, rendered to HTML on the server: the MCP revision it speaks.
 
-const state: UpstreamReviewState = { overview: undefined, loadProblem: undefined, classes: {}, confirmed: {}, busy: {}, problems: {} };
-const actions = {} as UpstreamActions;
+const state: UpstreamReviewState = { overview: undefined, loadProblem: undefined, classes: {}, capabilityText: {}, confirmed: {}, sandboxes: {}, busy: {}, problems: {} };
+const actions = {} as UpstreamServerActions;
 
 function server(fields: Partial<UpstreamServerView>): UpstreamServerView {
   return { name: 'remote', transport: 'http', launch: 'http://127.0.0.1:9/mcp', launchHash: 'h', launchApproved: true, sandboxed: false, status: 'ready', restarts: 0, tools: [], refused: [], ...fields };

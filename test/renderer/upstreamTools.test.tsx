@@ -321,6 +321,109 @@ describe('reviewing upstream tools', () => {
   });
 });
 
+describe('choosing a stdio server\u2019s sandbox on its card', () => {
+  /** The markup of one server's card. */
+  function serverCard(html: string, server: string): string {
+    const start = html.indexOf(`data-server="${server}"`);
+    const end = html.indexOf('data-testid="upstream-server"', start);
+    return html.slice(start, end < 0 ? undefined : end);
+  }
+
+  /** The markup of one list of a card's sandbox editor. */
+  function listOf(html: string, list: string): string {
+    const start = html.indexOf(`data-testid="sandbox-${list}"`);
+    return html.slice(start, html.indexOf('</fieldset>', start));
+  }
+
+  const CHANGED_SANDBOX = { network: true, readable: [], writable: ['/home/me/notes2'], env: ['GITHUB_TOKEN'] };
+  /** The gate's answer to a saved sandbox: the new launch, waiting for approval. */
+  const SAVED: UpstreamOverview = { ...OVERVIEW, servers: [{ ...FILES, sandbox: CHANGED_SANDBOX, launchHash: 'launch-hash-3' }, DOCS] };
+
+  it('is offered on each stdio server, not on an HTTP one; nothing to save until something changes', async () => {
+    const http: UpstreamServerView = { ...FILES, name: 'web', transport: 'http', launch: 'https://mcp.example.com/mcp', sandbox: undefined, sandboxed: false };
+    const { review } = reviewOver({ upstreamServers: async () => ({ ...OVERVIEW, servers: [FILES, DOCS, http] }) });
+    await review.load();
+    const html = shown(review);
+    expect(html.match(/data-testid="sandbox-editor"/g)).toHaveLength(2);
+    expect(serverCard(html, 'web')).not.toContain('sandbox-editor');
+    expect(serverCard(html, 'files')).toMatch(/<details class="sandbox-editor" data-testid="sandbox-editor">/);
+    expect(serverCard(html, 'files')).toMatch(/data-testid="sandbox-save" disabled="">Save sandbox/);
+    expect(listOf(serverCard(html, 'files'), 'writable')).toContain('<code>/home/me/notes</code>');
+    review.setSandboxNetwork('web', true);
+    expect(review.store.getState().sandboxes).toEqual({});
+  });
+
+  it('turns the network on, adds and removes folders and variables, then saves exactly that with the launch hash shown', async () => {
+    const { review, sent } = reviewOver({ setUpstreamSandbox: async () => SAVED });
+    await review.load();
+    review.setSandboxNetwork('files', true);
+    review.addSandboxEntry('files', 'writable', ' /home/me/notes2 ');
+    review.addSandboxEntry('files', 'writable', '/home/me/notes2');
+    review.addSandboxEntry('files', 'writable', '   ');
+    review.removeSandboxEntry('files', 'writable', '/home/me/notes');
+    review.addSandboxEntry('files', 'env', 'GITHUB_TOKEN');
+    review.addSandboxEntry('files', 'readable', '/home/me/docs');
+    review.removeSandboxEntry('files', 'readable', '/home/me/docs');
+
+    // The card shows the change, open and ready to save, beside the sandbox servers.json still sets.
+    const html = serverCard(shown(review), 'files');
+    expect(html).toMatch(/<details class="sandbox-editor" open="" data-testid="sandbox-editor">/);
+    expect(html).toMatch(/<input type="checkbox" data-testid="sandbox-network" checked=""\/>/);
+    expect(listOf(html, 'writable')).toContain('<code>/home/me/notes2</code>');
+    expect(listOf(html, 'writable')).not.toContain('<code>/home/me/notes</code>');
+    expect(listOf(html, 'writable')).toContain('aria-label="Remove /home/me/notes2"');
+    expect(listOf(html, 'env')).toContain('<code>GITHUB_TOKEN</code>');
+    expect(listOf(html, 'readable')).toContain('none');
+    expect(html).toMatch(/data-testid="sandbox-save">Save sandbox/);
+    expect(shownText(review)).toContain('Network off Writable /home/me/notes');
+
+    await review.saveSandbox('files');
+    expect(sent('setUpstreamSandbox')).toEqual([{ server: 'files', sandbox: CHANGED_SANDBOX, launchHash: 'launch-hash-1' }]);
+    // The answer is shown: the new launch waits for approval, and the draft is done with.
+    const state = review.store.getState();
+    expect(state.overview).toBe(SAVED);
+    expect(state.sandboxes).toEqual({});
+    expect(state.busy).toEqual({});
+    const after = serverCard(shown(review), 'files');
+    expect(after).toContain('data-testid="launch-approval"');
+    expect(after).toContain('Launch hash launch-hash-3');
+    expect(shownText(review)).toContain('Network on Writable /home/me/notes2');
+  });
+
+  it('keeps the change and shows the gate\u2019s refusal beside the button; discarding drops it', async () => {
+    const { review } = reviewOver({
+      setUpstreamSandbox: async () => {
+        throw new BridgeError('EVALIDATION', 'servers.json was not changed: files sandbox.writable.1: must be an absolute path');
+      },
+    });
+    await review.load();
+    review.addSandboxEntry('files', 'writable', 'notes');
+    await review.saveSandbox('files');
+    const state = review.store.getState();
+    expect(state.overview).toBe(OVERVIEW);
+    expect(state.sandboxes.files?.sandbox.writable).toEqual(['/home/me/notes', 'notes']);
+    expect(shownText(review)).toContain('Save sandbox Discard changes EVALIDATION: servers.json was not changed: files sandbox.writable.1: must be an absolute path');
+
+    review.discardSandbox('files');
+    expect(review.store.getState().sandboxes).toEqual({});
+    expect(shownText(review)).not.toContain('must be an absolute path');
+    expect(listOf(serverCard(shown(review), 'files'), 'writable')).not.toContain('<code>notes</code>');
+  });
+
+  it('says when servers.json changed under a change, and still sends the launch hash it was begun from', async () => {
+    const { review, emit, sent } = reviewOver({ setUpstreamSandbox: async () => SAVED });
+    review.start();
+    await review.load();
+    review.setSandboxNetwork('files', true);
+    expect(shownText(review)).not.toContain('servers.json changed since you began');
+    emit('upstreamChanged', { ...OVERVIEW, servers: [{ ...FILES, launchHash: 'launch-hash-edited' }, DOCS] });
+    expect(shownText(review)).toContain('servers.json changed since you began changing this sandbox: discard your changes and make them again.');
+    await review.saveSandbox('files');
+    expect(sent('setUpstreamSandbox')).toEqual([{ server: 'files', sandbox: { ...FILES.sandbox, network: true }, launchHash: 'launch-hash-1' }]);
+    review.stop();
+  });
+});
+
 describe('following the gate', () => {
   it('replaces the overview on upstreamChanged, and a slower load does not bring the old one back', async () => {
     let answer: (overview: UpstreamOverview) => void = () => undefined;

@@ -138,3 +138,49 @@ describe('toolgate servers import and undo', () => {
     expect((await cli(['servers', 'import', '--help'])).out).toContain('--from CLIENT|FILE');
   });
 });
+
+describe('toolgate servers sandbox', () => {
+  const NOTES = '{\n  // mine\n  "mcpServers": {\n    "notes": { "command": "node", "args": ["notes.js"], "sandbox": { "writable": ["/srv/old"] } }, // kept\n    "remote": { "url": "https://mcp.example.com/mcp" }\n  }\n}\n';
+
+  it('adds and empties lists, sets the network, prints the launch with its sandbox and that it needs approval', async () => {
+    mkdirSync(home, { recursive: true });
+    writeFileSync(serversFilePath(home), NOTES);
+    const run = await servers(['sandbox', 'notes', '--network', 'on', '--no-writable', '--writable', '/srv/notes', '--writable', '/srv/more', '--readable', '/srv/docs', '--env', 'GITHUB_TOKEN']);
+    expect(run.code).toBe(0);
+    expect(run.out).toContain('notes starts with: node notes.js\n  sandbox: network on, writes /srv/notes, /srv/more, also reads /srv/docs, gets from the gate\'s environment PATH, HOME, LANG, GITHUB_TOKEN\n');
+    expect(run.out).toContain('its launch changed, so it needs your approval before it starts: toolgate servers review notes');
+    const file = readServersFile(home);
+    expect(file.servers[0]).toMatchObject({ name: 'notes', sandbox: { network: true, readable: ['/srv/docs'], writable: ['/srv/notes', '/srv/more'], env: ['GITHUB_TOKEN'] } });
+    const text = readFileSync(serversFilePath(home), 'utf8');
+    expect(text).toContain('// mine');
+    expect(text).toContain('}, // kept\n    "remote": { "url": "https://mcp.example.com/mcp" }\n');
+
+    // Adding keeps what is there; one already listed is not listed twice.
+    const more = await servers(['sandbox', 'notes', '--writable', '/srv/notes', '--writable', '/srv/third']);
+    expect(more.out).toContain('writes /srv/notes, /srv/more, /srv/third,');
+  });
+
+  it('without options shows the sandbox; the same sandbox again writes nothing', async () => {
+    mkdirSync(home, { recursive: true });
+    writeFileSync(serversFilePath(home), NOTES);
+    const shown = await servers(['sandbox', 'notes']);
+    expect(shown.out).toContain('sandbox: network off, writes /srv/old, also reads nothing');
+    expect(shown.out).toContain('change it with --network on|off');
+    const same = await servers(['sandbox', 'notes', '--network', 'off', '--writable', '/srv/old']);
+    expect(same.out).toContain('that is the sandbox notes already has');
+    expect(readFileSync(serversFilePath(home), 'utf8')).toBe(NOTES);
+  });
+
+  it('refuses with exit 2 and a clear message: an HTTP server, a relative folder, a bad --network; nothing is written', async () => {
+    mkdirSync(home, { recursive: true });
+    writeFileSync(serversFilePath(home), NOTES);
+    const remote = await cli(['servers', 'sandbox', 'remote', '--network', 'on']);
+    expect(remote).toMatchObject({ code: 2, err: expect.stringContaining('remote is reached over HTTP at https://mcp.example.com/mcp: Toolgate does not start it') });
+    const relative = await cli(['servers', 'sandbox', 'notes', '--writable', 'notes']);
+    expect(relative).toMatchObject({ code: 2, err: expect.stringMatching(/was not changed: notes sandbox\.writable\.1: must be an absolute path/) });
+    const network = await cli(['servers', 'sandbox', 'notes', '--network', 'yes']);
+    expect(network).toMatchObject({ code: 2, err: expect.stringContaining('--network takes on or off, not "yes"') });
+    expect(readFileSync(serversFilePath(home), 'utf8')).toBe(NOTES);
+    expect((await cli(['servers', 'sandbox', '--help'])).out).toMatch(/--writable DIR …[\s\S]*--no-writable[\s\S]*servers review NAME/);
+  });
+});

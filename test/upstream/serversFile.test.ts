@@ -94,6 +94,14 @@ describe('parseServersFile', () => {
     expect(refused).toMatchObject({ field: 'sandbox.writable.1', message: expect.stringContaining('absolute path') });
   });
 
+  it('refuses a sandbox variable that is no name, and a list past its limit, naming the field', () => {
+    expect(refusalOf({ command: 'npx', sandbox: { env: ['GITHUB_TOKEN', 'A=B'] } })).toMatchObject({ field: 'sandbox.env.1', message: expect.stringContaining('is not an environment variable name') });
+    expect(refusalOf({ command: 'npx', sandbox: { env: [''] } })).toMatchObject({ field: 'sandbox.env.0' });
+    const folders = Array.from({ length: 65 }, (_, index) => `/srv/f${index}`);
+    expect(refusalOf({ command: 'npx', sandbox: { readable: folders } })).toMatchObject({ field: 'sandbox.readable', message: expect.stringContaining('more than 64 folders') });
+    expect(parse({ ok: { command: 'npx', sandbox: { readable: folders.slice(1) } } }).refused).toEqual([]);
+  });
+
   it('refuses an unknown field, naming it (a typo never passes silently)', () => {
     expect(refusalOf({ command: 'npx', arg: ['x'] })).toMatchObject({ field: 'arg', message: expect.stringContaining('not a field Toolgate knows') });
     expect(refusalOf({ command: 'npx', sandbox: { netwrok: true } })).toMatchObject({ field: 'sandbox.netwrok' });
@@ -160,11 +168,33 @@ describe('readServersFile and writeServersFile', () => {
     expect(readdirSync(home)).toEqual(['servers.json']);
   });
 
+  it('edits a changed entry field by field: its other fields and their comments stay as written', () => {
+    const path = serversFilePath(home);
+    const before = [
+      '{',
+      '  "mcpServers": {',
+      '    "files": {',
+      '      "command": "npx", // from npm',
+      '      "args": ["-y", "@modelcontextprotocol/server-filesystem"], /* its folder comes later */',
+      '      "sandbox": { "network": false, "writable": ["/srv/a"] }',
+      '    }',
+      '  }',
+      '}',
+      '',
+    ].join('\n');
+    writeFileSync(path, before);
+    const files = readServersFile(home).entries.files as Record<string, unknown>;
+    writeServersFile(home, { mcpServers: { files: { ...files, sandbox: { network: false, writable: ['/srv/b'] } } } });
+    const after = readFileSync(path, 'utf8');
+    expect(after).toContain('"command": "npx", // from npm\n      "args": ["-y", "@modelcontextprotocol/server-filesystem"], /* its folder comes later */\n      "sandbox": { "network": false, "writable": [');
+    expect(readServersFile(home).servers[0]).toMatchObject({ sandbox: { network: false, writable: ['/srv/b'] } });
+  });
+
   it('refuses to write an added entry that would be refused, changing nothing', () => {
     mkdirSync(home, { recursive: true });
     writeServersFile(home, { mcpServers: { ok: { command: 'npx' } } });
     const before = readFileSync(serversFilePath(home), 'utf8');
-    expect(() => writeServersFile(home, { mcpServers: { ok: { command: 'npx' }, web: { url: 'http://example.com/mcp' } } })).toThrow(/was not changed: web/);
+    expect(() => writeServersFile(home, { mcpServers: { ok: { command: 'npx' }, web: { url: 'http://example.com/mcp' } } })).toThrow(/was not changed: web url: plain http/);
     expect(readFileSync(serversFilePath(home), 'utf8')).toBe(before);
   });
 });

@@ -4,8 +4,7 @@ import { UpstreamReview, type UpstreamReviewState } from '../../store/upstreamRe
 import { ProblemNote } from '../common/ProblemNote';
 import { VisibleText } from '../common/VisibleText';
 import { useConsoleState, useConsoleSync } from '../consoleContext';
-import { UpstreamServerCard } from './UpstreamServerCard';
-import type { UpstreamActions } from './UpstreamToolCard';
+import { UpstreamServerCard, type UpstreamServerActions } from './UpstreamServerCard';
 
 /** The servers file's entries refused whole: the others run; these wait for the file to be fixed. */
 function RefusedEntries({ refused }: { refused: NonNullable<UpstreamReviewState['overview']>['refused'] }) {
@@ -34,7 +33,7 @@ function RefusedEntries({ refused }: { refused: NonNullable<UpstreamReviewState[
 }
 
 /** The "MCP servers" section drawn from a state: what the tests render, and what UpstreamSection fills. */
-export function UpstreamServers({ state, actions }: { state: UpstreamReviewState; actions: UpstreamActions }) {
+export function UpstreamServers({ state, actions }: { state: UpstreamReviewState; actions: UpstreamServerActions }) {
   const { overview } = state;
   return (
     <section className="upstream-section" aria-labelledby="upstream-heading" data-testid="upstream-section">

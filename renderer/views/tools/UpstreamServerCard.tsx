@@ -4,7 +4,11 @@ import { launchKey, toolsToReview, trustAllKey, type UpstreamReviewState } from 
 import { NameList } from '../common/NameList';
 import { ProblemNote } from '../common/ProblemNote';
 import { VisibleText } from '../common/VisibleText';
+import { SandboxEditor, type SandboxActions } from './SandboxEditor';
 import { UpstreamToolCard, type UpstreamActions } from './UpstreamToolCard';
+
+/** What a server's card asks of the review store: its tools' reviews, its launch, its sandbox. */
+export type UpstreamServerActions = UpstreamActions & SandboxActions;
 
 const STATUS_WORDS: Record<UpstreamServerView['status'], string> = {
   'awaiting-launch': 'awaiting launch approval',
@@ -15,8 +19,8 @@ const STATUS_WORDS: Record<UpstreamServerView['status'], string> = {
   stopped: 'stopped',
 };
 
-/** What a stdio server may reach, or a plain warning that nothing holds it in. */
-function Sandbox({ server }: { server: UpstreamServerView }) {
+/** What a stdio server may reach (and the person may change), or a plain warning that nothing holds it in. */
+function Sandbox({ server, state, actions }: { server: UpstreamServerView; state: UpstreamReviewState; actions: UpstreamServerActions }) {
   if (server.transport === 'http') {
     return <p className="note">Reached over HTTP: Toolgate does not run it, so no sandbox applies.</p>;
   }
@@ -28,6 +32,7 @@ function Sandbox({ server }: { server: UpstreamServerView }) {
         </p>
       )}
       {server.sandbox ? <SandboxFacts sandbox={server.sandbox} sandboxed={server.sandboxed} /> : null}
+      <SandboxEditor server={server} state={state} actions={actions} />
     </>
   );
 }
@@ -85,10 +90,11 @@ function LaunchApproval({ server, state, actions }: { server: UpstreamServerView
 }
 
 /**
- * One upstream server: how it is reached and where it stands, what it may touch, the exact command
+ * One upstream server: how it is reached and where it stands, what it may touch (a stdio server's
+ * sandbox to change there), the exact command
  * or URL, its launch approval while it waits for one, the tools it lists and those the gate refused.
  */
-export function UpstreamServerCard({ server, state, actions }: { server: UpstreamServerView; state: UpstreamReviewState; actions: UpstreamActions }) {
+export function UpstreamServerCard({ server, state, actions }: { server: UpstreamServerView; state: UpstreamReviewState; actions: UpstreamServerActions }) {
   const headingId = useId();
   const waiting = toolsToReview(server);
   const allKey = trustAllKey(server.name);
@@ -114,7 +120,7 @@ export function UpstreamServerCard({ server, state, actions }: { server: Upstrea
           <VisibleText text={server.detail} />
         </p>
       ) : null}
-      <Sandbox server={server} />
+      <Sandbox server={server} state={state} actions={actions} />
       <pre className="upstream-command" aria-label={server.transport === 'http' ? 'URL' : 'Launch command'} data-testid="upstream-launch">
         <VisibleText text={server.launch} />
       </pre>
