@@ -1,4 +1,5 @@
 import { UpstreamToolDefinitionSchema, type RefusedTool, type UpstreamToolDefinition } from '../../shared/upstream';
+import { headerParamFault } from './headerParams';
 import { compileToolSchema } from './inputValidation';
 
 /**
@@ -15,6 +16,11 @@ export interface VettingLimits {
   maxTools: number;
   /** A definition whose JSON is longer than this many bytes is refused. */
   maxDefinitionBytes: number;
+  /**
+   * The server speaks 2026-07-28 over Streamable HTTP, where a tool's `x-mcp-header` marks are
+   * mirrored into headers: a tool whose marks break SEP-2243's rules is refused.
+   */
+  headerParams?: boolean;
 }
 
 /** What a name in a refusal reads as when the entry has no usable one. */
@@ -50,6 +56,8 @@ function refusalOf(entry: unknown, limits: VettingLimits): string | undefined {
       return `its ${field} is not a valid JSON Schema: ${error instanceof Error ? error.message : String(error)}`;
     }
   }
+  const headerFault = limits.headerParams ? headerParamFault(parsed.data.inputSchema) : undefined;
+  if (headerFault) return `its arguments cannot be sent as MCP headers: ${headerFault}`;
   return undefined;
 }
 
@@ -57,7 +65,7 @@ function refusalOf(entry: unknown, limits: VettingLimits): string | undefined {
  * Splits a server's tools/list into the definitions the gate registers and the ones it refuses,
  * each with why: names shared by several entries (every one of them: which is genuine is unknown),
  * names MCP does not allow, oversized definitions, schemas that are not JSON Schema or not for an
- * object, and everything past limits.maxTools.
+ * object, invalid `x-mcp-header` marks (when limits.headerParams), and everything past limits.maxTools.
  */
 export function vetToolList(tools: unknown[], limits: VettingLimits): { tools: UpstreamToolDefinition[]; refused: RefusedTool[] } {
   const refused: RefusedTool[] = [];

@@ -1,5 +1,5 @@
 import { setTimeout as delay, setImmediate as nextTurn } from 'node:timers/promises';
-import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
+import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError, StreamableHTTPClientTransport, type Tool, type Transport } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import { GateError, type ToolError } from '../../shared/errors';
 import type { RefusedTool, UpstreamServerConfig, UpstreamStatus, UpstreamToolDefinition } from '../../shared/upstream';
@@ -151,7 +151,8 @@ class UpstreamServerConnection implements UpstreamConnection {
     if (!session || this.status !== 'ready') {
       return failure('EUNAVAILABLE', `server ${name} is ${this.status}${this.detail ? ` (${this.detail})` : ''}; try again once it is ready`);
     }
-    if (!this.vetted.some((definition) => definition.name === tool)) {
+    const definition = this.vetted.find((entry) => entry.name === tool);
+    if (!definition) {
       return failure('ENOTFOUND', `server ${name} has no registered tool "${tool}" (refused tools cannot be called); its tools: ${this.vetted.map((t) => t.name).join(', ') || 'none'}`);
     }
     const progress = options.onProgress ? throttledProgress(options.onProgress) : undefined;
@@ -161,6 +162,10 @@ class UpstreamServerConnection implements UpstreamConnection {
         timeout: options.timeoutMs,
         resetTimeoutOnProgress: false,
         onprogress: progress?.report,
+        // The gate lists tools itself (vetted, not through the SDK's cache), so it hands the SDK the
+        // definition: over 2026-07-28 http the SDK mirrors its x-mcp-header arguments into Mcp-Param-*
+        // headers from it. Its input schema only: results are not checked against an outputSchema here.
+        toolDefinition: { name: tool, inputSchema: definition.inputSchema as Tool['inputSchema'] },
       });
       // The last progress held back by the throttle reaches the agent before the result does.
       progress?.flush();
@@ -288,7 +293,7 @@ class UpstreamServerConnection implements UpstreamConnection {
       this.protocol = client.getNegotiatedProtocolVersion();
       // A stdio server that settled on 2025 is the same approved program at its next start: it skips the probe (and its wait).
       if (transport instanceof GateStdioTransport && client.getProtocolEra() === 'legacy') this.knownLegacy = true;
-      this.takeList(listed);
+      this.takeList(session, listed);
       this.failuresInARow = 0;
       this.setStatus('ready', unheard);
       return undefined;
@@ -357,9 +362,10 @@ class UpstreamServerConnection implements UpstreamConnection {
     return tools;
   }
 
-  /** Vets a list and makes it current. */
-  private takeList(listed: unknown[]): void {
-    const { tools, refused } = vetToolList(listed, this.limits);
+  /** Vets a list from one instance and makes it current. */
+  private takeList(session: Session, listed: unknown[]): void {
+    const headerParams = session.client.getProtocolEra() === 'modern' && session.transport instanceof StreamableHTTPClientTransport;
+    const { tools, refused } = vetToolList(listed, { ...this.limits, headerParams });
     this.vetted = tools;
     this.refused = refused;
   }
@@ -393,7 +399,7 @@ class UpstreamServerConnection implements UpstreamConnection {
       return;
     }
     if (session !== this.session) return;
-    this.takeList(listed);
+    this.takeList(session, listed);
     this.notifyListeners();
   }
 

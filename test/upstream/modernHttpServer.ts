@@ -76,3 +76,37 @@ export async function startEnvelopelessHttpServer(): Promise<LoopbackServer> {
   });
   return listen(http, methods);
 }
+
+/** A loopback server that records each tools/call's request headers. */
+export interface HeaderRecordingServer extends LoopbackServer {
+  /** The headers of each tools/call it was sent, in order. */
+  calls: { tool: string; headers: IncomingMessage['headers'] }[];
+}
+
+/**
+ * A raw 2026-07-28 server listing `region` (its `region` argument marked `x-mcp-header: Region`,
+ * `note` unmarked) and `spaced` (marked with a header name holding a space, which SEP-2243 forbids).
+ */
+export async function startHeaderParamHttpServer(): Promise<HeaderRecordingServer> {
+  const methods: string[] = [];
+  const calls: HeaderRecordingServer['calls'] = [];
+  const tools = [
+    { name: 'region', inputSchema: { type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' }, note: { type: 'string' } } } },
+    { name: 'spaced', inputSchema: { type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'My Region' } } } },
+  ];
+  const http = createServer(async (request, response) => {
+    const body = (await readBody(request)) as { id?: number | string; method?: string; params?: { name?: string } } | undefined;
+    if (body?.method) methods.push(body.method);
+    if (body?.method === 'tools/call') calls.push({ tool: String(body.params?.name), headers: request.headers });
+    const results: Record<string, unknown> = {
+      'server/discover': { resultType: 'complete', supportedVersions: ['2026-07-28'], capabilities: { tools: {} }, serverInfo: { name: 'headers', version: '1' } },
+      'tools/list': { resultType: 'complete', ttlMs: 0, cacheScope: 'private', tools },
+      'tools/call': { resultType: 'complete', content: [{ type: 'text', text: 'called' }] },
+    };
+    const result = results[body?.method ?? ''];
+    if (body?.id === undefined) response.writeHead(202).end();
+    else if (!result) response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: body.id, error: { code: -32601, message: 'Method not found' } }));
+    else response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result }));
+  });
+  return { ...(await listen(http, methods)), calls };
+}

@@ -12,7 +12,7 @@ import { UpstreamSandboxSchema, type UpstreamServerConfig } from '../../shared/u
 import type { UpstreamConnection } from '../../main/upstream/types';
 import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
 import { Connections, eventually, firstText, fixtureConfig, scriptConfig, TEST_READABLE } from './helpers';
-import { startEnvelopelessHttpServer, startModernHttpServer, type LoopbackServer } from './modernHttpServer';
+import { startEnvelopelessHttpServer, startHeaderParamHttpServer, startModernHttpServer, type LoopbackServer } from './modernHttpServer';
 
 const MODERN_FIXTURE = resolve('test/fixtures/modernUpstreamServer.mjs');
 const options = { timeoutMs: 5_000, maxResultBytes: 1024 * 1024 };
@@ -112,6 +112,25 @@ describe('a 2026-07-28 upstream call that does not answer', () => {
     const connection = connections.make(modernStdio('modern'));
     await connection.start();
     await timeOutAndCancel(connection);
+  });
+});
+
+describe('a 2026-07-28 http upstream whose tools mark arguments as headers (x-mcp-header, SEP-2243)', () => {
+  it('is sent each marked argument as an Mcp-Param header, and a tool with an invalid mark is refused, never called', async () => {
+    const server = await startHeaderParamHttpServer();
+    servers.push(server);
+    const connection = connections.make({ name: 'marked', transport: 'http', url: server.url, headers: {} });
+    await connection.start();
+    expect(connection.tools().map((tool) => tool.name)).toEqual(['region']);
+    expect(connection.state().refused).toEqual([{ name: 'spaced', message: expect.stringMatching(/cannot be sent as MCP headers: region: x-mcp-header "My Region" is not an HTTP header name/) }]);
+    expect(firstText(await connection.call('region', { region: 'eu-west 1', note: 'unmarked' }, options))).toBe('called');
+    expect(firstText(await connection.call('region', { region: ' padded' }, options))).toBe('called');
+    expect((await connection.call('spaced', { region: 'x' }, options)).ok).toBe(false);
+    expect(server.calls.map((call) => [call.tool, call.headers['mcp-param-region'], call.headers['mcp-param-note']])).toEqual([
+      ['region', 'eu-west 1', undefined],
+      // Leading space: sent as base64, as SEP-2243 says.
+      ['region', `=?base64?${Buffer.from(' padded').toString('base64')}?=`, undefined],
+    ]);
   });
 });
 

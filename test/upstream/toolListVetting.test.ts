@@ -67,4 +67,33 @@ describe('vetting a server’s tool list', () => {
     const schema = { $id: 'https://example.com/args', type: 'object' };
     expect(vetToolList([{ name: 'a', inputSchema: schema }, { name: 'b', inputSchema: { ...schema } }], limits).refused).toEqual([]);
   });
+
+  describe('x-mcp-header marks (SEP-2243), checked for a 2026-07-28 http server', () => {
+    const marked = (property: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ name: 't', inputSchema: { type: 'object', properties: { p: property }, ...extra } });
+    const headerLimits = { ...limits, headerParams: true };
+
+    it('keeps valid marks on string, integer and boolean properties, at any depth of properties', () => {
+      const nested = { type: 'object', properties: { inner: { type: 'integer', 'x-mcp-header': 'Inner' } } };
+      const { tools, refused } = vetToolList([marked({ type: 'string', 'x-mcp-header': 'Region' }), { name: 'u', inputSchema: { type: 'object', properties: { a: { type: 'boolean', 'x-mcp-header': 'A' }, n: nested } } }], headerLimits);
+      expect(refused).toEqual([]);
+      expect(tools.map((tool) => tool.name)).toEqual(['t', 'u']);
+    });
+
+    it.each([
+      ['an empty name', marked({ type: 'string', 'x-mcp-header': '' }), /non-empty string/],
+      ['a name with a space', marked({ type: 'string', 'x-mcp-header': 'My Region' }), /not an HTTP header name/],
+      ['a name with a colon', marked({ type: 'string', 'x-mcp-header': 'A:B' }), /not an HTTP header name/],
+      ['a non-ASCII name', marked({ type: 'string', 'x-mcp-header': 'Région' }), /not an HTTP header name/],
+      ['a number property', marked({ type: 'number', 'x-mcp-header': 'Score' }), /string, integer or boolean/],
+      ['an object property', marked({ type: 'object', 'x-mcp-header': 'Data' }), /string, integer or boolean/],
+      ['a mark under items', marked({ type: 'array', items: { type: 'string', 'x-mcp-header': 'Item' } }), /reached through "properties" alone/],
+      ['a mark under anyOf', marked({ anyOf: [{ type: 'string', 'x-mcp-header': 'Any' }] }), /reached through "properties" alone/],
+      ['a mark on the schema itself', { name: 't', inputSchema: { type: 'object', 'x-mcp-header': 'Root' } }, /reached through "properties" alone/],
+      ['a name used twice, in another case', { name: 't', inputSchema: { type: 'object', properties: { a: { type: 'string', 'x-mcp-header': 'MyField' }, b: { type: 'string', 'x-mcp-header': 'myfield' } } } }, /also used by a/],
+    ])('refuses %s', (_, tool, why) => {
+      expect(vetToolList([tool], headerLimits).refused[0]?.message).toMatch(why);
+      // The same tool from a 2025 or stdio server: the mark means nothing there.
+      expect(vetToolList([tool], limits).refused).toEqual([]);
+    });
+  });
 });
