@@ -1,4 +1,5 @@
-import { readFileSync, unwatchFile, watchFile } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { watchFileChanges } from '../state/fileChanges';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { GateError } from '../../shared/errors';
@@ -76,7 +77,7 @@ export class PolicyEngine implements Policy {
   private layers = new Map<PolicyLayer, LayerState>();
   private index = new Map<string, CompiledRule[]>();
   private readonly listeners = new Set<() => void>();
-  private readonly watched: string[] = [];
+  private readonly watched: Array<() => void> = [];
   private reloading: Promise<void> | undefined;
   private reloadAgain = false;
   private closed = false;
@@ -351,8 +352,7 @@ export class PolicyEngine implements Policy {
     if (this.closed || this.watched.length > 0) return;
     const interval = this.options.watchIntervalMs ?? 500;
     for (const file of [this.files.managed, this.files.user, this.files.project, trustFile(this.options.home)]) {
-      watchFile(file, { interval, persistent: false }, () => void this.reload().catch(() => undefined));
-      this.watched.push(file);
+      this.watched.push(watchFileChanges(file, interval, () => void this.reload().catch(() => undefined)));
     }
   }
 
@@ -361,7 +361,7 @@ export class PolicyEngine implements Policy {
     this.closed = true;
     for (const timer of this.expiries.values()) clearTimeout(timer);
     this.expiries.clear();
-    for (const file of this.watched.splice(0)) unwatchFile(file);
+    for (const stop of this.watched.splice(0)) stop();
     this.listeners.clear();
   }
 }

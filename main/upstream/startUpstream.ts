@@ -1,4 +1,4 @@
-import { unwatchFile, watchFile, type Stats } from 'node:fs';
+import { fileSignature, watchFileChanges } from '../state/fileChanges';
 import type { UpstreamOverview, UpstreamSandboxRequest } from '../../shared/upstream';
 import type { SandboxInfo } from '../hosts/sandbox';
 import type { ToolRegistry } from '../registry/registry';
@@ -46,6 +46,8 @@ const POLL_MS = 1000;
  */
 export function startUpstream(start: UpstreamStart): RunningUpstream {
   const file = serversFilePath(start.home);
+  // Taken before the file is read: an edit made while the gate starts is taken in at the first look.
+  const serversSeen = fileSignature(file);
   const { servers, refused } = readServersFile(start.home);
   const reviews = openReviewStore(start.home);
   const gateway = new UpstreamGateway(
@@ -62,9 +64,7 @@ export function startUpstream(start: UpstreamStart): RunningUpstream {
     },
   );
   gateway.start();
-  const reviewed = reviewsFile(start.home);
-  const refresh = () => gateway.refreshReviews();
-  watchFile(reviewed, { interval: POLL_MS, persistent: false }, refresh);
+  const stopReviews = watchFileChanges(reviewsFile(start.home), POLL_MS, () => gateway.refreshReviews());
   const takeIn = () => {
     try {
       const changed = readServersFile(start.home);
@@ -73,11 +73,7 @@ export function startUpstream(start: UpstreamStart): RunningUpstream {
       gateway.fileUnreadable(`${(error as Error).message}; the servers go on as they were until it is fixed`);
     }
   };
-  const reload = (now: Stats, before: Stats) => {
-    if (now.mtimeMs === before.mtimeMs && now.size === before.size && now.ino === before.ino) return;
-    takeIn();
-  };
-  watchFile(file, { interval: POLL_MS, persistent: false }, reload);
+  const stopServers = watchFileChanges(file, POLL_MS, takeIn, serversSeen);
   return {
     gateway,
     setSandbox: async ({ server, sandbox, launchHash: shown }) => {
@@ -86,8 +82,8 @@ export function startUpstream(start: UpstreamStart): RunningUpstream {
       return gateway.overview();
     },
     close: async () => {
-      unwatchFile(reviewed, refresh);
-      unwatchFile(file, reload);
+      stopReviews();
+      stopServers();
       await gateway.close();
     },
   };
