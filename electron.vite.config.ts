@@ -4,9 +4,8 @@ import { defineConfig, externalizeDepsPlugin } from 'electron-vite';
 
 /**
  * One build for both shells. main/ yields its entries: the desktop app (index), the CLI and
- * headless server (cli), the tool process (toolProcess), the worker threads that walk a stretch of
- * the audit chain (chainWorker) and copy its write-ahead log (walFlushWorker) and the API tool
- * modules import (sdk); only index reaches `electron`.
+ * headless server (cli), the tool process (toolProcess), the worker thread that walks a stretch of
+ * the audit chain (chainWorker) and the API tool modules import (sdk); only index reaches `electron`.
  */
 export default defineConfig({
   main: {
@@ -18,7 +17,6 @@ export default defineConfig({
           cli: resolve(__dirname, 'main/cli/index.ts'),
           toolProcess: resolve(__dirname, 'main/hosts/toolProcessMain.ts'),
           chainWorker: resolve(__dirname, 'main/audit/chainWorker.ts'),
-          walFlushWorker: resolve(__dirname, 'main/audit/walFlushWorker.ts'),
           sdk: resolve(__dirname, 'main/sdk.ts'),
         },
       },

@@ -12,7 +12,6 @@ import { walkChainInParallel } from './parallelChain';
 import { recordsInOrder, walkChain, type ChainWalk, type StoredRow } from './chainWalk';
 import { fastBlake3Hex } from './fastBlake3';
 import { storedCanonicalText, storedLeafHash } from './recordLeaf';
-import { WalFlusher } from './walFlusher';
 import { openDatabase, type SqliteDatabase } from './sqlite';
 
 const SCHEMA = `
@@ -83,8 +82,6 @@ export interface AuditStoreOptions {
   redact?: (payload: unknown) => unknown;
   /** What a committed record survives: the gate's death ("process", the default) or also a power loss ("power"). See AuditDurability. */
   durability?: AuditDurability;
-  /** The built WAL flush worker (walFlushWorker.ts): when given, the log is checkpointed there rather than in a commit. */
-  walFlushWorker?: string;
 }
 
 /**
@@ -117,7 +114,6 @@ export interface CommitWatch {
 export class AuditStore {
   private readonly db: SqliteDatabase;
   private readonly head: HeadWriter | undefined;
-  private readonly walFlusher: WalFlusher | undefined;
   private readonly listeners = new Set<(record: AuditRecord, canonicalText: string) => void>();
   private readonly insert: ReturnType<SqliteDatabase['prepare']> | undefined;
   /** The chain's head as appended: the newest record, committed or queued. */
@@ -193,8 +189,7 @@ export class AuditStore {
         const opened = CallIndex.open(this.db);
         this.index = opened.index;
         this.indexCatchUp = opened.catchUp;
-        this.walFlusher = WalFlusher.start(this.db, options.path, options.walFlushWorker);
-        this.folding = new IndexFolding(this.db, opened.index, () => this.walFlusher?.committed());
+        this.folding = new IndexFolding(this.db, opened.index);
       }
     } catch (error) {
       this.db.close();
@@ -294,7 +289,6 @@ export class AuditStore {
     }
     this.committed = this.last;
     this.lastFailure = undefined;
-    this.walFlusher?.committed();
     this.folding?.committed(batch.map(({ record }) => record));
     let anchorFailure: Error | undefined;
     try {
@@ -477,7 +471,6 @@ export class AuditStore {
     this.folding?.foldNow();
     this.closed = true;
     this.listeners.clear();
-    this.walFlusher?.close();
     this.head?.close();
     this.index?.close();
     this.db.close();

@@ -32,8 +32,6 @@ export class IndexFolding {
   constructor(
     private readonly db: SqliteDatabase,
     private readonly index: CallIndex,
-    /** Told after each fold's commit (the write-ahead log grew). */
-    private readonly onCommit: () => void,
   ) {}
 
   /** Queues committed records: folded after FOLD_DELAY_MS, or at once past MAX_UNFOLDED. */
@@ -81,7 +79,6 @@ export class IndexFolding {
       this.db.exec('BEGIN');
       this.index.fold(records);
       this.db.exec('COMMIT');
-      this.onCommit();
     } catch {
       if (this.db.isTransaction) this.db.exec('ROLLBACK');
       this.index.stopFolding();

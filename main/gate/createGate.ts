@@ -195,7 +195,6 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     headPath: paths.auditHead,
     durability: options.auditDurability,
     redact: (payload) => redactions.redactValue(payload),
-    walFlushWorker: builtAssets().walFlushWorker,
   });
   audit.onAppend((record) => events.emit('auditAppended', record));
   // Before any record is added: a log that no longer matches its checkpoints refuses the start.

@@ -66,13 +66,12 @@ export function toolgateVersion(): string {
   return toolgatePackage().version;
 }
 
-/** The built tool-process entry, audit workers (chain walk, WAL flush) and renderer (`npm run build` makes them). */
+/** The built tool-process entry, audit chain worker and renderer (`npm run build` makes them). */
 export function builtAssets() {
   const root = toolgateRoot();
   return {
     toolProcess: join(root, 'out/main/toolProcess.js'),
     chainWorker: join(root, 'out/main/chainWorker.js'),
-    walFlushWorker: join(root, 'out/main/walFlushWorker.js'),
     renderer: join(root, 'out/renderer'),
   };
 }
