@@ -6,7 +6,14 @@
  * not through the SDK's own listTools(), so it applies the rules here.
  */
 
+import { isJsonObject, MAX_ARGUMENT_DEPTH } from '../../shared/jsonLimits';
+
 const MARK = 'x-mcp-header';
+/**
+ * How deep the walk goes: a schema nested deeper is refused with a fault of its own rather than
+ * walked (the list's vetting bounds schemas before this, but the walk does not lean on that).
+ */
+const MAX_SCHEMA_DEPTH = MAX_ARGUMENT_DEPTH * 4;
 /** RFC 9110 `token`: no empty name, space, control character or delimiter (`:` included). */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** The property types a mark may sit on: `number` is left out by the spec (its text form is not exact). */
@@ -18,15 +25,12 @@ const UNREACHABLE_LISTS = ['oneOf', 'anyOf', 'allOf'];
 /** The same, holding a name → subschema map. */
 const UNREACHABLE_MAPS = ['patternProperties', 'dependentSchemas', '$defs', 'definitions'];
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** Why a tool's `x-mcp-header` marks are invalid (the first fault found), or undefined when they are fine or absent. */
 export function headerParamFault(inputSchema: Record<string, unknown>): string | undefined {
   const seen = new Map<string, string>();
   const visit = (node: unknown, path: string[], reachable: boolean): string | undefined => {
-    if (!isObject(node)) return undefined;
+    if (!isJsonObject(node)) return undefined;
+    if (path.length > MAX_SCHEMA_DEPTH) return `the inputSchema nests deeper than ${MAX_SCHEMA_DEPTH} levels, too deep to check its x-mcp-header marks`;
     const where = path.join('.') || 'the inputSchema itself';
     if (MARK in node) {
       const name = node[MARK];
@@ -39,10 +43,10 @@ export function headerParamFault(inputSchema: Record<string, unknown>): string |
       seen.set(name.toLowerCase(), where);
     }
     const children: [unknown, string, boolean][] = [];
-    if (isObject(node.properties)) for (const [key, child] of Object.entries(node.properties)) children.push([child, key, reachable]);
+    if (isJsonObject(node.properties)) for (const [key, child] of Object.entries(node.properties)) children.push([child, key, reachable]);
     for (const key of UNREACHABLE) children.push([node[key], `<${key}>`, false]);
     for (const key of UNREACHABLE_LISTS) if (Array.isArray(node[key])) for (const child of node[key]) children.push([child, `<${key}>`, false]);
-    for (const key of UNREACHABLE_MAPS) if (isObject(node[key])) for (const child of Object.values(node[key])) children.push([child, `<${key}>`, false]);
+    for (const key of UNREACHABLE_MAPS) if (isJsonObject(node[key])) for (const child of Object.values(node[key])) children.push([child, `<${key}>`, false]);
     for (const [child, step, childReachable] of children) {
       const fault = visit(child, [...path, step], childReachable);
       if (fault) return fault;

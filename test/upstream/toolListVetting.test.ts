@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { headerParamFault } from '../../main/upstream/headerParams';
 import { vetToolList } from '../../main/upstream/toolListVetting';
 
 const limits = { maxTools: 512, maxDefinitionBytes: 65_536 };
@@ -94,6 +95,20 @@ describe('vetting a server’s tool list', () => {
       expect(vetToolList([tool], headerLimits).refused[0]?.message).toMatch(why);
       // The same tool from a 2025 or stdio server: the mark means nothing there.
       expect(vetToolList([tool], limits).refused).toEqual([]);
+    });
+
+    it('refuses a schema nested too deep to walk for marks, with a fault rather than a stack overflow', () => {
+      let schema: Record<string, unknown> = { type: 'string', 'x-mcp-header': 'Deep' };
+      for (let level = 0; level < 20_000; level++) schema = { type: 'object', properties: { p: schema } };
+      expect(headerParamFault(schema)).toMatch(/nests deeper than \d+ levels/);
+      // A deep schema without any mark is refused the same way: its marks cannot be vouched for.
+      let plain: Record<string, unknown> = { type: 'string' };
+      for (let level = 0; level < 20_000; level++) plain = { type: 'object', properties: { p: plain } };
+      expect(headerParamFault(plain)).toMatch(/nests deeper than/);
+      // Well within the bound, a deep property is walked and its mark kept.
+      let fine: Record<string, unknown> = { type: 'string', 'x-mcp-header': 'Fine' };
+      for (let level = 0; level < 100; level++) fine = { type: 'object', properties: { p: fine } };
+      expect(headerParamFault(fine)).toBeUndefined();
     });
   });
 });
