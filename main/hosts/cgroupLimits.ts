@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, closeSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -34,6 +34,9 @@ function read(path: string): string | undefined {
     return undefined;
   }
 }
+
+/** Where memory events files are read into: a few lines of ASCII (v1's memory.oom_control, v2's memory.events). */
+const eventsBuffer = Buffer.alloc(1024);
 
 /** Mount points of cgroup filesystems: v1 by controller, and the v2 one. */
 function cgroupMounts(): { v1: Map<string, string>; v2: string | undefined } {
@@ -135,8 +138,16 @@ let made = 0;
 export class ProcessCgroup {
   private readonly folders = new Map<'pids' | 'memory', { version: 1 | 2; path: string }>();
   private removed = false;
+  /** Set once remove() is called: the cgroup's files are not opened again. */
+  private removing = false;
   /** The memory limit last written, to skip writing it again. */
   private memoryLimit: number | undefined;
+  /**
+   * The memory events file, open for the cgroup's life: read again from its start (pread) after
+   * every call, which costs a sixth of opening it each time. The kernel writes such a file anew on
+   * each read from offset 0 (cgroup.procs on v1 keeps its list for a while, so it is not read so).
+   */
+  private eventsFile: number | undefined;
 
   private constructor() {}
 
@@ -209,7 +220,7 @@ export class ProcessCgroup {
   memoryEvents(): MemoryEvents | undefined {
     const memory = this.folders.get('memory');
     if (!memory) return undefined;
-    const events = read(join(memory.path, memory.version === 2 ? 'memory.events' : 'memory.oom_control')) ?? '';
+    const events = this.readEvents(join(memory.path, memory.version === 2 ? 'memory.events' : 'memory.oom_control')) ?? '';
     const oomKills = Number(/^oom_kill (\d+)/m.exec(events)?.[1] ?? 0);
     const peakFile = join(memory.path, memory.version === 2 ? 'memory.peak' : 'memory.max_usage_in_bytes');
     // Read only when asked: every call checks for OOM kills, few need the peak.
@@ -219,6 +230,18 @@ export class ProcessCgroup {
         return Number(read(peakFile)?.trim() ?? 0) || 0;
       },
     };
+  }
+
+  /** The events file's text now, or undefined when it cannot be read. */
+  private readEvents(path: string): string | undefined {
+    if (this.removing) return undefined;
+    try {
+      this.eventsFile ??= openSync(path, 'r');
+      const bytes = readSync(this.eventsFile, eventsBuffer, 0, eventsBuffer.length, 0);
+      return eventsBuffer.toString('latin1', 0, bytes);
+    } catch {
+      return undefined;
+    }
   }
 
   /** Processes in the cgroup now. */
@@ -231,6 +254,9 @@ export class ProcessCgroup {
   /** Removes the cgroups once their processes are gone (retries briefly while the kernel reaps them). */
   remove(attempt = 0): void {
     if (this.removed) return;
+    this.removing = true;
+    if (this.eventsFile !== undefined) closeSync(this.eventsFile);
+    this.eventsFile = undefined;
     let left = false;
     for (const path of this.paths()) {
       try {
