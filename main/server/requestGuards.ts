@@ -62,8 +62,16 @@ export function bearerToken(headers: IncomingHttpHeaders): string | undefined {
   return match?.[1];
 }
 
+/** A request target whose path has only letters, digits, `_`, `-` and single slashes: its path is itself. */
+const PLAIN_TARGET = /^((?:\/[\w-]+)+\/?|\/)(?:[?#]|$)/;
+
 /** The path of a request target, or undefined when it cannot be parsed (answer 400; never throw in a request handler). */
 export function requestPathname(url: string | undefined): string | undefined {
+  // Most targets are a plain path (`/mcp`, `/api/calls?since=9`): read as it is, which is what the
+  // URL parser would make of it, for a twentieth of the cost. Anything else (dots, escapes,
+  // backslashes, a leading `//`) goes through the parser, which normalizes it.
+  const plain = url === undefined ? undefined : PLAIN_TARGET.exec(url);
+  if (plain) return plain[1];
   try {
     return new URL(url ?? '/', 'http://gate').pathname;
   } catch {
