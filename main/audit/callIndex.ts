@@ -279,12 +279,19 @@ export class CallIndex {
    */
   fold(records: readonly AuditRecord[]): void {
     if (!this.writable || this.broken || records.length === 0) return;
-    const calls = new Map<string, number>();
-    for (const record of records) if (!calls.has(record.callId)) calls.set(record.callId, record.seq);
-    for (const [callId, firstSeqFolded] of calls) {
-      const trail = (this.recordsOfCall.all(callId) as unknown as AuditRow[]).map(recordFrom);
+    const calls = new Map<string, AuditRecord[]>();
+    for (const record of records) {
+      const ofCall = calls.get(record.callId);
+      if (ofCall) ofCall.push(record);
+      else calls.set(record.callId, [record]);
+    }
+    for (const [callId, folded] of calls) {
+      // A call that began among these records (its first is `invoked`) has them all, up to here:
+      // only one begun earlier is read from the log. Records of it committed since are folded next time.
+      const begunHere = folded[0]!.kind === 'invoked';
+      const trail = begunHere ? folded : (this.recordsOfCall.all(callId) as unknown as AuditRow[]).map(recordFrom);
       const summary = summarizeCall(trail);
-      if (summary) this.writeFolded(summary, trail[0]!.seq === firstSeqFolded);
+      if (summary) this.writeFolded(summary, trail[0]!.seq === folded[0]!.seq);
       if (CLOSING.has(trail.at(-1)!.kind)) this.openTexts.delete(callId);
     }
     this.setState!.run('watermark', records.at(-1)!.seq);

@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { GENESIS_HASH, type AuditKind, type AuditRecord } from '../../shared/audit';
 import { GateError } from '../../shared/errors';
 import { AuditStore } from '../../main/audit/auditStore';
+import { iterateCalls } from '../../main/audit/explorerQuery';
 import { openDatabase } from '../../main/audit/sqlite';
 import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
 import { auditPaths } from './auditFixture';
@@ -228,6 +229,44 @@ describe('the call index fold', () => {
     } finally {
       reader.close();
     }
+  });
+});
+
+describe('the call index fold, against a rebuild', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('gives the same rows and finds the same calls by text as a rebuild, for calls whose records span commits and slices', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate'] });
+    // Each call's four records go out one per commit, 70 calls interleaved (280 records: slices of 128
+    // split them); every seventh call stays open. Folds run after some commits and not after others.
+    const kinds: AuditKind[] = ['invoked', 'policy', 'started', 'completed'];
+    kinds.forEach((kind, step) => {
+      for (let call = 0; call < 70; call++) if (kind !== 'completed' || call % 7 !== 0) appendCall(`call-${call}`, `text number ${call}`, [kind]);
+      store.commit();
+      if (step % 2 === 1) vi.advanceTimersByTime(100);
+    });
+    vi.runAllTimers();
+    const searches = ['text number 14', 'said text number 3', 'number 6'];
+    const read = (of: AuditStore) => ({
+      rows: [...iterateCalls(of, {})],
+      found: searches.map((text) => [...iterateCalls(of, { text })].map((row) => row.callId).sort()),
+    });
+    const folded = read(store);
+    expect(folded.rows).toHaveLength(70);
+    expect(folded.rows.filter((row) => row.outcome === 'open')).toHaveLength(10);
+    // Only completed calls have the output's text ("said …").
+    const completedThrees = Array.from({ length: 70 }, (_, call) => call).filter((call) => String(call).startsWith('3') && call % 7 !== 0);
+    expect(folded.found[1]).toEqual(completedThrees.map((call) => `call-${call}`).sort());
+    store.close();
+
+    const db = openDatabase(auditPaths(home).path);
+    db.exec('DROP TABLE calls; DROP TABLE calls_text;');
+    db.close();
+    store = new AuditStore(auditPaths(home));
+    expect(store.callIndexCatchUp()).toMatchObject({ kind: 'rebuilt' });
+    expect(read(store)).toEqual(folded);
   });
 });
 
