@@ -52,6 +52,8 @@ export function readAnchor(path: string): AnchorState {
  */
 export class HeadWriter {
   private fd: number | undefined;
+  /** The open file's identity, taken when it was opened: compared with the path's at each write. */
+  private opened: { ino: number; dev: number; size: number } | undefined;
   private readonly sync: boolean;
 
   constructor(
@@ -62,9 +64,10 @@ export class HeadWriter {
     this.sync = options.sync ?? false;
     const created = !existsSync(path);
     this.fd = openSync(path, created ? 'w+' : 'r+', 0o600);
+    this.opened = fstatSync(this.fd);
     if (created && this.sync) syncFolder(path);
     // Earlier gates left an empty file until their first record: it gets the head now.
-    if (created || fstatSync(this.fd).size === 0) this.write(current);
+    if (created || this.opened.size === 0) this.write(current);
   }
 
   /**
@@ -89,15 +92,15 @@ export class HeadWriter {
     }
     closeSync(this.fd!);
     this.fd = fd;
+    this.opened = fstatSync(fd);
     // A file created anew must also be in its folder's entry to survive a power loss.
     if (this.sync) syncFolder(this.path);
   }
 
   private stillAtPath(): boolean {
     try {
-      const atPath = statSync(this.path);
-      const open = fstatSync(this.fd!);
-      return atPath.ino === open.ino && atPath.dev === open.dev;
+      const atPath = statSync(this.path, { throwIfNoEntry: false });
+      return atPath !== undefined && atPath.ino === this.opened?.ino && atPath.dev === this.opened.dev;
     } catch {
       return false;
     }
