@@ -8,6 +8,7 @@ import type { SandboxInfo } from '../hosts/sandbox';
 import { resolvePlaceholders, type ResolvedSecret } from '../secrets/placeholders';
 import { Redactor } from '../secrets/redactor';
 import { throttledProgress } from './progressThrottle';
+import { fetchWithOwnSignals } from './requestSignals';
 import { hiddenTmpHint, stdioLaunch, upstreamEnvironment } from './stdioSandbox';
 import { vetToolList } from './toolListVetting';
 import type { UpstreamCallOptions, UpstreamCallOutcome, UpstreamConnection, UpstreamState } from './types';
@@ -317,7 +318,7 @@ class UpstreamServerConnection implements UpstreamConnection {
       if (url?.protocol !== 'http:' && url?.protocol !== 'https:') {
         throw new GateError('EVALIDATION', `server ${config.name}: its url ${JSON.stringify(config.url)} is not an http(s) URL; write it whole (https://host/mcp)`);
       }
-      return { transport: new StreamableHTTPClientTransport(url, { requestInit: { headers: values } }) };
+      return { transport: new StreamableHTTPClientTransport(url, { requestInit: { headers: values }, fetch: fetchWithOwnSignals() }) };
     }
     const { values, secrets } = await this.resolveSecrets(config.env, 'env');
     const launch = stdioLaunch(config, upstreamEnvironment(config.name, config.sandbox, values), this.deps.home, this.deps.sandbox);
