@@ -51,6 +51,47 @@ describe('a server whose schema would stall the gate', () => {
   });
 });
 
+describe('a server whose schema costs more than its size: shared subschemas and pairwise checks', () => {
+  /** Each level tries a branch that checks the whole subtree, then fails at `b`; the other checks it again: 2^depth. */
+  const doubling = argumentValidator({
+    name: 'tree',
+    inputSchema: {
+      type: 'object',
+      properties: { t: { $ref: '#/$defs/node' } },
+      $defs: {
+        node: {
+          anyOf: [
+            { type: 'object', properties: { a: { $ref: '#/$defs/node' }, b: { type: 'string' } } },
+            { type: 'object', properties: { a: { $ref: '#/$defs/node' } } },
+          ],
+        },
+      },
+    },
+  });
+  const pairs = argumentValidator({ name: 'pairs', inputSchema: { type: 'object', properties: { items: { type: 'array', uniqueItems: true } } } });
+
+  // Both arguments are small (under 100 KB): by size alone they would be checked without the
+  // watchdog, which only their schemas' keywords ($ref, uniqueItems) call in.
+  it('has a call whose 300-byte argument takes 2^24 checks refused within the budget', () => {
+    let tree: Record<string, unknown> = { b: 1 };
+    for (let level = 0; level < 24; level++) tree = { a: tree, b: 1 };
+    const started = Date.now();
+    expect(doubling({ t: tree })).toMatch(/took over 250 ms to check these arguments/);
+    expect(Date.now() - started).toBeLessThan(2000);
+    // A shallow tree is checked as usual.
+    expect(doubling({ t: { a: { b: 'x' } } })).toBeUndefined();
+  });
+
+  it('has a call with 12,000 distinct items under uniqueItems (72 million pairs compared) refused within the budget', () => {
+    const items = Array.from({ length: 12_000 }, (_, i) => [i]);
+    const started = Date.now();
+    expect(pairs({ items })).toMatch(/took over 250 ms/);
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(pairs({ items: [{ a: 1 }, { a: 1 }] })).toMatch(/must NOT have duplicate items/);
+    expect(pairs({ items: [{ a: 1 }, { a: 2 }] })).toBeUndefined();
+  });
+});
+
 describe('a server flooding notifications/tools/list_changed', () => {
   const connections = bareConnections();
 

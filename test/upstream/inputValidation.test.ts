@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { Script } from 'node:vm';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { argumentValidator } from '../../main/upstream/inputValidation';
 
 const writeFile = {
@@ -36,5 +37,41 @@ describe('checking a call’s arguments against its tool’s inputSchema', () =>
 
   it('compiles once per definition', () => {
     expect(argumentValidator(writeFile)({ path: 1 })).toBe(validate({ path: 1 }));
+  });
+});
+
+describe('which checks run under the watchdog (a thread of its own that stops a check past its budget)', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  /** Whether checking `args` against `inputSchema` went through the watchdog, and what it said. */
+  function check(inputSchema: Record<string, unknown>, args: unknown): { watched: boolean; said: string | undefined } {
+    const watchdog = vi.spyOn(Script.prototype, 'runInContext');
+    const said = argumentValidator({ name: 't', inputSchema })(args);
+    return { watched: watchdog.mock.calls.length > 0, said };
+  }
+
+  it('checks small arguments against a schema without shared subschemas, patterns or pairwise checks directly', () => {
+    // An argument named "pattern", and data holding keyword names, are not keywords.
+    const search = { type: 'object', properties: { pattern: { type: 'string' }, mode: { enum: [{ $ref: 'x' }, 'plain'] } }, required: ['pattern'] };
+    expect(check(search, { pattern: 'a+', mode: 'plain' })).toEqual({ watched: false, said: undefined });
+    expect(check(search, { mode: 'plain' })).toEqual({ watched: false, said: "/: must have required property 'pattern'" });
+    expect(check(writeFile.inputSchema, { path: 'a.txt', options: { mode: 420 } })).toEqual({ watched: false, said: undefined });
+  });
+
+  it.each([
+    ['a pattern', { type: 'object', properties: { q: { type: 'string', pattern: '^a+$' } } }],
+    ['patternProperties', { type: 'object', patternProperties: { '^x': { type: 'string' } } }],
+    ['a $ref', { type: 'object', properties: { q: { $ref: '#/$defs/q' } }, $defs: { q: { type: 'string' } } }],
+    ['uniqueItems', { type: 'object', properties: { q: { type: 'array', uniqueItems: true } } }],
+    ['a pattern deep in anyOf', { type: 'object', properties: { q: { anyOf: [{ type: 'number' }, { items: { not: { pattern: 'x' } } }] } } }],
+  ])('checks every call under the watchdog when the schema has %s', (_, inputSchema) => {
+    expect(check(inputSchema, { q: 'a' }).watched).toBe(true);
+  });
+
+  it('checks arguments too large for the schema to check quickly under the watchdog, with the same answer', () => {
+    const big = { path: 'a.txt', options: { mode: 1 }, pad: 'x'.repeat(200_000) };
+    expect(check(writeFile.inputSchema, big)).toEqual({ watched: true, said: '/: must NOT have additional properties (pad)' });
   });
 });
