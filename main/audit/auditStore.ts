@@ -429,7 +429,10 @@ export class AuditStore {
   openCalls(): OpenCall[] {
     if (!this.hasTable) return [];
     this.commit();
-    return findOpenCalls(this.db);
+    // Only the records after the last point every call was closed are grouped: a gate's start on a
+    // log of a million calls grouped them all, for about 9 s.
+    const closedThrough = CallIndex.closedThroughOf(this.db);
+    return findOpenCalls(this.db, closedThrough <= this.last.seq ? closedThrough : 0);
   }
 
   /**
@@ -444,18 +447,26 @@ export class AuditStore {
   /**
    * Ends each call the previous gate left open (it was killed, crashed or lost power) with an
    * `interrupted` record. For a gate's start, before any call can begin. Returns the records written.
+   * Then notes that every call up to the log's end is closed, so the next start's search for open
+   * calls groups only the records written after this point.
    */
   recordInterruptedCalls(): AuditRecord[] {
     const open = this.openCalls();
-    if (open.length === 0) return [];
-    const { time: gateLastWroteAt } = this.db.prepare('SELECT time FROM audit WHERE seq = ?').get(this.last.seq) as unknown as { time: string };
-    return open.map((call) =>
-      this.append({
-        callId: call.callId,
-        kind: 'interrupted',
-        payload: { reason: 'the gate stopped before this call ended', lastStep: call.lastKind, lastStepAt: call.lastTime, gateLastWroteAt },
-      }),
-    );
+    let written: AuditRecord[] = [];
+    if (open.length > 0) {
+      const { time: gateLastWroteAt } = this.db.prepare('SELECT time FROM audit WHERE seq = ?').get(this.last.seq) as unknown as { time: string };
+      written = open.map((call) =>
+        this.append({
+          callId: call.callId,
+          kind: 'interrupted',
+          payload: { reason: 'the gate stopped before this call ended', lastStep: call.lastKind, lastStepAt: call.lastTime, gateLastWroteAt },
+        }),
+      );
+      this.commit();
+    }
+    // Every call is closed now, those ends in the log: the next start groups only what comes after.
+    if (this.committed.seq === this.last.seq) this.index?.noteClosedThrough(this.last.seq);
+    return written;
   }
 
   /** The newest seq (the walked one, for verify) and a way to read a record's hash, for the anchor check. */

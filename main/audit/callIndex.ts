@@ -260,6 +260,31 @@ export class CallIndex {
     return row?.value ?? 0;
   }
 
+  /**
+   * A seq up to which every call of the log was closed when a gate noted it (at its start, once
+   * the calls left open were ended), or 0. It lives beside the index, as derived as it is: a log
+   * cut below it, or an index rebuilt, leaves 0, and the whole log is looked at again.
+   */
+  static closedThroughOf(db: SqliteDatabase): number {
+    try {
+      const row = db.prepare("SELECT value FROM calls_index_state WHERE key = 'closed_through'").get() as { value: number } | undefined;
+      return row?.value ?? 0;
+    } catch {
+      // no index in this database
+      return 0;
+    }
+  }
+
+  /** Notes that every call with records up to `seq` is closed (see closedThroughOf). */
+  noteClosedThrough(seq: number): void {
+    if (!this.writable || this.owned || this.broken) return;
+    try {
+      this.setState!.run('closed_through', seq);
+    } catch {
+      // Not noted (a full disk, say): the next start looks at more of the log, nothing else.
+    }
+  }
+
   /** The seq of the newest record the index holds. */
   watermark(): number {
     return CallIndex.watermarkOf(this.db);

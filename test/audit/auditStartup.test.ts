@@ -87,6 +87,56 @@ describe('recordInterruptedCalls', () => {
   });
 });
 
+describe('where the next start looks for open calls', () => {
+  const closedThrough = () => {
+    const db = openDatabase(auditPaths(home).path, { readOnly: true });
+    try {
+      return (db.prepare("SELECT value FROM calls_index_state WHERE key = 'closed_through'").get() as { value: number } | undefined)?.value;
+    } finally {
+      db.close();
+    }
+  };
+
+  it('notes at each start that every call up to the end is closed, and the next start finds the calls left open since', () => {
+    withStore((store) => {
+      store.append({ callId: 'first-run', kind: 'invoked', payload: { tool: 'echo' } });
+    });
+    expect(withStore((store) => store.recordInterruptedCalls()).map((record) => record.callId)).toEqual(['first-run']);
+    expect(closedThrough()).toBe(2);
+    withStore((store) => {
+      store.append({ callId: 'done', kind: 'invoked', payload: { tool: 'echo' } });
+      store.append({ callId: 'left', kind: 'invoked', payload: { tool: 'echo' } });
+      store.append({ callId: 'done', kind: 'completed', payload: {} });
+    });
+    const second = withStore((store) => store.recordInterruptedCalls());
+    expect(second.map((record) => [record.seq, record.callId])).toEqual([[6, 'left']]);
+    expect(closedThrough()).toBe(6);
+    // Nothing was open at this start: the note still moves to the end.
+    withStore((store) => store.append({ callId: 'refused', kind: 'rejected', payload: {} }));
+    expect(withStore((store) => store.recordInterruptedCalls())).toEqual([]);
+    expect(closedThrough()).toBe(7);
+    expect(withStore((store) => store.verify())).toEqual({ ok: true, records: 7 });
+  });
+
+  it('groups only the records after the note: a record before it is not read again', () => {
+    withStore((store) => store.append({ callId: 'before', kind: 'invoked', payload: { tool: 'echo' } }));
+    // A note past an open call, as no gate writes one: proof that the start does not read below it.
+    withStore((store) => {
+      store.callIndex();
+      store.append({ callId: 'after', kind: 'invoked', payload: { tool: 'echo' } });
+    });
+    const db = openDatabase(auditPaths(home).path);
+    db.exec("INSERT OR REPLACE INTO calls_index_state (key, value) VALUES ('closed_through', 1)");
+    db.close();
+    expect(withStore((store) => store.openCalls()).map((call) => call.callId)).toEqual(['after']);
+    // A note beyond the log's end (a log cut, a database swapped) is not trusted: everything is grouped.
+    const swapped = openDatabase(auditPaths(home).path);
+    swapped.exec("INSERT OR REPLACE INTO calls_index_state (key, value) VALUES ('closed_through', 99)");
+    swapped.close();
+    expect(withStore((store) => store.openCalls()).map((call) => call.callId)).toEqual(['before', 'after']);
+  });
+});
+
 describe('the gate refuses to write past damage the anchor shows', () => {
   beforeEach(() => writeRecords(home, 10));
 
