@@ -70,7 +70,8 @@ export function explorerStats(store: AuditStore, filter: ExplorerFilter): Explor
   );
   const sessions = query<{ session: string; agent: string | null; first: number; last: number; calls: number; failed: number; denied: number }>(
     "c.session AS session, MAX(c.agent) AS agent, MIN(c.time_ms) AS first, MAX(c.time_ms) AS last, COUNT(*) AS calls, " +
-      "SUM(c.outcome IN ('failed', 'interrupted')) AS failed, SUM(c.error_code = 'EDENIED') AS denied",
+      // COUNT of a CASE, not SUM of a comparison: a comparison with a NULL error code is NULL, and so is the SUM of only NULLs.
+      "COUNT(CASE WHEN c.outcome IN ('failed', 'interrupted') THEN 1 END) AS failed, COUNT(CASE WHEN c.error_code = 'EDENIED' THEN 1 END) AS denied",
     ` AND c.session IS NOT NULL GROUP BY 1 ORDER BY 4 DESC LIMIT ${SESSIONS}`,
   );
 

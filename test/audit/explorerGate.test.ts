@@ -77,3 +77,32 @@ describe('the call index of a running gate', () => {
     await expect(gate.backend.handlers.exploreCalls({ filter: { text: 'hi' }, limit: 100, facets: false })).rejects.toBeInstanceOf(GateError);
   });
 });
+
+describe('the explorer over a log with few kinds of calls', () => {
+  it('answers every query and chart on a log with no calls, one call, and only successes (no denial, no failure)', async () => {
+    harness = await openGate();
+    const { gate } = harness;
+    const ask = async () => {
+      const page = await gate.backend.handlers.exploreCalls({ filter: {}, limit: 100, facets: true });
+      const stats = await gate.backend.handlers.explorerStats({ filter: {} });
+      return { page, stats };
+    };
+    const empty = await ask();
+    expect(empty.page.rows).toEqual([]);
+    expect(empty.stats.sessions).toEqual([]);
+    expect(empty.stats.topTools).toEqual([]);
+
+    const one = await gate.executor.call({ tool: 'echo', arguments: { text: 'only' }, agentSession: 'session-ok' });
+    const single = await ask();
+    expect(single.page.rows.map((row) => row.callId)).toEqual([one.meta.callId]);
+    expect(single.stats.sessions).toEqual([expect.objectContaining({ session: 'session-ok', calls: 1, failed: 0, denied: 0 })]);
+    expect(single.stats.denialsByRule).toEqual([]);
+
+    await gate.executor.call({ tool: 'echo', arguments: { text: 'again' }, agentSession: 'session-ok' });
+    const successes = await ask();
+    expect(successes.stats.sessions).toEqual([expect.objectContaining({ session: 'session-ok', calls: 2, failed: 0, denied: 0 })]);
+    expect(successes.stats.topTools).toEqual([{ tool: 'echo', count: 2 }]);
+    const detail = await gate.backend.handlers.callDetail({ callId: one.meta.callId });
+    expect(detail.records.length).toBeGreaterThan(0);
+  });
+});
