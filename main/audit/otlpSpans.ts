@@ -51,7 +51,6 @@ export interface OtlpSpan {
 /** OTLP's SpanKind and StatusCode enum values (the JSON encoding writes enums as numbers). */
 export const SPAN_KIND_INTERNAL = 1;
 export const STATUS_UNSET = 0;
-export const STATUS_OK = 1;
 export const STATUS_ERROR = 2;
 
 /** The instrumentation scope the spans are written under. */
@@ -185,12 +184,9 @@ export function callSpan(call: ExportedCall, options: SpanOptions): OtlpSpan {
     name: record.kind,
     attributes: present([attribute('toolgate.audit.seq', record.seq), attribute('toolgate.audit.hash', record.hash), ...eventDetail(record)]),
   }));
-  const status =
-    row.outcome === 'completed'
-      ? { code: STATUS_OK }
-      : failed
-        ? { code: STATUS_ERROR, message: `${errorType}${row.outcome === 'rejected' ? ' (refused)' : ''}` }
-        : { code: STATUS_UNSET };
+  // OpenTelemetry's tracing API: instrumentation SHOULD leave a successful span's status Unset (OK is
+  // for an application that overrides a status it decided on); only a failure sets one.
+  const status = failed ? { code: STATUS_ERROR, message: `${errorType}${row.outcome === 'rejected' ? ' (refused)' : ''}` } : { code: STATUS_UNSET };
   return {
     traceId: traceIdOf(row),
     spanId: spanIdOf(row.callId),

@@ -80,7 +80,8 @@ describe('OTLP export', () => {
       'toolgate.tier': 'STANDARD',
     });
     expect(attributeMap(completed!.attributes)).not.toHaveProperty('error.type');
-    expect(completed!.status.code).toBe(1);
+    // Unset (0), as OpenTelemetry asks of instrumentation for a success; never OK (1).
+    expect(completed!.status.code).toBe(0);
 
     expect(attributeMap(denied!.attributes)).toMatchObject({ 'error.type': 'EDENIED', 'toolgate.decider': 'rule', 'toolgate.outcome': 'rejected' });
     expect(String(attributeMap(denied!.attributes)['toolgate.rule'])).toContain('write_file(private/**)');
