@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { constants, copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { applyEdits, findNodeAtLocation, modify, parseTree, type Node, type ParseError } from 'jsonc-parser';
+import { findNodeAtLocation, parseTree, type Node, type ParseError } from 'jsonc-parser';
 import { GateError } from '../../shared/errors';
 import { shellQuote } from '../tools/shell/shellQuote';
 
@@ -122,25 +122,49 @@ function removeEntry(text: string, entries: readonly Node[], index: number): str
 }
 
 /**
+ * Adds a member to an object as text: after its last member, on a line of its own with that
+ * member's indentation (or on the same line, for an object written on one line), or inside the
+ * braces of an empty object. jsonc-parser's modify would reformat the lines around it.
+ */
+function addMember(text: string, object: Node, key: string, value: unknown): string {
+  const last = object.children?.at(-1);
+  const member = `${JSON.stringify(key)}: ${JSON.stringify(value)}`;
+  if (!last) return `${text.slice(0, object.offset + 1)}${member}${text.slice(object.offset + 1)}`;
+  const lineStart = text.lastIndexOf('\n', last.offset) + 1;
+  const before = text.slice(lineStart, last.offset);
+  const separator = before.trim() === '' ? `,\n${before}` : ', ';
+  const at = last.offset + last.length;
+  return `${text.slice(0, at)}${separator}${member}${text.slice(at)}`;
+}
+
+/**
  * Adds Toolgate's PreToolUse and PostToolUse hooks (matcher `*`: every tool) to a Claude Code
  * settings file, keeping every other byte; installing again adds nothing.
  */
 export function installClaudeHooks(file: string, command: string, timeoutSeconds: number, now = new Date()): SettingsChange {
   const { text, tree } = readSettings(file);
-  let after = text ?? '{}\n';
+  const group = { matcher: '*', hooks: [{ type: 'command', command, timeout: timeoutSeconds }] };
+  if (text === undefined) {
+    const fresh = { hooks: Object.fromEntries(HOOK_EVENTS.map((event) => [event, [group]])) };
+    return replaceSettings(file, text, `${JSON.stringify(fresh, null, FORMAT.tabSize)}\n`, now);
+  }
+  let after = text;
   for (const event of HOOK_EVENTS) {
     if (ourGroups(tree, file, event, command).length > 0) continue;
-    const group = { matcher: '*', hooks: [{ type: 'command', command, timeout: timeoutSeconds }] };
-    const last = findNodeAtLocation(parseTree(after)!, ['hooks', event])?.children?.at(-1);
-    after = last
-      ? appendAfter(after, last, group)
-      : applyEdits(after, modify(after, ['hooks', event, -1], group, { isArrayInsertion: true, formattingOptions: FORMAT }));
+    const root = parseTree(after)!;
+    const hooks = findNodeAtLocation(root, ['hooks']);
+    const list = findNodeAtLocation(root, ['hooks', event]);
+    const last = list?.children?.at(-1);
+    if (last) after = appendAfter(after, last, group);
+    else if (list) after = `${after.slice(0, list.offset + 1)}${JSON.stringify(group)}${after.slice(list.offset + 1)}`;
+    else if (hooks) after = addMember(after, hooks, event, [group]);
+    else after = addMember(after, root, 'hooks', { [event]: [group] });
   }
-  if (after === (text ?? '{}\n')) return { file, changed: false };
+  if (after === text) return { file, changed: false };
   return replaceSettings(file, text, after, now);
 }
 
-/** Removes exactly the groups install added (and the lists and `hooks` object left empty by that). */
+/** Removes exactly the groups install added (and the lists and `hooks` object left empty by that), as text: the inverse of install. */
 export function uninstallClaudeHooks(file: string, command: string, now = new Date()): SettingsChange {
   const { text } = readSettings(file);
   if (text === undefined) return { file, changed: false };
@@ -151,14 +175,23 @@ export function uninstallClaudeHooks(file: string, command: string, now = new Da
     if (ours.length === 0) continue;
     if (ours.length === entries.length) {
       // A list of nothing but ours goes whole, as install made it.
-      after = applyEdits(after, modify(after, ['hooks', event], undefined, { formattingOptions: FORMAT }));
+      after = removeMember(after, ['hooks'], event);
       continue;
     }
     for (const index of ours.reverse()) after = removeEntry(after, findNodeAtLocation(parseTree(after)!, ['hooks', event])!.children!, index);
   }
-  if (after !== text && findNodeAtLocation(parseTree(after)!, ['hooks'])?.children?.length === 0) {
-    after = applyEdits(after, modify(after, ['hooks'], undefined, { formattingOptions: FORMAT }));
-  }
+  if (after !== text && findNodeAtLocation(parseTree(after)!, ['hooks'])?.children?.length === 0) after = removeMember(after, [], 'hooks');
   if (after === text) return { file, changed: false };
   return replaceSettings(file, text, after, now);
+}
+
+/** Removes the member `key` of the object at `path`, as text: the exact inverse of addMember. */
+function removeMember(text: string, path: string[], key: string): string {
+  const root = parseTree(text)!;
+  const object = path.length === 0 ? root : findNodeAtLocation(root, path)!;
+  const members = object.children ?? [];
+  const index = members.findIndex((member) => member.children?.[0]?.value === key);
+  if (index < 0) return text;
+  if (members.length === 1) return text.slice(0, object.offset + 1) + text.slice(members[0]!.offset + members[0]!.length, object.offset + object.length - 1).replace(/^\s*/, '') + text.slice(object.offset + object.length - 1);
+  return removeEntry(text, members, index);
 }

@@ -82,4 +82,28 @@ describe('toolgate hook install claude-code', () => {
     expect(readFileSync(broken, 'utf8')).toBe('{ "model": "opus", }');
     expect(toolgate(['hook', 'install', 'cursor'], dirs.home).stderr).toContain('claude-code');
   });
+  it('keeps every byte of a compact or differently shaped file outside what it adds, and uninstall restores it exactly', () => {
+    dirs = makeTempDirs();
+    const shapes = [
+      '{"hooks":{"Stop":[{"matcher":"*","hooks":[{"type":"command","command":"say done"}]}]},"model":"opus"}',
+      '{"model":"opus","hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"audit.sh"}]}]}}',
+      '{"model":"opus"}\n',
+      '{\n\t"model": "opus",\n\t"hooks": {\n\t\t"Stop": []\n\t}\n}\n',
+    ];
+    for (const [i, theirs] of shapes.entries()) {
+      const project = join(dirs.outside, `p${i}`);
+      mkdirSync(join(project, '.claude'), { recursive: true });
+      const file = join(project, '.claude', 'settings.json');
+      writeFileSync(file, theirs);
+      expect(toolgate(['hook', 'install', 'claude-code', '--project', project], dirs.home).code).toBe(0);
+      const installed = readFileSync(file, 'utf8');
+      const settings = JSON.parse(installed);
+      expect(settings.model, theirs).toBe('opus');
+      expect(settings.hooks.PreToolUse.at(-1).hooks[0].command, theirs).toContain('hook claude-code');
+      // Nothing reformatted: as many lines as before (each addition stays on the line it joins, or on lines of its own).
+      expect(installed.split('\n').length - theirs.split('\n').length, theirs).toBeLessThanOrEqual(2);
+      expect(toolgate(['hook', 'uninstall', 'claude-code', '--project', project], dirs.home).code).toBe(0);
+      expect(readFileSync(file, 'utf8'), theirs).toBe(theirs);
+    }
+  });
 });
