@@ -99,19 +99,25 @@ function replaceSettings(file: string, before: string | undefined, after: string
 }
 
 /**
- * Appends a group to a list that has entries, as text: after the last entry, on a line of its own
- * with its indentation (or on the same line, for a list written on one line). jsonc-parser's insert
- * would reformat the entries already there, and every byte of theirs must stay.
+ * Adds an entry (of a list or an object, as JSON text) to a container, as text: after its last entry,
+ * on a line of its own with that entry's indentation (or on the same line, for a container written
+ * on one line), or inside the brackets of an empty one. jsonc-parser's modify would reformat the
+ * lines around it, and every byte of the entries already there must stay.
  */
-function appendAfter(text: string, last: Node, group: unknown): string {
+function addEntry(text: string, container: Node, entry: string): string {
+  const last = container.children?.at(-1);
+  if (!last) return `${text.slice(0, container.offset + 1)}${entry}${text.slice(container.offset + 1)}`;
   const lineStart = text.lastIndexOf('\n', last.offset) + 1;
   const before = text.slice(lineStart, last.offset);
   const separator = before.trim() === '' ? `,\n${before}` : ', ';
   const at = last.offset + last.length;
-  return `${text.slice(0, at)}${separator}${JSON.stringify(group)}${text.slice(at)}`;
+  return `${text.slice(0, at)}${separator}${entry}${text.slice(at)}`;
 }
 
-/** Removes one entry of a list that keeps others, as text: the exact inverse of appendAfter. */
+/** The text of an object member. */
+const member = (key: string, value: unknown) => `${JSON.stringify(key)}: ${JSON.stringify(value)}`;
+
+/** Removes one entry of a list that keeps others, as text: the exact inverse of addEntry. */
 function removeEntry(text: string, entries: readonly Node[], index: number): string {
   const entry = entries[index]!;
   if (index > 0) {
@@ -119,22 +125,6 @@ function removeEntry(text: string, entries: readonly Node[], index: number): str
     return text.slice(0, previous.offset + previous.length) + text.slice(entry.offset + entry.length);
   }
   return text.slice(0, entry.offset) + text.slice(entries[1]!.offset);
-}
-
-/**
- * Adds a member to an object as text: after its last member, on a line of its own with that
- * member's indentation (or on the same line, for an object written on one line), or inside the
- * braces of an empty object. jsonc-parser's modify would reformat the lines around it.
- */
-function addMember(text: string, object: Node, key: string, value: unknown): string {
-  const last = object.children?.at(-1);
-  const member = `${JSON.stringify(key)}: ${JSON.stringify(value)}`;
-  if (!last) return `${text.slice(0, object.offset + 1)}${member}${text.slice(object.offset + 1)}`;
-  const lineStart = text.lastIndexOf('\n', last.offset) + 1;
-  const before = text.slice(lineStart, last.offset);
-  const separator = before.trim() === '' ? `,\n${before}` : ', ';
-  const at = last.offset + last.length;
-  return `${text.slice(0, at)}${separator}${member}${text.slice(at)}`;
 }
 
 /**
@@ -154,11 +144,9 @@ export function installClaudeHooks(file: string, command: string, timeoutSeconds
     const root = parseTree(after)!;
     const hooks = findNodeAtLocation(root, ['hooks']);
     const list = findNodeAtLocation(root, ['hooks', event]);
-    const last = list?.children?.at(-1);
-    if (last) after = appendAfter(after, last, group);
-    else if (list) after = `${after.slice(0, list.offset + 1)}${JSON.stringify(group)}${after.slice(list.offset + 1)}`;
-    else if (hooks) after = addMember(after, hooks, event, [group]);
-    else after = addMember(after, root, 'hooks', { [event]: [group] });
+    if (list) after = addEntry(after, list, JSON.stringify(group));
+    else if (hooks) after = addEntry(after, hooks, member(event, [group]));
+    else after = addEntry(after, root, member('hooks', { [event]: [group] }));
   }
   if (after === text) return { file, changed: false };
   return replaceSettings(file, text, after, now);
@@ -185,7 +173,7 @@ export function uninstallClaudeHooks(file: string, command: string, now = new Da
   return replaceSettings(file, text, after, now);
 }
 
-/** Removes the member `key` of the object at `path`, as text: the exact inverse of addMember. */
+/** Removes the member `key` of the object at `path`, as text: the exact inverse of addEntry. */
 function removeMember(text: string, path: string[], key: string): string {
   const root = parseTree(text)!;
   const object = path.length === 0 ? root : findNodeAtLocation(root, path)!;
