@@ -28,7 +28,7 @@ export const SERVE_SPEC: CommandSpec = {
 
 /** Where `toolgate policy` reads the policy from, as the gate would. */
 const POLICY_OPTIONS: readonly OptionSpec[] = [
-  { name: 'workspace', value: 'DIR', description: 'the workspace whose .toolgate/policy.json counts (default: settings.json, else the current folder)' },
+  { name: 'workspace', value: 'DIR', description: "the workspace whose .toolgate/policy.json counts (default: the running gate's, else settings.json's, else the current folder)" },
   { name: 'mode', value: 'strict|standard|permissive', description: 'the security mode to judge in (default: settings.json, else standard)' },
   { name: 'tools', value: 'MODULE', repeatable: true, description: 'an ES module of more tools whose rules to read' },
 ];

@@ -73,6 +73,28 @@ describe('toolgate policy', () => {
     writeFileSync(project, JSON.stringify({ allow: ['write_file(src/**)', 'shell_exec'] }));
     expect((await check('write_file', write)).code).toBe(1);
   });
+
+  it("without --workspace judges for the running gate's workspace, and says which folder it used when no gate runs", async () => {
+    mkdirSync(join(dirs.workspace, '.toolgate'));
+    writeFileSync(join(dirs.workspace, '.toolgate', 'policy.json'), JSON.stringify({ allow: ['write_file(src/**)'] }));
+    // The CLI runs in another folder (the repository): only the gate's workspace has this project file.
+    const alone = await runCli(['policy', 'trust'], dirs.home);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toContain(`no gate is running for ${dirs.home}; judging for the workspace`);
+    expect(alone.stderr).toContain('(the current folder)');
+    const served = await spawnServe(dirs);
+    try {
+      const trusted = await runCli(['policy', 'trust'], dirs.home);
+      expect(trusted.code, trusted.stderr).toBe(0);
+      expect(trusted.stdout).toContain(join(dirs.workspace, '.toolgate', 'policy.json'));
+      expect(trusted.stderr).not.toContain('no gate is running');
+      const listed = await runCli(['policy', 'list'], dirs.home);
+      expect(listed.stdout).toContain('allow write_file(src/**)');
+      expect((await runCli(['policy', 'check', 'write_file', JSON.stringify({ path: 'src/a.ts', content: '' })], dirs.home)).code).toBe(0);
+    } finally {
+      await served.stop();
+    }
+  });
 });
 
 describe('serve --grant RULE --mode', () => {
