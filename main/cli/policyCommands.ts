@@ -8,6 +8,7 @@ import { describeSource } from '../policy/policyDecisions';
 import { trustProjectFile } from '../policy/projectTrust';
 import type { PolicyDecision } from '../policy/tierPolicy';
 import { readSettingsFile, settingsPath } from '../settings/settings';
+import { readGateAddress } from '../state/stateFolder';
 import { BUILTIN_TOOLS } from '../tools/builtinTools';
 import { loadToolModule } from '../tools/loadToolModule';
 import { flag, UsageError, type ParsedArgs } from './argv';
@@ -18,12 +19,27 @@ import type { Io } from './commands';
 /** Exit codes of `policy check`: what a script branches on. */
 const EXIT_FOR: Record<PolicyDecision['decision'], number> = { allow: 0, ask: 1, deny: 2 };
 
+/**
+ * The workspace to judge for, and where it came from: --workspace, else the running gate's (what its
+ * agents' calls are judged against), else settings.json's, else the current folder.
+ */
+function workspaceOf(args: ParsedArgs, fromSettings: string | undefined, home: string): { workspace: string; from: string } {
+  const given = flag(args, 'workspace');
+  if (given !== undefined) return { workspace: resolve(given), from: 'given with --workspace' };
+  try {
+    return { workspace: readGateAddress(home).workspace, from: "the running gate's" };
+  } catch {
+    // No gate runs for this state folder: the one it would start with.
+  }
+  return fromSettings !== undefined ? { workspace: fromSettings, from: 'from settings.json' } : { workspace: process.cwd(), from: 'the current folder' };
+}
+
 /** The engine as the gate would build it here: same files, same tools, same workspace and mode. */
 async function engineFor(args: ParsedArgs, io: Io): Promise<PolicyEngine> {
   const settings = readSettingsFile(settingsPath(io.home));
-  const workspaceFlag = flag(args, 'workspace');
-  const workspace = workspaceFlag !== undefined ? resolve(workspaceFlag) : (settings.workspace ?? process.cwd());
-  if (!existsSync(workspace)) throw new GateError('ENOTFOUND', `the workspace ${workspace} does not exist; pass --workspace DIR`);
+  const { workspace, from } = workspaceOf(args, settings.workspace, io.home);
+  if (!existsSync(workspace)) throw new GateError('ENOTFOUND', `the workspace ${workspace} (${from}) does not exist; pass --workspace DIR`);
+  if (from !== 'given with --workspace' && from !== 'the running gate\'s') io.err(`note: no gate is running for ${io.home}; judging for the workspace ${workspace} (${from}); pass --workspace DIR to choose another\n`);
   const modeFlag = flag(args, 'mode');
   if (modeFlag !== undefined && !PolicyModeSchema.safeParse(modeFlag).success) throw new UsageError(`--mode ${modeFlag}: say strict, standard or permissive`);
   const tools = new Map<string, ToolManifest>(BUILTIN_TOOLS.map((tool) => [tool.manifest.name, tool.manifest]));
