@@ -86,6 +86,8 @@ export const PolicyProblemSchema = z.object({
   file: z.string(),
   /** The 1-based line of the fault, when known. */
   line: z.number().int().positive().optional(),
+  /** The 1-based column of the fault on that line, when known. */
+  column: z.number().int().positive().optional(),
   /** What is wrong. */
   problem: z.string(),
   /** How to fix it. */
@@ -106,5 +108,5 @@ export type PolicyStatus = z.infer<typeof PolicyStatusSchema>;
 
 /** How a problem reads in one line: `file line N: problem. Fix: fix`. */
 export function describePolicyProblem(problem: PolicyProblem): string {
-  return `${problem.file}${problem.line ? ` line ${problem.line}` : ''}: ${problem.problem}. Fix: ${problem.fix}`;
+  return `${problem.file}${problem.line ? ` line ${problem.line}${problem.column ? `, column ${problem.column}` : ''}` : ''}: ${problem.problem}. Fix: ${problem.fix}`;
 }

@@ -57,7 +57,7 @@ interface LayerState {
   readonly layer: PolicyLayer;
   readonly file?: string;
   readonly rules: readonly CompiledRule[];
-  readonly refused?: { readonly problem: PolicyProblem; readonly scope: RefusedScope };
+  readonly refused?: { readonly problems: readonly PolicyProblem[]; readonly scope: RefusedScope };
   readonly notice?: string;
 }
 
@@ -167,12 +167,14 @@ export class PolicyEngine implements Policy {
     for (const state of this.layers.values()) {
       const refused = state.refused;
       if (!refused || (refused.scope !== 'all' && !refused.scope.has(manifest.name))) continue;
-      const where = `${refused.problem.file}${refused.problem.line ? ` line ${refused.problem.line}` : ''}`;
+      const [first, ...more] = refused.problems;
+      const where = `${first!.file}${first!.line ? ` line ${first!.line}` : ''}`;
+      const others = more.length > 0 ? ` and ${more.length} more fault${more.length === 1 ? '' : 's'}` : '';
       return {
         ...decision,
         decision: 'ask',
         rule: 'policy-file-refused',
-        reason: `the ${state.layer} policy ${where} is refused (${refused.problem.problem}), so every call it could have allowed asks until it is fixed: ${refused.problem.fix}`,
+        reason: `the ${state.layer} policy ${where} is refused (${first!.problem}${others}), so every call it could have allowed asks until it is fixed: ${first!.fix}`,
       };
     }
     return decision;
@@ -183,7 +185,7 @@ export class PolicyEngine implements Policy {
     const states = LAYER_ORDER.flatMap((layer) => this.layers.get(layer) ?? []);
     return {
       mode: this.mode,
-      problems: states.flatMap((state) => (state.refused ? [state.refused.problem] : [])),
+      problems: states.flatMap((state) => state.refused?.problems ?? []),
       notices: states.flatMap((state) => (state.notice ? [state.notice] : [])),
     };
   }
@@ -312,7 +314,7 @@ export class PolicyEngine implements Policy {
   private async loadLayer(layer: 'managed' | 'user'): Promise<LayerState> {
     const file = this.files[layer];
     const loaded = await loadPolicyFile(file, layer, this.context);
-    return loaded.ok ? { layer, file, rules: loaded.rules } : { layer, file, rules: [], refused: { problem: loaded.problem, scope: loaded.scope } };
+    return loaded.ok ? { layer, file, rules: loaded.rules } : { layer, file, rules: [], refused: { problems: loaded.problems, scope: loaded.scope } };
   }
 
   private async loadProject(): Promise<LayerState> {
@@ -327,7 +329,7 @@ export class PolicyEngine implements Policy {
         notice: `The project policy ${file} is not trusted (new, or changed since it was trusted), so its rules are ignored: review it, then run toolgate policy trust.`,
       };
     }
-    return loaded.ok ? { layer: 'project', file, rules: loaded.rules } : { layer: 'project', file, rules: [], refused: { problem: loaded.problem, scope: loaded.scope } };
+    return loaded.ok ? { layer: 'project', file, rules: loaded.rules } : { layer: 'project', file, rules: [], refused: { problems: loaded.problems, scope: loaded.scope } };
   }
 
   private swap(layer: PolicyLayer, state: LayerState): void {

@@ -24,7 +24,7 @@ function readOrEmpty(file: string): string | undefined {
 
 async function writeChecked(file: string, layer: RuleSource['layer'], text: string, context: PolicyContext): Promise<void> {
   const loaded = await compilePolicyText(text, file, layer, context);
-  if (!loaded.ok) throw new GateError('EVALIDATION', `nothing was saved: ${describePolicyProblem(loaded.problem)}`);
+  if (!loaded.ok) throw new GateError('EVALIDATION', `nothing was saved: ${loaded.problems.map(describePolicyProblem).join('; ')}`);
   mkdirSync(dirname(file), { recursive: true });
   const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
   writeFileSync(temp, text.endsWith('\n') ? text : `${text}\n`, { mode: 0o600 });
@@ -36,7 +36,7 @@ export async function appendRules(file: string, layer: RuleSource['layer'], effe
   const before = readOrEmpty(file);
   if (before !== undefined) {
     const loaded = await compilePolicyText(before, file, layer, context);
-    if (!loaded.ok) throw new GateError('EVALIDATION', `nothing was saved, because the file is refused as it is: ${describePolicyProblem(loaded.problem)}`);
+    if (!loaded.ok) throw new GateError('EVALIDATION', `nothing was saved, because the file is refused as it is: ${loaded.problems.map(describePolicyProblem).join('; ')}`);
   }
   let text = before ?? '{}\n';
   for (const rule of rules) text = applyEdits(text, modify(text, [effect, -1], rule.trim(), { isArrayInsertion: true, formattingOptions: FORMAT }));

@@ -4,6 +4,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { GateError } from '../../shared/errors';
 import { CapabilitySchema } from '../../shared/manifest';
+import { nearestName } from '../../shared/nearestName';
 import { PolicyModeSchema } from '../../shared/policy';
 import { SETTING_KEYS, type SettingKey, type SettingSource } from '../../shared/settings';
 
@@ -97,25 +98,6 @@ export function expandHome(path: string, home = homedir()): string {
   return path === '~' ? home : path.startsWith('~/') ? join(home, path.slice(2)) : path;
 }
 
-/** The nearest known key to a misspelt one, if one is close. */
-function nearestKey(key: string): SettingKey | undefined {
-  const distance = (a: string, b: string): number => {
-    const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-    for (let i = 1; i <= a.length; i++) {
-      let previous = row[0]!;
-      row[0] = i;
-      for (let j = 1; j <= b.length; j++) {
-        const current = row[j]!;
-        row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, previous + (a[i - 1]!.toLowerCase() === b[j - 1]!.toLowerCase() ? 0 : 1));
-        previous = current;
-      }
-    }
-    return row[b.length]!;
-  };
-  const [best] = [...SETTING_KEYS].sort((a, b) => distance(key, a) - distance(key, b));
-  return best && distance(key, best) <= Math.max(2, Math.floor(key.length / 3)) ? best : undefined;
-}
-
 /** The line and column of a character offset in a text, 1-based. */
 export function lineColumn(text: string, offset: number): string {
   const before = text.slice(0, offset).split('\n');
@@ -151,7 +133,7 @@ export function readSettingsFile(path: string, home = homedir()): SettingsFile {
     const issue = parsed.error.issues[0]!;
     if (issue.code === 'unrecognized_keys') {
       const key = issue.keys[0]!;
-      const near = nearestKey(key);
+      const near = nearestName(key, SETTING_KEYS);
       throw new SettingsError(path, key, 'is not a setting', `${near ? `did you mean "${near}"? ` : ''}the settings are ${SETTING_KEYS.join(', ')}`);
     }
     const key = String(issue.path[0]) as SettingKey;

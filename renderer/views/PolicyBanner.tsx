@@ -11,8 +11,8 @@ export function PolicyBanner() {
   if (!policy || (policy.problems.length === 0 && policy.notices.length === 0)) return null;
   return (
     <>
-      {policy.problems.map((problem) => (
-        <div key={`${problem.layer}:${problem.file}`} className="banner banner-error" role="alert" data-testid="policy-banner">
+      {policy.problems.map((problem, index) => (
+        <div key={`${problem.layer}:${problem.file}:${index}`} className="banner banner-error" role="alert" data-testid="policy-banner">
           Policy file refused, so every call it could have allowed asks instead: {describePolicyProblem(problem)}
         </div>
       ))}

@@ -55,7 +55,7 @@ describe('toolgate policy', () => {
     writeUserPolicy('{\n  "allow": [\n    {"rule": "shell_exec(ls *)", "examples": {"notMatch": ["ls; rm -rf /"], "match": ["lsof"]}}\n  ]\n}');
     const tested = await runCli(['policy', 'test', '--workspace', dirs.workspace], dirs.home);
     expect(tested.code).toBe(1);
-    expect(tested.stderr).toContain(`${join(dirs.home, 'policy.json')} line 3: the rule "shell_exec(ls *)" does not match its example "lsof". Fix:`);
+    expect(tested.stderr).toContain(`${join(dirs.home, 'policy.json')} line 3, column 14: the rule "shell_exec(ls *)" does not match its example "lsof". Fix:`);
   });
 
   it('trust makes a project file count, until it changes', async () => {

@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { PolicyEngine } from '../../main/policy/policyEngine';
+import { describePolicyProblem } from '../../shared/policy';
 import { trustProjectFile } from '../../main/policy/projectTrust';
 import { decideCall, decideShell, policyEngine, policyFolders, writePolicy, type PolicyFolders } from './policyFixture';
 
@@ -74,7 +75,7 @@ describe('layers', () => {
 describe('a refused file fails closed', () => {
   it.each([
     ['not JSON', '{\n  "allow": [\n    "read_file",\n  ]\n}', 4, /not JSON/, false],
-    ['an unknown key', '{\n  "allow": [],\n  "alow": ["read_file"]\n}', 1, /alow/, false],
+    ['an unknown key', '{\n  "allow": [],\n  "alow": ["read_file"]\n}', 3, /alow/, false],
     ['an unknown tool', '{\n  "allow": ["read_file",\n    "rm_everything"]\n}', 3, /"rm_everything" is not a tool/, true],
     ['a malformed specifier', '{\n  "allow": [\n    "read_file", "shell_exec(git status; rm -rf /)"\n  ]\n}', 3, /not one plain command/, true],
     ['a bare / path', '{"allow": ["read_file(/etc/**)"]}', 1, /single \//, true],
@@ -92,6 +93,24 @@ describe('a refused file fails closed', () => {
     expect(decided.reason).toContain(folders.user);
     // Entries readable as far as their tools limit the refusal to those tools; otherwise every allow asks.
     expect((await decideCall(engine, 'echo', { text: 'x' })).decision).toBe(scoped ? 'allow' : 'ask');
+  });
+
+  it('lists every fault of a file, each at its own line and column, with the key a misspelt one is near', async () => {
+    const lines = ['{', '  "allow": [', '    "read_file",', '    "echo"', '  ],', '  "ask": [', '    "write_fil(src/**)"', '  ],', '  "deny": [{"rule": "shell_exec(rm *)", "reasn": "x"}],', '  "deyn": ["shell_exec(rm *)"],', '  "allow_": []', '}'];
+    writePolicy(folders.user, lines.join('\n'));
+    engine = await policyEngine(folders);
+    const at = (word: string) => {
+      const line = lines.findIndex((text) => text.includes(word));
+      return { line: line + 1, column: lines[line]!.indexOf(word) + 1 };
+    };
+    const problems = engine.status().problems;
+    expect(problems).toEqual([
+      expect.objectContaining({ ...at('"reasn"'), problem: '"deny.0" has the unknown key "reasn"', fix: expect.stringMatching(/^did you mean "reason"\?/) }),
+      expect.objectContaining({ ...at('"deyn"'), problem: 'the unknown key "deyn"', fix: expect.stringMatching(/^did you mean "deny"\?/) }),
+      expect.objectContaining({ ...at('"allow_"'), problem: 'the unknown key "allow_"', fix: expect.stringMatching(/^did you mean "allow"\?/) }),
+      expect.objectContaining({ ...at('"write_fil'), problem: expect.stringContaining('"write_fil" is not a tool') }),
+    ]);
+    expect(describePolicyProblem(problems[1]!)).toBe(`${folders.user} line 10, column 3: the unknown key "deyn". Fix: ${problems[1]!.fix}`);
   });
 
   it('checks examples both ways and loads a rule whose examples agree', async () => {
