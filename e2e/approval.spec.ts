@@ -56,6 +56,20 @@ test('an agent writes a file only after a person approves the diff in the consol
   await expect(consolePage.audit.callRows().first()).toBeVisible();
 });
 
+test('a preset reason sits under "Deny because:" and denies at once with that reason', async ({ page }) => {
+  const consolePage = new ConsolePage(page);
+  await consolePage.open(gate.consoleUrl);
+  const agent = await gate.connectAgent();
+  const denied = agent.callTool({ name: 'write_file', arguments: { path: 'preset.md', content: 'x\n' } });
+  const card = await consolePage.approvals.waitForPrompt('write_file');
+  await expect(consolePage.approvals.denyBecause(card)).toHaveText(['Not needed', 'Too broad: narrow it down', 'Wrong file or command', 'Not what I asked for']);
+  await consolePage.approvals.denyWithPreset(card, 'Wrong file or command');
+  const refusal = await denied;
+  expect(refusal.isError).toBe(true);
+  expect(JSON.stringify(refusal.content)).toContain('Wrong file or command');
+  expect(existsSync(join(gate.workspace, 'preset.md'))).toBe(false);
+});
+
 test('a console page without the token cannot reach the gate', async ({ page }) => {
   const consolePage = new ConsolePage(page);
   await page.goto(gate.consoleUrl.replace(/#.*$/, ''));

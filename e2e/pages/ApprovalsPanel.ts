@@ -235,6 +235,17 @@ export class ApprovalsPanel {
     return this.ruleEditor(card).getByRole('button', { name: /^Approve and / });
   }
 
+  /** The preset reasons under "Deny because:" on a prompt, each a denial in one click. */
+  denyBecause(card: Locator): Locator {
+    return card.getByRole('group', { name: 'Deny because:' }).getByRole('button');
+  }
+
+  /** Denies a prompt in one click of a preset reason. */
+  async denyWithPreset(card: Locator, preset: string): Promise<void> {
+    await card.getByRole('button', { name: `Deny because: ${preset}`, exact: true }).click();
+    await expect(card).toHaveCount(0);
+  }
+
   /** Denies a prompt with words for the agent, sent verbatim. */
   async denyAndTell(card: Locator, text: string): Promise<void> {
     await card.getByRole('button', { name: 'Deny and tell the agent…', exact: true }).click();

@@ -17,7 +17,7 @@ function bar(request: ApprovalRequest): string {
   const sync = new ConsoleSync(fakeBridge({}).bridge, store);
   const element: ReactElement = (
     <ConsoleContext.Provider value={{ store, sync }}>
-      <DecisionBar request={request} reason="" setReason={() => {}} menu={undefined} setMenu={() => {}} scope={undefined} setScope={() => {}} />
+      <DecisionBar request={request} reason="" menu={undefined} setMenu={() => {}} scope={undefined} setScope={() => {}} />
     </ConsoleContext.Provider>
   );
   return renderToStaticMarkup(element);

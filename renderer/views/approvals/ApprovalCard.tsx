@@ -82,7 +82,7 @@ export function ApprovalCard({ request }: { request: ApprovalRequest }) {
           placeholder="Why (optional; shown to the agent)"
           onChange={(event) => changeReason(event.target.value)}
         />
-        <DecisionBar request={request} reason={reason} setReason={changeReason} menu={menu} setMenu={setMenu} scope={scope} setScope={setScope} edit={editing} />
+        <DecisionBar request={request} reason={reason} menu={menu} setMenu={setMenu} scope={scope} setScope={setScope} edit={editing} />
       </form>
     </article>
   );

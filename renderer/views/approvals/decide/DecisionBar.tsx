@@ -28,12 +28,11 @@ export type OpenMenu = 'timed' | 'always' | undefined;
 
 /**
  * A prompt's answers: Approve (this call only), the lasting ones (this agent session, a while,
- * always), each opening the rule it would save; and Deny, with preset reasons or words for the agent.
+ * always), each opening the rule it would save; and Deny, with the reason typed, a preset reason, or words for the agent.
  */
 export function DecisionBar({
   request,
   reason,
-  setReason,
   menu,
   setMenu,
   scope,
@@ -42,7 +41,6 @@ export function DecisionBar({
 }: {
   request: ApprovalRequest;
   reason: string;
-  setReason: (reason: string) => void;
   menu: OpenMenu;
   setMenu: (menu: OpenMenu) => void;
   scope: ApprovalScope | undefined;
@@ -131,7 +129,7 @@ export function DecisionBar({
         </div>
       ) : null}
       {scope && !edited ? <RuleEditor key={JSON.stringify(scope)} request={request} scope={scope} reason={reason} onCancel={() => setScope(undefined)} /> : null}
-      <DenyOptions request={request} reason={reason} setReason={setReason} />
+      <DenyOptions request={request} reason={reason} />
     </div>
   );
 }

@@ -4,33 +4,28 @@ import { useBridgeAction } from '../../common/useBridgeAction';
 import { useConsoleSync } from '../../consoleContext';
 import { ProblemNote } from '../../common/ProblemNote';
 
-/** Reasons a person gives often, one click each (they fill the Reason box; Deny sends it). */
-export const PRESET_REASONS = ['Not needed', 'Too broad: narrow it down', 'Wrong file or command', 'Ask me before doing this'] as const;
+/** Reasons a person gives often: each denies at once, with that reason (none may read as another answer). */
+export const PRESET_REASONS = ['Not needed', 'Too broad: narrow it down', 'Wrong file or command', 'Not what I asked for'] as const;
 
 /**
- * Deny, with an optional reason (presets fill it in), and "Deny and tell the agent…", whose text
- * the agent receives verbatim, to do something else instead.
+ * Deny (with the reason typed, if any), "Deny and tell the agent…", whose text the agent receives
+ * verbatim, to do something else instead, and under them "Deny because:" with the preset reasons,
+ * each a denial in one click.
  */
-export function DenyOptions({ request, reason, setReason }: { request: ApprovalRequest; reason: string; setReason: (reason: string) => void }) {
+export function DenyOptions({ request, reason }: { request: ApprovalRequest; reason: string }) {
   const sync = useConsoleSync();
   const tellId = useId();
+  const presetsId = useId();
   const [telling, setTelling] = useState(false);
   const [told, setTold] = useState('');
   const { inFlight, problem, run } = useBridgeAction();
 
-  function deny(tellAgent?: string): Promise<void> {
-    return run(() => sync.decideApproval(request.approvalId, 'deny', reason, tellAgent !== undefined ? { tellAgent } : {}));
+  function deny(tellAgent?: string, because = reason): Promise<void> {
+    return run(() => sync.decideApproval(request.approvalId, 'deny', because, tellAgent !== undefined ? { tellAgent } : {}));
   }
 
   return (
     <div className="deny-options">
-      <div className="reason-presets" role="group" aria-label="Preset reasons">
-        {PRESET_REASONS.map((preset) => (
-          <button key={preset} type="button" className="reason-preset" aria-label={`Reason: ${preset}`} aria-pressed={reason === preset} onClick={() => setReason(preset)}>
-            {preset}
-          </button>
-        ))}
-      </div>
       <ProblemNote problem={problem} testId="decision-problem" />
       <div className="decision-buttons">
         <button type="button" className="deny" data-key="deny" aria-keyshortcuts="D" disabled={inFlight} onClick={() => void deny()}>
@@ -39,6 +34,16 @@ export function DenyOptions({ request, reason, setReason }: { request: ApprovalR
         <button type="button" className="deny" aria-expanded={telling} onClick={() => setTelling(!telling)}>
           Deny and tell the agent…
         </button>
+      </div>
+      <div className="reason-presets" role="group" aria-labelledby={presetsId}>
+        <span id={presetsId} className="reason-presets-label">
+          Deny because:
+        </span>
+        {PRESET_REASONS.map((preset) => (
+          <button key={preset} type="button" className="reason-preset deny" aria-label={`Deny because: ${preset}`} disabled={inFlight} onClick={() => void deny(undefined, preset)}>
+            {preset}
+          </button>
+        ))}
       </div>
       {telling ? (
         <div className="tell-agent">
