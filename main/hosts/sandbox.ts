@@ -50,7 +50,8 @@ export function detectSandbox(mode: SandboxMode, command = 'bwrap'): SandboxInfo
     const why = (trial.stderr || trial.error?.message || `exit code ${trial.status}`).trim();
     return { kind: 'none', reason: `bubblewrap is installed but cannot make a sandbox here: ${why}` };
   }
-  return { kind: 'bubblewrap', command, version: version.stdout.trim(), sizedTmpfs };
+  // `bwrap --version` says "bubblewrap 0.8.0": the number alone, as the banner puts it after the name.
+  return { kind: 'bubblewrap', command, version: version.stdout.trim().replace(/^bubblewrap\s+/i, ''), sizedTmpfs };
 }
 
 /** Bytes a call may keep in its private /tmp (a tmpfs of its own; writing past it fails with ENOSPC). */

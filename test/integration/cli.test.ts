@@ -2,7 +2,7 @@
  * The CLI end to end, as a person types it: `toolgate serve` in one process, `toolgate call`,
  * `tools` and `audit` in others, all sharing one temp TOOLGATE_HOME.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -37,6 +37,19 @@ describe('with `toolgate serve` running', () => {
     expect(listed.code, listed.stderr).toBe(0);
     return JSON.parse(listed.stdout) as AuditLine[];
   }
+
+  it("prints the banner the README shows: the same lines in the same order, the sandbox's version once", () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const bannerOf = (text: string) => text.slice(text.indexOf('Toolgate '), text.indexOf('Press Ctrl+C to stop.')).split('\n').filter((line) => line.startsWith('  '));
+    const labels = (lines: string[]) => lines.map((line) => line.trim().split(/\s+/)[0]);
+    const real = bannerOf(serve.stdout());
+    const sample = bannerOf(readme.slice(readme.indexOf('```\nToolgate ')));
+    expect(labels(sample)).toEqual(labels(real));
+    const sandbox = (lines: string[]) => lines.find((line) => line.trim().startsWith('sandbox'))!.trim().replace(/^sandbox\s+/, '');
+    const bwrapVersion = /\d+\.\d+(\.\d+)?/.exec(execFileSync('bwrap', ['--version'], { encoding: 'utf8' }))![0];
+    expect(sandbox(real)).toBe(`bubblewrap (${bwrapVersion})`);
+    expect(sandbox(sample)).toMatch(/^bubblewrap \(\d+\.\d+\.\d+\)$/);
+  });
 
   it('prints where it serves and keeps the token private', () => {
     expect(serve.stdout()).toContain(`workspace  ${realpathSync(dirs.workspace)}`);
