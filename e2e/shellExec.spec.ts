@@ -46,6 +46,23 @@ test('an approved command streams its coloured lines into the Live terminal befo
   await expect(page.getByTestId('stop-call')).toHaveCount(0);
 });
 
+test('a command still waiting for approval shows in Live without a terminal or a Stop button; they come once it runs', async ({ page }) => {
+  const consolePage = new ConsolePage(page);
+  await consolePage.open(gate.consoleUrl);
+  const agent = await gate.connectAgent();
+  const running = agent.callTool({ name: 'shell_exec', arguments: { command: 'sleep 2; echo done' } });
+  const card = await consolePage.approvals.waitForPrompt('shell_exec');
+  await consolePage.live.show();
+  await expect(consolePage.live.rowFor('shell_exec')).toHaveAttribute('data-status', 'awaiting-approval');
+  await expect(page.getByTestId('call-output-row')).toHaveCount(0);
+  await expect(page.getByTestId('stop-call')).toHaveCount(0);
+  await consolePage.tab('Approvals');
+  await consolePage.approvals.approve(card);
+  await consolePage.live.show();
+  await expect(page.getByTestId('stop-call')).toHaveCount(1);
+  expect((await running).isError).toBe(false);
+});
+
 // Output that tries to hide what came before it: a line overwritten by a carriage return, then a
 // screen clear, a scrollback clear, a cursor move home and up, a line erase, a window title and a
 // clipboard write, and a concealed line.

@@ -127,12 +127,13 @@ export function CallTerminal({ call }: { call: CallSnapshot }) {
 
 /**
  * The row under a call in the Live table: its terminal, once the call streams output (or while a
- * shell_exec call waits or runs); nothing otherwise.
+ * shell_exec call runs); nothing otherwise. A call still waiting for a person has no output to show
+ * and nothing to stop: its prompt is where it is answered.
  */
 export function CallOutputRow({ call }: { call: CallSnapshot }) {
   const hasOutput = useHasOutput(call.callId);
-  const pending = call.tool === 'shell_exec' && (call.status === 'running' || call.status === 'awaiting-approval');
-  if (!hasOutput && !pending) return null;
+  const running = call.tool === 'shell_exec' && call.status === 'running';
+  if (!hasOutput && !running) return null;
   return (
     <tr className="call-output-row" data-testid="call-output-row" data-call-id={call.callId}>
       <td colSpan={LIVE_COLUMNS.length}>
