@@ -39,8 +39,9 @@ export function createModernGateServer(registry: ToolRegistry, executor: Executo
       {
         source: options.source ?? 'mcp',
         ...(caller ?? {}),
-        // Aborts when the agent cancels or its HTTP request goes away.
-        signal: ctx.mcpReq.signal,
+        // Aborts when the agent cancels, or leaves: its HTTP request's own signal comes first, as it
+        // says the agent left (the SDK's request signal aborts after it, with no such reason).
+        signal: ctx.http?.req ? AbortSignal.any([ctx.http.req.signal, ctx.mcpReq.signal]) : ctx.mcpReq.signal,
         sendProgress: (params) => ctx.mcpReq.notify({ method: 'notifications/progress', params }),
       },
     );
