@@ -4,7 +4,7 @@ import type { Executor } from '../executor/executor';
 import type { ToolRegistry } from '../registry/registry';
 import { toolgateVersion } from '../state/paths';
 import type { AgentDirectory } from './agentDirectory';
-import { toCallToolResult } from './callToolResult';
+import { toCallToolResult, unknownToolError } from './callToolResult';
 import { declaredCaller } from './declaredAgent';
 import { FORWARDED_CLIENT_META } from './forwardedClient';
 import { callThroughGate, GATE_INSTRUCTIONS, listedMcpTools } from './gateToolCall';
@@ -45,6 +45,9 @@ export function createModernGateServer(registry: ToolRegistry, executor: Executo
         sendProgress: (params) => ctx.mcpReq.notify({ method: 'notifications/progress', params }),
       },
     );
+    // An unknown tool is a protocol error (invalid params), never a result a client could read as run.
+    const unknown = unknownToolError(result);
+    if (unknown) throw unknown;
     // The v1 and v2 SDKs type one wire shape each their own way; the codec projects it for this era.
     return server.projectCallToolResult(toCallToolResult(result) as CallToolResult, undefined);
   });

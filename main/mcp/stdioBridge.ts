@@ -10,6 +10,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { agentLeftReason } from '../approvals/agentLeft';
 import { toolgateVersion } from '../state/paths';
+import { ProtocolError } from './callToolResult';
 import { FORWARDED_CLIENT_META } from './forwardedClient';
 import { GateNotRunningError, LONG_CALL, type GateConnection } from './gateClient';
 
@@ -49,7 +50,7 @@ export async function runStdioBridge(upstream: GateConnection): Promise<void> {
       );
     } catch (error) {
       if (error instanceof GateNotRunningError) return { content: [{ type: 'text', text: error.message }], isError: true };
-      throw error;
+      throw asSentByGate(error);
     }
   });
   const closed = new Promise<void>((resolve) => {
@@ -73,6 +74,16 @@ export async function runStdioBridge(upstream: GateConnection): Promise<void> {
     process.off('SIGINT', stop);
     await upstream.close();
   }
+}
+
+/**
+ * The gate's JSON-RPC error (an unknown tool's invalid params) as the gate sent it: the SDK's client
+ * wraps it in an McpError whose message starts "MCP error CODE: ", which the agent's client would add again.
+ */
+function asSentByGate(error: unknown): unknown {
+  if (!(error instanceof McpError)) return error;
+  const data = error.data !== null && typeof error.data === 'object' ? (error.data as Record<string, unknown>) : undefined;
+  return new ProtocolError(error.code, error.message.replace(/^MCP error -?\d+: /, ''), data);
 }
 
 /**
