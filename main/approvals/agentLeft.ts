@@ -1,9 +1,7 @@
-/**
- * Why a prompt is taken back when the agent that asked is gone: its connection or stream to the
- * gate closed, it ended its session, or its stdio bridge went away. Such a call can never be
- * answered, so it is withdrawn at once rather than left for a person to approve into the void.
- */
-export const AGENT_LEFT = 'the agent left';
+import { AGENT_LEFT, saysAgentLeft } from '../../shared/agentLeft';
+
+// A prompt whose agent is gone can never be answered to it: it is withdrawn at once, saying why,
+// rather than left for a person to approve into the void.
 
 /** What a prompt withdrawn because its agent went away says, with how the gate noticed. */
 export function agentLeftReason(how: string): string {
@@ -22,5 +20,5 @@ const MAX_REASON_CHARS = 200;
 export function withdrawalReason(signal: AbortSignal | undefined): string {
   const reason: unknown = signal?.reason;
   const text = typeof reason === 'string' ? reason : reason instanceof Error ? reason.message : '';
-  return text.startsWith(AGENT_LEFT) ? text.slice(0, MAX_REASON_CHARS) : 'the agent cancelled the call';
+  return saysAgentLeft(text) ? text.slice(0, MAX_REASON_CHARS) : 'the agent cancelled the call';
 }
