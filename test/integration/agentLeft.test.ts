@@ -120,6 +120,29 @@ describe('a 2025 agent that leaves while its call waits for a person', () => {
   });
 });
 
+describe('an agent that leaves while its approved call runs', () => {
+  it('its tool is stopped, not left running for nobody', async () => {
+    gate = await startTestGate({ policyRules: ['shell_exec(sleep *)'] });
+    const started = gate;
+    const { client } = await legacyAgent(started);
+    const running = new Promise<CallSnapshot>((resolveRunning) =>
+      started.running.backend.subscribe('callUpdated', (call) => {
+        if (call.tool === 'shell_exec' && call.status === 'running') resolveRunning(call);
+      }),
+    );
+    void client.callTool({ name: 'shell_exec', arguments: { command: 'sleep 60' } }).catch(() => {});
+    const { callId } = await running;
+    await client.close();
+    // `sleep 60` outlasts the test: only the agent leaving can end the call before it.
+    for (const deadline = Date.now() + 20_000; ; await new Promise((wait) => setTimeout(wait, 50))) {
+      if (started.running.gate.audit.forCall(callId).some((record) => record.kind === 'failed' || record.kind === 'completed')) break;
+      if (Date.now() > deadline) throw new Error('the call still runs 20 s after its agent left');
+    }
+    const last = started.running.gate.audit.forCall(callId).at(-1);
+    expect(last).toMatchObject({ kind: 'failed', payload: { error: { code: 'EDENIED', message: expect.stringMatching(/withdrawn.*killed/) } } });
+  });
+});
+
 describe('a 2026-07-28 agent that leaves while its call waits for a person', () => {
   it('whose connection closes: the prompt is withdrawn because the agent left, not as a cancel', async () => {
     const started = await open();
