@@ -92,6 +92,11 @@ export class ApprovalsPanel {
     return this.console.page.locator('[data-opened="true"]').getByTestId('approval-card');
   }
 
+  /** The notes of prompts withdrawn because their agent left (their cards are gone). */
+  leftPrompts(): Locator {
+    return this.console.page.getByTestId('left-prompt');
+  }
+
   /** The "No calls are waiting for you." message. */
   emptyMessage(): Locator {
     return this.console.page.getByText('No calls are waiting for you.');

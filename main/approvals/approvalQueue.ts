@@ -33,6 +33,9 @@ export const DEFAULT_MAX_PENDING_PER_SESSION = 50;
 /** Prompts all agents together may have waiting at once, unless the gate is told otherwise. */
 export const DEFAULT_MAX_PENDING = 500;
 
+/** How many ended prompts are remembered, so a late answer to one is told how it ended. */
+const ENDED_MEMORY = 1000;
+
 /** The bucket of calls that came with no agent session (CLI, tests): they share one per-session count. */
 const NO_SESSION = '';
 
@@ -65,6 +68,8 @@ export class ApprovalQueue {
   private readonly pending = new Map<string, Pending>();
   /** How many prompts each agent session has waiting, so the cap is checked without a scan. */
   private readonly pendingBySession = new Map<string, number>();
+  /** How recent prompts ended, oldest first: an answer that races in after the end is refused with why. */
+  private readonly ended = new Map<string, Pick<ApprovalOutcome, 'outcome' | 'reason'>>();
   private readonly maxPendingPerSession: number;
   private readonly maxPending: number;
   private closed = false;
@@ -146,10 +151,10 @@ export class ApprovalQueue {
     return this.settle(approvalId, 'approved', trimmed || undefined, revised ? { ...scoped, edited: revised.summary } : scoped, revised)!;
   }
 
-  /** A waiting prompt and its call; ENOTFOUND when it is no longer waiting. */
+  /** A waiting prompt and its call; ENOTFOUND, saying how it ended when it did lately, when it is no longer waiting. */
   waiting(approvalId: string): { request: ApprovalRequest; subject?: ApprovalSubject } {
     const entry = this.pending.get(approvalId);
-    if (!entry) throw new GateError('ENOTFOUND', 'that prompt is no longer waiting (it was answered, expired or never existed)');
+    if (!entry) throw new GateError('ENOTFOUND', `that prompt is no longer waiting: ${endedText(this.ended.get(approvalId))}`, { approvalId });
     return { request: entry.request, ...(entry.subject ? { subject: entry.subject } : {}) };
   }
 
@@ -189,6 +194,8 @@ export class ApprovalQueue {
     if (left > 0) this.pendingBySession.set(session, left);
     else this.pendingBySession.delete(session);
     clearTimeout(entry.timer);
+    this.ended.set(approvalId, { outcome, ...(reason ? { reason } : {}) });
+    if (this.ended.size > ENDED_MEMORY) this.ended.delete(this.ended.keys().next().value!);
     const result = { ...this.outcomeOf(entry.request, outcome, reason), ...extras };
     entry.resolve(revised ? { ...result, revised } : result);
     try {
@@ -208,4 +215,13 @@ export class ApprovalQueue {
       decidedAt: new Date().toISOString(),
     };
   }
+}
+
+/** How a prompt ended, in words for a person whose answer came too late. */
+function endedText(ended: Pick<ApprovalOutcome, 'outcome' | 'reason'> | undefined): string {
+  if (!ended) return 'it was answered, expired or never existed';
+  const why = ended.reason ? ` (${ended.reason})` : '';
+  if (ended.outcome === 'withdrawn') return `it was withdrawn${why}; its call did not run and cannot be approved`;
+  if (ended.outcome === 'expired') return `it expired${why}; its call did not run`;
+  return `it was already ${ended.outcome}${why}`;
 }

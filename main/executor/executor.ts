@@ -6,6 +6,7 @@ import { hashCanonical } from '../../shared/hash';
 import { mutatingEffects, type Capability, type SecurityTier, type SideEffect, type ToolManifest } from '../../shared/manifest';
 import type { ToolResult } from '../../shared/result';
 import type { CallEdit, Preview } from '../../shared/approval';
+import { withdrawalReason } from '../approvals/agentLeft';
 import type { ApprovalQueue } from '../approvals/approvalQueue';
 import { checkEdit, reviseCall, type RevisedCall, type RevisionSubject } from '../approvals/callReviser';
 import { fastBlake3Hex } from '../audit/fastBlake3';
@@ -250,7 +251,8 @@ export class Executor {
     });
     run.at('approval', { status: 'awaiting-approval', approvalId: request.approvalId, askedAt: request.requestedAt });
     const askedAt = performance.now();
-    const withdraw = () => this.deps.approvals.withdraw(request.approvalId, 'the agent cancelled the call');
+    // The signal says whether the agent cancelled the call or left altogether (its connection closed).
+    const withdraw = () => this.deps.approvals.withdraw(request.approvalId, withdrawalReason(signal));
     if (signal?.aborted) withdraw();
     signal?.addEventListener('abort', withdraw, { once: true });
     const { revised, ...decided } = await outcome.finally(() => signal?.removeEventListener('abort', withdraw));

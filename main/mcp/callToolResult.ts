@@ -45,3 +45,62 @@ export function toCallToolResult(result: ToolResult): CallToolResult {
     },
   };
 }
+
+/** JSON-RPC's code for invalid params, which the MCP spec gives a call of a tool the server does not have. */
+export const INVALID_PARAMS = -32602;
+
+/** How long an unknown tool's error message may be: enough for the names of about a hundred tools. */
+export const UNKNOWN_TOOL_MESSAGE_CHARS = 2000;
+
+/**
+ * A JSON-RPC error answered instead of a result. Thrown from a request handler, both SDK eras send
+ * its code, message and data as they are (an McpError would prefix the message with its code).
+ */
+export class ProtocolError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = 'ProtocolError';
+  }
+}
+
+/**
+ * The JSON-RPC error for a call of a tool the gate does not have, or undefined for any other
+ * result: the MCP spec counts an unknown tool among protocol errors (invalid params), not among a
+ * tool's failures, so a client never reads it as a tool that ran. The gate's lookup refused and
+ * audited the call already; its message, which names the tools so a model can correct itself, is
+ * passed on cut to a bound at a name's end.
+ */
+export function unknownToolError(result: ToolResult): ProtocolError | undefined {
+  const { error } = result;
+  // The lookup step's refusal is the only ENOTFOUND that names the tools the gate has.
+  if (error?.code !== 'ENOTFOUND' || !isJsonObject(error.details) || !Array.isArray(error.details.known)) return undefined;
+  return new ProtocolError(INVALID_PARAMS, boundedToolList(resultText(result), error.details.known), {
+    'toolgate/callId': result.meta.callId,
+    'toolgate/errorCode': error.code,
+  });
+}
+
+/**
+ * A message that ends with the list of the gate's tools, cut to UNKNOWN_TOOL_MESSAGE_CHARS at the
+ * end of a name, saying how many were left out (tools/list has them all).
+ */
+function boundedToolList(message: string, known: readonly unknown[]): string {
+  if (message.length <= UNKNOWN_TOOL_MESSAGE_CHARS) return message;
+  const names = known.filter((name): name is string => typeof name === 'string');
+  const list = names.join(', ');
+  if (!message.endsWith(list)) return `${message.slice(0, UNKNOWN_TOOL_MESSAGE_CHARS - 1)}…`;
+  let text = message.slice(0, message.length - list.length);
+  const room = UNKNOWN_TOOL_MESSAGE_CHARS - 60;
+  let shown = 0;
+  for (const name of names) {
+    const next = `${shown === 0 ? '' : ', '}${name}`;
+    if (text.length + next.length > room) break;
+    text += next;
+    shown++;
+  }
+  return `${text}${shown === 0 ? '' : ', '}… and ${names.length - shown} more (tools/list names them all)`;
+}

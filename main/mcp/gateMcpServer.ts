@@ -3,7 +3,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
 import type { AgentInfo, CallSource } from '../../shared/call';
 import type { Executor } from '../executor/executor';
 import { boundedAgent, type AgentDirectory, type DeclaredClient } from './agentDirectory';
-import { toCallToolResult } from './callToolResult';
+import { toCallToolResult, unknownToolError } from './callToolResult';
 import { FORWARDED_CLIENT_META, forwardedClient } from './forwardedClient';
 import { callThroughGate, GATE_INSTRUCTIONS, listedMcpTools } from './gateToolCall';
 import type { ToolRegistry } from '../registry/registry';
@@ -79,6 +79,9 @@ export function createGateMcpServer(registry: ToolRegistry, executor: Executor, 
         sendProgress: (params) => extra.sendNotification({ method: 'notifications/progress', params }),
       },
     );
+    // An unknown tool is a protocol error (invalid params), never a result a client could read as run.
+    const unknown = unknownToolError(result);
+    if (unknown) throw unknown;
     return toCallToolResult(result);
   });
   return server;

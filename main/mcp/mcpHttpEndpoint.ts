@@ -4,6 +4,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { readJsonBody, sendJsonRpcError, type UnreadableBody } from '../server/httpBody';
+import { OpenRequests } from './agentDeparture';
 import { coalesceAnswerWrites } from './coalescedAnswer';
 import { prepareBodyForSdk } from './heldArguments';
 
@@ -27,6 +28,8 @@ interface Session {
   server: Server;
   /** Requests of this session still open: POSTs being answered and the client's GET stream. */
   openRequests: number;
+  /** The JSON-RPC requests still being answered, withdrawn when their agent leaves. */
+  answering: OpenRequests;
   /** When the session last had a request start or finish (ms since the epoch). */
   lastUsed: number;
 }
@@ -95,11 +98,14 @@ export class McpHttpEndpoint {
       }
       this.markInUse(sessionId, session, response);
       if (request.method !== 'POST') {
+        // The agent ends its session: what it still waits for is withdrawn, saying it left, before the SDK closes the session.
+        if (request.method === 'DELETE') session.answering.sessionEnded();
         await session.transport.handleRequest(request, response);
         return;
       }
       const body = await this.readForSdk(request, response, read);
-      if (body) await session.transport.handleRequest(request, response, body.value);
+      if (!body || !session.answering.watch(response, body.value)) return;
+      await session.transport.handleRequest(request, response, body.value);
       return;
     }
     if (request.method !== 'POST') {
@@ -136,7 +142,7 @@ export class McpHttpEndpoint {
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        const session: Session = { transport, server, openRequests: 0, lastUsed: Date.now() };
+        const session: Session = { transport, server, openRequests: 0, lastUsed: Date.now(), answering: new OpenRequests(transport) };
         this.markInUse(id, session, response);
         this.evictLeastRecentlyUsed();
       },

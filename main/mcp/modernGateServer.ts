@@ -4,7 +4,7 @@ import type { Executor } from '../executor/executor';
 import type { ToolRegistry } from '../registry/registry';
 import { toolgateVersion } from '../state/paths';
 import type { AgentDirectory } from './agentDirectory';
-import { toCallToolResult } from './callToolResult';
+import { toCallToolResult, unknownToolError } from './callToolResult';
 import { declaredCaller } from './declaredAgent';
 import { FORWARDED_CLIENT_META } from './forwardedClient';
 import { callThroughGate, GATE_INSTRUCTIONS, listedMcpTools } from './gateToolCall';
@@ -39,11 +39,15 @@ export function createModernGateServer(registry: ToolRegistry, executor: Executo
       {
         source: options.source ?? 'mcp',
         ...(caller ?? {}),
-        // Aborts when the agent cancels or its HTTP request goes away.
-        signal: ctx.mcpReq.signal,
+        // Aborts when the agent cancels, or leaves: its HTTP request's own signal comes first, as it
+        // says the agent left (the SDK's request signal aborts after it, with no such reason).
+        signal: ctx.http?.req ? AbortSignal.any([ctx.http.req.signal, ctx.mcpReq.signal]) : ctx.mcpReq.signal,
         sendProgress: (params) => ctx.mcpReq.notify({ method: 'notifications/progress', params }),
       },
     );
+    // An unknown tool is a protocol error (invalid params), never a result a client could read as run.
+    const unknown = unknownToolError(result);
+    if (unknown) throw unknown;
     // The v1 and v2 SDKs type one wire shape each their own way; the codec projects it for this era.
     return server.projectCallToolResult(toCallToolResult(result) as CallToolResult, undefined);
   });

@@ -8,7 +8,9 @@ import {
   McpError,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
+import { agentLeftReason } from '../approvals/agentLeft';
 import { toolgateVersion } from '../state/paths';
+import { ProtocolError } from './callToolResult';
 import { FORWARDED_CLIENT_META } from './forwardedClient';
 import { GateNotRunningError, LONG_CALL, type GateConnection } from './gateClient';
 
@@ -18,6 +20,9 @@ import { GateNotRunningError, LONG_CALL, type GateConnection } from './gateClien
  * restarts is found again; with none running, a call returns a result the agent can read and act on.
  */
 export async function runStdioBridge(upstream: GateConnection): Promise<void> {
+  // Aborted first when the bridge stops: the gate's cancel of each call still waiting then says the
+  // agent left (the SDK's own abort at close carries no reason).
+  const leaving = new AbortController();
   const server = new Server({ name: 'toolgate', version: toolgateVersion() }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async (request) => {
     try {
@@ -36,7 +41,7 @@ export async function runStdioBridge(upstream: GateConnection): Promise<void> {
       return await upstream.send((client) =>
         client.request({ method: 'tools/call', params }, CallToolResultSchema, {
           ...LONG_CALL,
-          signal: extra.signal,
+          signal: AbortSignal.any([leaving.signal, extra.signal]),
           onprogress: (progress) => {
             if (progressToken === undefined) return;
             void extra.sendNotification({ method: 'notifications/progress', params: { ...progress, progressToken } }).catch(() => {});
@@ -45,7 +50,7 @@ export async function runStdioBridge(upstream: GateConnection): Promise<void> {
       );
     } catch (error) {
       if (error instanceof GateNotRunningError) return { content: [{ type: 'text', text: error.message }], isError: true };
-      throw error;
+      throw asSentByGate(error);
     }
   });
   const closed = new Promise<void>((resolve) => {
@@ -55,7 +60,10 @@ export async function runStdioBridge(upstream: GateConnection): Promise<void> {
   // The client ends a stdio session by closing our stdin (then waits for us to exit); the SDK's
   // transport does not notice the end of input, so close here instead of lingering until SIGTERM.
   // A signal closes the same way, so the gate's session ends with us.
-  const stop = () => void server.close();
+  const stop = () => {
+    leaving.abort(agentLeftReason('its stdio bridge closed'));
+    void server.close();
+  };
   process.stdin.once('end', stop);
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
@@ -66,6 +74,16 @@ export async function runStdioBridge(upstream: GateConnection): Promise<void> {
     process.off('SIGINT', stop);
     await upstream.close();
   }
+}
+
+/**
+ * The gate's JSON-RPC error (an unknown tool's invalid params) as the gate sent it: the SDK's client
+ * wraps it in an McpError whose message starts "MCP error CODE: ", which the agent's client would add again.
+ */
+function asSentByGate(error: unknown): unknown {
+  if (!(error instanceof McpError)) return error;
+  const data = error.data !== null && typeof error.data === 'object' ? (error.data as Record<string, unknown>) : undefined;
+  return new ProtocolError(error.code, error.message.replace(/^MCP error -?\d+: /, ''), data);
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { agentLeftReason } from '../approvals/agentLeft';
 
 /**
  * Headers a web Request made from a Node request leaves out: the bearer token (checked at the door;
@@ -21,11 +22,14 @@ export function toWebRequest(request: IncomingMessage, signal?: AbortSignal): Re
   return new Request(url, { method: request.method ?? 'GET', headers, ...(signal ? { signal } : {}) });
 }
 
-/** An AbortSignal that aborts when the response closes before it was finished (the client went away). */
+/**
+ * An AbortSignal that aborts when the response closes before it was finished: the agent left, as
+ * its reason says (a call's handler reads it to withdraw a prompt naming why).
+ */
 export function abortOnClientGone(response: ServerResponse): AbortSignal {
   const controller = new AbortController();
   response.once('close', () => {
-    if (!response.writableFinished) controller.abort(new Error('the client closed the connection'));
+    if (!response.writableFinished) controller.abort(new Error(agentLeftReason('its connection to the gate closed before the answer')));
   });
   return controller.signal;
 }

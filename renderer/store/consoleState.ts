@@ -62,6 +62,19 @@ export interface VerifyState {
   readonly error: string | undefined;
 }
 
+/** A prompt withdrawn because its agent left: its card is gone, and the Approvals view says why. */
+export interface LeftPrompt {
+  readonly approvalId: string;
+  readonly callId: string;
+  /** The tool the call was for (as the card named it). */
+  readonly tool: string;
+  /** The gate's reason: "the agent left: …" and how it noticed. */
+  readonly reason: string;
+}
+
+/** How many withdrawn prompts the Approvals view names at once (newest first). */
+export const LEFT_PROMPTS_SHOWN = 5;
+
 /** Everything the console shows; written only by ConsoleSync, read by the views. */
 export interface ConsoleState {
   /** The link to the gate. */
@@ -74,6 +87,8 @@ export interface ConsoleState {
   readonly calls: CallsState;
   /** Prompts waiting for a person, the one that expires first on top. */
   readonly approvals: readonly ApprovalRequest[];
+  /** Prompts lately withdrawn because their agent left, newest first, until the person dismisses them. */
+  readonly leftPrompts: readonly LeftPrompt[];
   /** Latest audit records, newest (highest seq) first. */
   readonly audit: readonly AuditRecord[];
   /** The chain check. */
@@ -94,6 +109,7 @@ export function initialConsoleState(connection: ConnectionState, tab: TabName = 
     tools: [],
     calls: { byId: {}, order: [] },
     approvals: [],
+    leftPrompts: [],
     audit: [],
     verify: { report: undefined, stale: false, running: false, error: undefined },
     loadError: undefined,

@@ -13,6 +13,7 @@ import {
   applyApprovalChanges,
   mergeAuditRecords,
   mergeCallSnapshot,
+  noteLeftPrompts,
   removeApproval,
   replaceApprovals,
   upsertCalls,
@@ -44,7 +45,7 @@ const RESOLVED_MEMORY = 20_000;
 type StoreEvent =
   | { kind: 'call'; call: CallSnapshot }
   | { kind: 'requested'; request: ApprovalRequest }
-  | { kind: 'resolved'; approvalId: string }
+  | { kind: 'resolved'; outcome: ApprovalOutcome }
   | { kind: 'audit'; record: AuditRecord };
 
 /**
@@ -91,7 +92,7 @@ export class ConsoleSync {
       }),
       this.bridge.onApprovalResolved((outcome) => {
         this.rememberResolved(outcome);
-        this.batch.push({ kind: 'resolved', approvalId: outcome.approvalId });
+        this.batch.push({ kind: 'resolved', outcome });
       }),
       this.bridge.onAuditAppended((record) => {
         this.auditGeneration += 1;
@@ -267,6 +268,11 @@ export class ConsoleSync {
     return (await this.bridge.keepPermission({ id, file })).file;
   }
 
+  /** The person has read the notes of prompts withdrawn because their agent left: they go. */
+  dismissLeftPrompts(): void {
+    this.store.setState({ leftPrompts: [] });
+  }
+
   /**
    * Denies every prompt of one agent session ("Deny all from this agent"); resolves with how many
    * were denied. Their cards go as the gate's approvalResolved events arrive.
@@ -296,12 +302,15 @@ export class ConsoleSync {
     const calls: CallSnapshot[] = [];
     const added: ApprovalRequest[] = [];
     const removed = new Set<string>();
+    const outcomes: ApprovalOutcome[] = [];
     const records: AuditRecord[] = [];
     for (const event of events) {
       if (event.kind === 'call') calls.push(event.call);
       else if (event.kind === 'requested') added.push(event.request);
-      else if (event.kind === 'resolved') removed.add(event.approvalId);
-      else records.push(event.record);
+      else if (event.kind === 'resolved') {
+        removed.add(event.outcome.approvalId);
+        outcomes.push(event.outcome);
+      } else records.push(event.record);
     }
     this.store.setState((s) => {
       const trail = s.auditTrail;
@@ -309,6 +318,8 @@ export class ConsoleSync {
       return {
         calls: upsertCalls(s.calls, calls, CALLS_CAP),
         approvals: applyApprovalChanges(s.approvals, added, removed),
+        // A card whose agent left goes like any other; the view then says why (its tool, from the card).
+        leftPrompts: noteLeftPrompts(s.leftPrompts, outcomes, [...s.approvals, ...added]),
         ...(records.length > 0 ? { audit: mergeAuditRecords(s.audit, records, AUDIT_CAP) } : {}),
         // Marked stale once: a new verify object each frame would redraw the Audit view each frame.
         ...(records.length > 0 && !s.verify.stale ? { verify: { ...s.verify, stale: true } } : {}),

@@ -1,7 +1,8 @@
-import type { ApprovalRequest } from '../../shared/approval';
+import { saysAgentLeft } from '../../shared/agentLeft';
+import type { ApprovalOutcome, ApprovalRequest } from '../../shared/approval';
 import type { AuditRecord } from '../../shared/audit';
 import type { CallSnapshot, CallStatus } from '../../shared/call';
-import type { CallsState } from './consoleState';
+import { LEFT_PROMPTS_SHOWN, type CallsState, type LeftPrompt } from './consoleState';
 
 // How far along the pipeline a status is; a snapshot never moves a call backwards.
 const STATUS_PROGRESS: Record<CallStatus, number> = {
@@ -148,4 +149,21 @@ export function mergeAuditRecords(
   for (const record of records) bySeq.set(record.seq, record);
   for (const record of incoming) bySeq.set(record.seq, record);
   return [...bySeq.values()].sort((a, b) => b.seq - a.seq).slice(0, cap);
+}
+
+/**
+ * Notes the prompts of a frame's outcomes that were withdrawn because their agent left (newest
+ * first, at most LEFT_PROMPTS_SHOWN), named by the tool their card showed; other outcomes change nothing.
+ */
+export function noteLeftPrompts(left: readonly LeftPrompt[], outcomes: readonly ApprovalOutcome[], pending: readonly ApprovalRequest[]): readonly LeftPrompt[] {
+  const gone = outcomes.filter((outcome) => outcome.outcome === 'withdrawn' && saysAgentLeft(outcome.reason));
+  if (gone.length === 0) return left;
+  const toolOf = new Map(pending.map((request) => [request.approvalId, request.tool]));
+  const noted = gone.reverse().map((outcome) => ({
+    approvalId: outcome.approvalId,
+    callId: outcome.callId,
+    tool: toolOf.get(outcome.approvalId) ?? 'a call',
+    reason: outcome.reason!,
+  }));
+  return [...noted, ...left].slice(0, LEFT_PROMPTS_SHOWN);
 }

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ApprovalOutcome, ApprovalRequest } from '../../shared/approval';
 import { GateError } from '../../shared/errors';
+import { agentLeftReason } from '../../main/approvals/agentLeft';
 import { ApprovalQueue, type ApprovalAsk } from '../../main/approvals/approvalQueue';
 
 const ASK: ApprovalAsk = {
@@ -118,6 +119,22 @@ describe('ApprovalQueue', () => {
     const late = approvals.ask(ASK);
     await expect(late.outcome).resolves.toMatchObject({ outcome: 'withdrawn' });
     expect(approvals.list()).toEqual([]);
+  });
+
+  it('an answer that races in after a prompt ended is refused saying how it ended: withdrawn because the agent left, expired, or answered', async () => {
+    const approvals = queue(50);
+    const left = approvals.ask(ASK);
+    approvals.withdraw(left.request.approvalId, agentLeftReason('its connection to the gate closed before the answer'));
+    expect(() => approvals.decide(left.request.approvalId, 'approve')).toThrow(
+      'that prompt is no longer waiting: it was withdrawn (the agent left: its connection to the gate closed before the answer); its call did not run and cannot be approved',
+    );
+    const answered = approvals.ask(ASK);
+    approvals.decide(answered.request.approvalId, 'deny', 'not now');
+    expect(() => approvals.decide(answered.request.approvalId, 'approve')).toThrow(/no longer waiting: it was already denied \(not now\)/);
+    const expired = approvals.ask(ASK);
+    await expired.outcome;
+    expect(() => approvals.decide(expired.request.approvalId, 'approve')).toThrow(/no longer waiting: it expired \(nobody answered.*\); its call did not run/);
+    expect(() => approvals.decide('never-issued', 'approve')).toThrow(/no longer waiting: it was answered, expired or never existed/);
   });
 
   it('withdraw() settles a waiting prompt as withdrawn and later answers are refused', async () => {

@@ -81,11 +81,10 @@ describe('with `toolgate serve` running', () => {
     expect(records.some((record) => record.callId === invoked!.callId && record.kind === 'started')).toBe(false);
   });
 
-  it('`call` of an unknown tool exits 1 with ENOTFOUND', async () => {
+  it('`call` of an unknown tool exits 2 (the call could not be made) with ENOTFOUND, naming the tools', async () => {
     const run = await runCli(['call', 'nope', '{}'], dirs.home);
-    expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/ENOTFOUND/);
-    expect(run.stderr).toContain('nope');
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/ENOTFOUND: no tool named "nope"; the tools are: .*\bread_file\b/);
   });
 
   it('`call write_file` waits for the console, then writes', async () => {

@@ -6,6 +6,7 @@
 import { existsSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { auditKinds, callIdOf, connectMcp, startTestGate, textOf, type TestGate } from './helpers';
 
@@ -75,12 +76,16 @@ describe('tools/call', () => {
     expect(read.structuredContent).toMatchObject({ path: 'notes.txt', content: 'line one\n', bytes: 9 });
   });
 
-  it('an unknown tool is an error result with ENOTFOUND, and is audited as rejected', async () => {
-    const result = await client.callTool({ name: 'no_such_tool', arguments: {} });
-    expect(result.isError).toBe(true);
-    expect(textOf(result)).toMatch(/^ENOTFOUND/);
-    expect(textOf(result)).toContain('no_such_tool');
-    expect(auditKinds(gate.running.gate.audit.forCall(callIdOf(result)))).toEqual(['invoked', 'rejected']);
+  it('an unknown tool is a JSON-RPC error (invalid params) naming the tools, and is audited as rejected', async () => {
+    const refused = await client.callTool({ name: 'no_such_tool', arguments: {} }).then(
+      () => undefined,
+      (error: McpError) => error,
+    );
+    expect(refused).toBeInstanceOf(McpError);
+    expect(refused!.code).toBe(ErrorCode.InvalidParams);
+    expect(refused!.message).toContain('no tool named "no_such_tool"');
+    const callId = (refused!.data as Record<string, string>)['toolgate/callId']!;
+    expect(auditKinds(gate.running.gate.audit.forCall(callId))).toEqual(['invoked', 'rejected']);
   });
 
   it('arguments that break the schema are refused naming the field, and never run', async () => {

@@ -6,6 +6,7 @@ import { AgentGroupHeader } from './AgentGroupHeader';
 import { groupByAgent, headerOfEachRow, rowsOf, type ApprovalRow } from './agentGroups';
 import { ApprovalCardBoundary } from './ApprovalCardBoundary';
 import { KeyHelp } from './KeyHelp';
+import { LeftPrompts } from './LeftPrompts';
 import { NotificationSettings } from './NotificationSettings';
 import { useApprovalKeys, type ApprovalKeys } from './useApprovalKeys';
 import { useShownInFull } from './useShownInFull';
@@ -86,6 +87,7 @@ export function ApprovalsView() {
         )}
         <NotificationSettings />
       </div>
+      <LeftPrompts />
       {approvals.length === 0 ? null : (
         <>
           <p className="visually-hidden" aria-live="polite" data-testid="approval-selected">
