@@ -9,7 +9,10 @@ import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { hashCanonical } from '../../shared/hash';
 import type { GateOptions } from '../../main/gate/createGate';
 import { startGate, type RunningGate } from '../../main/gate/startGate';
+import { CallRedactions } from '../../main/executor/callRedactions';
 import { commandSha256, NOT_RUN_EXIT_CODE } from '../../main/hooks/bashRun';
+import type { HookInput } from '../../main/hooks/hookInput';
+import { HookJudge } from '../../main/hooks/hookJudge';
 import { auditKinds, makeTempDirs, nextApproval, spawnServe } from '../integration/helpers';
 import { runBash, runHook, type BashRun } from './hookProcesses';
 
@@ -220,6 +223,30 @@ describe('the command that runs an allowed call is bound to it', () => {
     expect(stopped.stderr).toContain('did not run: Toolgate is not running');
     expect(existsSync(marker)).toBe(false);
   }, 120_000);
+});
+
+describe('a grant that is never used', () => {
+  it('expires unrun, and a Claude Code that ran the call itself instead is recorded as having run it on the host', async () => {
+    const gate = await openHomeGate({ allow: ['shell_exec(touch *)'] });
+    const { gate: core } = gate.running;
+    const bash = { inGate: true as const, sandbox: core.sandbox, grantTtlMs: 100, run: core.executor.runJudged.bind(core.executor) };
+    const judge = new HookJudge({ registry: core.registry, policy: core.policyEngine!, approvals: core.approvals, audit: core.audit, calls: core.calls, redactions: new CallRedactions(), workspace: core.workspace, bash });
+    onTestFinished(() => judge.close());
+    const pre = (toolUseId: string): HookInput => JSON.parse(bashInput(gate.workspace, 'touch marker', toolUseId)) as HookInput;
+    const expiring = await judge.answer(pre('toolu_expiring'));
+    const grant = 'runInGate' in expiring ? expiring.runInGate : undefined;
+    expect(grant).toBeDefined();
+    await expect.poll(() => auditKinds(bashCalls(gate.running)[0]!.records).at(-1)).toBe('failed');
+    expect(await judge.runGranted(grant!)).toEqual({ ran: false, message: expect.stringContaining('grant expired and nothing ran') });
+    expect(existsSync(join(gate.workspace, 'marker'))).toBe(false);
+
+    // A Claude Code too old to apply updatedInput runs the call itself: its PostToolUse says so in the record.
+    const ignored = await judge.answer(pre('toolu_ignored'));
+    expect('runInGate' in ignored && ignored.runInGate).toBeTruthy();
+    await judge.answer({ ...pre('toolu_ignored'), hook_event_name: 'PostToolUse', tool_response: { stdout: '' } } as HookInput);
+    const { records } = bashCalls(gate.running)[0]!;
+    expect(records.at(-1)).toMatchObject({ kind: 'completed', payload: { runBy: 'claude-code', ranOnHost: expect.stringContaining("outside the gate's sandbox") } });
+  });
 });
 
 describe('where the gate cannot or should not run Bash', () => {
