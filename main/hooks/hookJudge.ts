@@ -63,9 +63,10 @@ const TOOLGATE_MCP = /^mcp__toolgate__(.+)$/;
 
 /**
  * Judges Claude Code's own tools from its PreToolUse hook through the gate's pipeline (policy, a
- * person in the console, the audit) and records their outcomes from PostToolUse. Claude Code runs
- * the tool itself: an allowed call stays open in the audit until its PostToolUse closes it (tied by
- * session, tool and tool_use_id), or until the wait runs out or the gate stops, which close it as failed.
+ * person in the console, the audit) and records their outcomes from PostToolUse. An allowed Bash
+ * call runs in the gate (see runGranted), which closes it; any other tool Claude Code runs itself:
+ * the call stays open in the audit until its PostToolUse closes it (tied by session, tool and
+ * tool_use_id), or until the wait runs out or the gate stops, which close it as failed.
  * A decision the gate cannot reach (a prompt nobody answered, a full queue) is `ask`, so Claude
  * Code's own prompt takes over; never a silent allow.
  */

@@ -38,9 +38,10 @@ export type HandOver = 'allowed' | 'asked-in-claude-code';
  * The calls Claude Code runs after the gate judged them, keyed by session, tool and tool_use_id, and how
  * each ends: its PostToolUse records `completed` with the response's hash and a bounded copy; no
  * PostToolUse within the wait (the tool failed, Claude Code's prompt refused it, Claude Code quit)
- * records `failed` ETIMEOUT; a gate that stops records `failed` for each still open. So every call
- * gets exactly one terminal record, and a gate killed outright leaves them to the next start's
- * `interrupted`.
+ * records `failed` ETIMEOUT; a gate that stops records `failed` for each still open. A Bash call the
+ * gate runs waits instead for its run, under a one-use grant (handOverToGate, takeGrant): its run
+ * closes it, and its PostToolUse then adds nothing. So every call gets exactly one terminal record,
+ * and a gate killed outright leaves them to the next start's `interrupted`.
  */
 export class HookOutcomes {
   private readonly open = new Map<string, OpenHookCall>();
