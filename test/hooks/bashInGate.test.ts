@@ -3,6 +3,7 @@
  * claude-code` is fed Claude Code's PreToolUse, and the command its updatedInput names is run with
  * real bash in the folder Claude Code works in, as Claude Code would run it.
  */
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
@@ -222,6 +223,21 @@ describe('the command that runs an allowed call is bound to it', () => {
     expect(stopped.status).toBe(NOT_RUN_EXIT_CODE);
     expect(stopped.stderr).toContain('did not run: Toolgate is not running');
     expect(existsSync(marker)).toBe(false);
+  }, 120_000);
+});
+
+describe('a run whose caller went away', () => {
+  it('is stopped in the sandbox when Claude Code kills the command it ran (its timeout, an interrupt)', async () => {
+    const gate = await openHomeGate({ allow: ['shell_exec(sleep *)'] });
+    const command = await allowedCommand(gate, 'sleep 600', 'toolu_sleep');
+    // Claude Code runs a command in a process group of its own and kills the group.
+    const child = spawn('bash', ['-c', command], { cwd: gate.workspace, detached: true, stdio: 'ignore' });
+    const exited = new Promise((resolveExit) => child.once('exit', resolveExit));
+    await expect.poll(() => bashCalls(gate.running)[0]?.call.step, { timeout: 60_000 }).toBe('execute');
+    process.kill(-child.pid!, 'SIGTERM');
+    await exited;
+    await expect.poll(() => bashCalls(gate.running)[0]?.call.status, { timeout: 60_000 }).toBe('failed');
+    expect(auditKinds(bashCalls(gate.running)[0]!.records)).toEqual(['invoked', 'policy', 'capability', 'started', 'failed']);
   }, 120_000);
 });
 
