@@ -142,6 +142,8 @@ export class HookOutcomes {
   record(input: PostToolUseInput | PostToolUseFailureInput, agent: AgentInfo): void {
     // A call that ran in the gate was closed by its run, whose output is what Claude Code reports.
     if (input.tool_use_id !== undefined && this.ranInGate.delete(keyOf(input))) return;
+    // Claude Code reports a command it runs in the background at once: its run in the gate, still to come, closes the call.
+    if (this.awaitsItsRun(input)) return;
     const open = this.closing(input);
     const run = open?.run ?? this.unjudged(input, agent);
     // Its grant unused, Claude Code ran the call itself, on the host: it did not apply the updatedInput it was given.
@@ -165,6 +167,14 @@ export class HookOutcomes {
       output: bytes <= AUDIT_OUTPUT_BYTES ? response : { head: utf8Prefix(canonical, AUDIT_OUTPUT_BYTES), bytes, cut: true },
     });
     run.finish({ ok: true, data: response }, responseHash, 'completed', 'completed');
+  }
+
+  /** Whether this outcome is of the very command that runs an open call's grant, which has not run yet. */
+  private awaitsItsRun(input: PostToolUseInput | PostToolUseFailureInput): boolean {
+    if (input.tool_use_id === undefined || input.hook_event_name !== 'PostToolUse') return false;
+    const grant = this.open.get(keyOf(input))?.grant;
+    const command = input.tool_input.command;
+    return grant !== undefined && typeof command === 'string' && command.includes(` hook run ${grant.id} `);
   }
 
   /** The open call this outcome closes (taken off the waiting list), if one waits for it. */

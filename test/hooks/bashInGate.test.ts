@@ -11,7 +11,7 @@ import { hashCanonical } from '../../shared/hash';
 import type { GateOptions } from '../../main/gate/createGate';
 import { startGate, type RunningGate } from '../../main/gate/startGate';
 import { CallRedactions } from '../../main/executor/callRedactions';
-import { commandSha256, NOT_RUN_EXIT_CODE } from '../../main/hooks/bashRun';
+import { commandSha256, NOT_RUN_EXIT_CODE, sandboxedCommand } from '../../main/hooks/bashRun';
 import type { HookInput } from '../../main/hooks/hookInput';
 import { HookJudge } from '../../main/hooks/hookJudge';
 import { auditKinds, makeTempDirs, nextApproval, spawnServe } from '../integration/helpers';
@@ -242,7 +242,7 @@ describe('a run whose caller went away', () => {
 });
 
 describe('a grant that is never used', () => {
-  it('expires unrun, and a Claude Code that ran the call itself instead is recorded as having run it on the host', async () => {
+  it('expires unrun; a Claude Code that ran the call itself is recorded so; one reported at once (run in the background) still runs', async () => {
     const gate = await openHomeGate({ allow: ['shell_exec(touch *)'] });
     const { gate: core } = gate.running;
     const bash = { inGate: true as const, sandbox: core.sandbox, grantTtlMs: 100, run: core.executor.runJudged.bind(core.executor) };
@@ -262,7 +262,15 @@ describe('a grant that is never used', () => {
     await judge.answer({ ...pre('toolu_ignored'), hook_event_name: 'PostToolUse', tool_response: { stdout: '' } } as HookInput);
     const { records } = bashCalls(gate.running)[0]!;
     expect(records.at(-1)).toMatchObject({ kind: 'completed', payload: { runBy: 'claude-code', ranOnHost: expect.stringContaining("outside the gate's sandbox") } });
-  });
+
+    // A command run in the background is reported before it ran: its run, still to come, closes the call.
+    const background = await judge.answer(pre('toolu_background'));
+    const command = sandboxedCommand({ node: process.execPath, cli: 'toolgate.js', home: gate.home }, ('runInGate' in background && background.runInGate) || { grant: '', sha256: '' });
+    await judge.answer({ ...pre('toolu_background'), tool_input: { command, run_in_background: true }, hook_event_name: 'PostToolUse', tool_response: { backgroundTaskId: 'b1' } } as HookInput);
+    expect('runInGate' in background && (await judge.runGranted(background.runInGate!))).toMatchObject({ ran: true, exitCode: 0 });
+    expect(existsSync(join(gate.workspace, 'marker'))).toBe(true);
+    expect(auditKinds(bashCalls(gate.running)[0]!.records)).toEqual(['invoked', 'policy', 'capability', 'started', 'completed']);
+  }, 60_000);
 });
 
 describe('where the gate cannot or should not run Bash', () => {
