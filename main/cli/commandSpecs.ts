@@ -1,4 +1,5 @@
 import type { CommandSpec, OptionSpec } from './commandSpec';
+import { NOT_RUN_EXIT_CODE } from '../hooks/bashRun';
 
 /** `toolgate serve`: every option, with its default; settings.json gives the same keys. */
 export const SERVE_SPEC: CommandSpec = {
@@ -233,6 +234,19 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
         details: [
           'Prints {"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow|deny|ask",…}} and exits 0.',
           'Input that is not a hook input is denied; with no gate running the answer is ask, so Claude Code asks you itself.',
+          'An allowed Bash call is answered with updatedInput: a `toolgate hook run` command that runs it in the gate\'s sandbox',
+          '(settings.json "claudeCodeBashInGate": false lets Claude Code run it on the host instead).',
+        ].join('\n'),
+      },
+      {
+        name: 'run',
+        args: 'GRANT',
+        summary: 'run the Bash call the gate allowed under GRANT in its sandbox (what the hook tells Claude Code to run)',
+        options: [{ name: 'sha256', value: 'HASH', description: 'the SHA-256 of the approved command text: anything else runs nothing' }],
+        details: [
+          "Prints the command's stdout and stderr and exits with its exit status. Each grant runs once, only its exact",
+          'approved text, and only while the gate that issued it runs. When nothing ran (no gate, an unknown, used,',
+          `expired or changed grant) it says why on stderr and exits ${NOT_RUN_EXIT_CODE}; nothing ever runs outside the gate.`,
         ].join('\n'),
       },
       {

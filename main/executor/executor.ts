@@ -135,6 +135,47 @@ export class Executor {
     );
   }
 
+  /**
+   * Runs a call another judge already allowed (Claude Code's Bash, judged by its hook) on that
+   * judge's open call: the arguments checked against the tool's schema and the gate's grants, then
+   * the same scheduler, tool process, sandbox, limits and audit records as any call of the tool. No
+   * rule or person is asked again; a person may still stop it from the Live view.
+   */
+  async runJudged(run: CallRun, tool: string, args: unknown, signal?: AbortSignal): Promise<ToolResult> {
+    const stopper = new AbortController();
+    this.stoppers.set(run.callId, stopper);
+    let result: ToolResult;
+    try {
+      result = await this.judgedRun(run, tool, args, signal ? AbortSignal.any([signal, stopper.signal]) : stopper.signal);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      result = run.fail('failed', run.step, { code: 'ERUNTIME', message: `the gate failed at step ${run.step}: ${message}` });
+    } finally {
+      this.stoppers.delete(run.callId);
+    }
+    return this.deps.audit.durable().then(
+      () => result,
+      (error: unknown) => auditLost(result, error),
+    );
+  }
+
+  private async judgedRun(run: CallRun, tool: string, args: unknown, signal: AbortSignal): Promise<ToolResult> {
+    const entry = lookupTool(this.deps.registry, tool);
+    if (entry instanceof StepFailure) return run.fail('rejected', entry.step, entry.error);
+    const unavailable = this.deps.unavailableReason?.(entry.tool.manifest.name);
+    if (unavailable) return run.fail('rejected', 'lookup', { code: 'EUNAVAILABLE', message: unavailable });
+    run.at('validate');
+    const input = validateInput(entry, args);
+    if (input instanceof StepFailure) return run.fail('rejected', input.step, input.error);
+    run.at('capability');
+    const capability = checkCapabilities(entry.tool.manifest, input, this.deps.grants, this.deps.workspace);
+    run.audit('capability', capability instanceof StepFailure ? { allowed: false, error: capability.error } : { allowed: true, ...capability });
+    if (capability instanceof StepFailure) return run.fail('rejected', capability.step, capability.error);
+    // No secret is put in: the text runs as it was judged.
+    // Handed on whole: the caller keeps what it shows of it (the tool itself still keeps only the newest output).
+    return this.execute(run, entry, input, { input, secrets: [], values: [] }, undefined, signal, undefined, Number.POSITIVE_INFINITY);
+  }
+
   private async pipeline(run: CallRun, request: CallRequest, admission: Admission, signal: AbortSignal | undefined, onProgress: CallOptions['onProgress']): Promise<ToolResult> {
     // Arguments over a bound, too deep or not text are refused before anything else looks at them.
     if ('refusal' in admission) return run.fail('rejected', admission.refusal.step, admission.refusal.error);
@@ -338,6 +379,8 @@ export class Executor {
     approvedPreviewHash: string | undefined,
     signal: AbortSignal | undefined,
     onProgress?: CallOptions['onProgress'],
+    /** Bytes of output the result carries; past it, its head as text (the tool's own bound unless told). */
+    outputCap = entry.tool.manifest.bounds.maxOutputBytes,
   ): Promise<ToolResult> {
     const { manifest } = entry.tool;
     const profile = profileFor(manifest.sideEffects, false);
@@ -421,7 +464,7 @@ export class Executor {
     // Every known secret, not only this call's: a file another call wrote one into, read back here.
     const normalized = normalizeOutput(entry, this.deps.redactions.redactValue(outcome.data));
     if (normalized instanceof StepFailure) return run.fail('failed', normalized.step, normalized.error, usage);
-    const shown = capOutput(normalized.data, normalized.canonical, manifest.bounds.maxOutputBytes);
+    const shown = capOutput(normalized.data, normalized.canonical, outputCap);
     run.audit('completed', {
       responseHash: normalized.responseHash,
       bytes: shown.originalBytes,

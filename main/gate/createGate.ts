@@ -39,6 +39,7 @@ import { loadToolModule } from '../tools/loadToolModule';
 import { isInside } from '../tools/workspacePath';
 import { AgentDirectory } from '../mcp/agentDirectory';
 import { startUpstream } from '../upstream/startUpstream';
+import { DEFAULT_GRANT_TTL_MS } from '../hooks/bashInGate';
 import { HookJudge } from '../hooks/hookJudge';
 import { createConsoleBackend } from './consoleHandlers';
 import { GateEvents } from './gateEvents';
@@ -94,6 +95,8 @@ export interface GateOptions {
   checkpoints?: CheckpointOptions;
   /** Send each ended call's span to this OTLP/HTTP endpoint (settings `otlpEndpoint`); failures are logged once through `log`. */
   otlp?: Pick<OtlpStreamOptions, 'endpoint' | 'headers' | 'log'>;
+  /** Claude Code's allowed Bash calls run in the gate's sandbox, as shell_exec (default true); false: Claude Code runs them on the host. */
+  claudeCodeBashInGate?: boolean;
 }
 
 /** The default grants: tools may read and write inside the workspace. */
@@ -291,7 +294,20 @@ export async function createGate(options: GateOptions): Promise<Gate> {
   // Tools coming and going (an upstream server starting, a review) show in the Tools view at once.
   registry.onChange(() => events.emit('toolsChanged', toolStatus.list()));
   const agents = new AgentDirectory();
-  const hooks = new HookJudge({ registry, policy: options.policy ?? policyEngine!, approvals, audit, calls, redactions, workspace, grants });
+  const hooks = new HookJudge({
+    registry,
+    policy: options.policy ?? policyEngine!,
+    approvals,
+    audit,
+    calls,
+    redactions,
+    workspace,
+    grants,
+    bash:
+      options.claudeCodeBashInGate === false
+        ? { inGate: false }
+        : { inGate: true, sandbox, grantTtlMs: DEFAULT_GRANT_TTL_MS, run: (run, tool, input, signal) => executor.runJudged(run, tool, input, signal) },
+  });
   let mcpUrl: string | undefined;
   let closing: Promise<void> | undefined;
   const gate: Gate = {

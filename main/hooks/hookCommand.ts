@@ -6,7 +6,8 @@ import { commandSpec } from '../cli/commandSpecs';
 import { toolgateRoot } from '../state/paths';
 import { readSettingsFile, settingsPath } from '../settings/settings';
 import { claudeSettingsFile, hookCommandLine, installClaudeHooks, uninstallClaudeHooks, type SettingsChange } from './claudeSettings';
-import { asciiJson, judgeHookInput, MAX_HOOK_INPUT_BYTES, readBounded } from './hookClient';
+import { RunGrantSchema } from './bashRun';
+import { asciiJson, judgeHookInput, MAX_HOOK_INPUT_BYTES, readBounded, runInGate } from './hookClient';
 
 /** How long a prompt waits unless settings.json says otherwise (the gate's own default). */
 const DEFAULT_APPROVAL_SECONDS = 300;
@@ -31,16 +32,33 @@ function describe(change: SettingsChange, done: string, nothing: string): string
 }
 
 /**
+ * `toolgate hook run GRANT --sha256 HASH`: the command the hook gave Claude Code for an allowed Bash
+ * call. Its output goes out as the gate hands it on (already plain text), not through the CLI's
+ * terminal filter, so Claude Code reads what the command printed.
+ */
+function runCommand(positionals: string[], sha256: string | undefined, home: string): Promise<number> {
+  const grant = RunGrantSchema.safeParse({ grant: positionals[0], sha256 });
+  if (positionals.length !== 1 || !grant.success) {
+    const issue = grant.success ? undefined : grant.error.issues[0];
+    const why = positionals.length !== 1 ? `takes one grant id, not ${positionals.length}` : `${issue?.path.join('.')}: ${issue?.message}`;
+    throw new UsageError(`hook run ${why}; it is the command the hook gives Claude Code (hook run GRANT --sha256 HASH), nothing ran`);
+  }
+  return runInGate(grant.data, home, { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) });
+}
+
+/**
  * `toolgate hook claude-code`: Claude Code's hook input on stdin, judged by the running gate, its
- * answer on stdout (exit 0 always: the answer says allow, deny or ask). `toolgate hook install|
+ * answer on stdout (exit 0 always: the answer says allow, deny or ask). `toolgate hook run`: see
+ * runCommand. `toolgate hook install|
  * uninstall claude-code [--project DIR]`: adds or removes the hooks in Claude Code's settings.
  */
 export async function hookCommand(argv: string[], io: Io, stdin: NodeJS.ReadableStream = process.stdin): Promise<number> {
   const spec = commandSpec('hook');
   const sub = subcommandOf(spec, argv);
-  if (!sub) throw new UsageError('hook takes `claude-code`, `install claude-code` or `uninstall claude-code`');
+  if (!sub) throw new UsageError('hook takes `claude-code`, `run GRANT --sha256 HASH`, `install claude-code` or `uninstall claude-code`');
   const args = parseCommandLine(sub, argv, `hook ${sub.name}`);
   const [, agent, ...extra] = args.positionals;
+  if (sub.name === 'run') return runCommand(args.positionals.slice(1), flag(args, 'sha256'), io.home);
   if (sub.name === 'claude-code') {
     if (args.positionals.length > 1) throw new UsageError('hook claude-code reads its input from stdin and takes no arguments');
     // The gate answers an unanswered prompt by itself; this is only the backstop for a gate that hangs.

@@ -1,5 +1,6 @@
 import { isAbsolute } from 'node:path';
 import { z } from 'zod';
+import { RunGrantSchema } from './bashRun';
 
 /** Ids recorded and shown as they came: printable ASCII only, so none can break a line or hide text. */
 const PRINTABLE_ID = /^[\x21-\x7e]{1,200}$/;
@@ -65,6 +66,8 @@ export const PreToolUseOutputSchema = z.strictObject({
     hookEventName: z.literal('PreToolUse'),
     permissionDecision: PermissionDecisionSchema,
     permissionDecisionReason: z.string(),
+    /** With allow: the tool's input as Claude Code is to run it instead (the whole input; its other fields kept). */
+    updatedInput: z.record(z.string(), z.unknown()).optional(),
   }),
 });
 export type PreToolUseOutput = z.infer<typeof PreToolUseOutputSchema>;
@@ -72,9 +75,16 @@ export type PreToolUseOutput = z.infer<typeof PreToolUseOutputSchema>;
 /** What the hook prints after a tool ran: nothing to decide, so an empty object (Claude Code goes on). */
 const PostToolUseOutputSchema = z.strictObject({});
 
-/** Either answer, as the gate's hook route sends it and the CLI checks it. */
+/** Either answer, as the hook command prints it. */
 export const HookOutputSchema = z.union([PreToolUseOutputSchema, PostToolUseOutputSchema]);
 export type HookOutput = z.infer<typeof HookOutputSchema>;
+
+/**
+ * What the gate's hook route answers: the hook's answer, and for a Bash call the gate runs itself
+ * the grant the hook command turns into Claude Code's updatedInput (with its own Node, CLI and state folder).
+ */
+export const GateAnswerSchema = z.union([PreToolUseOutputSchema.extend({ runInGate: RunGrantSchema.optional() }), PostToolUseOutputSchema]);
+export type GateAnswer = z.infer<typeof GateAnswerSchema>;
 
 /** A PreToolUse answer. */
 export function preToolUseAnswer(permissionDecision: PermissionDecision, permissionDecisionReason: string): PreToolUseOutput {
@@ -93,7 +103,7 @@ export function recordedHookTool(toolName: string): string {
   return `claude_code.${toolName}`;
 }
 
-/** What a call's `invoked` record keeps of the hook: its event, Claude Code's cwd and tool_use_id, and that Claude Code runs the tool. */
-export function hookFacts(input: HookInput): Record<string, unknown> {
-  return { event: input.hook_event_name, cwd: input.cwd, ...(input.tool_use_id ? { toolUseId: input.tool_use_id } : {}), runBy: 'claude-code' };
+/** What a call's `invoked` record keeps of the hook: its event, Claude Code's cwd and tool_use_id, and who runs the tool once allowed. */
+export function hookFacts(input: HookInput, runBy: 'claude-code' | 'toolgate-sandbox' = 'claude-code'): Record<string, unknown> {
+  return { event: input.hook_event_name, cwd: input.cwd, ...(input.tool_use_id ? { toolUseId: input.tool_use_id } : {}), runBy };
 }

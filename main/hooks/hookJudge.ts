@@ -15,10 +15,12 @@ import { deciderOf, deciderOfOutcome } from '../policy/policyDecisions';
 import { resolvePath } from '../policy/pathRule';
 import { callTier, decideCall, type Policy, type PolicyDecision } from '../policy/tierPolicy';
 import type { ToolRegistry } from '../registry/registry';
+import type { BashRunReply, RunGrant } from './bashRun';
+import { bashTimeoutMs, hostBashDecision, inGateBashDecision, replyOf, type BashInGate } from './bashInGate';
 import { equivalentCall, type EquivalentCall } from './claudeCodeTools';
 import { HookOutcomes } from './hookOutcomes';
 import { hookPreview } from './hookPreview';
-import { hookFacts, preToolUseAnswer, recordedHookTool, type HookInput, type HookOutput, type PreToolUseInput, type PreToolUseOutput } from './hookInput';
+import { hookFacts, preToolUseAnswer, recordedHookTool, type GateAnswer, type HookInput, type PreToolUseInput } from './hookInput';
 
 /** What the judge needs from the gate: the same policy, approval queue, audit and Live view as every call. */
 export interface HookJudgeDeps {
@@ -36,7 +38,12 @@ export interface HookJudgeDeps {
   outcomeWaitMs?: number;
   /** How many allowed calls may wait for their PostToolUse at once (default 10,000; past it the oldest is closed unreported). */
   maxOpenCalls?: number;
+  /** Where an allowed Bash call runs: in the gate's sandbox (with what runs it there), or on the host by Claude Code. */
+  bash: BashInGate;
 }
+
+/** A PreToolUse answered by the gate: the hook's answer, and for a Bash call the gate runs, its grant. */
+type PreToolUseAnswer = Extract<GateAnswer, { hookSpecificOutput: unknown }>;
 
 /**
  * Whether a path (already as the kernel takes it: equivalentCall resolves each `..`) may lead outside the workspace: as written
@@ -56,9 +63,10 @@ const TOOLGATE_MCP = /^mcp__toolgate__(.+)$/;
 
 /**
  * Judges Claude Code's own tools from its PreToolUse hook through the gate's pipeline (policy, a
- * person in the console, the audit) and records their outcomes from PostToolUse. Claude Code runs
- * the tool itself: an allowed call stays open in the audit until its PostToolUse closes it (tied by
- * session, tool and tool_use_id), or until the wait runs out or the gate stops, which close it as failed.
+ * person in the console, the audit) and records their outcomes from PostToolUse. An allowed Bash
+ * call runs in the gate (see runGranted), which closes it; any other tool Claude Code runs itself:
+ * the call stays open in the audit until its PostToolUse closes it (tied by session, tool and
+ * tool_use_id), or until the wait runs out or the gate stops, which close it as failed.
  * A decision the gate cannot reach (a prompt nobody answered, a full queue) is `ask`, so Claude
  * Code's own prompt takes over; never a silent allow.
  */
@@ -72,14 +80,14 @@ export class HookJudge {
   }
 
   /** Answers one hook input; `signal` withdraws a waiting prompt (the hook process went away). */
-  async answer(input: HookInput, signal?: AbortSignal): Promise<HookOutput> {
+  async answer(input: HookInput, signal?: AbortSignal): Promise<GateAnswer> {
     if (input.hook_event_name !== 'PreToolUse') {
       this.outcomes.record(input, this.agent(input.session_id));
       await this.deps.audit.durable();
       return {};
     }
     const run = new CallRun(this.deps, recordedHookTool(input.tool_name), 'claude-code', input.session_id, this.agent(input.session_id));
-    let answer: PreToolUseOutput;
+    let answer: PreToolUseAnswer;
     try {
       answer = await this.judge(run, input, signal);
     } catch (error) {
@@ -94,6 +102,24 @@ export class HookJudge {
       return preToolUseAnswer('deny', `Toolgate could not write its audit log (${(error as Error).message}), so the call is denied`);
     }
     return answer;
+  }
+
+  /**
+   * Runs the command of an allowed Bash call in the gate's sandbox, on the call's own record, once:
+   * `toolgate hook run` asks for it with the grant and the hash of the text. `signal` (the command
+   * Claude Code ran went away) stops it. An unknown, spent or mismatched grant runs nothing.
+   */
+  async runGranted(presented: RunGrant, signal?: AbortSignal): Promise<BashRunReply> {
+    const bash = this.deps.bash;
+    const taken = this.outcomes.takeGrant(presented);
+    if ('refused' in taken) {
+      await this.deps.audit.durable();
+      return { ran: false, message: taken.refused };
+    }
+    if (!bash.inGate) throw new Error('a grant was issued by a gate that does not run Bash');
+    const { run, grant } = taken;
+    const result = await bash.run(run, 'shell_exec', { command: grant.command, cwd: grant.cwd, timeoutMs: grant.timeoutMs }, signal);
+    return replyOf(result, run.step);
   }
 
   /** Closes every call still waiting for its PostToolUse (the gate is stopping). Idempotent. */
@@ -112,9 +138,10 @@ export class HookJudge {
     return { client: 'Claude Code', version: 'hook', sessionStartedAt: since };
   }
 
-  private async judge(run: CallRun, input: PreToolUseInput, signal: AbortSignal | undefined): Promise<PreToolUseOutput> {
+  private async judge(run: CallRun, input: PreToolUseInput, signal: AbortSignal | undefined): Promise<PreToolUseAnswer> {
     const shown = this.deps.redactions.redactValue(input.tool_input);
-    run.begin(run.tool, shown, { hook: hookFacts(input) });
+    const inGate = input.tool_name === 'Bash' && this.deps.bash.inGate;
+    run.begin(run.tool, shown, { hook: hookFacts(input, inGate ? 'toolgate-sandbox' : 'claude-code') });
     run.at('validate');
     const mapping = equivalentCall(input.tool_name, input.tool_input, input.cwd);
     if ('malformed' in mapping) {
@@ -135,11 +162,20 @@ export class HookJudge {
       const error = run.fail('rejected', 'policy', { code: 'EDENIED', message: `denied by policy: ${decision.reason}`, details: { rule: decision.rule } }).error!;
       return preToolUseAnswer('deny', `Toolgate: ${error.message}`);
     }
-    if (decision.decision === 'ask') {
-      const asked = await this.askPerson(run, input, call, manifest, decision, signal);
-      return preToolUseAnswer(asked.permissionDecision, asked.reason);
+    if (decision.decision === 'ask') return this.askPerson(run, input, call, manifest, decision, signal);
+    return this.letThrough(run, input, call, `Toolgate allows it: ${decision.reason}`);
+  }
+
+  /**
+   * Lets an allowed call go: a Bash call the gate runs gets its grant (the hook command turns it into
+   * the updatedInput that runs it here); any other waits for Claude Code to run it and report.
+   */
+  private letThrough(run: CallRun, input: PreToolUseInput, call: EquivalentCall | undefined, reason: string): PreToolUseAnswer {
+    if (call?.command && this.deps.bash.inGate) {
+      const grant = this.outcomes.handOverToGate(run, input, call.command, bashTimeoutMs(input.tool_input), this.deps.bash.grantTtlMs);
+      if (!grant) return preToolUseAnswer('deny', 'Toolgate is stopping, so it runs nothing more; try again once it runs');
+      return { ...preToolUseAnswer('allow', `${reason}; it runs in Toolgate's sandbox`), runInGate: grant };
     }
-    const reason = `Toolgate allows it: ${decision.reason}`;
     this.outcomes.handOver(run, input, call, 'allowed', reason);
     return preToolUseAnswer('allow', reason);
   }
@@ -168,6 +204,13 @@ export class HookJudge {
     }
     const judged = await decideCall(this.deps.policy, manifest, call.input, { agentSession: input.session_id });
     const decided = entry ? mustAsk(entry, judged) : judged;
+    if (call.command && this.deps.bash.inGate) return inGateBashDecision(decided, call.command.cwd, this.deps.workspace, this.deps.bash.sandbox, leavesWorkspace(call.command.cwd, this.deps.workspace));
+    if (call.command) return hostBashDecision(this.withinWorkspace(call, decided), call.command);
+    return this.withinWorkspace(call, decided);
+  }
+
+  /** An allow turned into ask when a path of the call leads outside the workspace (as written or where its links lead). */
+  private withinWorkspace(call: EquivalentCall, decided: PolicyDecision): PolicyDecision {
     if (decided.decision !== 'allow') return decided;
     const outside = call.paths.find((path) => leavesWorkspace(path, this.deps.workspace));
     if (outside === undefined) return decided;
@@ -187,7 +230,7 @@ export class HookJudge {
     manifest: ToolManifest | undefined,
     decision: PolicyDecision,
     signal: AbortSignal | undefined,
-  ): Promise<{ permissionDecision: 'allow' | 'deny' | 'ask'; reason: string }> {
+  ): Promise<PreToolUseAnswer> {
     run.at('preview');
     const preview = await hookPreview(call, this.deps.workspace);
     run.step = 'approval';
@@ -216,7 +259,7 @@ export class HookJudge {
       // A full queue: Claude Code's own prompt takes over; the call waits for its outcome like any other.
       const reason = `Toolgate could not ask in its console (${error.message}); Claude Code asks instead`;
       this.outcomes.handOver(run, input, call, 'asked-in-claude-code', reason);
-      return { permissionDecision: 'ask', reason };
+      return preToolUseAnswer('ask', reason);
     }
     const { request, outcome } = asked;
     run.audit('approval-requested', { approvalId: request.approvalId, bindingHash, expiresAt: request.expiresAt, preview: preview.kind === 'diff' ? { kind: 'diff', path: preview.path, ...countDiffLines(preview.unified) } : preview });
@@ -229,18 +272,16 @@ export class HookJudge {
     run.audit('approval-decided', decided);
     run.at('approval', { decidedBy: deciderOfOutcome(decided.outcome, decided.reason, false), waitedMs: roundMs(performance.now() - askedAt) });
     if (decided.outcome === 'approved') {
-      const reason = `a person approved it in Toolgate's console${decided.reason ? `: ${decided.reason}` : ''}`;
-      this.outcomes.handOver(run, input, call, 'allowed', reason);
-      return { permissionDecision: 'allow', reason };
+      return this.letThrough(run, input, call, `a person approved it in Toolgate's console${decided.reason ? `: ${decided.reason}` : ''}`);
     }
     if (decided.outcome === 'denied') {
       const said = decided.tellAgent !== undefined ? `a person denied it and says:\n${decided.tellAgent}` : `a person denied it: ${decided.reason}`;
       run.fail('rejected', 'approval', { code: 'EDENIED', message: said });
-      return { permissionDecision: 'deny', reason: `Toolgate: ${said}` };
+      return preToolUseAnswer('deny', `Toolgate: ${said}`);
     }
     const why = decided.outcome === 'expired' ? `nobody answered in Toolgate's console in time (${decided.reason})` : `Toolgate's prompt was withdrawn (${decided.reason})`;
     const reason = `${why}; Claude Code asks instead`;
     this.outcomes.handOver(run, input, call, 'asked-in-claude-code', reason);
-    return { permissionDecision: 'ask', reason };
+    return preToolUseAnswer('ask', reason);
   }
 }

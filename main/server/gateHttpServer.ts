@@ -1,6 +1,6 @@
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { CLAUDE_CODE_HOOK_PATH, serveHookRequest } from '../hooks/hookRoute';
+import { CLAUDE_CODE_PATHS, serveHookRequest } from '../hooks/hookRoute';
 import { McpHttpEndpoint } from '../mcp/mcpHttpEndpoint';
 import { createGateMcpServer } from '../mcp/gateMcpServer';
 import { McpRoute } from '../mcp/mcpRoute';
@@ -13,7 +13,7 @@ import { RefusalAudit } from './refusalAudit';
 import { serveStatic } from './staticFiles';
 import { WsBridgeServer } from './wsBridgeServer';
 
-/** The gate on loopback: MCP at /mcp, Claude Code's hook at /hooks/claude-code, the console at /, its bridge at /bridge. */
+/** The gate on loopback: MCP at /mcp, Claude Code's hook at /hooks/claude-code (and its Bash runs at …/run), the console at /, its bridge at /bridge. */
 export interface GateHttpServer {
   readonly port: number;
   readonly mcpUrl: string;
@@ -58,7 +58,7 @@ export async function startGateHttpServer(
       response.writeHead(400, { 'content-type': 'text/plain' }).end('Bad request target\n');
       return;
     }
-    if (pathname === '/mcp' || pathname === CLAUDE_CODE_HOOK_PATH) {
+    if (pathname === '/mcp' || CLAUDE_CODE_PATHS.includes(pathname)) {
       const message = mcpTokenRefusal(bearerToken(request.headers), options.tokens, pathname);
       if (message !== undefined) {
         refusals.record({ step: 'auth', code: 'EPERMISSION', message, surface: 'mcp', origin: request.headers.origin });
@@ -66,7 +66,7 @@ export async function startGateHttpServer(
         sendJsonRpcError(response, 401, -32001, message);
         return;
       }
-      const served = pathname === '/mcp' ? mcp.handle(request, response) : serveHookRequest(gate.hooks, request, response);
+      const served = pathname === '/mcp' ? mcp.handle(request, response) : serveHookRequest(gate.hooks, request, response, pathname);
       served.catch((error: Error) => {
         sendJsonRpcError(response, 500, -32603, `the gate failed to serve the request: ${error.message}`);
       });

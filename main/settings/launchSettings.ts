@@ -36,11 +36,13 @@ export interface LaunchSettings {
   otlpEndpoint: string | null;
   /** Headers of each OTLP POST. */
   otlpHeaders: Record<string, string>;
+  /** Claude Code's allowed Bash calls run in the gate's sandbox (true) or on the host (false). */
+  claudeCodeBashInGate: boolean;
 }
 
 /** Toolgate's defaults; the workspace defaults to the folder the gate is started in. */
 export function launchDefaults(cwd: string): LaunchSettings {
-  return { workspace: cwd, grants: [], approvalTimeoutSeconds: 300, sandbox: 'auto', toolModules: [], pool: 2, readOnly: false, port: DEFAULT_PORT, secretEnv: [], mode: 'standard', auditDurability: 'process', checkpointDir: null, checkpointEveryRecords: 1000, checkpointIntervalSeconds: 60, otlpEndpoint: null, otlpHeaders: {} };
+  return { workspace: cwd, grants: [], approvalTimeoutSeconds: 300, sandbox: 'auto', toolModules: [], pool: 2, readOnly: false, port: DEFAULT_PORT, secretEnv: [], mode: 'standard', auditDurability: 'process', checkpointDir: null, checkpointEveryRecords: 1000, checkpointIntervalSeconds: 60, otlpEndpoint: null, otlpHeaders: {}, claudeCodeBashInGate: true };
 }
 
 function isSandboxMode(mode: string): mode is SandboxMode {
@@ -142,7 +144,7 @@ function reported(key: (typeof SETTING_KEYS)[number], value: unknown): unknown {
 }
 
 /** The gate options the settings come to (the defaults' grants always included). */
-export function gateOptionsFrom(settings: LaunchSettings): Pick<GateOptions, 'workspace' | 'grants' | 'approvalTimeoutMs' | 'sandbox' | 'toolModules' | 'poolSize' | 'readOnly' | 'secretEnv' | 'policyMode' | 'auditDurability' | 'checkpoints' | 'otlp'> & { port: number } {
+export function gateOptionsFrom(settings: LaunchSettings): Pick<GateOptions, 'workspace' | 'grants' | 'approvalTimeoutMs' | 'sandbox' | 'toolModules' | 'poolSize' | 'readOnly' | 'secretEnv' | 'policyMode' | 'auditDurability' | 'checkpoints' | 'otlp' | 'claudeCodeBashInGate'> & { port: number } {
   return {
     workspace: settings.workspace,
     grants: [...DEFAULT_GRANTS, ...settings.grants],
@@ -158,6 +160,7 @@ export function gateOptionsFrom(settings: LaunchSettings): Pick<GateOptions, 'wo
       ? { dir: settings.checkpointDir, everyRecords: settings.checkpointEveryRecords, intervalMs: settings.checkpointIntervalSeconds * 1000 }
       : undefined,
     ...(settings.otlpEndpoint ? { otlp: { endpoint: settings.otlpEndpoint, headers: settings.otlpHeaders } } : {}),
+    claudeCodeBashInGate: settings.claudeCodeBashInGate,
     port: settings.port,
   };
 }

@@ -55,6 +55,8 @@ export const SettingsFileSchema = z.strictObject({
     .optional(),
   /** Headers sent with each OTLP POST (e.g. a collector's API key); shown in the console by name only. */
   otlpHeaders: z.record(z.string().regex(/^[A-Za-z0-9-]+$/, 'is not a header name'), z.string().max(4096)).optional(),
+  /** Claude Code's allowed Bash calls run in the gate's sandbox, as shell_exec does (true, the default), or on the host by Claude Code (false). */
+  claudeCodeBashInGate: z.boolean().optional(),
 });
 
 /** The settings file's contents, as checked. */
@@ -78,6 +80,7 @@ const FIX: Record<SettingKey, string> = {
   checkpointIntervalSeconds: 'a whole number of seconds from 1 to 86400, e.g. 60',
   otlpEndpoint: 'the URL of an OTLP/HTTP traces endpoint, e.g. "http://localhost:4318/v1/traces"',
   otlpHeaders: 'an object of header names and values, e.g. {"x-api-key": "…"}',
+  claudeCodeBashInGate: 'true (Claude Code\'s allowed Bash calls run in the gate\'s sandbox) or false (Claude Code runs them on the host)',
 };
 
 /** A settings file that cannot be used: names the file, the field and the fix. Nothing starts. */

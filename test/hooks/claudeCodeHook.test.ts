@@ -3,7 +3,7 @@
  * piped) against a real gate: the answer Claude Code reads, the prompt the console shows, and the
  * audit records of each call.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,33 +13,9 @@ import { AuditStore } from '../../main/audit/auditStore';
 import type { RunningGate } from '../../main/gate/startGate';
 import { statePaths } from '../../main/state/paths';
 import { auditKinds, CLI, cliEnv, makeTempDirs, nextApproval, rawRequest, readToken, startTestGate, type TestGate } from '../integration/helpers';
+import { runHook, type HookRun } from './hookProcesses';
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '../fixtures/claude-code');
-
-/** The answer a hook printed, parsed. */
-interface HookRun {
-  code: number | null;
-  answer: { hookSpecificOutput?: { hookEventName: string; permissionDecision: string; permissionDecisionReason: string } };
-  stdout: string;
-}
-
-/** Runs `toolgate hook claude-code` with these stdin bytes and this state folder. */
-function runHook(home: string, stdin: string): Promise<HookRun> {
-  return new Promise((resolveRun, reject) => {
-    const child = spawn(process.execPath, [CLI, 'hook', 'claude-code'], { env: cliEnv(home), stdio: 'pipe' });
-    let stdout = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      try {
-        resolveRun({ code, answer: JSON.parse(stdout), stdout });
-      } catch {
-        reject(new Error(`the hook printed no JSON: ${JSON.stringify(stdout)}`));
-      }
-    });
-    child.stdin.end(stdin);
-  });
-}
 
 /** A recorded hook input with the test's workspace in place of ${WORKSPACE}, as Claude Code would send it here. */
 function fixture(name: string, workspace: string, change: (input: Record<string, any>) => void = () => {}): string {

@@ -125,7 +125,7 @@ describe('outcomes that are not the call they claim', () => {
   it('keeps a bounded number of calls waiting for their PostToolUse: a flood closes the oldest as failed, each with one end', async () => {
     const { running, dirs } = await open();
     const { gate } = running;
-    const judge = new HookJudge({ registry: gate.registry, policy: gate.policyEngine!, approvals: gate.approvals, audit: gate.audit, calls: gate.calls, redactions: new CallRedactions(), workspace: gate.workspace, maxOpenCalls: 2 });
+    const judge = new HookJudge({ registry: gate.registry, policy: gate.policyEngine!, approvals: gate.approvals, audit: gate.audit, calls: gate.calls, redactions: new CallRedactions(), workspace: gate.workspace, maxOpenCalls: 2, bash: { inGate: false } });
     for (const id of ['toolu_1', 'toolu_2', 'toolu_3']) {
       expect(decision(await judge.answer(pre(dirs.workspace, 'Read', { file_path: join(dirs.workspace, `${id}.md`) }, id)))).toBe('allow');
     }
@@ -228,8 +228,10 @@ describe('attacks that are refused or asked about', () => {
       'git status & rm -rf ~',
       'git status\r rm -rf ~',
     ];
-    // The same command run from a cwd outside the workspace is a person's to decide.
-    expect(decision(await running.gate.hooks.answer({ ...pre(dirs.workspace, 'Bash', { command: 'git status' }), cwd: dirs.outside }))).toBe('ask');
+    // The same command from a cwd outside the workspace is refused: the sandbox runs commands only inside it.
+    expect(await running.gate.hooks.answer({ ...pre(dirs.workspace, 'Bash', { command: 'git status' }), cwd: dirs.outside })).toMatchObject({
+      hookSpecificOutput: { permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('outside the workspace') },
+    });
     const answers = await Promise.all(hidden.map((command, index) => running.gate.hooks.answer(pre(dirs.workspace, 'Bash', { command }, `toolu_bash_${index}`))));
     expect(answers.map((answer, index) => [hidden[index], decision(answer)]).filter(([, said]) => said === 'allow')).toEqual([]);
   });

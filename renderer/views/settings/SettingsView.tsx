@@ -21,6 +21,7 @@ const MEANING: Record<SettingKey, string> = {
   checkpointIntervalSeconds: 'longest wait, in seconds, of a written record for its signed checkpoint',
   otlpEndpoint: 'OTLP/HTTP endpoint each ended call is sent to as a span (no arguments or results)',
   otlpHeaders: 'headers sent with each OTLP request (values hidden)',
+  claudeCodeBashInGate: "Claude Code's allowed Bash calls run in the gate's sandbox (true) or on the host by Claude Code (false)",
 };
 
 const SOURCE: Record<SettingSource, string> = {

@@ -1,0 +1,301 @@
+/**
+ * Claude Code's Bash, allowed by the hook, runs in the gate's sandbox: the real `toolgate hook
+ * claude-code` is fed Claude Code's PreToolUse, and the command its updatedInput names is run with
+ * real bash in the folder Claude Code works in, as Claude Code would run it.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
+import { hashCanonical } from '../../shared/hash';
+import type { GateOptions } from '../../main/gate/createGate';
+import { startGate, type RunningGate } from '../../main/gate/startGate';
+import { CallRedactions } from '../../main/executor/callRedactions';
+import { commandSha256, NOT_RUN_EXIT_CODE, sandboxedCommand } from '../../main/hooks/bashRun';
+import type { HookInput } from '../../main/hooks/hookInput';
+import { HookJudge } from '../../main/hooks/hookJudge';
+import { auditKinds, makeTempDirs, nextApproval, spawnServe } from '../integration/helpers';
+import { runBash, runHook, type BashRun } from './hookProcesses';
+
+const SESSION = '4f1c2b8e-9a3d-4c57-b1e2-7d0f6a9c3e21';
+
+/**
+ * A gate whose folders live outside /tmp (the sandbox gives every call a /tmp of its own, which
+ * would hide them whatever else it does): a person's home folder holding the state folder at
+ * ~/.toolgate, a workspace beside it, and the gate's tool processes told that HOME is that folder.
+ */
+interface HomeGate {
+  running: RunningGate;
+  /** The person's home folder (HOME in the sandbox). */
+  user: string;
+  /** The state folder, ~/.toolgate. */
+  home: string;
+  workspace: string;
+  /** The two tokens in the state folder: what must never come out. */
+  secrets: string[];
+}
+
+const opened: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((close) => close()));
+});
+
+async function openHomeGate(userPolicy: unknown, options: Partial<GateOptions> = {}): Promise<HomeGate> {
+  const base = mkdtempSync('/var/tmp/toolgate-bash-');
+  const user = join(base, 'user');
+  const home = join(user, '.toolgate');
+  const workspace = join(base, 'ws');
+  mkdirSync(home, { recursive: true });
+  mkdirSync(workspace);
+  writeFileSync(join(home, 'policy.json'), JSON.stringify(userPolicy));
+  const realHome = process.env.HOME;
+  // Tool processes take HOME from the gate's environment when the gate starts.
+  process.env.HOME = user;
+  let running: RunningGate;
+  try {
+    running = await startGate({ home, workspace, port: 0, poolSize: 1, approvalTimeoutMs: 30_000, ...options });
+  } finally {
+    process.env.HOME = realHome;
+  }
+  opened.push(async () => {
+    await running.close();
+    rmSync(base, { recursive: true, force: true });
+  });
+  const secrets = ['token', 'console-token'].map((name) => readFileSync(join(home, name), 'utf8').trim());
+  return { running, user, home, workspace, secrets };
+}
+
+/** Claude Code's PreToolUse of a Bash call in `cwd`. */
+function bashInput(cwd: string, command: string, toolUseId: string, extra: Record<string, unknown> = {}): string {
+  return JSON.stringify({
+    session_id: SESSION,
+    transcript_path: '/home/dev/.claude/projects/p/s.jsonl',
+    cwd,
+    permission_mode: 'default',
+    hook_event_name: 'PreToolUse',
+    tool_name: 'Bash',
+    tool_input: { command, description: 'a command', ...extra },
+    tool_use_id: toolUseId,
+  });
+}
+
+/** The command Claude Code runs in place of the Bash call: the hook's updatedInput, which it must carry. */
+async function allowedCommand(gate: HomeGate, command: string, toolUseId: string): Promise<string> {
+  const { answer } = await runHook(gate.home, bashInput(gate.workspace, command, toolUseId));
+  expect(answer.hookSpecificOutput?.permissionDecision).toBe('allow');
+  const replaced = answer.hookSpecificOutput?.updatedInput?.command;
+  expect(typeof replaced).toBe('string');
+  return replaced as string;
+}
+
+/** Runs a command line in the workspace as Claude Code would (its environment naming the state folder). */
+function claudeCodeRuns(gate: HomeGate, command: string): Promise<BashRun> {
+  return runBash(command, gate.workspace, { TOOLGATE_HOME: gate.home, HOME: gate.user });
+}
+
+/** The calls recorded for Claude Code's Bash, newest first, with their audit records. */
+function bashCalls(running: RunningGate) {
+  return running.gate.calls
+    .list()
+    .filter((snapshot) => snapshot.tool === 'claude_code.Bash')
+    .map((call) => ({ call, records: running.gate.audit.forCall(call.callId) }));
+}
+
+describe("Claude Code's Bash allowed by a rule runs in the gate's sandbox", () => {
+  it('cannot read the state folder by any name, although the same command on the host can', async () => {
+    const gate = await openHomeGate({ allow: ['shell_exec(cat *)', 'shell_exec(ls *)'] });
+    const attacks = [
+      'cat $TOOLGATE_HOME/console-token',
+      'cat ~/.toolgate/console-token',
+      `cat ${gate.home}/token`,
+      'cat ../user/.toolgate/token',
+      `ls -aR ${gate.home}`,
+      'ls -aR ~',
+    ];
+    for (const [index, attack] of attacks.entries()) {
+      // The attack is real: run on the host, as Claude Code ran an allowed Bash call before, it prints a token or names the files.
+      const onHost = await claudeCodeRuns(gate, attack);
+      expect(`${onHost.stdout}${onHost.stderr}`).toMatch(/console-token|[0-9a-f]{32}/);
+      const sandboxed = await claudeCodeRuns(gate, await allowedCommand(gate, attack, `toolu_attack_${index}`));
+      const shown = `${sandboxed.stdout}${sandboxed.stderr}`;
+      for (const secret of gate.secrets) expect({ attack, shown }).not.toMatchObject({ shown: expect.stringContaining(secret) });
+      expect({ attack, shown }).not.toMatchObject({ shown: expect.stringMatching(/console-token\b(?!: No such file)|audit\.db/) });
+      if (attack.startsWith('cat')) {
+        expect({ attack, status: sandboxed.status }).not.toMatchObject({ status: 0 });
+        expect(sandboxed.stderr).toContain('No such file or directory');
+      }
+    }
+  }, 180_000);
+
+  it("hands back the command's output and exit status, and keeps Claude Code's other input fields", async () => {
+    const gate = await openHomeGate({ allow: ['shell_exec(cat *)', 'shell_exec(ls *)'] });
+    const notes = `first line\nsecond line ${commandSha256('notes')}\n`;
+    writeFileSync(join(gate.workspace, 'notes.txt'), notes);
+    const { answer } = await runHook(gate.home, bashInput(gate.workspace, 'cat notes.txt', 'toolu_notes', { timeout: 30_000, run_in_background: false }));
+    expect(answer.hookSpecificOutput?.updatedInput).toMatchObject({ description: 'a command', timeout: 30_000, run_in_background: false });
+    const read = await claudeCodeRuns(gate, answer.hookSpecificOutput!.updatedInput!.command as string);
+    expect(read).toEqual({ status: 0, stdout: notes, stderr: '' });
+
+    // A failing command's own status comes through: the same as bash gives for it on the host.
+    for (const [index, failing] of ['ls no-such-folder', 'cat no-such-file'].entries()) {
+      const onHost = await claudeCodeRuns(gate, failing);
+      expect(onHost.status).not.toBe(0);
+      const sandboxed = await claudeCodeRuns(gate, await allowedCommand(gate, failing, `toolu_failing_${index}`));
+      expect({ failing, status: sandboxed.status, stderr: sandboxed.stderr }).toEqual({ failing, status: onHost.status, stderr: onHost.stderr });
+    }
+  }, 120_000);
+
+  it('records one call that ran in the sandbox, with its output hash; its PostToolUse adds no second call', async () => {
+    const gate = await openHomeGate({ allow: ['shell_exec(cat *)'] });
+    writeFileSync(join(gate.workspace, 'notes.txt'), 'audited\n');
+    const ran = await claudeCodeRuns(gate, await allowedCommand(gate, 'cat notes.txt', 'toolu_audited'));
+    expect(ran.stdout).toBe('audited\n');
+    const post = await runHook(
+      gate.home,
+      JSON.stringify({ ...JSON.parse(bashInput(gate.workspace, 'cat notes.txt', 'toolu_audited')), hook_event_name: 'PostToolUse', tool_response: { stdout: ran.stdout, stderr: '', interrupted: false } }),
+    );
+    expect(post.answer).toEqual({});
+    const calls = bashCalls(gate.running);
+    expect(calls).toHaveLength(1);
+    const [{ call, records }] = calls as [(typeof calls)[number]];
+    expect(auditKinds(records)).toEqual(['invoked', 'policy', 'capability', 'started', 'completed']);
+    expect(records[0]!.payload).toMatchObject({ tool: 'claude_code.Bash', hook: { runBy: 'toolgate-sandbox', toolUseId: 'toolu_audited' } });
+    expect(records[3]!.payload).toMatchObject({ tool: 'shell_exec', sandbox: 'bubblewrap', network: false, spawnsProcesses: true });
+    const completed = records[4]!.payload as { output: unknown; responseHash: string };
+    expect(completed.output).toMatchObject({ exitCode: 0, stdout: 'audited\n' });
+    expect(completed.responseHash).toBe(hashCanonical(completed.output));
+    expect(call).toMatchObject({ status: 'completed', responseHash: completed.responseHash });
+  }, 120_000);
+
+  it("runs a call a person approved in the console the same way", async () => {
+    const gate = await openHomeGate({});
+    writeFileSync(join(gate.workspace, 'notes.txt'), 'approved\n');
+    const prompt = nextApproval(gate.running.backend);
+    const hook = runHook(gate.home, bashInput(gate.workspace, `cat notes.txt ${gate.home}/console-token`, 'toolu_person'));
+    const request = await prompt;
+    await gate.running.backend.handlers.decideApproval({ approvalId: request.approvalId, decision: 'approve' });
+    const { answer } = await hook;
+    expect(answer.hookSpecificOutput?.permissionDecision).toBe('allow');
+    const ran = await claudeCodeRuns(gate, answer.hookSpecificOutput!.updatedInput!.command as string);
+    expect(ran.stdout).toBe('approved\n');
+    expect(ran.status).toBe(1);
+    for (const secret of gate.secrets) expect(`${ran.stdout}${ran.stderr}`).not.toContain(secret);
+  }, 120_000);
+});
+
+describe('the command that runs an allowed call is bound to it', () => {
+  it('runs nothing for a changed hash or grant, a used grant or a stopped gate, and says why', async () => {
+    const gate = await openHomeGate({ allow: ['shell_exec(touch *)'] });
+    const marker = join(gate.workspace, 'marker');
+    const approved = await allowedCommand(gate, 'touch marker', 'toolu_touch');
+    const grant = /hook run ([0-9a-f]{32}) --sha256 ([0-9a-f]{64})/.exec(approved)!;
+    expect(grant[2]).toBe(commandSha256('touch marker'));
+
+    // Another grant id: none such was issued.
+    const otherGrant = await claudeCodeRuns(gate, approved.replace(grant[1]!, 'f'.repeat(32)));
+    expect(otherGrant.status).toBe(NOT_RUN_EXIT_CODE);
+    expect(otherGrant.stderr).toContain('did not run: this gate issued no such grant');
+    expect(existsSync(marker)).toBe(false);
+
+    // The real one runs once; a second run of it runs nothing.
+    expect((await claudeCodeRuns(gate, approved)).status).toBe(0);
+    expect(existsSync(marker)).toBe(true);
+    rmSync(marker);
+    const reused = await claudeCodeRuns(gate, approved);
+    expect(reused.status).toBe(NOT_RUN_EXIT_CODE);
+    expect(reused.stderr).toContain('did not run: its grant was used already');
+    expect(existsSync(marker)).toBe(false);
+
+    // The hash of another text: the grant is spent and its call refused.
+    const changed = await allowedCommand(gate, 'touch marker', 'toolu_touch_2');
+    const forged = await claudeCodeRuns(gate, changed.replace(/--sha256 [0-9a-f]{64}/, `--sha256 ${commandSha256('touch marker; touch host-file')}`));
+    expect(forged.status).toBe(NOT_RUN_EXIT_CODE);
+    expect(forged.stderr).toContain('is not the one approved');
+    expect(existsSync(marker)).toBe(false);
+    expect((await claudeCodeRuns(gate, changed)).status).toBe(NOT_RUN_EXIT_CODE);
+    expect(existsSync(marker)).toBe(false);
+    expect(auditKinds(bashCalls(gate.running)[0]!.records).at(-1)).toBe('rejected');
+
+    // The gate stopped after it allowed the call.
+    const orphan = await allowedCommand(gate, 'touch marker', 'toolu_touch_3');
+    await gate.running.close();
+    const stopped = await claudeCodeRuns(gate, orphan);
+    expect(stopped.status).toBe(NOT_RUN_EXIT_CODE);
+    expect(stopped.stderr).toContain('did not run: Toolgate is not running');
+    expect(existsSync(marker)).toBe(false);
+  }, 120_000);
+});
+
+describe('a run whose caller went away', () => {
+  it('is stopped in the sandbox when Claude Code kills the command it ran (its timeout, an interrupt)', async () => {
+    const gate = await openHomeGate({ allow: ['shell_exec(sleep *)'] });
+    const command = await allowedCommand(gate, 'sleep 600', 'toolu_sleep');
+    // Claude Code runs a command in a process group of its own and kills the group.
+    const child = spawn('bash', ['-c', command], { cwd: gate.workspace, detached: true, stdio: 'ignore' });
+    const exited = new Promise((resolveExit) => child.once('exit', resolveExit));
+    await expect.poll(() => bashCalls(gate.running)[0]?.call.step, { timeout: 60_000 }).toBe('execute');
+    process.kill(-child.pid!, 'SIGTERM');
+    await exited;
+    await expect.poll(() => bashCalls(gate.running)[0]?.call.status, { timeout: 60_000 }).toBe('failed');
+    expect(auditKinds(bashCalls(gate.running)[0]!.records)).toEqual(['invoked', 'policy', 'capability', 'started', 'failed']);
+  }, 120_000);
+});
+
+describe('a grant that is never used', () => {
+  it('expires unrun; a Claude Code that ran the call itself is recorded so; one reported at once (run in the background) still runs', async () => {
+    const gate = await openHomeGate({ allow: ['shell_exec(touch *)'] });
+    const { gate: core } = gate.running;
+    const bash = { inGate: true as const, sandbox: core.sandbox, grantTtlMs: 100, run: core.executor.runJudged.bind(core.executor) };
+    const judge = new HookJudge({ registry: core.registry, policy: core.policyEngine!, approvals: core.approvals, audit: core.audit, calls: core.calls, redactions: new CallRedactions(), workspace: core.workspace, bash });
+    onTestFinished(() => judge.close());
+    const pre = (toolUseId: string): HookInput => JSON.parse(bashInput(gate.workspace, 'touch marker', toolUseId)) as HookInput;
+    const expiring = await judge.answer(pre('toolu_expiring'));
+    const grant = 'runInGate' in expiring ? expiring.runInGate : undefined;
+    expect(grant).toBeDefined();
+    await expect.poll(() => auditKinds(bashCalls(gate.running)[0]!.records).at(-1)).toBe('failed');
+    expect(await judge.runGranted(grant!)).toEqual({ ran: false, message: expect.stringContaining('grant expired and nothing ran') });
+    expect(existsSync(join(gate.workspace, 'marker'))).toBe(false);
+
+    // A Claude Code too old to apply updatedInput runs the call itself: its PostToolUse says so in the record.
+    const ignored = await judge.answer(pre('toolu_ignored'));
+    expect('runInGate' in ignored && ignored.runInGate).toBeTruthy();
+    await judge.answer({ ...pre('toolu_ignored'), hook_event_name: 'PostToolUse', tool_response: { stdout: '' } } as HookInput);
+    const { records } = bashCalls(gate.running)[0]!;
+    expect(records.at(-1)).toMatchObject({ kind: 'completed', payload: { runBy: 'claude-code', ranOnHost: expect.stringContaining("outside the gate's sandbox") } });
+
+    // A command run in the background is reported before it ran: its run, still to come, closes the call.
+    const background = await judge.answer(pre('toolu_background'));
+    const command = sandboxedCommand({ node: process.execPath, cli: 'toolgate.js', home: gate.home }, ('runInGate' in background && background.runInGate) || { grant: '', sha256: '' });
+    await judge.answer({ ...pre('toolu_background'), tool_input: { command, run_in_background: true }, hook_event_name: 'PostToolUse', tool_response: { backgroundTaskId: 'b1' } } as HookInput);
+    expect('runInGate' in background && (await judge.runGranted(background.runInGate!))).toMatchObject({ ran: true, exitCode: 0 });
+    expect(existsSync(join(gate.workspace, 'marker'))).toBe(true);
+    expect(auditKinds(bashCalls(gate.running)[0]!.records)).toEqual(['invoked', 'policy', 'capability', 'started', 'completed']);
+  }, 60_000);
+});
+
+describe('where the gate cannot or should not run Bash', () => {
+  it('denies an allowed Bash call when the gate has no sandbox, saying how to get one, rather than run it unconfined', async () => {
+    const gate = await openHomeGate({ allow: ['shell_exec(cat *)'] }, { sandbox: 'off' });
+    const { answer } = await runHook(gate.home, bashInput(gate.workspace, 'cat notes.txt', 'toolu_nosandbox'));
+    expect(answer.hookSpecificOutput).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('Install bubblewrap') });
+    expect(answer.hookSpecificOutput?.updatedInput).toBeUndefined();
+  });
+
+  it('with "claudeCodeBashInGate": false in settings.json, answers as before: allow, with no updatedInput', async () => {
+    const dirs = makeTempDirs();
+    onTestFinished(() => dirs.remove());
+    writeFileSync(join(dirs.home, 'settings.json'), JSON.stringify({ claudeCodeBashInGate: false }));
+    writeFileSync(join(dirs.home, 'policy.json'), JSON.stringify({ allow: ['shell_exec(cat *)'] }));
+    const serve = await spawnServe(dirs);
+    onTestFinished(() => serve.stop());
+    const { answer } = await runHook(dirs.home, bashInput(dirs.workspace, 'cat notes.txt', 'toolu_host'));
+    expect(answer.hookSpecificOutput?.permissionDecision).toBe('allow');
+    expect(answer.hookSpecificOutput?.updatedInput).toBeUndefined();
+
+    // A value that is not true or false keeps the gate from starting, naming the setting.
+    const bad = makeTempDirs();
+    onTestFinished(() => bad.remove());
+    writeFileSync(join(bad.home, 'settings.json'), JSON.stringify({ claudeCodeBashInGate: 'sometimes' }));
+    await expect(spawnServe(bad)).rejects.toThrow(/"claudeCodeBashInGate".*Fix: true/s);
+  }, 60_000);
+});
