@@ -1,10 +1,11 @@
 /**
  * Takes secret values back out of what a tool produced: each occurrence becomes its placeholder
  * text `$ENV.NAME`. Every form in secretForms.ts is looked for (raw, JSON-escaped, base64,
- * base64url, hex, URL-encoded), and each is replaced by the same placeholder.
+ * base64url, base32, hex, URL-encoded, every byte percent-encoded), in any letter case, and each
+ * is replaced by the same placeholder.
  */
 import { mapStrings } from './jsonStrings';
-import { secretForms } from './secretForms';
+import { foldCase, secretForms } from './secretForms';
 import { placeholderFor, type ResolvedSecret } from './placeholders';
 
 /** A text to look for and what replaces it. */
@@ -20,11 +21,12 @@ interface Span {
   placeholder: string;
 }
 
-/** Every occurrence of every needle, overlaps included, by start and then longest first. */
+/** Every occurrence of every (case-folded) needle in any case, overlaps included, by start and then longest first. */
 function findSpans(text: string, needles: readonly Needle[]): Span[] {
   const spans: Span[] = [];
+  const folded = foldCase(text);
   for (const { text: needle, placeholder } of needles) {
-    for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + 1)) {
+    for (let at = folded.indexOf(needle); at >= 0; at = folded.indexOf(needle, at + 1)) {
       spans.push({ start: at, end: at + needle.length, placeholder });
     }
   }
@@ -117,8 +119,9 @@ export class Redactor {
    */
   pendingPrefixLength(text: string): number {
     const longestTail = Math.min(text.length, this.longest - 1);
+    const folded = longestTail > 0 ? foldCase(text.slice(-longestTail)) : '';
     for (let length = longestTail; length > 0; length--) {
-      const tail = text.slice(-length);
+      const tail = folded.slice(-length);
       if (this.needles.some((needle) => needle.text.startsWith(tail))) return length;
     }
     return 0;
