@@ -179,7 +179,7 @@ export class Executor {
     }
     let approvedPreviewHash: string | undefined;
     if (decision.decision === 'ask') {
-      const approval = await this.askPerson(run, entry, input, decision.rule, signal, judgedManifest, judgedTier, resolved.secrets);
+      const approval = await this.askPerson(run, entry, input, decision.rule, signal, judgedManifest, judgedTier, resolved);
       if ('refusal' in approval) return run.fail('rejected', run.step, approval.refusal);
       // A person's edit runs instead of the agent's call, bound to the edited call's own preview.
       if (approval.revised) return this.execute(run, entry, approval.revised.input, approval.revised.resolved, approval.revised.previewHash, signal, onProgress);
@@ -198,7 +198,7 @@ export class Executor {
     judgedManifest: ToolManifest,
     /** The tier the call was judged at (raised without a sandbox, or by its arguments): what the prompt shows. */
     tier: SecurityTier,
-    secrets: string[],
+    { secrets, warning }: ResolvedInput,
   ): Promise<{ refusal: ToolError } | { approvedPreviewHash?: string; revised?: RevisedCall }> {
     const { manifest } = entry.tool;
     // A full queue refuses at once: no dry run is spent on a prompt that could not be shown.
@@ -231,7 +231,7 @@ export class Executor {
         // A file that already holds a secret shows its placeholder in the diff; the hashes cover the real preview.
         preview: this.deps.redactions.redactValue(preview),
         bindingHash: binding,
-        ...(secrets.length > 0 ? { secrets } : {}),
+        ...(secrets.length > 0 ? { secrets, ...(warning ? { secretsWarning: warning } : {}) } : {}),
         ...(suggestedRules.length > 0 ? { suggestedRules } : {}),
         ...(revision ? { editable: { arguments: true, content: contentEditable(revision) } } : {}),
       }, { manifest, input, ...(revision ? { reviser: this.reviserFor(revision) } : {}) });
