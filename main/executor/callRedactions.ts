@@ -40,10 +40,15 @@ export class CallRedactions {
     return () => this.endListeners.delete(listener);
   }
 
+  /** Every secret known right now: the provider's (long enough to be used) and those of calls running or just ended. */
+  secrets(): ResolvedSecret[] {
+    const known = (this.provider?.known() ?? []).filter((secret) => secret.value.length >= MIN_SECRET_LENGTH);
+    return [...known, ...[...this.live.values()].flatMap((entry) => entry.secrets)];
+  }
+
   /** The redactor of every secret known right now (rebuilt only when the set of secrets changes). */
   current(): Redactor {
-    const known = (this.provider?.known() ?? []).filter((secret) => secret.value.length >= MIN_SECRET_LENGTH);
-    const secrets = [...known, ...[...this.live.values()].flatMap((entry) => entry.secrets)];
+    const secrets = this.secrets();
     const key = secrets.map(({ name, value }) => `${name}\u0000${value}`).join('\u0000\u0000');
     if (this.cached?.key !== key) this.cached = { key, redactor: new Redactor(secrets) };
     return this.cached.redactor;

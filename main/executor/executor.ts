@@ -384,6 +384,8 @@ export class Executor {
               ...(onProgress ? { onProgress } : {}),
             });
           }
+          // A built-in tool that reads the workspace sees its files as the redactor shows them.
+          const hidden = entry.module === 'builtin' && manifest.sideEffects.includes('FsRead') ? this.deps.redactions.secrets() : [];
           return this.deps.pool.run(
             {
               callId: run.callId,
@@ -391,7 +393,12 @@ export class Executor {
               module: entry.module,
               input: resolved.input,
               ...(resolved.secrets.length > 0 ? { previewInput: input } : {}),
-              context: { workspace: this.deps.workspace, dryRun: false, ...(approvedPreviewHash ? { approvedPreviewHash } : {}) },
+              context: {
+                workspace: this.deps.workspace,
+                dryRun: false,
+                ...(approvedPreviewHash ? { approvedPreviewHash } : {}),
+                ...(hidden.length > 0 ? { hiddenSecrets: hidden } : {}),
+              },
             },
             { timeoutMs: manifest.bounds.timeoutMs, maxMemoryMb: manifest.bounds.maxMemoryMb },
             profile,
