@@ -41,10 +41,17 @@ export async function resolveSecrets(
   const manifest: ToolManifest = entry.tool.manifest;
   const targets = callDestinations(manifest, input, entry.external !== undefined);
   if (typeof targets === 'string') return StepFailure.of('secrets', 'EVALIDATION', targets);
-  const misrouted = await checkDestinations(names, targets, provider);
-  if (misrouted) return new StepFailure('secrets', misrouted.toToolError());
-  // An upstream tool takes a secret only when it was stored for that server (checked just above).
-  const boundHere = entry.external !== undefined && (await everyBound(names, provider));
+  let boundHere: boolean;
+  try {
+    const misrouted = await checkDestinations(names, targets, provider);
+    if (misrouted) return new StepFailure('secrets', misrouted.toToolError());
+    // An upstream tool takes a secret only when it was stored for that server (checked just above).
+    boundHere = entry.external !== undefined && (await everyBound(names, provider));
+  } catch (error) {
+    // The secrets file cannot be read (open to others, malformed): the message says how to fix it.
+    if (error instanceof GateError) return new StepFailure('secrets', error.toToolError());
+    throw error;
+  }
   const refused = manifest.secrets === 'refuse' && !boundHere ? refusal(manifest.name, input, entry.external !== undefined) : undefined;
   if (refused) return refused;
   for (const argument of manifest.pathArguments) {
