@@ -6,6 +6,7 @@
  * secret that prints it percent-encoded, in base32 or upper-cased is redacted for the agent and
  * in the audit, its prompt saying output can carry it in any form.
  */
+import { execFileSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -182,7 +183,5 @@ describe('a shell given a secret prints it back in other forms', () => {
 
 /** The value in base32 as coreutils writes it. */
 function readBase32(value: string): string {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { execFileSync } = require('node:child_process') as typeof import('node:child_process');
   return execFileSync('base32', ['-w0'], { input: value }).toString();
 }
