@@ -384,8 +384,10 @@ export class Executor {
               ...(onProgress ? { onProgress } : {}),
             });
           }
-          // A built-in tool that reads the workspace sees its files as the redactor shows them.
-          const hidden = entry.module === 'builtin' && manifest.sideEffects.includes('FsRead') ? this.deps.redactions.secrets() : [];
+          // A built-in tool that only reads the workspace sees its files as the redactor shows them.
+          // Never one that starts programs or writes: what it runs could read the values from it.
+          const readsOnly = manifest.sideEffects.includes('FsRead') && manifest.sideEffects.every((effect) => LOCAL_READS.has(effect));
+          const hidden = entry.module === 'builtin' && readsOnly ? this.deps.redactions.secrets() : [];
           return this.deps.pool.run(
             {
               callId: run.callId,
