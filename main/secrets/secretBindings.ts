@@ -31,9 +31,14 @@ export function callDestinations(manifest: ToolManifest, input: unknown, externa
   return targets.length > 0 ? targets : [{ kind: 'tool', tool: manifest.name }];
 }
 
-/** The prompt's warning for secrets given to this tool, when what it does with them is out of the gate's sight. */
-export function secretsWarning(destinations: readonly SecretDestination[]): string | undefined {
-  return destinations.some((destination) => destination.kind === 'tool') ? ANY_FORM_WARNING : undefined;
+/**
+ * The prompt's warning for secrets given to this tool, when what it prints is out of the gate's
+ * sight: a tool that starts programs (shell_exec), or a module's tool (code that is not the gate's).
+ * An upstream server's tool is judged by its server's review; a built-in tool's output is known.
+ */
+export function secretsWarning(manifest: ToolManifest, where: { external: boolean; builtin: boolean }): string | undefined {
+  if (where.external) return undefined;
+  return !where.builtin || manifest.sideEffects.includes('ProcessSpawn') ? ANY_FORM_WARNING : undefined;
 }
 
 /** One secret the call may not send where it would, with where it may go. */

@@ -81,7 +81,7 @@ export async function resolveSecrets(
   }
   const moved = urlMovedBySecret(manifest, input, parsed.data);
   if (moved) return moved;
-  const warning = secretsWarning(targets);
+  const warning = secretsWarning(manifest, { external: entry.external !== undefined, builtin: entry.module === 'builtin' });
   return { input: parsed.data, secrets: names, values: resolved.secrets, ...(warning ? { warning } : {}) };
 }
 
