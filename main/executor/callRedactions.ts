@@ -1,3 +1,4 @@
+import type { RegisteredTool } from '../registry/registry';
 import { MIN_SECRET_LENGTH, type ResolvedSecret } from '../secrets/placeholders';
 import { Redactor } from '../secrets/redactor';
 import type { SecretProvider } from '../secrets/secretProvider';
@@ -44,6 +45,17 @@ export class CallRedactions {
   secrets(): ResolvedSecret[] {
     const known = (this.provider?.known() ?? []).filter((secret) => secret.value.length >= MIN_SECRET_LENGTH);
     return [...known, ...[...this.live.values()].flatMap((entry) => entry.secrets)];
+  }
+
+  /**
+   * The secrets a tool is given to hide from itself: every one known, for a built-in tool that
+   * works on workspace files and neither starts programs nor reaches the network (so nothing it
+   * runs or talks to could read them from it); none for any other.
+   */
+  hiddenFrom(entry: RegisteredTool): ResolvedSecret[] {
+    const effects = entry.tool.manifest.sideEffects;
+    const filesOnly = effects.includes('FsRead') && effects.every((effect) => effect === 'FsRead' || effect === 'FsWrite');
+    return entry.module === 'builtin' && !entry.external && filesOnly ? this.secrets() : [];
   }
 
   /** The redactor of every secret known right now (rebuilt only when the set of secrets changes). */

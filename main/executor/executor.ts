@@ -208,7 +208,7 @@ export class Executor {
       return { refusal: full.toToolError() };
     }
     run.at('preview');
-    const preview = entry.external ? await entry.external.preview(input) : await preparePreview(this.deps.pool, entry, input, run.callId, this.deps.workspace);
+    const preview = entry.external ? await entry.external.preview(input) : await preparePreview(this.deps.pool, entry, input, run.callId, this.deps.workspace, this.deps.redactions.hiddenFrom(entry));
     if (preview instanceof StepFailure) return { refusal: preview.error };
     run.step = 'approval';
     const binding = bindingHash(manifest, input);
@@ -384,10 +384,8 @@ export class Executor {
               ...(onProgress ? { onProgress } : {}),
             });
           }
-          // A built-in tool that only reads the workspace sees its files as the redactor shows them.
-          // Never one that starts programs or writes: what it runs could read the values from it.
-          const readsOnly = manifest.sideEffects.includes('FsRead') && manifest.sideEffects.every((effect) => LOCAL_READS.has(effect));
-          const hidden = entry.module === 'builtin' && readsOnly ? this.deps.redactions.secrets() : [];
+          // A built-in file tool matches the files as the redactor shows them (search_files, edit_file).
+          const hidden = this.deps.redactions.hiddenFrom(entry);
           return this.deps.pool.run(
             {
               callId: run.callId,

@@ -18,9 +18,9 @@ export const RunContextSchema = z.object({
    */
   approvedPreviewHash: z.string().optional(),
   /**
-   * Every secret the gate knows, for a built-in tool that reads the workspace: it works on each file
-   * as the redactor shows it (search_files matches the redacted text, so no pattern can test a
-   * secret held in a file). Never sent to a module's tool.
+   * Every secret the gate knows, for a built-in tool that works on workspace files only: it matches
+   * each file as the redactor shows it (search_files, edit_file's snippet), so no pattern can test
+   * a secret held in a file. Never sent to a module's tool, nor to one that starts programs.
    */
   hiddenSecrets: z.array(z.object({ name: z.string(), value: z.string() })).optional(),
 });

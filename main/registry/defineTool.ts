@@ -30,8 +30,8 @@ export interface ToolContext {
    */
   readonly emit?: (chunk: string) => void;
   /**
-   * Every secret the gate knows, given to built-in tools that read the workspace: a tool that
-   * computes on file contents (search_files) works on the text with these redacted.
+   * Every secret the gate knows, given to built-in tools that work on workspace files only: a tool
+   * that matches file contents (search_files, edit_file) works on the text with these redacted.
    */
   readonly hiddenSecrets?: readonly ResolvedSecret[];
 }

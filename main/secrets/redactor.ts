@@ -106,6 +106,20 @@ export class Redactor {
     return spans.length === 0 ? text : render(text, spans, 0, text.length).text;
   }
 
+  /**
+   * Where secrets stand in `text` ([start, end) in UTF-16 units, overlapping ones merged): a tool
+   * that matches file contents uses it to leave a match that cuts into a secret unmatched.
+   */
+  secretSpans(text: string): Array<{ start: number; end: number }> {
+    const merged: Array<{ start: number; end: number }> = [];
+    for (const { start, end } of this.isEmpty ? [] : findSpans(text, this.needles)) {
+      const last = merged.at(-1);
+      if (last && start < last.end) last.end = Math.max(last.end, end);
+      else merged.push({ start, end });
+    }
+    return merged;
+  }
+
   /** A deep copy of `value` with every string redacted, object keys included (`value` itself when there are no secrets). */
   redactValue(value: unknown): unknown {
     if (this.isEmpty) return value;

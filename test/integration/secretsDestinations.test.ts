@@ -148,6 +148,25 @@ describe('search_files as an oracle on a secret in a workspace file', () => {
   });
 });
 
+describe('edit_file as an oracle on a secret in a workspace file', () => {
+  it('a snippet cutting into the secret at a right prefix is refused unasked exactly like a wrong one', async () => {
+    writeFileSync(join(dirs.workspace, 'edit.env'), `MODE=live\nFILE_KEY=${FILE_KEY}\n`);
+    const before = prompts.length;
+    const answers: Array<[string, string]> = [];
+    for (let length = 1; length < FILE_KEY.length; length++) {
+      const attempt = async (guess: string) => {
+        const result = await call('edit_file', { path: 'edit.env', strategy: 'snippet', old: `FILE_KEY=${guess}`, new: 'FILE_KEY=guessed' });
+        return `${result.isError ? 'error' : 'ok'} ${textOf(result)}`;
+      };
+      answers.push([await attempt(FILE_KEY.slice(0, length)), await attempt(`${FILE_KEY.slice(0, length - 1)}#`)]);
+    }
+    for (const [right, wrong] of answers) expect(right).toBe(wrong);
+    // No guess reached a person, and the file is as it was.
+    expect(prompts.length).toBe(before);
+    expect(readFileSync(join(dirs.workspace, 'edit.env'), 'utf8')).toBe(`MODE=live\nFILE_KEY=${FILE_KEY}\n`);
+  });
+});
+
 describe('a shell given a secret prints it back in other forms', () => {
   it('percent-encoded in both cases, in base32 and upper-cased: redacted for the agent and in the audit, and the prompt warned', async () => {
     const before = prompts.length;
