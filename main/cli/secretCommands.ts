@@ -47,7 +47,8 @@ function reachOf(name: string, destinations: readonly string[] | undefined): str
 
 /**
  * `toolgate secret set NAME [--for DEST …] | list | remove NAME`: manages the secrets file that
- * `$ENV.NAME` in tool arguments is resolved from. Values come only from stdin (never argv, which
+ * `$ENV.NAME` in tool arguments is resolved from. `set` without --for keeps the destinations a
+ * stored secret of that name had (remove it first to store it without any). Values come only from stdin (never argv, which
  * shell history keeps) and are never printed. `readValue` is replaceable so tests can run the
  * command in-process.
  */
@@ -82,6 +83,7 @@ export async function secretCommand(argv: string[], io: Io, readValue: (name: st
   }
   checkSecretName(name);
   const { secrets, openToOthers } = readSecretsFile(path);
+  let destinationsSaid: string[] | undefined;
   if (sub === 'remove') {
     if (!Object.hasOwn(secrets, name)) {
       io.err(`no secret ${name} in ${path}\n`);
@@ -93,10 +95,13 @@ export async function secretCommand(argv: string[], io: Io, readValue: (name: st
     if (value.length < MIN_SECRET_LENGTH) {
       throw new GateError('EVALIDATION', `the value for ${name} has ${value.length} characters; a secret needs at least ${MIN_SECRET_LENGTH}`);
     }
-    secrets[name] = destinations ? { value, for: destinations } : value;
+    // A new value without --for keeps the destinations the old one had: rotating a token never widens where it may go.
+    const kept = destinations ?? (Object.hasOwn(secrets, name) ? storedDestinations(secrets[name]!)?.map(formatDestination) : undefined);
+    secrets[name] = kept ? { value, for: kept } : value;
+    destinationsSaid = kept;
   }
   writeSecretsFile(path, secrets);
   if (openToOthers) io.err(`warning: ${path} was open to other users; it is now owner-only (0600), so consider rotating its secrets\n`);
-  io.out(sub === 'set' ? `saved ${name} in ${path}; tool arguments can use it as $ENV.${name}, and it may reach ${reachOf(name, destinations)}\n` : `removed ${name} from ${path}\n`);
+  io.out(sub === 'set' ? `saved ${name} in ${path}; tool arguments can use it as $ENV.${name}, and it may reach ${reachOf(name, destinationsSaid)}\n` : `removed ${name} from ${path}\n`);
   return 0;
 }

@@ -104,6 +104,18 @@ describe('toolgate secret set --for', () => {
     expect(await provider.destinations('OPEN_TOKEN')).toBeUndefined();
   });
 
+  it('a new value without --for keeps the destinations the secret had; remove then set stores it without', async () => {
+    await secret(['set', 'GH_TOKEN', '--for', 'server:github']);
+    const rotated = await secret(['set', 'GH_TOKEN'], 'tg-rotated-0123456789');
+    expect(rotated.out).toContain('only server:github');
+    expect(readSecretsFile(secretsPath).secrets.GH_TOKEN).toEqual({ value: 'tg-rotated-0123456789', for: ['server:github'] });
+    await secret(['set', 'GH_TOKEN', '--for', 'shell_exec']);
+    expect(readSecretsFile(secretsPath).secrets.GH_TOKEN).toEqual({ value: 'tg-value-0123456789', for: ['shell_exec'] });
+    await secret(['remove', 'GH_TOKEN']);
+    await secret(['set', 'GH_TOKEN']);
+    expect(readSecretsFile(secretsPath).secrets.GH_TOKEN).toBe('tg-value-0123456789');
+  });
+
   it('a malformed --for is refused before the value is read, and nothing is stored', async () => {
     let read = false;
     const io: Io = { out: () => undefined, err: () => undefined, home };
