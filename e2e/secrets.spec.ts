@@ -62,6 +62,17 @@ test('a call that receives a secret asks the person, whose prompt names the secr
   expect(html).not.toContain(UNLISTED);
 });
 
+test("a shell command that receives a secret is prompted as output that can carry it in any form", async ({ page }) => {
+  const consolePage = new ConsolePage(page);
+  await consolePage.open(gate.consoleUrl);
+  const agent = await gate.connectAgent();
+  const ran = agent.callTool({ name: 'shell_exec', arguments: { command: 'printf %s "$ENV.E2E_DEPLOY_TOKEN" | rev' } });
+  const card = await consolePage.approvals.waitForPrompt('shell_exec');
+  await expect(await consolePage.approvals.secretsNotice(card)).toHaveText('This call receives secrets: E2E_DEPLOY_TOKEN (output can carry it in any form)');
+  await consolePage.approvals.deny('not this time', card);
+  expect((await ran).isError).toBe(true);
+});
+
 test('the gate refuses to start with a --secret-env variable that is not set, saying how to fix it', async () => {
   await expect(startServedGate(['--secret-env', 'E2E_NOT_EXPORTED'])).rejects.toThrow(/--secret-env E2E_NOT_EXPORTED: E2E_NOT_EXPORTED is not set/);
 });

@@ -95,6 +95,11 @@ export const ApprovalRequestSchema = z.object({
    * none. A call that receives secrets always asks, whatever its tool's tier.
    */
   secrets: z.array(z.string()).optional(),
+  /**
+   * What the prompt warns of those secrets, when the tool can hand them on in forms no redactor
+   * knows: "output can carry it in any form" for a shell command. Absent otherwise.
+   */
+  secretsWarning: z.string().optional(),
   /** BLAKE3 of manifest + canonical arguments: the approval holds only for this call. */
   bindingHash: z.string(),
   /**

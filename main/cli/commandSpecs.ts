@@ -34,6 +34,14 @@ const POLICY_OPTIONS: readonly OptionSpec[] = [
   { name: 'tools', value: 'MODULE', repeatable: true, description: 'an ES module of more tools whose rules to read' },
 ];
 
+/** `toolgate secret set NAME --for DEST`: where the secret may go. */
+const SECRET_FOR_OPTION: OptionSpec = {
+  name: 'for',
+  value: 'DEST',
+  repeatable: true,
+  description: 'where it may go: http_fetch:HOST, server:NAME (an upstream server) or a tool (shell_exec); repeat for several. Without it, any tool that takes secrets, always asked',
+};
+
 /** Every command of the CLI, in the order the usage lists them. */
 export const COMMAND_SPECS: readonly CommandSpec[] = [
   SERVE_SPEC,
@@ -270,8 +278,9 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
   {
     name: 'secret',
     summary: 'manage the secrets tool arguments use as $ENV.NAME',
+    options: [SECRET_FOR_OPTION],
     subcommands: [
-      { name: 'set', args: 'NAME', summary: 'store a secret; the value is read from stdin (at least 8 characters)' },
+      { name: 'set', args: 'NAME', summary: 'store a secret; the value is read from stdin (at least 8 characters)', options: [SECRET_FOR_OPTION] },
       { name: 'list', summary: 'print the names of the stored secrets, never their values' },
       { name: 'remove', args: 'NAME', summary: 'delete a stored secret' },
     ],

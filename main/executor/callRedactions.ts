@@ -1,3 +1,4 @@
+import type { RegisteredTool } from '../registry/registry';
 import { MIN_SECRET_LENGTH, type ResolvedSecret } from '../secrets/placeholders';
 import { Redactor } from '../secrets/redactor';
 import type { SecretProvider } from '../secrets/secretProvider';
@@ -40,10 +41,26 @@ export class CallRedactions {
     return () => this.endListeners.delete(listener);
   }
 
+  /** Every secret known right now: the provider's (long enough to be used) and those of calls running or just ended. */
+  secrets(): ResolvedSecret[] {
+    const known = (this.provider?.known() ?? []).filter((secret) => secret.value.length >= MIN_SECRET_LENGTH);
+    return [...known, ...[...this.live.values()].flatMap((entry) => entry.secrets)];
+  }
+
+  /**
+   * The secrets a tool is given to hide from itself: every one known, for a built-in tool that
+   * works on workspace files and neither starts programs nor reaches the network (so nothing it
+   * runs or talks to could read them from it); none for any other.
+   */
+  hiddenFrom(entry: RegisteredTool): ResolvedSecret[] {
+    const effects = entry.tool.manifest.sideEffects;
+    const filesOnly = effects.includes('FsRead') && effects.every((effect) => effect === 'FsRead' || effect === 'FsWrite');
+    return entry.module === 'builtin' && !entry.external && filesOnly ? this.secrets() : [];
+  }
+
   /** The redactor of every secret known right now (rebuilt only when the set of secrets changes). */
   current(): Redactor {
-    const known = (this.provider?.known() ?? []).filter((secret) => secret.value.length >= MIN_SECRET_LENGTH);
-    const secrets = [...known, ...[...this.live.values()].flatMap((entry) => entry.secrets)];
+    const secrets = this.secrets();
     const key = secrets.map(({ name, value }) => `${name}\u0000${value}`).join('\u0000\u0000');
     if (this.cached?.key !== key) this.cached = { key, redactor: new Redactor(secrets) };
     return this.cached.redactor;

@@ -221,7 +221,7 @@ export class Executor {
     }
     let approvedPreviewHash: string | undefined;
     if (decision.decision === 'ask') {
-      const approval = await this.askPerson(run, entry, input, decision.rule, signal, judgedManifest, judgedTier, resolved.secrets);
+      const approval = await this.askPerson(run, entry, input, decision.rule, signal, judgedManifest, judgedTier, resolved);
       if ('refusal' in approval) return run.fail('rejected', run.step, approval.refusal);
       // A person's edit runs instead of the agent's call, bound to the edited call's own preview.
       if (approval.revised) return this.execute(run, entry, approval.revised.input, approval.revised.resolved, approval.revised.previewHash, signal, onProgress);
@@ -240,7 +240,7 @@ export class Executor {
     judgedManifest: ToolManifest,
     /** The tier the call was judged at (raised without a sandbox, or by its arguments): what the prompt shows. */
     tier: SecurityTier,
-    secrets: string[],
+    { secrets, warning }: ResolvedInput,
   ): Promise<{ refusal: ToolError } | { approvedPreviewHash?: string; revised?: RevisedCall }> {
     const { manifest } = entry.tool;
     // A full queue refuses at once: no dry run is spent on a prompt that could not be shown.
@@ -250,7 +250,7 @@ export class Executor {
       return { refusal: full.toToolError() };
     }
     run.at('preview');
-    const preview = entry.external ? await entry.external.preview(input) : await preparePreview(this.deps.pool, entry, input, run.callId, this.deps.workspace);
+    const preview = entry.external ? await entry.external.preview(input) : await preparePreview(this.deps.pool, entry, input, run.callId, this.deps.workspace, this.deps.redactions.hiddenFrom(entry));
     if (preview instanceof StepFailure) return { refusal: preview.error };
     run.step = 'approval';
     const binding = bindingHash(manifest, input);
@@ -273,7 +273,7 @@ export class Executor {
         // A file that already holds a secret shows its placeholder in the diff; the hashes cover the real preview.
         preview: this.deps.redactions.redactValue(preview),
         bindingHash: binding,
-        ...(secrets.length > 0 ? { secrets } : {}),
+        ...(secrets.length > 0 ? { secrets, ...(warning ? { secretsWarning: warning } : {}) } : {}),
         ...(suggestedRules.length > 0 ? { suggestedRules } : {}),
         ...(revision ? { editable: { arguments: true, content: contentEditable(revision) } } : {}),
       }, { manifest, input, ...(revision ? { reviser: this.reviserFor(revision) } : {}) });
@@ -429,6 +429,8 @@ export class Executor {
               ...(onProgress ? { onProgress } : {}),
             });
           }
+          // A built-in file tool matches the files as the redactor shows them (search_files, edit_file).
+          const hidden = this.deps.redactions.hiddenFrom(entry);
           return this.deps.pool.run(
             {
               callId: run.callId,
@@ -436,7 +438,12 @@ export class Executor {
               module: entry.module,
               input: resolved.input,
               ...(resolved.secrets.length > 0 ? { previewInput: input } : {}),
-              context: { workspace: this.deps.workspace, dryRun: false, ...(approvedPreviewHash ? { approvedPreviewHash } : {}) },
+              context: {
+                workspace: this.deps.workspace,
+                dryRun: false,
+                ...(approvedPreviewHash ? { approvedPreviewHash } : {}),
+                ...(hidden.length > 0 ? { hiddenSecrets: hidden } : {}),
+              },
             },
             { timeoutMs: manifest.bounds.timeoutMs, maxMemoryMb: manifest.bounds.maxMemoryMb },
             profile,

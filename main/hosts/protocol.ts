@@ -17,6 +17,12 @@ export const RunContextSchema = z.object({
    * the real run and refuses when it differs (the file changed since the person looked).
    */
   approvedPreviewHash: z.string().optional(),
+  /**
+   * Every secret the gate knows, for a built-in tool that works on workspace files only: it matches
+   * each file as the redactor shows it (search_files, edit_file's snippet), so no pattern can test
+   * a secret held in a file. Never sent to a module's tool, nor to one that starts programs.
+   */
+  hiddenSecrets: z.array(z.object({ name: z.string(), value: z.string() })).optional(),
 });
 export type RunContext = z.infer<typeof RunContextSchema>;
 

@@ -14,6 +14,7 @@ import {
   type ToolManifest,
   tierLevel,
 } from '../../shared/manifest';
+import type { ResolvedSecret } from '../secrets/placeholders';
 
 /** What a tool's code is told about the call it serves (inside the tool process). */
 export interface ToolContext {
@@ -28,6 +29,11 @@ export interface ToolContext {
    * Absent where nobody listens (dry runs, tests); the gate redacts secrets from what it forwards.
    */
   readonly emit?: (chunk: string) => void;
+  /**
+   * Every secret the gate knows, given to built-in tools that work on workspace files only: a tool
+   * that matches file contents (search_files, edit_file) works on the text with these redacted.
+   */
+  readonly hiddenSecrets?: readonly ResolvedSecret[];
 }
 
 /** What a tool's initialize() is given, once per tool process before its first call or health check. */

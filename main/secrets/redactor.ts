@@ -1,10 +1,11 @@
 /**
  * Takes secret values back out of what a tool produced: each occurrence becomes its placeholder
  * text `$ENV.NAME`. Every form in secretForms.ts is looked for (raw, JSON-escaped, base64,
- * base64url, hex, URL-encoded), and each is replaced by the same placeholder.
+ * base64url, base32, hex, URL-encoded, every byte percent-encoded), in any letter case, and each
+ * is replaced by the same placeholder.
  */
 import { mapStrings } from './jsonStrings';
-import { secretForms } from './secretForms';
+import { foldCase, secretForms } from './secretForms';
 import { placeholderFor, type ResolvedSecret } from './placeholders';
 
 /** A text to look for and what replaces it. */
@@ -20,11 +21,12 @@ interface Span {
   placeholder: string;
 }
 
-/** Every occurrence of every needle, overlaps included, by start and then longest first. */
+/** Every occurrence of every (case-folded) needle in any case, overlaps included, by start and then longest first. */
 function findSpans(text: string, needles: readonly Needle[]): Span[] {
   const spans: Span[] = [];
+  const folded = foldCase(text);
   for (const { text: needle, placeholder } of needles) {
-    for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + 1)) {
+    for (let at = folded.indexOf(needle); at >= 0; at = folded.indexOf(needle, at + 1)) {
       spans.push({ start: at, end: at + needle.length, placeholder });
     }
   }
@@ -104,6 +106,20 @@ export class Redactor {
     return spans.length === 0 ? text : render(text, spans, 0, text.length).text;
   }
 
+  /**
+   * Where secrets stand in `text` ([start, end) in UTF-16 units, overlapping ones merged): a tool
+   * that matches file contents uses it to leave a match that cuts into a secret unmatched.
+   */
+  secretSpans(text: string): Array<{ start: number; end: number }> {
+    const merged: Array<{ start: number; end: number }> = [];
+    for (const { start, end } of this.isEmpty ? [] : findSpans(text, this.needles)) {
+      const last = merged.at(-1);
+      if (last && start < last.end) last.end = Math.max(last.end, end);
+      else merged.push({ start, end });
+    }
+    return merged;
+  }
+
   /** A deep copy of `value` with every string redacted, object keys included (`value` itself when there are no secrets). */
   redactValue(value: unknown): unknown {
     if (this.isEmpty) return value;
@@ -117,8 +133,9 @@ export class Redactor {
    */
   pendingPrefixLength(text: string): number {
     const longestTail = Math.min(text.length, this.longest - 1);
+    const folded = longestTail > 0 ? foldCase(text.slice(-longestTail)) : '';
     for (let length = longestTail; length > 0; length--) {
-      const tail = text.slice(-length);
+      const tail = folded.slice(-length);
       if (this.needles.some((needle) => needle.text.startsWith(tail))) return length;
     }
     return 0;

@@ -1,7 +1,18 @@
 import { readFileSync, statSync } from 'node:fs';
 import { GateError } from '../../shared/errors';
 import { MIN_SECRET_LENGTH, type ResolvedSecret } from './placeholders';
-import { RESERVED_PREFIX, SECRET_NAME_PATTERN, checkSecretName, isOpenToOthers, openFileError, parseSecretsFile, type SecretsFile } from './secretsFile';
+import type { SecretDestination } from './secretDestinations';
+import {
+  RESERVED_PREFIX,
+  SECRET_NAME_PATTERN,
+  checkSecretName,
+  isOpenToOthers,
+  openFileError,
+  parseSecretsFile,
+  storedDestinations,
+  storedValue,
+  type SecretsFile,
+} from './secretsFile';
 
 /** Where secret values come from (the Vault-Warden protocol's provider). */
 export interface SecretProvider {
@@ -14,6 +25,11 @@ export interface SecretProvider {
   known(): ResolvedSecret[];
   /** Where it looks, for error messages ("environment", "secrets file /home/me/.toolgate/secrets.json"). */
   readonly label: string;
+  /**
+   * Where the secret may go (`toolgate secret set NAME --for DEST`), or undefined when it was given
+   * no destinations (or this provider cannot bind any: the environment's are never bound).
+   */
+  destinations?(name: string): Promise<readonly SecretDestination[] | undefined>;
 }
 
 /**
@@ -86,7 +102,12 @@ export class FileSecretProvider implements SecretProvider {
 
   async get(name: string): Promise<string | undefined> {
     const secrets = this.load(true);
-    return Object.hasOwn(secrets, name) ? secrets[name] : undefined;
+    return Object.hasOwn(secrets, name) ? storedValue(secrets[name]!) : undefined;
+  }
+
+  async destinations(name: string): Promise<readonly SecretDestination[] | undefined> {
+    const secrets = this.load(true);
+    return Object.hasOwn(secrets, name) ? storedDestinations(secrets[name]!) : undefined;
   }
 
   /** Redaction never fails: a file open to others is still redacted, a broken one by its last good contents. */
@@ -116,7 +137,7 @@ export class FileSecretProvider implements SecretProvider {
     const version = `${info.ino}:${info.size}:${info.mtimeMs}`;
     if (this.cached?.version !== version) {
       const secrets = parseSecretsFile(readFileSync(this.path, 'utf8'), this.path);
-      this.cached = { version, secrets, known: Object.entries(secrets).map(([name, value]) => ({ name, value })) };
+      this.cached = { version, secrets, known: Object.entries(secrets).map(([name, secret]) => ({ name, value: storedValue(secret) })) };
     }
     this.lookedAt = this.now();
     return this.cached.secrets;
@@ -135,6 +156,14 @@ export class ChainSecretProvider implements SecretProvider {
     for (const provider of this.providers) {
       const value = await provider.get(name);
       if (value !== undefined) return value;
+    }
+    return undefined;
+  }
+
+  /** The destinations the provider that serves the name gives it. */
+  async destinations(name: string): Promise<readonly SecretDestination[] | undefined> {
+    for (const provider of this.providers) {
+      if ((await provider.get(name)) !== undefined) return provider.destinations?.(name);
     }
     return undefined;
   }

@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import { z } from 'zod';
 import { GateError } from '../../shared/errors';
 import { ensureHome, writePrivateFile } from '../state/stateFolder';
+import { parseDestination, type SecretDestination } from './secretDestinations';
 
 /** What a secret may be called: the NAME of `$ENV.NAME`. */
 export const SECRET_NAME_PATTERN = /^[A-Z_][A-Z0-9_]*$/;
@@ -10,9 +11,26 @@ export const SECRET_NAME_PATTERN = /^[A-Z_][A-Z0-9_]*$/;
 /** A secret's name, as the secrets file and `toolgate secret` accept it. */
 export const SecretNameSchema = z.string().regex(SECRET_NAME_PATTERN);
 
-/** The secrets file: one JSON object mapping each secret's name to its value. */
-export const SecretsFileSchema = z.record(SecretNameSchema, z.string());
+/** A secret with the places it may go (`toolgate secret set NAME --for DEST`), each as `--for` writes it. */
+export const BoundSecretSchema = z.object({ value: z.string(), for: z.array(z.string()).min(1) }).strict();
+
+/**
+ * The secrets file: one JSON object mapping each secret's name to its value, or to its value and
+ * where it may go. A plain value is a secret without destinations (see secretDestinations.ts).
+ */
+export const SecretsFileSchema = z.record(SecretNameSchema, z.union([z.string(), BoundSecretSchema]));
 export type SecretsFile = z.infer<typeof SecretsFileSchema>;
+export type StoredSecret = SecretsFile[string];
+
+/** A stored secret's value. */
+export function storedValue(secret: StoredSecret): string {
+  return typeof secret === 'string' ? secret : secret.value;
+}
+
+/** Where a stored secret may go, or undefined when it was stored without `--for`. */
+export function storedDestinations(secret: StoredSecret): SecretDestination[] | undefined {
+  return typeof secret === 'string' ? undefined : secret.for.map(parseDestination);
+}
 
 /** Names starting with this are the gate's own settings, never secrets a tool may ask for. */
 export const RESERVED_PREFIX = 'TOOLGATE_';
@@ -62,7 +80,16 @@ export function parseSecretsFile(text: string, path: string): SecretsFile {
     );
   }
   const parsed = SecretsFileSchema.safeParse(json);
-  if (parsed.success) return parsed.data;
+  if (parsed.success) {
+    for (const [name, secret] of Object.entries(parsed.data)) {
+      try {
+        storedDestinations(secret);
+      } catch (error) {
+        throw new GateError('EVALIDATION', `secrets file ${path} is malformed: ${name}'s "for": ${(error as Error).message}`, { path });
+      }
+    }
+    return parsed.data;
+  }
   const issue = parsed.error.issues[0]!;
   const key = issue.path[0];
   const why =
@@ -70,7 +97,7 @@ export function parseSecretsFile(text: string, path: string): SecretsFile {
       ? 'it should hold one JSON object like {"NAME": "value"}'
       : issue.code === 'invalid_key'
         ? `${JSON.stringify(key)} is not a secret name (capital letters, digits and _, not starting with a digit)`
-        : `the value of ${String(key)} must be a string`;
+        : `the value of ${String(key)} must be a string, or {"value": "…", "for": ["http_fetch:api.github.com"]}`;
   throw new GateError('EVALIDATION', `secrets file ${path} is malformed: ${why}`, { path });
 }
 

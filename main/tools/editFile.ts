@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Preview } from '../../shared/approval';
 import { GateError } from '../../shared/errors';
 import { defineTool } from '../registry/defineTool';
+import { Redactor } from '../secrets/redactor';
 import { replaceFileAtomically } from './stagedFile';
 import { unifiedDiff } from './unifiedDiff';
 import { confinePath, readFileNoFollow, refuseSymlinkTarget } from './workspacePath';
@@ -77,7 +78,9 @@ export const editFileTool = defineTool({
     if (!target.exists) throw new GateError('EVALIDATION', `${input.path} does not exist; edit_file edits existing files, write_file creates them`);
     const opened = readFileNoFollow(context.workspace, target.absolute, input.path, MAX_FILE_BYTES);
     const before = decodeText(opened.bytes, input.path);
-    const edited = editedText(before, input);
+    // A snippet that cuts into a secret held in the file matches nothing, and its hints look at the
+    // redacted text: otherwise found-or-not (refused unasked, or a prompt) tests a guess at a prefix.
+    const edited = editedText(before, input, new Redactor(context.hiddenSecrets ?? []));
     if (input.strategy === 'check' && !context.dryRun) {
       return { path: target.relative, strategy: 'check', applied: false, applies: edited.ok, ...(edited.ok ? {} : { failure: edited.failure }) };
     }
@@ -104,33 +107,44 @@ function decodeText(bytes: Buffer, requested: string): string {
   }
 }
 
-/** The text after the edit, or why the edit does not apply. */
-export function editedText(before: string, input: EditInput): { ok: true; after: string } | { ok: false; failure: string } {
-  if (input.strategy === 'snippet') return replaceSnippet(before, input.old!, input.new!, input.path);
+/** The text after the edit, or why the edit does not apply; `secrets` are the ones a snippet may not cut into. */
+export function editedText(before: string, input: EditInput, secrets?: Redactor): { ok: true; after: string } | { ok: false; failure: string } {
+  if (input.strategy === 'snippet') return replaceSnippet(before, input.old!, input.new!, input.path, secrets);
   return applyUnifiedDiff(before, input.patch!, input.path);
 }
 
-/** Replaces the one occurrence of `old`; none or several is a failure that says how to fix the call. */
-export function replaceSnippet(text: string, old: string, replacement: string, path: string): { ok: true; after: string } | { ok: false; failure: string } {
+/**
+ * Replaces the one occurrence of `old`; none or several is a failure that says how to fix the call.
+ * An occurrence that starts or ends inside one of `secrets` in the text does not count.
+ */
+export function replaceSnippet(
+  text: string,
+  old: string,
+  replacement: string,
+  path: string,
+  secrets?: Redactor,
+): { ok: true; after: string } | { ok: false; failure: string } {
   if (old === replacement) return { ok: false, failure: '`old` and `new` are the same; there is nothing to change' };
-  const count = occurrences(text, old);
-  if (count === 0) return { ok: false, failure: `\`old\` was not found in ${path}; ${notFoundHint(text, old)}` };
-  if (count > 1) {
-    return { ok: false, failure: `\`old\` matches ${count} times in ${path}; include more surrounding lines so it matches exactly once` };
+  const spans = secrets?.secretSpans(text) ?? [];
+  const found = occurrences(text, old, spans);
+  if (found.length === 0) return { ok: false, failure: `\`old\` was not found in ${path}; ${notFoundHint(secrets ? secrets.redactText(text) : text, old)}` };
+  if (found.length > 1) {
+    return { ok: false, failure: `\`old\` matches ${found.length} times in ${path}; include more surrounding lines so it matches exactly once` };
   }
-  const at = text.indexOf(old);
+  const at = found[0]!;
   return { ok: true, after: text.slice(0, at) + replacement + text.slice(at + old.length) };
 }
 
-/** Occurrences of `needle`, overlapping ones included (they are just as ambiguous). */
-function occurrences(text: string, needle: string): number {
-  let count = 0;
-  for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + 1)) count++;
-  return count;
+/** Where `needle` occurs, overlapping ones included (they are just as ambiguous), except where it cuts into a span. */
+function occurrences(text: string, needle: string, spans: ReadonlyArray<{ start: number; end: number }> = []): number[] {
+  const found: number[] = [];
+  const cuts = (at: number) => spans.some(({ start, end }) => (at > start && at < end) || (at + needle.length > start && at + needle.length < end));
+  for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + 1)) if (!cuts(at)) found.push(at);
+  return found;
 }
 
 function notFoundHint(text: string, old: string): string {
-  if (text.includes('\r\n') && !old.includes('\r\n') && occurrences(text, old.replace(/\n/g, '\r\n')) > 0) {
+  if (text.includes('\r\n') && !old.includes('\r\n') && occurrences(text, old.replace(/\n/g, '\r\n')).length > 0) {
     return 'the file has CRLF line endings and `old` has LF: send the lines with \\r\\n';
   }
   const squeeze = (value: string) => value.replace(/[ \t]+/g, ' ').replace(/ ?\n ?/g, '\n');

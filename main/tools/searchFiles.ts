@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { GateError } from '../../shared/errors';
 import { defineTool } from '../registry/defineTool';
+import { Redactor } from '../secrets/redactor';
 import { compileGlob } from './gitignore';
 import { fileKind, notRegularFile, openRegularFile, type OpenedRegularFile } from './regularFile';
 import { confinePath } from './workspacePath';
@@ -37,7 +38,8 @@ export const searchFilesTool = defineTool({
     'Searches the text files under a workspace folder for a string (or a JavaScript regular expression with regex: true) ' +
     'and returns one match per matching line: path, line, column and the line text. Files matched by .gitignore, .git, ' +
     'symlinks, binary files, files over 10 MiB and lines over 10,000 characters are skipped. include/exclude take globs: ' +
-    'without a / they match a file name at any depth (*.ts), with one the path below the searched folder (src/**).',
+    'without a / they match a file name at any depth (*.ts), with one the path below the searched folder (src/**). ' +
+    'Files are searched as Toolgate shows them: a stored secret (in any form it knows) reads as $ENV.NAME.',
   // It returns the text of matching lines: file contents, as read_file does, so the same tier.
   tier: 'STANDARD',
   sideEffects: ['FsRead'],
@@ -64,6 +66,9 @@ export const searchFilesTool = defineTool({
   }),
   execute: (input, context) => {
     const pattern = compileQuery(input.query, input.regex, input.ignoreCase);
+    // Matched against the redacted text, never the file's own: otherwise a pattern's match or miss
+    // (how many, which files, an error) tests a guess at a secret, one character at a time.
+    const redactor = new Redactor(context.hiddenSecrets ?? []);
     const include = (input.include ?? []).map((glob) => compileGlobNamed(glob, 'include'));
     const exclude = (input.exclude ?? []).map((glob) => compileGlobNamed(glob, 'exclude'));
     const target = confinePath(context.workspace, input.path);
@@ -101,7 +106,7 @@ export const searchFilesTool = defineTool({
         continue;
       }
       result.filesSearched++;
-      if (!searchText(path, text, pattern, input.maxResults, result.matches)) {
+      if (!searchText(path, redactor.redactText(text), pattern, input.maxResults, result.matches)) {
         result.truncated = true;
         break;
       }

@@ -3,6 +3,7 @@ import { terminalText } from '../../shared/inertText';
 import { SecurityTierSchema, type SecurityTier } from '../../shared/manifest';
 import type { ToolClass, UpstreamServerConfig, UpstreamToolDefinition } from '../../shared/upstream';
 import { detectSandbox } from '../hosts/sandbox';
+import { secretForServer } from '../secrets/secretBindings';
 import type { SecretProvider } from '../secrets/secretProvider';
 import { BUILTIN_TOOLS } from '../tools/builtinTools';
 import { definitionFindings } from './definitionFindings';
@@ -49,7 +50,7 @@ export async function reviewCommand(options: ReviewCommandOptions): Promise<numb
     store.approveLaunch(config.name, launch);
   }
   const sandbox = detectSandbox('auto');
-  const connection = createUpstreamConnection(config, { home: options.home, resolveSecret: (name) => options.secrets.get(name), sandbox });
+  const connection = createUpstreamConnection(config, { home: options.home, resolveSecret: (name) => secretForServer(options.secrets, name, config.name), sandbox });
   let definitions: UpstreamToolDefinition[];
   try {
     await connection.start();

@@ -2,6 +2,7 @@ import { fileSignature, watchFileChanges } from '../state/fileChanges';
 import type { UpstreamOverview, UpstreamSandboxRequest } from '../../shared/upstream';
 import type { SandboxInfo } from '../hosts/sandbox';
 import type { ToolRegistry } from '../registry/registry';
+import { secretForServer } from '../secrets/secretBindings';
 import type { SecretProvider } from '../secrets/secretProvider';
 import { definitionFindings } from './definitionFindings';
 import { launchHash, pinHash } from './definitionPin';
@@ -53,7 +54,7 @@ export function startUpstream(start: UpstreamStart): RunningUpstream {
   const gateway = new UpstreamGateway(
     { registry: start.registry, workspace: start.workspace, file, servers, refused, sandboxed: start.sandbox.kind === 'bubblewrap', onChange: start.onChange },
     {
-      connect: (config) => createUpstreamConnection(config, { home: start.home, resolveSecret: (name) => start.secrets.get(name), sandbox: start.sandbox }),
+      connect: (config) => createUpstreamConnection(config, { home: start.home, resolveSecret: (name) => secretForServer(start.secrets, name, config.name), sandbox: start.sandbox }),
       reviews,
       pinHash,
       launchHash,

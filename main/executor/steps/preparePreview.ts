@@ -2,6 +2,7 @@ import { PreviewSchema, type Preview } from '../../../shared/approval';
 import { profileFor } from '../../hosts/sandbox';
 import type { ToolProcessPool } from '../../hosts/toolProcessPool';
 import type { RegisteredTool } from '../../registry/registry';
+import type { ResolvedSecret } from '../../secrets/placeholders';
 import { StepFailure } from './stepFailure';
 
 /**
@@ -16,13 +17,15 @@ export async function preparePreview(
   input: unknown,
   callId: string,
   workspace: string,
+  /** Secrets the dry run matches files without (see CallRedactions.hiddenFrom). */
+  hiddenSecrets: readonly ResolvedSecret[] = [],
 ): Promise<Preview | StepFailure> {
   const { manifest } = entry.tool;
   // The call runs in its own profile once approved: its sandbox starts while the person reads the prompt.
   pool.expect(profileFor(manifest.sideEffects, false));
   if (!manifest.supportsDryRun) return { kind: 'none', reason: `${manifest.name} has no dry run; judge it by its arguments` };
   const outcome = await pool.run(
-    { callId, tool: manifest.name, module: entry.module, input, context: { workspace, dryRun: true } },
+    { callId, tool: manifest.name, module: entry.module, input, context: { workspace, dryRun: true, ...(hiddenSecrets.length > 0 ? { hiddenSecrets: [...hiddenSecrets] } : {}) } },
     { timeoutMs: manifest.bounds.timeoutMs, maxMemoryMb: manifest.bounds.maxMemoryMb },
     // A dry run never gets a writable workspace, whatever the tool declares.
     profileFor(manifest.sideEffects, true),

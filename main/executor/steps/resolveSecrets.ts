@@ -1,10 +1,12 @@
 import { GateError } from '../../../shared/errors';
 import type { ToolManifest } from '../../../shared/manifest';
+import { UPSTREAM_SEPARATOR } from '../../../shared/upstream';
 import type { PolicyDecision } from '../../policy/tierPolicy';
 import type { RegisteredTool } from '../../registry/registry';
 import { forEachString } from '../../secrets/jsonStrings';
 import { placeholderFor, placeholdersIn, resolvePlaceholders, type ResolvedSecret } from '../../secrets/placeholders';
 import { Redactor } from '../../secrets/redactor';
+import { callDestinations, checkDestinations, secretsWarning } from '../../secrets/secretBindings';
 import type { SecretProvider } from '../../secrets/secretProvider';
 import { StepFailure } from './stepFailure';
 import { describeIssues } from './validateInput';
@@ -17,12 +19,16 @@ export interface ResolvedInput {
   secrets: string[];
   /** The secrets used with their values, redacted from everything while the call runs and a while after. */
   values: ResolvedSecret[];
+  /** What the prompt warns of the secrets, when the tool can hand them on in any form (a shell). */
+  warning?: string;
 }
 
 /**
  * Puts secret values in place of `$ENV.NAME` placeholders (seed 004's Vault-Warden protocol). A
- * path argument may not hold one: the workspace check saw the placeholder, not the path it stands
- * for. A tool whose manifest says `secrets: 'refuse'` gets none at all.
+ * secret stored with `--for` goes only there: any other destination is refused first. A path
+ * argument may not hold one: the workspace check saw the placeholder, not the path it stands for.
+ * A tool whose manifest says `secrets: 'refuse'` gets none at all, except an upstream server's
+ * tool, which gets the secrets stored `--for server:` its server.
  */
 export async function resolveSecrets(
   entry: RegisteredTool,
@@ -33,7 +39,20 @@ export async function resolveSecrets(
   if (!mentions(input, '$ENV.')) return { input, secrets: [], values: [] };
   const names = placeholdersIn(input);
   const manifest: ToolManifest = entry.tool.manifest;
-  const refused = manifest.secrets === 'refuse' ? refusal(manifest.name, input) : undefined;
+  const targets = callDestinations(manifest, input, entry.external !== undefined);
+  if (typeof targets === 'string') return StepFailure.of('secrets', 'EVALIDATION', targets);
+  let boundHere: boolean;
+  try {
+    const misrouted = await checkDestinations(names, targets, provider);
+    if (misrouted) return new StepFailure('secrets', misrouted.toToolError());
+    // An upstream tool takes a secret only when it was stored for that server (checked just above).
+    boundHere = entry.external !== undefined && (await everyBound(names, provider));
+  } catch (error) {
+    // The secrets file cannot be read (open to others, malformed): the message says how to fix it.
+    if (error instanceof GateError) return new StepFailure('secrets', error.toToolError());
+    throw error;
+  }
+  const refused = manifest.secrets === 'refuse' && !boundHere ? refusal(manifest.name, input, entry.external !== undefined) : undefined;
   if (refused) return refused;
   for (const argument of manifest.pathArguments) {
     const inPath = placeholdersIn((input as Record<string, unknown>)[argument]);
@@ -62,7 +81,14 @@ export async function resolveSecrets(
   }
   const moved = urlMovedBySecret(manifest, input, parsed.data);
   if (moved) return moved;
-  return { input: parsed.data, secrets: names, values: resolved.secrets };
+  const warning = secretsWarning(manifest, { external: entry.external !== undefined, builtin: entry.module === 'builtin' });
+  return { input: parsed.data, secrets: names, values: resolved.secrets, ...(warning ? { warning } : {}) };
+}
+
+/** Whether every named secret was stored with destinations (each one already judged allowed here). */
+async function everyBound(names: readonly string[], provider: SecretProvider): Promise<boolean> {
+  for (const name of names) if ((await provider.destinations?.(name)) === undefined) return false;
+  return true;
 }
 
 /**
@@ -101,16 +127,20 @@ export function askForSecrets(decision: PolicyDecision, tool: string, secrets: r
   };
 }
 
-/** The refusal of a placeholder sent to a tool that hands its input back, naming the field it is in. */
-function refusal(tool: string, input: unknown): StepFailure | undefined {
+/** The refusal of a placeholder sent to a tool that hands its input back (or to an upstream tool), naming the field it is in. */
+function refusal(tool: string, input: unknown, upstream: boolean): StepFailure | undefined {
   const found = firstPlaceholderField(input, '');
   if (!found) return undefined;
+  const server = tool.split(UPSTREAM_SEPARATOR)[0]!;
   return StepFailure.of(
     'secrets',
     'EVALIDATION',
-    `${found.field} holds the secret placeholder ${placeholderFor(found.name)}, and ${tool} does not take secrets: ` +
-      `its result gives its input back (or lets it be checked), which would hand the value to the agent. ` +
-      `Pass secrets only to tools that use them, such as http_fetch or shell_exec`,
+    upstream
+      ? `${found.field} holds the secret placeholder ${placeholderFor(found.name)}, which was not stored for the server ${server}: ` +
+          `an upstream tool receives only secrets stored for its server (\`toolgate secret set ${found.name} --for server:${server}\`)`
+      : `${found.field} holds the secret placeholder ${placeholderFor(found.name)}, and ${tool} does not take secrets: ` +
+          `its result gives its input back (or lets it be checked), which would hand the value to the agent. ` +
+          `Pass secrets only to tools that use them, such as http_fetch or shell_exec`,
     { field: found.field, placeholder: placeholderFor(found.name) },
   );
 }

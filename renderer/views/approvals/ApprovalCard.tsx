@@ -47,7 +47,7 @@ export function ApprovalCard({ request }: { request: ApprovalRequest }) {
         <TierBadge tier={request.tier} />
         <Countdown expiresAt={request.expiresAt} />
       </header>
-      <SecretsNotice secrets={request.secrets} />
+      <SecretsNotice secrets={request.secrets} warning={request.secretsWarning} />
       <dl className="approval-facts">
         <dt>Rule</dt>
         <dd data-testid="approval-rule">
