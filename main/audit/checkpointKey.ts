@@ -38,6 +38,7 @@ function keyFrom(name: string, privateKey: KeyObject): CheckpointKey {
 export function readCheckpointKey(home: string): CheckpointKey | undefined {
   const path = checkpointKeyPath(home);
   if (!existsSync(path)) return undefined;
+  if ((statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
   try {
     const file = KeyFileSchema.parse(JSON.parse(readFileSync(path, 'utf8')));
     const privateKey = createPrivateKey({ key: Buffer.from(file.pkcs8, 'base64'), format: 'der', type: 'pkcs8' });
@@ -46,20 +47,21 @@ export function readCheckpointKey(home: string): CheckpointKey | undefined {
   } catch (error) {
     throw new GateError(
       'EPERMISSION',
-      `the checkpoint key ${path} cannot be read (${(error as Error).message.split('\n')[0]}); checkpoints signed with it can still be checked with \`toolgate audit verify --checkpoint FILE --key VERIFIERKEY\`. Move it aside to make a new key`,
+      `the checkpoint key ${path} cannot be read (${(error as Error).message.split('\n')[0]}); checkpoints signed with it can still be checked with \`toolgate audit verify --checkpoint FILE --key VERIFIERKEY\`. Move it aside and record a new key with \`toolgate audit key rotate\`, which keeps the old checkpoints verifiable`,
     );
   }
 }
 
-/** The key of a state folder, made at first start (Ed25519, file mode 0600); a readable-by-others file is tightened. */
-export function loadOrCreateCheckpointKey(home: string): CheckpointKey {
-  const path = checkpointKeyPath(home);
-  if (existsSync(path) && (statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
-  const existing = readCheckpointKey(home);
-  if (existing) return existing;
+/** Makes a new key for a state folder (Ed25519, file mode 0600), replacing any key file there. */
+export function createCheckpointKey(home: string): CheckpointKey {
   // The name tells a person which machine's gate signed; the random part tells two gates on it apart.
   const name = `toolgate-${hostname().replace(/[^A-Za-z0-9.-]/g, '-') || 'host'}-${randomBytes(4).toString('hex')}`;
   const { privateKey } = generateKeyPairSync('ed25519');
-  writePrivateFile(path, `${JSON.stringify({ name, pkcs8: privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64') })}\n`);
+  writePrivateFile(checkpointKeyPath(home), `${JSON.stringify({ name, pkcs8: privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64') })}\n`);
   return keyFrom(name, privateKey);
+}
+
+/** The key of a state folder, made at first start; a readable-by-others file is tightened. */
+export function loadOrCreateCheckpointKey(home: string): CheckpointKey {
+  return readCheckpointKey(home) ?? createCheckpointKey(home);
 }
