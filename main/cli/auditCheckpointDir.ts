@@ -16,6 +16,8 @@ export interface CheckpointDirReport {
   dir: string;
   keyHistory: string[];
   checkpoints: FolderCheckpointReport[];
+  /** Origins of the other logs whose checkpoints lie in the folder (another gate's, or a log this one replaced). */
+  otherLogs: string[];
   /** Set when the folder holds no checkpoint of this log at all. */
   problem?: string;
 }
@@ -33,13 +35,14 @@ export function checkpointDirReport(args: ParsedArgs, io: Io, dirArg: string): C
   try {
     const logId = store.logId();
     const files = logId ? logCheckpointFiles(dir, logId) : [];
+    const others = logId ? otherLogsIn(dir, logId) : [];
     if (files.length === 0) {
-      const others = logId ? otherLogsIn(dir, logId) : [];
       const origin = logId ? checkpointOrigin(logId) : 'a log without an id (written before checkpoints existed)';
       return {
         dir,
         keyHistory: [],
         checkpoints: [],
+        otherLogs: others.map(checkpointOrigin),
         problem:
           `${dir} holds no checkpoint of this log (${origin})` +
           (others.length > 0 ? `; it holds checkpoints of ${others.map(checkpointOrigin).join(', ')}: this log may have replaced the one they sign` : ': nothing to check it against'),
@@ -47,7 +50,7 @@ export function checkpointDirReport(args: ParsedArgs, io: Io, dirArg: string): C
     }
     const keys = trustedKeys(args, store, dir, dir);
     const checkpoints = files.map((file) => ({ file, ...checkNote(store, readCheckpointFile(file), file, keys) }));
-    return { dir, keyHistory: keys.history.map(describeKeyEntry), checkpoints };
+    return { dir, keyHistory: keys.history.map(describeKeyEntry), checkpoints, otherLogs: others.map(checkpointOrigin) };
   } finally {
     store.close();
   }
@@ -61,6 +64,9 @@ export function printCheckpointDirReport(report: CheckpointDirReport, io: Io): n
   }
   if (report.keyHistory.length > 0) io.out(`key history in ${report.dir}:\n${report.keyHistory.map((line) => `  ${line}\n`).join('')}`);
   for (const checkpoint of report.checkpoints) printCheckpointReport(checkpoint, io, checkpoint.file);
+  if (report.otherLogs.length > 0) {
+    io.out(`${report.dir} also holds checkpoints of ${report.otherLogs.join(', ')}: not checked, as they sign other logs (another gate's, or one this log replaced)\n`);
+  }
   const verified = report.checkpoints.filter((checkpoint) => checkpoint.ok).length;
   const empty = report.checkpoints.filter((checkpoint) => checkpoint.problem === 'nothing-signed').length;
   const failed = report.checkpoints.length - verified - empty;
