@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { GateError } from '../../shared/errors';
 import { AuditStore } from '../audit/auditStore';
-import { loadOrCreateCheckpointKey } from '../audit/checkpointKey';
+import { checkpointKeyPath, createCheckpointKey, readCheckpointKey } from '../audit/checkpointKey';
 import { inclusionProof, rootOf, verifyInclusion } from '../audit/merkle';
 import { ensureHome } from '../state/stateFolder';
 import { statePaths } from '../state/paths';
@@ -18,7 +18,14 @@ export function auditKeyCommand(args: ParsedArgs, io: Io): number {
     if (flag(args, option) !== undefined) throw new UsageError(`--${option} is for \`toolgate audit key rotate\``);
   }
   ensureHome(io.home);
-  io.out(`${loadOrCreateCheckpointKey(io.home).verifierKey}\n`);
+  const existing = readCheckpointKey(io.home);
+  if (!existing) {
+    io.err(
+      `no checkpoint key was in ${checkpointKeyPath(io.home)}, so a new one was made now. If a checkpoint folder holds checkpoints signed by an earlier key, ` +
+        'a gate will not start with this one until `toolgate audit key rotate` records the change\n',
+    );
+  }
+  io.out(`${(existing ?? createCheckpointKey(io.home)).verifierKey}\n`);
   return 0;
 }
 

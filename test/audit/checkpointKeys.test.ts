@@ -194,3 +194,17 @@ describe('the key a checkpoint is trusted by', () => {
     expect(run.stdout).toMatch(new RegExp(`checkpoint ${logId()}\\.000000000006\\.checkpoint verified: .*the key before the key history in .* began`));
   });
 });
+
+describe('the help', () => {
+  it('lists audit key rotate and audit verify --checkpoint-dir', () => {
+    const key = toolgate('audit', 'key', '--help');
+    expect(key.code).toBe(0);
+    expect(key.stdout).toContain('Usage: toolgate audit key [rotate] [options]');
+    expect(key.stdout).toContain('--checkpoint-dir DIR');
+    expect(toolgate('--help').stdout).toMatch(/audit key \[rotate\] +print the verifier key .* rotate records a new one/);
+    expect(toolgate('audit', 'verify', '--help').stdout).toMatch(/--checkpoint-dir DIR +also check the log against every checkpoint of it in this folder/);
+    const wrong = toolgate('audit', 'key', 'rotat');
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain('audit key takes nothing or `rotate`, not "rotat"');
+  });
+});
