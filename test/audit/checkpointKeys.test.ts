@@ -195,6 +195,23 @@ describe('the key a checkpoint is trusted by', () => {
   });
 });
 
+describe('a gate start with a checkpoint folder', () => {
+  it('is refused while the folder holds a checkpoint of this log signed by a key its history does not name, naming file and keys', () => {
+    gateRun(4);
+    const key = readCheckpointKey(home)!;
+    const stranger = generateKeyPairSync('ed25519').privateKey;
+    const text = splitNote(readFileSync(join(folder, `${logId()}.checkpoint`), 'utf8')).text;
+    const planted = join(folder, `${logId()}.000000000003.checkpoint`);
+    writeFileSync(planted, signNote(text, 'toolgate-elsewhere-0badc0de', stranger));
+    expect(() => gateRun(1)).toThrow(
+      new RegExp(`holds checkpoints of this log signed by toolgate-elsewhere-0badc0de\\+[0-9a-f]{8} \\(e\\.g\\. ${planted.replace(/[.]/g, '\\.')}\\), a key its key history does not hold \\(it holds ${key.name}\\+`),
+    );
+    rmSync(planted);
+    gateRun(1);
+    expect(toolgate('audit', 'verify', '--checkpoint-dir', folder).code).toBe(0);
+  });
+});
+
 describe('the help', () => {
   it('lists audit key rotate and audit verify --checkpoint-dir', () => {
     const key = toolgate('audit', 'key', '--help');
