@@ -52,13 +52,22 @@ export function readCheckpointKey(home: string): CheckpointKey | undefined {
   }
 }
 
-/** Makes a new key for a state folder (Ed25519, file mode 0600), replacing any key file there. */
-export function createCheckpointKey(home: string): CheckpointKey {
+/** A new Ed25519 key, in memory only (saveCheckpointKey writes it). */
+export function generateCheckpointKey(): CheckpointKey {
   // The name tells a person which machine's gate signed; the random part tells two gates on it apart.
   const name = `toolgate-${hostname().replace(/[^A-Za-z0-9.-]/g, '-') || 'host'}-${randomBytes(4).toString('hex')}`;
-  const { privateKey } = generateKeyPairSync('ed25519');
-  writePrivateFile(checkpointKeyPath(home), `${JSON.stringify({ name, pkcs8: privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64') })}\n`);
-  return keyFrom(name, privateKey);
+  return keyFrom(name, generateKeyPairSync('ed25519').privateKey);
+}
+
+/** Writes a key as the state folder's (file mode 0600), replacing any key file there. */
+export function saveCheckpointKey(home: string, key: CheckpointKey): CheckpointKey {
+  writePrivateFile(checkpointKeyPath(home), `${JSON.stringify({ name: key.name, pkcs8: key.privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64') })}\n`);
+  return key;
+}
+
+/** Makes a new key for a state folder and writes it there. */
+export function createCheckpointKey(home: string): CheckpointKey {
+  return saveCheckpointKey(home, generateCheckpointKey());
 }
 
 /** The key of a state folder, made at first start; a readable-by-others file is tightened. */

@@ -5,7 +5,7 @@ import { GateError } from '../../shared/errors';
 import { writePrivateFile } from '../state/stateFolder';
 import type { AuditStore } from './auditStore';
 import { checkAgainstCheckpoint } from './checkpointCheck';
-import { createCheckpointKey, readCheckpointKey, type CheckpointKey } from './checkpointKey';
+import { generateCheckpointKey, readCheckpointKey, saveCheckpointKey, type CheckpointKey } from './checkpointKey';
 import { KeyHistoryError, keySpans, readKeyHistory, writeKeyEntry } from './checkpointKeyHistory';
 import { claimedSize, logCheckpointFiles, signersOf } from './checkpointTrust';
 import { CheckpointWriter } from './checkpointWriter';
@@ -103,7 +103,8 @@ export function rotateCheckpointKey(audit: AuditStore, request: RotationRequest)
   const known = new Set([...old.earlier, old.verifier].map(verifierId));
   const replacedStranger = stateKey && !known.has(verifierId(stateKey.verifier)) ? verifierId(stateKey.verifier) : undefined;
   const fromSize = audit.lastSeq();
-  const key = createCheckpointKey(request.home);
+  // Written to the state folder only once the log and the folder name it: a rotation cut short leaves the old key in place.
+  const key = generateCheckpointKey();
   const previousKey = verifierKeyText(old.verifier.name, old.verifier.publicKey);
   const record = audit.append({
     callId: randomUUID(),
@@ -117,6 +118,7 @@ export function rotateCheckpointKey(audit: AuditStore, request: RotationRequest)
     { key, previous: previousKey, fromSize, record: { seq: record.seq, hash: record.hash }, by: request.by, reason: request.reason },
     oldPrivate,
   );
+  saveCheckpointKey(request.home, key);
   const writer = new CheckpointWriter({ dir: request.dir, audit, key, earlierKeys: [...old.earlier, old.verifier] });
   writer.close();
   return { previous: old.verifier, previousSigned: oldPrivate !== undefined, key, fromSize, record, entryFile, checkpointFile: writer.checkpointPath, replacedStranger };
