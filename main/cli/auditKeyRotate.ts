@@ -55,7 +55,7 @@ export function auditKeyRotateCommand(args: ParsedArgs, io: Io): number {
   io.out(
     [
       `rotated: checkpoints of this log are signed by ${verifierId(rotation.key.verifier)} from ${rotation.fromSize} records on.`,
-      `  ${old} signed records 1 to ${rotation.fromSize}; its checkpoints stay verifiable with it.`,
+      `  ${old} signed trees of up to ${rotation.fromSize} records; its checkpoints stay verifiable with it.`,
       rotation.previousSigned
         ? `  ${old} signed the change too.`
         : `  ${old} did not sign the change (its private key is not in the state folder): the change rests on this record alone, and \`audit verify --checkpoint-dir\` says so.`,
