@@ -15,14 +15,16 @@ export const AuditKindSchema = z.enum([
   'interrupted',
   /** A person accepted a log whose head anchor was missing (`toolgate audit verify --accept-missing-anchor`). */
   'anchor-accepted',
+  /** A person brought in a new checkpoint signing key (`toolgate audit key rotate`); the key history in the checkpoint folder names this record. */
+  'key-rotated',
 ]);
 export type AuditKind = z.infer<typeof AuditKindSchema>;
 
 /**
- * Kinds after which a call id gets no more records: the ends of a call, and `anchor-accepted`,
- * which stands alone. A call id with records but none of these is an open call.
+ * Kinds after which a call id gets no more records: the ends of a call, and `anchor-accepted` and
+ * `key-rotated`, which stand alone. A call id with records but none of these is an open call.
  */
-export const CLOSING_KINDS = ['completed', 'failed', 'rejected', 'interrupted', 'anchor-accepted'] as const satisfies readonly AuditKind[];
+export const CLOSING_KINDS = ['completed', 'failed', 'rejected', 'interrupted', 'anchor-accepted', 'key-rotated'] as const satisfies readonly AuditKind[];
 
 /** The hash every chain starts from (the prevHash of seq 1). */
 export const GENESIS_HASH = '0'.repeat(64);

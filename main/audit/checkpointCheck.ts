@@ -23,6 +23,12 @@ export const CheckpointProblemSchema = z.enum([
   'truncated',
   /** The records the checkpoint signed are no longer those in the log. */
   'rewritten',
+  /** It signs a tree of 0 records: it vouches for nothing. */
+  'nothing-signed',
+  /** A key of the key history signed it, but over a tree size that key was not in force for. */
+  'key-not-in-force',
+  /** The key history beside it cannot be trusted (an entry is missing, altered or unsigned). */
+  'key-history',
 ]);
 export type CheckpointProblem = z.infer<typeof CheckpointProblemSchema>;
 
@@ -42,6 +48,8 @@ export const CheckpointReportSchema = z.object({
   firstBadSeq: z.number().int().positive().optional(),
   /** Hashes in the RFC 9162 consistency proof that was checked (when ok). */
   proofHashes: z.number().int().nonnegative().optional(),
+  /** The key it was checked against, and what vouches for that key (a key history entry, or --key). */
+  trustedKey: z.string().optional(),
 });
 export type CheckpointReport = z.infer<typeof CheckpointReportSchema>;
 
@@ -145,6 +153,14 @@ export function checkAgainstCheckpoint(store: AuditStore, note: string, checkpoi
   const leaves = [...store.leafHashes()];
   const records = leaves.length;
   const base = { checkpointSize: checkpoint.size, records };
+  if (checkpoint.size === 0) {
+    return {
+      ok: false,
+      problem: 'nothing-signed',
+      ...base,
+      reason: `nothing signed yet: ${checkpointFile} signs a tree of 0 records (written before the log had any), so it vouches for none of the log's ${records} records`,
+    };
+  }
   const kept = keptLeaves(checkpointFile, checkpoint, logId!);
   const differs = kept ? firstDifference(leaves, kept, Math.min(records, checkpoint.size)) : undefined;
   if (differs !== undefined) {

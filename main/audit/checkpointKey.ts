@@ -38,6 +38,7 @@ function keyFrom(name: string, privateKey: KeyObject): CheckpointKey {
 export function readCheckpointKey(home: string): CheckpointKey | undefined {
   const path = checkpointKeyPath(home);
   if (!existsSync(path)) return undefined;
+  if ((statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
   try {
     const file = KeyFileSchema.parse(JSON.parse(readFileSync(path, 'utf8')));
     const privateKey = createPrivateKey({ key: Buffer.from(file.pkcs8, 'base64'), format: 'der', type: 'pkcs8' });
@@ -46,20 +47,30 @@ export function readCheckpointKey(home: string): CheckpointKey | undefined {
   } catch (error) {
     throw new GateError(
       'EPERMISSION',
-      `the checkpoint key ${path} cannot be read (${(error as Error).message.split('\n')[0]}); checkpoints signed with it can still be checked with \`toolgate audit verify --checkpoint FILE --key VERIFIERKEY\`. Move it aside to make a new key`,
+      `the checkpoint key ${path} cannot be read (${(error as Error).message.split('\n')[0]}); checkpoints signed with it can still be checked with \`toolgate audit verify --checkpoint FILE --key VERIFIERKEY\`. Move it aside and record a new key with \`toolgate audit key rotate\`, which keeps the old checkpoints verifiable`,
     );
   }
 }
 
-/** The key of a state folder, made at first start (Ed25519, file mode 0600); a readable-by-others file is tightened. */
-export function loadOrCreateCheckpointKey(home: string): CheckpointKey {
-  const path = checkpointKeyPath(home);
-  if (existsSync(path) && (statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
-  const existing = readCheckpointKey(home);
-  if (existing) return existing;
+/** A new Ed25519 key, in memory only (saveCheckpointKey writes it). */
+export function generateCheckpointKey(): CheckpointKey {
   // The name tells a person which machine's gate signed; the random part tells two gates on it apart.
   const name = `toolgate-${hostname().replace(/[^A-Za-z0-9.-]/g, '-') || 'host'}-${randomBytes(4).toString('hex')}`;
-  const { privateKey } = generateKeyPairSync('ed25519');
-  writePrivateFile(path, `${JSON.stringify({ name, pkcs8: privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64') })}\n`);
-  return keyFrom(name, privateKey);
+  return keyFrom(name, generateKeyPairSync('ed25519').privateKey);
+}
+
+/** Writes a key as the state folder's (file mode 0600), replacing any key file there. */
+export function saveCheckpointKey(home: string, key: CheckpointKey): CheckpointKey {
+  writePrivateFile(checkpointKeyPath(home), `${JSON.stringify({ name: key.name, pkcs8: key.privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64') })}\n`);
+  return key;
+}
+
+/** Makes a new key for a state folder and writes it there. */
+export function createCheckpointKey(home: string): CheckpointKey {
+  return saveCheckpointKey(home, generateCheckpointKey());
+}
+
+/** The key of a state folder, made at first start; a readable-by-others file is tightened. */
+export function loadOrCreateCheckpointKey(home: string): CheckpointKey {
+  return readCheckpointKey(home) ?? createCheckpointKey(home);
 }

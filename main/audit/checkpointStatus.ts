@@ -45,8 +45,10 @@ export function checkpointStatus(source: CheckpointStatusSource): CheckpointStat
   else {
     try {
       const checkpoint = parseCheckpoint(openNote(readFileSync(written.file, 'utf8'), key.verifier));
-      verified = checkpoint.size >= written.size && (checkpoint.size > written.size || checkpoint.root.equals(written.root));
-      detail = verified
+      verified = checkpoint.size > 0 && checkpoint.size >= written.size && (checkpoint.size > written.size || checkpoint.root.equals(written.root));
+      detail = checkpoint.size === 0
+        ? 'nothing signed yet: the log had no records when it was signed'
+        : verified
         ? `signed by ${key.verifier.name}; it commits to records 1 to ${checkpoint.size} as this gate wrote them`
         : `the file holds a tree of ${checkpoint.size} records with another root than the ${written.size} this gate signed: it was replaced`;
     } catch (failure) {

@@ -6,7 +6,7 @@ import type { AuditStore } from './auditStore';
 import { formatCheckpoint, parseCheckpoint } from './checkpoint';
 import type { CheckpointKey } from './checkpointKey';
 import { leafHash, MerkleFrontier } from './merkle';
-import { openNote, signNote, SignedNoteError } from './signedNote';
+import { openNote, signerIds, signNote, SignedNoteError, verifierId, type NoteVerifier } from './signedNote';
 
 /** Records between two checkpoints, unless the interval comes first. */
 export const CHECKPOINT_EVERY_RECORDS = 1000;
@@ -46,6 +46,8 @@ export interface CheckpointWriterOptions {
   dir: string;
   audit: AuditStore;
   key: CheckpointKey;
+  /** Keys that signed this log's checkpoints before `key` (by the folder's key history): the latest one may be theirs. */
+  earlierKeys?: readonly NoteVerifier[];
   everyRecords?: number;
   intervalMs?: number;
   /** Where a failure to write a checkpoint is told (the gate goes on; the log itself is intact). */
@@ -161,7 +163,11 @@ export class CheckpointWriter {
   private readSignedCheckpoint() {
     if (!existsSync(this.files.checkpoint)) return undefined;
     try {
-      const checkpoint = parseCheckpoint(openNote(readFileSync(this.files.checkpoint, 'utf8'), this.options.key.verifier));
+      const note = readFileSync(this.files.checkpoint, 'utf8');
+      // The key history's earlier keys count only when this key did not sign it: a rotation leaves the latest to the old key until the new one signs.
+      const signers = signerIds(note);
+      const verifier = [this.options.key.verifier, ...(this.options.earlierKeys ?? [])].find((candidate) => signers.includes(verifierId(candidate))) ?? this.options.key.verifier;
+      const checkpoint = parseCheckpoint(openNote(note, verifier));
       if (checkpoint.origin !== this.origin) this.refuse(`${this.files.checkpoint} is of ${checkpoint.origin}, not of this log (${this.origin})`);
       return checkpoint;
     } catch (error) {

@@ -69,6 +69,23 @@ export function signNote(text: string, name: string, privateKey: KeyObject): str
   return `${text}\n${SIGNATURE_PREFIX}${name} ${Buffer.concat([keyHashOf(name, publicKey), signature]).toString('base64')}\n`;
 }
 
+/** Adds one more Ed25519 signature line to a signed note (a cosignature over the same text). */
+export function addSignature(note: string, name: string, privateKey: KeyObject): string {
+  const { text } = splitNote(note);
+  const signed = signNote(text, name, privateKey);
+  return `${note}${signed.slice(text.length + 1)}`;
+}
+
+/** The "NAME+HASH" of each signature line of a note, as the errors name signers. */
+export function signerIds(note: string): string[] {
+  return splitNote(note).signatures.map((signature) => `${signature.name}+${signature.keyHash.toString('hex')}`);
+}
+
+/** The "NAME+HASH" a verifier's signatures carry. */
+export function verifierId(verifier: NoteVerifier): string {
+  return `${verifier.name}+${verifier.keyHash.toString('hex')}`;
+}
+
 /** One signature line of a note. */
 interface NoteSignature {
   name: string;
@@ -104,7 +121,7 @@ export function openNote(note: string, verifier: NoteVerifier): string {
   const mine = signatures.find((candidate) => candidate.name === verifier.name && candidate.keyHash.equals(verifier.keyHash));
   if (!mine) {
     const found = signatures.map((candidate) => `${candidate.name}+${candidate.keyHash.toString('hex')}`).join(', ');
-    throw new SignedNoteError('other-key', `it is signed by ${found}, not by ${verifier.name}+${verifier.keyHash.toString('hex')}`);
+    throw new SignedNoteError('other-key', `it is signed by ${found}, not by ${verifierId(verifier)}`);
   }
   const publicKey = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: verifier.publicKey.toString('base64url') }, format: 'jwk' });
   if (mine.signature.length !== 64 || !verify(null, Buffer.from(text, 'utf8'), publicKey, mine.signature)) {

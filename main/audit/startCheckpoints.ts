@@ -1,6 +1,6 @@
 import type { AuditStore } from './auditStore';
 import { prepareCheckpointDir } from './checkpointFolder';
-import { loadOrCreateCheckpointKey } from './checkpointKey';
+import { checkpointKeyForFolder } from './checkpointKeyGuard';
 import { CheckpointWriter } from './checkpointWriter';
 
 /** Where and how often a gate writes signed checkpoints of its audit log. */
@@ -15,8 +15,9 @@ export interface CheckpointOptions {
 
 /**
  * Starts the checkpoint writer of a gate, making the signing key at first start. On a refusal
- * (a folder inside the state folder or workspace, a log that does not match its checkpoints) the
- * audit log is closed and `onFailure` runs before the error is thrown, so nothing stays open.
+ * (a folder inside the state folder or workspace, a folder whose checkpoints another key signed, a
+ * log that does not match its checkpoints) the audit log is closed and `onFailure` runs before the
+ * error is thrown, so nothing stays open.
  */
 export function startCheckpoints(
   options: CheckpointOptions | undefined,
@@ -25,8 +26,10 @@ export function startCheckpoints(
   if (!options) return undefined;
   try {
     const dir = prepareCheckpointDir(options.dir, gate);
-    const key = loadOrCreateCheckpointKey(gate.home);
-    return new CheckpointWriter({ dir, audit: gate.audit, key, everyRecords: options.everyRecords, intervalMs: options.intervalMs });
+    const logId = gate.audit.logId();
+    if (!logId) throw new Error('the audit log has no id (it was opened read-only)');
+    const { key, earlierKeys } = checkpointKeyForFolder(dir, logId, gate.home);
+    return new CheckpointWriter({ dir, audit: gate.audit, key, earlierKeys, everyRecords: options.everyRecords, intervalMs: options.intervalMs });
   } catch (error) {
     gate.audit.close();
     gate.onFailure();

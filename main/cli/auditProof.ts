@@ -1,80 +1,31 @@
-import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
 import { GateError } from '../../shared/errors';
 import { AuditStore } from '../audit/auditStore';
-import { checkAgainstCheckpoint, malformedCheckpoint, type CheckpointReport } from '../audit/checkpointCheck';
-import { checkpointKeyPath, loadOrCreateCheckpointKey, readCheckpointKey } from '../audit/checkpointKey';
+import { checkpointKeyPath, createCheckpointKey, readCheckpointKey } from '../audit/checkpointKey';
 import { inclusionProof, rootOf, verifyInclusion } from '../audit/merkle';
-import { parseVerifierKey, SignedNoteError, type NoteVerifier } from '../audit/signedNote';
 import { ensureHome } from '../state/stateFolder';
 import { statePaths } from '../state/paths';
 import { UsageError, flag, type ParsedArgs } from './argv';
+import { auditKeyRotateCommand } from './auditKeyRotate';
 import type { Io } from './commands';
 
-/** A checkpoint is a few lines; past this the file is not one (and is not read whole). */
-const MAX_CHECKPOINT_BYTES = 64 * 1024;
-
-/** The key a checkpoint is checked against: `--key NAME+HASH+KEY`, else this state folder's own. */
-function checkpointVerifier(args: ParsedArgs, home: string): NoteVerifier {
-  const given = flag(args, 'key');
-  if (given !== undefined) {
-    try {
-      return parseVerifierKey(given);
-    } catch (error) {
-      if (error instanceof SignedNoteError) throw new UsageError(`--key: ${error.message}`);
-      throw error;
-    }
+/** `toolgate audit key [rotate]`: the verifier key of this state folder's checkpoints (made now if the gate never made it), or a new one recorded. */
+export function auditKeyCommand(args: ParsedArgs, io: Io): number {
+  const [, action, ...extra] = args.positionals;
+  if (action === 'rotate' && extra.length === 0) return auditKeyRotateCommand(args, io);
+  if (action !== undefined) throw new UsageError(`audit key takes nothing or \`rotate\`, not ${JSON.stringify(args.positionals.slice(1).join(' '))}`);
+  for (const option of ['checkpoint-dir', 'reason', 'old-key']) {
+    if (flag(args, option) !== undefined) throw new UsageError(`--${option} is for \`toolgate audit key rotate\``);
   }
-  const own = readCheckpointKey(home);
-  if (!own) {
-    throw new UsageError(
-      `no checkpoint key at ${checkpointKeyPath(home)}: this state folder never signed a checkpoint. Pass the key that signed it: --key NAME+HASH+KEY (from \`toolgate audit key\` where it was written)`,
+  ensureHome(io.home);
+  const existing = readCheckpointKey(io.home);
+  if (!existing) {
+    io.err(
+      `no checkpoint key was in ${checkpointKeyPath(io.home)}, so a new one was made now. If a checkpoint folder holds checkpoints signed by an earlier key, ` +
+        'a gate will not start with this one until `toolgate audit key rotate` records the change\n',
     );
   }
-  return own.verifier;
-}
-
-/** The checkpoint file's text, at most MAX_CHECKPOINT_BYTES; a missing or oversized file is a usage error naming it. */
-function readCheckpointFile(path: string): string {
-  if (!existsSync(path) || !statSync(path).isFile()) throw new UsageError(`--checkpoint ${path}: no such file`);
-  const fd = openSync(path, 'r');
-  try {
-    const buffer = Buffer.alloc(MAX_CHECKPOINT_BYTES + 1);
-    const length = readSync(fd, buffer, 0, buffer.length, 0);
-    if (length > MAX_CHECKPOINT_BYTES) throw new UsageError(`--checkpoint ${path}: the file is over ${MAX_CHECKPOINT_BYTES} bytes, so it is not a checkpoint`);
-    return buffer.subarray(0, length).toString('utf8');
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** Checks the log read-only against the checkpoint `--checkpoint FILE` names. */
-export function checkpointReport(args: ParsedArgs, io: Io, file: string): CheckpointReport {
-  const path = resolve(file);
-  const note = readCheckpointFile(path);
-  // A file that is no checkpoint is said to be one, whichever key would have checked it.
-  const malformed = malformedCheckpoint(note, path);
-  if (malformed) return malformed;
-  const verifier = checkpointVerifier(args, io.home);
-  const paths = statePaths(io.home);
-  const store = new AuditStore({ path: paths.audit, headPath: paths.auditHead, readonly: true });
-  try {
-    return checkAgainstCheckpoint(store, note, path, verifier);
-  } finally {
-    store.close();
-  }
-}
-
-/** Prints a checkpoint report: one line, on stdout when it verified, stderr when not. */
-export function printCheckpointReport(report: CheckpointReport, io: Io): void {
-  if (report.ok) io.out(`checkpoint verified: ${report.reason}\n`);
-  else io.err(`checkpoint check failed (${report.problem}${report.firstBadSeq === undefined ? '' : `, at seq ${report.firstBadSeq}`}): ${report.reason}\n`);
-}
-
-/** `toolgate audit key`: the verifier key of this state folder's checkpoints, made now if the gate never made it. */
-export function auditKeyCommand(_args: ParsedArgs, io: Io): number {
-  ensureHome(io.home);
-  io.out(`${loadOrCreateCheckpointKey(io.home).verifierKey}\n`);
+  io.out(`${(existing ?? createCheckpointKey(io.home)).verifierKey}\n`);
   return 0;
 }
 

@@ -8,8 +8,9 @@ import { AuditStore } from '../audit/auditStore';
 import { readAnchor } from '../audit/headAnchor';
 import { builtAssets, statePaths } from '../state/paths';
 import { readGateAddress, type GateAddress } from '../state/stateFolder';
-import { flag, type ParsedArgs } from './argv';
-import { checkpointReport, printCheckpointReport } from './auditProof';
+import { UsageError, flag, type ParsedArgs } from './argv';
+import { checkpointExitCode, checkpointReport, printCheckpointReport } from './auditCheckpoint';
+import { checkpointDirReport, printCheckpointDirReport } from './auditCheckpointDir';
 import type { Io } from './commands';
 
 /** Open calls listed one per line; past this many, the rest are counted. */
@@ -18,7 +19,7 @@ const OPEN_CALLS_LISTED = 20;
 type Paths = ReturnType<typeof statePaths>;
 
 /** The gate running on this state folder, if one is. */
-function runningGate(home: string): GateAddress | undefined {
+export function runningGate(home: string): GateAddress | undefined {
   try {
     return readGateAddress(home);
   } catch {
@@ -119,7 +120,8 @@ async function acceptMissingAnchor(paths: Paths, io: Io): Promise<number> {
   return printReport(await verifyReport(paths), io, false);
 }
 
-function personName(): string {
+/** user@host of the person at the command line, for records a person's act writes. */
+export function personName(): string {
   try {
     return `${userInfo().username}@${hostname()}`;
   } catch {
@@ -127,7 +129,11 @@ function personName(): string {
   }
 }
 
-/** `toolgate audit verify [--json] [--accept-missing-anchor] [--checkpoint FILE [--key VERIFIERKEY]]`: exit 0 intact, 1 damaged (named), 2 nothing to check. */
+/**
+ * `toolgate audit verify [--json] [--accept-missing-anchor] [--checkpoint FILE | --checkpoint-dir DIR] [--key VERIFIERKEY]`:
+ * exit 0 intact (and every checkpoint verified), 1 damaged (named), 2 nothing to check (no log, or
+ * checkpoints that sign nothing yet).
+ */
 export async function auditVerifyCommand(args: ParsedArgs, io: Io): Promise<number> {
   const paths = statePaths(io.home);
   const json = flag(args, 'json') === 'true';
@@ -139,15 +145,29 @@ export async function auditVerifyCommand(args: ParsedArgs, io: Io): Promise<numb
   }
   if (flag(args, 'accept-missing-anchor') === 'true') return acceptMissingAnchor(paths, io);
   const checkpointFile = flag(args, 'checkpoint');
-  if (checkpointFile === undefined) return printReport(await verifyReport(paths), io, json);
+  const checkpointDir = flag(args, 'checkpoint-dir');
+  if (checkpointFile !== undefined && checkpointDir !== undefined) throw new UsageError('give --checkpoint FILE or --checkpoint-dir DIR, not both');
+  if (checkpointFile === undefined && checkpointDir === undefined) return printReport(await verifyReport(paths), io, json);
   // Both checks, both reported: a recomputed chain passes the first and fails the second.
-  const checkpoint = checkpointReport(args, io, checkpointFile);
+  if (checkpointDir !== undefined) {
+    const folder = checkpointDirReport(args, io, checkpointDir);
+    const report = await verifyReport(paths);
+    const folderCode = folder.problem ? 1 : checkpointExitCode(folder.checkpoints);
+    if (json) {
+      io.out(`${JSON.stringify({ ...report, checkpointDir: folder })}\n`);
+      return report.ok ? folderCode : 1;
+    }
+    const chainCode = printReport(report, io, false);
+    const code = printCheckpointDirReport(folder, io);
+    return chainCode === 0 ? code : 1;
+  }
+  const checkpoint = checkpointReport(args, io, checkpointFile!);
   const report = await verifyReport(paths);
   if (json) {
     io.out(`${JSON.stringify({ ...report, checkpoint })}\n`);
-    return report.ok && checkpoint.ok ? 0 : 1;
+    return report.ok ? checkpointExitCode([checkpoint]) : 1;
   }
   const chainCode = printReport(report, io, false);
   printCheckpointReport(checkpoint, io);
-  return chainCode === 0 && checkpoint.ok ? 0 : 1;
+  return chainCode === 0 ? checkpointExitCode([checkpoint]) : 1;
 }

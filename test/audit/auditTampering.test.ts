@@ -1,9 +1,12 @@
+import { writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { canonicalize } from '../../shared/canonicalJson';
 import { blake3Hex } from '../../shared/hash';
+import type { AuditKind } from '../../shared/audit';
 import { AuditStore } from '../../main/audit/auditStore';
+import { recordHash } from '../../main/audit/recordHash';
 import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
-import { auditPaths, tamper, writeRecords } from './auditFixture';
+import { auditPaths, tamper, toolgate, writeRecords } from './auditFixture';
 
 let home: string;
 
@@ -40,6 +43,16 @@ describe('audit verify after tampering', () => {
   it('names a row whose kind was changed to one that does not exist', () => {
     tamper(home, (db) => db.prepare("UPDATE audit SET kind = 'approved-by-magic' WHERE seq = 2").run());
     expect(verify()).toMatchObject({ ok: false, firstBadSeq: 2, reason: expect.stringContaining('unknown kind') });
+  });
+
+  it('names a row that is consistent in itself but does not link to the row before it', () => {
+    // Its prevHash points elsewhere and its hash is recomputed over that prevHash, so the row's own
+    // hash is right and the next row still links to it: only the link to the row before is broken.
+    unlinkRow(home, 3);
+    expect(verify()).toMatchObject({ ok: false, records: 2, firstBadSeq: 3, reason: 'record 3 does not link to the record before it' });
+    const run = toolgate(home, 'audit', 'verify');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('audit log broken at seq 3: record 3 does not link to the record before it');
   });
 
   it('names the seq of a deleted middle row', () => {
@@ -80,3 +93,18 @@ describe('audit verify after tampering', () => {
     expect(report.reason).toContain('is not the one the gate wrote last');
   });
 });
+
+/** Points row `seq`'s prevHash at another hash and recomputes its own hash (and every later one's) over it. */
+function unlinkRow(home: string, seq: number): void {
+  tamper(home, (db) => {
+    const rows = db.prepare('SELECT * FROM audit WHERE seq >= ? ORDER BY seq').all(seq) as Array<{ seq: number; call_id: string; kind: AuditKind; time: string; payload: string }>;
+    let prevHash = (db.prepare('SELECT hash FROM audit WHERE seq = 1').get() as { hash: string }).hash;
+    for (const row of rows) {
+      const hash = recordHash(prevHash, { seq: row.seq, callId: row.call_id, kind: row.kind, time: row.time, payload: JSON.parse(row.payload) });
+      db.prepare('UPDATE audit SET prev_hash = ?, hash = ? WHERE seq = ?').run(prevHash, hash, row.seq);
+      prevHash = hash;
+    }
+    // The head anchor moved to the new last hash, as whoever rewrote the rows would move it.
+    writeFileSync(auditPaths(home).headPath, `${String(rows.at(-1)!.seq).padStart(20, '0')} ${prevHash}\n`);
+  });
+}

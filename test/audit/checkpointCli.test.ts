@@ -14,6 +14,7 @@ import { AuditStore } from '../../main/audit/auditStore';
 import { formatCheckpoint } from '../../main/audit/checkpoint';
 import { prepareCheckpointDir } from '../../main/audit/checkpointFolder';
 import { loadOrCreateCheckpointKey } from '../../main/audit/checkpointKey';
+import { checkpointKeyForFolder } from '../../main/audit/checkpointKeyGuard';
 import { CheckpointWriter } from '../../main/audit/checkpointWriter';
 import { recordHash } from '../../main/audit/recordHash';
 import { signNote } from '../../main/audit/signedNote';
@@ -41,7 +42,8 @@ function toolgate(...args: string[]) {
 /** Appends `count` records as a gate with a checkpoint folder does (a checkpoint every `every` records and at close). */
 function writeLog(count: number, every = 10): string {
   const store = new AuditStore(auditPaths(home));
-  const writer = new CheckpointWriter({ dir: prepareCheckpointDir(folder, { home, workspace: join(root, 'ws') }), audit: store, key: loadOrCreateCheckpointKey(home), everyRecords: every });
+  const dir = prepareCheckpointDir(folder, { home, workspace: join(root, 'ws') });
+  const writer = new CheckpointWriter({ dir, audit: store, key: checkpointKeyForFolder(dir, store.logId()!, home).key, everyRecords: every });
   for (let i = 0; i < count; i++) {
     store.append({ callId: `call-${Math.floor(i / 4)}`, kind: KINDS[i % 4]!, payload: { tool: 'write_file', arguments: { path: `src/f${i}.ts` }, step: i } });
   }
@@ -105,7 +107,12 @@ describe('audit verify --checkpoint', () => {
     rmSync(auditPaths(home).headPath);
     const elsewhere = join(root, 'copied.checkpoint');
     writeFileSync(elsewhere, readFileSync(checkpoint));
-    const run = toolgate('audit', 'verify', '--checkpoint', elsewhere);
+    // A copy away from its key history says which key it must be checked against.
+    const unsaid = toolgate('audit', 'verify', '--checkpoint', elsewhere);
+    expect(unsaid.code).toBe(2);
+    expect(unsaid.stderr).toContain(`no key history beside ${elsewhere}`);
+    expect(unsaid.stderr).toContain('pass --key NAME+HASH+KEY');
+    const run = toolgate('audit', 'verify', '--checkpoint', elsewhere, '--key', toolgate('audit', 'key').stdout.trim());
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('checkpoint check failed (rewritten)');
     expect(run.stderr).toContain('do not hash to the root the checkpoint signed');
@@ -139,11 +146,14 @@ describe('audit verify --checkpoint', () => {
     const checkpoint = writeLog(12);
     const note = readFileSync(checkpoint, 'utf8');
     const text = note.slice(0, note.lastIndexOf('\n\n') + 1);
-    const forged = join(root, 'forged.checkpoint');
+    const forged = join(folder, 'forged.checkpoint');
     writeFileSync(forged, signNote(text, 'someone-else', generateKeyPairSync('ed25519').privateKey));
-    const run = toolgate('audit', 'verify', '--checkpoint', forged);
+    let run = toolgate('audit', 'verify', '--checkpoint', forged);
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/checkpoint check failed \(other-key\): .*forged\.checkpoint it is signed by someone-else\+[0-9a-f]{8}, not by toolgate-/);
+    expect(run.stderr).toMatch(/checkpoint check failed \(other-key\): .*forged\.checkpoint is signed by someone-else\+[0-9a-f]{8}, which is none of the keys trusted \(the key history in .*: toolgate-/);
+    run = toolgate('audit', 'verify', '--checkpoint', forged, '--key', toolgate('audit', 'key').stdout.trim());
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/\(other-key\): .*signed by someone-else\+[0-9a-f]{8}, which is none of the keys trusted/);
   });
 
   it('refuses a checkpoint whose text was changed after signing', () => {
@@ -157,7 +167,7 @@ describe('audit verify --checkpoint', () => {
   it('says a checkpoint of another log is of another log', () => {
     writeLog(8);
     const key = loadOrCreateCheckpointKey(home);
-    const other = join(root, 'other.checkpoint');
+    const other = join(folder, 'other.checkpoint');
     writeFileSync(other, signNote(formatCheckpoint({ origin: 'toolgate/0123456789abcdef0123456789abcdef', size: 8, root: Buffer.alloc(32, 7) }), key.name, key.privateKey));
     const run = toolgate('audit', 'verify', '--checkpoint', other);
     expect(run.code).toBe(1);
@@ -193,7 +203,7 @@ describe('audit verify --checkpoint', () => {
     const key = loadOrCreateCheckpointKey(home);
     const checkpoint = readFileSync(join(folder, readdirSync(folder).find((name) => /^[0-9a-f]{32}\.checkpoint$/.test(name))!), 'utf8');
     const origin = checkpoint.split('\n')[0]!;
-    const future = join(root, 'future.checkpoint');
+    const future = join(folder, 'future.checkpoint');
     writeFileSync(future, signNote(formatCheckpoint({ origin, size: 9000, root: Buffer.alloc(32, 1) }), key.name, key.privateKey));
     const run = toolgate('audit', 'verify', '--checkpoint', future, '--json');
     expect(run.code).toBe(1);

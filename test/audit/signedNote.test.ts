@@ -1,7 +1,7 @@
 import { createHash, generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { formatCheckpoint, parseCheckpoint } from '../../main/audit/checkpoint';
-import { openNote, parseVerifierKey, rawPublicKey, signNote, verifierKeyText } from '../../main/audit/signedNote';
+import { addSignature, openNote, parseVerifierKey, rawPublicKey, signerIds, signNote, verifierKeyText } from '../../main/audit/signedNote';
 
 /** The example key and note of Go's golang.org/x/mod/sumdb/note documentation, the signed-note reference. */
 const GO_VERIFIER = 'PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW';
@@ -43,6 +43,19 @@ describe('C2SP signed notes', () => {
     for (const broken of ['', 'not a note', text, `${text}\n`, `${text}\n— gate-a !!!\n`, note.trimEnd()]) {
       expect(() => openNote(broken, verifier), JSON.stringify(broken)).toThrow(expect.objectContaining({ kind: 'malformed' }));
     }
+  });
+
+  it('adds a cosignature that opens with either key, as a note with several signature lines does in the Go reference', () => {
+    const a = generateKeyPairSync('ed25519');
+    const b = generateKeyPairSync('ed25519');
+    const text = 'toolgate/abc\ntoolgate checkpoint key\nentry 1\n';
+    const note = addSignature(signNote(text, 'gate-new', a.privateKey), 'gate-old', b.privateKey);
+    expect(note).toMatch(/^toolgate\/abc\ntoolgate checkpoint key\nentry 1\n\n\u2014 gate-new [A-Za-z0-9+/]{91}=\n\u2014 gate-old [A-Za-z0-9+/]{91}=\n$/);
+    expect(openNote(note, parseVerifierKey(verifierKeyText('gate-new', rawPublicKey(a.publicKey))))).toBe(text);
+    expect(openNote(note, parseVerifierKey(verifierKeyText('gate-old', rawPublicKey(b.publicKey))))).toBe(text);
+    expect(signerIds(note).map((id) => id.split('+')[0])).toEqual(['gate-new', 'gate-old']);
+    // The Go example note with a second signature still opens with Go's key.
+    expect(openNote(addSignature(GO_NOTE, 'gate-new', a.privateKey), parseVerifierKey(GO_VERIFIER))).toBe(GO_TEXT);
   });
 
   it('refuses checkpoint texts without an origin, a decimal size or a 32-byte root, naming the line', () => {

@@ -70,8 +70,8 @@ export function CheckpointStatusView({ status, problem, copied, onCopy }: { stat
         </p>
       ) : null}
       {latest ? (
-        <p role="status" data-testid="checkpoint-latest" className={latest.verified ? 'chain-ok' : 'chain-broken'}>
-          {latest.verified ? 'Verified' : 'Not verified'}: {latest.size} records, written {new Date(latest.writtenAt).toLocaleString()}, root{' '}
+        <p role="status" data-testid="checkpoint-latest" className={latest.size === 0 ? 'note' : latest.verified ? 'chain-ok' : 'chain-broken'}>
+          {latest.size === 0 ? 'Nothing signed yet' : latest.verified ? 'Verified' : 'Not verified'}: {latest.size} records, written {new Date(latest.writtenAt).toLocaleString()}, root{' '}
           <code>{latest.rootHash}</code> — {latest.detail}
         </p>
       ) : null}
