@@ -1,3 +1,5 @@
+import { asLatin } from './confusables';
+
 /**
  * Characters a model reads and a person does not see, in text an upstream server wrote: how they are
  * found, shown (as `\u{…}`), and taken out before phrases are matched, so that an order split by a
@@ -81,7 +83,7 @@ export function hiddenCharacters(text: string): HiddenCharacters | undefined {
 
 /** Text prepared for phrase matching, with the way back to the original's positions. */
 export interface NormalizedText {
-  /** NFKC, lower case, white space collapsed to single spaces, hidden characters out, tag characters read as the ASCII they copy. */
+  /** NFKC, lower case, look-alikes read as the Latin letters they mimic, white space collapsed to single spaces, hidden characters out, tag characters read as the ASCII they copy. */
   text: string;
   /** The range of the original text that [start, end) of the normalized text came from. */
   originalRange(start: number, end: number): { start: number; end: number };
@@ -89,12 +91,24 @@ export interface NormalizedText {
 
 /** Curly apostrophes and primes a phrase list written with ' would miss ("don’t tell the user"). */
 const APOSTROPHES = /[\u2018\u2019\u02bc\u2032]/g;
+/** Text that normalizes to itself but for case and spacing: printable ASCII, tabs and line ends. */
+const PLAIN_ASCII = /^[\x20-\x7e\t\n\r]*$/;
 
 /**
  * The text as phrases are matched against it: what a model reads once the disguise is gone. Each
  * character is normalized on its own so every normalized position maps back to an original one.
+ * Plain ASCII (most text) is only lower-cased and its spaces collapsed, the map built when asked for.
  */
 export function normalizedForMatching(original: string): NormalizedText {
+  if (!PLAIN_ASCII.test(original)) return normalizedWithMap(original);
+  let mapped: NormalizedText | undefined;
+  return {
+    text: original.toLowerCase().replace(/\s+/g, ' ').replace(/^ /, ''),
+    originalRange: (start, end) => (mapped ??= normalizedWithMap(original)).originalRange(start, end),
+  };
+}
+
+function normalizedWithMap(original: string): NormalizedText {
   let text = '';
   const origin: number[] = [];
   const emit = (piece: string, at: number) => {
@@ -117,7 +131,7 @@ export function normalizedForMatching(original: string): NormalizedText {
     } else if (!hiddenKind(char, previous) && !VARIATION_SELECTOR.test(char)) {
       if (inTags) emit(' ', index);
       inTags = false;
-      emit(char.normalize('NFKC').toLowerCase().replace(APOSTROPHES, "'"), index);
+      emit(asLatin(char.normalize('NFKC').toLowerCase().replace(APOSTROPHES, "'")).toLowerCase(), index);
     }
     previous = char;
     index += char.length;
