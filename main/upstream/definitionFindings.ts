@@ -24,7 +24,7 @@ export function definitionFindings(server: string, definitions: UpstreamToolDefi
   const ownNames = new Set(definitions.flatMap((definition) => [definition.name, `${server}${UPSTREAM_SEPARATOR}${definition.name}`].map((name) => name.toLowerCase())));
   const shadowed = shadowNeedles(otherTools, ownNames);
   const strings = definitions.map((definition) => ({ definition, strings: [...definitionStrings(definition)] }));
-  // What the server writes in (its prose, not its names and keys, which are ASCII identifiers anyway).
+  // What the server writes in: its prose, not its names, keys and schema keywords, which are ASCII identifiers anyway.
   const prose = strings.flatMap((entry) => entry.strings.filter(isProse).map((string) => string.text));
   const dominant = dominantScript(scriptCounts(prose));
   const alphabet = new AlphabetBaseline(prose);
@@ -46,7 +46,7 @@ export function definitionFindings(server: string, definitions: UpstreamToolDefi
   return findings;
 }
 
-/** Whether a string is text written for a reader (a description, a title, a value), not a name or a property key. */
+/** Whether a string is text written for a reader (a description or a title anywhere), not a name, a key or a schema keyword's value. */
 function isProse({ field, key }: DefinitionString): boolean {
-  return field !== 'name' && !key;
+  return !key && /(?:^|\.)(?:description|title)$/.test(field);
 }

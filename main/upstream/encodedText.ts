@@ -29,7 +29,7 @@ const ENCODINGS: readonly { encoding: EncodedRun['encoding']; pattern: RegExp; a
   },
   {
     encoding: 'percent-encoding',
-    pattern: /[A-Za-z0-9._~+-]*(?:%[0-9a-fA-F]{2}[A-Za-z0-9._~+-]*){6,}/g,
+    pattern: /[A-Za-z0-9._~!*'()+-]*(?:%[0-9a-fA-F]{2}[A-Za-z0-9._~!*'()+-]*){6,}/g,
     accepts: () => true,
     decode: (run) => {
       try {

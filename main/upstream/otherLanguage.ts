@@ -12,7 +12,9 @@ import { scriptOf } from './confusables';
 const PASSAGE_LETTERS: Readonly<Record<string, number>> = { Han: 4, Hiragana: 6, Katakana: 6, Hangul: 6 };
 const PASSAGE_LETTERS_ALPHABETIC = 12;
 /** Latin letters the rest of the definitions must hold before an unused letter means anything. */
-const BASELINE_LETTERS = 120;
+const BASELINE_LETTERS = 40;
+/** Words a sentence needs to count as a passage rather than a name. */
+const MIN_SENTENCE_WORDS = 4;
 
 /** The letters of each script in these texts. */
 export function scriptCounts(texts: Iterable<string>): Map<string, number> {
@@ -90,44 +92,39 @@ function accentedLetters(text: string): string[] {
   return [...text.normalize('NFC').toLowerCase()].filter((char) => char > '\x7f' && scriptOf(char) === 'Latin');
 }
 
-function countOf(items: Iterable<string>): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const item of items) counts.set(item, (counts.get(item) ?? 0) + 1);
-  return counts;
-}
-
 function asciiLetterCount(text: string): number {
   return text.match(/[A-Za-z]/g)?.length ?? 0;
 }
 
 /**
- * The letters a set of texts is written with, to find in one of them a sentence written with at
- * least two letters beyond ASCII that no other text uses (a passage in French, German or Spanish
- * beside English), told without knowing any of those languages.
+ * Where a set of texts uses only the plain Latin alphabet (English), a sentence of one of them
+ * written with a letter beyond it (é, ü, ñ, ß…) is in another language: French, German or Spanish
+ * beside English descriptions, told without knowing any of those languages. A server whose texts
+ * already use such letters has no plain alphabet to stand out from, and is left alone.
  */
 export class AlphabetBaseline {
-  private readonly accented: Map<string, number>;
+  private readonly accented: number;
   private readonly asciiLetters: number;
 
   constructor(texts: readonly string[]) {
-    this.accented = countOf(texts.flatMap(accentedLetters));
+    this.accented = texts.reduce((sum, text) => sum + accentedLetters(text).length, 0);
     this.asciiLetters = texts.reduce((sum, text) => sum + asciiLetterCount(text), 0);
   }
 
   /** The first such sentence of `text` (one of the texts), judged against all the others; `whose` names them for the person. */
   sentenceOutside(text: string, whose: string): OtherLanguagePassage | undefined {
     if (!/[^\x00-\x7f]/.test(text)) return undefined;
-    // The rest must be long enough, and in Latin script, for a letter it never uses to mean anything.
-    if (this.asciiLetters - asciiLetterCount(text) < BASELINE_LETTERS) return undefined;
-    const own = countOf(accentedLetters(text));
-    const usedElsewhere = (char: string) => (this.accented.get(char) ?? 0) > (own.get(char) ?? 0);
+    const own = accentedLetters(text);
+    // The rest must be plain Latin, and long enough for that to mean anything.
+    if (this.accented > own.length || this.asciiLetters - asciiLetterCount(text) < BASELINE_LETTERS) return undefined;
     for (const sentence of text.matchAll(/[^.!?\u3002\uff01\uff1f\n]+/gu)) {
-      const unused = accentedLetters(sentence[0]).filter((char) => !usedElsewhere(char));
-      if (unused.length < 2) continue;
+      const letters = accentedLetters(sentence[0]);
+      // One such letter is enough (Spanish "envía", German "Schlüssel"), in a sentence, not a lone name.
+      if (letters.length === 0 || sentence[0].trim().split(/\s+/).length < MIN_SENTENCE_WORDS) continue;
       return {
         start: sentence.index,
         end: sentence.index + sentence[0].length,
-        message: `is written with letters (${[...new Set(unused)].join(', ')}) used nowhere else in ${whose}: a passage in another language can carry orders to the model past a person who reads the rest`,
+        message: `is written with letters (${[...new Set(letters)].join(', ')}) beyond the plain Latin alphabet of the rest of ${whose}: a passage in another language can carry orders to the model past a person who reads the rest`,
       };
     }
     return undefined;

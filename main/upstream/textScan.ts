@@ -15,6 +15,8 @@ import { ADDRESSED_TO_MODEL, ASKS_FOR_SECRETS, type PhrasePattern } from './pois
 const EXCERPT_CONTEXT = 60;
 /** The longest excerpt a finding carries. */
 const EXCERPT_MAX = 200;
+/** Characters of a decoded text a message quotes. */
+const DECODED_SHOWN = 120;
 /** How deep encoded text inside decoded text is followed (base64 of base64). */
 const MAX_DECODE_DEPTH = 2;
 /** Characters of an unreadable encoded run past which a definition holding it is flagged (a SHA-256 in hex is 64). */
@@ -84,7 +86,7 @@ export function scanText(text: string, options: ScanOptions, depth = 0): TextHit
       continue;
     }
     if (options.encodedRuns) {
-      found('encoded-text', run.start, run.end, `holds ${length} characters of ${run.encoding} that decode to text a person does not see: "${excerptAround(run.decoded, 0, 0)}"`);
+      found('encoded-text', run.start, run.end, `holds ${length} characters of ${run.encoding} that decode to text a person does not see: "${shortened(run.decoded)}"`);
     }
     if (depth >= MAX_DECODE_DEPTH) continue;
     for (const inner of scanText(run.decoded, options, depth + 1)) {
@@ -134,6 +136,11 @@ export function excerptAround(text: string, start: number, end: number): string 
   const to = surrogateSafe(text, Math.min(text.length, end + EXCERPT_CONTEXT));
   const excerpt = `${from > 0 ? '…' : ''}${visibleText(text.slice(from, to))}${to < text.length ? '…' : ''}`;
   return excerpt.length > EXCERPT_MAX ? `${excerpt.slice(0, EXCERPT_MAX - 1)}…` : excerpt;
+}
+
+/** A decoded text as a message quotes it: its start, hidden characters shown. */
+function shortened(text: string): string {
+  return text.length > DECODED_SHOWN ? `${visibleText(text.slice(0, surrogateSafe(text, DECODED_SHOWN)))}…` : visibleText(text);
 }
 
 /** An index moved off the middle of a surrogate pair, so a slice never cuts a character in two. */
