@@ -49,8 +49,8 @@ const scriptCache = new Map<string, string | undefined>();
 
 /** The script of a letter (`Latin`, `Cyrillic`, `Han`…), or undefined for one of no script of its own (digits, marks, punctuation). */
 export function scriptOf(char: string): string | undefined {
-  if (/^[A-Za-z]$/.test(char)) return 'Latin';
-  if (char.length === 1 && char.charCodeAt(0) < 0x80) return undefined;
+  const code = char.charCodeAt(0);
+  if (code < 0x80) return (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a) ? 'Latin' : undefined;
   if (scriptCache.has(char)) return scriptCache.get(char);
   const script = NO_SCRIPT.test(char) || !/^\p{L}$/u.test(char) ? undefined : (SCRIPT_PATTERNS.find(([, pattern]) => pattern.test(char))?.[0] ?? 'another script');
   scriptCache.set(char, script);
@@ -78,8 +78,26 @@ export interface HomoglyphWord {
   scripts: string[];
 }
 
-/** A letter or mark, then more: a word as the check splits text. */
-const WORD = /[\p{L}\p{M}]+/gu;
+/** A letter or mark beyond ASCII: where a word worth looking at is. */
+const NON_ASCII_LETTER = /(?=[^\x00-\x7f])[\p{L}\p{M}]/gu;
+const LETTER = /[\p{L}\p{M}]/u;
+
+/** The word (letters and marks) around `index`. */
+function wordAround(text: string, index: number): { start: number; end: number } {
+  let start = index;
+  while (start > 0 && LETTER.test(characterAt(text, start - 1, -1))) start -= characterAt(text, start - 1, -1).length;
+  let end = index;
+  while (end < text.length && LETTER.test(characterAt(text, end, 1))) end += characterAt(text, end, 1).length;
+  return { start, end };
+}
+
+/** The character ending just before (direction -1) or starting at (1) an index, a surrogate pair whole. */
+function characterAt(text: string, index: number, direction: 1 | -1): string {
+  const code = text.charCodeAt(index);
+  if (direction === -1 && code >= 0xdc00 && code <= 0xdfff && index > 0) return text.slice(index - 1, index + 1);
+  if (direction === 1 && code >= 0xd800 && code <= 0xdbff) return text.slice(index, index + 2);
+  return text[index]!;
+}
 
 /**
  * The words of a text spelled with look-alike letters: a word mixing scripts in a way UTS #39 does
@@ -91,9 +109,13 @@ export function homoglyphWords(text: string, surrounding: string | undefined): H
   // Printable ASCII holds no look-alike: the common case costs one test.
   if (!/[^\x00-\x7f]/.test(text)) return [];
   const found: HomoglyphWord[] = [];
-  for (const match of text.matchAll(WORD)) {
-    const word = match[0];
-    if (!/[^\x00-\x7f]/.test(word)) continue;
+  let checkedTo = 0;
+  // Only words holding a letter beyond ASCII are looked at: an English text's words cost nothing.
+  for (const letter of text.matchAll(NON_ASCII_LETTER)) {
+    if (letter.index < checkedTo) continue;
+    const { start, end } = wordAround(text, letter.index);
+    checkedTo = end;
+    const word = text.slice(start, end);
     const scripts: string[] = [];
     for (const char of word) {
       const script = scriptOf(char);
@@ -102,7 +124,7 @@ export function homoglyphWords(text: string, surrounding: string | undefined): H
     const mixed = scripts.length > 1 && !ALLOWED_MIXES.some((allowed) => scripts.every((script) => allowed.has(script)));
     const readsAs = asLatin(word);
     const disguisedLatin = surrounding === 'Latin' && scripts.length === 1 && scripts[0] !== 'Latin' && [...word].length >= 3 && ASCII_LETTERS.test(readsAs);
-    if (mixed || disguisedLatin) found.push({ start: match.index, end: match.index + word.length, word, readsAs, scripts });
+    if (mixed || disguisedLatin) found.push({ start, end, word, readsAs, scripts });
   }
   return found;
 }

@@ -17,9 +17,17 @@ export interface EncodedRun {
 const MIN_BASE64 = 24;
 
 /** The encodings looked for, each with its shape and decoder; a run is claimed by the first that matches it. */
-const ENCODINGS: readonly { encoding: EncodedRun['encoding']; pattern: RegExp; accepts(run: string): boolean; decode(run: string): Uint8Array | string | undefined }[] = [
+const ENCODINGS: readonly {
+  encoding: EncodedRun['encoding'];
+  /** Tested once on the whole text: without it, the pattern cannot match, and is not run. */
+  hint: RegExp;
+  pattern: RegExp;
+  accepts(run: string): boolean;
+  decode(run: string): Uint8Array | string | undefined;
+}[] = [
   {
     encoding: 'escape sequences',
+    hint: /\\[ux]|&#/,
     pattern: /(?:\\u\{?[0-9a-fA-F]{2,6}\}?|\\x[0-9a-fA-F]{2}|&#x[0-9a-fA-F]{1,6};|&#[0-9]{1,7};){6,}/g,
     accepts: () => true,
     decode: (run) =>
@@ -29,7 +37,9 @@ const ENCODINGS: readonly { encoding: EncodedRun['encoding']; pattern: RegExp; a
   },
   {
     encoding: 'percent-encoding',
-    pattern: /[A-Za-z0-9._~!*'()+-]*(?:%[0-9a-fA-F]{2}[A-Za-z0-9._~!*'()+-]*){6,}/g,
+    hint: /%[0-9a-fA-F]{2}/,
+    // Bounded between escapes, so a long run of word characters is not walked again from each of its positions.
+    pattern: /[A-Za-z0-9._~!*'()+-]{0,32}(?:%[0-9a-fA-F]{2}[A-Za-z0-9._~!*'()+-]{0,32}){6,}/g,
     accepts: () => true,
     decode: (run) => {
       try {
@@ -41,18 +51,21 @@ const ENCODINGS: readonly { encoding: EncodedRun['encoding']; pattern: RegExp; a
   },
   {
     encoding: 'hex',
+    hint: /[0-9a-fA-F]{32}/,
     pattern: /(?<![0-9A-Za-z])(?:0x)?[0-9a-fA-F]{32,}(?![0-9A-Za-z])/g,
     accepts: (run) => run.replace(/^0x/, '').length % 2 === 0,
     decode: (run) => Buffer.from(run.replace(/^0x/, ''), 'hex'),
   },
   {
     encoding: 'base32',
+    hint: /[A-Z2-7]{32}/,
     pattern: /(?<![0-9A-Za-z])[A-Z2-7]{32,}={0,6}(?![0-9A-Za-z=])/g,
     accepts: (run) => /[2-7]/.test(run) || run.endsWith('='),
     decode: base32Bytes,
   },
   {
     encoding: 'base64',
+    hint: new RegExp(`[0-9A-Za-z+/_-]{${MIN_BASE64}}`),
     pattern: new RegExp(`(?<![0-9A-Za-z+/_-])[0-9A-Za-z+/_-]{${MIN_BASE64},}={0,2}(?![0-9A-Za-z+/=_-])`, 'g'),
     // Words, identifiers and paths are runs of these characters too: base64 of anything mixes cases and digits or symbols.
     accepts: (run) => /[a-z]/.test(run) && /[A-Z]/.test(run) && /[0-9+=]/.test(run) && !/[+/][_-]|[_-][+/]/.test(run),
@@ -66,7 +79,8 @@ export function encodedRuns(text: string): EncodedRun[] {
   if (!/[^\s]{24,}/.test(text)) return [];
   const runs: EncodedRun[] = [];
   const taken = (start: number, end: number) => runs.some((run) => start < run.end && end > run.start);
-  for (const { encoding, pattern, accepts, decode } of ENCODINGS) {
+  for (const { encoding, hint, pattern, accepts, decode } of ENCODINGS) {
+    if (!hint.test(text)) continue;
     for (const match of text.matchAll(pattern)) {
       const start = match.index;
       const end = start + match[0].length;
