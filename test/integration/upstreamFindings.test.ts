@@ -11,6 +11,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UpstreamOverview, UpstreamServerView } from '../../shared/upstream';
+import { serversCommand } from '../../main/cli/serverCommands';
 import { startGate, type RunningGate } from '../../main/gate/startGate';
 import { FIXTURE, TEST_READABLE } from '../upstream/helpers';
 import { callIdOf, connectMcp, makeTempDirs, readToken, textOf, type TempDirs } from './helpers';
@@ -127,4 +128,18 @@ describe('poisoned upstream definitions and results, through the gate', () => {
     const plain = await agent.callTool({ name: 'lure__relay', arguments: { text: 'Weather: sunny, 21 °C, light wind from the west.' } });
     expect(plain._meta?.['toolgate/findings']).toBe(0);
   }, 30_000);
+
+  it('`toolgate servers review` in a terminal shows the findings, trusts the rest only when told to accept them, and the running gate tells the agent', async () => {
+    let printed = '';
+    const io = { home: dirs.home, out: (text: string) => (printed += text), err: (text: string) => (printed += text) };
+    await expect(serversCommand(['review', 'lure', '--yes'], io)).rejects.toThrow(/findings in the tools to trust; read them above, then run again with --accept-findings/);
+    expect(printed).toContain('! other-language in description');
+    expect(printed).toContain('! homoglyphs in description');
+    expect(await agentTools()).not.toContain('lure__notes_fr');
+
+    const heardBefore = listChanges;
+    expect(await serversCommand(['review', 'lure', '--yes', '--accept-findings'], io)).toBe(0);
+    await until('the agent told its list changed', async () => listChanges, (count) => count > heardBefore);
+    await until('the trusted tools listed', agentTools, (names) => ['notes_fr', 'notes_zh', 'notes_b64'].every((tool) => names.includes(`lure__${tool}`)));
+  }, 60_000);
 });
