@@ -41,7 +41,7 @@ test.afterAll(async () => {
   await gate?.stop();
 });
 
-test('a server in servers.json waits for the person to approve its exact launch, then lists its tools unreviewed', async ({ page }) => {
+test('a server in servers.json waits for the person to approve its exact launch, then shows its tools unreviewed, offered to no agent', async ({ page }) => {
   const consolePage = new ConsolePage(page);
   await consolePage.open(gate.consoleUrl);
   const tools = consolePage.tools;
@@ -55,19 +55,23 @@ test('a server in servers.json waits for the person to approve its exact launch,
   await tools.approveLaunch('fs');
   await tools.waitForServerStatus('fs', 'ready');
   await expect(tools.serverStatus('fs')).toHaveText('ready');
-  await expect(tools.pinBadge('fs__write_file')).toHaveText('unreviewed: asks every call');
-  await expect(tools.pinBadge('fs__read_text_file')).toHaveText('unreviewed: asks every call');
+  await expect(tools.pinBadge('fs__write_file')).toHaveText('unreviewed: not offered to agents until trusted');
+  await expect(tools.pinBadge('fs__read_text_file')).toHaveText('unreviewed: not offered to agents until trusted');
+  expect((await agent.listTools()).tools.map((tool) => tool.name).filter((name) => name.startsWith('fs__'))).toEqual([]);
   // The other server still waits for its own approval.
   await expect(tools.serverStatus('shifty')).toHaveText('awaiting launch approval');
 });
 
-test("an unreviewed tool's write asks the person with its diff, and lands once approved", async ({ page }) => {
+test("a writing tool trusted at the tier its form suggests asks the person with its diff, and its write lands once approved", async ({ page }) => {
   const notes = join(gate.workspace, 'notes.md');
   writeFileSync(notes, 'one\n');
-  expect((await agent.listTools()).tools.map((tool) => tool.name)).toContain('fs__write_file');
+  expect((await agent.listTools()).tools.map((tool) => tool.name)).not.toContain('fs__write_file');
 
   const consolePage = new ConsolePage(page);
   await consolePage.open(gate.consoleUrl);
+  await consolePage.tools.trustTool('fs__write_file');
+  await expect(consolePage.tools.upstreamTool('fs__write_file')).toContainText('RESTRICTED');
+  expect((await agent.listTools()).tools.map((tool) => tool.name)).toContain('fs__write_file');
   const call = agent.callTool({ name: 'fs__write_file', arguments: { path: notes, content: 'one\ntwo\n' } }, undefined, CALL_TIMEOUT);
   const card = await consolePage.approvals.waitForPrompt('fs__write_file');
   await expect(await consolePage.approvals.diffPath(card)).toHaveText('notes.md');

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ToolErrorSchema } from './errors';
 import { SecurityTierSchema } from './manifest';
+import { TextFindingSchema } from './upstream';
 
 /** Who sent a call to the gate (`console`: a person's replay of a recorded call, from the console or `toolgate audit replay`; `claude-code`: Claude Code's own tool, judged through its PreToolUse hook). */
 export const CallSourceSchema = z.enum(['mcp', 'cli', 'test', 'console', 'claude-code']);
@@ -101,6 +102,8 @@ export const CallSnapshotSchema = z.object({
   responseHash: z.string().optional(),
   /** Set when the output was cut. */
   truncated: z.boolean().optional(),
+  /** What in an upstream server's result may be aimed at the model (the result went to the agent unchanged). */
+  findings: z.array(TextFindingSchema).optional(),
   /** The approval this call waits on or waited on. */
   approvalId: z.string().optional(),
   /** Who decided whether it runs: a written rule, a tier default, the mode, a person, nobody in time, or the agent withdrawing it. */

@@ -18,6 +18,11 @@ export const ResultMetaSchema = z.object({
   truncated: z.boolean().optional(),
   /** Set when `data` is an upstream MCP server's result: its content blocks go to the agent as they came. */
   upstream: z.boolean().optional(),
+  /**
+   * How many things in an upstream server's result the gate's checks flagged as possibly aimed at
+   * the model (orders, look-alike letters, hidden characters); the result itself is unchanged.
+   */
+  findings: z.number().int().nonnegative().optional(),
   /** Things worth knowing that did not stop the call. */
   warnings: z.array(z.string()).optional(),
   /** Set when a person edited the call before approving it: what changed, and the note the agent is given. */

@@ -111,17 +111,38 @@ export const ToolClassSchema = z.object({
 });
 export type ToolClass = z.infer<typeof ToolClassSchema>;
 
-/** Something in a tool's definition that may be aimed at the model rather than at the person. */
-export const DefinitionFindingSchema = z.object({
-  /** The upstream tool's own name. */
-  tool: z.string(),
-  kind: z.enum(['hidden-characters', 'addressed-to-model', 'asks-for-secrets', 'shadowing', 'oversized']),
-  /** Where in the definition: `description`, `inputSchema.properties.path.description`, `annotations.title`. */
+/** What kind of text, in what an upstream server wrote, may be aimed at the model rather than at the person. */
+export const TextFindingKindSchema = z.enum([
+  'hidden-characters',
+  'addressed-to-model',
+  'asks-for-secrets',
+  'shadowing',
+  'oversized',
+  /** Words spelled with look-alike letters of another script (Unicode confusables, UTS #39). */
+  'homoglyphs',
+  /** A long run of base64, hex or another encoding a person cannot read. */
+  'encoded-text',
+  /** A passage in another script or alphabet than the rest of the server's definitions. */
+  'other-language',
+]);
+export type TextFindingKind = z.infer<typeof TextFindingKindSchema>;
+
+/** Something in text an upstream server wrote (a definition or a result) that may be aimed at the model. */
+export const TextFindingSchema = z.object({
+  kind: TextFindingKindSchema,
+  /** Where: `description`, `inputSchema.properties.path.description` in a definition; `content.0.text` in a result. */
   field: z.string(),
   /** The text found, with hidden characters shown as \u{…} escapes, at most 200 characters. */
   excerpt: z.string(),
   /** Why it matters, in words the person can read. */
   message: z.string(),
+});
+export type TextFinding = z.infer<typeof TextFindingSchema>;
+
+/** Something in a tool's definition that may be aimed at the model rather than at the person. */
+export const DefinitionFindingSchema = TextFindingSchema.extend({
+  /** The upstream tool's own name. */
+  tool: z.string(),
 });
 export type DefinitionFinding = z.infer<typeof DefinitionFindingSchema>;
 

@@ -24,7 +24,9 @@ export function shownPayload(payload: unknown): unknown {
   const text = canonicalize(payload ?? null);
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes <= SHOWN_PAYLOAD_BYTES) return payload;
-  return { cut: true, bytes, hash: blake3Hex(text), head: text.slice(0, CUT_HEAD_CHARS) };
+  // What the checks found in a large upstream result stays in view when its output is cut.
+  const findings = typeof payload === 'object' && payload !== null ? (payload as { findings?: unknown }).findings : undefined;
+  return { cut: true, bytes, hash: blake3Hex(text), head: text.slice(0, CUT_HEAD_CHARS), ...(findings !== undefined ? { findings } : {}) };
 }
 
 /**

@@ -5,6 +5,7 @@ import type { ToolError } from '../../shared/errors';
 import { hashCanonical } from '../../shared/hash';
 import type { EditSummary } from '../../shared/approval';
 import type { ToolResult } from '../../shared/result';
+import type { TextFinding } from '../../shared/upstream';
 import { editNote } from '../approvals/editedArguments';
 import type { ExecutorDeps } from './executor';
 import { shownOutput } from './steps/recordedArguments';
@@ -94,6 +95,8 @@ export class CallRun {
     truncated = false,
     /** The data is an upstream MCP server's result, passed on as its content blocks. */
     upstream = false,
+    /** What the checks found in an upstream result that may be aimed at the model. */
+    findings?: TextFinding[],
   ): ToolResult {
     const endedAt = new Date();
     const durationMs = this.elapsedMs();
@@ -106,6 +109,7 @@ export class CallRun {
       responseHash,
       // The console is sent a bounded form of the output; the result carries it whole.
       ...(outcome.ok ? { data: shownOutput(outcome.data) } : { error: outcome.error }),
+      ...(findings?.length ? { findings } : {}),
     });
     return {
       ...outcome,
@@ -117,6 +121,7 @@ export class CallRun {
         responseHash,
         ...(truncated ? { truncated: true } : {}),
         ...(upstream ? { upstream: true } : {}),
+        ...(findings ? { findings: findings.length } : {}),
         ...(this.edited ? { edited: { note: this.deps.redactions.redactValue(editNote(this.edited, outcome.ok)), ...this.edited } } : {}),
       },
     };

@@ -472,18 +472,21 @@ export class Executor {
     const normalized = normalizeOutput(entry, this.deps.redactions.redactValue(outcome.data));
     if (normalized instanceof StepFailure) return run.fail('failed', normalized.step, normalized.error, usage);
     const shown = capOutput(normalized.data, normalized.canonical, outputCap);
+    // An upstream server's result is checked for text aimed at the model (secrets already out of it): told, never changed.
+    const findings = entry.external?.resultFindings(normalized.data);
     run.audit('completed', {
       responseHash: normalized.responseHash,
       bytes: shown.originalBytes,
       durationMs: run.elapsedMs(),
       ...(shown.truncated ? { truncated: true } : {}),
       ...(usage ? { usage } : {}),
+      ...(findings?.length ? { findings } : {}),
       output:
         shown.originalBytes <= AUDIT_OUTPUT_BYTES
           ? normalized.data
           : { head: utf8Prefix(normalized.canonical, AUDIT_OUTPUT_BYTES), bytes: shown.originalBytes, cut: true },
     });
-    return run.finish({ ok: true, data: shown.data }, normalized.responseHash, 'completed', 'completed', shown.truncated, entry.external !== undefined);
+    return run.finish({ ok: true, data: shown.data }, normalized.responseHash, 'completed', 'completed', shown.truncated, entry.external !== undefined, findings);
   }
 }
 

@@ -13,6 +13,9 @@ export const RAW_ARGUMENTS_META = 'toolgate/rawArguments';
  */
 export const HELD_ARGUMENTS_META = 'toolgate/heldArguments';
 
+/** `_meta` key of an upstream result's finding count: things in it that may be aimed at the model (the result is as the server sent it). */
+export const RESULT_FINDINGS_META = 'toolgate/findings';
+
 /** What an upstream tool's result data holds: the server's content blocks and structured content. */
 interface UpstreamData {
   content: unknown[];
@@ -42,6 +45,8 @@ export function toCallToolResult(result: ToolResult): CallToolResult {
       'toolgate/durationMs': result.meta.durationMs,
       ...(result.error ? { 'toolgate/errorCode': result.error.code } : {}),
       ...(result.meta.edited ? { 'toolgate/edited': result.meta.edited } : {}),
+      // An upstream result the agent should read with care: how many things in it may be aimed at the model.
+      ...(result.meta.findings !== undefined ? { [RESULT_FINDINGS_META]: result.meta.findings } : {}),
     },
   };
 }

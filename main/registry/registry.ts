@@ -1,6 +1,7 @@
 import { GateError } from '../../shared/errors';
 import { mutatingEffects, type ToolManifest } from '../../shared/manifest';
 import type { Preview } from '../../shared/approval';
+import type { TextFinding } from '../../shared/upstream';
 import type { RunOutcome } from '../hosts/toolProcessPool';
 import type { DefinedTool } from './defineTool';
 
@@ -35,8 +36,10 @@ export interface ExternalRunner {
   unavailable(): string | undefined;
   /** Why every call of it asks a person whatever the rules say (never reviewed), if it must. */
   mustAsk(): string | undefined;
-  /** Whether agents see it in tools/list (a changed definition, or findings in an unreviewed one, stay hidden). */
+  /** Whether agents see it in tools/list (an unreviewed or changed definition stays hidden). */
   listed(): boolean;
+  /** What in a result it returned (as the agent gets it, secrets out) may be aimed at the model: told, never acted on. */
+  resultFindings(data: unknown): TextFinding[];
 }
 
 /** A tool as the registry holds it. */

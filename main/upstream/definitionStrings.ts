@@ -6,6 +6,8 @@ export interface DefinitionString {
   /** The path to it, dotted (`description`, `inputSchema.properties.path.description`, or a property name's own path), hidden characters of keys escaped. */
   field: string;
   text: string;
+  /** Set for a property name (a key), as opposed to a value. */
+  key?: true;
 }
 
 /**
@@ -30,7 +32,7 @@ function* valueStrings(value: unknown, field: string): Generator<DefinitionStrin
   } else if (typeof value === 'object' && value !== null) {
     for (const [key, member] of Object.entries(value)) {
       const path = `${field}.${visibleText(key)}`;
-      yield { field: path, text: key };
+      yield { field: path, text: key, key: true };
       yield* valueStrings(member, path);
     }
   }

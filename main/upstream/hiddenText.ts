@@ -1,3 +1,5 @@
+import { asLatin } from './confusables';
+
 /**
  * Characters a model reads and a person does not see, in text an upstream server wrote: how they are
  * found, shown (as `\u{…}`), and taken out before phrases are matched, so that an order split by a
@@ -51,25 +53,41 @@ export interface HiddenCharacters {
   message: string;
 }
 
-/** The hidden characters of a text, or undefined when it has none. */
+/** Every character hiddenKind may count as hidden: a text holding none of them (most text) is passed over in one test. */
+const MAYBE_HIDDEN =
+  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2069\u3164\ufe00-\ufe0f\ufeff\uffa0\p{Cf}\p{Co}\u{e0000}-\u{e007f}\u{e0100}-\u{e01ef}]/u;
+
+/** Whether a code point is printable ASCII, a tab or a line end: never hidden, and its own normal form. */
+function isPlainAscii(codePoint: number): boolean {
+  return (codePoint >= 0x20 && codePoint < 0x7f) || codePoint === 0x09 || codePoint === 0x0a || codePoint === 0x0d;
+}
+
+/** The same characters, all of them in a text. */
+const MAYBE_HIDDEN_ALL = new RegExp(MAYBE_HIDDEN.source, 'gu');
+
+/** The character before `index` of a text (a surrogate pair whole), or undefined at its start. */
+function characterBefore(text: string, index: number): string | undefined {
+  if (index === 0) return undefined;
+  const code = text.charCodeAt(index - 1);
+  return code >= 0xdc00 && code <= 0xdfff && index > 1 ? text.slice(index - 2, index) : text[index - 1];
+}
+
+/** The hidden characters of a text, or undefined when it has none; only the candidates are looked at, so long text costs little. */
 export function hiddenCharacters(text: string): HiddenCharacters | undefined {
+  if (!MAYBE_HIDDEN.test(text)) return undefined;
   let first: number | undefined;
   let count = 0;
   const kinds = new Set<string>();
   let spelled = '';
-  let previous: string | undefined;
-  let index = 0;
-  for (const char of text) {
-    const kind = hiddenKind(char, previous);
-    if (kind) {
-      first ??= index;
-      count++;
-      kinds.add(kind);
-      const ascii = char.codePointAt(0)! - 0xe0000;
-      if (kind === 'tag characters' && ascii >= 0x20 && ascii < 0x7f) spelled += String.fromCharCode(ascii);
-    }
-    previous = char;
-    index += char.length;
+  for (const match of text.matchAll(MAYBE_HIDDEN_ALL)) {
+    const char = match[0];
+    const kind = hiddenKind(char, characterBefore(text, match.index));
+    if (!kind) continue;
+    first ??= match.index;
+    count++;
+    kinds.add(kind);
+    const ascii = char.codePointAt(0)! - 0xe0000;
+    if (kind === 'tag characters' && ascii >= 0x20 && ascii < 0x7f) spelled += String.fromCharCode(ascii);
   }
   if (first === undefined) return undefined;
   const spelling = spelled ? `; its tag characters spell "${visibleText(spelled.slice(0, 120))}${spelled.length > 120 ? '…' : ''}"` : '';
@@ -81,7 +99,7 @@ export function hiddenCharacters(text: string): HiddenCharacters | undefined {
 
 /** Text prepared for phrase matching, with the way back to the original's positions. */
 export interface NormalizedText {
-  /** NFKC, lower case, white space collapsed to single spaces, hidden characters out, tag characters read as the ASCII they copy. */
+  /** NFKC, lower case, look-alikes read as the Latin letters they mimic, white space collapsed to single spaces, hidden characters out, tag characters read as the ASCII they copy. */
   text: string;
   /** The range of the original text that [start, end) of the normalized text came from. */
   originalRange(start: number, end: number): { start: number; end: number };
@@ -89,41 +107,89 @@ export interface NormalizedText {
 
 /** Curly apostrophes and primes a phrase list written with ' would miss ("don’t tell the user"). */
 const APOSTROPHES = /[\u2018\u2019\u02bc\u2032]/g;
+/** Runs of characters that are not printable ASCII, tabs or line ends: the only ones normalizing looks at one by one. */
+const NOT_PLAIN = /[^\x20-\x7e\t\n\r]+/gu;
 
 /**
- * The text as phrases are matched against it: what a model reads once the disguise is gone. Each
- * character is normalized on its own so every normalized position maps back to an original one.
+ * The text as phrases are matched against it: what a model reads once the disguise is gone. Plain
+ * ASCII (most of any text) is only lower-cased, the rest normalized a character at a time, spaces
+ * collapsed at the end; the map back to the original's positions is built only when asked for.
  */
 export function normalizedForMatching(original: string): NormalizedText {
-  let text = '';
+  const parts: string[] = [];
+  let inTags = false;
+  let from = 0;
+  const plain = (to: number) => {
+    if (to <= from) return;
+    parts.push(`${inTags ? ' ' : ''}${original.slice(from, to).toLowerCase()}`);
+    inTags = false;
+  };
+  for (const run of original.matchAll(NOT_PLAIN)) {
+    plain(run.index);
+    for (const char of run[0]) {
+      const normalized = normalizedPiece(char, inTags);
+      parts.push(normalized.piece);
+      inTags = normalized.inTags;
+    }
+    from = run.index + run[0].length;
+  }
+  plain(original.length);
+  let mapped: NormalizedText | undefined;
+  return {
+    text: parts.join('').replace(/\s+/g, ' ').replace(/^ /, ''),
+    originalRange: (start, end) => (mapped ??= normalizedWithMap(original)).originalRange(start, end),
+  };
+}
+
+/**
+ * What one character that is not plain ASCII adds to normalized text (spaces not yet collapsed):
+ * a hidden one nothing, a tag character the ASCII it copies (a run of them set apart by spaces),
+ * any other its NFKC form, lower-cased, look-alikes read as the Latin letters they mimic.
+ */
+function normalizedPiece(char: string, inTags: boolean): { piece: string; inTags: boolean } {
+  const codePoint = char.codePointAt(0)!;
+  if (isTag(codePoint)) {
+    const ascii = codePoint - 0xe0000;
+    const copied = ascii >= 0x20 && ascii < 0x7f ? String.fromCharCode(ascii).toLowerCase() : '';
+    return { piece: `${inTags ? '' : ' '}${copied}`, inTags: true };
+  }
+  // A variation selector is dropped whether or not it hides anything: it changes a look, never a word.
+  if (VARIATION_SELECTOR.test(char) || hiddenKind(char, undefined)) return { piece: '', inTags };
+  return { piece: `${inTags ? ' ' : ''}${asLatin(char.normalize('NFKC').toLowerCase().replace(APOSTROPHES, "'")).toLowerCase()}`, inTags: false };
+}
+
+/** The normalized text built a character at a time, each of its positions mapped to the original's. */
+function normalizedWithMap(original: string): NormalizedText {
+  // Pieces joined at the end, and the last one remembered: asking a growing string how it ends flattens it each time.
+  const pieces: string[] = [];
+  let last = '';
   const origin: number[] = [];
   const emit = (piece: string, at: number) => {
     for (const char of piece) {
-      const out = /\s/u.test(char) ? (text === '' || text.endsWith(' ') ? '' : ' ') : char;
-      text += out;
+      const code = char.charCodeAt(0);
+      const space = code < 0x80 ? code === 0x20 || (code >= 0x09 && code <= 0x0d) : /\s/u.test(char);
+      const out = space ? (last === '' || last === ' ' ? '' : ' ') : char;
+      if (out === '') continue;
+      pieces.push(out);
+      last = out;
       for (let unit = 0; unit < out.length; unit++) origin.push(at);
     }
   };
   let inTags = false;
-  let previous: string | undefined;
   let index = 0;
   for (const char of original) {
-    const codePoint = char.codePointAt(0)!;
-    if (isTag(codePoint)) {
-      if (!inTags) emit(' ', index);
-      inTags = true;
-      const ascii = codePoint - 0xe0000;
-      if (ascii >= 0x20 && ascii < 0x7f) emit(String.fromCharCode(ascii).toLowerCase(), index);
-    } else if (!hiddenKind(char, previous) && !VARIATION_SELECTOR.test(char)) {
-      if (inTags) emit(' ', index);
+    if (isPlainAscii(char.charCodeAt(0))) {
+      emit(`${inTags ? ' ' : ''}${char.toLowerCase()}`, index);
       inTags = false;
-      emit(char.normalize('NFKC').toLowerCase().replace(APOSTROPHES, "'"), index);
+    } else {
+      const normalized = normalizedPiece(char, inTags);
+      emit(normalized.piece, index);
+      inTags = normalized.inTags;
     }
-    previous = char;
     index += char.length;
   }
   return {
-    text,
+    text: pieces.join(''),
     originalRange(start, end) {
       if (start >= origin.length) return { start: original.length, end: original.length };
       const last = origin[Math.max(start, end - 1)]!;

@@ -88,7 +88,7 @@ export interface ToolReview {
 /** Where a tool stands against its review. */
 export type PinState =
   | { state: 'trusted'; review: ToolReview }
-  /** Never reviewed: every call asks, judged at the suggested class (never below ELEVATED). */
+  /** Never reviewed: offered to no agent and refused; its manifest is judged at the suggested class (never below ELEVATED). */
   | { state: 'unreviewed'; suggested: ToolClass }
   /** Its definition changed since it was trusted: disabled until the person reviews old and new. */
   | { state: 'changed'; review: ToolReview; current: UpstreamToolDefinition };

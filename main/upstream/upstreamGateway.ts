@@ -18,6 +18,8 @@ import { deepFreeze, type DefinedTool } from '../registry/defineTool';
 import type { ExternalRunContext, ExternalRunner, ToolRegistry } from '../registry/registry';
 import type { RunOutcome } from '../hosts/toolProcessPool';
 import type { PinState, ReviewStore, UpstreamConnection } from './types';
+import { resultFindings } from './resultFindings';
+import { shadowNeedles, type ShadowNeedle } from './textScan';
 import { launchText, runOutcome, writePreview } from './upstreamCallViews';
 
 /** Bytes of an upstream result past which it is refused (EQUOTA) instead of returned. */
@@ -78,15 +80,17 @@ interface ServerSlot {
   syncError?: string;
   /** Tools of its list the gate could not register (a name taken, a read-only gate), and why. */
   unregistered: Map<string, string>;
+  /** The other tools agents see, as a result of this server's would name them (shadowing). */
+  othersNamed: ShadowNeedle[];
   stopListening?: () => void;
 }
 
 /**
  * The person's own MCP servers behind the gate: each one started (after the person approved its
  * exact launch) and its tools registered as `server__tool`, pinned against the definitions the
- * person reviewed and checked for text aimed at the model. An unreviewed tool asks on every call;
- * one whose definition changed since its review is held back from agents and refused until the
- * person reviews it again.
+ * person reviewed and checked for text aimed at the model. A tool is offered to agents only once
+ * the person trusted its definition as it is: an unreviewed one, or one whose definition changed
+ * since its review, waits in the Tools view with its findings, unlisted and refused.
  */
 export class UpstreamGateway {
   private readonly slots = new Map<string, ServerSlot>();
@@ -104,7 +108,7 @@ export class UpstreamGateway {
   }
 
   private newSlot(config: UpstreamServerConfig): ServerSlot {
-    return { config, launchHash: this.parts.launchHash(config), tools: new Map(), unregistered: new Map() };
+    return { config, launchHash: this.parts.launchHash(config), tools: new Map(), unregistered: new Map(), othersNamed: [] };
   }
 
   /**
@@ -260,6 +264,7 @@ export class UpstreamGateway {
     const own = new Set(definitions.map((definition) => registeredName(server, definition.name)));
     const others = this.options.registry.list().map((manifest) => manifest.name).filter((name) => !own.has(name) && !name.startsWith(`${server}${UPSTREAM_SEPARATOR}`));
     const findings = this.parts.findings(server, definitions, others);
+    slot.othersNamed = shadowNeedles(others, new Set(definitions.flatMap((definition) => [definition.name.toLowerCase(), registeredName(server, definition.name).toLowerCase()])));
     for (const [name, tool] of slot.tools) {
       if (!definitions.some((definition) => definition.name === name)) {
         this.options.registry.remove(tool.registeredAs);
@@ -332,13 +337,19 @@ export class UpstreamGateway {
         if (tool.pin.state === 'changed') {
           return `${tool.registeredAs} changed since you reviewed it and is disabled until you look at the old and new definitions: open the Tools view, or run toolgate servers review ${server}`;
         }
+        if (tool.pin.state === 'unreviewed') {
+          return `${tool.registeredAs} has not been reviewed yet, so agents are not offered it: trust it in the Tools view, or run toolgate servers review ${server}`;
+        }
         return undefined;
       },
+      // Never reached while unavailable() refuses an unreviewed tool; kept so that no allow rule alone ever runs one.
       mustAsk: () =>
         tool.pin.state === 'unreviewed'
           ? `${tool.registeredAs} has not been reviewed, so every call asks; trust it in the Tools view or with toolgate servers review ${server}`
           : undefined,
-      listed: () => tool.pin.state === 'trusted' || (tool.pin.state === 'unreviewed' && tool.findings.length === 0),
+      // Only what the person trusted as it is now: an unreviewed definition's text, findings or not, reaches no model.
+      listed: () => tool.pin.state === 'trusted',
+      resultFindings: (data) => resultFindings(data, slot.othersNamed),
     };
   }
 

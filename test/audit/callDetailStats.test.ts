@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuditStore } from '../../main/audit/auditStore';
-import { callDetail, SHOWN_PAYLOAD_BYTES } from '../../main/audit/callDetail';
+import { callDetail, SHOWN_PAYLOAD_BYTES, shownPayload } from '../../main/audit/callDetail';
 import { explorePage, iterateCalls } from '../../main/audit/explorerQuery';
 import { explorerStats } from '../../main/audit/explorerStats';
 import { canonicalize } from '../../shared/canonicalJson';
@@ -53,6 +53,12 @@ describe('a call’s detail', () => {
     expect(detail.records.find((record) => record.kind === 'invoked')!.payload).toMatchObject({ arguments: { path: 'big.log' } });
     // The record itself is whole in the log: only the pane's copy is cut.
     expect(store.forCall('huge-call').find((record) => record.kind === 'completed')!.payload).toEqual({ responseHash: 'h', output });
+  });
+
+  it("keeps an upstream result's findings in view when its payload is cut", () => {
+    const findings = [{ kind: 'addressed-to-model', field: 'content.0.text', excerpt: 'ignore previous instructions', message: 'speaks to the model' }];
+    const payload = { responseHash: 'h', findings, output: { content: [{ type: 'text', text: 'x'.repeat(SHOWN_PAYLOAD_BYTES) }] } };
+    expect(shownPayload(payload)).toMatchObject({ cut: true, findings });
   });
 
   it('says whether replay can re-run it as the gate\'s replay judges the whole records, and that it cannot without the tools', () => {

@@ -107,10 +107,15 @@ beforeAll(async () => {
   await running.backend.handlers.approveUpstreamLaunch({ server: server!.name, launchHash: server!.launchHash });
   for (const deadline = Date.now() + 30_000; ; await new Promise((wait) => setTimeout(wait, 100))) {
     const [ref] = (await running.backend.handlers.upstreamServers({})).servers;
-    if (ref!.status === 'ready' && ref!.tools.length > 0) break;
+    if (ref!.status === 'ready' && ref!.tools.length > 0) {
+      // Trusted as the person would at review, at the class each suggests: no tool is offered to agents before that.
+      const tools = ref!.tools.map((tool) => ({ name: tool.name, definitionHash: tool.definitionHash, class: tool.class }));
+      await running.backend.handlers.reviewUpstream({ server: ref!.name, tools });
+      break;
+    }
     if (Date.now() > deadline) throw new Error(`the reference tools server is not ready: ${ref!.status} ${ref!.detail ?? ''}`);
   }
-  // The person approves every call the reference tools make (they are unreviewed, so each asks).
+  // The person approves every call their classes make ask about.
   running.backend.subscribe('approvalRequested', (request) => void running.backend.handlers.decideApproval({ approvalId: request.approvalId, decision: 'approve' }));
 }, 60_000);
 

@@ -113,6 +113,12 @@ describe('upstream servers that speak only MCP 2026-07-28, behind the gate', () 
   it('have a change of their list reach the agents (heard on the upstream\'s subscriptions/listen stream)', async () => {
     for (const server of ['remote', 'local']) {
       expect(textOf(await legacyAgent.callTool({ name: `${server}__grow`, arguments: {} }))).toBe('grown');
+      // The new tool waits for review in the console; agents see it once the person trusted it.
+      const shown = await until(`${server}'s added tool shown`, overview, (view) => view.servers.some((entry) => entry.name === server && entry.tools.some((tool) => tool.name === 'added')));
+      const added = shown.servers.find((entry) => entry.name === server)!.tools.find((tool) => tool.name === 'added')!;
+      expect(added.pin).toBe('unreviewed');
+      expect((await modernAgent.listTools()).tools.map((tool) => tool.name)).not.toContain(`${server}__added`);
+      await running.backend.handlers.reviewUpstream({ server, tools: [{ name: 'added', definitionHash: added.definitionHash, class: { tier: 'SAFE', sideEffects: [] } }] });
       await until(`${server}__added listed`, async () => (await modernAgent.listTools()).tools.map((tool) => tool.name), (names) => names.includes(`${server}__added`));
       expect((await legacyAgent.listTools()).tools.map((tool) => tool.name)).toContain(`${server}__added`);
     }

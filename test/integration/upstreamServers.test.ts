@@ -58,7 +58,7 @@ afterAll(async () => {
 });
 
 describe('upstream MCP servers behind the gate', () => {
-  it('starts nothing until the person approves each exact launch; then the official client lists their tools as server__tool', async () => {
+  it('starts nothing until the person approves each exact launch, offers agents no tool before it is trusted, then lists each as server__tool', async () => {
     const waiting = await running.backend.handlers.upstreamServers({});
     expect(waiting.servers.map((server) => [server.name, server.status])).toEqual([
       ['fs', 'awaiting-launch'],
@@ -69,9 +69,19 @@ describe('upstream MCP servers behind the gate', () => {
     expect((await client.listTools()).tools.some((tool) => tool.name.includes('__'))).toBe(false);
 
     for (const server of waiting.servers) await running.backend.handlers.approveUpstreamLaunch({ server: server.name, launchHash: server.launchHash });
-    await allReady();
+    const ready = await allReady();
+    // Started, but nothing reviewed yet: their definitions reach no agent, and a call is refused.
+    expect((await client.listTools()).tools.some((tool) => tool.name.includes('__'))).toBe(false);
+    expect(textOf(await client.callTool({ name: 'fs__read_text_file', arguments: { path: join(dirs.workspace, 'x') } }))).toMatch(/^EUNAVAILABLE: fs__read_text_file has not been reviewed yet/);
+
+    // Trusted at the class each suggests (get-sum stays unreviewed for the hook's test below).
+    for (const server of ready.servers.filter((entry) => entry.name !== 'shifty')) {
+      const tools = server.tools.filter((tool) => tool.name !== 'get-sum').map((tool) => ({ name: tool.name, definitionHash: tool.definitionHash, class: tool.class }));
+      await running.backend.handlers.reviewUpstream({ server: server.name, tools });
+    }
     const names = (await client.listTools()).tools.map((tool) => tool.name);
     expect(names).toEqual(expect.arrayContaining(['fs__write_file', 'fs__read_text_file', 'everything__echo', 'read_file']));
+    expect(names).not.toContain('everything__get-sum');
   }, 60_000);
 
   it('toolgate servers list shows where each server stands in the running gate', async () => {
@@ -168,11 +178,11 @@ describe('upstream MCP servers behind the gate', () => {
     expect(textOf(refused)).toMatch(/^EUNAVAILABLE: shifty__weather changed since you reviewed it/);
   }, 30_000);
 
-  it('through the hook too, an unreviewed upstream tool asks although a rule allows it', async () => {
+  it('through the hook too, an unreviewed upstream tool is refused although a rule allows it', async () => {
     const names = (await client.listTools()).tools.map((tool) => tool.name);
-    expect(names).toContain('everything__get-sum');
+    expect(names).not.toContain('everything__get-sum');
     const hooked = await running.gate.hooks.answer(preToolUse('mcp__everything__get-sum', { a: 1, b: 2 }), AbortSignal.timeout(300));
-    expect(hooked).toMatchObject({ hookSpecificOutput: { permissionDecision: 'ask' } });
+    expect(hooked).toMatchObject({ hookSpecificOutput: { permissionDecision: 'deny', permissionDecisionReason: expect.stringMatching(/has not been reviewed yet/) } });
   });
 
   it('a tool the person classed as needing a capability the gate does not grant is refused over MCP and through the hook, naming the grant', async () => {

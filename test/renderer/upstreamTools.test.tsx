@@ -164,7 +164,7 @@ describe('the MCP servers section', () => {
     await review.load();
     const html = shown(review);
     const text = shownText(review);
-    expect(card(html, 'docs__read_page')).toContain('unreviewed: asks every call');
+    expect(card(html, 'docs__read_page')).toContain('unreviewed: not offered to agents until trusted');
     expect(card(html, 'docs__write_page')).toContain('changed: disabled until reviewed');
     expect(card(html, 'docs__list_pages')).toContain('>trusted<');
     expect(card(html, 'docs__list_pages')).toContain('data-testid="trusted-side-effects">FsRead<');

@@ -146,20 +146,22 @@ describe('upstream gateway', () => {
     await upstream.approveLaunch('files', waiting.launchHash);
     await settle();
     expect(upstream.overview().servers[0]).toMatchObject({ status: 'ready', launchApproved: true });
-    expect(registry.listed().map((manifest) => manifest.name)).toEqual(['files__read_note']);
+    expect(registry.list().map((manifest) => manifest.name)).toEqual(['files__read_note']);
   });
 
-  it('an unreviewed tool asks on every call, at no less than ELEVATED; trusted, it is judged at the class the person gave', async () => {
+  it('an unreviewed tool is refused, and would ask at no less than ELEVATED were it reached; trusted, it is judged at the class the person gave', async () => {
     const { upstream, registry } = gateway([readTool]);
     await upstream.approveLaunch('files', upstream.overview().servers[0]!.launchHash);
     await settle();
     const before = registry.get('files__read_note')!;
+    expect(before.external?.unavailable()).toBe('files__read_note has not been reviewed yet, so agents are not offered it: trust it in the Tools view, or run toolgate servers review files');
     expect(before.external?.mustAsk()).toMatch(/has not been reviewed, so every call asks/);
     expect(before.tool.manifest.tier).toBe('RESTRICTED');
 
     const shown = upstream.overview().servers[0]!.tools[0]!;
     await upstream.review({ server: 'files', tools: [{ name: 'read_note', definitionHash: shown.definitionHash, class: { tier: 'SAFE', sideEffects: ['FsRead'] } }] });
     const after = registry.get('files__read_note')!;
+    expect(after.external?.unavailable()).toBeUndefined();
     expect(after.external?.mustAsk()).toBeUndefined();
     expect(after.tool.manifest).toMatchObject({ tier: 'SAFE', sideEffects: ['FsRead'] });
   });
@@ -203,13 +205,24 @@ describe('upstream gateway', () => {
     expect(registry.listed().map((manifest) => manifest.name)).toEqual(['files__read_note']);
   });
 
-  it('an unreviewed tool with findings is held back from tools/list; a clean one is listed', async () => {
+  it('an unreviewed tool, with findings or clean, is held back from tools/list and waits in the overview; trusting one lists it and tells agents', async () => {
     const { upstream, registry } = gateway([readTool, writeTool], (tool) => tool === 'write_note');
     await upstream.approveLaunch('files', upstream.overview().servers[0]!.launchHash);
     await settle();
     expect(registry.list().map((manifest) => manifest.name)).toEqual(['files__read_note', 'files__write_note']);
+    expect(registry.listed()).toEqual([]);
+    const waiting = upstream.overview().servers[0]!.tools;
+    expect(waiting.map((tool) => [tool.name, tool.pin, tool.findings.length])).toEqual([
+      ['read_note', 'unreviewed', 0],
+      ['write_note', 'unreviewed', 1],
+    ]);
+
+    let changes = 0;
+    registry.onChange(() => changes++);
+    const read = waiting.find((tool) => tool.name === 'read_note')!;
+    await upstream.review({ server: 'files', tools: [{ name: 'read_note', definitionHash: read.definitionHash, class: { tier: 'SAFE', sideEffects: ['FsRead'] } }] });
     expect(registry.listed().map((manifest) => manifest.name)).toEqual(['files__read_note']);
-    expect(upstream.overview().servers[0]!.tools.find((tool) => tool.name === 'write_note')!.findings).toHaveLength(1);
+    expect(changes).toBeGreaterThan(0);
   });
 
   it('a tool the server says failed fails the call with its text; a result comes back as its content blocks', async () => {
@@ -274,10 +287,12 @@ describe('upstream gateway', () => {
     const { upstream, registry, connections } = gateway([readTool, writeTool]);
     await upstream.approveLaunch('files', upstream.overview().servers[0]!.launchHash);
     await settle();
+    const shown = upstream.overview().servers[0]!.tools;
+    const trustAt = (tier: 'STANDARD' | 'ELEVATED') => shown.map((tool) => ({ name: tool.name, definitionHash: tool.definitionHash, class: { tier, sideEffects: [] } }));
+    await upstream.review({ server: 'files', tools: trustAt('ELEVATED') });
     // The executor holds the entry it looked up while the person reads the prompt.
     const waiting = registry.get('files__write_note')!.external!;
-    const shown = upstream.overview().servers[0]!.tools;
-    await upstream.review({ server: 'files', tools: shown.map((tool) => ({ name: tool.name, definitionHash: tool.definitionHash, class: { tier: 'STANDARD' as const, sideEffects: [] } })) });
+    await upstream.review({ server: 'files', tools: trustAt('STANDARD') });
     upstream.refreshReviews();
     expect(waiting.unavailable()).toBeUndefined();
     expect(await waiting.run({ path: 'a.md', content: 'x' }, { callId: 'c1', timeoutMs: 1000 })).toMatchObject({ ok: true });

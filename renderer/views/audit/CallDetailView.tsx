@@ -1,9 +1,11 @@
 import { useState } from 'react';
 import type { AuditRecord } from '../../../shared/audit';
 import type { CallDetail } from '../../../shared/explorer';
+import { TextFindingSchema, type TextFinding } from '../../../shared/upstream';
 import { prettyJson } from '../../format/json';
 import { formatClock } from '../../format/time';
 import { describe } from '../../store/consoleSync';
+import { FindingList } from '../common/FindingList';
 import { VisibleText } from '../common/VisibleText';
 import { decidedText, durationText } from './callRowText';
 import { cutPayload, formatBytes, formatGap, payloadOf, recordTimeline } from './recordTimeline';
@@ -101,6 +103,7 @@ export function CallDetailView({ detail, onClose }: { detail: CallDetail; onClos
         ) : (
           <p className="note">{row.outcome === 'open' ? 'The call has not ended.' : 'The closing record holds no output.'}</p>
         )}
+        <FindingList findings={recordedFindings(ended?.findings)} where="in the result (passed to the agent unchanged)" testId="detail-findings" />
         {typeof ended?.responseHash === 'string' ? (
           <p className="note">
             response hash <code className="hash">{ended.responseHash}</code>
@@ -109,6 +112,14 @@ export function CallDetailView({ detail, onClose }: { detail: CallDetail; onClos
       </section>
     </article>
   );
+}
+
+const RecordedFindingsSchema = TextFindingSchema.array();
+
+/** The findings a completed record holds about an upstream result; none when it holds none (or none the console can read). */
+function recordedFindings(value: unknown): TextFinding[] {
+  const parsed = RecordedFindingsSchema.safeParse(value);
+  return parsed.success ? parsed.data : [];
 }
 
 /** The records oldest first: each step's kind, time, gap from the step before, and place and hashes in the log. */

@@ -4,6 +4,7 @@ import type { CallSnapshot } from '../../../shared/call';
 import { formatClock } from '../../format/time';
 import { ExpandableJson } from '../common/ExpandableJson';
 import { ExpandableText } from '../common/ExpandableText';
+import { FindingList } from '../common/FindingList';
 import { TierBadge } from '../common/TierBadge';
 import { VisibleText } from '../common/VisibleText';
 import { useConsoleSync } from '../consoleContext';
@@ -48,6 +49,7 @@ function CallOutcome({ call }: { call: CallSnapshot }) {
     <>
       <ExpandableJson value={call.data} label="result" />
       {call.truncated ? <span className="note"> (output cut)</span> : null}
+      {call.findings ? <FindingList findings={call.findings} where="in the result (passed to the agent unchanged)" testId="result-findings" /> : null}
     </>
   );
 }

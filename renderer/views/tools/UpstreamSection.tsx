@@ -39,8 +39,8 @@ export function UpstreamServers({ state, actions }: { state: UpstreamReviewState
     <section className="upstream-section" aria-labelledby="upstream-heading" data-testid="upstream-section">
       <h2 id="upstream-heading">MCP servers</h2>
       <p className="note">
-        Your own MCP servers, behind the gate: agents call each tool as <code>server__tool</code>. A tool you have not reviewed asks on every call; one
-        whose definition changed is disabled until you review it again.
+        Your own MCP servers, behind the gate: agents call each tool as <code>server__tool</code>. A tool is offered to agents only once you trust it:
+        one you have not reviewed, or whose definition changed since, waits here with its findings.
       </p>
       <ProblemNote problem={state.loadProblem} testId="upstream-load-problem" />
       {overview === undefined && !state.loadProblem ? <p className="empty">Loading the MCP servers…</p> : null}

@@ -1,8 +1,9 @@
 import { useId } from 'react';
 import { SECURITY_TIERS, SecurityTierSchema, SideEffectSchema } from '../../../shared/manifest';
-import type { DefinitionFinding, UpstreamToolView } from '../../../shared/upstream';
+import type { UpstreamToolView } from '../../../shared/upstream';
 import { revealInvisibles } from '../../format/invisibles';
 import { findingsKey, shownCapabilities, shownClass, trustKey, type UpstreamReview, type UpstreamReviewState } from '../../store/upstreamReview';
+import { countFindings, FindingList } from '../common/FindingList';
 import { ProblemNote } from '../common/ProblemNote';
 import { TierBadge } from '../common/TierBadge';
 import { VisibleText } from '../common/VisibleText';
@@ -17,43 +18,16 @@ export type UpstreamActions = Pick<
 
 const PIN_WORDS: Record<UpstreamToolView['pin'], string> = {
   trusted: 'trusted',
-  unreviewed: 'unreviewed: asks every call',
+  unreviewed: 'unreviewed: not offered to agents until trusted',
   changed: 'changed: disabled until reviewed',
 };
 
-/** How a tool stands: trusted, asking on every call, or disabled since its definition changed. */
+/** How a tool stands: trusted, waiting for its first review, or disabled since its definition changed. */
 function PinBadge({ pin }: { pin: UpstreamToolView['pin'] }) {
   return (
     <span className={`pin-badge pin-${pin}`} data-testid="pin-badge">
       {PIN_WORDS[pin]}
     </span>
-  );
-}
-
-function countFindings(count: number): string {
-  return count === 1 ? '1 finding' : `${count} findings`;
-}
-
-/** What in the definition may be aimed at the model rather than at the person. */
-function Findings({ findings }: { findings: readonly DefinitionFinding[] }) {
-  if (findings.length === 0) return null;
-  return (
-    <div className="upstream-findings" role="group" aria-label={countFindings(findings.length)}>
-      <h5>{countFindings(findings.length)} in its definition</h5>
-      <ul>
-        {findings.map((finding, index) => (
-          <li key={index} data-testid="finding" data-kind={finding.kind}>
-            <span className="finding-kind">{finding.kind}</span> in <code>
-              <VisibleText text={finding.field} />
-            </code>
-            : <VisibleText text={finding.message} />
-            <pre className="finding-excerpt">
-              <VisibleText text={finding.excerpt} />
-            </pre>
-          </li>
-        ))}
-      </ul>
-    </div>
   );
 }
 
@@ -203,7 +177,7 @@ export function UpstreamToolCard({ server, tool, state, actions }: { server: str
       <p className="tool-description" data-testid="upstream-tool-description">
         {description ? <VisibleText text={description} /> : <span className="note">No description.</span>}
       </p>
-      <Findings findings={tool.findings} />
+      <FindingList findings={tool.findings} where="in its definition" />
       <Arguments tool={tool} />
       {tool.pin === 'changed' ? (
         tool.previous ? (
