@@ -1,21 +1,46 @@
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import picomatch from 'picomatch';
+import type { ToolManifest } from '../../shared/manifest';
 import { protectedMatch, slashed } from '../tools/protectedPaths';
-import { realpathOfLongestExisting } from '../tools/workspacePath';
+import { isInside, realpathOfLongestExisting } from '../tools/workspacePath';
 import { RuleError } from './ruleText';
 
 /**
  * Path rules (`write_file(src/**)`, `read_file(~/.ssh/**)`, `edit_file(./docs/**)`) are anchored
  * globs (picomatch, dot files included) on absolute paths: bare or `./` is the workspace, `~/` the
  * home folder, `//` the file system root. A call's path is judged by where it really leads
- * (symlinks followed); a deny also holds the path as written.
+ * (symlinks followed); a deny also holds the path as written. A deny or ask also holds where the
+ * rule's own folder leads, looked up at each call (`secret/**` with `secret` a link to `real` holds
+ * `real/key.txt`); an allow never does, since whoever writes the workspace can re-point a link.
  */
+
+/** Whether a path is read or written. */
+export type PathAccess = 'read' | 'write';
 
 /** One compiled path specifier. */
 export interface PathPattern {
   /** The anchored absolute glob. */
   readonly glob: string;
+  /** Whether the path matches the glob as written. */
   readonly test: (path: string) => boolean;
+  /**
+   * Whether a deny or ask holds the path: the glob as written or with its fixed folder resolved
+   * through symlinks, and with `below`, anything the glob could match at or below the path.
+   */
+  readonly covers: (path: string, below: boolean) => boolean;
+  /** What the rule's tool does to its path: a deny or ask holds that access by every tool and command. */
+  readonly access?: PathAccess;
+}
+
+/** What a rule of this tool guards: writes when the tool writes files, else reads when it reads them. */
+export function ruleAccess(manifest: ToolManifest): PathAccess | undefined {
+  if (manifest.sideEffects.includes('FsWrite')) return 'write';
+  return manifest.sideEffects.includes('FsRead') ? 'read' : undefined;
+}
+
+/** What a call of this tool does to its paths (write_file reads the file it replaces, and writes it). */
+export function callAccesses(manifest: ToolManifest): PathAccess[] {
+  return [...(manifest.sideEffects.includes('FsRead') ? (['read'] as const) : []), ...(manifest.sideEffects.includes('FsWrite') ? (['write'] as const) : [])];
 }
 
 /** Where relative and `~/` specifiers are anchored. */
@@ -25,7 +50,7 @@ export interface PathAnchors {
 }
 
 /** Compiles a path specifier; throws RuleError for an unanchored absolute path. */
-export function compilePathPattern(specifier: string, anchors: PathAnchors): PathPattern {
+export function compilePathPattern(specifier: string, anchors: PathAnchors, access?: PathAccess): PathPattern {
   const text = specifier.trim();
   let glob: string;
   if (text.startsWith('//')) glob = text.slice(1);
@@ -35,9 +60,42 @@ export function compilePathPattern(specifier: string, anchors: PathAnchors): Pat
   } else glob = join(anchors.workspace, (text === '.' ? '' : text.replace(/^\.\//, '')) + (text.endsWith('/') ? '**' : ''));
   const matcher = picomatch(glob, { dot: true });
   // The glob's fixed head rules most paths out with one string compare, before the regex.
-  const scanned = picomatch.scan(glob).base;
-  const base = scanned.includes('\\') ? '' : scanned;
-  return { glob, test: (path) => path.startsWith(base) && matcher(path) };
+  const scanned = picomatch.scan(glob);
+  const base = scanned.base.includes('\\') ? '' : scanned.base;
+  const test = (path: string) => path.startsWith(base) && matcher(path);
+  const resolved = resolvedHead(base, scanned.glob);
+  const reachesBelow = (head: string, folder: string) => isInside(folder, head) || (scanned.glob !== '' && isInside(head, folder));
+  const covers = (path: string, below: boolean): boolean => {
+    if (test(path) || (below && reachesBelow(base, path))) return true;
+    const real = resolved();
+    return real !== undefined && (real.test(path) || (below && reachesBelow(real.base, path)));
+  };
+  return { glob, test, covers, ...(access ? { access } : {}) };
+}
+
+/**
+ * The glob with its fixed folder as it resolves now (through symlinks, through the nearest existing
+ * parent for a folder not made yet), or undefined when that is the folder as written. Looked up at
+ * each call, so a link made or re-pointed after the rule loaded counts; the compiled glob is kept
+ * while the folder resolves the same.
+ */
+function resolvedHead(base: string, rest: string): () => { base: string; test: (path: string) => boolean } | undefined {
+  let last: { base: string; test: (path: string) => boolean } | undefined;
+  return () => {
+    if (base === '' || base === '/') return undefined;
+    let real: string;
+    try {
+      real = realpathOfLongestExisting(base).real;
+    } catch {
+      return undefined;
+    }
+    if (real === base) return undefined;
+    if (last?.base !== real) {
+      const matcher = picomatch(rest === '' ? literalPathGlob(real) : `${literalPathGlob(real)}/${rest}`, { dot: true });
+      last = { base: real, test: (path) => path.startsWith(real) && matcher(path) };
+    }
+    return last;
+  };
 }
 
 /** A glob that matches exactly this path, its glob characters escaped (for rules made from a call). */
