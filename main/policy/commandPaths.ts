@@ -202,9 +202,11 @@ function unknownProgramUses(args: readonly Word[], folders: Folders, place: Comm
 function argumentUses(command: SubCommand, folders: Folders, place: CommandPlace, reading: Reading): PathUse[] {
   const prefixCount = command.argv.findIndex((word) => !isAssignment(word));
   const written = prefixCount < 0 ? [] : command.argv.slice(prefixCount);
-  const words = written.flatMap(wordsOf);
+  // A process substitution's word is a pipe (/dev/fd/…), not a file; its commands are judged on their own.
+  const words = written.filter((word) => !/^[<>]\(/.test(word)).flatMap(wordsOf);
   const uses: PathUse[] = [];
   if (reading.everyWord) {
+    if (command.substitutions.length > 0) uses.push({ accesses: BOTH, written: command.text, paths: [], below: true, unknown: `${command.substitutions[0]} gives words only known when the line runs` });
     const prefixes = prefixCount < 0 ? command.argv : command.argv.slice(0, prefixCount);
     for (const prefix of prefixes) {
       const value = prefix.slice(prefix.indexOf('=') + 1);
