@@ -26,16 +26,9 @@ export interface RedirectPart extends RedirectedPath {
   readonly reaches: readonly ResolvedPath[];
 }
 
-/** A file or folder a call reads or writes beyond its own path arguments: a shell command's arguments, an upstream tool's paths. */
-export interface PathReach {
-  readonly accesses: readonly PathAccess[];
-  /** The word as written. */
-  readonly written: string;
+/** A file or folder a call reads or writes beyond its own path arguments (a shell command's arguments, an upstream tool's paths), resolved. */
+export interface PathReach extends Omit<PathUse, 'paths' | 'redirect'> {
   readonly paths: readonly ResolvedPath[];
-  /** Whether it reaches everything below these paths. */
-  readonly below: boolean;
-  /** Why where it leads is only known when the call runs. */
-  readonly unknown?: string;
 }
 
 /** The parts of one call that rules match: sub-commands and their redirections, paths, URLs. */

@@ -7,6 +7,7 @@ import { expandBraces, isAssignment, wordValue } from '../tools/shell/shellWords
 import { isInside, realpathOfLongestExisting } from '../tools/workspacePath';
 import { expandTilde } from './homeFolders';
 import { kernelPath } from './kernelPath';
+import type { PathAccess } from './pathRule';
 import { expandPathname, hasGlob } from './pathnameExpansion';
 import { PROGRAM_SPECS, type ProgramSpec, type ValueRole } from './programPaths';
 import { redirectedPaths, type RedirectedPath } from './shellRule';
@@ -24,8 +25,7 @@ import { redirectedPaths, type RedirectedPath } from './shellRule';
  * value bash computes when it runs (`$x`, `$(…)`) is reported as unknown, not guessed.
  */
 
-/** Whether a path is read or written. */
-export type PathAccess = 'read' | 'write';
+export type { PathAccess };
 
 /** One file or folder a line reads or writes, as far as it is known before it runs. */
 export interface PathUse {
@@ -199,7 +199,7 @@ function unknownProgramUses(args: readonly Word[], folders: Folders, place: Comm
 }
 
 /** The uses of one sub-command's arguments (not its redirections). */
-function argumentUses(command: SubCommand, folders: Folders, place: CommandPlace, reading: Reading): PathUse[] {
+function argumentUses(command: SubCommand, runs: readonly string[], folders: Folders, place: CommandPlace, reading: Reading): PathUse[] {
   const prefixCount = command.argv.findIndex((word) => !isAssignment(word));
   const written = prefixCount < 0 ? [] : command.argv.slice(prefixCount);
   // A process substitution's word is a pipe (/dev/fd/…), not a file; its commands are judged on their own.
@@ -216,7 +216,6 @@ function argumentUses(command: SubCommand, folders: Folders, place: CommandPlace
     if (words[0] && (words[0].value.includes('/') || words[0].computed)) uses.push(use(BOTH, words[0], folders, place, false));
     return [...uses, ...unknownProgramUses(words.slice(1), folders, place)];
   }
-  const runs = programWords(command.argv).argv;
   const tail = words.slice(words.length - runs.length);
   const aligned = runs.length > 0 && tail.length === runs.length && tail.every((word, index) => word.value === runs[index]);
   if (!aligned || tail[0]!.computed) return unknownProgramUses(words.slice(1), folders, place);
@@ -263,8 +262,7 @@ function redirectUses(command: SubCommand, folders: Folders, place: CommandPlace
 }
 
 /** Moves the line's possible folders along a `cd`/`pushd`/`popd`: every folder it may be in afterwards stays possible. */
-function followDirectoryChange(command: SubCommand, folders: Folders, place: CommandPlace): PathUse | undefined {
-  const runs = programWords(command.argv).argv;
+function followDirectoryChange(command: SubCommand, runs: readonly string[], folders: Folders, place: CommandPlace): PathUse | undefined {
   const program = runs[0];
   if (program !== 'cd' && program !== 'pushd' && program !== 'popd') return undefined;
   const target = command.argv.slice(command.argv.length - runs.length + 1).filter((word) => !/^-[LPe@]+$/.test(word));
@@ -284,12 +282,14 @@ function lineUses(commands: readonly SubCommand[], place: CommandPlace, reading:
   const uses: PathUse[] = [];
   for (const command of commands) {
     uses.push(...redirectUses(command, folders, place));
-    const moved = followDirectoryChange(command, folders, place);
+    // The program that runs, wrappers and prefixes aside (`sudo cd` is no cd, `command cat` is cat).
+    const runs = programWords(command.argv).argv;
+    const moved = followDirectoryChange(command, runs, folders, place);
     if (moved) {
       if (reading.everyWord) uses.push(moved);
       continue;
     }
-    uses.push(...argumentUses(command, folders, place, reading));
+    uses.push(...argumentUses(command, runs, folders, place, reading));
   }
   return uses;
 }

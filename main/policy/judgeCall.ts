@@ -4,7 +4,7 @@ import type { CallParts } from './callParts';
 import type { CompiledRule } from './compiledRule';
 import { argumentsMatch } from './argumentRule';
 import { hostMatches, hostOf, hostTarget } from './hostRule';
-import { protectedPathOf, type PathAccess, type ResolvedPath } from './pathRule';
+import { protectedPathOf, type PathAccess, type PathPattern, type ResolvedHead, type ResolvedPath } from './pathRule';
 import { allowMatches, broadMatches, shellView } from './shellRule';
 
 /** A rule that matched, and the part of the call it matched. */
@@ -43,18 +43,31 @@ interface Part {
   readonly protectedPath?: string;
 }
 
+/** Where each rule's folder leads, looked up once per judged call (each lookup costs system calls). */
+type HeadLookups = (pattern: PathPattern) => readonly ResolvedHead[];
+
+function headLookups(): HeadLookups {
+  const found = new Map<PathPattern, readonly ResolvedHead[]>();
+  return (pattern) => {
+    let heads = found.get(pattern);
+    if (!heads) found.set(pattern, (heads = pattern.heads()));
+    return heads;
+  };
+}
+
 /** Whether a deny or ask holds one of these paths (as written or where they lead, the rule's folder resolved too). */
-function broadPathTest(paths: readonly ResolvedPath[], below: boolean) {
+function broadPathTest(paths: readonly ResolvedPath[], below: boolean, heads: HeadLookups) {
+  const named = paths.flatMap((path) => [path.real, path.lexical]);
   return (rule: CompiledRule): boolean => {
     if (rule.matcher.kind === 'any') return true;
     if (rule.matcher.kind !== 'path') return false;
     const { pattern } = rule.matcher;
-    return paths.some((path) => pattern.covers(path.real, below) || pattern.covers(path.lexical, below));
+    return pattern.covers(named, below, () => heads(pattern));
   };
 }
 
-function pathTest(path: ResolvedPath | undefined, reaches: readonly ResolvedPath[] = path ? [path] : [], below = false) {
-  const broad = broadPathTest(reaches, below);
+function pathTest(heads: HeadLookups, path: ResolvedPath | undefined, reaches: readonly ResolvedPath[] = path ? [path] : [], below = false) {
+  const broad = broadPathTest(reaches, below, heads);
   return (rule: CompiledRule, reading: 'allow' | 'broad'): boolean => {
     if (reading === 'broad') return broad(rule);
     if (rule.matcher.kind === 'any') return true;
@@ -81,6 +94,7 @@ function writesProtected(accesses: readonly PathAccess[], paths: readonly Resolv
 /** The parts of a call, each with how a rule is tested on it. */
 function partsOf(manifest: ToolManifest, parts: CallParts, workspace: string): Part[] {
   const found: Part[] = [];
+  const heads = headLookups();
   if (parts.unreadable !== undefined) {
     found.push({ tool: manifest.name, test: (rule) => rule.matcher.kind === 'any', allowBlocked: parts.unreadable });
     return found;
@@ -101,7 +115,7 @@ function partsOf(manifest: ToolManifest, parts: CallParts, workspace: string): P
       tool: redirect.access === 'write' ? 'write_file' : 'read_file',
       accesses: [redirect.access],
       shown: redirect.written,
-      test: pathTest(redirect.resolved, redirect.reaches),
+      test: pathTest(heads, redirect.resolved, redirect.reaches),
       ...(redirect.resolved ? {} : { allowBlocked: `the redirection ${redirect.written} names a file only known when the line runs` }),
       ...(protectedPath ? { protectedPath } : {}),
     });
@@ -112,13 +126,13 @@ function partsOf(manifest: ToolManifest, parts: CallParts, workspace: string): P
       tool: manifest.name,
       accesses: parts.pathAccess.accesses,
       shown: shownPath(path, workspace),
-      test: pathTest(path, [path], parts.pathAccess.below),
+      test: pathTest(heads, path, [path], parts.pathAccess.below),
       ...(protectedPath ? { protectedPath } : {}),
     });
   }
   for (const reach of parts.reaches) {
     const protectedPath = writesProtected(reach.accesses, reach.paths, workspace);
-    const broad = broadPathTest(reach.paths, reach.below);
+    const broad = broadPathTest(reach.paths, reach.below, heads);
     found.push({
       accesses: reach.accesses,
       shown: reach.written,

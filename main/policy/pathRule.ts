@@ -1,4 +1,5 @@
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { existsSync, lstatSync, realpathSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import picomatch from 'picomatch';
 import type { ToolManifest } from '../../shared/manifest';
 import { protectedMatch, slashed } from '../tools/protectedPaths';
@@ -24,10 +25,13 @@ export interface PathPattern {
   /** Whether the path matches the glob as written. */
   readonly test: (path: string) => boolean;
   /**
-   * Whether a deny or ask holds the path: the glob as written or with its fixed folder resolved
-   * through symlinks, and with `below`, anything the glob could match at or below the path.
+   * Whether a deny or ask holds one of the paths: the glob as written or with its fixed folder
+   * resolved through symlinks (`resolved`: heads, or a memo of it), and with `below`, anything the
+   * glob could match at or below one.
    */
-  readonly covers: (path: string, below: boolean) => boolean;
+  readonly covers: (paths: readonly string[], below: boolean, resolved?: () => readonly ResolvedHead[]) => boolean;
+  /** The glob with its fixed folder resolved through symlinks, at load and now (a few system calls: look up once per call). */
+  readonly heads: () => readonly ResolvedHead[];
   /** What the rule's tool does to its path: a deny or ask holds that access by every tool and command. */
   readonly access?: PathAccess;
 }
@@ -63,38 +67,78 @@ export function compilePathPattern(specifier: string, anchors: PathAnchors, acce
   const scanned = picomatch.scan(glob);
   const base = scanned.base.includes('\\') ? '' : scanned.base;
   const test = (path: string) => path.startsWith(base) && matcher(path);
-  const resolved = resolvedHead(base, scanned.glob);
+  const heads = resolvedHeads(base, scanned.glob);
   const reachesBelow = (head: string, folder: string) => isInside(folder, head) || (scanned.glob !== '' && isInside(head, folder));
-  const covers = (path: string, below: boolean): boolean => {
-    if (test(path) || (below && reachesBelow(base, path))) return true;
-    const real = resolved();
-    return real !== undefined && (real.test(path) || (below && reachesBelow(real.base, path)));
+  const covers = (paths: readonly string[], below: boolean, resolved: () => readonly ResolvedHead[] = heads): boolean => {
+    if (paths.some((path) => test(path) || (below && reachesBelow(base, path)))) return true;
+    return resolved().some((head) => paths.some((path) => head.test(path) || (below && reachesBelow(head.base, path))));
   };
-  return { glob, test, covers, ...(access ? { access } : {}) };
+  return { glob, test, covers, heads, ...(access ? { access } : {}) };
+}
+
+/** A rule's glob with its fixed folder resolved through symlinks. */
+export interface ResolvedHead {
+  readonly base: string;
+  readonly test: (path: string) => boolean;
 }
 
 /**
- * The glob with its fixed folder as it resolves now (through symlinks, through the nearest existing
- * parent for a folder not made yet), or undefined when that is the folder as written. Looked up at
- * each call, so a link made or re-pointed after the rule loaded counts; the compiled glob is kept
- * while the folder resolves the same.
+ * How long where a rule's folder leads is kept before it is looked up again: a flood of calls
+ * costs one lookup per rule per window, not one per call (each is a few system calls). Where it
+ * led at load is never dropped, so the window can only delay a deny's reach to a link made since.
  */
-function resolvedHead(base: string, rest: string): () => { base: string; test: (path: string) => boolean } | undefined {
-  let last: { base: string; test: (path: string) => boolean } | undefined;
-  return () => {
-    if (base === '' || base === '/') return undefined;
-    let real: string;
-    try {
-      real = realpathOfLongestExisting(base).real;
-    } catch {
-      return undefined;
+const HEAD_LOOKUP_MS = 50;
+
+/**
+ * Where a rule's folder leads now, found without a failed system call for each missing name (an
+ * exception costs tens of microseconds, and every deny and ask is looked up at each call): the
+ * nearest existing folder is found by lstat, then resolved once. A dangling link or an odd error
+ * on the way is left to realpathOfLongestExisting.
+ */
+function headRealpath(base: string): string | undefined {
+  try {
+    const missing: string[] = [];
+    let current = base;
+    for (;;) {
+      const stats = lstatSync(current, { throwIfNoEntry: false });
+      if (stats && (!stats.isSymbolicLink() || existsSync(current))) return join(realpathSync.native(current), ...missing.reverse());
+      if (stats) return realpathOfLongestExisting(base).real;
+      const parent = dirname(current);
+      if (parent === current) return undefined;
+      missing.push(basename(current));
+      current = parent;
     }
-    if (real === base) return undefined;
-    if (last?.base !== real) {
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The glob with its fixed folder resolved through symlinks (through the nearest existing parent
+ * for a folder not made yet): where it led when the rule loaded, and where it leads now (looked
+ * up again past HEAD_LOOKUP_MS), so a link made after the load counts and re-pointing a link later
+ * does not free the folder it led to. None where the folder leads nowhere else.
+ */
+function resolvedHeads(base: string, rest: string): () => readonly ResolvedHead[] {
+  const compiled = new Map<string, ResolvedHead>();
+  const headAt = (real: string): ResolvedHead => {
+    let head = compiled.get(real);
+    if (!head) {
       const matcher = picomatch(rest === '' ? literalPathGlob(real) : `${literalPathGlob(real)}/${rest}`, { dot: true });
-      last = { base: real, test: (path) => path.startsWith(real) && matcher(path) };
+      head = { base: real, test: (path) => path.startsWith(real) && matcher(path) };
+      // Bounded: a link re-pointed again and again keeps the first and the latest few.
+      if (compiled.size >= 8) compiled.delete([...compiled.keys()][1]!);
+      compiled.set(real, head);
     }
-    return last;
+    return head;
+  };
+  const lookUp = (): string | undefined => (base === '' || base === '/' ? undefined : headRealpath(base));
+  const atLoad = lookUp();
+  let now = { real: atLoad, at: performance.now() };
+  return () => {
+    if (performance.now() - now.at >= HEAD_LOOKUP_MS) now = { real: lookUp(), at: performance.now() };
+    const reals = new Set([atLoad, now.real].filter((real): real is string => real !== undefined && real !== base));
+    return [...reals].map(headAt);
   };
 }
 
