@@ -3,7 +3,7 @@ import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:pat
 import picomatch from 'picomatch';
 import type { ToolManifest } from '../../shared/manifest';
 import { protectedMatch, slashed } from '../tools/protectedPaths';
-import { isInside, realpathOfLongestExisting } from '../tools/workspacePath';
+import { realpathOfLongestExisting } from '../tools/workspacePath';
 import { RuleError } from './ruleText';
 
 /**
@@ -68,12 +68,17 @@ export function compilePathPattern(specifier: string, anchors: PathAnchors, acce
   const base = scanned.base.includes('\\') ? '' : scanned.base;
   const test = (path: string) => path.startsWith(base) && matcher(path);
   const heads = resolvedHeads(base, scanned.glob);
-  const reachesBelow = (head: string, folder: string) => isInside(folder, head) || (scanned.glob !== '' && isInside(head, folder));
+  const reachesBelow = (head: string, folder: string) => within(folder, head) || (scanned.glob !== '' && within(head, folder));
   const covers = (paths: readonly string[], below: boolean, resolved: () => readonly ResolvedHead[] = heads): boolean => {
     if (paths.some((path) => test(path) || (below && reachesBelow(base, path)))) return true;
     return resolved().some((head) => paths.some((path) => head.test(path) || (below && reachesBelow(head.base, path))));
   };
   return { glob, test, covers, heads, ...(access ? { access } : {}) };
+}
+
+/** Whether `child` is `parent` or lies below it (both absolute and normalized: a string compare, no path.relative per rule). */
+function within(parent: string, child: string): boolean {
+  return child === parent || child.startsWith(parent.endsWith('/') ? parent : `${parent}/`);
 }
 
 /** A rule's glob with its fixed folder resolved through symlinks. */
@@ -90,24 +95,34 @@ export interface ResolvedHead {
 const HEAD_LOOKUP_MS = 50;
 
 /**
- * Where a rule's folder leads now, found without a failed system call for each missing name (an
- * exception costs tens of microseconds, and every deny and ask is looked up at each call): the
- * nearest existing folder is found by lstat, then resolved once. A dangling link or an odd error
- * on the way is left to realpathOfLongestExisting.
+ * realpathOfLongestExisting's answer, found without a failed system call for each missing name (an
+ * exception costs tens of microseconds, and every deny and ask rule and every path of a call is
+ * resolved): the nearest existing name is found by lstat, then resolved by the kernel's realpath.
+ * Anything unusual on the way (a dangling link, a loop, a file used as a folder) is left to
+ * realpathOfLongestExisting, errors and all.
  */
-function headRealpath(base: string): string | undefined {
+function realpathQuickly(path: string): string {
+  const missing: string[] = [];
+  let current = path;
   try {
-    const missing: string[] = [];
-    let current = base;
     for (;;) {
       const stats = lstatSync(current, { throwIfNoEntry: false });
       if (stats && (!stats.isSymbolicLink() || existsSync(current))) return join(realpathSync.native(current), ...missing.reverse());
-      if (stats) return realpathOfLongestExisting(base).real;
       const parent = dirname(current);
-      if (parent === current) return undefined;
+      if (stats || parent === current) break;
       missing.push(basename(current));
       current = parent;
     }
+  } catch {
+    // Left to the thorough walk below.
+  }
+  return realpathOfLongestExisting(path).real;
+}
+
+/** Where a rule's folder leads now, or undefined when that cannot be found. */
+function headRealpath(base: string): string | undefined {
+  try {
+    return realpathQuickly(base);
   } catch {
     return undefined;
   }
@@ -159,7 +174,7 @@ export interface ResolvedPath {
 export function resolvePath(requested: string, from: string, anchors: PathAnchors): ResolvedPath {
   const expanded = requested === '~' || requested.startsWith('~/') ? join(anchors.home, requested.slice(1)) : requested;
   const lexical = resolve(from, expanded);
-  const { real } = realpathOfLongestExisting(lexical);
+  const real = realpathQuickly(lexical);
   const rel = relative(anchors.workspace, real);
   const inside = rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
   return { lexical, real, ...(inside ? { inWorkspace: slashed(rel) } : {}) };
