@@ -1,7 +1,9 @@
-import { closeSync, constants, fstatSync, openSync, readFileSync, realpathSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { isAbsolute, join, sep } from 'node:path';
+import { isAbsolute, sep } from 'node:path';
 import { UPSTREAM_SEPARATOR } from '../../shared/upstream';
+import { expandTilde } from '../policy/homeFolders';
+import { kernelPath } from '../policy/kernelPath';
 
 /** The largest file on disk an Edit or Write is previewed against; past it the prompt shows no diff. */
 const MAX_PREVIEWED_FILE_BYTES = 16 * 1024 * 1024;
@@ -43,30 +45,18 @@ function text(input: Record<string, unknown>, name: string): string | undefined 
 }
 
 /**
- * A path as the kernel takes it: a `..` that follows a symlink leads beside the link's target
- * (`ws/link/../x`), not where a lexical resolve puts it (`ws/x`), so the folder up to the last `..`
- * is resolved by the kernel's own realpath (Node's resolves `..` by the text first). A path whose
- * `..` cannot be resolved is returned as it is, `..` and all: where it leads is unknown.
- */
-function kernelPath(path: string): string {
-  const parts = path.split(sep);
-  const lastUp = parts.lastIndexOf('..');
-  if (lastUp < 0) return path;
-  try {
-    return join(realpathSync.native(parts.slice(0, lastUp + 1).join(sep) || sep), ...parts.slice(lastUp + 1));
-  } catch {
-    return path;
-  }
-}
-
-/**
  * A path Claude Code gave, as the kernel takes it: absolute; `~` or `~/…`, which Claude Code's file
- * tools read as the home folder (judged there, never as a folder named `~` in the cwd); or relative
- * to its cwd. The home is joined as text, so kernelPath still resolves a `..` after it.
+ * tools read as HOME (judged there, never as a folder named `~` in the cwd); or relative to its cwd.
+ * The home is joined as text, so kernelPath still resolves a `..` after it. `~name/…` is read as
+ * that user's home folder (the passwd database) first, as a shell would, and also as a folder named
+ * `~name` in the cwd: whichever Claude Code does, both are judged, and each must lie in the
+ * workspace for the call to be allowed unasked.
  */
-function absolutePath(path: string, cwd: string): string {
-  if (path === '~' || path.startsWith('~/')) return kernelPath(`${homedir()}${path.slice(1)}`);
-  return kernelPath(isAbsolute(path) ? path : `${cwd}${sep}${path}`);
+function absolutePaths(path: string, cwd: string): string[] {
+  if (path === '~' || path.startsWith('~/')) return [kernelPath(`${homedir()}${path.slice(1)}`)];
+  const literal = kernelPath(isAbsolute(path) ? path : `${cwd}${sep}${path}`);
+  const expanded = expandTilde(path, { home: homedir(), cwd });
+  return expanded.kind === 'path' ? [...new Set([kernelPath(expanded.path), literal])] : [literal];
 }
 
 /**
@@ -133,13 +123,14 @@ function stringEdits(value: unknown): StringEdit[] | undefined {
   return edits;
 }
 
-/** A Write, Edit or MultiEdit judged like write_file with the content it would leave. */
-function fileWrite(path: string, edits: readonly StringEdit[] | { content: string }): EquivalentCall {
+/** A Write, Edit or MultiEdit judged like write_file with the content it would leave (at the first reading of its path). */
+function fileWrite(paths: readonly string[], edits: readonly StringEdit[] | { content: string }): EquivalentCall {
+  const path = paths[0]!;
   const now = currentText(path);
-  if ('unshown' in now) return { tool: 'write_file', input: { path }, paths: [path], change: now };
+  if ('unshown' in now) return { tool: 'write_file', input: { path }, paths, change: now };
   const after = 'content' in edits ? { after: edits.content } : applyStringEdits(now.text, edits);
-  if ('failure' in after) return { tool: 'write_file', input: { path }, paths: [path], change: { unshown: `the edit does not apply to the file on disk (${after.failure}); Claude Code will refuse it too` } };
-  return { tool: 'write_file', input: { path, content: after.after }, paths: [path], change: { path, before: now.text, exists: now.exists, after: after.after } };
+  if ('failure' in after) return { tool: 'write_file', input: { path }, paths, change: { unshown: `the edit does not apply to the file on disk (${after.failure}); Claude Code will refuse it too` } };
+  return { tool: 'write_file', input: { path, content: after.after }, paths, change: { path, before: now.text, exists: now.exists, after: after.after } };
 }
 
 /**
@@ -161,20 +152,20 @@ export function equivalentCall(toolName: string, input: Record<string, unknown>,
       const filePath = text(input, 'file_path');
       const content = text(input, 'content');
       if (filePath === undefined || content === undefined) return malformed('file_path and content (text)');
-      return { call: fileWrite(absolutePath(filePath, cwd), { content }) };
+      return { call: fileWrite(absolutePaths(filePath, cwd), { content }) };
     }
     case 'Edit':
     case 'MultiEdit': {
       const filePath = text(input, 'file_path');
       const edits = toolName === 'Edit' ? stringEdits([input]) : stringEdits(input.edits);
       if (filePath === undefined || edits === undefined) return malformed(toolName === 'Edit' ? 'file_path, old_string and new_string' : 'file_path and a list of edits');
-      return { call: fileWrite(absolutePath(filePath, cwd), edits) };
+      return { call: fileWrite(absolutePaths(filePath, cwd), edits) };
     }
     case 'Read': {
       const filePath = text(input, 'file_path');
       if (filePath === undefined) return malformed('file_path (text)');
-      const path = absolutePath(filePath, cwd);
-      return { call: { tool: 'read_file', input: { path }, paths: [path] } };
+      const paths = absolutePaths(filePath, cwd);
+      return { call: { tool: 'read_file', input: { path: paths[0]! }, paths } };
     }
     case 'Grep':
     case 'Glob':
@@ -182,11 +173,11 @@ export function equivalentCall(toolName: string, input: Record<string, unknown>,
       // An optional path given as anything but text is not "no path": judged as the cwd, it would hide where the tool looks.
       const notText = ['path', 'pattern'].find((name) => input[name] !== undefined && input[name] !== null && typeof input[name] !== 'string');
       if (notText !== undefined) return { malformed: `${toolName}'s tool_input has a ${notText} that is not text` };
-      const path = absolutePath(text(input, 'path') ?? cwd, cwd);
+      const folders = absolutePaths(text(input, 'path') ?? cwd, cwd);
       // A Glob pattern is a path too (`../**/*.env`, `/etc/*`): where it reaches is judged with the folder.
       const pattern = toolName === 'Glob' ? text(input, 'pattern') : undefined;
-      const reach = pattern === undefined ? [] : [absolutePath(pattern, path)];
-      return { call: { tool: toolName === 'LS' ? 'list_dir' : 'search_files', input: { path }, paths: [path, ...reach] } };
+      const reach = pattern === undefined ? [] : folders.flatMap((folder) => absolutePaths(pattern, folder));
+      return { call: { tool: toolName === 'LS' ? 'list_dir' : 'search_files', input: { path: folders[0]! }, paths: [...folders, ...reach] } };
     }
     case 'WebFetch': {
       const url = text(input, 'url');

@@ -2,9 +2,11 @@ import type { SubCommand } from '../../shared/commandPreview';
 import { GateError } from '../../shared/errors';
 import type { ToolManifest } from '../../shared/manifest';
 import { parseCommand } from '../tools/shell/parseCommand';
+import { commandPathUses, type PathUse } from './commandPaths';
 import { isUpstreamName, judgedPathArguments, SHELL_ARGUMENTS } from './compiledRule';
-import { resolvePath, type PathAnchors, type ResolvedPath } from './pathRule';
-import { redirectedPaths, type RedirectedPath } from './shellRule';
+import { callAccesses, resolvePath, type PathAccess, type PathAnchors, type ResolvedPath } from './pathRule';
+import { upstreamPathReaches } from './upstreamPaths';
+import type { RedirectedPath } from './shellRule';
 
 /** A shell line as the engine judges it: its parse, or why it could not be read. */
 export type ShellFacts = { readonly commands: readonly SubCommand[] } | { readonly unreadable: string };
@@ -18,8 +20,15 @@ export interface CallFacts {
 
 /** A file a shell redirection touches, resolved when it can be. */
 export interface RedirectPart extends RedirectedPath {
-  /** Absent when the target is computed when the line runs ($x, a glob). */
+  /** The one file it names; absent when that is only known when the line runs ($x, a glob, after a cd). */
   readonly resolved?: ResolvedPath;
+  /** Every file it may name (each match of a glob, each folder a cd may have moved to), for deny and ask rules. */
+  readonly reaches: readonly ResolvedPath[];
+}
+
+/** A file or folder a call reads or writes beyond its own path arguments (a shell command's arguments, an upstream tool's paths), resolved. */
+export interface PathReach extends Omit<PathUse, 'paths' | 'redirect'> {
+  readonly paths: readonly ResolvedPath[];
 }
 
 /** The parts of one call that rules match: sub-commands and their redirections, paths, URLs. */
@@ -29,6 +38,10 @@ export interface CallParts {
   readonly unreadable?: string;
   readonly redirects: readonly RedirectPart[];
   readonly paths: readonly ResolvedPath[];
+  /** What the tool does to its path arguments, and whether it reaches below a folder it is given (a search). */
+  readonly pathAccess: { readonly accesses: readonly PathAccess[]; readonly below: boolean };
+  /** Files and folders reached otherwise: judged by deny and ask rules of their access, never needing an allow. */
+  readonly reaches: readonly PathReach[];
   readonly urls: readonly string[];
   /** An upstream tool's arguments, which its rules match by name (`github__create_issue(repo=acme/*)`). */
   readonly arguments?: Readonly<Record<string, unknown>>;
@@ -37,6 +50,26 @@ export interface CallParts {
 function stringArgument(input: unknown, name: string): string | undefined {
   const value = typeof input === 'object' && input !== null ? (input as Record<string, unknown>)[name] : undefined;
   return typeof value === 'string' ? value : undefined;
+}
+
+/** Tools that read everything below the folder they are given. */
+const READS_BELOW = new Set(['search_files']);
+
+/** Whether a call reaches below the folder it names: a search, a listing deeper than the folder's own entries. */
+function readsBelow(manifest: ToolManifest, input: unknown): boolean {
+  if (READS_BELOW.has(manifest.name)) return true;
+  const depth = typeof input === 'object' && input !== null ? (input as Record<string, unknown>).depth : undefined;
+  return manifest.name === 'list_dir' && typeof depth === 'number' && depth > 1;
+}
+
+/** Resolves the paths a use may name; one that cannot be resolved (a loop of links) makes the use unknown. */
+function resolvedUse(use: PathUse, anchors: PathAnchors): { paths: ResolvedPath[]; unknown?: string } {
+  try {
+    return { paths: use.paths.map((path) => resolvePath(path, anchors.workspace, anchors)), ...(use.unknown ? { unknown: use.unknown } : {}) };
+  } catch (error) {
+    if (!(error instanceof GateError)) throw error;
+    return { paths: [], unknown: `${use.written}: ${error.message}` };
+  }
 }
 
 /** Splits a call into the parts rules look at. */
@@ -48,22 +81,29 @@ export function callParts(manifest: ToolManifest, input: unknown, facts: CallFac
   });
   // A path tool called without a path works on the workspace root.
   const paths = pathArguments.length > 0 && named.length === 0 ? [resolvePath('.', anchors.workspace, anchors)] : named;
+  const pathAccess = { accesses: callAccesses(manifest), below: readsBelow(manifest, input) };
   const urls = (manifest.urlArguments ?? []).flatMap((name) => stringArgument(input, name) ?? []);
   if (isUpstreamName(manifest.name)) {
     const args = typeof input === 'object' && input !== null && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
-    return { redirects: [], paths, urls, arguments: args };
+    return { redirects: [], paths, pathAccess, reaches: upstreamPathReaches(manifest, args, anchors), urls, arguments: args };
   }
-  if (!SHELL_ARGUMENTS[manifest.name]) return { redirects: [], paths, urls };
+  if (!SHELL_ARGUMENTS[manifest.name]) return { redirects: [], paths, pathAccess, reaches: [], urls };
   const shell = facts.shell ?? { unreadable: 'the command line was not parsed' };
-  if ('unreadable' in shell) return { unreadable: shell.unreadable, redirects: [], paths, urls };
+  if ('unreadable' in shell) return { unreadable: shell.unreadable, redirects: [], paths, pathAccess, reaches: [], urls };
   const cwd = resolvePath(stringArgument(input, 'cwd') ?? '.', anchors.workspace, anchors).real;
-  const redirects = shell.commands.flatMap((command) =>
-    redirectedPaths(command).map((redirect) => ({
-      ...redirect,
-      ...(redirect.target.computed ? {} : { resolved: resolvePath(redirect.target.value, cwd, anchors) }),
-    })),
-  );
-  return { commands: shell.commands, redirects, paths, urls };
+  const redirects: RedirectPart[] = [];
+  const reaches: PathReach[] = [];
+  for (const use of commandPathUses(shell.commands, { cwd, home: anchors.home })) {
+    const resolved = resolvedUse(use, anchors);
+    if (use.redirect) {
+      // An allow vouches for one file: a target known only when the line runs, or several, leaves it to the tier.
+      const one = !use.redirect.target.computed && !resolved.unknown && resolved.paths.length > 0 && new Set(resolved.paths.map((path) => path.real)).size === 1;
+      redirects.push({ ...use.redirect, reaches: resolved.paths, ...(one ? { resolved: resolved.paths[0]! } : {}) });
+      if (resolved.unknown === undefined) continue;
+    }
+    reaches.push({ accesses: use.accesses, written: use.written, paths: resolved.paths, below: use.below, ...(resolved.unknown ? { unknown: resolved.unknown } : {}) });
+  }
+  return { commands: shell.commands, redirects, paths, pathAccess, reaches, urls };
 }
 
 /** Parses a shell tool's command line for the decision; an unreadable line is a fact too (never allowed). */

@@ -3,7 +3,7 @@ import { DEFAULT_BOUNDS, type ToolManifest } from '../../shared/manifest';
 import { UPSTREAM_SEPARATOR } from '../../shared/upstream';
 import { compileArgumentsPattern, type ArgumentsPattern } from './argumentRule';
 import { compileHostPattern, type HostPattern } from './hostRule';
-import { compilePathPattern, type PathAnchors, type PathPattern } from './pathRule';
+import { compilePathPattern, ruleAccess, type PathAnchors, type PathPattern } from './pathRule';
 import { parseRuleText, RuleError } from './ruleText';
 import { compileShellPattern, type ShellPattern } from './shellRule';
 
@@ -94,7 +94,7 @@ export async function compileRule(
   const kind = matcherKindOf(manifest);
   if (kind === 'shell') return { ...base, matcher: { kind, pattern: await compileShellPattern(parsed.specifier) } };
   if (kind === 'host') return { ...base, matcher: { kind, pattern: compileHostPattern(parsed.specifier) } };
-  if (kind === 'path') return { ...base, matcher: { kind, pattern: compilePathPattern(parsed.specifier, context.anchors) } };
+  if (kind === 'path') return { ...base, matcher: { kind, pattern: compilePathPattern(parsed.specifier, context.anchors, ruleAccess(manifest)) } };
   if (kind === 'arguments') return { ...base, matcher: { kind, pattern: compileArgumentsPattern(parsed.specifier) } };
   throw new RuleError(`${parsed.tool} takes no specifier: it has no command, path or URL argument`, `write the bare name ${parsed.tool} to match every call of it`);
 }

@@ -4,7 +4,7 @@ import type { CallParts } from './callParts';
 import type { CompiledRule } from './compiledRule';
 import { argumentsMatch } from './argumentRule';
 import { hostMatches, hostOf, hostTarget } from './hostRule';
-import { protectedPathOf, type ResolvedPath } from './pathRule';
+import { protectedPathOf, type PathAccess, type PathPattern, type ResolvedHead, type ResolvedPath } from './pathRule';
 import { allowMatches, broadMatches, shellView } from './shellRule';
 
 /** A rule that matched, and the part of the call it matched. */
@@ -28,22 +28,53 @@ export interface Judgement {
 
 /** One thing rules judge: a sub-command, a redirection, a path, a URL, or the call as a whole. */
 interface Part {
-  /** The tool whose rules judge it (a redirection is judged by write_file or read_file rules). */
-  readonly tool: string;
+  /** The tool whose rules judge it (a redirection is judged by write_file or read_file rules); none for a reach. */
+  readonly tool?: string;
+  /** What it does to a path: deny and ask rules guarding that access, of any tool, hold it too. */
+  readonly accesses?: readonly PathAccess[];
   readonly shown?: string;
   test(rule: CompiledRule, reading: 'allow' | 'broad'): boolean;
   /** Why an allow cannot vouch for it, whatever matches. */
   readonly allowBlocked?: string;
+  /** It needs no allow of its own (a file a command's arguments reach: the command's allow covers it). */
+  readonly noAllowNeeded?: boolean;
+  /** Why where it leads is unknown: then no allow covers the call while a deny or ask of its access could. */
+  readonly unknown?: string;
   readonly protectedPath?: string;
 }
 
-function pathTest(path: ResolvedPath | undefined) {
+/** Where each rule's folder leads, looked up once per judged call (each lookup costs system calls). */
+type HeadLookups = (pattern: PathPattern) => readonly ResolvedHead[];
+
+function headLookups(): HeadLookups {
+  const found = new Map<PathPattern, readonly ResolvedHead[]>();
+  return (pattern) => {
+    let heads = found.get(pattern);
+    if (!heads) found.set(pattern, (heads = pattern.heads()));
+    return heads;
+  };
+}
+
+/** Whether a deny or ask holds one of these paths (as written or where they lead, the rule's folder resolved too). */
+function broadPathTest(paths: readonly ResolvedPath[], below: boolean, heads: HeadLookups) {
+  const named = paths.flatMap((path) => [path.real, path.lexical]);
+  return (rule: CompiledRule): boolean => {
+    if (rule.matcher.kind === 'any') return true;
+    if (rule.matcher.kind !== 'path') return false;
+    const { pattern } = rule.matcher;
+    return pattern.covers(named, below, () => heads(pattern));
+  };
+}
+
+function pathTest(heads: HeadLookups, path: ResolvedPath | undefined, reaches: readonly ResolvedPath[] = path ? [path] : [], below = false) {
+  const broad = broadPathTest(reaches, below, heads);
   return (rule: CompiledRule, reading: 'allow' | 'broad'): boolean => {
+    if (reading === 'broad') return broad(rule);
     if (rule.matcher.kind === 'any') return true;
     if (rule.matcher.kind !== 'path' || path === undefined) return false;
     const { test } = rule.matcher.pattern;
-    // An allow needs the path as written and where it really leads; a deny or ask holds either.
-    return reading === 'allow' ? test(path.real) && test(path.lexical) : test(path.real) || test(path.lexical);
+    // An allow needs the path as written and where it really leads, by the rule's glob as written.
+    return test(path.real) && test(path.lexical);
   };
 }
 
@@ -51,9 +82,19 @@ function shownPath(path: ResolvedPath, workspace: string): string {
   return path.inWorkspace ?? relative(workspace, path.real);
 }
 
+function writesProtected(accesses: readonly PathAccess[], paths: readonly ResolvedPath[], workspace: string): string | undefined {
+  if (!accesses.includes('write')) return undefined;
+  for (const path of paths) {
+    const found = protectedPathOf(path, workspace);
+    if (found) return found;
+  }
+  return undefined;
+}
+
 /** The parts of a call, each with how a rule is tested on it. */
 function partsOf(manifest: ToolManifest, parts: CallParts, workspace: string): Part[] {
   const found: Part[] = [];
+  const heads = headLookups();
   if (parts.unreadable !== undefined) {
     found.push({ tool: manifest.name, test: (rule) => rule.matcher.kind === 'any', allowBlocked: parts.unreadable });
     return found;
@@ -69,18 +110,37 @@ function partsOf(manifest: ToolManifest, parts: CallParts, workspace: string): P
     });
   }
   for (const redirect of parts.redirects) {
-    const protectedPath = redirect.access === 'write' && redirect.resolved ? protectedPathOf(redirect.resolved, workspace) : undefined;
+    const protectedPath = redirect.access === 'write' ? writesProtected(['write'], redirect.reaches, workspace) : undefined;
     found.push({
       tool: redirect.access === 'write' ? 'write_file' : 'read_file',
+      accesses: [redirect.access],
       shown: redirect.written,
-      test: pathTest(redirect.resolved),
+      test: pathTest(heads, redirect.resolved, redirect.reaches),
       ...(redirect.resolved ? {} : { allowBlocked: `the redirection ${redirect.written} names a file only known when the line runs` }),
       ...(protectedPath ? { protectedPath } : {}),
     });
   }
   for (const path of parts.paths) {
     const protectedPath = protectedPathOf(path, workspace);
-    found.push({ tool: manifest.name, shown: shownPath(path, workspace), test: pathTest(path), ...(protectedPath ? { protectedPath } : {}) });
+    found.push({
+      tool: manifest.name,
+      accesses: parts.pathAccess.accesses,
+      shown: shownPath(path, workspace),
+      test: pathTest(heads, path, [path], parts.pathAccess.below),
+      ...(protectedPath ? { protectedPath } : {}),
+    });
+  }
+  for (const reach of parts.reaches) {
+    const protectedPath = writesProtected(reach.accesses, reach.paths, workspace);
+    const broad = broadPathTest(reach.paths, reach.below, heads);
+    found.push({
+      accesses: reach.accesses,
+      shown: reach.written,
+      test: (rule, reading) => reading === 'broad' && broad(rule),
+      noAllowNeeded: true,
+      ...(reach.unknown ? { unknown: reach.unknown } : {}),
+      ...(protectedPath ? { protectedPath } : {}),
+    });
   }
   for (const url of parts.urls) {
     const target = hostTarget(url);
@@ -98,16 +158,39 @@ function partsOf(manifest: ToolManifest, parts: CallParts, workspace: string): P
   return found;
 }
 
+/** Deny and ask path rules by the access they guard, across tools (for judgeCall). */
+export type AccessRules = (access: PathAccess) => readonly CompiledRule[];
+
+/** The deny and ask path rules among `rules` that guard an access (for callers holding a plain list). */
+export function accessRulesOf(rules: readonly CompiledRule[]): AccessRules {
+  return (access) => rules.filter((rule) => rule.effect !== 'allow' && rule.matcher.kind === 'path' && rule.matcher.pattern.access === access);
+}
+
+const NO_ACCESS_RULES: AccessRules = () => [];
+
 /**
  * Judges a call by the rules of every layer: deny beats ask beats allow across all of them, with
  * no specificity override. A deny or ask of any one part holds the whole call; an allow holds only
- * when every part (each sub-command, each redirection, each path, each URL) has one.
+ * when every part (each sub-command, each redirection, each path, each URL) has one. A deny or ask
+ * path rule holds every read (or write) of its path by any tool or shell command: `accessRules`
+ * gives those rules by the access they guard; files a command's arguments reach need no allow.
  */
-export function judgeCall(manifest: ToolManifest, parts: CallParts, rulesFor: (tool: string) => readonly CompiledRule[], workspace: string): Judgement {
+export function judgeCall(
+  manifest: ToolManifest,
+  parts: CallParts,
+  rulesFor: (tool: string) => readonly CompiledRule[],
+  workspace: string,
+  accessRules: AccessRules = NO_ACCESS_RULES,
+): Judgement {
   const judged = partsOf(manifest, parts, workspace);
+  const candidates = (part: Part): readonly CompiledRule[] => {
+    const own = part.tool === undefined ? [] : rulesFor(part.tool);
+    const guarding = (part.accesses ?? []).flatMap((access) => accessRules(access));
+    return guarding.length === 0 ? own : [...own, ...guarding];
+  };
   const find = (effect: CompiledRule['effect'], reading: 'allow' | 'broad'): RuleHit | undefined => {
     for (const part of judged) {
-      const rule = rulesFor(part.tool).find((candidate) => candidate.effect === effect && part.test(candidate, reading));
+      const rule = candidates(part).find((candidate) => candidate.effect === effect && part.test(candidate, reading));
       if (rule) return { rule, ...(part.shown !== undefined ? { matched: part.shown } : {}) };
     }
     return undefined;
@@ -119,6 +202,13 @@ export function judgeCall(manifest: ToolManifest, parts: CallParts, rulesFor: (t
   let first: RuleHit | undefined;
   for (const part of judged) {
     if (part.allowBlocked) return { notAllowable: part.allowBlocked };
+    if (part.noAllowNeeded) {
+      // Where it leads is unknown, and a deny or ask of its access might hold it there: no allow vouches for that.
+      const guarded = part.unknown !== undefined && (part.accesses ?? []).some((access) => accessRules(access).length > 0);
+      if (guarded) return { notAllowable: `${part.shown}: ${part.unknown}, and a deny or ask rule on paths might hold it` };
+      continue;
+    }
+    if (part.tool === undefined) return {};
     const rule = rulesFor(part.tool).find((candidate) => candidate.effect === 'allow' && part.test(candidate, 'allow'));
     if (!rule) return {};
     first ??= { rule, ...(part.shown !== undefined ? { matched: part.shown } : {}) };

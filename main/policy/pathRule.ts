@@ -1,5 +1,7 @@
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { existsSync, lstatSync, realpathSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import picomatch from 'picomatch';
+import type { ToolManifest } from '../../shared/manifest';
 import { protectedMatch, slashed } from '../tools/protectedPaths';
 import { realpathOfLongestExisting } from '../tools/workspacePath';
 import { RuleError } from './ruleText';
@@ -8,14 +10,41 @@ import { RuleError } from './ruleText';
  * Path rules (`write_file(src/**)`, `read_file(~/.ssh/**)`, `edit_file(./docs/**)`) are anchored
  * globs (picomatch, dot files included) on absolute paths: bare or `./` is the workspace, `~/` the
  * home folder, `//` the file system root. A call's path is judged by where it really leads
- * (symlinks followed); a deny also holds the path as written.
+ * (symlinks followed); a deny also holds the path as written. A deny or ask also holds where the
+ * rule's own folder leads, looked up at each call (`secret/**` with `secret` a link to `real` holds
+ * `real/key.txt`); an allow never does, since whoever writes the workspace can re-point a link.
  */
+
+/** Whether a path is read or written. */
+export type PathAccess = 'read' | 'write';
 
 /** One compiled path specifier. */
 export interface PathPattern {
   /** The anchored absolute glob. */
   readonly glob: string;
+  /** Whether the path matches the glob as written. */
   readonly test: (path: string) => boolean;
+  /**
+   * Whether a deny or ask holds one of the paths: the glob as written or with its fixed folder
+   * resolved through symlinks (`resolved`: heads, or a memo of it), and with `below`, anything the
+   * glob could match at or below one.
+   */
+  readonly covers: (paths: readonly string[], below: boolean, resolved?: () => readonly ResolvedHead[]) => boolean;
+  /** The glob with its fixed folder resolved through symlinks, at load and now (a few system calls: look up once per call). */
+  readonly heads: () => readonly ResolvedHead[];
+  /** What the rule's tool does to its path: a deny or ask holds that access by every tool and command. */
+  readonly access?: PathAccess;
+}
+
+/** What a rule of this tool guards: writes when the tool writes files, else reads when it reads them. */
+export function ruleAccess(manifest: ToolManifest): PathAccess | undefined {
+  if (manifest.sideEffects.includes('FsWrite')) return 'write';
+  return manifest.sideEffects.includes('FsRead') ? 'read' : undefined;
+}
+
+/** What a call of this tool does to its paths (write_file reads the file it replaces, and writes it). */
+export function callAccesses(manifest: ToolManifest): PathAccess[] {
+  return [...(manifest.sideEffects.includes('FsRead') ? (['read'] as const) : []), ...(manifest.sideEffects.includes('FsWrite') ? (['write'] as const) : [])];
 }
 
 /** Where relative and `~/` specifiers are anchored. */
@@ -25,7 +54,7 @@ export interface PathAnchors {
 }
 
 /** Compiles a path specifier; throws RuleError for an unanchored absolute path. */
-export function compilePathPattern(specifier: string, anchors: PathAnchors): PathPattern {
+export function compilePathPattern(specifier: string, anchors: PathAnchors, access?: PathAccess): PathPattern {
   const text = specifier.trim();
   let glob: string;
   if (text.startsWith('//')) glob = text.slice(1);
@@ -35,9 +64,97 @@ export function compilePathPattern(specifier: string, anchors: PathAnchors): Pat
   } else glob = join(anchors.workspace, (text === '.' ? '' : text.replace(/^\.\//, '')) + (text.endsWith('/') ? '**' : ''));
   const matcher = picomatch(glob, { dot: true });
   // The glob's fixed head rules most paths out with one string compare, before the regex.
-  const scanned = picomatch.scan(glob).base;
-  const base = scanned.includes('\\') ? '' : scanned;
-  return { glob, test: (path) => path.startsWith(base) && matcher(path) };
+  const scanned = picomatch.scan(glob);
+  const base = scanned.base.includes('\\') ? '' : scanned.base;
+  const test = (path: string) => path.startsWith(base) && matcher(path);
+  const heads = resolvedHeads(base, scanned.glob);
+  const reachesBelow = (head: string, folder: string) => within(folder, head) || (scanned.glob !== '' && within(head, folder));
+  const covers = (paths: readonly string[], below: boolean, resolved: () => readonly ResolvedHead[] = heads): boolean => {
+    if (paths.some((path) => test(path) || (below && reachesBelow(base, path)))) return true;
+    return resolved().some((head) => paths.some((path) => head.test(path) || (below && reachesBelow(head.base, path))));
+  };
+  return { glob, test, covers, heads, ...(access ? { access } : {}) };
+}
+
+/** Whether `child` is `parent` or lies below it (both absolute and normalized: a string compare, no path.relative per rule). */
+function within(parent: string, child: string): boolean {
+  return child === parent || child.startsWith(parent.endsWith('/') ? parent : `${parent}/`);
+}
+
+/** A rule's glob with its fixed folder resolved through symlinks. */
+export interface ResolvedHead {
+  readonly base: string;
+  readonly test: (path: string) => boolean;
+}
+
+/**
+ * How long where a rule's folder leads is kept before it is looked up again: a flood of calls
+ * costs one lookup per rule per window, not one per call (each is a few system calls). Where it
+ * led at load is never dropped, so the window can only delay a deny's reach to a link made since.
+ */
+const HEAD_LOOKUP_MS = 50;
+
+/**
+ * realpathOfLongestExisting's answer, found without a failed system call for each missing name (an
+ * exception costs tens of microseconds, and every deny and ask rule and every path of a call is
+ * resolved): the nearest existing name is found by lstat, then resolved by the kernel's realpath.
+ * Anything unusual on the way (a dangling link, a loop, a file used as a folder) is left to
+ * realpathOfLongestExisting, errors and all.
+ */
+function realpathQuickly(path: string): string {
+  const missing: string[] = [];
+  let current = path;
+  try {
+    for (;;) {
+      const stats = lstatSync(current, { throwIfNoEntry: false });
+      if (stats && (!stats.isSymbolicLink() || existsSync(current))) return join(realpathSync.native(current), ...missing.reverse());
+      const parent = dirname(current);
+      if (stats || parent === current) break;
+      missing.push(basename(current));
+      current = parent;
+    }
+  } catch {
+    // Left to the thorough walk below.
+  }
+  return realpathOfLongestExisting(path).real;
+}
+
+/** Where a rule's folder leads now, or undefined when that cannot be found. */
+function headRealpath(base: string): string | undefined {
+  try {
+    return realpathQuickly(base);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The glob with its fixed folder resolved through symlinks (through the nearest existing parent
+ * for a folder not made yet): where it led when the rule loaded, and where it leads now (looked
+ * up again past HEAD_LOOKUP_MS), so a link made after the load counts and re-pointing a link later
+ * does not free the folder it led to. None where the folder leads nowhere else.
+ */
+function resolvedHeads(base: string, rest: string): () => readonly ResolvedHead[] {
+  const compiled = new Map<string, ResolvedHead>();
+  const headAt = (real: string): ResolvedHead => {
+    let head = compiled.get(real);
+    if (!head) {
+      const matcher = picomatch(rest === '' ? literalPathGlob(real) : `${literalPathGlob(real)}/${rest}`, { dot: true });
+      head = { base: real, test: (path) => path.startsWith(real) && matcher(path) };
+      // Bounded: a link re-pointed again and again keeps the first and the latest few.
+      if (compiled.size >= 8) compiled.delete([...compiled.keys()][1]!);
+      compiled.set(real, head);
+    }
+    return head;
+  };
+  const lookUp = (): string | undefined => (base === '' || base === '/' ? undefined : headRealpath(base));
+  const atLoad = lookUp();
+  let now = { real: atLoad, at: performance.now() };
+  return () => {
+    if (performance.now() - now.at >= HEAD_LOOKUP_MS) now = { real: lookUp(), at: performance.now() };
+    const reals = new Set([atLoad, now.real].filter((real): real is string => real !== undefined && real !== base));
+    return [...reals].map(headAt);
+  };
 }
 
 /** A glob that matches exactly this path, its glob characters escaped (for rules made from a call). */
@@ -57,7 +174,7 @@ export interface ResolvedPath {
 export function resolvePath(requested: string, from: string, anchors: PathAnchors): ResolvedPath {
   const expanded = requested === '~' || requested.startsWith('~/') ? join(anchors.home, requested.slice(1)) : requested;
   const lexical = resolve(from, expanded);
-  const { real } = realpathOfLongestExisting(lexical);
+  const real = realpathQuickly(lexical);
   const rel = relative(anchors.workspace, real);
   const inside = rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
   return { lexical, real, ...(inside ? { inWorkspace: slashed(rel) } : {}) };

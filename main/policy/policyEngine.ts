@@ -7,7 +7,7 @@ import { tierLevel, type ToolManifest } from '../../shared/manifest';
 import type { PolicyLayer, PolicyMode, PolicyProblem, PolicyStatus, RuleEffect } from '../../shared/policy';
 import { callParts, prepareFacts, type CallFacts } from './callParts';
 import { compileRule, type CompiledRule, type ToolLookup } from './compiledRule';
-import { judgeCall, type Judgement } from './judgeCall';
+import { accessRulesOf, judgeCall, type AccessRules, type Judgement } from './judgeCall';
 import { decisionFromRule, modeDefault } from './policyDecisions';
 import { protectedPathOf } from './pathRule';
 import { loadPolicyFile, type PolicyContext, type RefusedScope } from './policyFile';
@@ -76,6 +76,8 @@ export class PolicyEngine implements Policy {
   private readonly context: PolicyContext;
   private layers = new Map<PolicyLayer, LayerState>();
   private index = new Map<string, CompiledRule[]>();
+  /** Deny and ask path rules by the access they guard, across tools. */
+  private accessRules: AccessRules = accessRulesOf([]);
   private readonly listeners = new Set<() => void>();
   private readonly watched: Array<() => void> = [];
   private reloading: Promise<void> | undefined;
@@ -135,7 +137,11 @@ export class PolicyEngine implements Policy {
       const rules = this.index.get(tool) ?? NO_RULES;
       return this.scopedGrants ? rules.filter((rule) => grantHolds(rule.source, facts.agentSession, now)) : rules;
     };
-    const judged = judgeCall(manifest, parts, rulesFor, this.context.anchors.workspace);
+    const accessRules: AccessRules = (access) => {
+      const rules = this.accessRules(access);
+      return this.scopedGrants ? rules.filter((rule) => grantHolds(rule.source, facts.agentSession, now)) : rules;
+    };
+    const judged = judgeCall(manifest, parts, rulesFor, this.context.anchors.workspace, accessRules);
     const workspace = this.context.anchors.workspace;
     const touchesProtected = parts.paths.some((path) => protectedPathOf(path, workspace) !== undefined);
     const decision = this.askForRefusedFiles(manifest, this.compose(manifest, input, judged, { touchesPaths: parts.paths.length > 0, touchesProtected }));
@@ -346,6 +352,9 @@ export class PolicyEngine implements Policy {
       }
     }
     this.index = index;
+    const guarding = accessRulesOf([...index.values()].flat());
+    const byAccess = { read: guarding('read'), write: guarding('write') };
+    this.accessRules = (access) => byAccess[access];
     for (const listener of this.listeners) listener();
   }
 

@@ -5,7 +5,7 @@ import type { ApprovalScope, RuleCheck } from '../../shared/permissions';
 import type { PolicyLayer } from '../../shared/policy';
 import { callParts, prepareFacts } from './callParts';
 import type { CompiledRule } from './compiledRule';
-import { judgeCall } from './judgeCall';
+import { accessRulesOf, judgeCall } from './judgeCall';
 import type { PolicyEngine } from './policyEngine';
 import { RuleError } from './ruleText';
 import { runsAnyCode } from './shellRule';
@@ -36,7 +36,7 @@ export function typedRules(rules: readonly string[]): string[] {
 async function allowsCall(rules: readonly CompiledRule[], manifest: ToolManifest, input: unknown, engine: PolicyEngine): Promise<{ allowed: boolean; why?: string }> {
   const { anchors } = engine.policyContext;
   const parts = callParts(manifest, input, await prepareFacts(manifest, input), anchors);
-  const judged = judgeCall(manifest, parts, (tool) => rules.filter((rule) => rule.tool === tool), anchors.workspace);
+  const judged = judgeCall(manifest, parts, (tool) => rules.filter((rule) => rule.tool === tool), anchors.workspace, accessRulesOf(rules));
   if (judged.allow) return { allowed: true };
   return { allowed: false, ...(judged.notAllowable ? { why: judged.notAllowable } : {}) };
 }

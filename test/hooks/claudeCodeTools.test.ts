@@ -16,6 +16,17 @@ describe('equivalentCall', () => {
   });
 });
 
+describe('equivalentCall with ~name', () => {
+  it("judges ~root/… in root's home folder (the passwd database) first, and as a folder named ~root in the cwd too", () => {
+    const cwd = '/work/app';
+    expect(equivalentCall('Read', { file_path: '~root/.bashrc' }, cwd)).toMatchObject({ call: { input: { path: '/root/.bashrc' }, paths: ['/root/.bashrc', '/work/app/~root/.bashrc'] } });
+    expect(equivalentCall('Grep', { pattern: 'x', path: '~root/' }, cwd)).toMatchObject({ call: { input: { path: '/root/' }, paths: ['/root/', '/work/app/~root/'] } });
+    expect(equivalentCall('Glob', { pattern: '~root/.*' }, cwd)).toMatchObject({ call: { paths: [cwd, '/root/.*', '/work/app/~root/.*'] } });
+    expect(equivalentCall('Write', { file_path: '~root/.bashrc', content: 'x' }, cwd)).toMatchObject({ call: { input: { path: '/root/.bashrc' }, paths: ['/root/.bashrc', '/work/app/~root/.bashrc'] } });
+    expect(equivalentCall('Read', { file_path: '~nosuchuser-toolgate/x' }, cwd)).toMatchObject({ call: { input: { path: '/work/app/~nosuchuser-toolgate/x' } } });
+  });
+});
+
 describe('applyStringEdits', () => {
   it('applies edits as Claude Code does: one match, or every match with replace_all', () => {
     expect(applyStringEdits('a a b', [{ old_string: 'a', new_string: 'c', replace_all: true }])).toEqual({ after: 'c c b' });

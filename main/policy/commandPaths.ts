@@ -1,0 +1,365 @@
+import { isAbsolute, resolve, sep } from 'node:path';
+import type { SubCommand } from '../../shared/commandPreview';
+import { GateError } from '../../shared/errors';
+import { parseCommand } from '../tools/shell/parseCommand';
+import { baseName, programWords } from '../tools/shell/programWords';
+import { expandBraces, isAssignment, wordValue } from '../tools/shell/shellWords';
+import { isInside, realpathOfLongestExisting } from '../tools/workspacePath';
+import { expandTilde } from './homeFolders';
+import { kernelPath } from './kernelPath';
+import type { PathAccess } from './pathRule';
+import { expandPathname, hasGlob } from './pathnameExpansion';
+import { PROGRAM_SPECS, type ProgramSpec, type ValueRole } from './programPaths';
+import { redirectedPaths, type RedirectedPath } from './shellRule';
+
+/**
+ * Which files and folders a shell line reads and writes, worked out from the tree-sitter parse:
+ * redirections (`<`, `0<`, `>`, `>>`, `&>`, `<>`), and the arguments of each program by what the
+ * program does with them (programPaths.ts: `cat` reads, `cp` reads its sources and writes the last,
+ * `rm` writes). A program it does not know has every argument count as read and written, below
+ * folders too: judged fail-closed for deny and ask rules, never used to allow anything.
+ *
+ * Each word is placed as bash would place it before the program runs: braces, `~` and `~user`
+ * (the passwd database), globs against the folder (bounded), relative paths in every folder a `cd`
+ * on the line may have moved to, and `..` both as text and as the kernel follows it. A word whose
+ * value bash computes when it runs (`$x`, `$(…)`) is reported as unknown, not guessed.
+ */
+
+export type { PathAccess };
+
+/** One file or folder a line reads or writes, as far as it is known before it runs. */
+export interface PathUse {
+  readonly accesses: readonly PathAccess[];
+  /** The word or redirection as written, for the prompt and the decision's provenance. */
+  readonly written: string;
+  /** The absolute paths it may name (not yet resolved through symlinks); several for a glob or a `cd`. */
+  readonly paths: readonly string[];
+  /** Whether the program reaches everything below these paths (recursive, or unknown). */
+  readonly below: boolean;
+  /** Why where it leads is only known when the line runs, if it is. */
+  readonly unknown?: string;
+  /** The redirection it comes from, when it does. */
+  readonly redirect?: RedirectedPath;
+}
+
+/** Where a line's words are placed. */
+export interface CommandPlace {
+  /** The folder the line starts in (absolute). */
+  readonly cwd: string;
+  /** HOME, for `~`. */
+  readonly home: string;
+  /** The passwd file for `~user` (the system's by default). */
+  readonly passwdFile?: string;
+}
+
+/** How strictly arguments are read: by what each program does, or every word as a possible path. */
+interface Reading {
+  /** Every word of every program counts as a path read and written, the program's own name too when it has a `/`. */
+  readonly everyWord: boolean;
+}
+
+interface Word {
+  /** The word as written (quotes kept). */
+  readonly raw: string;
+  /** Its value after quote removal. */
+  readonly value: string;
+  readonly computed: boolean;
+}
+
+/** Where the line may be when a word is read: the folders a `cd` may have moved it to. */
+interface Folders {
+  cwds: string[];
+  unknown?: string;
+}
+
+const BOTH: readonly PathAccess[] = ['read', 'write'];
+
+function wordsOf(written: string): Word[] {
+  // Brace expansion comes before the others, on unquoted words only (as shellWords.expandWord does).
+  const pieces = /['"\\$`]/.test(written) ? [written] : expandBraces(written);
+  return pieces.map((raw) => ({ raw, ...wordValue(raw) }));
+}
+
+function uniq(paths: readonly string[]): string[] {
+  return [...new Set(paths)];
+}
+
+/** An absolute path both as text resolves it and as the kernel follows a `..` through a symlink. */
+function readings(path: string): string[] {
+  const lexical = resolve(path);
+  return path.split(sep).includes('..') ? uniq([lexical, kernelPath(path)]) : [lexical];
+}
+
+/** The absolute paths a word names, or why it cannot be placed. */
+function locate(word: Word, folders: Folders, place: CommandPlace): { paths: string[]; unknown?: string } {
+  if (word.computed && /[$`]/.test(word.value)) return { paths: [], unknown: `${word.raw} is only known when the line runs` };
+  let text = word.value;
+  let unknown: string | undefined;
+  // Only an unquoted tilde prefix is expanded: `'~'/x` and `~"root"` stay as they are.
+  if (/^~[^/'"\\]*(\/|$)/.test(word.raw)) {
+    const expanded = expandTilde(text, { home: place.home, ...(folders.cwds.length === 1 ? { cwd: folders.cwds[0]! } : {}), ...(place.passwdFile ? { passwdFile: place.passwdFile } : {}) });
+    if (expanded.kind === 'path') text = expanded.path;
+    else if (expanded.kind === 'unknown') unknown = expanded.why;
+  }
+  if (!isAbsolute(text) && folders.unknown) return { paths: [], unknown: folders.unknown };
+  const bases = isAbsolute(text) ? ['/'] : folders.cwds;
+  const paths: string[] = [];
+  for (const base of bases) {
+    const literal = resolve(base, text);
+    paths.push(...readings(isAbsolute(text) ? text : `${base}${sep}${text}`), literal);
+    if (word.computed && hasGlob(text)) {
+      const matched = expandPathname(text, base);
+      if ('unbounded' in matched) return { paths, unknown: `the glob ${word.raw}: ${matched.unbounded}` };
+      paths.push(...matched.paths);
+    }
+  }
+  return { paths: uniq(paths), ...(unknown ? { unknown } : {}) };
+}
+
+function use(accesses: readonly PathAccess[], word: Word, folders: Folders, place: CommandPlace, below: boolean): PathUse {
+  const located = locate(word, folders, place);
+  return { accesses, written: word.raw, paths: located.paths, below, ...(located.unknown ? { unknown: located.unknown } : {}) };
+}
+
+function valueAccesses(role: ValueRole): readonly PathAccess[] {
+  return role === 'both' ? BOTH : role === 'none' ? [] : [role];
+}
+
+/** Uses of a program listed in programPaths.ts, by the roles of its arguments. */
+function knownProgramUses(spec: ProgramSpec, args: readonly Word[], folders: Folders, place: CommandPlace): PathUse[] {
+  const uses: PathUse[] = [];
+  const operands: Word[] = [];
+  const flags = new Set<string>();
+  const valued = (role: ValueRole | undefined, word: Word | undefined) => {
+    if (word && role && role !== 'none') uses.push(use(valueAccesses(role), word, folders, place, false));
+  };
+  let ended = false;
+  for (let at = 0; at < args.length; at++) {
+    const arg = args[at]!;
+    if (!ended && arg.value === '--') ended = true;
+    else if (ended || !arg.value.startsWith('-') || arg.value === '-') operands.push(arg);
+    else if (arg.value.startsWith('--')) {
+      const [name = '', ...rest] = arg.value.slice(2).split('=');
+      flags.add(name);
+      const role = spec.values?.[name];
+      const value = rest.join('=');
+      // An option this table does not know, given a path-like value, is read as reading it.
+      if (rest.length > 0) valued(role ?? (/[/~]/.test(value) ? 'read' : 'none'), { raw: value, value, computed: arg.computed });
+      else if (role) valued(role, args[++at]);
+    } else {
+      const letters = arg.value.slice(1);
+      for (let index = 0; index < letters.length; index++) {
+        const letter = letters[index]!;
+        flags.add(letter);
+        const role = spec.values?.[letter];
+        if (role === undefined) continue;
+        const glued = letters.slice(index + 1);
+        valued(role, glued ? { raw: glued, value: glued, computed: arg.computed } : args[++at]);
+        break;
+      }
+    }
+  }
+  const has = (names: readonly string[] | undefined) => (names ?? []).some((name) => flags.has(name));
+  const files = spec.skip && !has(spec.skipUnless) ? operands.slice(spec.skip) : operands;
+  const alwaysRecursive = spec.recursive === true;
+  const below = alwaysRecursive || has(typeof spec.recursive === 'object' ? spec.recursive : undefined);
+  const read: readonly PathAccess[] = has(spec.writes) ? BOTH : ['read'];
+  const targetFolder = flags.has('t') || flags.has('target-directory');
+  files.forEach((file, index) => {
+    const last = index === files.length - 1 && files.length > 1 && !targetFolder;
+    const accesses: readonly PathAccess[] =
+      spec.operands === 'read' ? read
+      : spec.operands === 'write' ? ['write']
+      : spec.operands === 'both' ? BOTH
+      : spec.operands === 'copy' ? (last ? ['write'] : ['read'])
+      : spec.operands === 'move' ? (last ? ['write'] : BOTH)
+      : [];
+    if (accesses.length > 0) uses.push(use(accesses, file, folders, place, below));
+  });
+  if (files.length === 0 && spec.operands === 'read' && (spec.readsCwd || (below && !alwaysRecursive))) {
+    uses.push(use(read, { raw: '.', value: '.', computed: false }, folders, place, below));
+  }
+  return uses;
+}
+
+/** Uses of a program nobody listed: every argument, and every option's value, may be a file it reads and writes below. */
+function unknownProgramUses(args: readonly Word[], folders: Folders, place: CommandPlace): PathUse[] {
+  const uses: PathUse[] = [];
+  let ended = false;
+  for (const arg of args) {
+    if (!ended && arg.value === '--') ended = true;
+    else if (ended || !arg.value.startsWith('-') || arg.value === '-') {
+      if (arg.value !== '-') uses.push(use(BOTH, arg, folders, place, true));
+    } else {
+      const glued = arg.value.startsWith('--') ? arg.value.split('=').slice(1).join('=') : arg.value.slice(2);
+      if (glued !== '' && (arg.value.startsWith('--') || /[/~.]/.test(glued[0]!))) uses.push(use(BOTH, { raw: glued, value: glued, computed: arg.computed }, folders, place, true));
+    }
+  }
+  return uses;
+}
+
+/** The uses of one sub-command's arguments (not its redirections). */
+function argumentUses(command: SubCommand, runs: readonly string[], folders: Folders, place: CommandPlace, reading: Reading): PathUse[] {
+  const prefixCount = command.argv.findIndex((word) => !isAssignment(word));
+  const written = prefixCount < 0 ? [] : command.argv.slice(prefixCount);
+  // A process substitution's word is a pipe (/dev/fd/…), not a file; its commands are judged on their own.
+  const words = written.filter((word) => !/^[<>]\(/.test(word)).flatMap(wordsOf);
+  const uses: PathUse[] = [];
+  if (reading.everyWord) {
+    if (command.substitutions.length > 0) uses.push({ accesses: BOTH, written: command.text, paths: [], below: true, unknown: `${command.substitutions[0]} gives words only known when the line runs` });
+    const prefixes = prefixCount < 0 ? command.argv : command.argv.slice(0, prefixCount);
+    for (const prefix of prefixes) {
+      const value = prefix.slice(prefix.indexOf('=') + 1);
+      if (/^[~/.]|[$`]/.test(value)) uses.push(use(BOTH, wordsOf(value)[0] ?? { raw: value, value, computed: false }, folders, place, true));
+    }
+    if (command.runsCode.length > 0) uses.push({ accesses: BOTH, written: command.text, paths: [], below: true, unknown: `it runs code the line does not show (${command.runsCode[0]!.why})` });
+    if (words[0] && (words[0].value.includes('/') || words[0].computed)) uses.push(use(BOTH, words[0], folders, place, false));
+    return [...uses, ...unknownProgramUses(words.slice(1), folders, place)];
+  }
+  const tail = words.slice(words.length - runs.length);
+  const aligned = runs.length > 0 && tail.length === runs.length && tail.every((word, index) => word.value === runs[index]);
+  if (!aligned || tail[0]!.computed) return unknownProgramUses(words.slice(1), folders, place);
+  const program = baseName(tail[0]!.value);
+  if (program === 'xargs') return [{ accesses: BOTH, written: command.text, paths: [], below: true, unknown: 'xargs takes the files it works on from its input' }];
+  const spec = PROGRAM_SPECS[program];
+  if (program === 'find') return findUses(tail.slice(1), folders, place);
+  if (program === 'dd') return ddUses(tail.slice(1), folders, place);
+  return spec ? knownProgramUses(spec, tail.slice(1), folders, place) : unknownProgramUses(tail.slice(1), folders, place);
+}
+
+/** find: its start folders (before the first expression) are read below; `-delete`, `-exec` and `-fprint` may write. */
+function findUses(args: readonly Word[], folders: Folders, place: CommandPlace): PathUse[] {
+  const start = args.findIndex((arg) => /^[-(!]/.test(arg.value) && !/^-[HLP]$/.test(arg.value));
+  const roots = (start < 0 ? args : args.slice(0, start)).filter((arg) => !/^-[HLP]$/.test(arg.value));
+  const expression = start < 0 ? [] : args.slice(start);
+  const writes = expression.some((arg) => /^-(delete|exec|execdir|ok|okdir)$/.test(arg.value));
+  const accesses: readonly PathAccess[] = writes ? BOTH : ['read'];
+  const uses = (roots.length > 0 ? roots : [{ raw: '.', value: '.', computed: false }]).map((root) => use(accesses, root, folders, place, true));
+  expression.forEach((arg, index) => {
+    const next = expression[index + 1];
+    if (next && /^-(fprint|fprint0|fprintf|fls)$/.test(arg.value)) uses.push(use(['write'], next, folders, place, false));
+  });
+  return uses;
+}
+
+/** dd: `if=` is read, `of=` written. */
+function ddUses(args: readonly Word[], folders: Folders, place: CommandPlace): PathUse[] {
+  return args.flatMap((arg) => {
+    const match = /^(if|of)=(.*)$/s.exec(arg.value);
+    if (!match) return [];
+    return [use([match[1] === 'if' ? 'read' : 'write'], { raw: match[2]!, value: match[2]!, computed: arg.computed }, folders, place, false)];
+  });
+}
+
+/** The uses of a sub-command's redirections: the files they read or write. */
+function redirectUses(command: SubCommand, folders: Folders, place: CommandPlace): PathUse[] {
+  return redirectedPaths(command).map((redirect) => {
+    const raw = redirect.written.slice(redirect.written.indexOf(' ') + 1).trim();
+    const op = redirect.written.slice(0, redirect.written.indexOf(' ')).replace(/^\d+/, '');
+    const accesses: readonly PathAccess[] = op === '<>' ? BOTH : [redirect.access];
+    return { ...use(accesses, { raw, value: redirect.target.value, computed: redirect.target.computed }, folders, place, false), written: redirect.written, redirect };
+  });
+}
+
+/** Moves the line's possible folders along a `cd`/`pushd`/`popd`: every folder it may be in afterwards stays possible. */
+function followDirectoryChange(command: SubCommand, runs: readonly string[], folders: Folders, place: CommandPlace): PathUse | undefined {
+  const program = runs[0];
+  if (program !== 'cd' && program !== 'pushd' && program !== 'popd') return undefined;
+  const target = command.argv.slice(command.argv.length - runs.length + 1).filter((word) => !/^-[LPe@]+$/.test(word));
+  if (program === 'popd' || target[0] === '-' || (program === 'pushd' && target.length === 0) || /^[+-]\d+$/.test(target[0] ?? '')) {
+    folders.unknown = `${command.text} moves to a folder known only when the line runs`;
+    return undefined;
+  }
+  const word = wordsOf(target[0] ?? '~')[0]!;
+  const located = locate(word, folders, place);
+  if (located.unknown) folders.unknown = located.unknown;
+  folders.cwds = uniq([...folders.cwds, ...located.paths]);
+  return { accesses: ['read'], written: word.raw, paths: located.paths, below: false, ...(located.unknown ? { unknown: located.unknown } : {}) };
+}
+
+function lineUses(commands: readonly SubCommand[], place: CommandPlace, reading: Reading): PathUse[] {
+  const folders: Folders = { cwds: [resolve(place.cwd)] };
+  const uses: PathUse[] = [];
+  for (const command of commands) {
+    uses.push(...redirectUses(command, folders, place));
+    // The program that runs, wrappers and prefixes aside (`sudo cd` is no cd, `command cat` is cat).
+    const runs = programWords(command.argv).argv;
+    const moved = followDirectoryChange(command, runs, folders, place);
+    if (moved) {
+      if (reading.everyWord) uses.push(moved);
+      continue;
+    }
+    uses.push(...argumentUses(command, runs, folders, place, reading));
+  }
+  return uses;
+}
+
+/** Every file and folder the parsed line reads or writes, redirections first in each sub-command. */
+export function commandPathUses(commands: readonly SubCommand[], place: CommandPlace): PathUse[] {
+  return lineUses(commands, place, { everyWord: false });
+}
+
+/** Every path the line names in any word (redirections, arguments, prefixes, program paths), for a check of where a line reaches. */
+export function namedPathUses(commands: readonly SubCommand[], place: CommandPlace): PathUse[] {
+  return lineUses(commands, place, { everyWord: true });
+}
+
+/** Whether a line run outside the sandbox stays in the workspace, or the first path that leaves it and why. */
+export type WorkspaceVerdict = { readonly ok: true } | { readonly ok: false; readonly path: string; readonly reason: string };
+
+/** The folders a host-run line is held to. */
+export interface WorkspaceBounds {
+  /** The workspace (every path must lie in it, as written and where its links lead). */
+  readonly workspace: string;
+  /** Toolgate's state folder (never touched, even when it lies in the workspace). */
+  readonly stateFolder: string;
+  /** HOME, for `~`. */
+  readonly home: string;
+  /** The passwd file for `~user` (the system's by default). */
+  readonly passwdFile?: string;
+}
+
+/**
+ * Whether a command line that would run on the host, outside the sandbox, only names paths inside
+ * the workspace: every word of every command (after `~user`, globs, `cd` and symlinks), each
+ * redirection and the folder it starts in, none of them in the state folder. A line that cannot be
+ * read, holds a value known only when it runs (`$x`, `$(…)`), or runs code it does not show
+ * (`bash -c`, `eval`, `npm run`) is not known to stay, so it is refused as leaving.
+ */
+export async function bashStaysInWorkspace(command: string, cwd: string, bounds: WorkspaceBounds): Promise<WorkspaceVerdict> {
+  let commands: SubCommand[];
+  try {
+    commands = await parseCommand(command);
+  } catch (error) {
+    if (!(error instanceof GateError)) throw error;
+    return { ok: false, path: cwd, reason: error.message };
+  }
+  const workspace = bothReadings(bounds.workspace);
+  const state = bothReadings(bounds.stateFolder);
+  const place = { cwd, home: bounds.home, ...(bounds.passwdFile ? { passwdFile: bounds.passwdFile } : {}) };
+  const start: PathUse = { accesses: ['read'], written: cwd, paths: [resolve(cwd)], below: false };
+  for (const found of [start, ...namedPathUses(commands, place)]) {
+    if (found.unknown) return { ok: false, path: found.written, reason: found.unknown };
+    for (const path of found.paths) {
+      let named: string[];
+      try {
+        named = bothReadings(path);
+      } catch (error) {
+        if (!(error instanceof GateError)) throw error;
+        return { ok: false, path, reason: error.message };
+      }
+      if (named.some((reading) => state.some((folder) => isInside(folder, reading) || (found.below && isInside(reading, folder))))) {
+        return { ok: false, path, reason: `${found.written} reaches Toolgate's state folder ${bounds.stateFolder}` };
+      }
+      if (!named.every((reading) => workspace.some((folder) => isInside(folder, reading)))) {
+        return { ok: false, path, reason: `${found.written} leads to ${path}, outside the workspace ${bounds.workspace} (as written or where its links lead)` };
+      }
+    }
+  }
+  return { ok: true };
+}
+
+/** A path as written and where its links lead. */
+function bothReadings(path: string): string[] {
+  return uniq([resolve(path), realpathOfLongestExisting(resolve(path)).real]);
+}

@@ -1,0 +1,170 @@
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { bashStaysInWorkspace, commandPathUses, type PathUse } from '../../main/policy/commandPaths';
+import { parseCommand } from '../../main/tools/shell/parseCommand';
+import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
+
+let root: string;
+let workspace: string;
+let home: string;
+let state: string;
+let passwdFile: string;
+
+beforeEach(() => {
+  root = makeTempFolder();
+  workspace = join(root, 'ws');
+  home = join(root, 'me');
+  state = join(home, '.toolgate');
+  for (const folder of [workspace, home, state, join(root, 'rootHome'), join(workspace, 'real'), join(workspace, 'src')]) mkdirSync(folder, { recursive: true });
+  writeFileSync(join(workspace, 'real', 'key.txt'), 'k');
+  writeFileSync(join(workspace, 'real', 'other.txt'), 'o');
+  symlinkSync('real', join(workspace, 'secret'));
+  symlinkSync(root, join(workspace, 'up'));
+  passwdFile = join(root, 'passwd');
+  writeFileSync(passwdFile, `# users\nroot:x:0:0:root:${join(root, 'rootHome')}:/bin/bash\nme:x:1000:1000::${home}:/bin/bash\n`);
+});
+
+afterEach(() => removeTempFolder(root));
+
+/** The uses of a line, as `access path` strings relative to the temp root, for compact assertions. */
+async function uses(line: string, cwd = workspace): Promise<PathUse[]> {
+  return commandPathUses(await parseCommand(line), { cwd, home, passwdFile });
+}
+
+function reads(found: readonly PathUse[]): string[] {
+  return found.filter((use) => use.accesses.includes('read')).flatMap((use) => use.paths);
+}
+
+function writes(found: readonly PathUse[]): string[] {
+  return found.filter((use) => use.accesses.includes('write')).flatMap((use) => use.paths);
+}
+
+describe('commandPathUses', () => {
+  it('reads input redirections (<, 0<) and writes output ones (>, >>, &>), never here-strings or /dev/null', async () => {
+    expect(reads(await uses('cat < real/key.txt'))).toEqual([join(workspace, 'real/key.txt')]);
+    expect(reads(await uses('cat 0< real/key.txt'))).toEqual([join(workspace, 'real/key.txt')]);
+    expect(writes(await uses('echo a > out.txt; echo b >> log.txt; echo c &> both.txt'))).toEqual(['out.txt', 'log.txt', 'both.txt'].map((name) => join(workspace, name)));
+    expect(await uses('cat <<< real/key.txt > /dev/null')).toEqual([]);
+  });
+
+  it('reads the operands of readers, skipping patterns, scripts and option values', async () => {
+    expect(reads(await uses('cat real/key.txt'))).toEqual([join(workspace, 'real/key.txt')]);
+    expect(reads(await uses('head -n 5 real/key.txt'))).toEqual([join(workspace, 'real/key.txt')]);
+    expect(reads(await uses('grep -m 2 secret real/key.txt'))).toEqual([join(workspace, 'real/key.txt')]);
+    expect(reads(await uses('grep -e secret -f pats real/key.txt'))).toEqual([join(workspace, 'pats'), join(workspace, 'real/key.txt')]);
+    expect(reads(await uses("sed -n 's/a/b/p' real/key.txt"))).toEqual([join(workspace, 'real/key.txt')]);
+    expect(writes(await uses("sed -i 's/a/b/' real/key.txt"))).toEqual([join(workspace, 'real/key.txt')]);
+    expect(await uses('echo real/key.txt')).toEqual([]);
+  });
+
+  it('reads cp and mv sources and writes their destinations; rm, touch and tee write', async () => {
+    const copy = await uses('cp real/key.txt /tmp/stolen');
+    expect(reads(copy)).toEqual([join(workspace, 'real/key.txt')]);
+    expect(writes(copy)).toEqual(['/tmp/stolen']);
+    expect(writes(await uses('cp -t dest a b'))).toEqual([join(workspace, 'dest')]);
+    expect(writes(await uses('mv a b'))).toEqual([join(workspace, 'a'), join(workspace, 'b')]);
+    expect(writes(await uses('rm -rf build; touch x; echo y | tee -a log'))).toEqual(['build', 'x', 'log'].map((name) => join(workspace, name)));
+    expect((await uses('rm -rf build'))[0]!.below).toBe(true);
+    expect(writes(await uses('dd if=real/key.txt of=copy'))).toEqual([join(workspace, 'copy')]);
+  });
+
+  it('counts every argument of a program it does not know as read and written below', async () => {
+    const found = await uses('frobnicate --out=/etc/x real -q');
+    expect(found.map((use) => [use.accesses, use.paths, use.below])).toEqual([
+      [['read', 'write'], ['/etc/x'], true],
+      [['read', 'write'], [join(workspace, 'real')], true],
+    ]);
+  });
+
+  it('reads the working folder of recursive readers given no folder', async () => {
+    expect((await uses('grep -r KEY'))[0]).toMatchObject({ paths: [workspace], below: true });
+    expect((await uses('find -name "*.txt"'))[0]).toMatchObject({ paths: [workspace], below: true });
+    expect((await uses('grep KEY'))).toEqual([]);
+  });
+
+  it('expands ~ to HOME and ~user through the passwd database, unquoted only', async () => {
+    expect(reads(await uses('cat ~/.ssh/id_rsa'))).toEqual([join(home, '.ssh/id_rsa')]);
+    expect(reads(await uses('cat ~root/.bashrc'))).toEqual([join(root, 'rootHome/.bashrc')]);
+    expect(reads(await uses("cat '~root/.bashrc'"))).toEqual([join(workspace, '~root/.bashrc')]);
+    const nobody = (await uses('cat ~nosuchuser/x'))[0]!;
+    expect(nobody.unknown).toContain('~nosuchuser names no user');
+  });
+
+  it('expands globs in the folder, and keeps the word itself for a glob that matches nothing', async () => {
+    expect(reads(await uses('cat real/*.txt')).sort()).toEqual([join(workspace, 'real/*.txt'), join(workspace, 'real/key.txt'), join(workspace, 'real/other.txt')].sort());
+    expect(reads(await uses('cat ~root/.b*'))).toEqual([join(root, 'rootHome/.b*')]);
+    expect(reads(await uses('cat {real,src}/key.txt'))).toEqual([join(workspace, 'real/key.txt'), join(workspace, 'src/key.txt')]);
+  });
+
+  it('places relative words in every folder a cd may have moved to, and an unknown cd makes them unknown', async () => {
+    expect(reads(await uses('cd real && cat key.txt'))).toEqual([join(workspace, 'key.txt'), join(workspace, 'real/key.txt')]);
+    expect((await uses('cd "$X" && cat key.txt'))[0]!.unknown).toBeDefined();
+    expect((await uses('cd - && cat key.txt'))[0]!.unknown).toContain('known only when the line runs');
+  });
+
+  it('reports a value computed when the line runs as unknown, not guessed', async () => {
+    expect((await uses('cat $F'))[0]).toMatchObject({ paths: [], unknown: '$F is only known when the line runs' });
+    expect((await uses('echo hi > "$OUT"'))[0]!.unknown).toBeDefined();
+  });
+
+  it('takes a .. both as text and as the kernel follows it through a symlink', async () => {
+    // up → the temp root, so up/../x is the root's parent's x to the kernel, ws/x as text.
+    expect(reads(await uses('cat up/../x')).sort()).toEqual([join(root, '..', 'x'), join(workspace, 'x')].sort());
+  });
+});
+
+describe('bashStaysInWorkspace', () => {
+  const bounds = () => ({ workspace, stateFolder: state, home, passwdFile });
+  const verdict = (line: string, cwd = workspace) => bashStaysInWorkspace(line, cwd, bounds());
+
+  it.each([
+    ['cat real/key.txt src/a.ts', 'plain paths inside'],
+    ['ls -R && grep -rn TODO src', 'recursive reads of the workspace'],
+    ['echo hi > out.txt && cat < out.txt', 'redirections inside'],
+    ['git status --short', 'words that are not paths, placed inside'],
+    ['cat secret/key.txt', 'a link that leads inside'],
+  ])('allows %s (%s)', async (line) => {
+    expect(await verdict(line)).toEqual({ ok: true });
+  });
+
+  it.each([
+    ['cat ~/.ssh/id_rsa', 'outside the workspace'],
+    ['cat ~root/.bashrc', 'outside the workspace'],
+    ['ls ~root', 'outside the workspace'],
+    ['cat ../../../etc/passwd', 'outside the workspace'],
+    ['ls -R /root', 'outside the workspace'],
+    ['cat up/passwd', 'outside the workspace'],
+    ['cat $TOOLGATE_HOME/console-token', 'only known when the line runs'],
+    ['cat "$HOME"/x', 'only known when the line runs'],
+    ['cd .. && cat ws/real/key.txt', 'outside the workspace'],
+    ['echo x > /tmp/out', 'outside the workspace'],
+    ['sort -o/etc/x real/key.txt', 'outside the workspace'],
+    ['bash -c "cat /etc/passwd"', 'runs code the line does not show'],
+    ['npm run build', 'runs code the line does not show'],
+    ['cat ~nosuchuser/x', 'names no user'],
+    ['cat $(echo real/key.txt)', 'only known when the line runs'],
+    ['cat <(ls)', 'only known when the line runs'],
+    ['/bin/cat real/key.txt', 'outside the workspace'],
+    ['cat "unterminated', 'could not parse'],
+  ])('refuses %s (%s)', async (line, reason) => {
+    const found = await verdict(line);
+    expect(found.ok).toBe(false);
+    expect(found.ok ? '' : found.reason).toContain(reason);
+  });
+
+  it('refuses the state folder even when it lies in the workspace, and a recursive read of a folder holding it', async () => {
+    const inside = { workspace, stateFolder: join(workspace, '.toolgate-state'), home };
+    mkdirSync(inside.stateFolder);
+    writeFileSync(join(inside.stateFolder, 'console-token'), 't');
+    const direct = await bashStaysInWorkspace('cat .toolgate-state/console-token', workspace, inside);
+    expect(direct).toMatchObject({ ok: false, reason: expect.stringContaining("Toolgate's state folder") });
+    expect(await bashStaysInWorkspace('grep -r token .', workspace, inside)).toMatchObject({ ok: false });
+    expect(await bashStaysInWorkspace('cat .tool*/console-token', workspace, inside)).toMatchObject({ ok: false });
+    expect(await bashStaysInWorkspace('cat src/a.ts', workspace, inside)).toEqual({ ok: true });
+  });
+
+  it('refuses a line starting outside the workspace', async () => {
+    expect(await verdict('ls', root)).toMatchObject({ ok: false, path: root });
+  });
+});
