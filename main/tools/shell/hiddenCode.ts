@@ -149,3 +149,27 @@ function shortOptionValue(args: readonly string[], letter: string): string | und
   const at = args.findIndex((arg) => new RegExp(`^-[a-zA-Z]*${letter}$`).test(arg));
   return at < 0 ? undefined : (args[at + 1] ?? '');
 }
+
+/**
+ * The shell text a program is handed to run (eval's words, `sh -c` text, `su -c`, a trap, an
+ * alias's value, watch, ssh's remote command, `env -S`, git settings git runs), for the rules to
+ * read as commands of their own. Code in files, piped in, or in other languages is not in it.
+ */
+export function shellTextsOf(argv: readonly string[]): string[] {
+  const [written = '', ...args] = argv;
+  const program = baseName(written);
+  if (program === 'eval') return [args.join(' ')];
+  if (program === 'busybox') return args.length > 0 ? [args.join(' ')] : [];
+  if (SHELLS.has(program)) return shellCode(program, args).filter((code) => code.why.includes(' -c ')).map((code) => code.code);
+  if (THROUGH_SHELL.has(program)) return shortOptionValue(args, 'c') === undefined ? [] : [shortOptionValue(args, 'c')!];
+  if (program === 'trap' && args.length >= 2 && !args[0]!.startsWith('-')) return [args[0]!];
+  if (program === 'alias') return args.filter((arg) => arg.includes('=')).map((arg) => arg.slice(arg.indexOf('=') + 1));
+  if (program === 'watch') return [afterOptions(args, ['-n', '-d', '--interval'])];
+  if (program === 'ssh') return sshCode(args).map((code) => code.code);
+  if (program === 'env') return args.flatMap((arg, at) => (arg === '-S' || arg === '--split-string' ? [args[at + 1] ?? ''] : /^(-S|--split-string=)./s.test(arg) ? [arg.replace(/^(-S|--split-string=)/, '')] : []));
+  if (program === 'git') {
+    // An alias's value is a git command line, or with a leading ! a shell command line.
+    return gitCode(args).map((code) => (!/^git -c alias\./.test(code.why) ? code.code : code.code.startsWith('!') ? code.code.slice(1) : `git ${code.code}`));
+  }
+  return [];
+}

@@ -1,0 +1,147 @@
+import { closingAnsiQuote, decodeAnsiC, expandBraces } from './shellWords';
+
+/**
+ * What a word can become when bash runs it, for rules that must not be dodged by it. A word as
+ * written is a run of pieces: literal text (after quote removal and `$'…'` decoding), glob
+ * characters (`*`, `?`, `[…]`, an extglob's `(`), and parts bash fills in at run time (`$x`,
+ * `${x:-y}`, `$(…)`, backquotes, `$((…))`, a leading `~`). Its shape says which words it may turn into:
+ * - literal: exactly its text;
+ * - one: one word matching `test` (a quoted expansion `"$x"`, a tilde: no splitting, no globbing);
+ * - many: one or more words each matching `test` (a glob, one word per file it matches);
+ * - any: any number of words of any text (an unquoted expansion: word splitting by `IFS`, then globbing).
+ * Brace expansion (`{a,b}`, `{1..3}`) is done first, as bash does, so a braced word is several shapes.
+ * Tests over-approximate (a `[…]` class reads as any run of characters): a shape may match more
+ * than bash would produce, never less.
+ */
+export interface WordShape {
+  /** The word as written (after brace expansion). */
+  readonly written: string;
+  /** Its value when bash decides nothing at run time. */
+  readonly literal?: string;
+  /** How many words it may become. */
+  readonly count: 'literal' | 'one' | 'many' | 'any';
+  /** Whether one word it becomes could be this text. */
+  readonly test: RegExp;
+  /** Whether the last path segment of one word it becomes could be this text (`/bin/r?` could run rm). */
+  readonly baseTest: RegExp;
+  /** Whether a word it becomes could start with `-`, and so be read as options. */
+  readonly mayBeOption: boolean;
+}
+
+/** A piece of a word: literal text, a glob character, or text only known at run time. */
+type Piece = { kind: 'text'; text: string } | { kind: 'glob'; source: string } | { kind: 'runtime'; split: boolean; tilde?: boolean };
+
+const ANY = /^[\s\S]*$/;
+
+/** The shapes of one word as written (several when it holds a brace list). */
+export function wordShapes(written: string): WordShape[] {
+  return (written.includes('{') ? expandBraces(written) : [written]).map(shapeOf);
+}
+
+function shapeOf(written: string): WordShape {
+  const pieces = piecesOf(written);
+  const runtime = pieces.filter((piece) => piece.kind === 'runtime');
+  if (runtime.some((piece) => piece.kind === 'runtime' && piece.split)) return { written, count: 'any', test: ANY, baseTest: ANY, mayBeOption: true };
+  const isLiteral = pieces.every((piece) => piece.kind === 'text');
+  if (isLiteral) {
+    const literal = pieces.map((piece) => (piece.kind === 'text' ? piece.text : '')).join('');
+    const exact = new RegExp(`^${escapeRegExp(literal)}$`);
+    const base = literal.slice(literal.lastIndexOf('/') + 1);
+    return { written, literal, count: 'literal', test: exact, baseTest: new RegExp(`^${escapeRegExp(base)}$`), mayBeOption: literal.startsWith('-') };
+  }
+  const count = pieces.some((piece) => piece.kind === 'glob') ? 'many' : 'one';
+  const first = pieces.find((piece) => piece.kind !== 'text' || piece.text !== '');
+  const mayBeOption = first === undefined || (first.kind === 'text' ? first.text.startsWith('-') : first.kind === 'glob' || !first.tilde);
+  return { written, count, test: new RegExp(`^${render(pieces)}$`), baseTest: new RegExp(`^${render(baseNamePieces(pieces))}$`), mayBeOption };
+}
+
+/** The pieces that make up the last path segment: after the last literal `/`, or after the last run-time part (which may hold a `/`). */
+function baseNamePieces(pieces: readonly Piece[]): Piece[] {
+  for (let at = pieces.length - 1; at >= 0; at--) {
+    const piece = pieces[at]!;
+    if (piece.kind === 'runtime') return [{ kind: 'glob', source: '[\\s\\S]*' }, ...pieces.slice(at + 1)];
+    if (piece.kind === 'text' && piece.text.includes('/')) return [{ kind: 'text', text: piece.text.slice(piece.text.lastIndexOf('/') + 1) }, ...pieces.slice(at + 1)];
+  }
+  return [...pieces];
+}
+
+function render(pieces: readonly Piece[]): string {
+  return pieces.map((piece) => (piece.kind === 'text' ? escapeRegExp(piece.text) : piece.kind === 'glob' ? piece.source : '[\\s\\S]*')).join('');
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+}
+
+/** Splits a word as written into pieces, quotes removed. */
+function piecesOf(text: string): Piece[] {
+  const pieces: Piece[] = [];
+  let literal = '';
+  const flush = () => {
+    if (literal !== '') pieces.push({ kind: 'text', text: literal });
+    literal = '';
+  };
+  const push = (piece: Piece) => {
+    flush();
+    pieces.push(piece);
+  };
+  let index = 0;
+  if (text.startsWith('~')) {
+    // A leading tilde (to the first /) is a home folder bash looks up when it runs.
+    const slash = text.indexOf('/');
+    push({ kind: 'runtime', split: false, tilde: true });
+    index = slash < 0 ? text.length : slash;
+  }
+  while (index < text.length) {
+    const char = text[index]!;
+    if (char === '\\') {
+      literal += text[index + 1] ?? '';
+      index += 2;
+    } else if (char === "'") {
+      const end = text.indexOf("'", index + 1);
+      literal += text.slice(index + 1, end < 0 ? undefined : end);
+      index = end < 0 ? text.length : end + 1;
+    } else if (char === '$' && text[index + 1] === "'") {
+      const end = closingAnsiQuote(text, index + 2);
+      literal += decodeAnsiC(text.slice(index + 2, end));
+      index = end + 1;
+    } else if (char === '"' || (char === '$' && text[index + 1] === '"')) {
+      index = doubleQuoted(text, char === '$' ? index + 2 : index + 1, (part) => (typeof part === 'string' ? (literal += part) : push(part)));
+    } else if (char === '$' || char === '`') {
+      // An unquoted expansion is split into words and globbed: nothing after it is known either.
+      push({ kind: 'runtime', split: true });
+      break;
+    } else if (char === '*' || char === '[' || char === '(') {
+      push({ kind: 'glob', source: '[\\s\\S]*' });
+      index++;
+    } else if (char === '?') {
+      push({ kind: 'glob', source: '[\\s\\S]' });
+      index++;
+    } else {
+      literal += char;
+      index++;
+    }
+  }
+  flush();
+  return pieces;
+}
+
+/**
+ * Reads a double-quoted part from `from`; returns the index after its closing quote. An expansion in
+ * it ends the reading: the rest of the word is run-time text (quotes nested in `$(…)` cannot then
+ * end it in the wrong place).
+ */
+function doubleQuoted(text: string, from: number, emit: (part: string | Piece) => void): number {
+  for (let at = from; at < text.length; at++) {
+    const char = text[at]!;
+    if (char === '"') return at + 1;
+    if (char === '\\' && at + 1 < text.length) {
+      at++;
+      emit('$`"\\\n'.includes(text[at]!) ? text[at]! : `\\${text[at]}`);
+    } else if (char === '$' || char === '`') {
+      emit({ kind: 'runtime', split: false });
+      return text.length;
+    } else emit(char);
+  }
+  return text.length;
+}
