@@ -6,6 +6,7 @@ import { baseName, programWords } from '../tools/shell/programWords';
 import { isAssignment, wordValue } from '../tools/shell/shellWords';
 import { wordShapes, type WordShape } from '../tools/shell/wordShapes';
 import { gitCommandsLike, gitSubcommandIndex, mayBeGitAlias } from './gitCommands';
+import { npmMayRun } from './npmCommands';
 import { onlyOptions, optionGiven, ruleOptionSpelling, type OptionSpelling, type WrittenOptions } from './optionSpellings';
 
 /**
@@ -31,7 +32,8 @@ import { onlyOptions, optionGiven, ruleOptionSpelling, type OptionSpelling, type
  *   here-document fed to a shell) every deny and ask counts as matching;
  * - functions defined on the line: their bodies are sub-commands of the line (commandReader.ts);
  * - git: its global options before the subcommand, commands that do the same (`send-pack` for
- *   `push`), and a subcommand git does not know (an alias from any config) counting as any.
+ *   `push`), and a subcommand git does not know (an alias from any config) counting as any;
+ * - npm: its aliases and abbreviations of commands (`npm publ` is `npm publish`, see npmCommands.ts).
  * Out of reach (a person or the allow rules' narrower reading covers them): code in files (`bash
  * script.sh`, `source f`, `make`, `npm run`), code piped to a shell's input, other languages
  * (`python -c`), a program copied or linked under another name, and `hash -p`.
@@ -41,7 +43,7 @@ import { onlyOptions, optionGiven, ruleOptionSpelling, type OptionSpelling, type
 export interface BroadPattern {
   /** The program's last path segment. */
   readonly program: string;
-  /** For git, the subcommand the rule names. */
+  /** For git and npm, the subcommand the rule names. */
   readonly subcommand?: string;
   readonly options: readonly OptionSpelling[];
   readonly operands: readonly string[];
@@ -75,7 +77,7 @@ const ANY_WORD: WordShape = { written: '$…', count: 'any', test: /^[\s\S]*$/, 
 export function broadPattern(words: readonly string[], prefix: boolean): BroadPattern {
   const program = baseName(words[0] ?? '');
   const { shorts, longs, operands } = splitOptions(words.slice(1).map(literalShape));
-  const subcommand = program === 'git' ? operands[0]?.literal : undefined;
+  const subcommand = program === 'git' || program === 'npm' ? operands[0]?.literal : undefined;
   const options = [...shorts, ...longs].map((option) => ruleOptionSpelling(program, subcommand, option));
   return { program, ...(subcommand ? { subcommand } : {}), options, operands: operands.map((word) => word.literal!), prefix };
 }
@@ -157,6 +159,7 @@ function matchesFrom(pattern: BroadPattern, words: readonly WordShape[], start: 
   if (head.count === 'any' || head.count === 'many') return true;
   let rest = words.slice(start + 1);
   if (pattern.program === 'git') rest = gitArguments(head, rest, pattern.subcommand);
+  if (pattern.program === 'npm') rest = npmArguments(rest, pattern.subcommand);
   const written = splitOptions(rest);
   if (!pattern.options.every((option) => optionGiven(option, written))) return false;
   if (!pattern.prefix && !onlyOptions(pattern.options, written)) return false;
@@ -173,6 +176,15 @@ function gitArguments(head: WordShape, rest: readonly WordShape[], subcommand: s
   if (given === undefined) return args;
   if (gitCommandsLike(subcommand).includes(given)) args[at] = literalShape(subcommand);
   else if (mayBeGitAlias(given)) args[at] = ANY_WORD;
+  return args;
+}
+
+/** npm's arguments with its command word read as the rule's when npm may run that for it (`npm publ` is npm publish). */
+function npmArguments(rest: readonly WordShape[], subcommand: string | undefined): WordShape[] {
+  const args = [...rest];
+  const at = args.findIndex((word) => word.literal === undefined || !word.literal.startsWith('-'));
+  const given = args[at]?.literal;
+  if (subcommand !== undefined && given !== undefined && npmMayRun(given, subcommand)) args[at] = literalShape(subcommand);
   return args;
 }
 

@@ -96,11 +96,15 @@ export function shellView(command: SubCommand): ShellView {
   const values = valuesOf(command.argv.slice(words.prefixes.length));
   const run = values.slice(values.length - words.argv.length);
   const blocked = unreadableForAllow(command);
+  let readings: CommandReadings | undefined;
   return {
     command,
     ...(blocked ? { blocked } : {}),
     run,
-    readings: commandReadings(command),
+    // Read on first use: a call that no deny or ask rule looks at never pays for it.
+    get readings() {
+      return (readings ??= commandReadings(command));
+    },
   };
 }
 

@@ -135,6 +135,20 @@ describe('a deny of git push * against what git runs', () => {
   });
 });
 
+describe('a deny of npm publish * against how npm reads its command', () => {
+  beforeEach(async () => {
+    await policy.withUserPolicy({ allow: ['shell_exec(npm *)'], deny: ['shell_exec(npm publish *)', 'shell_exec(npm uninstall *)'] });
+  });
+
+  it.each([['npm publ'], ['npm pub --access public'], ['npm --loglevel=silent publish'], ['npm rm left-pad'], ['npm r left-pad'], ['npm un left-pad'], ['npm unin left-pad']])('%j is denied', async (line) => {
+    expect((await decideShell(policy.engine(), line)).decision).toBe('deny');
+  });
+
+  it.each([['npm test'], ['npm install'], ['npm ls']])('%j is allowed', async (line) => {
+    expect((await decideShell(policy.engine(), line)).decision).toBe('allow');
+  });
+});
+
 describe('an ask rule reads the same way', () => {
   it('asks for a dodged spelling instead of allowing it', async () => {
     await policy.withUserPolicy({ allow: ['shell_exec(rm *)'], ask: ['shell_exec(rm --recursive *)'] });
