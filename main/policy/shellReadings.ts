@@ -1,10 +1,10 @@
 import type { SubCommand } from '../../shared/commandPreview';
 import { GateError } from '../../shared/errors';
-import { shellTextsOf } from '../tools/shell/hiddenCode';
 import { parseNestedCommand } from '../tools/shell/parseCommand';
 import { baseName, programWords } from '../tools/shell/programWords';
-import { isAssignment, wordValue } from '../tools/shell/shellWords';
+import { isAssignment } from '../tools/shell/shellWords';
 import { wordShapes, type WordShape } from '../tools/shell/wordShapes';
+import { CODE_TAKERS, commandVariables, handedCode } from './handedCode';
 import { gitCommandsLike, gitSubcommandIndex, mayBeGitAlias } from './gitCommands';
 import { npmMayRun } from './npmCommands';
 import { onlyOptions, optionGiven, ruleOptionSpelling, type OptionSpelling, type WrittenOptions } from './optionSpellings';
@@ -27,16 +27,17 @@ import { onlyOptions, optionGiven, ruleOptionSpelling, type OptionSpelling, type
  *   `xargs`, `sudo`, `find -exec`, `strace`, any other): each literal word of a sub-command is also
  *   read as where a command starts, whatever precedes it;
  * - shell text handed over (`eval`, `bash -c`, `sh -c`, `su -c`, `trap`, `watch`, `ssh`, `env -S`, an
- *   `alias` value, git settings and `!` aliases given with `-c`, a here-string fed to a shell): it is
- *   parsed and its commands read the same way; when it is computed or cannot be parsed (or is a
- *   here-document fed to a shell) every deny and ask counts as matching;
+ *   `alias` value, git settings and `!` aliases given with `-c`, a here-string fed to a shell,
+ *   `GIT_SSH_COMMAND=…` and other variables programs run): it is parsed and its commands read the
+ *   same way; when it is computed or cannot be parsed, or a shell reads code from its input (a
+ *   pipe, a here-document, `<(…)`), every deny and ask counts as matching (handedCode.ts);
  * - functions defined on the line: their bodies are sub-commands of the line (commandReader.ts);
  * - git: its global options before the subcommand, commands that do the same (`send-pack` for
  *   `push`), and a subcommand git does not know (an alias from any config) counting as any;
  * - npm: its aliases and abbreviations of commands (`npm publ` is `npm publish`, see npmCommands.ts).
  * Out of reach (a person or the allow rules' narrower reading covers them): code in files (`bash
- * script.sh`, `source f`, `make`, `npm run`), code piped to a shell's input, other languages
- * (`python -c`), a program copied or linked under another name, and `hash -p`.
+ * script.sh`, `source f`, `make`, `npm run`), other languages (`python -c`), a program copied or
+ * linked under another name, and `hash -p`.
  */
 
 /** A deny or ask rule's words, ready for broad matching. */
@@ -66,11 +67,6 @@ export interface CommandReadings {
 const MAX_STARTS = 64;
 /** How deep shell text inside shell text is read. */
 const MAX_DEPTH = 4;
-/** Programs that are handed shell text (shellTextsOf). */
-const TEXT_RUNNERS = new Set(['eval', 'bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'fish', 'ash', 'busybox', 'su', 'runuser', 'script', 'flock', 'trap', 'alias', 'watch', 'ssh', 'env', 'git']);
-const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'fish', 'ash']);
-/** Stands for a word only known at run time in text handed to shellTextsOf (a parsed line holds no NUL). */
-const RUNTIME_WORD = '\0runtime\0';
 const ANY_WORD: WordShape = { written: '$…', count: 'any', test: /^[\s\S]*$/, baseTest: /^[\s\S]*$/, mayBeOption: true };
 
 /** Compiles a rule's words (quotes removed) for broad matching. */
@@ -95,34 +91,16 @@ export function commandReadings(command: SubCommand, depth = 0): CommandReadings
   });
   const nested: CommandReadings[] = [];
   let opaque: string | undefined;
-  for (const start of starts) {
-    const program = baseName(words[start]!.literal ?? '');
-    if (!TEXT_RUNNERS.has(program)) continue;
-    const handed = handedText(command, words.slice(start), program);
-    for (const text of handed.texts) {
-      const read = depth >= MAX_DEPTH ? { opaque: `${program} hands over shell text nested too deep to read` } : readText(text, depth);
+  const handed = [...starts].filter((start) => CODE_TAKERS.has(baseName(words[start]!.literal ?? ''))).map((start) => handedCode(command, words.slice(start)));
+  for (const code of [commandVariables(command), ...handed]) {
+    for (const text of code.texts) {
+      const read = depth >= MAX_DEPTH ? { opaque: 'shell text nested too deep to read' } : readText(text, depth);
       if ('opaque' in read) opaque ??= read.opaque;
       else nested.push(...read.commands);
     }
-    opaque ??= handed.opaque;
+    opaque ??= code.opaque;
   }
   return { words, starts: [...starts].sort((a, b) => a - b), nested, ...(opaque ? { opaque } : {}) };
-}
-
-/** The shell text a program at the head of `words` is handed, or why it cannot be read. */
-function handedText(command: SubCommand, words: readonly WordShape[], program: string): { texts: string[]; opaque?: string } {
-  const texts = shellTextsOf(words.map((word) => word.literal ?? RUNTIME_WORD));
-  if (texts.some((text) => text.includes(RUNTIME_WORD))) return { texts: [], opaque: `${program} runs shell text only known when the line runs` };
-  if (SHELLS.has(program) && texts.length === 0) {
-    for (const redirect of command.redirects) {
-      if (redirect.op.endsWith('<<<')) {
-        const fed = wordValue(redirect.target);
-        if (fed.computed) return { texts, opaque: `${program} runs a here-string only known when the line runs` };
-        texts.push(fed.value);
-      } else if (redirect.op.includes('<<')) return { texts, opaque: `${program} runs a here-document as shell code` };
-    }
-  }
-  return { texts };
 }
 
 function readText(text: string, depth: number): { commands: CommandReadings[] } | { opaque: string } {

@@ -9,7 +9,7 @@ const policy = useUserPolicy();
 describe('a deny of rm -rf * against what bash rewrites', () => {
   beforeEach(async () => {
     await policy.withUserPolicy({
-      allow: ['shell_exec(rm *)', 'shell_exec(ls *)', 'shell_exec(echo *)', 'shell_exec(git *)'],
+      allow: ['shell_exec(rm *)', 'shell_exec(ls *)', 'shell_exec(echo *)', 'shell_exec(git *)', 'shell_exec(bash build.sh)'],
       deny: [{ rule: 'shell_exec(rm -rf *)', reason: 'recursive deletes need review' }],
     });
   });
@@ -92,16 +92,27 @@ describe('a deny of rm -rf * against what bash rewrites', () => {
     ["bash -c \"bash -c 'rm -rf victim'\""],
     ["git -c alias.x='!rm -rf victim' x"],
     ['f() { rm -rf "$@"; }; f victim'],
+    ["GIT_SSH_COMMAND='rm -rf victim' git fetch"],
+    ["export PAGER='rm -rf victim'; git log"],
+    ["source /dev/stdin <<< 'rm -rf victim'"],
+    ["printf 'r%s -rf victim' m | sh"],
+    ["bash < <(printf 'r%s -rf victim' m)"],
+    ["source <(printf 'r%s -rf victim' m)"],
+    ['bash -s < script.sh'],
   ])('shell text handed over, aliases and functions: %j is denied', async (line) => {
     expect((await decideShell(policy.engine(), line)).decision).toBe('deny');
   });
 
-  it.each([['rm victim3/file'], ['rm -f a.txt'], ['rm -r build'], ['rm ./*'], ['rm -- *'], ['ls *.txt'], ['ls -la'], ['echo "rm -rf x"'], ['git commit -m "rm -rf x"']])(
+  it.each([['rm victim3/file'], ['rm -f a.txt'], ['rm -r build'], ['rm ./*'], ['rm -- *'], ['ls *.txt'], ['ls -la'], ['echo "rm -rf x"'], ['git commit -m "rm -rf x"'], ['bash build.sh']])(
     'the plain forms still run: %j is allowed',
     async (line) => {
       expect((await decideShell(policy.engine(), line)).decision).toBe('allow');
     },
   );
+
+  it.each([["bash -c 'echo hi'"], ["bash <<< 'echo hi'"], ["eval 'echo hi'"]])('shell text that does not delete is not denied: %j asks, as no allow covers shell text', async (line) => {
+    expect((await decideShell(policy.engine(), line)).decision).toBe('ask');
+  });
 });
 
 describe('a deny of git push * against what git runs', () => {
