@@ -27,6 +27,7 @@ describe('a deny of rm -rf * against what bash rewrites', () => {
     ['rm $((0))rf victim'],
     ['rm {-rf,victim}'],
     ['rm {"-r",-f} victim'],
+    ['set -- -rf victim; rm "$@"'],
     ['sudo {"r"m,-rf,victim}'],
   ])('a word bash decides when it runs: %j is denied', async (line) => {
     const decided = await decideShell(policy.engine(), line);
@@ -99,6 +100,8 @@ describe('a deny of rm -rf * against what bash rewrites', () => {
     ["bash < <(printf 'r%s -rf victim' m)"],
     ["source <(printf 'r%s -rf victim' m)"],
     ['bash -s < script.sh'],
+    ['shopt -s expand_aliases\nalias ls=rm\nls -rf victim'],
+    ['hash -p /bin/rm ls; ls -rf victim'],
   ])('shell text handed over, aliases and functions: %j is denied', async (line) => {
     expect((await decideShell(policy.engine(), line)).decision).toBe('deny');
   });

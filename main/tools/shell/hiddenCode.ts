@@ -1,5 +1,6 @@
 import type { HiddenCode } from '../../../shared/commandPreview';
 import { baseName, type ProgramWords } from './programWords';
+import { shellQuote } from './shellQuote';
 
 /**
  * Code a sub-command runs that the prompt cannot list as commands: a string handed to `eval` or
@@ -152,7 +153,8 @@ function shortOptionValue(args: readonly string[], letter: string): string | und
 
 /**
  * The shell text a program is handed to run (eval's words, `sh -c` text, `su -c`, a trap, an
- * alias's value, watch, ssh's remote command, `env -S`, git settings git runs), for the rules to
+ * alias's value or `hash -p`'s path with the arguments it will get, watch, ssh's remote command,
+ * `env -S`, git settings git runs), for the rules to
  * read as commands of their own. Code in files, piped in, or in other languages is not in it.
  */
 export function shellTextsOf(argv: readonly string[]): string[] {
@@ -163,7 +165,9 @@ export function shellTextsOf(argv: readonly string[]): string[] {
   if (SHELLS.has(program)) return shellCode(program, args).filter((code) => code.why.includes(' -c ')).map((code) => code.code);
   if (THROUGH_SHELL.has(program)) return shortOptionValue(args, 'c') === undefined ? [] : [shortOptionValue(args, 'c')!];
   if (program === 'trap' && args.length >= 2 && !args[0]!.startsWith('-')) return [args[0]!];
-  if (program === 'alias') return args.filter((arg) => arg.includes('=')).map((arg) => arg.slice(arg.indexOf('=') + 1));
+  // An alias or a hashed path runs later with any arguments: its text is read as followed by them.
+  if (program === 'alias') return args.filter((arg) => arg.includes('=')).map((arg) => `${arg.slice(arg.indexOf('=') + 1)} "$@"`);
+  if (program === 'hash' && args.includes('-p')) return [`${shellQuote(args[args.indexOf('-p') + 1] ?? '')} "$@"`];
   if (program === 'watch') return [afterOptions(args, ['-n', '-d', '--interval'])];
   if (program === 'ssh') return sshCode(args).map((code) => code.code);
   if (program === 'env') return args.flatMap((arg, at) => (arg === '-S' || arg === '--split-string' ? [args[at + 1] ?? ''] : /^(-S|--split-string=)./s.test(arg) ? [arg.replace(/^(-S|--split-string=)/, '')] : []));

@@ -8,7 +8,8 @@ import { closingAnsiQuote, decodeAnsiC, expandBraces } from './shellWords';
  * - literal: exactly its text;
  * - one: one word matching `test` (a quoted expansion `"$x"`, a tilde: no splitting, no globbing);
  * - many: one or more words each matching `test` (a glob, one word per file it matches);
- * - any: any number of words of any text (an unquoted expansion: word splitting by `IFS`, then globbing).
+ * - any: any number of words of any text (an unquoted expansion: word splitting by `IFS`, then
+ *   globbing; and `"$@"`, `"${a[@]}"`, one word per element).
  * Brace expansion (`{a,b}`, `{1..3}`) is done first, as bash does, so a braced word is several shapes.
  * Tests over-approximate (a `[…]` class reads as any run of characters): a shape may match more
  * than bash would produce, never less.
@@ -139,7 +140,8 @@ function doubleQuoted(text: string, from: number, emit: (part: string | Piece) =
       at++;
       emit('$`"\\\n'.includes(text[at]!) ? text[at]! : `\\${text[at]}`);
     } else if (char === '$' || char === '`') {
-      emit({ kind: 'runtime', split: false });
+      // "$@", "${a[@]}" and "${!p@}" are one word per element, even in quotes.
+      emit({ kind: 'runtime', split: char === '$' && /^\$(@|\{[^}]*@)/.test(text.slice(at)) });
       return text.length;
     } else emit(char);
   }
