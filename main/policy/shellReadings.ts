@@ -25,7 +25,8 @@ import { onlyOptions, optionGiven, ruleOptionSpelling, type OptionSpelling, type
  *   optionSpellings.ts;
  * - wrappers that run another program (`command`, `builtin`, `exec`, `env`, `nice`, `timeout`,
  *   `xargs`, `sudo`, `find -exec`, `strace`, any other): each literal word of a sub-command is also
- *   read as where a command starts, whatever precedes it;
+ *   read as where a command starts, whatever precedes it; after `xargs` and `parallel`, as followed
+ *   by any words (those they read from their input);
  * - shell text handed over (`eval`, `bash -c`, `sh -c`, `su -c`, `trap`, `watch`, `ssh`, `env -S`, an
  *   `alias` value, git settings and `!` aliases given with `-c`, a here-string fed to a shell,
  *   `GIT_SSH_COMMAND=…` and other variables programs run): it is parsed and its commands read the
@@ -65,6 +66,8 @@ export interface CommandReadings {
 
 /** Where one sub-command may name this many places its program starts before it is matched without reading each. */
 const MAX_STARTS = 64;
+/** Programs that run a command with more arguments they read from their input. */
+const ARGUMENT_ADDERS = new Set(['xargs', 'parallel']);
 /** How deep shell text inside shell text is read. */
 const MAX_DEPTH = 4;
 const ANY_WORD: WordShape = { written: '$…', count: 'any', test: /^[\s\S]*$/, baseTest: /^[\s\S]*$/, mayBeOption: true };
@@ -83,8 +86,10 @@ export function commandReadings(command: SubCommand, depth = 0): CommandReadings
   let first = 0;
   while (first < command.argv.length && isAssignment(command.argv[first]!)) first++;
   const words = command.argv.slice(first).flatMap((word) => wordShapes(word));
-  const starts = new Set<number>(words.length > 0 ? [0] : []);
   const stripped = words.length - programWords(command.argv).argv.length;
+  // xargs and parallel add words read from their input after the command they run (`echo -rf x | xargs rm`).
+  if (words.some((word) => ARGUMENT_ADDERS.has(baseName(word.literal ?? '')))) words.push(ANY_WORD);
+  const starts = new Set<number>(words.length > 0 ? [0] : []);
   if (stripped > 0 && stripped < words.length) starts.add(stripped);
   words.forEach((word, index) => {
     if (word.literal !== undefined && word.literal !== '' && !word.literal.startsWith('-')) starts.add(index);

@@ -66,6 +66,8 @@ describe('a deny of rm -rf * against what bash rewrites', () => {
     ['nice -n 5 rm -rf victim'],
     ['timeout -s KILL 5 rm -rf victim'],
     ['echo victim | xargs rm -rf'],
+    ['echo -rf victim | xargs rm'],
+    ['printf "%s\\n" -r -f victim | xargs -n 3 rm'],
     ['sudo -u root rm -rf victim'],
     ['find . -exec rm -rf {} +'],
     ['strace -f rm -rf victim'],
@@ -160,6 +162,18 @@ describe('a deny of npm publish * against how npm reads its command', () => {
 
   it.each([['npm test'], ['npm install'], ['npm ls']])('%j is allowed', async (line) => {
     expect((await decideShell(policy.engine(), line)).decision).toBe('allow');
+  });
+});
+
+describe('a rule written with long options', () => {
+  it('holds the short, bundled and shortened spellings, and stays exact without a *', async () => {
+    await policy.withUserPolicy({ allow: ['shell_exec(rm *)', 'shell_exec(git *)'], deny: ['shell_exec(rm --recursive --force *)', 'shell_exec(git push --force *)', 'shell_exec(git clean -fdx)'] });
+    for (const line of ['rm -rf x', 'rm -Rf x', 'rm --rec --for x', 'rm -r --fo x', 'git push -f', 'git push --forc origin', 'git send-pack --force ../r main', 'git clean -xdf', 'git clean -f -d -x', 'git clean --force -dx']) {
+      expect((await decideShell(policy.engine(), line)).decision, line).toBe('deny');
+    }
+    for (const line of ['rm -r x', 'rm -f x', 'git push origin', 'git clean -fd', 'git clean -fdx -e keep']) {
+      expect((await decideShell(policy.engine(), line)).decision, line).toBe('allow');
+    }
   });
 });
 
