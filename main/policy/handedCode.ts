@@ -28,12 +28,12 @@ const DECLARATIONS = new Set(['export', 'declare', 'typeset', 'local', 'readonly
 /** Stands for a word only known at run time in text handed to shellTextsOf (a parsed line holds no NUL). */
 const RUNTIME_WORD = '\0runtime\0';
 
-/** The code the program at the head of `words` is handed. */
-export function handedCode(command: SubCommand, words: readonly WordShape[]): HandedCode {
+/** The code the program at the head of `words` is handed; `runs` says it is the program the line runs, not an argument that may be one. */
+export function handedCode(command: SubCommand, words: readonly WordShape[], runs: boolean): HandedCode {
   const program = baseName(words[0]?.literal ?? '');
   const texts = shellTextsOf(words.map((word) => word.literal ?? RUNTIME_WORD));
   if (texts.some((text) => text.includes(RUNTIME_WORD))) return { texts: [], opaque: `${program} runs shell text only known when the line runs` };
-  if (texts.length > 0 || !(SHELLS.has(program) || program === 'source' || program === '.')) return { texts };
+  if (texts.length > 0 || !runs || !(SHELLS.has(program) || program === 'source' || program === '.')) return { texts };
   const file = scriptOperand(program, words.slice(1));
   if (file?.literal !== undefined && !/^\/dev\/(stdin|fd\/)/.test(file.literal)) return { texts }; // a script file: out of reach
   const fromInput = file === undefined || file.literal === '/dev/stdin' || file.literal === '/dev/fd/0';

@@ -96,7 +96,9 @@ export function commandReadings(command: SubCommand, depth = 0): CommandReadings
   });
   const nested: CommandReadings[] = [];
   let opaque: string | undefined;
-  const handed = [...starts].filter((start) => CODE_TAKERS.has(baseName(words[start]!.literal ?? ''))).map((start) => handedCode(command, words.slice(start)));
+  const takers = [...starts].filter((start) => CODE_TAKERS.has(baseName(words[start]!.literal ?? '')));
+  // Only the program itself (past known wrappers) reads the line's input: `which bash` runs no shell.
+  const handed = takers.map((start) => handedCode(command, words.slice(start), start === 0 || start === stripped));
   for (const code of [commandVariables(command), ...handed]) {
     for (const text of code.texts) {
       const read = depth >= MAX_DEPTH ? { opaque: 'shell text nested too deep to read' } : readText(text, depth);
