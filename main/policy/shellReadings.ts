@@ -3,7 +3,7 @@ import { GateError } from '../../shared/errors';
 import { parseNestedCommand } from '../tools/shell/parseCommand';
 import { baseName, programWords } from '../tools/shell/programWords';
 import { isAssignment } from '../tools/shell/shellWords';
-import { wordShapes, type WordShape } from '../tools/shell/wordShapes';
+import { ANY_TEXT, wordShapes, type WordShape } from '../tools/shell/wordShapes';
 import { CODE_TAKERS, commandVariables, handedCode } from './handedCode';
 import { gitCommandsLike, gitSubcommandIndex, mayBeGitAlias } from './gitCommands';
 import { npmMayRun } from './npmCommands';
@@ -70,7 +70,7 @@ const MAX_STARTS = 64;
 const ARGUMENT_ADDERS = new Set(['xargs', 'parallel']);
 /** How deep shell text inside shell text is read. */
 const MAX_DEPTH = 4;
-const ANY_WORD: WordShape = { written: '$…', count: 'any', test: /^[\s\S]*$/, baseTest: /^[\s\S]*$/, mayBeOption: true };
+const ANY_WORD: WordShape = { written: '$…', count: 'any', test: ANY_TEXT, baseTest: ANY_TEXT, mayBeOption: true };
 
 /** Compiles a rule's words (quotes removed) for broad matching. */
 export function broadPattern(words: readonly string[], prefix: boolean): BroadPattern {
@@ -133,7 +133,7 @@ export function readingsMatch(pattern: BroadPattern, readings: CommandReadings):
 }
 
 function mayBeProgram(word: WordShape, program: string): boolean {
-  if (word.literal === undefined) return word.baseTest.test(program);
+  if (word.literal === undefined) return word.baseTest(program);
   const name = baseName(word.literal);
   return name === program || (program === 'git' && name.startsWith('git-'));
 }
@@ -174,7 +174,7 @@ function npmArguments(rest: readonly WordShape[], subcommand: string | undefined
 }
 
 function literalShape(value: string): WordShape {
-  return wordShapes(`'${value.replace(/'/g, `'\\''`)}'`)[0]!;
+  return { written: value, literal: value, count: 'literal', test: (word) => word === value, baseTest: (name) => name === baseName(value), mayBeOption: value.startsWith('-') };
 }
 
 /** A command's options (in any spelling, and whether a run-time word may be any) and its other words. */
@@ -198,7 +198,7 @@ function splitOptions(words: readonly WordShape[]): WrittenOptions & { operands:
 }
 
 function fits(word: WordShape, wanted: string): boolean {
-  return word.literal !== undefined ? word.literal === wanted : word.test.test(wanted);
+  return word.literal !== undefined ? word.literal === wanted : word.test(wanted);
 }
 
 /** Whether `wanted` may appear in `words` in order, not necessarily side by side (a glob may stand for several, an unquoted expansion for any). */

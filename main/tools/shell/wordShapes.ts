@@ -22,9 +22,9 @@ export interface WordShape {
   /** How many words it may become. */
   readonly count: 'literal' | 'one' | 'many' | 'any';
   /** Whether one word it becomes could be this text. */
-  readonly test: RegExp;
+  readonly test: (word: string) => boolean;
   /** Whether the last path segment of one word it becomes could be this text (`/bin/r?` could run rm). */
-  readonly baseTest: RegExp;
+  readonly baseTest: (name: string) => boolean;
   /** Whether a word it becomes could start with `-`, and so be read as options. */
   readonly mayBeOption: boolean;
 }
@@ -32,7 +32,8 @@ export interface WordShape {
 /** A piece of a word: literal text, a glob character, or text only known at run time. */
 type Piece = { kind: 'text'; text: string } | { kind: 'glob'; source: string } | { kind: 'runtime'; split: boolean; tilde?: boolean };
 
-const ANY = /^[\s\S]*$/;
+/** Any text at all. */
+export const ANY_TEXT = (): boolean => true;
 
 /** The shapes of one word as written (several when it holds a brace list). */
 export function wordShapes(written: string): WordShape[] {
@@ -42,18 +43,19 @@ export function wordShapes(written: string): WordShape[] {
 function shapeOf(written: string): WordShape {
   const pieces = piecesOf(written);
   const runtime = pieces.filter((piece) => piece.kind === 'runtime');
-  if (runtime.some((piece) => piece.kind === 'runtime' && piece.split)) return { written, count: 'any', test: ANY, baseTest: ANY, mayBeOption: true };
+  if (runtime.some((piece) => piece.kind === 'runtime' && piece.split)) return { written, count: 'any', test: ANY_TEXT, baseTest: ANY_TEXT, mayBeOption: true };
   const isLiteral = pieces.every((piece) => piece.kind === 'text');
   if (isLiteral) {
     const literal = pieces.map((piece) => (piece.kind === 'text' ? piece.text : '')).join('');
-    const exact = new RegExp(`^${escapeRegExp(literal)}$`);
     const base = literal.slice(literal.lastIndexOf('/') + 1);
-    return { written, literal, count: 'literal', test: exact, baseTest: new RegExp(`^${escapeRegExp(base)}$`), mayBeOption: literal.startsWith('-') };
+    return { written, literal, count: 'literal', test: (word) => word === literal, baseTest: (name) => name === base, mayBeOption: literal.startsWith('-') };
   }
   const count = pieces.some((piece) => piece.kind === 'glob') ? 'many' : 'one';
   const first = pieces.find((piece) => piece.kind !== 'text' || piece.text !== '');
   const mayBeOption = first === undefined || (first.kind === 'text' ? first.text.startsWith('-') : first.kind === 'glob' || !first.tilde);
-  return { written, count, test: new RegExp(`^${render(pieces)}$`), baseTest: new RegExp(`^${render(baseNamePieces(pieces))}$`), mayBeOption };
+  const test = new RegExp(`^${render(pieces)}$`);
+  const baseTest = new RegExp(`^${render(baseNamePieces(pieces))}$`);
+  return { written, count, test: (word) => test.test(word), baseTest: (name) => baseTest.test(name), mayBeOption };
 }
 
 /** The pieces that make up the last path segment: after the last literal `/`, or after the last run-time part (which may hold a `/`). */
