@@ -18,7 +18,7 @@ export interface HandedCode {
 }
 
 /** Programs that take shell text or read shell code from a file or their input. */
-export const CODE_TAKERS = new Set(['hash', 'eval', 'bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'fish', 'ash', 'busybox', 'su', 'runuser', 'script', 'flock', 'trap', 'alias', 'watch', 'ssh', 'env', 'git', 'source', '.']);
+export const CODE_TAKERS = new Set(['hash', 'scp', 'sftp', 'rsync', 'tar', 'eval', 'bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'fish', 'ash', 'busybox', 'su', 'runuser', 'script', 'flock', 'trap', 'alias', 'watch', 'ssh', 'env', 'git', 'source', '.']);
 const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'fish', 'ash']);
 /** Shell options that take the next word as their value. */
 const SHELL_VALUE_OPTIONS = new Set(['-o', '+o', '-O', '+O', '--rcfile', '--init-file']);

@@ -27,8 +27,9 @@ import { onlyOptions, optionGiven, ruleOptionSpelling, type OptionSpelling, type
  *   `xargs`, `sudo`, `find -exec`, `strace`, any other): each literal word of a sub-command is also
  *   read as where a command starts, whatever precedes it; after `xargs` and `parallel`, as followed
  *   by any words (those they read from their input);
- * - shell text handed over (`eval`, `bash -c`, `sh -c`, `su -c`, `trap`, `watch`, `ssh`, `env -S`, an
- *   `alias` value, git settings and `!` aliases given with `-c`, a here-string fed to a shell,
+ * - shell text handed over (`eval`, `bash -c`, `sh -c`, `su -c`, `trap`, `watch`, `ssh` and its
+ *   `-o ProxyCommand`, `rsync -e`, `tar --to-command`, `env -S`, an `alias` value or `hash -p` path
+ *   (read as followed by any arguments), git settings and `!` aliases given with `-c`, a here-string fed to a shell,
  *   `GIT_SSH_COMMAND=…` and other variables programs run): it is parsed and its commands read the
  *   same way; when it is computed or cannot be parsed, or a shell reads code from its input (a
  *   pipe, a here-document, `<(…)`), every deny and ask counts as matching (handedCode.ts);
@@ -37,8 +38,9 @@ import { onlyOptions, optionGiven, ruleOptionSpelling, type OptionSpelling, type
  *   `push`), and a subcommand git does not know (an alias from any config) counting as any;
  * - npm: its aliases and abbreviations of commands (`npm publ` is `npm publish`, see npmCommands.ts).
  * Out of reach (a person or the allow rules' narrower reading covers them): code in files (`bash
- * script.sh`, `source f`, `make`, `npm run`), other languages (`python -c`), a program copied or
- * linked under another name, and `hash -p`.
+ * script.sh`, `source f`, `make`, `npm run`), other languages (`python -c`, awk's `system()`),
+ * commands other programs take in options not listed (`vim -c '!…'`, sed's `e`), and a program
+ * copied or linked under another name.
  */
 
 /** A deny or ask rule's words, ready for broad matching. */

@@ -104,6 +104,11 @@ describe('a deny of rm -rf * against what bash rewrites', () => {
     ['bash -s < script.sh'],
     ['shopt -s expand_aliases\nalias ls=rm\nls -rf victim'],
     ['hash -p /bin/rm ls; ls -rf victim'],
+    ["ssh -o ProxyCommand='rm -rf victim' host"],
+    ["scp -oProxyCommand='rm -rf victim' a host:b"],
+    ["rsync -e 'rm -rf victim' a host:b"],
+    ["tar -cf a.tar --to-command='rm -rf victim' x"],
+    ['tar -cf a.tar --checkpoint=1 --checkpoint-action=exec="rm -rf victim" x'],
   ])('shell text handed over, aliases and functions: %j is denied', async (line) => {
     expect((await decideShell(policy.engine(), line)).decision).toBe('deny');
   });
