@@ -50,6 +50,8 @@ function spellingOf(group: readonly string[]): OptionSpelling {
 /** A command's options as written: short letters, long names (without `--` or `=value`), and whether some word could be any option. */
 export interface WrittenOptions {
   readonly shorts: ReadonlySet<string>;
+  /** The short-option clusters as written, without their `-` (`rf`, `XDELETE`). */
+  readonly clusters: readonly string[];
   readonly longs: readonly string[];
   readonly anyOption: boolean;
 }
@@ -76,6 +78,8 @@ export function optionGiven(spelling: OptionSpelling, given: WrittenOptions): bo
 /** Whether every option a command gives is one of these (for a rule without `*`: no other options). */
 export function onlyOptions(spellings: readonly OptionSpelling[], given: WrittenOptions): boolean {
   if (given.anyOption) return true;
-  for (const letter of given.shorts) if (!spellings.some((spelling) => spelling.shorts.has(letter))) return false;
+  const known = (letter: string) => spellings.some((spelling) => spelling.shorts.has(letter));
+  // Any letter after the first may start an option's glued value (-XPUT): only the first must be the rule's.
+  if (!given.clusters.every((cluster) => known(cluster[0]!))) return false;
   return given.longs.every((long) => spellings.some((spelling) => longSpells(long, spelling)));
 }

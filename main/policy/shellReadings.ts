@@ -77,10 +77,10 @@ const ANY_WORD: WordShape = { written: '$…', count: 'any', test: ANY_TEXT, bas
 /** Compiles a rule's words (quotes removed) for broad matching. */
 export function broadPattern(words: readonly string[], prefix: boolean): BroadPattern {
   const program = baseName(words[0] ?? '');
-  const { shorts, longs, operands } = splitOptions(words.slice(1).map(literalShape));
-  const subcommand = program === 'git' || program === 'npm' ? operands[0]?.literal : undefined;
+  const { shorts, longs, operands } = splitOptions(words.slice(1).map(literalShape), false);
+  const subcommand = program === 'git' || program === 'npm' ? operands[0]?.word.literal : undefined;
   const options = [...shorts, ...longs].map((option) => ruleOptionSpelling(program, subcommand, option));
-  return { program, ...(subcommand ? { subcommand } : {}), options, operands: operands.map((word) => word.literal!), prefix };
+  return { program, ...(subcommand ? { subcommand } : {}), options, operands: operands.map(({ word }) => word.literal!), prefix };
 }
 
 /** Reads a sub-command broadly (see the comment at the top). */
@@ -147,7 +147,7 @@ function matchesFrom(pattern: BroadPattern, words: readonly WordShape[], start: 
   let rest = words.slice(start + 1);
   if (pattern.program === 'git') rest = gitArguments(head, rest, pattern.subcommand);
   if (pattern.program === 'npm') rest = npmArguments(rest, pattern.subcommand);
-  const written = splitOptions(rest);
+  const written = splitOptions(rest, true);
   if (!pattern.options.every((option) => optionGiven(option, written))) return false;
   if (!pattern.prefix && !onlyOptions(pattern.options, written)) return false;
   return pattern.prefix ? inOrder(pattern.operands, written.operands) : exactly(pattern.operands, written.operands);
@@ -179,24 +179,45 @@ function literalShape(value: string): WordShape {
   return { written: value, literal: value, count: 'literal', test: (word) => word === value, baseTest: (name) => name === baseName(value), mayBeOption: value.startsWith('-') };
 }
 
-/** A command's options (in any spelling, and whether a run-time word may be any) and its other words. */
-function splitOptions(words: readonly WordShape[]): WrittenOptions & { operands: WordShape[] } {
+/** A word that is not an option; `optional` when it may be an option's glued value instead (`-XDELETE`, `--repo=origin`). */
+interface Operand {
+  readonly word: WordShape;
+  readonly optional: boolean;
+}
+
+/**
+ * A command's options (in any spelling, and whether a run-time word may be any) and its other
+ * words. With `gluedValues`, what follows an option's letter or `=` also counts as a word the
+ * command may take (`curl -XDELETE` and `curl --request=DELETE` for a rule naming DELETE).
+ */
+function splitOptions(words: readonly WordShape[], gluedValues: boolean): WrittenOptions & { operands: Operand[] } {
   const shorts = new Set<string>();
+  const clusters: string[] = [];
   const longs: string[] = [];
-  const operands: WordShape[] = [];
+  const operands: Operand[] = [];
+  const glued = (value: string) => {
+    if (gluedValues && value !== '') operands.push({ word: literalShape(value), optional: true });
+  };
   let anyOption = false;
   let ended = false;
   for (const word of words) {
     const value = word.literal;
     if (value === undefined) {
       if (!ended && word.mayBeOption) anyOption = true;
-      operands.push(word);
-    } else if (ended || value === '-' || !value.startsWith('-')) operands.push(word);
+      operands.push({ word, optional: false });
+    } else if (ended || value === '-' || !value.startsWith('-')) operands.push({ word, optional: false });
     else if (value === '--') ended = true;
-    else if (value.startsWith('--')) longs.push(value.slice(2).split('=')[0]!);
-    else for (const letter of value.slice(1)) shorts.add(letter);
+    else if (value.startsWith('--')) {
+      const equals = value.indexOf('=');
+      longs.push(value.slice(2, equals < 0 ? undefined : equals));
+      if (equals >= 0) glued(value.slice(equals + 1));
+    } else {
+      clusters.push(value.slice(1));
+      for (const letter of value.slice(1)) shorts.add(letter);
+      for (let at = 2; at < value.length; at++) glued(value.slice(at));
+    }
   }
-  return { shorts, longs, anyOption, operands };
+  return { shorts, clusters, longs, anyOption, operands };
 }
 
 function fits(word: WordShape, wanted: string): boolean {
@@ -204,9 +225,9 @@ function fits(word: WordShape, wanted: string): boolean {
 }
 
 /** Whether `wanted` may appear in `words` in order, not necessarily side by side (a glob may stand for several, an unquoted expansion for any). */
-function inOrder(wanted: readonly string[], words: readonly WordShape[]): boolean {
+function inOrder(wanted: readonly string[], operands: readonly Operand[]): boolean {
   let at = 0;
-  for (const word of words) {
+  for (const { word } of operands) {
     if (at >= wanted.length) break;
     if (word.count === 'any') return true;
     if (!fits(word, wanted[at]!)) continue;
@@ -216,12 +237,12 @@ function inOrder(wanted: readonly string[], words: readonly WordShape[]): boolea
   return at === wanted.length;
 }
 
-/** Whether `words` may be exactly `wanted`. */
-function exactly(wanted: readonly string[], words: readonly WordShape[]): boolean {
+/** Whether `operands` may be exactly `wanted` (an optional one may also be left out). */
+function exactly(wanted: readonly string[], operands: readonly Operand[]): boolean {
   let reach = wanted.map(() => false).concat(false);
   reach[0] = true;
-  for (const word of words) {
-    const next = reach.map(() => false);
+  for (const { word, optional } of operands) {
+    const next = optional ? [...reach] : reach.map(() => false);
     reach.forEach((reached, from) => {
       if (!reached) return;
       if (word.count === 'any') for (let to = from; to <= wanted.length; to++) next[to] = true;

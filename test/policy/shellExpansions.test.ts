@@ -182,6 +182,16 @@ describe('a rule written with long options', () => {
   });
 });
 
+describe('an option value glued to its option', () => {
+  it('counts as the word a rule names, with or without a *', async () => {
+    await policy.withUserPolicy({ allow: ['shell_exec(curl *)', 'shell_exec(git *)'], deny: ['shell_exec(curl -X DELETE *)', 'shell_exec(curl -X PUT https://x)', 'shell_exec(git push origin *)'] });
+    for (const line of ['curl -XDELETE https://x', 'curl --request=DELETE https://x', 'curl --req DELETE https://x', 'curl -sXDELETE https://x', 'curl -XPUT https://x', 'curl --request=PUT https://x', 'git push --repo=origin']) {
+      expect((await decideShell(policy.engine(), line)).decision, line).toBe('deny');
+    }
+    for (const line of ['curl -XGET https://x', 'curl https://x', 'curl -XPUT https://y', 'git push upstream']) expect((await decideShell(policy.engine(), line)).decision, line).toBe('allow');
+  });
+});
+
 describe('an ask rule reads the same way', () => {
   it('asks for a dodged spelling instead of allowing it', async () => {
     await policy.withUserPolicy({ allow: ['shell_exec(rm *)'], ask: ['shell_exec(rm --recursive *)'] });
