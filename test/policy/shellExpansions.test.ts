@@ -113,7 +113,7 @@ describe('a deny of rm -rf * against what bash rewrites', () => {
     expect((await decideShell(policy.engine(), line)).decision).toBe('deny');
   });
 
-  it.each([['rm victim3/file'], ['rm -f a.txt'], ['rm -r build'], ['rm ./*'], ['rm -- *'], ['ls *.txt'], ['ls -la'], ['echo "rm -rf x"'], ['git commit -m "rm -rf x"'], ['bash build.sh'], ['ls bash'], ['echo sh | ls'], ['ls -l /bin/sh']])(
+  it.each([['rm victim3/file'], ['rm -f a.txt'], ['rm -r build'], ['rm ./*'], ['rm -- *'], ['rm *.log'], ['rm -f *.o build/*'], ['rm "$DIR"/x'], ['ls *.txt'], ['ls -la'], ['echo "rm -rf x"'], ['git commit -m "rm -rf x"'], ['bash build.sh'], ['ls bash'], ['echo sh | ls'], ['ls -l /bin/sh']])(
     'the plain forms still run: %j is allowed',
     async (line) => {
       expect((await decideShell(policy.engine(), line)).decision).toBe('allow');

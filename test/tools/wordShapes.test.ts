@@ -33,6 +33,11 @@ describe('what a word may become when bash runs it', () => {
     expect(shape!.test('-rf')).toBe(true);
     expect(shape!.test('-x')).toBe(false);
     expect(wordShapes('./*')[0]!.mayBeOption).toBe(false);
+    // getopt refuses a word with a character no option has: *.log cannot become -rf.
+    expect(wordShapes('*.log')[0]!.mayBeOption).toBe(false);
+    expect(wordShapes('*rf')[0]!.mayBeOption).toBe(true);
+    expect(wordShapes('-[r]f')[0]!.test('-rf')).toBe(true);
+    expect(wordShapes("[']']")[0]!.test(']')).toBe(true);
   });
 
   it('an unquoted expansion may be any words; a quoted one, one word', () => {
@@ -41,6 +46,9 @@ describe('what a word may become when bash runs it', () => {
     expect(quoted).toMatchObject({ count: 'one', mayBeOption: true });
     expect(quoted!.test('/bin/rm')).toBe(true);
     expect(wordShapes('"$@"')[0]).toMatchObject({ count: 'any' });
+    expect(wordShapes('"$D"/x')[0]).toMatchObject({ count: 'one', mayBeOption: false });
+    expect(wordShapes('"a$"')[0]).toMatchObject({ literal: 'a$' });
+    expect(wordShapes('"$(echo ")")"-rf')[0]!.test('x-rf')).toBe(true);
   });
 
   it('a program named by a path or a tilde is judged by its last segment', () => {

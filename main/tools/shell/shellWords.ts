@@ -123,7 +123,8 @@ function closingDoubleQuote(text: string, from: number): number {
   return text.length;
 }
 
-function closingBackquote(text: string, from: number): number {
+/** The index of the backquote closing a command substitution whose body starts at `from` (or the end). */
+export function closingBackquote(text: string, from: number): number {
   for (let at = from; at < text.length; at++) {
     if (text[at] === '\\') at++;
     else if (text[at] === '`') return at;
@@ -132,7 +133,7 @@ function closingBackquote(text: string, from: number): number {
 }
 
 /** The index of the bracket closing the one at `from` (quotes inside skipped), or the end. */
-function closingBracket(text: string, from: number): number {
+export function closingBracket(text: string, from: number): number {
   const pairs: Record<string, string> = { '{': '}', '(': ')' };
   const stack = [pairs[text[from]!]!];
   for (let at = from + 1; at < text.length; at++) {

@@ -1,4 +1,4 @@
-import { closingAnsiQuote, decodeAnsiC, expandBraces } from './shellWords';
+import { closingAnsiQuote, closingBackquote, closingBracket, decodeAnsiC, expandBraces } from './shellWords';
 
 /**
  * What a word can become when bash runs it, for rules that must not be dodged by it. A word as
@@ -25,7 +25,10 @@ export interface WordShape {
   readonly test: (word: string) => boolean;
   /** Whether the last path segment of one word it becomes could be this text (`/bin/r?` could run rm). */
   readonly baseTest: (name: string) => boolean;
-  /** Whether a word it becomes could start with `-`, and so be read as options. */
+  /**
+   * Whether a word it becomes could be read as options: `-` then only letters, digits and `-` (a
+   * program's getopt refuses a word with any other character before it runs: `*.log` cannot be `-rf`).
+   */
   readonly mayBeOption: boolean;
 }
 
@@ -51,11 +54,17 @@ function shapeOf(written: string): WordShape {
     return { written, literal, count: 'literal', test: (word) => word === literal, baseTest: (name) => name === base, mayBeOption: literal.startsWith('-') };
   }
   const count = pieces.some((piece) => piece.kind === 'glob') ? 'many' : 'one';
-  const first = pieces.find((piece) => piece.kind !== 'text' || piece.text !== '');
-  const mayBeOption = first === undefined || (first.kind === 'text' ? first.text.startsWith('-') : first.kind === 'glob' || !first.tilde);
+  const mayBeOption = mayBeOptionWord(pieces);
   const test = new RegExp(`^${render(pieces)}$`);
   const baseTest = new RegExp(`^${render(baseNamePieces(pieces))}$`);
   return { written, count, test: (word) => test.test(word), baseTest: (name) => baseTest.test(name), mayBeOption };
+}
+
+/** Whether some word the pieces can make is `-` followed by option characters only. */
+function mayBeOptionWord(pieces: readonly Piece[]): boolean {
+  const [first, ...rest] = pieces.flatMap((piece): (string | Piece)[] => (piece.kind === 'text' ? [...piece.text] : [piece]));
+  if (first === undefined || (typeof first === 'string' ? first !== '-' : first.kind === 'runtime' && first.tilde)) return false;
+  return rest.every((part) => typeof part !== 'string' || /^[A-Za-z0-9-]$/.test(part));
 }
 
 /** The pieces that make up the last path segment: after the last literal `/`, or after the last run-time part (which may hold a `/`). */
@@ -114,6 +123,13 @@ function piecesOf(text: string): Piece[] {
       // An unquoted expansion is split into words and globbed: nothing after it is known either.
       push({ kind: 'runtime', split: true });
       break;
+    } else if (char === '[' && text.indexOf(']', index + 2) > 0) {
+      // A bracket expression is one character (`[]…]` keeps its first `]`); one with quotes or
+      // expansions inside is not read further: the rest of the word may be anything.
+      const close = text.indexOf(']', index + 2);
+      const plain = !/['"\\$`]/.test(text.slice(index + 1, close));
+      push({ kind: 'glob', source: plain ? '[\\s\\S]' : '[\\s\\S]*' });
+      index = plain ? close + 1 : text.length;
     } else if (char === '*' || char === '[' || char === '(') {
       push({ kind: 'glob', source: '[\\s\\S]*' });
       index++;
@@ -129,11 +145,7 @@ function piecesOf(text: string): Piece[] {
   return pieces;
 }
 
-/**
- * Reads a double-quoted part from `from`; returns the index after its closing quote. An expansion in
- * it ends the reading: the rest of the word is run-time text (quotes nested in `$(…)` cannot then
- * end it in the wrong place).
- */
+/** Reads a double-quoted part from `from`; returns the index after its closing quote. */
 function doubleQuoted(text: string, from: number, emit: (part: string | Piece) => void): number {
   for (let at = from; at < text.length; at++) {
     const char = text[at]!;
@@ -141,11 +153,23 @@ function doubleQuoted(text: string, from: number, emit: (part: string | Piece) =
     if (char === '\\' && at + 1 < text.length) {
       at++;
       emit('$`"\\\n'.includes(text[at]!) ? text[at]! : `\\${text[at]}`);
-    } else if (char === '$' || char === '`') {
+    } else if (char === '`') {
+      emit({ kind: 'runtime', split: false });
+      at = closingBackquote(text, at + 1);
+    } else if (char === '$' && /^[{(A-Za-z_0-9@*#?$!-]/.test(text[at + 1] ?? '')) {
       // "$@", "${a[@]}" and "${!p@}" are one word per element, even in quotes.
-      emit({ kind: 'runtime', split: char === '$' && /^\$(@|\{[^}]*@)/.test(text.slice(at)) });
-      return text.length;
+      emit({ kind: 'runtime', split: /^\$(@|\{[^}]*@)/.test(text.slice(at)) });
+      at = endOfExpansion(text, at);
     } else emit(char);
   }
   return text.length;
+}
+
+/** The index of the last character of the expansion that starts with the `$` at `at`. */
+function endOfExpansion(text: string, at: number): number {
+  const next = text[at + 1]!;
+  if (next === '{' || next === '(') return closingBracket(text, at + 1);
+  const name = /^[A-Za-z_][A-Za-z0-9_]*/.exec(text.slice(at + 1));
+  // A name, or one digit or special character ($1, $?, $@).
+  return name ? at + name[0].length : at + 1;
 }
