@@ -18,8 +18,9 @@ import { onlyOptions, optionGiven, ruleOptionSpelling, type OptionSpelling, type
  * - brace expansion (`{rm,-rf,x}`, `{"r"m,-rf,x}`, `x{1..3}`): done first, as bash does;
  * - globs (`*`, `?`, `[…]`, extglob), parameter, command, arithmetic and process substitution, `~`:
  *   their value is decided when the line runs, so such a word counts as any word it could become
- *   (`-r?` as `-rf`, `${X:-push}` as `push`, `~x/rm` as rm); an unquoted expansion is also split
- *   into any number of words by `IFS` (so `IFS` changes need nothing more);
+ *   (`-r?` as `-rf`, `${X:-push}` as `push`, `~x/rm` as rm), as options only when getopt could take
+ *   it as one (`*.log` holds a `.`: never); an unquoted expansion is also split into any number of
+ *   words by `IFS` (so `IFS` changes need nothing more); extglob is refused by the parser;
  * - a program named by path (`/bin/rm`, `./rm`) is read by its last segment;
  * - GNU long options given as a unique prefix (`--rec`), short options bundled or apart: see
  *   optionSpellings.ts;
@@ -29,8 +30,8 @@ import { onlyOptions, optionGiven, ruleOptionSpelling, type OptionSpelling, type
  *   by any words (those they read from their input);
  * - shell text handed over (`eval`, `bash -c`, `sh -c`, `su -c`, `trap`, `watch`, `ssh` and its
  *   `-o ProxyCommand`, `rsync -e`, `tar --to-command`, `env -S`, an `alias` value or `hash -p` path
- *   (read as followed by any arguments), git settings and `!` aliases given with `-c`, a here-string fed to a shell,
- *   `GIT_SSH_COMMAND=…` and other variables programs run): it is parsed and its commands read the
+ *   (read as followed by any arguments), git settings and `!` aliases given with `-c`, a
+ *   here-string fed to a shell, `GIT_SSH_COMMAND=…` and other variables programs run): it is parsed and its commands read the
  *   same way; when it is computed or cannot be parsed, or a shell reads code from its input (a
  *   pipe, a here-document, `<(…)`), every deny and ask counts as matching (handedCode.ts);
  * - functions defined on the line: their bodies are sub-commands of the line (commandReader.ts);
