@@ -4,6 +4,7 @@ import { parseCommand } from '../tools/shell/parseCommand';
 import { baseName, programWords } from '../tools/shell/programWords';
 import { expandWord, wordValue, type WordValue } from '../tools/shell/shellWords';
 import { RuleError } from './ruleText';
+import { broadPattern, commandReadings, readingsMatch, type BroadPattern, type CommandReadings } from './shellReadings';
 
 /**
  * Shell rules (`shell_exec(npm run test *)`, `shell_exec(git status)`) match the sub-commands of
@@ -14,9 +15,12 @@ import { RuleError } from './ruleText';
  *   no environment prefix beyond a short safe list, no wrapper but harmless ones (`timeout`, `nice`,
  *   …), no substitution, no code handed over as text (`eval`, `sh -c`, `python -c`, heredocs fed to
  *   interpreters, `xargs`, `find -exec`, `git -c`).
- * - a deny or ask matches broadly: prefixes and every known wrapper stripped, the program by its
- *   base name, flags in any spelling (`-rf`, `-fr`, `-r -f`, `--recursive --force`) and in any
- *   order, the rule's other words anywhere in order (`git -C . push` is still `git push`).
+ * - a deny or ask matches broadly, as every command bash could run from the sub-command
+ *   (shellReadings.ts lists what bash rewrites between the text and the exec, and how each is
+ *   read): the program by its base name wherever a wrapper puts it, options in any spelling
+ *   (`-rf`, `-fr`, `-r -f`, `-Rf`, `--recursive --force`, `--rec --for`) and in any order, the rule's
+ *   other words anywhere in order (`git -C . push` is still `git push`), and a word bash decides
+ *   when the line runs (`-r?`, `$x`, `~`) as any word it could become.
  */
 
 /** One compiled shell specifier. */
@@ -25,15 +29,8 @@ export interface ShellPattern {
   readonly words: readonly string[];
   /** Whether further words may follow (a trailing `*`). */
   readonly prefix: boolean;
-  /** The program's base name and the rest split into flags and operands, for broad matching. */
-  readonly broad: ArgumentWords;
-}
-
-/** A command's words read broadly: the program by base name, flags in any spelling, the other words in order. */
-interface ArgumentWords {
-  readonly program: string;
-  readonly flags: ReadonlySet<string>;
-  readonly operands: readonly string[];
+  /** The words read for deny and ask rules. */
+  readonly broad: BroadPattern;
 }
 
 /** A sub-command as the matchers read it, worked out once per call (not once per rule). */
@@ -43,8 +40,8 @@ export interface ShellView {
   readonly blocked?: string;
   /** The words that run (prefixes and wrappers aside), each with whether it is computed. */
   readonly run: readonly WordValue[];
-  /** The words read broadly: as run, and as written before wrappers were stripped. */
-  readonly broad: readonly ArgumentWords[];
+  /** Every command bash could run from it, for deny and ask rules. */
+  readonly readings: CommandReadings;
 }
 
 /** Environment prefixes an allow still matches through: they change only how output reads. */
@@ -55,8 +52,6 @@ const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'fish', 'ash
 const INTERPRETERS = new Set(['python', 'python2', 'python3', 'node', 'nodejs', 'deno', 'bun', 'perl', 'ruby', 'php', 'lua', 'Rscript', 'osascript', 'awk', 'gawk']);
 /** Programs that run text or files of code the line does not show. */
 const RUNS_TEXT = new Set(['eval', 'source', '.', 'xargs', 'watch', 'trap', 'alias', 'exec', 'builtin', 'command', 'coproc', 'parallel', 'su', 'sudo', 'doas', 'env']);
-/** Long flags read as the short one (so a deny of `rm -rf` also holds `rm --recursive --force`). */
-const LONG_FLAGS: Record<string, string> = { recursive: 'r', force: 'f', R: 'r' };
 
 /** Whether a program runs whatever code it is handed (a shell, an interpreter, eval, sudo): an allow of it allows anything. */
 export function runsAnyCode(program: string): boolean {
@@ -92,11 +87,7 @@ export async function compileShellPattern(specifier: string): Promise<ShellPatte
   if (written.includes('*')) {
     throw new RuleError(`${JSON.stringify(specifier)} has a * that is not its last word`, 'a * may only end a shell rule; write \\* for a literal star');
   }
-  return { words, prefix, broad: argumentWords(words) };
-}
-
-function argumentWords(words: readonly string[]): ArgumentWords {
-  return { program: baseName(words[0] ?? ''), ...splitArguments(words.slice(1)) };
+  return { words, prefix, broad: broadPattern(words, prefix) };
 }
 
 /** Reads a sub-command once for every rule that will look at it. */
@@ -105,11 +96,15 @@ export function shellView(command: SubCommand): ShellView {
   const values = valuesOf(command.argv.slice(words.prefixes.length));
   const run = values.slice(values.length - words.argv.length);
   const blocked = unreadableForAllow(command);
+  let readings: CommandReadings | undefined;
   return {
     command,
     ...(blocked ? { blocked } : {}),
     run,
-    broad: [argumentWords(words.argv), argumentWords(values.map((word) => word.value))].filter((view) => view.program !== ''),
+    // Read on first use: a call that no deny or ask rule looks at never pays for it.
+    get readings() {
+      return (readings ??= commandReadings(command));
+    },
   };
 }
 
@@ -149,41 +144,9 @@ export function allowMatches(pattern: ShellPattern, view: ShellView): boolean {
   return pattern.words.every((word, index) => !run[index]!.computed && run[index]!.value === word);
 }
 
-/** Flags (short letters, long names) and the other words of a command's arguments. */
-function splitArguments(args: readonly string[]): { flags: Set<string>; operands: string[] } {
-  const flags = new Set<string>();
-  const operands: string[] = [];
-  let ended = false;
-  for (const arg of args) {
-    if (ended || arg === '-' || !arg.startsWith('-')) operands.push(arg);
-    else if (arg === '--') ended = true;
-    else if (arg.startsWith('--')) {
-      const name = arg.slice(2).split('=')[0]!;
-      flags.add(LONG_FLAGS[name] ?? name);
-    } else for (const letter of arg.slice(1)) flags.add(LONG_FLAGS[letter] ?? letter);
-  }
-  return { flags, operands };
-}
-
-/** Whether `wanted` appears in `words` in order, not necessarily side by side. */
-function inOrder(wanted: readonly string[], words: readonly string[]): boolean {
-  let at = 0;
-  for (const word of words) if (at < wanted.length && word === wanted[at]) at++;
-  return at === wanted.length;
-}
-
-/** Whether one reading of a command is what a deny or ask pattern names, read broadly. */
-function broadlyMatches(pattern: ShellPattern, have: ArgumentWords): boolean {
-  const want = pattern.broad;
-  if (have.program !== want.program) return false;
-  for (const flag of want.flags) if (!have.flags.has(flag)) return false;
-  if (!pattern.prefix) return have.flags.size === want.flags.size && have.operands.join('\0') === want.operands.join('\0');
-  return inOrder(want.operands, have.operands);
-}
-
-/** Whether a deny or ask pattern matches the sub-command, as written or with its prefixes and wrappers stripped. */
+/** Whether a deny or ask pattern may match a command bash could run from the sub-command (fail closed). */
 export function broadMatches(pattern: ShellPattern, view: ShellView): boolean {
-  return view.broad.some((reading) => broadlyMatches(pattern, reading));
+  return readingsMatch(pattern.broad, view.readings);
 }
 
 /** A file a sub-command's redirection reads or writes. */

@@ -1,5 +1,6 @@
 import type { HiddenCode } from '../../../shared/commandPreview';
 import { baseName, type ProgramWords } from './programWords';
+import { shellQuote } from './shellQuote';
 
 /**
  * Code a sub-command runs that the prompt cannot list as commands: a string handed to `eval` or
@@ -148,4 +149,61 @@ function awkCode(program: string, args: readonly string[]): HiddenCode {
 function shortOptionValue(args: readonly string[], letter: string): string | undefined {
   const at = args.findIndex((arg) => new RegExp(`^-[a-zA-Z]*${letter}$`).test(arg));
   return at < 0 ? undefined : (args[at + 1] ?? '');
+}
+
+/**
+ * The shell text a program is handed to run (eval's words, `sh -c` text, `su -c`, a trap, an
+ * alias's value or `hash -p`'s path with the arguments it will get, watch, ssh's remote command
+ * and its -o ProxyCommand, rsync -e, tar's command options, `env -S`, git settings git runs), for the rules to
+ * read as commands of their own. Code in files, piped in, or in other languages is not in it.
+ */
+export function shellTextsOf(argv: readonly string[]): string[] {
+  const [written = '', ...args] = argv;
+  const program = baseName(written);
+  if (program === 'eval') return [args.join(' ')];
+  if (program === 'busybox') return args.length > 0 ? [args.join(' ')] : [];
+  if (SHELLS.has(program)) return shellCode(program, args).filter((code) => code.why.includes(' -c ')).map((code) => code.code);
+  if (THROUGH_SHELL.has(program)) return shortOptionValue(args, 'c') === undefined ? [] : [shortOptionValue(args, 'c')!];
+  if (program === 'trap' && args.length >= 2 && !args[0]!.startsWith('-')) return [args[0]!];
+  // An alias or a hashed path runs later with any arguments: its text is read as followed by them.
+  if (program === 'alias') return args.filter((arg) => arg.includes('=')).map((arg) => `${arg.slice(arg.indexOf('=') + 1)} "$@"`);
+  if (program === 'hash' && args.includes('-p')) return [`${shellQuote(args[args.indexOf('-p') + 1] ?? '')} "$@"`];
+  if (program === 'watch') return [afterOptions(args, ['-n', '-d', '--interval'])];
+  if (program === 'ssh' || program === 'scp' || program === 'sftp') return [...(program === 'ssh' ? sshCode(args).map((code) => code.code) : []), ...sshLocalCommands(args)];
+  if (program in COMMAND_OPTIONS) {
+    const { shorts, longs } = COMMAND_OPTIONS[program]!;
+    return optionValues(args, shorts, longs).map((value) => value.replace(/^exec=/, ''));
+  }
+  if (program === 'env') return args.flatMap((arg, at) => (arg === '-S' || arg === '--split-string' ? [args[at + 1] ?? ''] : /^(-S|--split-string=)./s.test(arg) ? [arg.replace(/^(-S|--split-string=)/, '')] : []));
+  if (program === 'git') {
+    // An alias's value is a git command line, or with a leading ! a shell command line.
+    return gitCode(args).map((code) => (!/^git -c alias\./.test(code.why) ? code.code : code.code.startsWith('!') ? code.code.slice(1) : `git ${code.code}`));
+  }
+  return [];
+}
+
+/** Options whose value a program runs as a shell command. */
+const COMMAND_OPTIONS: Record<string, { shorts: string[]; longs: string[] }> = {
+  rsync: { shorts: ['e'], longs: ['rsh', 'rsync-path'] },
+  tar: { shorts: ['I', 'F'], longs: ['to-command', 'use-compress-program', 'checkpoint-action', 'info-script', 'new-volume-script', 'rsh-command'] },
+};
+
+/** The values of the given options: `-e CMD`, `-eCMD`, `--rsh CMD`, `--rsh=CMD`. */
+function optionValues(args: readonly string[], shorts: readonly string[], longs: readonly string[]): string[] {
+  const found: string[] = [];
+  for (let at = 0; at < args.length; at++) {
+    const arg = args[at]!;
+    if (arg === '--') break;
+    const long = /^--([^=]+)(?:=(.*))?$/s.exec(arg);
+    if (long && longs.includes(long[1]!)) found.push(long[2] ?? args[++at] ?? '');
+    else if (!long && /^-[^-]/.test(arg) && shorts.includes(arg[1]!)) found.push(arg.length > 2 ? arg.slice(2) : (args[++at] ?? ''));
+  }
+  return found;
+}
+
+/** Commands ssh runs on this machine: -o ProxyCommand=…, LocalCommand, KnownHostsCommand. */
+function sshLocalCommands(args: readonly string[]): string[] {
+  return optionValues(args, ['o'], [])
+    .map((value) => /^(?:ProxyCommand|LocalCommand|KnownHostsCommand)\s*[=\s]\s*(.*)$/is.exec(value)?.[1])
+    .filter((command): command is string => command !== undefined);
 }

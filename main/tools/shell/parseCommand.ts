@@ -37,6 +37,8 @@ export const MAX_COMMAND_CHARS = 64 * 1024;
 
 const requireHere = createRequire(import.meta.url);
 let loading: Promise<Parser> | undefined;
+/** The parser once loaded, for parseNestedCommand. */
+let loaded: Parser | undefined;
 
 /** Loads the WASM runtime and the bash grammar once per process. */
 function bashParser(): Promise<Parser> {
@@ -46,6 +48,7 @@ function bashParser(): Promise<Parser> {
     const bash = await Language.load(requireHere.resolve('tree-sitter-bash/tree-sitter-bash.wasm'));
     const parser = new Parser();
     parser.setLanguage(bash);
+    loaded = parser;
     return parser;
   })();
   // A failed load is not cached: the next call tries again.
@@ -55,16 +58,35 @@ function bashParser(): Promise<Parser> {
 
 /** Every simple command of `command`, in the order the shell runs them; throws EVALIDATION when it cannot be read. */
 export async function parseCommand(command: string): Promise<SubCommand[]> {
-  if (command.length > MAX_COMMAND_CHARS) {
-    throw new GateError('EVALIDATION', `the command is longer than ${MAX_COMMAND_CHARS} characters; nothing was run`);
-  }
-  if (command.includes('\0')) throw new GateError('EVALIDATION', 'the command holds a NUL byte; nothing was run');
+  checkLength(command);
   let parser: Parser;
   try {
     parser = await bashParser();
   } catch (error) {
     throw new GateError('EVALIDATION', `the shell grammar could not be loaded (${(error as Error).message}); nothing was run`);
   }
+  return readLine(parser, command);
+}
+
+/**
+ * parseCommand for a line found inside another (the text of `sh -c '…'`), read while that line is
+ * judged: the grammar is loaded by then. Throws EVALIDATION when it cannot be read, or when the
+ * grammar was never loaded in this process.
+ */
+export function parseNestedCommand(command: string): SubCommand[] {
+  checkLength(command);
+  if (!loaded) throw new GateError('EVALIDATION', 'the shell grammar is not loaded; nothing was run');
+  return readLine(loaded, command);
+}
+
+function checkLength(command: string): void {
+  if (command.length > MAX_COMMAND_CHARS) {
+    throw new GateError('EVALIDATION', `the command is longer than ${MAX_COMMAND_CHARS} characters; nothing was run`);
+  }
+  if (command.includes('\0')) throw new GateError('EVALIDATION', 'the command holds a NUL byte; nothing was run');
+}
+
+function readLine(parser: Parser, command: string): SubCommand[] {
   const tree = parser.parse(command);
   if (!tree) throw new GateError('EVALIDATION', 'the shell could not parse the command; nothing was run');
   try {

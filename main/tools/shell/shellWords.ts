@@ -66,7 +66,8 @@ export function wordValue(text: string): WordValue {
   return { value, computed };
 }
 
-function closingAnsiQuote(text: string, from: number): number {
+/** The index of the quote closing a `$'…'` body that starts at `from` (or the end). */
+export function closingAnsiQuote(text: string, from: number): number {
   for (let at = from; at < text.length; at++) {
     if (text[at] === '\\') at++;
     else if (text[at] === "'") return at;
@@ -74,15 +75,19 @@ function closingAnsiQuote(text: string, from: number): number {
   return text.length;
 }
 
-/** The words bash makes of one word as written: brace expansion first (unquoted words only), then quote removal. */
+/** The words bash makes of one word as written: brace expansion first (outside quotes and expansions), then quote removal. */
 export function expandWord(text: string): WordValue[] {
-  if (/['"\\$`]/.test(text) || !/\{[^{}]*(,|\.\.)[^{}]*\}/.test(text)) return [wordValue(text)];
+  if (!text.includes('{')) return [wordValue(text)];
   return expandBraces(text).map((word) => wordValue(word));
 }
 
-/** Brace expansion of an unquoted word: `a{b,c}d` → abd acd, `{1..3}` → 1 2 3 (nested lists included). */
+/**
+ * Brace expansion of one word as bash does it: `a{b,c}d` → abd acd, `{1..3}` → 1 2 3, nested lists
+ * included; braces and commas in quotes, after a backslash or inside `${…}`, `$(…)` and backquotes
+ * are text (`{"r"m,-rf,x}` is rm -rf x, `${x:-a,b}` is one word).
+ */
 export function expandBraces(text: string): string[] {
-  const open = findBraceList(text);
+  const open = findBraceList(text, braceSyntax(text));
   if (!open) return [text];
   const { start, end, parts } = open;
   const head = text.slice(0, start);
@@ -90,11 +95,66 @@ export function expandBraces(text: string): string[] {
   return parts.flatMap((part) => expandBraces(`${head}${part}${tail}`));
 }
 
-function findBraceList(text: string): { start: number; end: number; parts: string[] } | undefined {
+/** For each character, whether bash could read it as brace syntax (not quoted, escaped or inside an expansion). */
+function braceSyntax(text: string): boolean[] {
+  const active = new Array<boolean>(text.length).fill(false);
+  for (let at = 0; at < text.length; at++) {
+    const char = text[at]!;
+    if (char === '\\') at++;
+    else if (char === "'") at = endOf(text.indexOf("'", at + 1), text);
+    else if (char === '$' && text[at + 1] === "'") at = closingAnsiQuote(text, at + 2);
+    else if (char === '"') at = closingDoubleQuote(text, at + 1);
+    else if (char === '`') at = closingBackquote(text, at + 1);
+    else if (char === '$' && (text[at + 1] === '{' || text[at + 1] === '(')) at = closingBracket(text, at + 1);
+    else active[at] = true;
+  }
+  return active;
+}
+
+function endOf(found: number, text: string): number {
+  return found < 0 ? text.length : found;
+}
+
+function closingDoubleQuote(text: string, from: number): number {
+  for (let at = from; at < text.length; at++) {
+    if (text[at] === '\\') at++;
+    else if (text[at] === '"') return at;
+  }
+  return text.length;
+}
+
+/** The index of the backquote closing a command substitution whose body starts at `from` (or the end). */
+export function closingBackquote(text: string, from: number): number {
+  for (let at = from; at < text.length; at++) {
+    if (text[at] === '\\') at++;
+    else if (text[at] === '`') return at;
+  }
+  return text.length;
+}
+
+/** The index of the bracket closing the one at `from` (quotes inside skipped), or the end. */
+export function closingBracket(text: string, from: number): number {
+  const pairs: Record<string, string> = { '{': '}', '(': ')' };
+  const stack = [pairs[text[from]!]!];
+  for (let at = from + 1; at < text.length; at++) {
+    const char = text[at]!;
+    if (char === '\\') at++;
+    else if (char === "'") at = endOf(text.indexOf("'", at + 1), text);
+    else if (char === '"') at = closingDoubleQuote(text, at + 1);
+    else if (char === '`') at = closingBackquote(text, at + 1);
+    else if (char in pairs) stack.push(pairs[char]!);
+    else if (char === stack.at(-1) && (stack.pop(), stack.length === 0)) return at;
+  }
+  return text.length;
+}
+
+function findBraceList(text: string, active: readonly boolean[]): { start: number; end: number; parts: string[] } | undefined {
   for (let start = text.indexOf('{'); start >= 0; start = text.indexOf('{', start + 1)) {
+    if (!active[start]) continue;
     let depth = 0;
     const commas: number[] = [];
     for (let at = start; at < text.length; at++) {
+      if (!active[at]) continue;
       if (text[at] === '{') depth++;
       else if (text[at] === '}' && --depth === 0) {
         const inner = text.slice(start + 1, at);

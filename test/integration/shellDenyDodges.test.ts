@@ -1,0 +1,114 @@
+/**
+ * Deny rules against what bash and git really run, through a real gate: the official MCP client as
+ * the agent calls shell_exec, real bash runs in the sandbox, and nobody is at the console. With the
+ * user's `deny: rm -rf *`, `deny: git push *`, `allow: rm *`, `allow: git *`, a glob bash turns
+ * into `-rf`, a shortened GNU long option, braces around quoted options, git's send-pack, a computed
+ * subcommand and an alias from the repository's config are each refused by the deny (the victim
+ * stays, the remote gets nothing), and the plain allowed form still runs unasked.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectMcp, startTestGate, textOf, type TestGate } from './helpers';
+
+let gate: TestGate;
+let agent: Client;
+const prompts: string[] = [];
+
+beforeAll(async () => {
+  gate = await startTestGate({
+    userPolicy: {
+      allow: ['shell_exec(rm *)', 'shell_exec(git *)'],
+      deny: [
+        { rule: 'shell_exec(rm -rf *)', reason: 'recursive deletes need review' },
+        { rule: 'shell_exec(git push *)', reason: 'pushes need review' },
+      ],
+    },
+  });
+  // Nobody is at the console: a prompt would be a failure here; it is recorded and refused so the test ends.
+  gate.running.backend.subscribe('approvalRequested', (request) => {
+    prompts.push((request.arguments as { command: string }).command);
+    void gate.running.backend.handlers.decideApproval({ approvalId: request.approvalId, decision: 'deny', reason: 'nobody is here' });
+  });
+  agent = await connectMcp(gate.running.mcpUrl, gate.token);
+}, 60_000);
+
+afterAll(async () => {
+  await agent?.close();
+  await gate?.close();
+});
+
+function shell(command: string): Promise<CallToolResult> {
+  return agent.callTool({ name: 'shell_exec', arguments: { command } }, undefined, { timeout: 60_000 }) as Promise<CallToolResult>;
+}
+
+/** A folder with a file two levels down, in the workspace. */
+function victimTree(name: string): string {
+  const folder = join(gate.dirs.workspace, name);
+  mkdirSync(join(folder, 'inner'), { recursive: true });
+  writeFileSync(join(folder, 'inner', 'keep.txt'), 'keep\n');
+  return folder;
+}
+
+function git(args: string[], cwd = gate.dirs.workspace): string {
+  return execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: gate.dirs.outside } });
+}
+
+describe('a deny of rm -rf * holds what bash makes of the line', () => {
+  it.each([
+    ['rm -r? victim1', 'victim1'],
+    ['rm --rec --for victim2', 'victim2'],
+    ['rm {"-r",-f} victim4', 'victim4'],
+  ])('%j is refused by the deny, unasked, and the tree stays', async (command, victim) => {
+    const folder = victimTree(victim);
+    // bash globs -r? into -rf when a file of that name is in the folder.
+    writeFileSync(join(gate.dirs.workspace, '-rf'), '');
+    const result = await shell(command);
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain('denied by `shell_exec(rm -rf *)`');
+    expect(existsSync(join(folder, 'inner', 'keep.txt'))).toBe(true);
+    expect(prompts).toEqual([]);
+  });
+
+  it('the plain form the allow names still runs unasked', async () => {
+    const folder = victimTree('victim3');
+    writeFileSync(join(folder, 'file'), 'x\n');
+    const result = await shell('rm victim3/file');
+    expect(result.isError).toBe(false);
+    expect(result.structuredContent).toMatchObject({ exitCode: 0 });
+    expect(existsSync(join(folder, 'file'))).toBe(false);
+    expect(existsSync(join(folder, 'inner', 'keep.txt'))).toBe(true);
+    expect(prompts).toEqual([]);
+  });
+});
+
+describe('a deny of git push * holds what git makes of the line', () => {
+  beforeAll(() => {
+    git(['init', '-q', '--bare', 'remote.git']);
+    git(['init', '-q', '-b', 'main', 'work']);
+    git(['-c', 'user.email=a@example.com', '-c', 'user.name=a', 'commit', '-q', '--allow-empty', '-m', 'one'], join(gate.dirs.workspace, 'work'));
+    // An alias set earlier in the repository's own config: `git p` is `git push` there.
+    git(['config', 'alias.p', 'push'], join(gate.dirs.workspace, 'work'));
+  });
+
+  it.each([['git -C work send-pack ../remote.git main'], ['git -C work ${X:-push} ../remote.git main'], ['git -C work p ../remote.git main']])(
+    '%j is refused by the deny, unasked, and the remote gets nothing',
+    async (command) => {
+      const result = await shell(command);
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toContain('denied by `shell_exec(git push *)`');
+      expect(git(['--git-dir', 'remote.git', 'for-each-ref'])).toBe('');
+      expect(prompts).toEqual([]);
+    },
+  );
+
+  it('a git command the allow names still runs unasked', async () => {
+    const result = await shell('git -C work log --format=%s');
+    expect(result.isError).toBe(false);
+    expect(result.structuredContent).toMatchObject({ exitCode: 0, stdout: expect.stringContaining('one') });
+    expect(prompts).toEqual([]);
+  });
+});
