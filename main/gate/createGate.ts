@@ -305,7 +305,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     grants,
     bash:
       options.claudeCodeBashInGate === false
-        ? { inGate: false }
+        ? { inGate: false, stateFolder: resolve(options.home) }
         : { inGate: true, sandbox, grantTtlMs: DEFAULT_GRANT_TTL_MS, run: (run, tool, input, signal) => executor.runJudged(run, tool, input, signal) },
   });
   let mcpUrl: string | undefined;

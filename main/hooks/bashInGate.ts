@@ -1,6 +1,7 @@
 import type { ToolResult } from '../../shared/result';
 import type { CallRun } from '../executor/callRun';
 import type { SandboxInfo } from '../hosts/sandbox';
+import { bashStaysInWorkspace, type WorkspaceBounds } from '../policy/commandPaths';
 import type { PolicyDecision } from '../policy/tierPolicy';
 import { MAX_SHELL_TIMEOUT_MS } from '../tools/shellExec';
 import type { BashRunReply } from './bashRun';
@@ -13,7 +14,11 @@ export const DEFAULT_GRANT_TTL_MS = 10 * 60_000;
  * shell_exec runs (with what runs it there), or, turned off, on the host by Claude Code itself.
  */
 export type BashInGate =
-  | { readonly inGate: false }
+  | {
+      readonly inGate: false;
+      /** Toolgate's state folder: a host-run line that names it is never allowed unasked. */
+      readonly stateFolder: string;
+    }
   | {
       readonly inGate: true;
       /** The gate's sandbox: without one, Bash is refused rather than run unconfined. */
@@ -58,11 +63,21 @@ export function inGateBashDecision(decided: PolicyDecision, cwd: string, workspa
 }
 
 /**
- * The decision on a Bash call Claude Code runs on the host itself (`claudeCodeBashInGate` off): where
- * the paths the command names are judged before an allow stands. Today it is the decision as made.
+ * The decision on a Bash call Claude Code runs on the host itself (`claudeCodeBashInGate` off), with
+ * no sandbox around it: an allow stands only when every path the line names or globs (after `~user`,
+ * globs, `cd` and symlinks) lies in the workspace and none in the state folder; a line whose reach is
+ * known only when it runs is not known to stay. Otherwise a person decides.
  */
-export function hostBashDecision(decided: PolicyDecision, _command: { line: string; cwd: string }): PolicyDecision {
-  return decided;
+export async function hostBashDecision(decided: PolicyDecision, command: { line: string; cwd: string }, bounds: WorkspaceBounds): Promise<PolicyDecision> {
+  if (decided.decision !== 'allow') return decided;
+  const verdict = await bashStaysInWorkspace(command.line, command.cwd, bounds);
+  if (verdict.ok) return decided;
+  return {
+    ...decided,
+    decision: 'ask',
+    rule: 'hook:host-bash-outside-workspace',
+    reason: `Claude Code runs this Bash on the host, outside Toolgate's sandbox, and the line is not known to stay in the workspace (${verdict.reason}), so a person decides although ${decided.reason}`,
+  };
 }
 
 /** What shell_exec returns. */

@@ -204,8 +204,9 @@ export class HookJudge {
     }
     const judged = await decideCall(this.deps.policy, manifest, call.input, { agentSession: input.session_id });
     const decided = entry ? mustAsk(entry, judged) : judged;
-    if (call.command && this.deps.bash.inGate) return inGateBashDecision(decided, call.command.cwd, this.deps.workspace, this.deps.bash.sandbox, leavesWorkspace(call.command.cwd, this.deps.workspace));
-    if (call.command) return hostBashDecision(this.withinWorkspace(call, decided), call.command);
+    const { bash } = this.deps;
+    if (call.command && bash.inGate) return inGateBashDecision(decided, call.command.cwd, this.deps.workspace, bash.sandbox, leavesWorkspace(call.command.cwd, this.deps.workspace));
+    if (call.command && !bash.inGate) return hostBashDecision(this.withinWorkspace(call, decided), call.command, { workspace: this.deps.workspace, stateFolder: bash.stateFolder, home: homedir() });
     return this.withinWorkspace(call, decided);
   }
 

@@ -10,6 +10,7 @@ import { compileRule, type CompiledRule, type ToolLookup } from './compiledRule'
 import { accessRulesOf, judgeCall, type AccessRules, type Judgement } from './judgeCall';
 import { decisionFromRule, modeDefault } from './policyDecisions';
 import { protectedPathOf } from './pathRule';
+import { askForOutsideReach } from './outsideReach';
 import { loadPolicyFile, type PolicyContext, type RefusedScope } from './policyFile';
 import { appendRules, removeRule } from './policyFileEdit';
 import { isTrusted, trustFile, trustProjectFile } from './projectTrust';
@@ -144,7 +145,8 @@ export class PolicyEngine implements Policy {
     const judged = judgeCall(manifest, parts, rulesFor, this.context.anchors.workspace, accessRules);
     const workspace = this.context.anchors.workspace;
     const touchesProtected = parts.paths.some((path) => protectedPathOf(path, workspace) !== undefined);
-    const decision = this.askForRefusedFiles(manifest, this.compose(manifest, input, judged, { touchesPaths: parts.paths.length > 0, touchesProtected }));
+    const composed = this.askForRefusedFiles(manifest, this.compose(manifest, input, judged, { touchesPaths: parts.paths.length > 0, touchesProtected }));
+    const decision = askForOutsideReach(parts, composed, workspace);
     const deciding = decision.provenance ? judged[decision.provenance.effect] : undefined;
     if (deciding && deciding.rule.effect === decision.decision) this.usage.record(deciding.rule, now);
     return decision;

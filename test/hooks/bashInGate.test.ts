@@ -88,6 +88,21 @@ async function allowedCommand(gate: HomeGate, command: string, toolUseId: string
   return replaced as string;
 }
 
+/**
+ * The command Claude Code runs for a Bash call the rules would allow but that reaches outside the
+ * workspace: the gate asks a person first (never allowed unasked), and once approved, hands it back.
+ */
+async function approvedCommand(gate: HomeGate, command: string, toolUseId: string): Promise<string> {
+  const prompt = nextApproval(gate.running.backend);
+  const hook = runHook(gate.home, bashInput(gate.workspace, command, toolUseId));
+  const request = await prompt;
+  expect({ command, rule: request.rule }).toEqual({ command, rule: 'outside-workspace' });
+  await gate.running.backend.handlers.decideApproval({ approvalId: request.approvalId, decision: 'approve' });
+  const { answer } = await hook;
+  expect(answer.hookSpecificOutput?.permissionDecision).toBe('allow');
+  return answer.hookSpecificOutput!.updatedInput!.command as string;
+}
+
 /** Runs a command line in the workspace as Claude Code would (its environment naming the state folder). */
 function claudeCodeRuns(gate: HomeGate, command: string): Promise<BashRun> {
   return runBash(command, gate.workspace, { TOOLGATE_HOME: gate.home, HOME: gate.user });
@@ -102,7 +117,7 @@ function bashCalls(running: RunningGate) {
 }
 
 describe("Claude Code's Bash allowed by a rule runs in the gate's sandbox", () => {
-  it('cannot read the state folder by any name, although the same command on the host can', async () => {
+  it('asks a person before a rule lets it read outside the workspace; approved, it still cannot read the state folder by any name, although the same command on the host can', async () => {
     const gate = await openHomeGate({ allow: ['shell_exec(cat *)', 'shell_exec(ls *)'] });
     const attacks = [
       'cat $TOOLGATE_HOME/console-token',
@@ -116,7 +131,7 @@ describe("Claude Code's Bash allowed by a rule runs in the gate's sandbox", () =
       // The attack is real: run on the host, as Claude Code ran an allowed Bash call before, it prints a token or names the files.
       const onHost = await claudeCodeRuns(gate, attack);
       expect(`${onHost.stdout}${onHost.stderr}`).toMatch(/console-token|[0-9a-f]{32}/);
-      const sandboxed = await claudeCodeRuns(gate, await allowedCommand(gate, attack, `toolu_attack_${index}`));
+      const sandboxed = await claudeCodeRuns(gate, await approvedCommand(gate, attack, `toolu_attack_${index}`));
       const shown = `${sandboxed.stdout}${sandboxed.stderr}`;
       for (const secret of gate.secrets) expect({ attack, shown }).not.toMatchObject({ shown: expect.stringContaining(secret) });
       expect({ attack, shown }).not.toMatchObject({ shown: expect.stringMatching(/console-token\b(?!: No such file)|audit\.db/) });

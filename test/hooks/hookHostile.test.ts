@@ -125,7 +125,7 @@ describe('outcomes that are not the call they claim', () => {
   it('keeps a bounded number of calls waiting for their PostToolUse: a flood closes the oldest as failed, each with one end', async () => {
     const { running, dirs } = await open();
     const { gate } = running;
-    const judge = new HookJudge({ registry: gate.registry, policy: gate.policyEngine!, approvals: gate.approvals, audit: gate.audit, calls: gate.calls, redactions: new CallRedactions(), workspace: gate.workspace, maxOpenCalls: 2, bash: { inGate: false } });
+    const judge = new HookJudge({ registry: gate.registry, policy: gate.policyEngine!, approvals: gate.approvals, audit: gate.audit, calls: gate.calls, redactions: new CallRedactions(), workspace: gate.workspace, maxOpenCalls: 2, bash: { inGate: false, stateFolder: dirs.home } });
     for (const id of ['toolu_1', 'toolu_2', 'toolu_3']) {
       expect(decision(await judge.answer(pre(dirs.workspace, 'Read', { file_path: join(dirs.workspace, `${id}.md`) }, id)))).toBe('allow');
     }

@@ -97,9 +97,10 @@ describe('a read rule holds every tool and command that reads there', () => {
     expect((await decideShell(engine, 'cat $F')).decision).toBe('ask');
   });
 
-  it('with no path rule, a computed path changes nothing', async () => {
-    await withUserPolicy({ allow: ['shell_exec(cat *)'] });
-    expect((await decideShell(policy.engine(), 'cat $F')).decision).toBe('allow');
+  it('with no path rule, a computed path written to changes nothing; one read from asks, as it may lie outside the workspace', async () => {
+    await withUserPolicy({ allow: ['shell_exec(cat *)', 'shell_exec(rm *)'] });
+    expect((await decideShell(policy.engine(), 'rm $F')).decision).toBe('allow');
+    expect(await decideShell(policy.engine(), 'cat $F')).toMatchObject({ decision: 'ask', rule: 'outside-workspace' });
   });
 
   it('~user in a command is read through the passwd database: root\'s files are /root\'s', async () => {
