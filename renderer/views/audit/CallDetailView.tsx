@@ -2,6 +2,7 @@ import { useState } from 'react';
 import type { AuditRecord } from '../../../shared/audit';
 import type { CallDetail } from '../../../shared/explorer';
 import { TextFindingSchema, type TextFinding } from '../../../shared/upstream';
+import { revealInvisibles } from '../../format/invisibles';
 import { prettyJson } from '../../format/json';
 import { formatClock } from '../../format/time';
 import { describe } from '../../store/consoleSync';
@@ -39,9 +40,25 @@ export function CallDetailView({ detail, onClose }: { detail: CallDetail; onClos
           ) : null}
         </div>
         <p className="note">
-          call <code>{row.callId}</code>
-          {row.agent ? <> · agent <VisibleText text={row.agent} /></> : null}
-          {row.session ? <> · session <code>{row.session}</code></> : null}
+          call <code className="detail-id" title={row.callId}>{row.callId}</code>
+          {row.agent ? (
+            <>
+              {' '}
+              · agent{' '}
+              <span className="detail-id" title={revealInvisibles(row.agent)}>
+                <VisibleText text={row.agent} />
+              </span>
+            </>
+          ) : null}
+          {row.session ? (
+            <>
+              {' '}
+              · session{' '}
+              <code className="detail-id" title={row.session}>
+                {row.session}
+              </code>
+            </>
+          ) : null}
           {row.tier ? <> · tier {row.tier}</> : null} · waited {durationText(row.waitedMs)} · ran {durationText(row.ranMs)}
         </p>
       </header>

@@ -1,6 +1,7 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useRef, type KeyboardEvent, type UIEvent } from 'react';
 import type { CallRow } from '../../../shared/explorer';
+import { revealInvisibles } from '../../format/invisibles';
 import { VisibleText } from '../common/VisibleText';
 import { decidedText, durationText, rowTime } from './callRowText';
 
@@ -82,7 +83,7 @@ export function CallList({
     <div className="call-list" role="table" aria-label="Calls" aria-rowcount={total ?? rows.length}>
       <div className="call-list-head" role="row">
         {['Time', 'Agent', 'Tool', 'Arguments', 'Decided', 'Outcome', 'Waited', 'Ran'].map((name) => (
-          <span key={name} role="columnheader" className={`call-col-${name.toLowerCase()}`}>
+          <span key={name} role="columnheader" className={`call-col-${name.toLowerCase()}`} title={name}>
             {name}
           </span>
         ))}
@@ -124,6 +125,12 @@ export function CallList({
   );
 }
 
+/** A row's agent cell title: the agent's name in full and its session. */
+function agentTitle(row: CallRow): string | undefined {
+  const name = row.agent ?? row.source ?? '';
+  return revealInvisibles(row.session ? `${name} · session ${row.session}` : name) || undefined;
+}
+
 function CallLine({
   row,
   index,
@@ -152,23 +159,23 @@ function CallLine({
       <span role="cell" className="call-col-time" title={row.time}>
         {rowTime(row.time)}
       </span>
-      <span role="cell" className="call-col-agent" title={row.session ? `session ${row.session}` : undefined}>
+      <span role="cell" className="call-col-agent" title={agentTitle(row)}>
         <VisibleText text={row.agent ?? row.source ?? ''} />
       </span>
-      <span role="cell" className="call-col-tool">
+      <span role="cell" className="call-col-tool" title={revealInvisibles(row.tool)}>
         <VisibleText text={row.tool} />
       </span>
-      <span role="cell" className="call-col-arguments">
+      <span role="cell" className="call-col-arguments" title={revealInvisibles(row.argsBrief)}>
         <code>
           <VisibleText text={row.argsBrief} />
         </code>
       </span>
-      <span role="cell" className={`call-col-decided decision-${row.decision ?? 'none'}`}>
+      <span role="cell" className={`call-col-decided decision-${row.decision ?? 'none'}`} title={revealInvisibles(decidedText(row))}>
         <VisibleText text={decidedText(row)} />
       </span>
-      <span role="cell" className="call-col-outcome">
+      <span role="cell" className="call-col-outcome" title={row.errorCode ? `${row.outcome} ${row.errorCode}` : row.outcome}>
         <span className={`outcome outcome-${row.outcome}`}>{row.outcome}</span>
-        {row.errorCode ? <span className="note"> {row.errorCode}</span> : null}
+        {row.errorCode ? <code className="error-code">{row.errorCode}</code> : null}
       </span>
       <span role="cell" className="call-col-waited numeric">
         {durationText(row.waitedMs)}

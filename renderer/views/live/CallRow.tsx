@@ -1,6 +1,7 @@
 import { memo } from 'react';
 import { agentLabel } from '../../../shared/agentName';
 import type { CallSnapshot } from '../../../shared/call';
+import { revealInvisibles } from '../../format/invisibles';
 import { formatClock } from '../../format/time';
 import { ExpandableJson } from '../common/ExpandableJson';
 import { ExpandableText } from '../common/ExpandableText';
@@ -58,9 +59,12 @@ function CallOutcome({ call }: { call: CallSnapshot }) {
 function CallAgent({ call }: { call: CallSnapshot }) {
   if (!call.agent) return <span className="note">{call.agentSession ? `session ${call.agentSession.slice(0, 8)}` : call.source}</span>;
   const session = call.agentSession ? `agent session ${call.agentSession}, ` : '';
+  const label = agentLabel(call.agent);
   return (
-    <span className="call-agent" data-testid="call-agent" title={`${session}started ${call.agent.sessionStartedAt}`}>
-      <VisibleText text={agentLabel(call.agent)} />
+    <span className="call-agent" data-testid="call-agent" title={`${revealInvisibles(label)}: ${session}started ${call.agent.sessionStartedAt}`}>
+      <span className="agent-name">
+        <VisibleText text={label} />
+      </span>
       <span className="note"> since {formatClock(call.agent.sessionStartedAt)}</span>
     </span>
   );
@@ -96,7 +100,7 @@ export const CallRow = memo(function CallRow({ call }: { call: CallSnapshot }) {
       className={call.beforeRestart ? 'before-restart' : undefined}
     >
       <td className="call-tool">
-        <span className="tool-name">
+        <span className="tool-name" title={revealInvisibles(call.tool)}>
           <VisibleText text={call.tool} />
         </span>
         {call.tier ? <TierBadge tier={call.tier} /> : null}
@@ -116,7 +120,7 @@ export const CallRow = memo(function CallRow({ call }: { call: CallSnapshot }) {
         ) : null}
       </td>
       <td className="call-step">
-        {call.step}
+        <span className="step-name">{call.step}</span>
         {call.decidedBy ? (
           <span className="decided-by" data-testid="decided-by" data-by={call.decidedBy.by}>
             {' '}

@@ -70,57 +70,61 @@ export function PermissionsView() {
       {permissions === undefined ? <p className="empty">Loading the rules in force…</p> : null}
       {permissions?.length === 0 ? <p className="empty">No rule or grant is in force: every call gets its tier's default.</p> : null}
       {permissions && permissions.length > 0 ? (
-        <table className="data-table" data-testid="permissions-table" aria-label="Rules and grants in force">
-          <thead>
-            <tr>
-              <th scope="col">Rule</th>
-              <th scope="col">Effect</th>
-              <th scope="col">Layer</th>
-              <th scope="col">Source</th>
-              <th scope="col">For</th>
-              <th scope="col">Expires</th>
-              <th scope="col" className="numeric">
-                Hits
-              </th>
-              <th scope="col">Last use</th>
-              <th scope="col">Revoke or keep</th>
-            </tr>
-          </thead>
-          <tbody>
-            {permissions.map((permission) => (
-              <tr key={permission.id} data-testid="permission-row" data-rule={permission.rule} data-layer={permission.layer}>
-                <td>
-                  <code>{permission.rule}</code>
-                </td>
-                <td>{permission.effect}</td>
-                <td>{permission.layer}</td>
-                <td data-testid="permission-source">{permission.source}</td>
-                <td>{permission.scope}</td>
-                <td>{when(permission.expiresAt, permission.layer === 'session' ? 'when the gate stops' : 'never')}</td>
-                <td className="numeric" data-testid="permission-hits">
-                  {permission.hits}
-                </td>
-                <td>{when(permission.lastUsed, 'not yet')}</td>
-                <td className="permission-actions">
-                  {permission.revocable ? (
-                    <button type="button" className="deny" aria-label={`Revoke ${permission.rule}`} onClick={() => void revoke(permission)}>
-                      Revoke
-                    </button>
-                  ) : null}
-                  {permission.layer === 'session' && permission.effect === 'allow' ? (
-                    keeping === permission.id ? (
-                      <KeepChoice permission={permission} onKeep={(file) => void keep(permission, file)} onCancel={() => setKeeping(undefined)} />
-                    ) : (
-                      <button type="button" aria-label={`Keep ${permission.rule} for good…`} onClick={() => setKeeping(permission.id)}>
-                        Keep for good…
-                      </button>
-                    )
-                  ) : null}
-                </td>
+        <div className="table-scroll">
+          <table className="data-table names-table" data-testid="permissions-table" aria-label="Rules and grants in force">
+            <thead>
+              <tr>
+                <th scope="col">Rule</th>
+                <th scope="col">Effect</th>
+                <th scope="col">Layer</th>
+                <th scope="col">Source</th>
+                <th scope="col">For</th>
+                <th scope="col">Expires</th>
+                <th scope="col" className="numeric">
+                  Hits
+                </th>
+                <th scope="col">Last use</th>
+                <th scope="col">Revoke or keep</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {permissions.map((permission) => (
+                <tr key={permission.id} data-testid="permission-row" data-rule={permission.rule} data-layer={permission.layer}>
+                  <td title={permission.rule}>
+                    <code>{permission.rule}</code>
+                  </td>
+                  <td>{permission.effect}</td>
+                  <td>{permission.layer}</td>
+                  <td data-testid="permission-source" title={permission.source}>
+                    {permission.source}
+                  </td>
+                  <td title={permission.scope}>{permission.scope}</td>
+                  <td>{when(permission.expiresAt, permission.layer === 'session' ? 'when the gate stops' : 'never')}</td>
+                  <td className="numeric" data-testid="permission-hits">
+                    {permission.hits}
+                  </td>
+                  <td>{when(permission.lastUsed, 'not yet')}</td>
+                  <td className="permission-actions">
+                    {permission.revocable ? (
+                      <button type="button" className="deny" aria-label={`Revoke ${permission.rule}`} onClick={() => void revoke(permission)}>
+                        Revoke
+                      </button>
+                    ) : null}
+                    {permission.layer === 'session' && permission.effect === 'allow' ? (
+                      keeping === permission.id ? (
+                        <KeepChoice permission={permission} onKeep={(file) => void keep(permission, file)} onCancel={() => setKeeping(undefined)} />
+                      ) : (
+                        <button type="button" aria-label={`Keep ${permission.rule} for good…`} onClick={() => setKeeping(permission.id)}>
+                          Keep for good…
+                        </button>
+                      )
+                    ) : null}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       ) : null}
     </>
   );

@@ -1,4 +1,5 @@
 import type { SettingKey, SettingSource } from '../../../shared/settings';
+import { revealInvisibles } from '../../format/invisibles';
 import { VisibleText } from '../common/VisibleText';
 import { useConsoleState } from '../consoleContext';
 import { GateHealth } from './GateHealth';
@@ -63,29 +64,31 @@ function SettingsInForce() {
         {report.fileExists ? '; command-line options override it.' : '; create it to keep these settings between starts.'} Changes take effect when
         the gate restarts.
       </p>
-      <table className="data-table settings-table" aria-label="Settings">
-        <thead>
-          <tr>
-            <th scope="col">Setting</th>
-            <th scope="col">Value</th>
-            <th scope="col">From</th>
-          </tr>
-        </thead>
-        <tbody>
-          {report.entries.map((entry) => (
-            <tr key={entry.key} data-setting={entry.key} data-source={entry.source}>
-              <th scope="row">
-                <code>{entry.key}</code>
-                <div className="note">{MEANING[entry.key]}</div>
-              </th>
-              <td className="setting-value">
-                <VisibleText text={shown(entry.value)} />
-              </td>
-              <td className={`setting-source setting-source-${entry.source}`}>{SOURCE[entry.source]}</td>
+      <div className="table-scroll">
+        <table className="data-table settings-table names-table" aria-label="Settings">
+          <thead>
+            <tr>
+              <th scope="col">Setting</th>
+              <th scope="col">Value</th>
+              <th scope="col">From</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {report.entries.map((entry) => (
+              <tr key={entry.key} data-setting={entry.key} data-source={entry.source}>
+                <th scope="row">
+                  <code>{entry.key}</code>
+                  <div className="note">{MEANING[entry.key]}</div>
+                </th>
+                <td className="setting-value" title={revealInvisibles(shown(entry.value))}>
+                  <VisibleText text={shown(entry.value)} />
+                </td>
+                <td className={`setting-source setting-source-${entry.source}`}>{SOURCE[entry.source]}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
     </section>
   );
 }

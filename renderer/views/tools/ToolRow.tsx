@@ -1,6 +1,7 @@
 import { memo } from 'react';
 import type { ToolHealth, ToolStatus } from '../../../shared/health';
 import { boundsParts } from '../../format/bounds';
+import { revealInvisibles } from '../../format/invisibles';
 import { formatClock } from '../../format/time';
 import { ExpandableText } from '../common/ExpandableText';
 import { NameList } from '../common/NameList';
@@ -59,7 +60,7 @@ export const ToolRow = memo(function ToolRow({ tool }: { tool: ToolStatus }) {
       className={tool.available ? undefined : 'tool-unavailable'}
     >
       <td className="tool-identity">
-        <span className="tool-name">
+        <span className="tool-name" title={revealInvisibles(tool.name)}>
           <VisibleText text={tool.name} />
         </span>{' '}
         <span className="note">{tool.version}</span>
