@@ -296,16 +296,27 @@ describe('where the gate cannot or should not run Bash', () => {
     expect(answer.hookSpecificOutput?.updatedInput).toBeUndefined();
   });
 
-  it('with "claudeCodeBashInGate": false in settings.json, answers as before: allow, with no updatedInput', async () => {
+  it('with "claudeCodeBashInGate": false in settings.json, allows with no updatedInput only a line that stays in the workspace', async () => {
     const dirs = makeTempDirs();
     onTestFinished(() => dirs.remove());
     writeFileSync(join(dirs.home, 'settings.json'), JSON.stringify({ claudeCodeBashInGate: false }));
-    writeFileSync(join(dirs.home, 'policy.json'), JSON.stringify({ allow: ['shell_exec(cat *)'] }));
-    const serve = await spawnServe(dirs);
+    writeFileSync(join(dirs.home, 'policy.json'), JSON.stringify({ allow: ['shell_exec(cat *)', 'shell_exec(touch *)'] }));
+    const serve = await spawnServe(dirs, ['--approval-timeout', '1']);
     onTestFinished(() => serve.stop());
     const { answer } = await runHook(dirs.home, bashInput(dirs.workspace, 'cat notes.txt', 'toolu_host'));
     expect(answer.hookSpecificOutput?.permissionDecision).toBe('allow');
     expect(answer.hookSpecificOutput?.updatedInput).toBeUndefined();
+
+    // On the host nothing hides the state folder or the machine: a line an allow matches but that
+    // reaches outside the workspace, or where only the run decides, is a person's call (here nobody
+    // answers in time, so Claude Code's own prompt takes over).
+    // A write outside the workspace is left to the sandbox when the gate runs the line; on the host it would land.
+    for (const [index, line] of ['touch ../outside/planted', 'cat ../outside/id_rsa', `cat ${dirs.home}/console-token`, 'cat $TOOLGATE_HOME/token', 'ls -R ~root', "bash -c 'cat ~/.ssh/id_rsa'"].entries()) {
+      const { answer: asked } = await runHook(dirs.home, bashInput(dirs.workspace, line, `toolu_host_${index}`));
+      expect({ line, decision: asked.hookSpecificOutput?.permissionDecision }).toEqual({ line, decision: 'ask' });
+    }
+    expect((await runHook(dirs.home, bashInput(dirs.workspace, 'cat notes.txt', 'toolu_host_inside'))).answer.hookSpecificOutput?.permissionDecision).toBe('allow');
+    expect((await runHook(dirs.home, bashInput(dirs.workspace, 'touch notes.txt', 'toolu_host_touch'))).answer.hookSpecificOutput?.permissionDecision).toBe('allow');
 
     // A value that is not true or false keeps the gate from starting, naming the setting.
     const bad = makeTempDirs();
