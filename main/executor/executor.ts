@@ -116,12 +116,19 @@ export class Executor {
     const admission = admitArguments(request.arguments);
     const shown = this.deps.redactions.redactValue(admission.recorded);
     run.begin(tool, shown, request.replayOf ? { replayOf: request.replayOf } : {});
+    return this.stoppable(run, options.signal, (signal) => this.pipeline(run, request, admission, signal, options.onProgress));
+  }
+
+  /**
+   * Runs a call's body with a Stop of its own (beside the caller's signal), ends it with one failed
+   * record if the gate itself throws, and answers only once its records are committed.
+   */
+  private async stoppable(run: CallRun, outer: AbortSignal | undefined, body: (signal: AbortSignal) => Promise<ToolResult>): Promise<ToolResult> {
     const stopper = new AbortController();
     this.stoppers.set(run.callId, stopper);
-    const signal = options.signal ? AbortSignal.any([options.signal, stopper.signal]) : stopper.signal;
     let result: ToolResult;
     try {
-      result = await this.pipeline(run, request, admission, signal, options.onProgress);
+      result = await body(outer ? AbortSignal.any([outer, stopper.signal]) : stopper.signal);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       result = run.fail('failed', run.step, { code: 'ERUNTIME', message: `the gate failed at step ${run.step}: ${message}` });
@@ -141,22 +148,8 @@ export class Executor {
    * the same scheduler, tool process, sandbox, limits and audit records as any call of the tool. No
    * rule or person is asked again; a person may still stop it from the Live view.
    */
-  async runJudged(run: CallRun, tool: string, args: unknown, signal?: AbortSignal): Promise<ToolResult> {
-    const stopper = new AbortController();
-    this.stoppers.set(run.callId, stopper);
-    let result: ToolResult;
-    try {
-      result = await this.judgedRun(run, tool, args, signal ? AbortSignal.any([signal, stopper.signal]) : stopper.signal);
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      result = run.fail('failed', run.step, { code: 'ERUNTIME', message: `the gate failed at step ${run.step}: ${message}` });
-    } finally {
-      this.stoppers.delete(run.callId);
-    }
-    return this.deps.audit.durable().then(
-      () => result,
-      (error: unknown) => auditLost(result, error),
-    );
+  runJudged(run: CallRun, tool: string, args: unknown, signal?: AbortSignal): Promise<ToolResult> {
+    return this.stoppable(run, signal, (stoppable) => this.judgedRun(run, tool, args, stoppable));
   }
 
   private async judgedRun(run: CallRun, tool: string, args: unknown, signal: AbortSignal): Promise<ToolResult> {
