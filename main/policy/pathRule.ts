@@ -92,7 +92,7 @@ export interface ResolvedHead {
  * costs one lookup per rule per window, not one per call (each is a few system calls). Where it
  * led at load is never dropped, so the window can only delay a deny's reach to a link made since.
  */
-const HEAD_LOOKUP_MS = 50;
+export const HEAD_LOOKUP_MS = 50;
 
 /**
  * realpathOfLongestExisting's answer, found without a failed system call for each missing name (an

@@ -8,6 +8,7 @@ import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
+import { HEAD_LOOKUP_MS } from '../../main/policy/pathRule';
 import { connectMcp, startTestGate, textOf, type TestGate } from './helpers';
 
 const SECRET = 'TOP-SECRET-7f3a';
@@ -31,6 +32,9 @@ async function open(userPolicy: unknown) {
   symlinkSync('real', join(workspace, 'secret'));
   mkdirSync(join(workspace, 'src'));
   writeFileSync(join(workspace, 'src', 'a.ts'), 'export const a = 1;\n');
+  // The link is made after the rules loaded: where a rule's folder leads is looked up again once
+  // HEAD_LOOKUP_MS has passed since the last look, so the calls come after that.
+  await new Promise((resolve) => setTimeout(resolve, HEAD_LOOKUP_MS + 10));
   client = await connectMcp(gate.running.mcpUrl, gate.token);
   let prompts = 0;
   gate.running.backend.subscribe('approvalRequested', () => prompts++);
