@@ -123,7 +123,8 @@ test('Live shows string arguments as raw text and cuts a long error message', as
   await expect(rawRow.locator('td.call-arguments')).toContainText('{"path": "a.txt", "content":');
 
   // An unknown tool's error names it in full: 4,000 characters the row must not spill.
-  await agent.callTool({ name: `no_such_tool_${'x'.repeat(4_000)}`, arguments: {} });
+  // An unknown tool is a protocol error (invalid params) for the agent; Live still shows the attempt.
+  await expect(agent.callTool({ name: `no_such_tool_${'x'.repeat(4_000)}`, arguments: {} })).rejects.toThrow(/ENOTFOUND: no tool named/);
   const row = consolePage.live.rows().first();
   await expect(row.locator('.call-step')).toHaveText('lookup');
   const outcome = row.locator('td.call-outcome');

@@ -168,8 +168,8 @@ async function fillTabs(consolePage: ConsolePage): Promise<{ waiting: Promise<un
   const { approvals, live } = consolePage;
 
   await agent.callTool({ name: 'echo', arguments: { text: 'a short one' } });
-  const unknown = await agent.callTool({ name: LONG_TOOL, arguments: { pattern: 'foo', replacement: 'bar' } });
-  expect(unknown.isError).toBe(true);
+  // An unknown tool is a protocol error (invalid params) that names the tools the agent may call.
+  await expect(agent.callTool({ name: LONG_TOOL, arguments: { pattern: 'foo', replacement: 'bar' } })).rejects.toThrow(/ENOTFOUND: no tool named/);
 
   const denied = agent.callTool({ name: 'write_file', arguments: { path: 'src/some/deeply/nested/folder/configuration.json', content: '{}\n' } });
   await approvals.deny('not this file', await approvals.waitForPrompt('write_file'));

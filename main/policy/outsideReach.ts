@@ -24,8 +24,10 @@ export function askForOutsideReach(parts: CallParts, decision: PolicyDecision, w
   if (decision.decision !== 'allow' || parts.commands === undefined) return decision;
   const outside = outsideReach(parts, workspace);
   if (outside === undefined) return decision;
+  // The allow's provenance goes with it: what decided is this check, which the reason says, not the rule.
+  const { provenance: _allowedBy, ...rest } = decision;
   return {
-    ...decision,
+    ...rest,
     decision: 'ask',
     rule: 'outside-workspace',
     reason: `the command reaches ${outside}, so a person decides although ${decision.reason}`,
