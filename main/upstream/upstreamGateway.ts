@@ -166,9 +166,16 @@ export class UpstreamGateway {
     return slot ? this.serverView(slot) : undefined;
   }
 
-  /** Looks at the saved reviews again (a `toolgate servers review` in a terminal saved some) and applies them. */
+  /**
+   * Looks at the saved reviews again (a `toolgate servers review` in a terminal saved some) and applies
+   * them: a running server's tools as their pins now say, and a server waiting for its launch starts
+   * once that exact launch was approved there.
+   */
   refreshReviews(): void {
-    for (const slot of this.slots.values()) if (slot.connection) this.sync(slot);
+    for (const slot of this.slots.values()) {
+      if (slot.connection) this.sync(slot);
+      else if (this.parts.reviews.approvedLaunch(slot.config.name) === slot.launchHash) this.launch(slot);
+    }
   }
 
   /** Trusts tools as the person saw them (the hashes must be the current definitions'), with their classes. */

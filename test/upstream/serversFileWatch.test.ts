@@ -4,10 +4,13 @@
  * they were and says why; a server removed leaves the overview. Nothing starts unasked.
  */
 import { rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { UpstreamOverview } from '../../shared/upstream';
-import { openGate, type Harness } from '../executor/gateHarness';
+import { EnvironmentSecretProvider } from '../../main/secrets/secretProvider';
+import { toolgateRoot } from '../../main/state/paths';
+import { reviewCommand } from '../../main/upstream/reviewCommand';
+import { nextApproval, openGate, type Harness } from '../executor/gateHarness';
 
 let harness: Harness | undefined;
 afterEach(async () => {
@@ -45,4 +48,27 @@ describe('servers.json edited while the gate runs', () => {
     expect(removed).toMatchObject({ servers: [], refused: [] });
     expect(removed.fileProblem).toBeUndefined();
   });
+
+  it('starts a server added while it runs once `servers review NAME --yes` approves it from a terminal, and serves its tools', async () => {
+    harness = await openGate();
+    const readable = [toolgateRoot(), dirname(dirname(process.execPath))];
+    writeFileSync(join(harness.home, 'servers.json'), JSON.stringify({ mcpServers: { notes: { command: process.execPath, args: [resolve('test/fixtures/upstreamServer.mjs'), 'normal'], sandbox: { readable } } } }));
+    const waiting = await overviewWhen((overview) => overview.servers.length > 0);
+    expect(waiting.servers).toMatchObject([{ name: 'notes', status: 'awaiting-launch' }]);
+
+    // What `toolgate servers review notes --yes` does in another process: approve the launch, trust the tools, in the state folder.
+    const printed: string[] = [];
+    const reviewed = await reviewCommand({ home: harness.home, server: 'notes', yes: true, acceptFindings: false, secrets: new EnvironmentSecretProvider({}), out: (text) => printed.push(text) });
+    expect(reviewed, printed.join('')).toBe(0);
+
+    const ready = await overviewWhen((overview) => overview.servers[0]?.status === 'ready' && overview.servers[0].tools.length > 0);
+    expect(ready.servers[0]).toMatchObject({ name: 'notes', status: 'ready', launchApproved: true });
+    // Trusted at the class it suggests (RESTRICTED: it declares no annotations), so a person approves the call.
+    const prompt = nextApproval(harness.gate);
+    const calling = harness.gate.executor.call({ tool: 'notes__echo', arguments: { text: 'hot-added' } });
+    harness.gate.approvals.decide((await prompt).approvalId, 'approve');
+    const echoed = await calling;
+    expect(echoed.ok, JSON.stringify(echoed.error)).toBe(true);
+    expect(JSON.stringify(echoed.data)).toContain('hot-added');
+  }, 60_000);
 });
