@@ -113,8 +113,9 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
         args: 'NAME',
         summary: "show a server's exact launch, each tool's definition, class and findings (a changed one beside the old), then trust them",
         options: [
-          { name: 'yes', description: 'start it and trust its tools without asking (refused while a definition has findings)' },
+          { name: 'yes', description: 'start it and trust its tools up to ELEVATED without asking (refused while a definition has findings)' },
           { name: 'accept-findings', description: 'with --yes: trust tools whose definitions have findings too' },
+          { name: 'trust-all', description: 'with --yes: trust RESTRICTED and DANGEROUS tools too (--yes alone trusts up to ELEVATED)' },
           { name: 'tier', value: 'TIER', description: 'judge every tool trusted now at this tier (SAFE…DANGEROUS) instead of its suggested or earlier class' },
         ],
         details: [

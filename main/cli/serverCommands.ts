@@ -161,6 +161,7 @@ async function serversReview(args: ParsedArgs, io: Io): Promise<number> {
     server,
     yes: flag(args, 'yes') !== undefined,
     acceptFindings: flag(args, 'accept-findings') !== undefined,
+    trustAll: flag(args, 'trust-all') !== undefined,
     ...(tier !== undefined ? { tier } : {}),
     secrets: new ChainSecretProvider([new FileSecretProvider(statePaths(io.home).secrets), new EnvironmentSecretProvider(process.env, [])]),
     out: io.out,

@@ -1,6 +1,6 @@
 import { GateError } from '../../shared/errors';
 import { terminalText } from '../../shared/inertText';
-import { SecurityTierSchema, type SecurityTier } from '../../shared/manifest';
+import { SecurityTierSchema, tierLevel, type SecurityTier } from '../../shared/manifest';
 import type { ToolClass, UpstreamServerConfig, UpstreamToolDefinition } from '../../shared/upstream';
 import { detectSandbox } from '../hosts/sandbox';
 import { secretForServer } from '../secrets/secretBindings';
@@ -19,9 +19,11 @@ import type { PinState } from './types';
 export interface ReviewCommandOptions {
   home: string;
   server: string;
-  /** Trust without asking (scripts); refused while a definition has findings, unless acceptFindings. */
+  /** Trust without asking (scripts), up to ELEVATED unless trustAll; refused while a definition has findings, unless acceptFindings. */
   yes: boolean;
   acceptFindings: boolean;
+  /** With yes: trust RESTRICTED and DANGEROUS tools too (otherwise they are left for a person). */
+  trustAll?: boolean;
   /** The tier every tool trusted now is judged at, instead of the suggested (or earlier) class's. */
   tier?: string;
   secrets: SecretProvider;
@@ -80,13 +82,24 @@ export async function reviewCommand(options: ReviewCommandOptions): Promise<numb
     options.out('nothing was trusted\n');
     return 1;
   }
-  store.trust(
-    config.name,
-    open.map((entry) => ({ definition: entry.definition, class: classFor(entry.pin, tier) })),
-  );
-  options.out(`trusted ${open.map((entry) => entry.definition.name).join(', ')}; a running gate applies it within a second\n`);
+  const classed = open.map((entry) => ({ definition: entry.definition, class: classFor(entry.pin, tier) }));
+  // Unattended, a script vouches for tools up to ELEVATED; one that can do more waits for a person (or --trust-all).
+  const unattended = options.yes && !options.trustAll;
+  const trusted = classed.filter((entry) => !unattended || tierLevel(entry.class.tier) <= tierLevel(YES_TRUSTS_UP_TO));
+  const held = classed.filter((entry) => !trusted.includes(entry));
+  const named = (entries: typeof classed) => entries.map((entry) => `${terminalText(entry.definition.name)} (${entry.class.tier})`).join(', ');
+  if (trusted.length > 0) {
+    store.trust(config.name, trusted);
+    options.out(`trusted ${named(trusted)}; a running gate applies it within a second\n`);
+  }
+  if (held.length > 0) {
+    options.out(`not trusted, as --yes trusts up to ${YES_TRUSTS_UP_TO}: ${named(held)}; trust them in the Tools view, or run again with --yes --trust-all\n`);
+  }
   return 0;
 }
+
+/** The highest tier `--yes` trusts on its own. */
+const YES_TRUSTS_UP_TO: SecurityTier = 'ELEVATED';
 
 function serverConfig(home: string, name: string): UpstreamServerConfig {
   const { servers, refused } = readServersFile(home);

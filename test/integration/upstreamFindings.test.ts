@@ -142,7 +142,7 @@ describe('poisoned upstream definitions and results, through the gate', () => {
     expect(await agentTools()).not.toContain('lure__notes_fr');
 
     const heardBefore = listChanges;
-    expect(await serversCommand(['review', 'lure', '--yes', '--accept-findings'], io)).toBe(0);
+    expect(await serversCommand(['review', 'lure', '--yes', '--accept-findings', '--trust-all'], io)).toBe(0);
     await until('the agent told its list changed', async () => listChanges, (count) => count > heardBefore);
     await until('the trusted tools listed', agentTools, (names) => ['notes_fr', 'notes_zh', 'notes_b64'].every((tool) => names.includes(`lure__${tool}`)));
   }, 60_000);

@@ -48,11 +48,31 @@ describe('toolgate servers review', () => {
     expect(printed()).toContain('Says its text back');
     expect(asked[0]).toMatch(/^Start notes now to read its tools\? This also lets the gate start it\./);
     expect(asked[1]).toMatch(/^Trust 3 tools of notes as shown\?$/);
-    expect(printed()).toContain('trusted echo, add, probe');
+    expect(printed()).toContain('trusted echo (RESTRICTED), add (RESTRICTED), probe (RESTRICTED)');
     expect(openReviewStore(folder).approvedLaunch('notes')).toBeDefined();
     const saved = readFileSync(reviewsFile(folder), 'utf8');
     for (const tool of ['echo', 'add', 'probe']) expect(saved).toContain(`"${tool}"`);
   }, 20_000);
+
+  it('with --yes alone, trusts tools up to ELEVATED and leaves RESTRICTED ones for a person or --trust-all, naming each with its class', async () => {
+    // The fixture's tools declare no annotations, so each is suggested as RESTRICTED.
+    const unattended = review('normal', { yes: true, ask: undefined });
+    expect(await unattended.run).toBe(0);
+    expect(unattended.printed()).toContain('not trusted, as --yes trusts up to ELEVATED: echo (RESTRICTED), add (RESTRICTED), probe (RESTRICTED); trust them in the Tools view, or run again with --yes --trust-all');
+    expect(unattended.printed()).not.toContain('\ntrusted ');
+    expect(openReviewStore(unattended.home).approvedLaunch('notes')).toBeDefined();
+    expect(openReviewStore(unattended.home).pinState('notes', { name: 'echo', description: 'Says its text back', inputSchema: {} }).state).not.toBe('trusted');
+    removeTempFolder(unattended.home);
+
+    const elevated = review('normal', { yes: true, tier: 'elevated', ask: undefined });
+    expect(await elevated.run).toBe(0);
+    expect(elevated.printed()).toContain('trusted echo (ELEVATED), add (ELEVATED), probe (ELEVATED)');
+    removeTempFolder(elevated.home);
+
+    const all = review('normal', { yes: true, trustAll: true, ask: undefined });
+    expect(await all.run).toBe(0);
+    expect(all.printed()).toContain('trusted echo (RESTRICTED), add (RESTRICTED), probe (RESTRICTED)');
+  }, 30_000);
 
   it('a person who says no to the start starts nothing and trusts nothing', async () => {
     const { run, printed, home: folder } = review('normal', { ask: async () => false });
@@ -66,7 +86,7 @@ describe('toolgate servers review', () => {
     await expect(refused.run).rejects.toThrow(/findings in the tools to trust; .* --accept-findings/);
     expect(refused.printed()).toMatch(/addressed-to-model/);
     removeTempFolder(refused.home);
-    const accepted = review('poisoned', { yes: true, acceptFindings: true, tier: 'restricted', ask: undefined });
+    const accepted = review('poisoned', { yes: true, acceptFindings: true, trustAll: true, tier: 'restricted', ask: undefined });
     expect(await accepted.run).toBe(0);
     const pin = openReviewStore(accepted.home).pinState('notes', {
       name: 'notes',

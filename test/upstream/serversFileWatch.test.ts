@@ -49,16 +49,16 @@ describe('servers.json edited while the gate runs', () => {
     expect(removed.fileProblem).toBeUndefined();
   });
 
-  it('starts a server added while it runs once `servers review NAME --yes` approves it from a terminal, and serves its tools', async () => {
+  it('starts a server added while it runs once `servers review NAME --yes --trust-all` approves it from a terminal, and serves its tools', async () => {
     harness = await openGate();
     const readable = [toolgateRoot(), dirname(dirname(process.execPath))];
     writeFileSync(join(harness.home, 'servers.json'), JSON.stringify({ mcpServers: { notes: { command: process.execPath, args: [resolve('test/fixtures/upstreamServer.mjs'), 'normal'], sandbox: { readable } } } }));
     const waiting = await overviewWhen((overview) => overview.servers.length > 0);
     expect(waiting.servers).toMatchObject([{ name: 'notes', status: 'awaiting-launch' }]);
 
-    // What `toolgate servers review notes --yes` does in another process: approve the launch, trust the tools, in the state folder.
+    // What `toolgate servers review notes --yes --trust-all` does in another process: approve the launch, trust the tools, in the state folder.
     const printed: string[] = [];
-    const reviewed = await reviewCommand({ home: harness.home, server: 'notes', yes: true, acceptFindings: false, secrets: new EnvironmentSecretProvider({}), out: (text) => printed.push(text) });
+    const reviewed = await reviewCommand({ home: harness.home, server: 'notes', yes: true, trustAll: true, acceptFindings: false, secrets: new EnvironmentSecretProvider({}), out: (text) => printed.push(text) });
     expect(reviewed, printed.join('')).toBe(0);
 
     const ready = await overviewWhen((overview) => overview.servers[0]?.status === 'ready' && overview.servers[0].tools.length > 0);
