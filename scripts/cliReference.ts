@@ -29,11 +29,22 @@ State lives in \`$TOOLGATE_HOME\` (default \`~/.toolgate\`).
 - **An option it does not know** is refused, naming the command's \`--help\`.
 `;
 
-/** Markdown text of a spec's prose: `|` kept inside table cells, and `<`, `*`, `_` shown as written outside code spans. */
+/**
+ * Markdown text of a spec's prose: `|` kept inside table cells, and `<`, `*`, brackets and an
+ * underscore that could start emphasis (not one inside a word, as in shell_exec) shown as written
+ * outside code spans.
+ */
 function inline(text: string): string {
   return text
     .split(/(`[^`]*`)/)
-    .map((part, index) => (index % 2 === 1 ? part : part.replace(/[\\*_[\]]/g, (char) => `\\${char}`).replace(/</g, '&lt;').replace(/>/g, '&gt;')))
+    .map((part, index) =>
+      index % 2 === 1
+        ? part
+        : part
+            .replace(/[\\*[\]]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])/g, (char) => `\\${char}`)
+            .replace(/</g, '&lt;')
+            .replace(/>/g, '&gt;'),
+    )
     .join('')
     .replace(/\|/g, '\\|');
 }
