@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { COMMAND_SPECS } from '../main/cli/commandSpecs';
 import { BUILTIN_TOOLS } from '../main/tools/builtinTools';
 import { CLI_REFERENCE_PATH, cliReference } from '../scripts/cliReference';
-import { commandLineProblem, toolgateCommandLines } from './docs/commandMentions';
+import { commandLineProblem, shortCommandLine, toolgateCommandLines } from './docs/commandMentions';
 import { codeTexts, docFiles, headingAnchors, linksOf } from './docs/markdown';
 import { ROOT, makeTempDirs, spawnServe, type ServeProcess, type TempDirs } from './integration/helpers';
 import { settingsTable } from './docs/settingsTable';
@@ -26,7 +26,8 @@ describe('every toolgate command line in the docs', () => {
     let lines = 0;
     for (const doc of docFiles()) {
       for (const code of codeTexts(doc.text)) {
-        for (const words of toolgateCommandLines(code.text)) {
+        const short = code.inline ? shortCommandLine(code.text, COMMAND_SPECS) : undefined;
+        for (const words of short ? [short] : toolgateCommandLines(code.text)) {
           lines += 1;
           const problem = commandLineProblem(words, COMMAND_SPECS);
           if (problem) problems.push(`${doc.path}:${code.line}: ${problem}`);
@@ -43,6 +44,8 @@ describe('every toolgate command line in the docs', () => {
     const [review] = toolgateCommandLines('echo | toolgate servers reveiw fs --yes');
     expect(commandLineProblem(review!, COMMAND_SPECS)).toMatch(/servers has no subcommand reveiw/);
     expect(toolgateCommandLines('claude mcp add --transport http toolgate http://127.0.0.1:7749/mcp')).toEqual([]);
+    expect(commandLineProblem(shortCommandLine('servers review NAME --yess', COMMAND_SPECS)!, COMMAND_SPECS)).toMatch(/has no option --yess/);
+    expect(shortCommandLine('audit.db', COMMAND_SPECS)).toBeUndefined();
   });
 });
 

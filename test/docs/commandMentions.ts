@@ -28,6 +28,19 @@ export function toolgateCommandLines(code: string): string[][] {
   return [...code.matchAll(starts)].map((match) => shellWords(code.slice(match.index + match[0].length)));
 }
 
+/**
+ * A code span that names a command without `toolgate` in front (`servers review NAME --yes`,
+ * `serve --sandbox off`): a command with subcommands and one of them, or `serve` and an option.
+ * Its words, from the command on; undefined for any other span.
+ */
+export function shortCommandLine(span: string, specs: readonly CommandSpec[]): string[] | undefined {
+  const words = shellWords(span);
+  const spec = specs.find((candidate) => candidate.name === words[0]);
+  if (!spec || words[1] === undefined) return undefined;
+  const named = spec.subcommands ? spec.subcommands.some((sub) => sub.name === words[1]) : spec.name === 'serve' && words[1].startsWith('--');
+  return named ? words : undefined;
+}
+
 /** An option word as the docs write it, `[--yes` or `--port=1`, as its name; undefined for a word that is no option. */
 function optionName(word: string): string | undefined {
   const bare = word.replace(/^\[+/, '').replace(/[\]…]+$/, '').replace(/\.\.\.$/, '');

@@ -41,6 +41,8 @@ function blocks(text: string): { code: boolean; line: number; text: string }[] {
 export interface CodeText {
   line: number;
   text: string;
+  /** An inline code span, not a line of a fenced block. */
+  inline: boolean;
 }
 
 /** Prose split into paragraphs (blank lines and fences end one), each with its first line. */
@@ -69,8 +71,8 @@ export function codeTexts(text: string): CodeText[] {
   let pending: CodeText | undefined;
   for (const block of blocks(text)) {
     if (!block.code) continue;
-    const joined: CodeText = pending ? { line: pending.line, text: `${pending.text} ${block.text.trim()}` } : { line: block.line, text: block.text };
-    if (/\\\s*$/.test(joined.text)) pending = { line: joined.line, text: joined.text.replace(/\\\s*$/, '') };
+    const joined: CodeText = pending ? { ...pending, text: `${pending.text} ${block.text.trim()}` } : { line: block.line, text: block.text, inline: false };
+    if (/\\\s*$/.test(joined.text)) pending = { ...joined, text: joined.text.replace(/\\\s*$/, '') };
     else {
       pending = undefined;
       out.push(joined);
@@ -79,7 +81,7 @@ export function codeTexts(text: string): CodeText[] {
   for (const paragraph of paragraphs(text)) {
     // Table cells escape `|` as `\|`, also inside code spans.
     for (const span of paragraph.text.matchAll(/(`+)([\s\S]+?)\1/g)) {
-      out.push({ line: lineAt(paragraph, span.index), text: span[2]!.replace(/\\\|/g, '|').replace(/\s*\n\s*/g, ' ').trim() });
+      out.push({ line: lineAt(paragraph, span.index), text: span[2]!.replace(/\\\|/g, '|').replace(/\s*\n\s*/g, ' ').trim(), inline: true });
     }
   }
   return out;
