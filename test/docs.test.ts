@@ -118,6 +118,22 @@ describe('docs/settings.md', () => {
   });
 });
 
+describe("the README's quick start", () => {
+  it('gives the two commands, and CI runs the test one', () => {
+    const readme = read('README.md');
+    const quickStart = readme.slice(readme.indexOf('## Quick start'));
+    const commands = /```sh\n([\s\S]*?)```/.exec(quickStart)![1]!.split('\n').filter(Boolean).map((line) => line.replace(/\s+#.*$/, '').trim());
+    expect(commands).toEqual(['npm install && npm start', 'npm test']);
+    const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
+    expect(scripts.start && scripts.test, 'package.json has start and test scripts').toBeTruthy();
+    expect(read('.ci/run').split('\n').some((line) => /^npm test\b/.test(line.trim())), '.ci/run runs npm test').toBe(true);
+  });
+
+  it('stays a page a newcomer reads: at most 250 lines, the reference in docs/', () => {
+    expect(read('README.md').split('\n').length).toBeLessThanOrEqual(250);
+  });
+});
+
 describe('the built-in tools and the Node version', () => {
   it('docs/tools.md lists every built-in tool once, at the tier its manifest declares', () => {
     const rows = [...read('docs/tools.md').matchAll(/^\| `([a-z_]+)` \| (SAFE|STANDARD|ELEVATED|RESTRICTED|DANGEROUS) \|/gm)].map((match) => [match[1], match[2]]);
