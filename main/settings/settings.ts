@@ -141,7 +141,7 @@ export function readSettingsFile(path: string, home = homedir()): SettingsFile {
     }
     const key = String(issue.path[0]) as SettingKey;
     const field = issue.path.map(String).join('.');
-    throw new SettingsError(path, field, issue.message.replace(/^Invalid input: /, ''), FIX[key] ?? 'see the README');
+    throw new SettingsError(path, field, issue.message.replace(/^Invalid input: /, ''), FIX[key] ?? 'see docs/settings.md');
   }
   // Paths come back absolute, with ~ expanded.
   const settings = {
