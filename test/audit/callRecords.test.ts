@@ -83,9 +83,10 @@ describe('the records of a call', () => {
     mkdirSync(join(copy, 'home'));
     const auditDb = openDatabase(join(home, 'audit.db'), { readOnly: true });
     try {
-      for (;;) {
+      for (let waited = 0; ; waited += 10) {
         const row = auditDb.prepare("SELECT kind FROM audit WHERE kind = 'call-begun' AND payload LIKE '%spawn_sleeper%'").get();
         if (row) break;
+        if (waited > 10_000) throw new Error('no write-ahead record of spawn_sleeper was committed within 10 s');
         await new Promise((resolveWait) => setTimeout(resolveWait, 10));
       }
       for (const name of ['audit.db', 'audit.db-wal', 'audit.head']) {
