@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createGate, type Gate } from '../main/gate/createGate';
+import type { StoredRow as Row } from '../main/audit/chainWalk';
 import { openDatabase } from '../main/audit/sqlite';
 import { CallStepsPayloadSchema, STEPS_KINDS } from '../shared/audit';
 import { canonicalize } from '../shared/canonicalJson';
@@ -34,15 +35,6 @@ export interface RecordsPerCall {
   throughput: number;
   agents: number;
   sandbox: string;
-}
-
-interface Row {
-  call_id: string;
-  kind: string;
-  time: string;
-  payload: string;
-  prev_hash: string;
-  hash: string;
 }
 
 /** Bytes of a row's columns as text (the seq counted as 8). */
@@ -104,7 +96,7 @@ export async function measureRecordsPerCall(sequential = 1000, concurrent = 4000
     const sandbox = gate.sandbox.kind === 'bubblewrap' ? 'bubblewrap' : 'none';
     await gate.close();
     const db = openDatabase(join(home, 'audit.db'), { readOnly: true });
-    const rows = db.prepare('SELECT call_id, kind, time, payload, prev_hash, hash FROM audit').all() as unknown as Row[];
+    const rows = db.prepare('SELECT * FROM audit').all() as unknown as Row[];
     db.close();
     return {
       echo: logCost(rows, echoes),
