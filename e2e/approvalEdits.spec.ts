@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, test } from '@playwright/test';
+import type { AuditRecord } from '../shared/audit';
+import { stepsOf } from '../shared/auditSteps';
 import { CallEditPanel } from './pages/CallEditPanel';
 import { ConsolePage } from './pages/ConsolePage';
 import { startServedGate, type ServedGate } from './support/servedGate';
@@ -42,7 +44,8 @@ function auditRecords(home: string): Array<{ kind: string; callId: string; paylo
     encoding: 'utf8',
   });
   expect(listed.status, listed.stderr).toBe(0);
-  return JSON.parse(listed.stdout);
+  // Each step of a call, as the records holding several steps hold them.
+  return (JSON.parse(listed.stdout) as AuditRecord[]).flatMap(stepsOf) as Array<{ kind: string; callId: string; payload: Record<string, unknown> }>;
 }
 
 const LINES = Array.from({ length: 30 }, (_, index) => `line ${index + 1}`).join('\n') + '\n';

@@ -1,6 +1,11 @@
 import { z } from 'zod';
 
-/** The steps of the pipeline that each write one audit record. */
+/**
+ * The kinds of audit records. A call's life is written as few records as its durability needs, each
+ * holding its steps (see CallStepsPayload): `call` (the whole call), or `call-begun` … `call-ended`
+ * with `call-step` records between. Logs written before hold one record per step, of the step kinds
+ * (`invoked` … `completed`); both are read (shared/auditSteps.ts).
+ */
 export const AuditKindSchema = z.enum([
   'invoked',
   'rejected',
@@ -17,6 +22,14 @@ export const AuditKindSchema = z.enum([
   'anchor-accepted',
   /** A person brought in a new checkpoint signing key (`toolgate audit key rotate`); the key history in the checkpoint folder names this record. */
   'key-rotated',
+  /** A whole call in one record, written once it ended: every step from `invoked` to its end. */
+  'call',
+  /** A call's first steps, written before it could go on: a tool with side effects about to run (write-ahead), a person asked. */
+  'call-begun',
+  /** Steps of a call begun earlier that must be in the log before it goes on: a person's decision, a write-ahead. */
+  'call-step',
+  /** The steps of a call begun earlier, to its end. */
+  'call-ended',
 ]);
 export type AuditKind = z.infer<typeof AuditKindSchema>;
 
@@ -24,7 +37,34 @@ export type AuditKind = z.infer<typeof AuditKindSchema>;
  * Kinds after which a call id gets no more records: the ends of a call, and `anchor-accepted` and
  * `key-rotated`, which stand alone. A call id with records but none of these is an open call.
  */
-export const CLOSING_KINDS = ['completed', 'failed', 'rejected', 'interrupted', 'anchor-accepted', 'key-rotated'] as const satisfies readonly AuditKind[];
+export const CLOSING_KINDS = ['completed', 'failed', 'rejected', 'interrupted', 'anchor-accepted', 'key-rotated', 'call', 'call-ended'] as const satisfies readonly AuditKind[];
+
+/** Kinds of a call's first record: `invoked` in a log of one record per step, `call` or `call-begun` since. */
+export const FIRST_KINDS = ['invoked', 'call', 'call-begun'] as const satisfies readonly AuditKind[];
+
+/** Kinds of the records that hold several steps of a call. */
+export const STEPS_KINDS = ['call', 'call-begun', 'call-step', 'call-ended'] as const satisfies readonly AuditKind[];
+
+/** The kinds a step of a call has: the pipeline's steps, named as logs of one record per step named their records. */
+export const StepKindSchema = z.enum(['invoked', 'capability', 'policy', 'approval-requested', 'approval-decided', 'started', 'completed', 'failed', 'rejected']);
+export type StepKind = z.infer<typeof StepKindSchema>;
+
+/** One step of a call as a record of several steps holds it. */
+export const CallStepSchema = z.object({
+  /** Which step of the pipeline. */
+  kind: StepKindSchema,
+  /** When it happened (ISO 8601, milliseconds). */
+  time: z.string(),
+  /** Milliseconds since the call was invoked, to the microsecond (the steps' timing finer than `time`). */
+  atMs: z.number().nonnegative(),
+  /** What the step decided or saw, as a record of one step held it. */
+  payload: z.unknown(),
+});
+export type CallStep = z.infer<typeof CallStepSchema>;
+
+/** The payload of a record of several steps (`call`, `call-begun`, `call-step`, `call-ended`). */
+export const CallStepsPayloadSchema = z.object({ steps: z.array(CallStepSchema).min(1) });
+export type CallStepsPayload = z.infer<typeof CallStepsPayloadSchema>;
 
 /** The hash every chain starts from (the prevHash of seq 1). */
 export const GENESIS_HASH = '0'.repeat(64);
@@ -71,9 +111,9 @@ export const OpenCallSchema = z.object({
   callId: z.string(),
   /** The seq of its newest record. */
   lastSeq: z.number().int().positive(),
-  /** The kind of its newest record: the step it had reached. */
+  /** The step it had reached: its newest record's kind, or that record's last step. */
   lastKind: AuditKindSchema,
-  /** When its newest record was written. */
+  /** When it reached that step. */
   lastTime: z.string(),
 });
 export type OpenCall = z.infer<typeof OpenCallSchema>;

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync } from 'node:fs';
-import { GENESIS_HASH, type AuditKind, type AuditRecord, type AuditVerifyReport, type OpenCall } from '../../shared/audit';
+import { FIRST_KINDS, GENESIS_HASH, type AuditKind, type AuditRecord, type AuditVerifyReport, type OpenCall } from '../../shared/audit';
+import { stepsOfAll } from '../../shared/auditSteps';
 import { LONE_SURROGATE, canonicalize, toWellFormedJson } from '../../shared/canonicalJson';
 import { GateError } from '../../shared/errors';
 import { CallIndex, type CatchUp } from './callIndex';
@@ -126,6 +127,8 @@ export class AuditStore {
   private waiters: Waiter[] = [];
   /** Why the last commit failed, while nothing was committed since: a durable() with nothing queued then rejects. */
   private lastFailure: Error | undefined;
+  /** Writers of steps kept back until someone awaits durable() (holdUntilDurable). */
+  private readonly holds = new Set<() => void>();
   /** A commit is due when the event loop turns: someone waits for it (durable()). */
   private commitSoon = false;
   /** The commit at the end of the window, for records nobody hurried (append() alone, committed()). */
@@ -234,6 +237,7 @@ export class AuditStore {
    * and none succeeded since.
    */
   durable(): Promise<void> {
+    this.writeHeld();
     if (this.queue.length === 0) return this.lastFailure ? Promise.reject(this.lastFailure) : Promise.resolve();
     // Once per burst: every record appended before the event loop turns again shares the commit.
     if (!this.commitSoon) {
@@ -241,6 +245,30 @@ export class AuditStore {
       setImmediate(() => this.commitQueued());
     }
     return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
+  }
+
+  /**
+   * Calls `write` (which appends a call's steps kept back) at the start of the next durable(), or
+   * when the store closes, so whoever awaits durable() is never ahead of them; returns the way to let
+   * go of it (the steps were written otherwise).
+   */
+  holdUntilDurable(write: () => void): () => void {
+    this.holds.add(write);
+    return () => this.holds.delete(write);
+  }
+
+  /** Writes every step kept back (holdUntilDurable); a writer that fails loses nothing of the others. */
+  private writeHeld(): void {
+    if (this.holds.size === 0 || this.closed) return;
+    const writes = [...this.holds];
+    this.holds.clear();
+    for (const write of writes) {
+      try {
+        write();
+      } catch {
+        // its commit's waiters hear why; the other calls' steps are still written
+      }
+    }
   }
 
   /**
@@ -333,12 +361,23 @@ export class AuditStore {
   recentCallIds(limit: number): string[] {
     if (!this.hasTable) return [];
     this.commit();
-    const rows = this.db.prepare("SELECT call_id FROM audit WHERE kind = 'invoked' ORDER BY seq DESC LIMIT ?").all(limit) as unknown as Array<{ call_id: string }>;
+    const rows = this.db
+      .prepare(`SELECT call_id FROM audit WHERE kind IN (${FIRST_KINDS.map(() => '?').join(', ')}) ORDER BY seq DESC LIMIT ?`)
+      .all(...FIRST_KINDS, limit) as unknown as Array<{ call_id: string }>;
     return rows.map((row) => row.call_id);
   }
 
-  /** Every record of one call, oldest first. */
+  /**
+   * Every step of one call, oldest first, each as a record of its step's kind carrying the seq and
+   * hashes of the record that holds it (see stepsOf): the same reading for a log of one record per
+   * step and for one whose records hold several.
+   */
   forCall(callId: string): AuditRecord[] {
+    return stepsOfAll(this.recordsOfCall(callId));
+  }
+
+  /** The stored records of one call, oldest first, as they are in the chain. */
+  recordsOfCall(callId: string): AuditRecord[] {
     this.commit();
     return (this.db.prepare('SELECT * FROM audit WHERE call_id = ? ORDER BY seq').all(callId) as unknown as StoredRow[]).map(toRecord);
   }
@@ -478,6 +517,7 @@ export class AuditStore {
   /** Commits what is queued, then closes the database. Idempotent. */
   close(): void {
     if (this.closed) return;
+    this.writeHeld();
     this.commit();
     this.folding?.foldNow();
     this.closed = true;

@@ -1,5 +1,6 @@
 import type { AuditKind, AuditRecord } from '../../shared/audit';
 import { CLOSING_KINDS } from '../../shared/audit';
+import { stepsOf, stepsOfAll } from '../../shared/auditSteps';
 import type { CallRow } from '../../shared/explorer';
 import { summarizeCall, type CallSummary } from './callSummary';
 import { openDatabase, type SqliteDatabase } from './sqlite';
@@ -146,9 +147,10 @@ interface AuditRow {
 /** Kinds whose payload a call's summary never reads (only their time): left unparsed, which makes a rebuild faster. */
 const UNREAD_PAYLOADS = new Set<string>(['capability', 'started']);
 
-function recordFrom(row: AuditRow): AuditRecord {
+/** A stored row as the steps it holds (one, for a record of one step). */
+function stepsFrom(row: AuditRow): AuditRecord[] {
   const payload = UNREAD_PAYLOADS.has(row.kind) ? null : (JSON.parse(row.payload) as unknown);
-  return { seq: row.seq, callId: row.call_id, kind: row.kind as AuditKind, time: row.time, payload, prevHash: '', hash: '' };
+  return stepsOf({ seq: row.seq, callId: row.call_id, kind: row.kind as AuditKind, time: row.time, payload, prevHash: '', hash: '' });
 }
 
 const CLOSING = new Set<string>(CLOSING_KINDS);
@@ -305,7 +307,7 @@ export class CallIndex {
   fold(records: readonly AuditRecord[]): void {
     if (!this.writable || this.broken || records.length === 0) return;
     const calls = new Map<string, AuditRecord[]>();
-    for (const record of records) {
+    for (const record of stepsOfAll(records)) {
       const ofCall = calls.get(record.callId);
       if (ofCall) ofCall.push(record);
       else calls.set(record.callId, [record]);
@@ -314,7 +316,7 @@ export class CallIndex {
       // A call that began among these records (its first is `invoked`) has them all, up to here:
       // only one begun earlier is read from the log. Records of it committed since are folded next time.
       const begunHere = folded[0]!.kind === 'invoked';
-      const trail = begunHere ? folded : (this.recordsOfCall.all(callId) as unknown as AuditRow[]).map(recordFrom);
+      const trail = begunHere ? folded : (this.recordsOfCall.all(callId) as unknown as AuditRow[]).flatMap(stepsFrom);
       const summary = summarizeCall(trail);
       if (summary) this.writeFolded(summary, trail[0]!.seq === folded[0]!.seq);
       if (CLOSING.has(trail.at(-1)!.kind)) this.openTexts.delete(callId);
@@ -390,16 +392,17 @@ export class CallIndex {
     for (;;) {
       const rows = slice.all(lastSeq) as unknown as AuditRow[];
       for (const row of rows) {
-        const record = recordFrom(row);
+        const record = { seq: row.seq, callId: row.call_id };
         records++;
         lastSeq = record.seq;
         let trail = open.get(record.callId);
         if (!trail) {
-          trail = from > 0 && !fresh ? (earlier.all(record.callId, from) as unknown as AuditRow[]).map(recordFrom) : [];
+          trail = from > 0 && !fresh ? (earlier.all(record.callId, from) as unknown as AuditRow[]).flatMap(stepsFrom) : [];
           open.set(record.callId, trail);
         }
-        trail.push(record);
-        if (CLOSING.has(record.kind)) {
+        const steps = stepsFrom(row);
+        trail.push(...steps);
+        if (CLOSING.has(steps.at(-1)!.kind)) {
           open.delete(record.callId);
           const summary = summarizeCall(trail);
           if (summary) done.push(summary);

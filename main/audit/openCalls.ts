@@ -1,4 +1,5 @@
-import { CLOSING_KINDS, type OpenCall } from '../../shared/audit';
+import { CLOSING_KINDS, STEPS_KINDS, type AuditRecord, type OpenCall } from '../../shared/audit';
+import { stepsOf } from '../../shared/auditSteps';
 import type { SqliteDatabase } from './sqlite';
 
 /**
@@ -28,6 +29,26 @@ ORDER BY lastSeq`;
  * after it are grouped. 0 groups the whole log.
  */
 export function findOpenCalls(db: SqliteDatabase, closedThrough = 0): OpenCall[] {
-  if (closedThrough <= 0) return db.prepare(OPEN_CALLS_SQL).all(...CLOSING_KINDS) as unknown as OpenCall[];
-  return db.prepare(OPEN_CALLS_SINCE_SQL).all(closedThrough, ...CLOSING_KINDS) as unknown as OpenCall[];
+  const open = (
+    closedThrough <= 0 ? db.prepare(OPEN_CALLS_SQL).all(...CLOSING_KINDS) : db.prepare(OPEN_CALLS_SINCE_SQL).all(closedThrough, ...CLOSING_KINDS)
+  ) as unknown as OpenCall[];
+  return open.map((call) => atLastStep(db, call));
+}
+
+const HOLDS_STEPS = new Set<string>(STEPS_KINDS);
+
+/** An open call whose newest record holds several steps, named by the last of them (the step it had reached) and its time. */
+function atLastStep(db: SqliteDatabase, call: OpenCall): OpenCall {
+  if (!HOLDS_STEPS.has(call.lastKind)) return call;
+  const row = db.prepare('SELECT payload FROM audit WHERE seq = ?').get(call.lastSeq) as { payload: string } | undefined;
+  if (!row) return call;
+  let payload: unknown;
+  try {
+    payload = JSON.parse(row.payload);
+  } catch {
+    return call;
+  }
+  const record: AuditRecord = { seq: call.lastSeq, callId: call.callId, kind: call.lastKind, time: call.lastTime, payload, prevHash: '', hash: '' };
+  const last = stepsOf(record).at(-1)!;
+  return { ...call, lastKind: last.kind, lastTime: last.time };
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { AuditKind } from '../../shared/audit';
+import { StepKindSchema, type AuditKind, type CallStep, type StepKind } from '../../shared/audit';
 import type { AgentInfo, CallSnapshot, CallSource } from '../../shared/call';
 import type { ToolError } from '../../shared/errors';
 import { hashCanonical } from '../../shared/hash';
@@ -10,12 +10,38 @@ import { editNote } from '../approvals/editedArguments';
 import type { ExecutorDeps } from './executor';
 import { shownOutput } from './steps/recordedArguments';
 
+/** Steps after which the call's steps so far are written at once: a person is asked, or decided. */
+const WRITTEN_AT_ONCE: ReadonlySet<StepKind> = new Set(['approval-requested', 'approval-decided']);
+
+/** Steps that end a call: its steps are written, the last record of the call. */
+const ENDING: ReadonlySet<StepKind> = new Set(['completed', 'failed', 'rejected']);
+
+/** How a step is written. */
+export interface StepOptions {
+  /**
+   * For `started`: the tool may run before the call's steps are in the log (it changes nothing and
+   * reads only this machine), so they wait for its end and go in one record with it. Without it, a
+   * `started` step is a write-ahead: written now, and the tool runs once it is committed.
+   */
+  mayRunFirst?: boolean;
+}
+
+const STEP_KINDS: ReadonlySet<string> = new Set(StepKindSchema.options);
+
+function isStep(kind: string): kind is StepKind {
+  return STEP_KINDS.has(kind);
+}
+
 /** Milliseconds to the microsecond. */
 export function roundMs(ms: number): number {
   return Math.round(ms * 1000) / 1000;
 }
 
-/** One call going through the pipeline: its id, clock and audit trail. */
+/**
+ * One call going through the pipeline: its id, clock and audit trail. Its steps are kept here and
+ * written as few records as durability needs (see audit()): a call that changes nothing is one
+ * `call` record written at its end.
+ */
 export class CallRun {
   readonly callId = randomUUID();
   readonly startedAt = new Date();
@@ -26,6 +52,12 @@ export class CallRun {
   edited: EditSummary | undefined;
   /** When its tool process was handed the call (performance.now()), once it was. */
   private ranFrom: number | undefined;
+  /** Steps not written yet, oldest first. */
+  private steps: CallStep[] = [];
+  /** Whether a record of this call is in the log (or queued for it) already. */
+  private begun = false;
+  /** Lets go of the audit's hold on the steps kept (see audit()), while it has one. */
+  private releaseHold: (() => void) | undefined;
 
   constructor(
     private readonly deps: Pick<ExecutorDeps, 'audit' | 'calls' | 'redactions'>,
@@ -33,6 +65,12 @@ export class CallRun {
     readonly source: CallSource,
     readonly agentSession: string | undefined,
     readonly agent: AgentInfo | undefined,
+    /**
+     * True when whoever runs the call needs its steps in the log only where audit() writes them
+     * (the executor). Otherwise steps kept are also written whenever anyone awaits the audit's
+     * durable(): a judge that answers once durable() resolved is never ahead of its call's steps.
+     */
+    private readonly writesAtItsOwnPoints = false,
   ) {}
 
   /** The session and who it says it is, as the snapshot, the prompt and the audit carry them. */
@@ -64,8 +102,37 @@ export class CallRun {
     this.ranFrom = performance.now();
   }
 
-  audit(kind: AuditKind, payload: unknown): void {
-    this.deps.audit.append({ callId: this.callId, kind, payload });
+  /**
+   * Records one step of the call. Kept until durability needs it written: a person asked or
+   * deciding, a tool about to run (unless `mayRunFirst`), or the call's end; then every step kept is
+   * written in one record. A kind that is no step of a call (none is today) is a record of its own.
+   */
+  audit(kind: AuditKind, payload: unknown, options: StepOptions = {}): void {
+    if (!isStep(kind)) {
+      this.writeSteps(false);
+      this.deps.audit.append({ callId: this.callId, kind, payload });
+      return;
+    }
+    this.steps.push({ kind, time: new Date().toISOString(), atMs: this.elapsedMs(), payload });
+    if (ENDING.has(kind)) this.writeSteps(true);
+    else if (WRITTEN_AT_ONCE.has(kind) || (kind === 'started' && !options.mayRunFirst)) this.writeSteps(false);
+    else if (!this.writesAtItsOwnPoints && !this.releaseHold) {
+      const hold = this.deps.audit.holdUntilDurable;
+      if (hold) this.releaseHold = hold.call(this.deps.audit, () => this.writeSteps(false));
+      else this.writeSteps(false);
+    }
+  }
+
+  /** Appends the steps kept as one record: the call's first, a middle one, its last, or the whole call. */
+  private writeSteps(ends: boolean): void {
+    this.releaseHold?.();
+    this.releaseHold = undefined;
+    if (this.steps.length === 0) return;
+    const kind = ends ? (this.begun ? 'call-ended' : 'call') : this.begun ? 'call-step' : 'call-begun';
+    const steps = this.steps;
+    this.steps = [];
+    this.begun = true;
+    this.deps.audit.append({ callId: this.callId, kind, payload: { steps } });
   }
 
   elapsedMs(): number {

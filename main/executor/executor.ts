@@ -49,8 +49,11 @@ export interface AuditSink {
    * a call is answered, so no agent is answered, and no tool runs, ahead of its record.
    */
   durable(): Promise<void>;
-  /** Watches the commit of the records appended so far without hurrying it; `failure` is set when it fails. */
-  watchCommit(): { failure: Error | undefined };
+  /**
+   * Calls `write` (which appends) at the start of the next durable(), so what it writes is in that
+   * commit; returns the way to let go of it first. Without it, a caller appends at once.
+   */
+  holdUntilDurable?(write: () => void): () => void;
 }
 
 /** Everything the pipeline needs, injected so each piece can be tested alone. */
@@ -84,8 +87,9 @@ export function bindingHash(manifest: ToolManifest, input: unknown): string {
 
 /**
  * The gate's pipeline: lookup → validate → capability → policy → approval → tool process →
- * output check → canonical JSON + BLAKE3 → result. Each step writes its audit record; every call
- * ends with exactly one of completed, failed or rejected. A tool's failure is a result, never a throw.
+ * output check → canonical JSON + BLAKE3 → result. Each step is recorded (CallRun keeps them and
+ * writes as few records as durability needs); every call ends with exactly one of completed, failed
+ * or rejected. A tool's failure is a result, never a throw.
  */
 export class Executor {
   /** Calls under way, by id: what stop() aborts. */
@@ -110,7 +114,8 @@ export class Executor {
    * even when the gate itself fails mid-way.
    */
   async call(request: CallRequest, options: CallOptions = {}): Promise<ToolResult> {
-    const run = new CallRun(this.deps, request.tool, request.source ?? 'test', request.agentSession, request.agent);
+    // Its steps are written where this pipeline needs them in the log: a person asked, a write-ahead, the end.
+    const run = new CallRun(this.deps, request.tool, request.source ?? 'test', request.agentSession, request.agent, true);
     const tool = recordedToolName(request.tool);
     // One walk bounds, checks and records the arguments; a refusal it makes is the pipeline's first step.
     const admission = admitArguments(request.arguments);
@@ -378,13 +383,12 @@ export class Executor {
     const { manifest } = entry.tool;
     const profile = profileFor(manifest.sideEffects, false);
     const mutating = mutatingEffects(manifest.sideEffects).length > 0;
-    // Only a tool that stays on this machine and changes nothing may run before its first records are
-    // committed: one that reaches the network could send data out (a GET's URL is enough). Its word
-    // for it is taken only where a sandbox holds it to that (no network, the workspace read-only).
-    // An external tool runs where no sandbox of the gate holds it to its word.
+    // Only a tool that stays on this machine and changes nothing may run before its steps are in the
+    // log (they are written at its end, the whole call in one record): one that reaches the network
+    // could send data out (a GET's URL is enough). Its word for it is taken only where a sandbox holds
+    // it to that (no network, the workspace read-only). An external tool runs where no sandbox of the
+    // gate holds it to its word. Any other runs after a write-ahead record of its steps so far.
     const staysLocal = !entry.external && this.deps.sandbox.kind !== 'none' && manifest.sideEffects.every((effect) => LOCAL_READS.has(effect));
-    /** That commit, when the tool did not wait for it: its failure (the output is then withheld) shows here at once. */
-    let firstRecords: { failure: Error | undefined } | undefined;
     run.at('queued');
     let outcome;
     try {
@@ -398,20 +402,22 @@ export class Executor {
         async () => {
           run.at('execute', { status: 'running' });
           run.startRunning();
-          run.audit('started', {
-            tool: manifest.name,
-            version: manifest.version,
-            // The audit's WebAssembly BLAKE3: the same hash as hashCanonical's, about 5× faster on a small input.
-            inputHash: fastBlake3Hex(canonicalize(input)),
-            ...(entry.external ? { upstream: true } : { sandbox: this.deps.sandbox.kind, ...profile }),
-            ...(resolved.secrets.length > 0 ? { secrets: resolved.secrets } : {}),
-          });
-          // No tool that changes anything or reaches the network runs ahead of its record: a gate killed
-          // while it runs leaves the call in the log. One that only reads this machine runs at once, and
-          // its records are not hurried: answering within the audit's commit window, it has them
-          // committed with its last record in one commit; its answer still waits for them (see call()).
+          run.audit(
+            'started',
+            {
+              tool: manifest.name,
+              version: manifest.version,
+              // The audit's WebAssembly BLAKE3: the same hash as hashCanonical's, about 5× faster on a small input.
+              inputHash: fastBlake3Hex(canonicalize(input)),
+              ...(entry.external ? { upstream: true } : { sandbox: this.deps.sandbox.kind, ...profile }),
+              ...(resolved.secrets.length > 0 ? { secrets: resolved.secrets } : {}),
+            },
+            { mayRunFirst: staysLocal },
+          );
+          // No tool that changes anything or reaches the network runs ahead of its write-ahead record:
+          // a gate killed while it runs leaves the call open in the log. One that only reads this
+          // machine runs at once; its answer still waits for its record (see stoppable()).
           if (!staysLocal) await this.deps.audit.durable();
-          else firstRecords = this.deps.audit.watchCommit();
           this.deps.redactions.set(run.callId, resolved.values);
           if (entry.external) {
             return entry.external.run(resolved.input, {
@@ -450,10 +456,6 @@ export class Executor {
     } finally {
       this.deps.redactions.delete(run.callId);
     }
-    // A reading tool ran before its first records were committed: when that commit failed, its output
-    // is not recorded (nor returned), only why. Not committed yet, they go with its last record.
-    const lost = firstRecords?.failure;
-    if (lost) return run.fail('failed', 'execute', { code: 'ERUNTIME', message: lost.message });
     const usage = outcome.usage ? { peakMemoryMb: Math.round(outcome.usage.peakResidentBytes / 2 ** 20), peakProcesses: outcome.usage.peakProcesses } : undefined;
     if (!outcome.ok) {
       const error = this.deps.redactions.redactValue(outcome.error);

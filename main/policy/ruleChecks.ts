@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { AuditRecord } from '../../shared/audit';
+import { stepsOfAll } from '../../shared/auditSteps';
 import type { ToolManifest } from '../../shared/manifest';
 import type { ApprovalScope, RuleCheck } from '../../shared/permissions';
 import type { PolicyLayer } from '../../shared/policy';
@@ -101,7 +102,7 @@ export async function checkRules(
     }
   }
   const warnings = compiled.flatMap((rule) => broadness(rule, engine) ?? []);
-  const matches = problems.length === 0 ? await recentMatches(compiled, subject.callId, engine, recent(RECENT_RECORDS)) : [];
+  const matches = problems.length === 0 ? await recentMatches(compiled, subject.callId, engine, stepsOfAll(recent(RECENT_RECORDS))) : [];
   return { problems, warnings, matches, compiled };
 }
 

@@ -1,5 +1,5 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import type { AuditRecord } from '../../shared/audit';
+import { FIRST_KINDS, type AuditRecord } from '../../shared/audit';
 import type { ConsoleBridge } from '../../shared/contract';
 import {
   MIN_SEARCH_CHARS,
@@ -12,6 +12,9 @@ import {
   type FacetCounts,
 } from '../../shared/explorer';
 import { describe } from './consoleSync';
+
+/** Kinds of a call's first record. */
+const FIRST = new Set<string>(FIRST_KINDS);
 
 /** Rows asked for per page: a few screens, so scrolling rarely waits. */
 export const EXPLORER_PAGE_SIZE = 200;
@@ -184,7 +187,7 @@ export class ExplorerFeed {
 
   /** Counts a call that arrived after the page was loaded (its first record). */
   noteAppended(record: AuditRecord): void {
-    if (record.kind !== 'invoked') return;
+    if (!FIRST.has(record.kind)) return;
     this.store.setState((s) => ({ newCalls: s.newCalls + 1 }));
   }
 

@@ -24,9 +24,9 @@ describe('a gate whose audit commit fails', () => {
     const { gate } = harness;
     expect((await gate.executor.call({ tool: 'echo', arguments: { text: 'before' } })).ok).toBe(true);
 
-    // The log refuses `started` records, as a full disk would refuse the commit holding one.
+    // The log refuses records holding a `started` step, as a full disk would refuse the commit holding one.
     const db = openDatabase(join(harness.home, 'audit.db'));
-    db.exec("CREATE TRIGGER refuse_started BEFORE INSERT ON audit WHEN NEW.kind = 'started' BEGIN SELECT RAISE(ABORT, 'disk full (test)'); END");
+    db.exec("CREATE TRIGGER refuse_started BEFORE INSERT ON audit WHEN NEW.payload LIKE '%\"kind\":\"started\"%' BEGIN SELECT RAISE(ABORT, 'disk full (test)'); END");
     let refused;
     try {
       refused = await gate.executor.call({ tool: 'echo', arguments: { text: 'refused' } });
@@ -51,7 +51,7 @@ describe('a gate whose audit commit fails', () => {
     harness = await openGate({ policyMode: 'permissive' });
     const { gate } = harness;
     const db = openDatabase(join(harness.home, 'audit.db'));
-    db.exec("CREATE TRIGGER refuse_started BEFORE INSERT ON audit WHEN NEW.kind = 'started' BEGIN SELECT RAISE(ABORT, 'disk full (test)'); END");
+    db.exec("CREATE TRIGGER refuse_started BEFORE INSERT ON audit WHEN NEW.payload LIKE '%\"kind\":\"started\"%' BEGIN SELECT RAISE(ABORT, 'disk full (test)'); END");
     let refused;
     try {
       refused = await gate.executor.call({ tool: 'write_file', arguments: { path: 'never.txt', content: 'x' } });
@@ -79,7 +79,7 @@ describe('a gate whose audit commit fails', () => {
       expect((await gate.executor.call({ tool: 'fetch_online', arguments: { url } })).ok).toBe(true);
       expect(requests).toBe(1);
       const db = openDatabase(join(harness.home, 'audit.db'));
-      db.exec("CREATE TRIGGER refuse_started BEFORE INSERT ON audit WHEN NEW.kind = 'started' BEGIN SELECT RAISE(ABORT, 'disk full (test)'); END");
+      db.exec("CREATE TRIGGER refuse_started BEFORE INSERT ON audit WHEN NEW.payload LIKE '%\"kind\":\"started\"%' BEGIN SELECT RAISE(ABORT, 'disk full (test)'); END");
       let refused;
       try {
         refused = await gate.executor.call({ tool: 'fetch_online', arguments: { url } });
@@ -105,7 +105,7 @@ describe('a gate whose audit commit fails', () => {
     try {
       harness = await openGate({ sandbox: 'off', toolModules: [resolve(__dirname, '../fixtures/tools/hostileProcess.mjs')] });
       const db = openDatabase(join(harness.home, 'audit.db'));
-      db.exec("CREATE TRIGGER refuse_started BEFORE INSERT ON audit WHEN NEW.kind = 'started' BEGIN SELECT RAISE(ABORT, 'disk full (test)'); END");
+      db.exec("CREATE TRIGGER refuse_started BEFORE INSERT ON audit WHEN NEW.payload LIKE '%\"kind\":\"started\"%' BEGIN SELECT RAISE(ABORT, 'disk full (test)'); END");
       let refused;
       try {
         // fetch_offline declares no side effects, yet GETs its URL: only a sandbox would have kept it off the network.

@@ -46,6 +46,11 @@ export function auditKinds(gate: Gate, callId: string): AuditKind[] {
   return gate.audit.forCall(callId).map((record) => record.kind);
 }
 
+/** The kinds of the records a call is stored as, in the chain (each holds one or more of its steps). */
+export function storedKinds(gate: Gate, callId: string): AuditKind[] {
+  return gate.audit.recordsOfCall(callId).map((record) => record.kind);
+}
+
 const TERMINAL: AuditKind[] = ['completed', 'failed', 'rejected'];
 
 /** How many terminal records (completed, failed, rejected) a call has: always exactly one. */

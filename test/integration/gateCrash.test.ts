@@ -10,7 +10,8 @@ import { copyFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CLOSING_KINDS } from '../../shared/audit';
+import { CLOSING_KINDS, type AuditRecord } from '../../shared/audit';
+import { stepsOf } from '../../shared/auditSteps';
 import { connectMcp, makeTempDirs, readToken, runCli, spawnServe, type ServeProcess, type TempDirs } from './helpers';
 
 interface AuditLine {
@@ -49,10 +50,15 @@ async function auditRecords(home: string): Promise<AuditLine[]> {
   return JSON.parse(listed.stdout) as AuditLine[];
 }
 
+/** The log's steps, oldest first: each record's (one for a record of one step, several for a call's record of its steps). */
+async function auditSteps(home: string): Promise<AuditLine[]> {
+  return (await auditRecords(home)).flatMap((record) => stepsOf(record as unknown as AuditRecord) as unknown as AuditLine[]);
+}
+
 async function waitForRecord(home: string, kind: string): Promise<AuditLine> {
   const deadline = Date.now() + 20_000;
   for (;;) {
-    const found = (await auditRecords(home)).find((record) => record.kind === kind);
+    const found = (await auditSteps(home)).find((record) => record.kind === kind);
     if (found) return found;
     if (Date.now() > deadline) throw new Error(`no ${kind} record within 20 s`);
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -93,8 +99,11 @@ describe('a gate killed with kill -9 while a call waits for approval', () => {
     }
 
     const second = await serveAndConnect(dirs);
-    const ofCall = (await auditRecords(dirs.home)).filter((record) => record.callId === requested.callId);
+    const ofCall = (await auditSteps(dirs.home)).filter((record) => record.callId === requested.callId);
     expect(ofCall.map((record) => record.kind)).toEqual(['invoked', 'capability', 'policy', 'approval-requested', 'interrupted']);
+    // Its steps up to the prompt went in one record when the person was asked; the next start closed it.
+    const stored = (await auditRecords(dirs.home)).filter((record) => record.callId === requested.callId);
+    expect(stored.map((record) => record.kind)).toEqual(['call-begun', 'interrupted']);
     expect(ofCall.at(-1)!.payload).toMatchObject({ reason: 'the gate stopped before this call ended', lastStep: 'approval-requested' });
 
     const verified = await runCli(['audit', 'verify'], dirs.home);
@@ -176,8 +185,8 @@ describe('a gate killed with SIGKILL during a burst of calls', () => {
     const restarted = await spawnServe(dirs);
     serves.push(restarted);
     await restarted.stop();
-    const records = await auditRecords(dirs.home);
-    const endOf = new Map(records.filter((record) => closing.has(record.kind)).map((record) => [record.callId, record.kind]));
+    const steps = await auditSteps(dirs.home);
+    const endOf = new Map(steps.filter((record) => closing.has(record.kind)).map((record) => [record.callId, record.kind]));
     for (const callId of answered) expect(endOf.get(callId)).toBe('completed');
     const verified = await runCli(['audit', 'verify'], dirs.home);
     expect(verified.code, verified.stderr).toBe(0);

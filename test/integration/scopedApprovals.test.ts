@@ -164,6 +164,22 @@ describe('scoped approvals', () => {
     expect((await call).isError).toBe(false);
   });
 
+  it('a rule being checked lists the calls of the log it would also have allowed', async () => {
+    const { running, handlers, agent } = await open();
+    const client = await agent();
+    const first = nextApproval(running.backend);
+    const earlier = client.callTool({ name: 'write_file', arguments: { path: 'notes/a.md', content: 'one\n' } });
+    await handlers.decideApproval({ approvalId: (await first).approvalId, decision: 'approve' });
+    const earlierId = (await earlier)._meta?.['toolgate/callId'];
+    const prompt = nextApproval(running.backend);
+    const call = client.callTool({ name: 'write_file', arguments: { path: 'notes/b.md', content: 'two\n' } });
+    const request = await prompt;
+    const check = await handlers.checkRules({ approvalId: request.approvalId, rules: ['write_file(notes/**)'], scope: { kind: 'session' } });
+    expect(check.matches).toEqual([expect.objectContaining({ callId: earlierId, tool: 'write_file', arguments: { path: 'notes/a.md', content: 'one\n' } })]);
+    await handlers.decideApproval({ approvalId: request.approvalId, decision: 'deny' });
+    expect((await call).isError).toBe(true);
+  });
+
   it('an old call the rules cannot judge (a NUL byte in its path) does not stop a rule being checked and granted', async () => {
     const { running, handlers, agent } = await open();
     const client = await agent();

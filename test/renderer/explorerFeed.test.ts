@@ -77,7 +77,12 @@ describe('the explorer feed', () => {
     feed.noteAppended({ ...auditRecord(6), kind: 'invoked' });
     feed.noteAppended({ ...auditRecord(7), kind: 'policy' });
     feed.noteAppended({ ...auditRecord(8), kind: 'invoked' });
-    expect(feed.store.getState().newCalls).toBe(2);
+    // A call's first record holding several steps counts once; its later records do not.
+    feed.noteAppended({ ...auditRecord(9), kind: 'call' });
+    feed.noteAppended({ ...auditRecord(10), kind: 'call-begun' });
+    feed.noteAppended({ ...auditRecord(11), kind: 'call-step' });
+    feed.noteAppended({ ...auditRecord(12), kind: 'call-ended' });
+    expect(feed.store.getState().newCalls).toBe(4);
     newest = 8;
     await feed.refresh();
     expect(feed.store.getState()).toMatchObject({ newCalls: 0, rows: [{ seq: 8 }] });

@@ -1,5 +1,6 @@
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import type { AuditRecord } from '../../../shared/audit';
+import { stepsOf } from '../../../shared/auditSteps';
 import type { AuditTrail } from '../../store/consoleState';
 import { revealInvisibles } from '../../format/invisibles';
 import { compactJson, truncate } from '../../format/json';
@@ -35,8 +36,9 @@ export function AuditRow({ record }: { record: AuditRecord }) {
   );
 }
 
-/** One call's records one by one, newest first. */
+/** One call's steps one by one, newest first: a record holding several shows each (they share its seq and hash). */
 function AuditTable({ records }: { records: readonly AuditRecord[] }) {
+  const steps = records.flatMap((record) => stepsOf(record).reverse());
   return (
     <table className="data-table audit-table" aria-label="Audit records">
       <thead>
@@ -50,8 +52,8 @@ function AuditTable({ records }: { records: readonly AuditRecord[] }) {
         </tr>
       </thead>
       <tbody>
-        {records.map((record) => (
-          <AuditRow key={record.seq} record={record} />
+        {steps.map((step, index) => (
+          <AuditRow key={`${step.seq}-${index}`} record={step} />
         ))}
       </tbody>
     </table>

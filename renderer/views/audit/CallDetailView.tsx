@@ -143,8 +143,9 @@ function recordedFindings(value: unknown): TextFinding[] {
 function Timeline({ records, logSize }: { records: readonly AuditRecord[]; logSize: number }) {
   return (
     <ol className="record-timeline" data-testid="detail-timeline">
-      {recordTimeline(records).map(({ record, gapMs }) => (
-        <li key={record.seq} data-kind={record.kind} data-testid="timeline-step">
+      {recordTimeline(records).map(({ record, gapMs }, index) => (
+        // Several steps may share one record (and its seq).
+        <li key={`${record.seq}-${index}`} data-kind={record.kind} data-testid="timeline-step">
           <div className="timeline-line">
             <span className={`kind kind-${record.kind}`}>{record.kind}</span>
             <time dateTime={record.time} title={record.time}>
