@@ -1,5 +1,6 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { LoggingLevelSchema, SetLevelRequestSchema, type LoggingLevel, type LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { LoggingLevelSchema, type LoggingLevel, type LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolLogLine } from '../executor/callLogs';
 import { INVALID_PARAMS, ProtocolError } from './callToolResult';
 
@@ -99,17 +100,30 @@ export class CallLogBudget {
  * a level MCP does not name is refused as invalid params.
  */
 export function answerSetLevel(server: Server, onLevel: (level: LoggingLevel) => void | Promise<void>): void {
-  server.setRequestHandler(SetLevelRequestSchema, async (request) => {
-    await onLevel(request.params.level);
+  server.setRequestHandler(SetLevelRequestShape, async (request) => {
+    await onLevel(loggingLevel(request.params.level, 'level'));
     return {};
   });
+}
+
+/**
+ * logging/setLevel with any level: the SDK's own schema would refuse a wrong one as an internal
+ * error (-32603) with zod's issue list as its message; here it is invalid params, saying which levels there are.
+ */
+const SetLevelRequestShape = z.object({
+  method: z.literal('logging/setLevel'),
+  params: z.looseObject({ level: z.unknown() }),
+});
+
+/** `value` as an MCP level, or the invalid-params error that names the levels (`field` says where it was). */
+function loggingLevel(value: unknown, field: string): LoggingLevel {
+  const parsed = LoggingLevelSchema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  throw new ProtocolError(INVALID_PARAMS, `${field} must be one of ${LoggingLevelSchema.options.join(', ')}; it was ${JSON.stringify(value)?.slice(0, 100)}`);
 }
 
 /** The level a 2026-07-28 call asked for under LOG_LEVEL_META, if any; a value that is not a level is refused, saying which are. */
 export function requestedLogLevel(meta: Record<string, unknown> | undefined): LoggingLevel | undefined {
   const value = meta?.[LOG_LEVEL_META];
-  if (value === undefined) return undefined;
-  const parsed = LoggingLevelSchema.safeParse(value);
-  if (parsed.success) return parsed.data;
-  throw new ProtocolError(INVALID_PARAMS, `_meta["${LOG_LEVEL_META}"] must be one of ${LoggingLevelSchema.options.join(', ')}; it was ${JSON.stringify(value)?.slice(0, 100)}`);
+  return value === undefined ? undefined : loggingLevel(value, `_meta["${LOG_LEVEL_META}"]`);
 }
