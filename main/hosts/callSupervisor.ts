@@ -55,6 +55,8 @@ limits: CallLimits,
 rules: SupervisionRules,
 signal?: AbortSignal,
 ): Promise<RunOutcome> {
+  // What the last call left open on a log line is that call's, not this one's (whose agent would hear it).
+  worker.process.endLogLines?.();
   worker.callId = request.callId;
   worker.logBytes = 0;
   try {

@@ -91,6 +91,15 @@ describe('MCP logging for a 2025 agent', () => {
     expect(bystander.lines).toEqual([]);
   });
 
+  it("a line a tool left open is never finished by the next call's first line, so it reaches neither agent", async () => {
+    const first = await loggingAgent();
+    const second = await loggingAgent();
+    await first.client.callTool({ name: 'log_stderr', arguments: { lines: ['left open by the first agent'], newline: false } });
+    await second.client.callTool({ name: 'log_stderr', arguments: { lines: ['the second agent'] } });
+    expect(second.lines).toEqual([{ level: 'info', logger: 'log_stderr', data: 'the second agent' }]);
+    expect(first.lines).toEqual([]);
+  });
+
   it('before any setLevel, every line is sent (the SDK\'s default)', async () => {
     const agent = await loggingAgent();
     await agent.client.callTool({ name: 'log_stderr', arguments: { lines: ['unasked'] } });
