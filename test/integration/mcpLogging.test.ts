@@ -14,7 +14,7 @@ import { CALL_LOG_META, LOG_LEVEL_META, MAX_LOG_LINES_PER_CALL } from '../../mai
 import { writeSecretsFile } from '../../main/secrets/secretsFile';
 import { statePaths } from '../../main/state/paths';
 import { toolgateRoot } from '../../main/state/paths';
-import { connectMcp, makeTempDirs, readToken, type TempDirs } from './helpers';
+import { connectMcp, makeTempDirs, readToken, textOf, type TempDirs } from './helpers';
 import { connectModernMcp } from './modernClient';
 
 const LOGGING_TOOLS = resolve('test/fixtures/tools/logging.mjs');
@@ -135,6 +135,20 @@ describe('MCP logging for a 2025 agent', () => {
     const result = await agent.client.callTool({ name: 'talk__say', arguments: { lines } });
     expect(result.isError).toBe(false);
     expect(agent.lines).toEqual([{ level: 'error', logger: 'talk/fixture', data: 'refused key $ENV.API_TOKEN' }]);
+  });
+
+  it("an upstream server's line sent while calls of two agents run on it reaches neither: it cannot be told whose it is", async () => {
+    const holder = await loggingAgent();
+    const other = await loggingAgent();
+    const held = holder.client.callTool({ name: 'talk__hold', arguments: {} });
+    // The server's own "holding" line: the holder's call is under way on it.
+    for (let tries = 0; holder.lines.length === 0 && tries < 300; tries++) await new Promise((wait) => setTimeout(wait, 20));
+    expect(holder.lines).toEqual([{ level: 'info', logger: 'talk/fixture', data: 'holding' }]);
+    await other.client.callTool({ name: 'talk__say', arguments: { lines: [{ level: 'error', text: 'the other agent\'s work' }] } });
+    await other.client.callTool({ name: 'talk__release', arguments: {} });
+    expect(textOf(await held)).toBe('released');
+    expect(other.lines).toEqual([]);
+    expect(holder.lines.map((line) => line.data)).toEqual(['holding']);
   });
 });
 
