@@ -10,10 +10,9 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { EmptyResultSchema, LoggingMessageNotificationSchema, type LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGate, type RunningGate } from '../../main/gate/startGate';
-import { CALL_LOG_META, LOG_LEVEL_META, MAX_LOG_LINES_PER_CALL } from '../../main/mcp/agentLog';
+import { CALL_LOG_META, LOG_LEVEL_META, MAX_LOG_BYTES_PER_CALL, MAX_LOG_LINE_CHARS, MAX_LOG_LINES_PER_CALL } from '../../main/mcp/agentLog';
 import { writeSecretsFile } from '../../main/secrets/secretsFile';
-import { statePaths } from '../../main/state/paths';
-import { toolgateRoot } from '../../main/state/paths';
+import { statePaths, toolgateRoot } from '../../main/state/paths';
 import { connectMcp, makeTempDirs, readToken, textOf, type TempDirs } from './helpers';
 import { connectModernMcp } from './modernClient';
 
@@ -122,6 +121,21 @@ describe('MCP logging for a 2025 agent', () => {
     expect(agent.lines).toHaveLength(MAX_LOG_LINES_PER_CALL + 1);
     expect(agent.lines.slice(0, -1).every((line) => line.data === 'again')).toBe(true);
     expect(agent.lines.at(-1)).toMatchObject({ level: 'info', logger: 'toolgate', data: expect.stringMatching(`^… ${repeat - MAX_LOG_LINES_PER_CALL} more lines dropped`) });
+  });
+
+  it('long lines are cut, and a call sends at most its bytes of log however few lines that is', async () => {
+    const agent = await loggingAgent();
+    const long = 'y'.repeat(MAX_LOG_LINE_CHARS + 500);
+    await agent.client.callTool({ name: 'log_stderr', arguments: { lines: [long] } });
+    expect(agent.lines).toEqual([{ level: 'info', logger: 'log_stderr', data: `${long.slice(0, MAX_LOG_LINE_CHARS)}… [line cut]` }]);
+
+    const wide = 'w'.repeat(3000);
+    const repeat = 40;
+    const fitting = Math.floor(MAX_LOG_BYTES_PER_CALL / JSON.stringify(wide).length);
+    agent.lines.length = 0;
+    await agent.client.callTool({ name: 'log_stderr', arguments: { lines: [wide], repeat } });
+    expect(agent.lines.slice(0, -1)).toEqual(Array.from({ length: fitting }, () => ({ level: 'info', logger: 'log_stderr', data: wide })));
+    expect(agent.lines.at(-1)?.data).toMatch(new RegExp(`^… ${repeat - fitting} more lines dropped`));
   });
 
   it("an upstream server's notifications/message reaches the calling agent at its level, redacted", async () => {
