@@ -90,13 +90,13 @@ describe('MCP logging for a 2025 agent', () => {
     expect(bystander.lines).toEqual([]);
   });
 
-  it("a line a tool left open is never finished by the next call's first line, so it reaches neither agent", async () => {
+  it("a line a tool left open ends with its call: it reaches that call's agent, and the next call's first line stays its own", async () => {
     const first = await loggingAgent();
     const second = await loggingAgent();
     await first.client.callTool({ name: 'log_stderr', arguments: { lines: ['left open by the first agent'], newline: false } });
     await second.client.callTool({ name: 'log_stderr', arguments: { lines: ['the second agent'] } });
     expect(second.lines).toEqual([{ level: 'info', logger: 'log_stderr', data: 'the second agent' }]);
-    expect(first.lines).toEqual([]);
+    expect(first.lines).toEqual([{ level: 'info', logger: 'log_stderr', data: 'left open by the first agent' }]);
   });
 
   it('before any setLevel, every line is sent (the SDK\'s default)', async () => {
@@ -113,14 +113,18 @@ describe('MCP logging for a 2025 agent', () => {
     expect(JSON.stringify(agent.lines)).not.toContain(STORED);
   });
 
-  it('a flood of stderr lines is cut at the per-call bound, and the last message says how many were dropped', async () => {
+  it('a flood of stderr lines is cut at the per-call bound, the last message counts every line dropped, and none spills into the next call', async () => {
     const agent = await loggingAgent();
-    const repeat = MAX_LOG_LINES_PER_CALL * 5;
+    const next = await loggingAgent();
+    // Far more than a pipe holds: the flood is still being read when the tool has answered.
+    const repeat = 100_000;
     const result = await agent.client.callTool({ name: 'log_stderr', arguments: { lines: ['again'], repeat } });
     expect(result.structuredContent).toEqual({ wrote: repeat });
     expect(agent.lines).toHaveLength(MAX_LOG_LINES_PER_CALL + 1);
     expect(agent.lines.slice(0, -1).every((line) => line.data === 'again')).toBe(true);
     expect(agent.lines.at(-1)).toMatchObject({ level: 'info', logger: 'toolgate', data: expect.stringMatching(`^… ${repeat - MAX_LOG_LINES_PER_CALL} more lines dropped`) });
+    await next.client.callTool({ name: 'log_stderr', arguments: { lines: ['my own line'] } });
+    expect(next.lines).toEqual([{ level: 'info', logger: 'log_stderr', data: 'my own line' }]);
   });
 
   it('long lines are cut, and a call sends at most its bytes of log however few lines that is', async () => {
