@@ -125,8 +125,7 @@ export class Executor {
     try {
       return await this.stoppable(run, options.signal, (signal) => this.pipeline(run, request, admission, signal, options.onProgress));
     } finally {
-      // A tool process's stderr comes on its own pipe: lines written just before its result may be read a turn after it.
-      if (stopHearing) await new Promise((resolve) => setImmediate(resolve));
+      // Every line of the call is in by now: the pool answers only once it read the call's stderr to its end.
       stopHearing?.();
     }
   }
