@@ -32,6 +32,7 @@ import { askForSecrets, resolveSecrets, type ResolvedInput } from './steps/resol
 import { capOutput, utf8Prefix } from './steps/truncateOutput';
 import { validateInput } from './steps/validateInput';
 import { CallRun, roundMs } from './callRun';
+import type { CallLogs, ToolLogLine } from './callLogs';
 
 /** Side effects of a tool that may run while its first records are committed: reads of this machine. */
 const LOCAL_READS: ReadonlySet<SideEffect> = new Set(['FsRead', 'DbRead']);
@@ -74,6 +75,8 @@ export interface ExecutorDeps {
   secrets: SecretProvider;
   /** Redactors of the calls running with secrets, for their tool processes' logs. */
   redactions: CallRedactions;
+  /** Where the log lines of the calls under way are routed, by call id. */
+  logs: CallLogs;
   /** Whether tool processes run in an OS sandbox; without one, tools that touch files are judged a tier higher. */
   sandbox: SandboxInfo;
   /** Why a tool cannot be called right now (it failed its health check), if it cannot. */
@@ -121,7 +124,15 @@ export class Executor {
     const admission = admitArguments(request.arguments);
     const shown = this.deps.redactions.redactValue(admission.recorded);
     run.begin(tool, shown, request.replayOf ? { replayOf: request.replayOf } : {});
-    return this.stoppable(run, options.signal, (signal) => this.pipeline(run, request, admission, signal, options.onProgress));
+    const { onLog } = options;
+    // Every line redacted as a result is: a secret the tool or its server wrote never reaches the agent.
+    const stopHearing = onLog ? this.deps.logs.listen(run.callId, (line) => onLog({ level: line.level, logger: line.logger ?? tool, data: this.deps.redactions.redactValue(line.data) })) : undefined;
+    try {
+      return await this.stoppable(run, options.signal, (signal) => this.pipeline(run, request, admission, signal, options.onProgress));
+    } finally {
+      // Every line of the call is in by now: the pool answers only once it read the call's stderr to its end.
+      stopHearing?.();
+    }
   }
 
   /**
@@ -426,6 +437,8 @@ export class Executor {
               timeoutMs: manifest.bounds.timeoutMs,
               ...(approvedPreviewHash ? { approvedPreviewHash } : {}),
               ...(onProgress ? { onProgress } : {}),
+              ...(run.agentSession ? { agentSession: run.agentSession } : {}),
+              onLog: (line: ToolLogLine) => this.deps.logs.deliver(run.callId, line),
             });
           }
           // A built-in file tool matches the files as the redactor shows them (search_files, edit_file).
@@ -491,6 +504,8 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Hears an external tool's progress, to pass on to the agent. */
   onProgress?: ExternalRunContext['onProgress'];
+  /** Hears the call's log lines while it runs (a tool process's stderr, an upstream server's log messages), secrets redacted. */
+  onLog?: (line: ToolLogLine) => void;
 }
 
 /** A decision to allow a tool that must ask (never reviewed) becomes a question; deny and ask stay. */

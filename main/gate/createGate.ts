@@ -13,6 +13,7 @@ import { OtlpStreamer, type OtlpStreamOptions } from '../audit/otlpStream';
 import type { ConsoleBackend } from '../bridge/consoleBackend';
 import { CallTracker } from '../executor/callTracker';
 import { CallRedactions } from '../executor/callRedactions';
+import { CallLogs, STDERR_LEVEL } from '../executor/callLogs';
 import { OutputRedaction } from '../executor/outputRedaction';
 import { detectCgroups } from '../hosts/cgroupLimits';
 import { ToolHealthMonitor } from '../health/toolHealth';
@@ -169,6 +170,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     options.secrets ?? new ChainSecretProvider([new FileSecretProvider(paths.secrets), new EnvironmentSecretProvider(process.env, options.secretEnv ?? [])]);
   // One redaction for everything the gate shows or keeps: results, logs, console events, the audit.
   const redactions = new CallRedactions(secrets);
+  const logs = new CallLogs();
   const registry = new ToolRegistry({ readOnly: options.readOnly });
   for (const tool of BUILTIN_TOOLS) {
     // A read-only gate simply goes without the built-ins that write.
@@ -245,7 +247,12 @@ export async function createGate(options: GateOptions): Promise<Gate> {
       hidden: [resolve(options.home)],
       granted: protectedWriteGrants(grants),
     }),
-    onLog: (callId, stream, line) => options.onToolLog?.(callId, stream, inertText(redactions.redactLine(line))),
+    onLog: (callId, stream, line) => {
+      const shown = inertText(redactions.redactLine(line));
+      options.onToolLog?.(callId, stream, shown);
+      // A tool's stderr is its log; its stdout is not (a tool answers through its result).
+      if (stream === 'stderr') logs.deliver(callId, { level: STDERR_LEVEL, data: shown });
+    },
     onOutput: (callId, chunk) => streamed.push(callId, chunk),
   });
   const health = new ToolHealthMonitor({
@@ -279,6 +286,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     scheduler,
     secrets,
     redactions,
+    logs,
     sandbox,
     unavailableReason: (tool) => health.unavailableReason(tool),
   });

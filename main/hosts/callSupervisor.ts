@@ -30,6 +30,27 @@ export interface PoolWorker {
   overLimit: (() => void) | undefined;
   /** The kernel's count of OOM kills in the process's cgroup when its last call ended (read once per call). */
   oomKills?: number;
+  /** The call whose stderr end marker was read last (see stderrEndMarker). */
+  stderrEndedFor?: string;
+  /** Told when the current call's stderr end marker is read. */
+  onStderrEnd?: () => void;
+}
+
+/** How long an answer waits for its call's stderr to be read to the end marker before it goes anyway. */
+const STDERR_DRAIN_MS = 2000;
+
+/** Resolves once the call's stderr was read to its end marker, or after STDERR_DRAIN_MS. */
+function stderrRead(worker: PoolWorker, callId: string): Promise<void> {
+  if (worker.stderrEndedFor === callId) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, STDERR_DRAIN_MS);
+    function done() {
+      clearTimeout(timer);
+      worker.onStderrEnd = undefined;
+      resolve();
+    }
+    worker.onStderrEnd = done;
+  });
 }
 
 /** The pool's limits and hooks every call is held to. */
@@ -55,6 +76,8 @@ limits: CallLimits,
 rules: SupervisionRules,
 signal?: AbortSignal,
 ): Promise<RunOutcome> {
+  // What the last call left open on a log line is that call's, not this one's (whose agent would hear it).
+  worker.process.endLogLines?.();
   worker.callId = request.callId;
   worker.logBytes = 0;
   try {
@@ -170,7 +193,9 @@ signal?: AbortSignal,
         if (request.type !== 'health') return;
         settle({ ok: true, data: { healthy: answer.healthy, ...(answer.message ? { message: answer.message } : {}) } });
       } else if (request.type === 'run') {
-        settle(answer.ok ? { ok: true, data: answer.data } : { ok: false, error: answer.error });
+        const outcome: RunOutcome = answer.ok ? { ok: true, data: answer.data } : { ok: false, error: answer.error };
+        // Its log lines first: a line read after the answer would reach no agent, or the next call's.
+        void stderrRead(worker, request.callId).then(() => settle(outcome));
       }
     });
     const stopExit = process.onExit((exit) => {

@@ -3,7 +3,7 @@ import type { Readable, Writable } from 'node:stream';
 import { ProcessCgroup, type MemoryEvents } from './cgroupLimits';
 import { createFrameReader, createFrameWriter } from './frames';
 import type { HostRequest } from './protocol';
-import { splitLines } from './lineSplitter';
+import { splitLines, type LineSplitter } from './lineSplitter';
 import { commandName, newestProcessId, processGroupMembers, processTree, signalAll } from './processTree';
 import type { ToolProcess, ToolProcessExit, ToolProcessFactory, ToolProcessOptions } from './toolProcess';
 
@@ -31,6 +31,8 @@ class ChildProcessToolProcess implements ToolProcess {
   private readonly cgroup: ProcessCgroup | undefined;
   /** The machine's newest process id when the gate last sent a request (see killStrays). */
   private newestAtRequest: number | undefined;
+  /** Its stdout's and stderr's lines, each holding the line written so far. */
+  private readonly lineSplitters: LineSplitter[] = [];
   /** Encodes and writes one request to the channel. */
   private readonly sendFrame: (message: HostRequest) => void;
 
@@ -63,6 +65,7 @@ class ChildProcessToolProcess implements ToolProcess {
     const log = options.onLog;
     for (const stream of ['stdout', 'stderr'] as const) {
       const toLines = log ? splitLines((line) => log(stream, line)) : undefined;
+      if (toLines) this.lineSplitters.push(toLines);
       this.child[stream]?.on('data', (chunk: Buffer) => {
         options.onOutputBytes?.(chunk.length);
         toLines?.(chunk);
@@ -149,6 +152,10 @@ class ChildProcessToolProcess implements ToolProcess {
       });
       this.signalTree('SIGTERM');
     });
+  }
+
+  endLogLines(): void {
+    for (const splitter of this.lineSplitters) splitter.end();
   }
 
   killStrays(): void {

@@ -4,11 +4,11 @@ import { StringDecoder } from 'node:string_decoder';
  * Turns a byte stream into lines for a logger, holding at most `maxLine` characters of a line: the
  * rest of an overlong line is dropped, so a stream without newlines costs bounded memory.
  */
-export function splitLines(onLine: (line: string) => void, maxLine = 8192): (chunk: Buffer | string) => void {
+export function splitLines(onLine: (line: string) => void, maxLine = 8192): LineSplitter {
   const decoder = new StringDecoder('utf8');
   let pending = '';
   let cut = false;
-  return (chunk) => {
+  const push = (chunk: Buffer | string) => {
     pending += typeof chunk === 'string' ? chunk : decoder.write(chunk);
     let newline = pending.indexOf('\n');
     while (newline >= 0) {
@@ -23,4 +23,17 @@ export function splitLines(onLine: (line: string) => void, maxLine = 8192): (chu
       pending = '';
     }
   };
+  return Object.assign(push, {
+    end: () => {
+      if (pending && !cut) onLine(pending);
+      pending = '';
+      cut = false;
+    },
+  });
+}
+
+/** Takes a stream's chunks; `end()` hands on the line left open (it ends where it stands). */
+export interface LineSplitter {
+  (chunk: Buffer | string): void;
+  end(): void;
 }

@@ -81,3 +81,13 @@ export const HostReplySchema = z.union([
   z.object({ type: z.literal('health'), callId: z.string(), healthy: z.boolean(), message: z.string().optional() }),
 ]);
 export type HostReply = z.infer<typeof HostReplySchema>;
+
+/**
+ * The line a tool process writes to stderr after a call, before its answer: everything the call
+ * wrote to stderr comes before it. The gate holds the answer until it has read this line, so each
+ * log line reaches the call it belongs to (stderr is its own pipe, and after a flood it may still
+ * be far behind the answer). A NUL starts it, which no text line of a tool's holds by chance.
+ */
+export function stderrEndMarker(callId: string): string {
+  return `\u0000toolgate:stderr-end:${callId}`;
+}

@@ -34,6 +34,8 @@ export interface ToolProcess {
   terminate(graceMs: number): Promise<'SIGTERM' | 'SIGKILL'>;
   /** Kills whatever the process started that is still running (called between calls). */
   killStrays(): void;
+  /** Hands on the log lines the process left open, so the next call's first line does not finish one of its predecessor's. */
+  endLogLines?(): void;
   /** Has the kernel hold the tree to `bytes` of memory from now on; false when it cannot (no cgroup). */
   setMemoryLimit(bytes: number): boolean;
   /** The kernel's OOM kills and peak memory for the tree, when it limits memory. */

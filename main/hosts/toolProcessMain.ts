@@ -7,7 +7,7 @@ import { loadToolModule } from '../tools/loadToolModule';
 import { createFrameReader, createFrameWriter } from './frames';
 import { usePtyHere } from './ptyHere';
 import { clearPrivateScratch } from './privateScratch';
-import { HostRequestSchema, MAX_OUTPUT_CHUNK_CHARS, type HealthRequest, type HostReply, type RunRequest } from './protocol';
+import { HostRequestSchema, MAX_OUTPUT_CHUNK_CHARS, stderrEndMarker, type HealthRequest, type HostReply, type RunRequest } from './protocol';
 
 /**
  * Entry of a tool process: waits for `run` requests from the gate, runs the named tool's code and
@@ -162,12 +162,20 @@ delete process.env.ELECTRON_RUN_AS_NODE;
 process.title = 'toolgate-tool';
 // Tools run here, so shells may have a pseudo-terminal; the gate process never loads node-pty.
 usePtyHere();
+// Taken before any tool code runs: a tool that replaces process.stderr.write cannot hold back the end marker.
+const writeStderr = process.stderr.write.bind(process.stderr);
 const channel = openChannel();
 channel.onMessage((message) => {
   const parsed = HostRequestSchema.safeParse(message);
   if (!parsed.success) return;
   const handled = parsed.data.type === 'health' ? checkHealth(parsed.data) : run(parsed.data);
   void handled.then((reply) => {
+    // After all the call wrote to stderr, before its answer (see stderrEndMarker); writes to one stream keep their order.
+    try {
+      writeStderr(`${stderrEndMarker(parsed.data.callId)}\n`);
+    } catch {
+      // A closed stderr: the gate sends the answer on after a short wait.
+    }
     try {
       channel.send(reply);
     } catch (error) {

@@ -4,7 +4,7 @@ import type { CgroupSupport } from './cgroupLimits';
 import { statfsSync } from 'node:fs';
 import { describeExit, superviseCall, type PoolWorker, type SupervisionRules } from './callSupervisor';
 import { processTree } from './processTree';
-import { HostReplySchema, type HealthRequest, type RunRequest } from './protocol';
+import { HostReplySchema, stderrEndMarker, type HealthRequest, type RunRequest } from './protocol';
 import type { SandboxProfile } from './sandbox';
 import { profileName, SpareDemand, type SparePolicy } from './spareDemand';
 import type { ToolProcessFactory, ToolProcessOptions } from './toolProcess';
@@ -263,6 +263,14 @@ export class ToolProcessPool {
       maxMessageBytes: this.options.maxMessageBytes,
       ...(this.options.cgroups ? { processLimit: { cgroups: this.options.cgroups, maxProcesses: this.options.maxProcesses ?? 64 } } : {}),
       onLog: (stream, line) => {
+        const marker = stream === 'stderr' && worker.callId !== undefined ? stderrEndMarker(worker.callId) : undefined;
+        if (marker && line.endsWith(marker)) {
+          // What the call left open on its last line ends with it.
+          if (line.length > marker.length) this.options.onLog?.(worker.callId, stream, line.slice(0, -marker.length));
+          worker.stderrEndedFor = worker.callId;
+          worker.onStderrEnd?.();
+          return;
+        }
         if (stream === 'stderr' && startupStderr && startupStderr.length < STARTUP_STDERR_LINES && line.trim()) startupStderr.push(inertText(line.trim().slice(0, 300)));
         this.options.onLog?.(worker.callId, stream, line);
       },

@@ -1,5 +1,5 @@
 import { utilityProcess, type UtilityProcess } from 'electron';
-import { splitLines } from './lineSplitter';
+import { splitLines, type LineSplitter } from './lineSplitter';
 import { processTree, signalAll } from './processTree';
 import type { HostRequest } from './protocol';
 import type { ToolProcess, ToolProcessExit, ToolProcessFactory, ToolProcessOptions } from './toolProcess';
@@ -33,6 +33,8 @@ export class UtilityProcessHost implements ToolProcess {
   private readonly exitListeners = new Set<Listener<ToolProcessExit>>();
   private readonly timers: ReturnType<typeof setTimeout>[] = [];
   private exit: ToolProcessExit | undefined;
+  /** Its stdout's and stderr's lines, each holding the line written so far. */
+  private readonly lineSplitters: LineSplitter[] = [];
   private intent: 'kill' | 'close' | undefined;
   private forced = false;
   private closing: Promise<void> | undefined;
@@ -52,6 +54,7 @@ export class UtilityProcessHost implements ToolProcess {
     for (const stream of ['stdout', 'stderr'] as const) {
       const output = this.child[stream];
       const toLines = splitLines((line) => this.log(stream, line));
+      this.lineSplitters.push(toLines);
       output?.on('data', (chunk: Buffer) => {
         options.onOutputBytes?.(chunk.length);
         toLines(chunk);
@@ -134,6 +137,10 @@ export class UtilityProcessHost implements ToolProcess {
   }
 
   /** Kills what the process started that still runs (utilityProcess cannot reach re-parented ones). */
+  endLogLines(): void {
+    for (const splitter of this.lineSplitters) splitter.end();
+  }
+
   killStrays(): void {
     this.signalDescendants('SIGKILL');
   }

@@ -1,9 +1,10 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, LoggingMessageNotificationSchema, McpError, type LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import { GateError } from '../../shared/errors';
 import { toolgateVersion } from '../state/paths';
 import { readGateAddress, readToken } from '../state/stateFolder';
+import type { LogMessageParams } from './agentLog';
 
 /** Request options for a call that may wait on a person: the gate's progress keeps it alive. */
 export const LONG_CALL = { timeout: 60_000, resetTimeoutOnProgress: true, maxTotalTimeout: 24 * 3600_000 } as const;
@@ -95,6 +96,10 @@ export class GateConnection {
   private session: GateSession | undefined;
   private connecting: Promise<GateSession> | undefined;
   private closed = false;
+  /** Where the gate's log lines go, in every session. */
+  private onLog: ((params: LogMessageParams) => void) | undefined;
+  /** The level set last, sent again to each new session (a restarted gate does not know it). */
+  private logLevel: LoggingLevel | undefined;
 
   private constructor(
     private readonly home: string,
@@ -128,6 +133,23 @@ export class GateConnection {
     }
   }
 
+  /** Passes the gate's log lines (notifications/message) to `onLog`, in this session and every later one. */
+  hearLogs(onLog: (params: LogMessageParams) => void): void {
+    this.onLog = onLog;
+    if (this.session) this.attachLogs(this.session.client);
+  }
+
+  /** Sets the lowest level of the log lines the gate sends, now and in every later session. */
+  async setLogLevel(level: LoggingLevel): Promise<void> {
+    this.logLevel = level;
+    await this.send((client) => client.setLoggingLevel(level));
+  }
+
+  private attachLogs(client: Client): void {
+    const onLog = this.onLog;
+    if (onLog) client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => onLog(notification.params));
+  }
+
   /** Forgets a session that failed, unless another request already replaced it. */
   private drop(stale: GateSession): void {
     if (this.session !== stale) return;
@@ -150,6 +172,8 @@ export class GateConnection {
           await session.close();
           throw new GateNotRunningError();
         }
+        this.attachLogs(session.client);
+        if (this.logLevel) await session.client.setLoggingLevel(this.logLevel).catch(() => {});
         this.session = session;
         return session;
       })

@@ -1,7 +1,8 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import type { AgentInfo, CallSource } from '../../shared/call';
 import type { Executor } from '../executor/executor';
+import { answerSetLevel, CallLogBudget } from './agentLog';
 import { boundedAgent, type AgentDirectory, type DeclaredClient } from './agentDirectory';
 import { toCallToolResult, unknownToolError } from './callToolResult';
 import { FORWARDED_CLIENT_META, forwardedClient } from './forwardedClient';
@@ -41,7 +42,8 @@ export function createGateMcpServer(registry: ToolRegistry, executor: Executor, 
   const server = new Server(
     { name: 'toolgate', version: toolgateVersion() },
     {
-      capabilities: { tools: { listChanged: true } },
+      // logging: a call's log lines (its tool's stderr, its upstream server's log messages) reach the agent at its level.
+      capabilities: { tools: { listChanged: true }, logging: {} },
       instructions: GATE_INSTRUCTIONS,
     },
   );
@@ -60,12 +62,22 @@ export function createGateMcpServer(registry: ToolRegistry, executor: Executor, 
     unsubscribe();
     closed?.();
   };
+  // Until the agent sets a level, every line is sent (the SDK's default, which the spec leaves to the server).
+  let logLevel: LoggingLevel | undefined;
+  answerSetLevel(server, (level) => {
+    logLevel = level;
+  });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listedMcpTools(registry) }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const meta = request.params._meta as Record<string, unknown> | undefined;
     // Who the session is, settled at its first call: a forwarded name sent later, or a different one, is ignored.
     agent ??= sessionAgent(server.getClientVersion(), meta?.[FORWARDED_CLIENT_META], sessionStartedAt);
     if (agent && extra.sessionId) options.agents?.note(extra.sessionId, agent);
+    // On the call's own stream, ahead of its result: only this session hears this call's lines.
+    const log = new CallLogBudget(
+      () => logLevel,
+      (params) => void extra.sendNotification({ method: 'notifications/message', params }).catch(() => {}),
+    );
     const result = await callThroughGate(
       executor,
       { name: request.params.name, arguments: request.params.arguments, meta },
@@ -77,8 +89,10 @@ export function createGateMcpServer(registry: ToolRegistry, executor: Executor, 
         // extra.signal aborts when the agent cancels (the SDK's own request timeout sends that too).
         signal: extra.signal,
         sendProgress: (params) => extra.sendNotification({ method: 'notifications/progress', params }),
+        onLog: (line) => log.line(line),
       },
     );
+    log.finish();
     // An unknown tool is a protocol error (invalid params), never a result a client could read as run.
     const unknown = unknownToolError(result);
     if (unknown) throw unknown;

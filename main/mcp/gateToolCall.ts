@@ -1,5 +1,6 @@
 import type { AgentInfo, CallSource } from '../../shared/call';
 import type { ToolResult } from '../../shared/result';
+import type { ToolLogLine } from '../executor/callLogs';
 import type { Executor } from '../executor/executor';
 import type { ToolRegistry } from '../registry/registry';
 import { toMcpTool } from '../registry/schemaFormats';
@@ -47,6 +48,8 @@ export interface ToolCaller {
   signal: AbortSignal;
   /** Sends one progress notification tied to this call; a failure to send is the caller's to ignore. */
   sendProgress: (params: ProgressParams) => Promise<void>;
+  /** Hears the call's log lines while it runs (secrets redacted). */
+  onLog?: (line: ToolLogLine) => void;
 }
 
 /**
@@ -80,6 +83,7 @@ export async function callThroughGate(executor: Executor, params: ToolCallParams
       },
       {
         signal: caller.signal,
+        ...(caller.onLog ? { onLog: caller.onLog } : {}),
         ...(progressToken === undefined
           ? {}
           : {

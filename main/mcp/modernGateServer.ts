@@ -4,6 +4,7 @@ import type { Executor } from '../executor/executor';
 import type { ToolRegistry } from '../registry/registry';
 import { toolgateVersion } from '../state/paths';
 import type { AgentDirectory } from './agentDirectory';
+import { CALL_LOG_META, CallLogBudget, requestedLogLevel, type LogMessageParams } from './agentLog';
 import { toCallToolResult, unknownToolError } from './callToolResult';
 import { declaredCaller } from './declaredAgent';
 import { FORWARDED_CLIENT_META } from './forwardedClient';
@@ -32,6 +33,10 @@ export function createModernGateServer(registry: ToolRegistry, executor: Executo
   server.setRequestHandler('tools/call', async (request, ctx) => {
     // The request's `_meta` (progress token, raw or held arguments), its envelope keys lifted into ctx.mcpReq.envelope.
     const meta = (ctx.mcpReq._meta ?? {}) as Record<string, unknown>;
+    // This revision has no logging: the call's lines come back in its result's _meta.
+    const lines: LogMessageParams[] = [];
+    const minimum = requestedLogLevel(meta);
+    const log = new CallLogBudget(() => minimum, (params) => lines.push(params));
     const caller = declaredCaller(ctx.mcpReq.envelope as Record<string, unknown> | undefined, meta[FORWARDED_CLIENT_META], options.agents);
     const result = await callThroughGate(
       executor,
@@ -43,13 +48,17 @@ export function createModernGateServer(registry: ToolRegistry, executor: Executo
         // says the agent left (the SDK's request signal aborts after it, with no such reason).
         signal: ctx.http?.req ? AbortSignal.any([ctx.http.req.signal, ctx.mcpReq.signal]) : ctx.mcpReq.signal,
         sendProgress: (params) => ctx.mcpReq.notify({ method: 'notifications/progress', params }),
+        onLog: (line) => log.line(line),
       },
     );
+    log.finish();
     // An unknown tool is a protocol error (invalid params), never a result a client could read as run.
     const unknown = unknownToolError(result);
     if (unknown) throw unknown;
     // The v1 and v2 SDKs type one wire shape each their own way; the codec projects it for this era.
-    return server.projectCallToolResult(toCallToolResult(result) as CallToolResult, undefined);
+    const answer = toCallToolResult(result);
+    if (lines.length > 0) answer._meta = { ...answer._meta, [CALL_LOG_META]: lines };
+    return server.projectCallToolResult(answer as CallToolResult, undefined);
   });
   return server;
 }

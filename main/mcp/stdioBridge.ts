@@ -10,6 +10,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { agentLeftReason } from '../approvals/agentLeft';
 import { toolgateVersion } from '../state/paths';
+import { answerSetLevel } from './agentLog';
 import { ProtocolError } from './callToolResult';
 import { FORWARDED_CLIENT_META } from './forwardedClient';
 import { GateNotRunningError, LONG_CALL, type GateConnection } from './gateClient';
@@ -23,7 +24,14 @@ export async function runStdioBridge(upstream: GateConnection): Promise<void> {
   // Aborted first when the bridge stops: the gate's cancel of each call still waiting then says the
   // agent left (the SDK's own abort at close carries no reason).
   const leaving = new AbortController();
-  const server = new Server({ name: 'toolgate', version: toolgateVersion() }, { capabilities: { tools: {} } });
+  // logging: the gate's log lines for the agent's calls come through, at the level the agent sets (the gate filters).
+  const server = new Server({ name: 'toolgate', version: toolgateVersion() }, { capabilities: { tools: {}, logging: {} } });
+  answerSetLevel(server, (level) =>
+    // A gate that is not running now hears the level when the bridge next connects.
+    upstream.setLogLevel(level).catch(() => {}),
+  );
+  // One agent per bridge and one gate session: the gate sends a call's lines ahead of its result, and stdio keeps that order.
+  upstream.hearLogs((params) => void server.sendLoggingMessage(params).catch(() => {}));
   server.setRequestHandler(ListToolsRequestSchema, async (request) => {
     try {
       return await upstream.send((client) => client.listTools(request.params));

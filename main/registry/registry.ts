@@ -2,6 +2,7 @@ import { GateError } from '../../shared/errors';
 import { mutatingEffects, type ToolManifest } from '../../shared/manifest';
 import type { Preview } from '../../shared/approval';
 import type { TextFinding } from '../../shared/upstream';
+import type { ToolLogLine } from '../executor/callLogs';
 import type { RunOutcome } from '../hosts/toolProcessPool';
 import type { DefinedTool } from './defineTool';
 
@@ -18,6 +19,10 @@ export interface ExternalRunContext {
   approvedPreviewHash?: string;
   /** Progress the tool reports, passed on to the agent. */
   onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
+  /** The agent session the call came from: a log line its server sends is passed on only where it is clearly this call's. */
+  agentSession?: string;
+  /** A log line the tool's server sent while the call ran, passed on (redacted) to the agent. */
+  onLog?: (line: ToolLogLine) => void;
 }
 
 /**

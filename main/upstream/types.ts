@@ -1,4 +1,5 @@
 import type { ToolError } from '../../shared/errors';
+import type { ToolLogLine } from '../executor/callLogs';
 import type {
   DefinitionFinding,
   RefusedTool,
@@ -36,6 +37,10 @@ export interface UpstreamCallOptions {
   /** Bytes of the serialized result past which it is refused (EQUOTA) instead of returned. */
   maxResultBytes: number;
   onProgress?: (progress: UpstreamProgress) => void;
+  /** The agent session the call came from, to tell whose the server's log lines are (see RunningUpstreamCalls). */
+  agentSession?: string;
+  /** Hears the server's log lines (notifications/message) that are this call's. */
+  onLog?: (line: ToolLogLine) => void;
 }
 
 /** Where one server stands, as `servers list` and the Tools view show it. */

@@ -8,6 +8,7 @@ import type { SandboxInfo } from '../hosts/sandbox';
 import { resolvePlaceholders, type ResolvedSecret } from '../secrets/placeholders';
 import { Redactor } from '../secrets/redactor';
 import { throttledProgress } from './progressThrottle';
+import { RunningUpstreamCalls, upstreamLogger } from './upstreamLogs';
 import { fetchWithOwnSignals } from './requestSignals';
 import { hiddenTmpHint, stdioLaunch, upstreamEnvironment } from './stdioSandbox';
 import { vetToolList } from './toolListVetting';
@@ -103,6 +104,8 @@ class UpstreamServerConnection implements UpstreamConnection {
   private restartTimer: NodeJS.Timeout | undefined;
   private closed = false;
   private readonly listeners = new Set<(tools: UpstreamToolDefinition[]) => void>();
+  /** The calls under way, for the log lines the server sends. */
+  private readonly running = new RunningUpstreamCalls();
 
   constructor(
     readonly config: UpstreamServerConfig,
@@ -157,6 +160,7 @@ class UpstreamServerConnection implements UpstreamConnection {
       return failure('ENOTFOUND', `server ${name} has no registered tool "${tool}" (refused tools cannot be called); its tools: ${this.vetted.map((t) => t.name).join(', ') || 'none'}`);
     }
     const progress = options.onProgress ? throttledProgress(options.onProgress) : undefined;
+    const stopHearing = options.onLog ? this.running.add(options.agentSession, options.onLog) : undefined;
     try {
       const result = await session.client.callTool({ name: tool, arguments: args }, {
         signal: options.signal,
@@ -183,6 +187,7 @@ class UpstreamServerConnection implements UpstreamConnection {
     } catch (error) {
       return { ok: false, error: await this.callFailure(session, `${name}__${tool}`, error, options) };
     } finally {
+      stopHearing?.();
       progress?.stop();
     }
   }
@@ -277,6 +282,10 @@ class UpstreamServerConnection implements UpstreamConnection {
     };
     // A 2025 server sends it unasked; a 2026-07-28 one on the subscriptions/listen stream opened below.
     client.setNotificationHandler('notifications/tools/list_changed', () => this.refreshTools(session));
+    // A 2025 server's log lines go to the call they belong to (2026-07-28 dropped logging).
+    client.setNotificationHandler('notifications/message', ({ params }) =>
+      this.running.deliver({ level: params.level, logger: upstreamLogger(this.config.name, params.logger), data: params.data }),
+    );
     this.starting = session;
     try {
       const connecting = client.connect(transport, { signal: deadline, timeout });

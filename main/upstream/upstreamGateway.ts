@@ -376,6 +376,8 @@ export class UpstreamGateway {
       maxResultBytes: MAX_UPSTREAM_RESULT_BYTES,
       ...(context.signal ? { signal: context.signal } : {}),
       ...(context.onProgress ? { onProgress: context.onProgress } : {}),
+      ...(context.agentSession ? { agentSession: context.agentSession } : {}),
+      ...(context.onLog ? { onLog: context.onLog } : {}),
     });
     return runOutcome(slot.config.name, tool.definition.name, outcome);
   }
