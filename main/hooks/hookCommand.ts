@@ -7,10 +7,8 @@ import { toolgateRoot } from '../state/paths';
 import { readSettingsFile, settingsPath } from '../settings/settings';
 import { claudeSettingsFile, hookCommandLine, installClaudeHooks, uninstallClaudeHooks, type SettingsChange } from './claudeSettings';
 import { RunGrantSchema } from './bashRun';
-import { asciiJson, judgeHookInput, MAX_HOOK_INPUT_BYTES, readBounded, runInGate } from './hookClient';
-
-/** How long a prompt waits unless settings.json says otherwise (the gate's own default). */
-const DEFAULT_APPROVAL_SECONDS = 300;
+import { answerClaudeCodeHook, DEFAULT_APPROVAL_SECONDS } from './hookClient';
+import { runInGate } from './runInGate';
 
 /** The approval timeout this state folder's gate starts with (from its settings.json), in seconds. */
 function approvalSeconds(home: string): number {
@@ -61,10 +59,7 @@ export async function hookCommand(argv: string[], io: Io, stdin: NodeJS.Readable
   if (sub.name === 'run') return runCommand(args.positionals.slice(1), flag(args, 'sha256'), io.home);
   if (sub.name === 'claude-code') {
     if (args.positionals.length > 1) throw new UsageError('hook claude-code reads its input from stdin and takes no arguments');
-    // The gate answers an unanswered prompt by itself; this is only the backstop for a gate that hangs.
-    const waitMs = (approvalSeconds(io.home) + 30) * 1000;
-    const output = await judgeHookInput(await readBounded(stdin, MAX_HOOK_INPUT_BYTES), io.home, waitMs);
-    io.out(`${asciiJson(output)}\n`);
+    io.out(await answerClaudeCodeHook(stdin, io.home));
     return 0;
   }
   requireClaudeCode(agent, `hook ${sub.name}`);
