@@ -26,8 +26,8 @@ function exchange(where: NetConnectOpts, gate: RunningGateEndpoint, path: string
       connected = true;
       const head = [
         `POST ${path} HTTP/1.0`,
-        // The Host the gate's own loopback checks expect, on the socket as on the port.
-        `Host: 127.0.0.1:${gate.port}`,
+        // The Host the gate's loopback checks expect on its port; the socket checks none.
+        `Host: ${'path' in where ? 'localhost' : `127.0.0.1:${gate.port}`}`,
         `Authorization: Bearer ${gate.token}`,
         'Content-Type: application/json',
         `Content-Length: ${Buffer.byteLength(body)}`,

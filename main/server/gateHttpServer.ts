@@ -32,6 +32,12 @@ function mcpTokenRefusal(presented: string | undefined, tokens: GateTokens, path
   return 'missing or wrong bearer token: send "Authorization: Bearer <the token in $TOOLGATE_HOME/token>"';
 }
 
+/** Why a request on the hook socket is refused for its headers: only a browser sends Origin. */
+function originOnSocket(request: IncomingMessage): { step: 'origin'; message: string } | undefined {
+  const origin = request.headers.origin;
+  return origin === undefined ? undefined : { step: 'origin', message: `requests from the origin ${JSON.stringify(origin)} are refused on the hook socket` };
+}
+
 /** Starts the loopback server for a gate. */
 export async function startGateHttpServer(
   gate: Gate,
@@ -48,7 +54,9 @@ export async function startGateHttpServer(
   const bridge = new WsBridgeServer(gate.backend, options.tokens, () => port, (refusal) => refusals.record(refusal));
   /** Serves one request; `hooksOnly` for the hook socket, which serves Claude Code's hook paths and nothing else. */
   const serve = (request: IncomingMessage, response: ServerResponse, hooksOnly: boolean) => {
-    const foreign = foreignHeaders(request.headers, port);
+    // Host and Origin guard the port against DNS rebinding; no browser reaches the socket, and a
+    // request there that carries an Origin anyway was relayed from one, so it is refused.
+    const foreign = hooksOnly ? originOnSocket(request) : foreignHeaders(request.headers, port);
     if (foreign) {
       const surface = request.url?.startsWith('/mcp') ? 'mcp' : 'console';
       refusals.record({ ...foreign, code: 'EPERMISSION', surface, origin: request.headers.origin });
