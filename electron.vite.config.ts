@@ -1,7 +1,15 @@
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import react from '@vitejs/plugin-react';
 import { defineConfig, externalizeDepsPlugin } from 'electron-vite';
 import { build, type Plugin } from 'vite';
+
+const dependencies = Object.keys((JSON.parse(readFileSync(resolve(__dirname, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies);
+
+/** Whether an import names one of Node's modules or a dependency (or a file in one) rather than a source file. */
+function isPackageImport(id: string): boolean {
+  return id.startsWith('node:') || dependencies.some((name) => id === name || id.startsWith(`${name}/`));
+}
 
 /**
  * Claude Code's hook command (`toolgate hook claude-code`) as one file of its own, out/hook/hook.js,
@@ -24,7 +32,8 @@ function hookEntry(): Plugin {
           emptyOutDir: true,
           target: 'node22',
           minify: false,
-          rollupOptions: { output: { entryFileNames: 'hook.js' } },
+          // Packages stay imports, as in the main bundle: zod is loaded (lazily) from node_modules, not copied in.
+          rollupOptions: { external: isPackageImport, output: { entryFileNames: 'hook.js' } },
         },
       });
     },

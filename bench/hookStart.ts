@@ -47,18 +47,20 @@ export async function measureHookStart(runs: number): Promise<BenchSection> {
     const floor: Timed = { label: 'node -e 0 (baseline)', args: ['-e', '0'], expect: /^$/ };
     const hook: Timed = { label: 'toolgate hook claude-code, gate running, allowed by a rule', args: ['bin/toolgate.js', 'hook', 'claude-code'], stdin: fixture, expect: /"permissionDecision":"allow".*allowed `read_file\(\*\*\)`/ };
     const help: Timed = { label: 'toolgate --help', args: ['bin/toolgate.js', '--help'], expect: /toolgate/ };
-    const all = [floor, hook, help];
+    const hookFloor: Timed = { label: 'the floor: stdin over the gate\'s socket, bare CommonJS (no target)', args: ['bench/fixtures/hookFloor.cjs'], stdin: fixture, expect: hook.expect };
+    const all = [floor, hook, help, hookFloor];
     const decided = spawnSync(process.execPath, hook.args, { cwd: toolgateRoot(), env, input: fixture, encoding: 'utf8' }).stdout;
     const samples = all.map(() => [] as number[]);
     for (const timed of all) timeOnce(timed, env);
     for (let run = 0; run < runs; run++) for (const [index, timed] of all.entries()) samples[index]!.push(timeOnce(timed, env));
-    const [floorP50, hookP50, helpP50] = samples.map((list) => percentile(list, 50)) as [number, number, number];
+    const [floorP50, hookP50, helpP50, hookFloorP50] = samples.map((list) => percentile(list, 50)) as [number, number, number, number];
     const rss = all.map((timed) => peakRssMb(timed, env));
     return {
       title: `The hook and the CLI's start beside Node's own, ${runs} runs each, alternated one by one (wall time from spawn to exit)`,
       rows: all.map((timed, index) => ({ label: timed.label, samples: samples[index]! })),
       notes: [
         `the hook's answer: ${decided.trim()}`,
+        `the floor (bench/fixtures/hookFloor.cjs) is what any Node hook pays to ask the gate: ${(hookFloorP50 / floorP50).toFixed(2)}× node -e 0 at p50; the hook is ${(hookP50 / hookFloorP50).toFixed(2)}× the floor (ES module loading, the state folder's files, checks of the input and answer)`,
         `peak RSS: ${all.map((timed, index) => `${timed.label.replace(/ \(baseline\)$/, '')} ${rss[index]!.toFixed(0)} MB`).join(', ')}`,
       ],
       targets: [

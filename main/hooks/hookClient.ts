@@ -50,7 +50,7 @@ async function inputProblem(value: unknown): Promise<string | undefined> {
  * reached or does not answer in time gets `ask`, so Claude Code's own prompt decides; never a
  * silent allow. An outcome (PostToolUse) the gate cannot take is answered `{}` (there is nothing to decide).
  */
-export async function judgeHookInput(stdin: Buffer | undefined, home: string, timeoutMs: number, launcher = thisToolgate(home)): Promise<HookOutput> {
+export async function judgeHookInput(stdin: Buffer | undefined, home: string, timeoutMs: number, launcher?: ToolgateLauncher): Promise<HookOutput> {
   if (stdin === undefined) return preToolUseAnswer('deny', `Toolgate refuses a hook input over ${MAX_HOOK_INPUT_BYTES} bytes`);
   let value: unknown;
   try {
@@ -84,7 +84,8 @@ export async function judgeHookInput(stdin: Buffer | undefined, home: string, ti
     const input = value as { tool_name: string; tool_input: Record<string, unknown> };
     if (output.hookSpecificOutput.permissionDecision !== 'allow' || input.tool_name !== 'Bash') return unanswered('the gate answered with a grant to run something other than an allowed Bash call');
     // The whole input is replaced: its other fields (timeout, description, …) stay as Claude Code gave them.
-    const updatedInput = { ...input.tool_input, command: sandboxedCommand(launcher, runInGate) };
+    // Toolgate's own folder is looked up here only: finding it reads package.json files up the tree.
+    const updatedInput = { ...input.tool_input, command: sandboxedCommand(launcher ?? thisToolgate(home), runInGate) };
     return { hookSpecificOutput: { ...output.hookSpecificOutput, updatedInput } };
   }
   // Refused as unreadable (400, 413): deny; refused for any other reason (a stale token, a gate error): ask.
