@@ -51,8 +51,8 @@ function startProxy(bin: string, args: string[]): ChildProcess {
 
 /** Toolgate serving the echo server from servers.json, its launch approved and its tool trusted as SAFE with `servers review --yes`. */
 async function startGateway(home: string, workspace: string, echoServer: string): Promise<EchoServer> {
-  // The sandbox shows the server its own /tmp: a Node that lives under /tmp is made readable where it is.
-  const sandbox = { readable: [dirname(dirname(realpathSync(process.execPath)))] };
+  // The sandbox shows the server a /tmp of its own: a Node or a checkout under /tmp is made readable where it is.
+  const sandbox = { readable: [dirname(dirname(realpathSync(process.execPath))), toolgateRoot()] };
   writeFileSync(join(home, 'servers.json'), JSON.stringify({ mcpServers: { [SERVER]: { command: process.execPath, args: [echoServer], sandbox } } }, null, 2));
   const gate = await startScript('bin/toolgate.js', ['serve', '--workspace', workspace, '--port', '0'], { TOOLGATE_HOME: home }, /MCP\s+(\S+)\n/);
   const review = spawnSync(process.execPath, ['bin/toolgate.js', 'servers', 'review', SERVER, '--yes', '--tier', 'SAFE'], { cwd: toolgateRoot(), env: { ...process.env, TOOLGATE_HOME: home }, encoding: 'utf8' });
