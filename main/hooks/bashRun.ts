@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { COMMAND_SHA256, GRANT_ID } from './hookWire';
 
 export { CLAUDE_CODE_RUN_PATH, NOT_RUN_EXIT_CODE, sandboxedCommand, type ToolgateLauncher } from './hookWire';
 
@@ -10,8 +11,8 @@ export function commandSha256(command: string): string {
 
 /** The one-use grant the gate issued for an allowed Bash call: its id and the hash of the approved text. */
 export const RunGrantSchema = z.strictObject({
-  grant: z.string().regex(/^[0-9a-f]{32}$/, 'a grant id is 32 lowercase hex digits'),
-  sha256: z.string().regex(/^[0-9a-f]{64}$/, 'a command hash is 64 lowercase hex digits (SHA-256)'),
+  grant: z.string().regex(GRANT_ID, 'a grant id is 32 lowercase hex digits'),
+  sha256: z.string().regex(COMMAND_SHA256, 'a command hash is 64 lowercase hex digits (SHA-256)'),
 });
 export type RunGrant = z.infer<typeof RunGrantSchema>;
 

@@ -2,8 +2,8 @@ import { flag, UsageError } from '../cli/argv';
 import type { Io } from '../cli/commands';
 import { parseCommandLine, subcommandOf } from '../cli/commandSpec';
 import { commandSpec } from '../cli/commandSpecs';
-import { RunGrantSchema } from './bashRun';
 import { answerClaudeCodeHook } from './hookClient';
+import { isRunGrant } from './hookWire';
 import { runInGate } from './runInGate';
 
 /**
@@ -11,14 +11,17 @@ import { runInGate } from './runInGate';
  * call. Its output goes out as the gate hands it on (already plain text), not through the CLI's
  * terminal filter, so Claude Code reads what the command printed.
  */
-function runCommand(positionals: string[], sha256: string | undefined, home: string): Promise<number> {
-  const grant = RunGrantSchema.safeParse({ grant: positionals[0], sha256 });
-  if (positionals.length !== 1 || !grant.success) {
-    const issue = grant.success ? undefined : grant.error.issues[0];
+async function runCommand(positionals: string[], sha256: string | undefined, home: string): Promise<number> {
+  const grant = { grant: positionals[0], sha256 };
+  if (positionals.length !== 1 || !isRunGrant(grant)) {
+    // The schema (and zod with it) loads only to say what is wrong with a grant.
+    const { RunGrantSchema } = await import('./bashRun');
+    const parsed = RunGrantSchema.safeParse(grant);
+    const issue = parsed.success ? undefined : parsed.error.issues[0];
     const why = positionals.length !== 1 ? `takes one grant id, not ${positionals.length}` : `${issue?.path.join('.')}: ${issue?.message}`;
     throw new UsageError(`hook run ${why}; it is the command the hook gives Claude Code (hook run GRANT --sha256 HASH), nothing ran`);
   }
-  return runInGate(grant.data, home, { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) });
+  return runInGate(grant, home, { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) });
 }
 
 /**

@@ -1,5 +1,5 @@
 import { shellQuote } from '../tools/shell/shellQuote';
-import type { RunGrant } from './bashRun';
+import type { BashRunReply, RunGrant } from './bashRun';
 import type { GateAnswer, PermissionDecision, PreToolUseOutput } from './hookInput';
 
 // What the hook process and the gate's hook route agree on, in a module that loads nothing heavy:
@@ -48,7 +48,7 @@ const DECISIONS: readonly string[] = ['allow', 'deny', 'ask'] satisfies Permissi
 /**
  * The gate's answer when it is exactly GateAnswerSchema's shape (main/hooks/hookInput.ts), else
  * undefined. Checked by hand because loading zod would cost a hook process more than Node's own
- * start; test/hooks/hookWire.test.ts holds this to the schema's verdict on each shape.
+ * start; test/hooks/hookWire.test.ts holds this and the checks below to the schemas' verdicts.
  */
 export function readGateAnswer(value: unknown): GateAnswer | undefined {
   if (!isRecord(value)) return undefined;
@@ -59,11 +59,26 @@ export function readGateAnswer(value: unknown): GateAnswer | undefined {
   if (output.hookEventName !== 'PreToolUse' || !DECISIONS.includes(output.permissionDecision as string)) return undefined;
   if (typeof output.permissionDecisionReason !== 'string') return undefined;
   if ('updatedInput' in output && output.updatedInput !== undefined && !isRecord(output.updatedInput)) return undefined;
-  if ('runInGate' in value && value.runInGate !== undefined) {
-    const grant = value.runInGate;
-    if (!isRecord(grant) || !hasOnly(grant, ['grant', 'sha256'])) return undefined;
-    if (typeof grant.grant !== 'string' || !/^[0-9a-f]{32}$/.test(grant.grant)) return undefined;
-    if (typeof grant.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(grant.sha256)) return undefined;
-  }
+  if ('runInGate' in value && value.runInGate !== undefined && !isRunGrant(value.runInGate)) return undefined;
   return value as GateAnswer;
+}
+
+/** A grant id: 32 lowercase hex digits (RunGrantSchema in main/hooks/bashRun.ts checks the same). */
+export const GRANT_ID = /^[0-9a-f]{32}$/;
+/** A command's SHA-256 in hex: 64 lowercase hex digits. */
+export const COMMAND_SHA256 = /^[0-9a-f]{64}$/;
+
+/** Whether a value is exactly a RunGrantSchema grant, checked without zod (see readGateAnswer). */
+export function isRunGrant(value: unknown): value is RunGrant {
+  if (!isRecord(value) || !hasOnly(value, ['grant', 'sha256'])) return false;
+  return typeof value.grant === 'string' && GRANT_ID.test(value.grant) && typeof value.sha256 === 'string' && COMMAND_SHA256.test(value.sha256);
+}
+
+/** The gate's answer to `toolgate hook run` when it is exactly BashRunReplySchema's shape, else undefined (checked without zod, as readGateAnswer). */
+export function readRunReply(value: unknown): BashRunReply | undefined {
+  if (!isRecord(value)) return undefined;
+  if (value.ran === false) return hasOnly(value, ['ran', 'message']) && typeof value.message === 'string' ? (value as BashRunReply) : undefined;
+  if (value.ran !== true || !hasOnly(value, ['ran', 'exitCode', 'stdout', 'stderr'])) return undefined;
+  const complete = Number.isSafeInteger(value.exitCode) && typeof value.stdout === 'string' && typeof value.stderr === 'string';
+  return complete ? (value as BashRunReply) : undefined;
 }

@@ -1,6 +1,7 @@
 import { GATE_NOT_RUNNING_MESSAGE, runningGateEndpoint } from '../state/runningGate';
-import { BashRunReplySchema, CLAUDE_CODE_RUN_PATH, NOT_RUN_EXIT_CODE, type RunGrant } from './bashRun';
+import type { RunGrant } from './bashRun';
 import { postToGate, type GateReply } from './gatePost';
+import { CLAUDE_CODE_RUN_PATH, NOT_RUN_EXIT_CODE, readRunReply } from './hookWire';
 
 /** Where `toolgate hook run` writes the command's output. */
 export interface RunOutput {
@@ -33,10 +34,10 @@ export async function runInGate(grant: RunGrant, home: string, output: RunOutput
     return NOT_RUN_EXIT_CODE;
   }
   if (!('value' in reply)) return notRun(`the gate refused the request (${reply.refused}: ${reply.message})`);
-  const parsed = BashRunReplySchema.safeParse(reply.value);
-  if (!parsed.success) return notRun('the gate answered with something that is not the outcome of a run');
-  if (!parsed.data.ran) return notRun(parsed.data.message);
-  output.stdout(parsed.data.stdout);
-  output.stderr(parsed.data.stderr);
-  return parsed.data.exitCode;
+  const outcome = readRunReply(reply.value);
+  if (!outcome) return notRun('the gate answered with something that is not the outcome of a run');
+  if (!outcome.ran) return notRun(outcome.message);
+  output.stdout(outcome.stdout);
+  output.stderr(outcome.stderr);
+  return outcome.exitCode;
 }
