@@ -1,15 +1,54 @@
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import react from '@vitejs/plugin-react';
 import { defineConfig, externalizeDepsPlugin } from 'electron-vite';
+import { build, type Plugin } from 'vite';
+
+const dependencies = Object.keys((JSON.parse(readFileSync(resolve(__dirname, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies);
+
+/** Whether an import names one of Node's modules or a dependency (or a file in one) rather than a source file. */
+function isPackageImport(id: string): boolean {
+  return id.startsWith('node:') || dependencies.some((name) => id === name || id.startsWith(`${name}/`));
+}
+
+/**
+ * Claude Code's hook command (`toolgate hook claude-code`) as one file of its own, out/hook/hook.js,
+ * built with the main bundle: Claude Code runs it before and after every tool call, and each module
+ * Node's ESM loader reads costs it time, so it shares no chunk with the CLI. Its only lazy chunk
+ * (the hook input's schema, for when no gate runs) sits beside it.
+ */
+function hookEntry(): Plugin {
+  return {
+    name: 'toolgate-hook-entry',
+    apply: 'build',
+    async closeBundle() {
+      await build({
+        configFile: false,
+        root: __dirname,
+        logLevel: 'warn',
+        build: {
+          ssr: resolve(__dirname, 'main/hooks/hookMain.ts'),
+          outDir: resolve(__dirname, 'out/hook'),
+          emptyOutDir: true,
+          target: 'node22',
+          minify: false,
+          // Packages stay imports, as in the main bundle: zod is loaded (lazily) from node_modules, not copied in.
+          rollupOptions: { external: isPackageImport, output: { entryFileNames: 'hook.js' } },
+        },
+      });
+    },
+  };
+}
 
 /**
  * One build for both shells. main/ yields its entries: the desktop app (index), the CLI and
  * headless server (cli), the tool process (toolProcess), the worker thread that walks a stretch of
  * the audit chain (chainWorker) and the API tool modules import (sdk); only index reaches `electron`.
+ * Claude Code's hook command is built beside them on its own (hookEntry).
  */
 export default defineConfig({
   main: {
-    plugins: [externalizeDepsPlugin()],
+    plugins: [externalizeDepsPlugin(), hookEntry()],
     build: {
       rollupOptions: {
         input: {

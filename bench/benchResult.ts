@@ -53,12 +53,14 @@ export interface BenchTarget {
   limit: number;
   /** For a target measured as a difference (measured − baseline ≤ limit) rather than a ratio. */
   difference?: boolean;
+  /** For a limit on the number itself, with the baseline and ratio printed beside it for comparison only. */
+  absolute?: boolean;
 }
 
 /** Whether a target holds, and the number it was judged on (the ratio, the difference or the value). */
 export function judgeTarget(target: BenchTarget): { judged: number; holds: boolean } {
   const judged =
-    target.baseline === undefined ? target.measured : target.difference ? target.measured - target.baseline : target.measured / target.baseline;
+    target.baseline === undefined || target.absolute ? target.measured : target.difference ? target.measured - target.baseline : target.measured / target.baseline;
   return { judged, holds: target.holdsWhen === 'at-most' ? judged <= target.limit : judged >= target.limit };
 }
 

@@ -4,6 +4,11 @@
 //      beside the same echo served by a bare MCP SDK server, as the baseline: sequential latency, and
 //      calls/s of BENCH_AGENTS (16) agents at once, in BENCH_ROUNDS (3) rounds of BENCH_ROUND_MS (2000)
 //      each (bench/mcpEcho.ts)
+//   1b. [gateway] an echo on a stdio MCP server through Toolgate (reviewed SAFE, sandboxed, audited) beside
+//      supergateway --stateful and mcp-proxy in front of the same server: sequential latency, BENCH_AGENTS
+//      agents' calls/s and each process tree's RSS, alternated (bench/gatewayEcho.ts)
+//   1c. [hook] `toolgate hook claude-code` answering with a gate running (a Read allowed by a rule) and
+//      `toolgate --help`, each beside `node -e 0`, BENCH_HOOK_RUNS (40) runs each, alternated (bench/hookStart.ts)
 //   2. [tools] a tool process's cold start, plain and in bubblewrap (bench/toolProcesses.ts), and
 //      needed → ready per sandbox profile with spare processes and without
 //   3. warm 1 KiB and 1 MiB round trips through the tool-process pool, plain and in bubblewrap, and the
@@ -74,20 +79,24 @@ async function typescript(module, name, ...args) {
   for (const section of Array.isArray(result) ? result : [result]) printSection(section);
 }
 
+/** How much the echo sections (mcp, gateway) do. */
+const echoCounts = () => ({
+  calls: CALLS,
+  block: BLOCK,
+  warmup: WARMUP,
+  agents: count('BENCH_AGENTS', 16),
+  roundMs: count('BENCH_ROUND_MS', 2000),
+  rounds: count('BENCH_ROUNDS', 3),
+});
+
 /**
  * The sections, in the order a full run takes them. BENCH_ONLY=name[,name…] runs only those
  * (e.g. BENCH_ONLY=policy, BENCH_ONLY=explorer, BENCH_ONLY=proof).
  */
 const SECTIONS = {
-  mcp: () =>
-    typescript('bench/mcpEcho.ts', 'measureMcpEcho', {
-      calls: CALLS,
-      block: BLOCK,
-      warmup: WARMUP,
-      agents: count('BENCH_AGENTS', 16),
-      roundMs: count('BENCH_ROUND_MS', 2000),
-      rounds: count('BENCH_ROUNDS', 3),
-    }),
+  mcp: () => typescript('bench/mcpEcho.ts', 'measureMcpEcho', echoCounts()),
+  gateway: () => typescript('bench/gatewayEcho.ts', 'measureGatewayEcho', echoCounts()),
+  hook: () => typescript('bench/hookStart.ts', 'measureHookStart', count('BENCH_HOOK_RUNS', 40)),
   tools: () =>
     typescript('bench/toolProcesses.ts', 'measureToolProcesses', {
       coldStarts: count('BENCH_COLD', 20),

@@ -37,6 +37,8 @@ export function targetRow(target, judged, holds) {
   const against =
     target.baseline === undefined
       ? `limit ${sign} ${number(target.limit)} ${target.unit}`
+      : target.absolute
+        ? `baseline ${number(target.baseline)} ${target.unit}, ratio ${(target.measured / target.baseline).toFixed(2)}× (limit ${sign} ${number(target.limit)} ${target.unit})`
       : target.difference
         ? `baseline ${number(target.baseline)} ${target.unit}, difference ${number(judged)} ${target.unit} (limit ${sign} ${number(target.limit)})`
         : `baseline ${number(target.baseline)} ${target.unit}, ratio ${judged.toFixed(2)}× (limit ${sign} ${target.limit}×)`;

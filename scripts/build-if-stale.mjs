@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const SOURCES = ['main', 'preload', 'renderer', 'shared', 'resources', 'electron.vite.config.ts', 'package.json', 'tsconfig.json', 'tsconfig.node.json', 'tsconfig.web.json'];
-const OUTPUTS = ['out/main/index.js', 'out/main/cli.js', 'out/main/toolProcess.js', 'out/main/sdk.js', 'out/preload/index.cjs', 'out/renderer/index.html'];
+const OUTPUTS = ['out/main/index.js', 'out/main/cli.js', 'out/hook/hook.js', 'out/main/toolProcess.js', 'out/main/sdk.js', 'out/preload/index.cjs', 'out/renderer/index.html'];
 
 /** The newest modification time of a file or of any file below a folder. */
 function newest(path) {

@@ -1,5 +1,5 @@
 import type { CommandSpec, OptionSpec } from './commandSpec';
-import { NOT_RUN_EXIT_CODE } from '../hooks/bashRun';
+import { NOT_RUN_EXIT_CODE } from '../hooks/hookWire';
 
 /** `toolgate serve`: every option, with its default; settings.json gives the same keys. */
 export const SERVE_SPEC: CommandSpec = {

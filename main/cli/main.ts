@@ -1,27 +1,30 @@
-import { GateError } from '../../shared/errors';
 import { terminalText } from '../../shared/inertText';
 import { resolveHome, toolgateVersion } from '../state/paths';
 import { UsageError } from './argv';
 import { helpText, subcommandOf, usageText, wantsHelp } from './commandSpec';
 import { COMMAND_SPECS, commandSpec } from './commandSpecs';
-import { auditCommand, callCommand, consoleCommand, mcpCommand, toolsCommand, type Io } from './commands';
-import { hookCommand } from '../hooks/hookCommand';
-import { policyCommand } from './policyCommands';
-import { secretCommand } from './secretCommands';
-import { serveCommand } from './serveCommand';
-import { serversCommand } from './serverCommands';
+import type { Io } from './commands';
 
-const COMMANDS: Record<string, (argv: string[], io: Io) => Promise<number>> = {
-  serve: serveCommand,
-  console: consoleCommand,
-  mcp: mcpCommand,
-  call: callCommand,
-  tools: toolsCommand,
-  audit: auditCommand,
-  policy: policyCommand,
-  secret: secretCommand,
-  servers: serversCommand,
-  hook: (argv, io) => hookCommand(argv, io),
+type Command = (argv: string[], io: Io) => Promise<number>;
+
+/**
+ * Each command's code, loaded when it runs: `--help`, `hook claude-code` or `secret list` start
+ * without the gate, the audit store, the MCP SDK or the policy engine that other commands need.
+ */
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  serve: async () => (await import('./serveCommand')).serveCommand,
+  console: async () => (await import('./commands')).consoleCommand,
+  mcp: async () => (await import('./commands')).mcpCommand,
+  call: async () => (await import('./commands')).callCommand,
+  tools: async () => (await import('./commands')).toolsCommand,
+  audit: async () => (await import('./commands')).auditCommand,
+  policy: async () => (await import('./policyCommands')).policyCommand,
+  secret: async () => (await import('./secretCommands')).secretCommand,
+  servers: async () => (await import('./serverCommands')).serversCommand,
+  hook: async () => {
+    const { hookCommand } = await import('../hooks/hookCommand');
+    return (argv, io) => hookCommand(argv, io);
+  },
 };
 
 /** How often serve checks that the process that started it is still there. */
@@ -80,8 +83,8 @@ export async function main(argv: string[]): Promise<number> {
     io.out(usage);
     return 0;
   }
-  const command = COMMANDS[commandName];
-  if (!command) {
+  const loadCommand = COMMANDS[commandName];
+  if (!loadCommand) {
     io.err(`toolgate: unknown command ${JSON.stringify(commandName)}\n\n${usage}`);
     return 2;
   }
@@ -94,8 +97,11 @@ export async function main(argv: string[]): Promise<number> {
   }
   const unwatchParent = name === 'serve' ? stopWithParent() : undefined;
   try {
+    const command = await loadCommand();
     return await command(rest, io);
   } catch (error) {
+    // Loaded only to tell the gate's own errors from the rest, on this path alone.
+    const { GateError } = await import('../../shared/errors');
     if (error instanceof UsageError) {
       const message = error.message.includes('--help`') ? error.message : `${error.message} (see \`toolgate ${name} --help\`)`;
       io.err(`toolgate ${name}: ${message}\n`);

@@ -3,6 +3,7 @@ import type { ConsoleBackend } from '../bridge/consoleBackend';
 import { startGateHttpServer } from '../server/gateHttpServer';
 import { builtAssets, statePaths } from '../state/paths';
 import { GateError } from '../../shared/errors';
+import { hookSocketPath } from '../state/runningGate';
 import { ensureHome, loadOrCreateConsoleToken, loadOrCreateToken, readGateAddress, writeGateAddress, type GateAddress } from '../state/stateFolder';
 import { callsFromAudit, HISTORY_CALLS } from '../executor/callHistory';
 import { createGate, type Gate, type GateOptions } from './createGate';
@@ -60,7 +61,7 @@ export async function startGate(options: GateOptions & ServeOptions): Promise<Ru
     gate.audit.recordInterruptedCalls();
     // The Live view opens on what the gates before this one did, up to as many calls as it keeps.
     gate.calls.restore(callsFromAudit(gate.audit, HISTORY_CALLS));
-    http = await startGateHttpServer(gate, { tokens, port: options.port, rendererRoot: builtAssets().renderer });
+    http = await startGateHttpServer(gate, { tokens, port: options.port, rendererRoot: builtAssets().renderer, hookSocket: hookSocketPath(options.home) });
   } catch (error) {
     await gate.close();
     throw error;

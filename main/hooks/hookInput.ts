@@ -86,10 +86,7 @@ export type HookOutput = z.infer<typeof HookOutputSchema>;
 export const GateAnswerSchema = z.union([PreToolUseOutputSchema.extend({ runInGate: RunGrantSchema.optional() }), PostToolUseOutputSchema]);
 export type GateAnswer = z.infer<typeof GateAnswerSchema>;
 
-/** A PreToolUse answer. */
-export function preToolUseAnswer(permissionDecision: PermissionDecision, permissionDecisionReason: string): PreToolUseOutput {
-  return { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision, permissionDecisionReason } };
-}
+export { preToolUseAnswer } from './hookWire';
 
 /** Why a value is not a hook input the gate takes, in one line naming the field. */
 export function hookInputProblem(error: z.ZodError): string {

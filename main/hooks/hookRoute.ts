@@ -3,9 +3,9 @@ import { readJsonBody, sendJsonRpcError } from '../server/httpBody';
 import { CLAUDE_CODE_RUN_PATH, RunGrantSchema } from './bashRun';
 import { hookInputProblem, HookInputSchema } from './hookInput';
 import type { HookJudge } from './hookJudge';
+import { CLAUDE_CODE_HOOK_PATH } from './hookWire';
 
-/** Where Claude Code's hook command posts its input (with the agents' bearer token, like /mcp). */
-export const CLAUDE_CODE_HOOK_PATH = '/hooks/claude-code';
+export { CLAUDE_CODE_HOOK_PATH };
 
 /** The paths of Claude Code's hook: its input, and the run of a Bash call the gate allowed. */
 export const CLAUDE_CODE_PATHS: readonly string[] = [CLAUDE_CODE_HOOK_PATH, CLAUDE_CODE_RUN_PATH];

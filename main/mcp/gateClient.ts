@@ -3,18 +3,17 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontex
 import { ErrorCode, LoggingMessageNotificationSchema, McpError, type LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import { GateError } from '../../shared/errors';
 import { toolgateVersion } from '../state/paths';
+import { GATE_NOT_RUNNING_MESSAGE } from '../state/runningGate';
 import { readGateAddress, readToken } from '../state/stateFolder';
 import type { LogMessageParams } from './agentLog';
+
+export { GATE_NOT_RUNNING_MESSAGE };
 
 /** Request options for a call that may wait on a person: the gate's progress keeps it alive. */
 export const LONG_CALL = { timeout: 60_000, resetTimeoutOnProgress: true, maxTotalTimeout: 24 * 3600_000 } as const;
 
 /** How long closing waits for the gate to confirm the session's end before closing anyway. */
 const TERMINATE_TIMEOUT_MS = 2000;
-
-/** What the agent reads when no gate is running. */
-export const GATE_NOT_RUNNING_MESSAGE =
-  'Toolgate is not running: start it with `toolgate serve --workspace DIR` (or `npm start` in the Toolgate folder)';
 
 /** No gate runs for this state folder, or none answers at the address it recorded. */
 export class GateNotRunningError extends GateError {

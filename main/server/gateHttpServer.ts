@@ -1,4 +1,4 @@
-import { createServer, type Server as HttpServer } from 'node:http';
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CLAUDE_CODE_PATHS, serveHookRequest } from '../hooks/hookRoute';
 import { McpHttpEndpoint } from '../mcp/mcpHttpEndpoint';
@@ -11,6 +11,7 @@ import { sendJsonRpcError } from './httpBody';
 import { bearerToken, foreignHeaders, requestPathname, tokenMatches, type GateTokens } from './requestGuards';
 import { RefusalAudit } from './refusalAudit';
 import { serveStatic } from './staticFiles';
+import { listenOnUnixSocket } from './unixSocket';
 import { WsBridgeServer } from './wsBridgeServer';
 
 /** The gate on loopback: MCP at /mcp, Claude Code's hook at /hooks/claude-code (and its Bash runs at …/run), the console at /, its bridge at /bridge. */
@@ -31,10 +32,16 @@ function mcpTokenRefusal(presented: string | undefined, tokens: GateTokens, path
   return 'missing or wrong bearer token: send "Authorization: Bearer <the token in $TOOLGATE_HOME/token>"';
 }
 
+/** Why a request on the hook socket is refused for its headers: only a browser sends Origin. */
+function originOnSocket(request: IncomingMessage): { step: 'origin'; message: string } | undefined {
+  const origin = request.headers.origin;
+  return origin === undefined ? undefined : { step: 'origin', message: `requests from the origin ${JSON.stringify(origin)} are refused on the hook socket` };
+}
+
 /** Starts the loopback server for a gate. */
 export async function startGateHttpServer(
   gate: Gate,
-  options: { tokens: GateTokens; port?: number; rendererRoot: string },
+  options: { tokens: GateTokens; port?: number; rendererRoot: string; hookSocket?: string },
 ): Promise<GateHttpServer> {
   let port = options.port ?? 0;
   const refusals = new RefusalAudit(gate.audit);
@@ -45,8 +52,11 @@ export async function startGateHttpServer(
   const stopWatchingTools = gate.registry.onChange(() => modern.toolsChanged());
   const mcp = new McpRoute(sessions, modern, unreadable);
   const bridge = new WsBridgeServer(gate.backend, options.tokens, () => port, (refusal) => refusals.record(refusal));
-  const server: HttpServer = createServer((request, response) => {
-    const foreign = foreignHeaders(request.headers, port);
+  /** Serves one request; `hooksOnly` for the hook socket, which serves Claude Code's hook paths and nothing else. */
+  const serve = (request: IncomingMessage, response: ServerResponse, hooksOnly: boolean) => {
+    // Host and Origin guard the port against DNS rebinding; no browser reaches the socket, and a
+    // request there that carries an Origin anyway was relayed from one, so it is refused.
+    const foreign = hooksOnly ? originOnSocket(request) : foreignHeaders(request.headers, port);
     if (foreign) {
       const surface = request.url?.startsWith('/mcp') ? 'mcp' : 'console';
       refusals.record({ ...foreign, code: 'EPERMISSION', surface, origin: request.headers.origin });
@@ -56,6 +66,10 @@ export async function startGateHttpServer(
     const pathname = requestPathname(request.url);
     if (pathname === undefined) {
       response.writeHead(400, { 'content-type': 'text/plain' }).end('Bad request target\n');
+      return;
+    }
+    if (hooksOnly && !CLAUDE_CODE_PATHS.includes(pathname)) {
+      response.writeHead(404, { 'content-type': 'text/plain' }).end(`This socket serves Claude Code's hook only (${CLAUDE_CODE_PATHS.join(', ')})\n`);
       return;
     }
     if (pathname === '/mcp' || CLAUDE_CODE_PATHS.includes(pathname)) {
@@ -73,7 +87,8 @@ export async function startGateHttpServer(
       return;
     }
     serveStatic(options.rendererRoot, request, response);
-  });
+  };
+  const server: HttpServer = createServer((request, response) => serve(request, response, false));
   server.on('upgrade', (request, socket, head) => {
     if (requestPathname(request.url) !== '/bridge') {
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
@@ -89,6 +104,15 @@ export async function startGateHttpServer(
     });
   });
   port = (server.address() as AddressInfo).port;
+  // Claude Code's hook reaches the gate over this socket in the state folder as well: the same
+  // route, token and checks as on the port, without a TCP connection per tool call.
+  let hookServer: HttpServer | undefined = options.hookSocket === undefined ? undefined : createServer((request, response) => serve(request, response, true));
+  try {
+    if (hookServer) await listenOnUnixSocket(hookServer, options.hookSocket!);
+  } catch {
+    // A folder that takes no socket (some network file systems) leaves the hook the port, as before.
+    hookServer = undefined;
+  }
   const base = `http://127.0.0.1:${port}`;
   let closing: Promise<void> | undefined;
   return {
@@ -101,7 +125,8 @@ export async function startGateHttpServer(
         stopWatchingTools();
         await Promise.all([sessions.close(), modern.close()]);
         server.closeAllConnections();
-        await new Promise<void>((resolve) => server.close(() => resolve()));
+        hookServer?.closeAllConnections();
+        await Promise.all([server, hookServer].map((listening) => listening && new Promise<void>((resolve) => listening.close(() => resolve()))));
       })();
       return closing;
     },

@@ -19,6 +19,8 @@ export function statePaths(home: string) {
     audit: join(home, 'audit.db'),
     auditHead: join(home, 'audit.head'),
     gate: join(home, 'gate.json'),
+    /** The Unix socket Claude Code's hook reaches the gate on (mode 0600), besides the loopback port. */
+    hookSocket: join(home, 'hook.sock'),
     /** Secrets that tool arguments name as `$ENV.NAME` (mode 0600; `toolgate secret set`). */
     secrets: join(home, 'secrets.json'),
     /** The Ed25519 key that signs audit checkpoints (mode 0600): beside the audit database, never inside it. */
