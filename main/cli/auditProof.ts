@@ -8,6 +8,7 @@ import { statePaths } from '../state/paths';
 import { UsageError, flag, type ParsedArgs } from './argv';
 import { auditKeyRotateCommand } from './auditKeyRotate';
 import type { Io } from './commands';
+import { countOf } from '../../shared/plural';
 
 /** `toolgate audit key [rotate]`: the verifier key of this state folder's checkpoints (made now if the gate never made it), or a new one recorded. */
 export function auditKeyCommand(args: ParsedArgs, io: Io): number {
@@ -48,7 +49,7 @@ export function auditProveCommand(args: ParsedArgs, io: Io): number {
   const size = sizeText === undefined ? leaves.length : Number(sizeText);
   if (!Number.isSafeInteger(size) || size < 1 || size > leaves.length) throw new UsageError(`--size ${sizeText}: a tree size from 1 to ${leaves.length} (the log's records)`);
   const seq = Number(seqText);
-  if (seq > size) throw new UsageError(`record ${seq} is not in a tree of ${size} records`);
+  if (seq > size) throw new UsageError(`record ${seq} is not in a tree of ${countOf(size, 'record')}`);
   const proof = inclusionProof(leaves, seq - 1, size);
   const root = rootOf(leaves.slice(0, size));
   // Checked before it is printed: a proof that does not verify is never handed out.
@@ -58,10 +59,10 @@ export function auditProveCommand(args: ParsedArgs, io: Io): number {
   else {
     io.out(
       [
-        `record ${seq} (leaf index ${seq - 1}) in the tree of ${size} records`,
+        `record ${seq} (leaf index ${seq - 1}) in the tree of ${countOf(size, 'record')}`,
         `leaf hash  ${result.leafHash}   (SHA-256 of 0x00 and the record's canonical JSON)`,
-        `root hash  ${result.rootHash}   (base64, as a checkpoint of ${size} records carries it)`,
-        `proof      ${proof.length} hashes, leaf to root (RFC 6962 audit path):`,
+        `root hash  ${result.rootHash}   (base64, as a checkpoint of ${countOf(size, 'record')} carries it)`,
+        `proof      ${countOf(proof.length, 'hash', { plural: 'hashes' })}, leaf to root (RFC 6962 audit path):`,
         ...result.proof.map((hash) => `  ${hash}`),
         '',
       ].join('\n'),
