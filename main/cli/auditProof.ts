@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { GateError } from '../../shared/errors';
 import { AuditStore } from '../audit/auditStore';
 import { checkpointKeyPath, createCheckpointKey, readCheckpointKey } from '../audit/checkpointKey';
+import { checkpointOrigin } from '../audit/checkpointWriter';
 import { inclusionProof, rootOf, verifyInclusion } from '../audit/merkle';
 import { ensureHome } from '../state/stateFolder';
 import { statePaths } from '../state/paths';
@@ -26,8 +27,28 @@ export function auditKeyCommand(args: ParsedArgs, io: Io): number {
         'a gate will not start with this one until `toolgate audit key rotate` records the change\n',
     );
   }
-  io.out(`${(existing ?? createCheckpointKey(io.home)).verifierKey}\n`);
+  io.out(`${(existing ?? createCheckpointKey(io.home, checkpointOrigin(logIdOf(io.home)))).verifierKey}\n`);
   return 0;
+}
+
+/**
+ * The id of the state folder's audit log, which a new key is named by. A folder with no log yet (or
+ * one from before log ids) gets it as a gate's first start would, so the key printed now is the one
+ * the gate signs with.
+ */
+function logIdOf(home: string): string {
+  const paths = statePaths(home);
+  const open = (readonly: boolean) => {
+    const store = new AuditStore({ path: paths.audit, headPath: paths.auditHead, readonly });
+    try {
+      return store.logId();
+    } finally {
+      store.close();
+    }
+  };
+  const id = (existsSync(paths.audit) ? open(true) : undefined) ?? open(false);
+  if (id === undefined) throw new GateError('ERUNTIME', `the audit log ${paths.audit} has no id after it was opened for writing`);
+  return id;
 }
 
 /** `toolgate audit prove SEQ [--size N] [--json]`: an RFC 6962 inclusion proof of one record. */
