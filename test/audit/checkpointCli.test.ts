@@ -222,6 +222,14 @@ describe('audit verify --checkpoint', () => {
     expect(run.stdout).toContain("log's 25 records extend them");
   });
 
+  it('counts a log of one record as one record', () => {
+    const checkpoint = writeLog(1);
+    const run = toolgate('audit', 'verify', '--checkpoint', checkpoint);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("records 1 to 1 are the ones signed (by toolgate/");
+    expect(run.stdout).toContain("and the log's 1 record extends them (consistency proof of 0 hashes verified)");
+  });
+
   it('keeps the key in the state folder, readable by its owner alone, and the checkpoints outside it', () => {
     writeLog(3);
     expect(statSync(join(home, 'checkpoint-key')).mode & 0o777).toBe(0o600);
