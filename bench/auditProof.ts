@@ -10,7 +10,7 @@ import { AuditStore } from '../main/audit/auditStore';
 import { checkAgainstCheckpoint } from '../main/audit/checkpointCheck';
 import { prepareCheckpointDir } from '../main/audit/checkpointFolder';
 import { loadOrCreateCheckpointKey } from '../main/audit/checkpointKey';
-import { CheckpointWriter } from '../main/audit/checkpointWriter';
+import { checkpointOrigin, CheckpointWriter } from '../main/audit/checkpointWriter';
 import { loadFastBlake3 } from '../main/audit/fastBlake3';
 import { builtAssets } from '../main/state/paths';
 import { recordHash } from '../main/audit/recordHash';
@@ -86,7 +86,7 @@ export async function measureAuditProof(records: number, rounds: number, appendS
     const paths = { path: join(root, 'audit.db'), headPath: join(root, 'audit.head') };
     const store = new AuditStore(paths);
     mkdirSync(home, { recursive: true });
-    const key = loadOrCreateCheckpointKey(home);
+    const key = loadOrCreateCheckpointKey(home, checkpointOrigin(store.logId()!));
     for (let i = 0; i < records; i++) store.append(recordOf(i));
     // The gate's writer started on the whole log: it reads it once, then signs the checkpoint checked below.
     const writer = new CheckpointWriter({ dir: prepareCheckpointDir(checkpoints, { home, workspace: join(root, 'workspace') }), audit: store, key });

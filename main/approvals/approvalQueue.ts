@@ -4,6 +4,7 @@ import { GateError } from '../../shared/errors';
 import type { ToolManifest } from '../../shared/manifest';
 import type { CallEdit, EditCheck } from '../../shared/approval';
 import type { RevisedCall } from './callReviser';
+import { countOf, nounFor } from '../../shared/plural';
 
 /** The call a prompt is about, whole (the request shows a bounded form): what scoped approvals check rules against. */
 export interface ApprovalSubject {
@@ -88,7 +89,7 @@ export class ApprovalQueue {
     if (own >= this.maxPendingPerSession) {
       return new GateError(
         'EQUOTA',
-        `this agent session already has ${own} prompts waiting for a person (at most ${this.maxPendingPerSession} per session); ` +
+        `this agent session already has ${countOf(own, 'prompt')} waiting for a person (at most ${this.maxPendingPerSession} per session); ` +
           'the person must answer or deny some of them first: wait for their answers before calling again',
         { pending: own, limit: this.maxPendingPerSession, scope: 'session' },
       );
@@ -96,7 +97,7 @@ export class ApprovalQueue {
     if (this.pending.size >= this.maxPending) {
       return new GateError(
         'EQUOTA',
-        `${this.pending.size} prompts from all agents are already waiting for a person (at most ${this.maxPending} in all); ` +
+        `${countOf(this.pending.size, 'prompt')} from all agents ${nounFor(this.pending.size, 'is', 'are')} already waiting for a person (at most ${this.maxPending} in all); ` +
           'the person must answer or deny some of them first: try again later',
         { pending: this.pending.size, limit: this.maxPending, scope: 'gate' },
       );

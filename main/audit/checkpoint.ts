@@ -1,4 +1,5 @@
 import { SignedNoteError } from './signedNote';
+import { countOf } from '../../shared/plural';
 
 /**
  * The C2SP tlog-checkpoint body (https://c2sp.org/tlog-checkpoint): the log's origin line, the tree
@@ -24,7 +25,7 @@ export function parseCheckpoint(text: string): Checkpoint {
   lines.pop();
   const [origin, size, root] = lines;
   const fail = (why: string) => new SignedNoteError('malformed', `its checkpoint text ${why}`);
-  if (lines.length < 3) throw fail(`has ${lines.length} line(s), not the 3 of origin, tree size and root hash`);
+  if (lines.length < 3) throw fail(`has ${countOf(lines.length, 'line')}, not the 3 of origin, tree size and root hash`);
   if (!origin || /\s/.test(origin)) throw fail(`has an origin line ${JSON.stringify(origin)} that is empty or holds white space`);
   if (!/^(0|[1-9][0-9]{0,15})$/.test(size!) || !Number.isSafeInteger(Number(size))) throw fail(`has a tree size line ${JSON.stringify(size!.slice(0, 40))} that is not a decimal number`);
   const rootBytes = Buffer.from(root!, 'base64');

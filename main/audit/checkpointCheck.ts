@@ -6,6 +6,7 @@ import { parseCheckpoint, type Checkpoint } from './checkpoint';
 import { checkpointFiles, checkpointOrigin } from './checkpointWriter';
 import { consistencyProof, MerkleFrontier, rootOf, verifyConsistency } from './merkle';
 import { openNote, SignedNoteError, splitNote, type NoteVerifier } from './signedNote';
+import { countOf, nounFor } from '../../shared/plural';
 
 const HASH_BYTES = 32;
 
@@ -158,7 +159,7 @@ export function checkAgainstCheckpoint(store: AuditStore, note: string, checkpoi
       ok: false,
       problem: 'nothing-signed',
       ...base,
-      reason: `nothing signed yet: ${checkpointFile} signs a tree of 0 records (written before the log had any), so it vouches for none of the log's ${records} records`,
+      reason: `nothing signed yet: ${checkpointFile} signs a tree of 0 records (written before the log had any), so it vouches for none of the log's ${countOf(records, 'record')}`,
     };
   }
   const kept = keptLeaves(checkpointFile, checkpoint, logId!);
@@ -169,7 +170,7 @@ export function checkAgainstCheckpoint(store: AuditStore, note: string, checkpoi
       problem: 'rewritten',
       ...base,
       firstBadSeq: differs + 1,
-      reason: `record ${differs + 1} is not the record the gate wrote and signed into the checkpoint of ${checkpoint.size} records: the log was rewritten from there on (its chain and head anchor were recomputed to hide it)`,
+      reason: `record ${differs + 1} is not the record the gate wrote and signed into the checkpoint of ${countOf(checkpoint.size, 'record')}: the log was rewritten from there on (its chain and head anchor were recomputed to hide it)`,
     };
   }
   if (records < checkpoint.size) {
@@ -178,7 +179,7 @@ export function checkAgainstCheckpoint(store: AuditStore, note: string, checkpoi
       problem: 'truncated',
       ...base,
       firstBadSeq: records + 1,
-      reason: `the log holds ${records} records but the checkpoint signed ${checkpoint.size}: records from ${records + 1} on were cut, or an older copy of the log was put back`,
+      reason: `the log holds ${countOf(records, 'record')} but the checkpoint signed ${checkpoint.size}: records from ${records + 1} on were cut, or an older copy of the log was put back`,
     };
   }
   const newRoot = rootOf(leaves);
@@ -188,7 +189,7 @@ export function checkAgainstCheckpoint(store: AuditStore, note: string, checkpoi
       ok: false,
       problem: 'rewritten',
       ...base,
-      reason: `the log's first ${checkpoint.size} records do not hash to the root the checkpoint signed: at least one of them was changed. ${changedBetween(
+      reason: `the log's first ${countOf(checkpoint.size, 'record')} ${nounFor(checkpoint.size, 'does', 'do')} not hash to the root the checkpoint signed: at least one of them was changed. ${changedBetween(
         leaves,
         olderCheckpoints(checkpointFile, logId!, verifier, checkpoint.size),
         checkpoint.size,
@@ -200,6 +201,6 @@ export function checkAgainstCheckpoint(store: AuditStore, note: string, checkpoi
     ok: true,
     ...base,
     proofHashes: proof.length,
-    reason: `records 1 to ${checkpoint.size} are the ones signed (by ${verifier.name}), and the log's ${records} records extend them (consistency proof of ${proof.length} hashes verified)`,
+    reason: `records 1 to ${checkpoint.size} are the ones signed (by ${verifier.name}), and the log's ${countOf(records, 'record')} ${nounFor(records, 'extends', 'extend')} them (consistency proof of ${countOf(proof.length, 'hash', { plural: 'hashes' })} verified)`,
   };
 }

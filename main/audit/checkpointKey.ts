@@ -1,6 +1,5 @@
-import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, statSync } from 'node:fs';
-import { hostname } from 'node:os';
 import { z } from 'zod';
 import { GateError } from '../../shared/errors';
 import { statePaths } from '../state/paths';
@@ -52,11 +51,15 @@ export function readCheckpointKey(home: string): CheckpointKey | undefined {
   }
 }
 
-/** A new Ed25519 key, in memory only (saveCheckpointKey writes it). */
-export function generateCheckpointKey(): CheckpointKey {
-  // The name tells a person which machine's gate signed; the random part tells two gates on it apart.
-  const name = `toolgate-${hostname().replace(/[^A-Za-z0-9.-]/g, '-') || 'host'}-${randomBytes(4).toString('hex')}`;
-  return keyFrom(name, generateKeyPairSync('ed25519').privateKey);
+/**
+ * A new Ed25519 key, in memory only (saveCheckpointKey writes it), named by the origin of the log
+ * it signs (checkpointOrigin): C2SP tlog-checkpoint says a checkpoint's signature SHOULD carry the
+ * origin as its key name, which lets a witness or monitor find the key for a checkpoint by its
+ * first line. Keys made before carry another name (`toolgate-HOST-RANDOM`); they keep it, since the
+ * name is part of the verifier key people and key histories hold.
+ */
+export function generateCheckpointKey(origin: string): CheckpointKey {
+  return keyFrom(origin, generateKeyPairSync('ed25519').privateKey);
 }
 
 /** Writes a key as the state folder's (file mode 0600), replacing any key file there. */
@@ -65,12 +68,12 @@ export function saveCheckpointKey(home: string, key: CheckpointKey): CheckpointK
   return key;
 }
 
-/** Makes a new key for a state folder and writes it there. */
-export function createCheckpointKey(home: string): CheckpointKey {
-  return saveCheckpointKey(home, generateCheckpointKey());
+/** Makes a new key for a state folder's log (named by its origin) and writes it there. */
+export function createCheckpointKey(home: string, origin: string): CheckpointKey {
+  return saveCheckpointKey(home, generateCheckpointKey(origin));
 }
 
-/** The key of a state folder, made at first start; a readable-by-others file is tightened. */
-export function loadOrCreateCheckpointKey(home: string): CheckpointKey {
-  return readCheckpointKey(home) ?? createCheckpointKey(home);
+/** The key of a state folder, made at first start for the log of this origin; a readable-by-others file is tightened. */
+export function loadOrCreateCheckpointKey(home: string, origin: string): CheckpointKey {
+  return readCheckpointKey(home) ?? createCheckpointKey(home, origin);
 }

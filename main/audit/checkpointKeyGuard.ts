@@ -79,7 +79,7 @@ export function checkpointKeyForFolder(dir: string, logId: string, home: string)
   if (signers.size > 0 && (!key || [...signers.keys()].some((id) => id !== verifierId(key.verifier)))) {
     refuse(dir, logId, [...signers.keys()].join(', '), [...signers.keys()].join(' or '), key, home);
   }
-  const signing = key ?? createCheckpointKey(home);
+  const signing = key ?? createCheckpointKey(home, checkpointOrigin(logId));
   writeKeyEntry(writePrivateFile, { dir, logId, index: 0 }, { key: signing, previous: undefined, fromSize: 0, record: undefined, by: 'the gate, at its first start with this folder', reason: 'the first key of this log' });
   return { key: signing, earlierKeys: [] };
 }

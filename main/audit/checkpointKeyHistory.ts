@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { CheckpointKey } from './checkpointKey';
 import { checkpointOrigin } from './checkpointWriter';
 import { addSignature, openNote, parseVerifierKey, signNote, SignedNoteError, splitNote, verifierId, type NoteVerifier } from './signedNote';
+import { countOf } from '../../shared/plural';
 
 /**
  * The key history of a log's checkpoints, kept in the checkpoint folder beside them: one signed note
@@ -149,7 +150,7 @@ function readEntry(dir: string, logId: string, index: number, before: KeyEntry |
   const previous = fields.previous === 'none' ? undefined : { verifier: verifierOf(fields.previous, file), verifierKey: fields.previous };
   if (before) {
     if (fields.previous !== before.verifierKey) throw fail(`says it replaces ${fields.previous.split('+').slice(0, 2).join('+')}, but entry ${index - 1} brought in ${verifierId(before.verifier)}`);
-    if (Number(fields.from) < before.fromSize) throw fail(`says its key signs from ${fields.from} records, before the key it replaces took over (${before.fromSize})`);
+    if (Number(fields.from) < before.fromSize) throw fail(`says its key signs from ${countOf(Number(fields.from), 'record')}, before the key it replaces took over (${before.fromSize})`);
     if (fields.record === 'none') throw fail('names no key-rotated record of the log');
   }
   const [seq, hash] = fields.record === 'none' ? [] : fields.record.split(' ');
@@ -205,7 +206,7 @@ export function describeKeyEntry(entry: KeyEntry): string {
   if (!entry.previous) return `key ${entry.index}: ${key}, the log's first checkpoint key (${entry.by}, ${entry.time})`;
   const old = verifierId(entry.previous.verifier);
   return (
-    `key ${entry.index}: ${key} replaced ${old} from ${entry.fromSize} records on (${entry.by}, ${entry.time}: ${entry.reason}); ` +
+    `key ${entry.index}: ${key} replaced ${old} from ${countOf(entry.fromSize, 'record')} on (${entry.by}, ${entry.time}: ${entry.reason}); ` +
     (entry.signedByPrevious ? `${old} signed the change too` : `${old} did not sign the change (its private key was not at hand): it rests on this entry and the log's record alone`)
   );
 }

@@ -8,7 +8,7 @@ import { checkAgainstCheckpoint } from './checkpointCheck';
 import { generateCheckpointKey, readCheckpointKey, saveCheckpointKey, type CheckpointKey } from './checkpointKey';
 import { KeyHistoryError, keySpans, readKeyHistory, writeKeyEntry } from './checkpointKeyHistory';
 import { claimedSize, logCheckpointFiles, signersOf } from './checkpointTrust';
-import { CheckpointWriter } from './checkpointWriter';
+import { checkpointOrigin, CheckpointWriter } from './checkpointWriter';
 import { verifierId, verifierKeyText, type NoteVerifier } from './signedNote';
 
 /** What a person asks for with `toolgate audit key rotate`. */
@@ -104,7 +104,7 @@ export function rotateCheckpointKey(audit: AuditStore, request: RotationRequest)
   const replacedStranger = stateKey && !known.has(verifierId(stateKey.verifier)) ? verifierId(stateKey.verifier) : undefined;
   const fromSize = audit.lastSeq();
   // Written to the state folder only once the log and the folder name it: a rotation cut short leaves the old key in place.
-  const key = generateCheckpointKey();
+  const key = generateCheckpointKey(checkpointOrigin(logId));
   const previousKey = verifierKeyText(old.verifier.name, old.verifier.publicKey);
   const record = audit.append({
     callId: randomUUID(),

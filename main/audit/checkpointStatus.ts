@@ -4,6 +4,7 @@ import { parseCheckpoint } from './checkpoint';
 import { readCheckpointKey } from './checkpointKey';
 import type { CheckpointWriter } from './checkpointWriter';
 import { openNote, SignedNoteError } from './signedNote';
+import { countOf } from '../../shared/plural';
 
 /** Where the console's checkpoint panel reads from: the state folder (for the key) and the gate's writer, if any. */
 export interface CheckpointStatusSource {
@@ -50,7 +51,7 @@ export function checkpointStatus(source: CheckpointStatusSource): CheckpointStat
         ? 'nothing signed yet: the log had no records when it was signed'
         : verified
         ? `signed by ${key.verifier.name}; it commits to records 1 to ${checkpoint.size} as this gate wrote them`
-        : `the file holds a tree of ${checkpoint.size} records with another root than the ${written.size} this gate signed: it was replaced`;
+        : `the file holds a tree of ${countOf(checkpoint.size, 'record')} with another root than the ${written.size} this gate signed: it was replaced`;
     } catch (failure) {
       if (!(failure instanceof SignedNoteError)) throw failure;
       detail = `${written.file} ${failure.message}`;

@@ -5,6 +5,7 @@ import { parseCheckpoint } from './checkpoint';
 import type { KeyEntry, KeySpan } from './checkpointKeyHistory';
 import { checkpointFiles } from './checkpointWriter';
 import { signerIds, splitNote, verifierId } from './signedNote';
+import { countOf } from '../../shared/plural';
 
 /** Which key of the history a checkpoint is checked against, or why none is trusted for it. */
 export type KeyTrust =
@@ -74,7 +75,7 @@ export function keyInForce(spans: readonly KeySpan[], note: string, file: string
       ok: false,
       problem: 'key-not-in-force',
       reason:
-        `${basename(file)} is signed by ${verifierId(shown.verifier)} over ${size} records, but by ${source} that key signs only trees of ${shown.from} to ${shown.to ?? 'any number of'} records: ` +
+        `${basename(file)} is signed by ${verifierId(shown.verifier)} over ${countOf(size, 'record')}, but by ${source} that key signs only trees of ${shown.from} to ${shown.to ?? 'any number of'} records: ` +
         'it was signed outside the time the key was in force (a retired key in someone\'s hands, or a checkpoint made up later)',
     };
   }

@@ -7,6 +7,7 @@ import { formatCheckpoint, parseCheckpoint } from './checkpoint';
 import type { CheckpointKey } from './checkpointKey';
 import { leafHash, MerkleFrontier } from './merkle';
 import { openNote, signerIds, signNote, SignedNoteError, verifierId, type NoteVerifier } from './signedNote';
+import { countOf, nounFor } from '../../shared/plural';
 
 /** Records between two checkpoints, unless the interval comes first. */
 export const CHECKPOINT_EVERY_RECORDS = 1000;
@@ -126,13 +127,13 @@ export class CheckpointWriter {
       if (index >= kept.count) this.pending.push(leaf);
       if (index >= (signed?.size ?? 0)) this.unsigned++;
       if (signed && this.frontier.size === signed.size) {
-        if (!this.frontier.root().equals(signed.root)) this.refuse(`the first ${signed.size} records do not hash to the root signed in ${this.files.checkpoint}: they were rewritten`);
+        if (!this.frontier.root().equals(signed.root)) this.refuse(`the first ${countOf(signed.size, 'record')} ${nounFor(signed.size, 'does', 'do')} not hash to the root signed in ${this.files.checkpoint}: they were rewritten`);
         signedRootSeen = true;
       }
     }
     const end = Math.max(kept.count, signed?.size ?? 0);
     if (this.frontier.size < end || !signedRootSeen) {
-      this.refuse(`the log ends at record ${this.frontier.size}, but checkpoints in ${this.options.dir} cover ${end} records: records were cut from its end or an older copy was put back`);
+      this.refuse(`the log ends at record ${this.frontier.size}, but checkpoints in ${this.options.dir} cover ${countOf(end, 'record')}: records were cut from its end or an older copy was put back`);
     }
   }
 

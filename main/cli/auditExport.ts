@@ -18,6 +18,7 @@ import { counted, exportChunks, withRecords, type CallSource } from '../audit/ex
 import { statePaths } from '../state/paths';
 import { UsageError, flag, type ParsedArgs } from './argv';
 import type { Io } from './commands';
+import { countOf } from '../../shared/plural';
 
 /** Where `audit export` gets its calls and writes when no --out is given. */
 export interface AuditExportDeps {
@@ -133,7 +134,7 @@ export async function auditExportCommand(args: ParsedArgs, io: Io, deps: AuditEx
         throw error;
       }
     }
-    io.err(`exported ${calls.count()} call(s) as ${format === 'jsonl' ? 'JSONL' : 'OTLP JSON'}${content ? ' with arguments and results' : ''}${target ? ` to ${target}` : ''}\n`);
+    io.err(`exported ${countOf(calls.count(), 'call')} as ${format === 'jsonl' ? 'JSONL' : 'OTLP JSON'}${content ? ' with arguments and results' : ''}${target ? ` to ${target}` : ''}\n`);
     return 0;
   } finally {
     store.close();

@@ -2,12 +2,14 @@ import { existsSync } from 'node:fs';
 import { GateError } from '../../shared/errors';
 import { AuditStore } from '../audit/auditStore';
 import { checkpointKeyPath, createCheckpointKey, readCheckpointKey } from '../audit/checkpointKey';
+import { checkpointOrigin } from '../audit/checkpointWriter';
 import { inclusionProof, rootOf, verifyInclusion } from '../audit/merkle';
 import { ensureHome } from '../state/stateFolder';
 import { statePaths } from '../state/paths';
 import { UsageError, flag, type ParsedArgs } from './argv';
 import { auditKeyRotateCommand } from './auditKeyRotate';
 import type { Io } from './commands';
+import { countOf } from '../../shared/plural';
 
 /** `toolgate audit key [rotate]`: the verifier key of this state folder's checkpoints (made now if the gate never made it), or a new one recorded. */
 export function auditKeyCommand(args: ParsedArgs, io: Io): number {
@@ -25,8 +27,28 @@ export function auditKeyCommand(args: ParsedArgs, io: Io): number {
         'a gate will not start with this one until `toolgate audit key rotate` records the change\n',
     );
   }
-  io.out(`${(existing ?? createCheckpointKey(io.home)).verifierKey}\n`);
+  io.out(`${(existing ?? createCheckpointKey(io.home, checkpointOrigin(logIdOf(io.home)))).verifierKey}\n`);
   return 0;
+}
+
+/**
+ * The id of the state folder's audit log, which a new key is named by. A folder with no log yet (or
+ * one from before log ids) gets it as a gate's first start would, so the key printed now is the one
+ * the gate signs with.
+ */
+function logIdOf(home: string): string {
+  const paths = statePaths(home);
+  const open = (readonly: boolean) => {
+    const store = new AuditStore({ path: paths.audit, headPath: paths.auditHead, readonly });
+    try {
+      return store.logId();
+    } finally {
+      store.close();
+    }
+  };
+  const id = (existsSync(paths.audit) ? open(true) : undefined) ?? open(false);
+  if (id === undefined) throw new GateError('ERUNTIME', `the audit log ${paths.audit} has no id after it was opened for writing`);
+  return id;
 }
 
 /** `toolgate audit prove SEQ [--size N] [--json]`: an RFC 6962 inclusion proof of one record. */
@@ -48,7 +70,7 @@ export function auditProveCommand(args: ParsedArgs, io: Io): number {
   const size = sizeText === undefined ? leaves.length : Number(sizeText);
   if (!Number.isSafeInteger(size) || size < 1 || size > leaves.length) throw new UsageError(`--size ${sizeText}: a tree size from 1 to ${leaves.length} (the log's records)`);
   const seq = Number(seqText);
-  if (seq > size) throw new UsageError(`record ${seq} is not in a tree of ${size} records`);
+  if (seq > size) throw new UsageError(`record ${seq} is not in a tree of ${countOf(size, 'record')}`);
   const proof = inclusionProof(leaves, seq - 1, size);
   const root = rootOf(leaves.slice(0, size));
   // Checked before it is printed: a proof that does not verify is never handed out.
@@ -58,10 +80,10 @@ export function auditProveCommand(args: ParsedArgs, io: Io): number {
   else {
     io.out(
       [
-        `record ${seq} (leaf index ${seq - 1}) in the tree of ${size} records`,
+        `record ${seq} (leaf index ${seq - 1}) in the tree of ${countOf(size, 'record')}`,
         `leaf hash  ${result.leafHash}   (SHA-256 of 0x00 and the record's canonical JSON)`,
-        `root hash  ${result.rootHash}   (base64, as a checkpoint of ${size} records carries it)`,
-        `proof      ${proof.length} hashes, leaf to root (RFC 6962 audit path):`,
+        `root hash  ${result.rootHash}   (base64, as a checkpoint of ${countOf(size, 'record')} carries it)`,
+        `proof      ${countOf(proof.length, 'hash', { plural: 'hashes' })}, leaf to root (RFC 6962 audit path):`,
         ...result.proof.map((hash) => `  ${hash}`),
         '',
       ].join('\n'),

@@ -12,6 +12,7 @@ import { UsageError, flag, type ParsedArgs } from './argv';
 import { checkpointExitCode, checkpointReport, printCheckpointReport } from './auditCheckpoint';
 import { checkpointDirReport, printCheckpointDirReport } from './auditCheckpointDir';
 import type { Io } from './commands';
+import { countOf, nounFor } from '../../shared/plural';
 
 /** Open calls listed one per line; past this many, the rest are counted. */
 const OPEN_CALLS_LISTED = 20;
@@ -58,8 +59,8 @@ function describeOpenCalls(calls: OpenCall[], gate: GateAddress | undefined): st
   const lines = calls.slice(0, OPEN_CALLS_LISTED).map((call) => `  ${call.callId}  at ${call.lastKind} since ${call.lastTime} (seq ${call.lastSeq})`);
   if (calls.length > OPEN_CALLS_LISTED) lines.push(`  … and ${calls.length - OPEN_CALLS_LISTED} more`);
   const heading = gate
-    ? `${calls.length} call(s) under way in the running gate (pid ${gate.pid}), not ended yet:`
-    : `${calls.length} call(s) have no end record and no gate is running: the gate stopped before they ended ` +
+    ? `${countOf(calls.length, 'call')} under way in the running gate (pid ${gate.pid}), not ended yet:`
+    : `${countOf(calls.length, 'call')} ${nounFor(calls.length, 'has', 'have')} no end record and no gate is running: the gate stopped before they ended ` +
       '(it was killed, crashed or the machine lost power). The next start of the gate records them as interrupted.';
   return `${heading}\n${lines.join('\n')}\n`;
 }

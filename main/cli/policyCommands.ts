@@ -15,6 +15,7 @@ import { flag, UsageError, type ParsedArgs } from './argv';
 import { parseCommandLine, subcommandOf } from './commandSpec';
 import { commandSpec } from './commandSpecs';
 import type { Io } from './commands';
+import { countOf } from '../../shared/plural';
 
 /** Exit codes of `policy check`: what a script branches on. */
 const EXIT_FOR: Record<PolicyDecision['decision'], number> = { allow: 0, ask: 1, deny: 2 };
@@ -119,7 +120,7 @@ async function test(args: ParsedArgs, io: Io): Promise<number> {
   try {
     const refused = printProblems(engine, io);
     const rules = engine.rulesInForce().filter((rule) => rule.source.file !== undefined);
-    io.out(refused ? 'some policy files were refused (above): fix them, then run toolgate policy test again\n' : `${rules.length} rules loaded; every example agrees with its rule\n`);
+    io.out(refused ? 'some policy files were refused (above): fix them, then run toolgate policy test again\n' : `${countOf(rules.length, 'rule')} loaded; every example agrees with its rule\n`);
     return refused ? 1 : 0;
   } finally {
     engine.close();

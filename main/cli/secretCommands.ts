@@ -8,6 +8,7 @@ import { UsageError } from './argv';
 import { parseCommandLine } from './commandSpec';
 import { commandSpec } from './commandSpecs';
 import type { Io } from './commands';
+import { countOf } from '../../shared/plural';
 
 /** Reads a secret's value: one line from a terminal (after a prompt on stderr), else all of stdin. */
 export async function readSecretFromStdin(name: string): Promise<string> {
@@ -93,7 +94,7 @@ export async function secretCommand(argv: string[], io: Io, readValue: (name: st
   } else {
     const value = withoutTrailingNewline(await readValue(name));
     if (value.length < MIN_SECRET_LENGTH) {
-      throw new GateError('EVALIDATION', `the value for ${name} has ${value.length} characters; a secret needs at least ${MIN_SECRET_LENGTH}`);
+      throw new GateError('EVALIDATION', `the value for ${name} has ${countOf(value.length, 'character')}; a secret needs at least ${MIN_SECRET_LENGTH}`);
     }
     // A new value without --for keeps the destinations the old one had: rotating a token never widens where it may go.
     const kept = destinations ?? (Object.hasOwn(secrets, name) ? storedDestinations(secrets[name]!)?.map(formatDestination) : undefined);

@@ -30,6 +30,8 @@ export interface EquivalentCall {
   readonly input: Record<string, unknown>;
   /** Absolute paths the call touches or runs in: each must lie in the workspace to be allowed unasked. */
   readonly paths: readonly string[];
+  /** What Claude Code's tool_input wrote for each of `paths` (`~/../x`, `../y`), keyed by the absolute path: reasons name it so. */
+  readonly written: Readonly<Record<string, string>>;
   /** The change a Write, Edit or MultiEdit would make, or why it cannot be shown. */
   readonly change?: FileChange | { readonly unshown: string };
   /** The command line a Bash call runs and the folder it runs in. */
@@ -57,6 +59,11 @@ function absolutePaths(path: string, cwd: string): string[] {
   const literal = kernelPath(isAbsolute(path) ? path : `${cwd}${sep}${path}`);
   const expanded = expandTilde(path, { home: homedir(), cwd });
   return expanded.kind === 'path' ? [...new Set([kernelPath(expanded.path), literal])] : [literal];
+}
+
+/** The absolute paths a written path names, each mapped back to the text Claude Code was given. */
+function writtenAs(paths: readonly string[], written: string): Record<string, string> {
+  return Object.fromEntries(paths.map((path) => [path, written]));
 }
 
 /**
@@ -124,13 +131,15 @@ function stringEdits(value: unknown): StringEdit[] | undefined {
 }
 
 /** A Write, Edit or MultiEdit judged like write_file with the content it would leave (at the first reading of its path). */
-function fileWrite(paths: readonly string[], edits: readonly StringEdit[] | { content: string }): EquivalentCall {
+function fileWrite(filePath: string, cwd: string, edits: readonly StringEdit[] | { content: string }): EquivalentCall {
+  const paths = absolutePaths(filePath, cwd);
+  const written = writtenAs(paths, filePath);
   const path = paths[0]!;
   const now = currentText(path);
-  if ('unshown' in now) return { tool: 'write_file', input: { path }, paths, change: now };
+  if ('unshown' in now) return { tool: 'write_file', input: { path }, paths, written, change: now };
   const after = 'content' in edits ? { after: edits.content } : applyStringEdits(now.text, edits);
-  if ('failure' in after) return { tool: 'write_file', input: { path }, paths, change: { unshown: `the edit does not apply to the file on disk (${after.failure}); Claude Code will refuse it too` } };
-  return { tool: 'write_file', input: { path, content: after.after }, paths, change: { path, before: now.text, exists: now.exists, after: after.after } };
+  if ('failure' in after) return { tool: 'write_file', input: { path }, paths, written, change: { unshown: `the edit does not apply to the file on disk (${after.failure}); Claude Code will refuse it too` } };
+  return { tool: 'write_file', input: { path, content: after.after }, paths, written, change: { path, before: now.text, exists: now.exists, after: after.after } };
 }
 
 /**
@@ -146,26 +155,26 @@ export function equivalentCall(toolName: string, input: Record<string, unknown>,
       const command = text(input, 'command');
       if (command === undefined) return malformed('command (text)');
       const folder = kernelPath(cwd);
-      return { call: { tool: 'shell_exec', input: { command, cwd: folder }, paths: [folder], command: { line: command, cwd: folder } } };
+      return { call: { tool: 'shell_exec', input: { command, cwd: folder }, paths: [folder], written: writtenAs([folder], cwd), command: { line: command, cwd: folder } } };
     }
     case 'Write': {
       const filePath = text(input, 'file_path');
       const content = text(input, 'content');
       if (filePath === undefined || content === undefined) return malformed('file_path and content (text)');
-      return { call: fileWrite(absolutePaths(filePath, cwd), { content }) };
+      return { call: fileWrite(filePath, cwd, { content }) };
     }
     case 'Edit':
     case 'MultiEdit': {
       const filePath = text(input, 'file_path');
       const edits = toolName === 'Edit' ? stringEdits([input]) : stringEdits(input.edits);
       if (filePath === undefined || edits === undefined) return malformed(toolName === 'Edit' ? 'file_path, old_string and new_string' : 'file_path and a list of edits');
-      return { call: fileWrite(absolutePaths(filePath, cwd), edits) };
+      return { call: fileWrite(filePath, cwd, edits) };
     }
     case 'Read': {
       const filePath = text(input, 'file_path');
       if (filePath === undefined) return malformed('file_path (text)');
       const paths = absolutePaths(filePath, cwd);
-      return { call: { tool: 'read_file', input: { path: paths[0]! }, paths } };
+      return { call: { tool: 'read_file', input: { path: paths[0]! }, paths, written: writtenAs(paths, filePath) } };
     }
     case 'Grep':
     case 'Glob':
@@ -173,20 +182,22 @@ export function equivalentCall(toolName: string, input: Record<string, unknown>,
       // An optional path given as anything but text is not "no path": judged as the cwd, it would hide where the tool looks.
       const notText = ['path', 'pattern'].find((name) => input[name] !== undefined && input[name] !== null && typeof input[name] !== 'string');
       if (notText !== undefined) return { malformed: `${toolName}'s tool_input has a ${notText} that is not text` };
-      const folders = absolutePaths(text(input, 'path') ?? cwd, cwd);
+      const folder = text(input, 'path') ?? cwd;
+      const folders = absolutePaths(folder, cwd);
       // A Glob pattern is a path too (`../**/*.env`, `/etc/*`): where it reaches is judged with the folder.
       const pattern = toolName === 'Glob' ? text(input, 'pattern') : undefined;
-      const reach = pattern === undefined ? [] : folders.flatMap((folder) => absolutePaths(pattern, folder));
-      return { call: { tool: toolName === 'LS' ? 'list_dir' : 'search_files', input: { path: folders[0]! }, paths: [...folders, ...reach] } };
+      const reach = pattern === undefined ? [] : folders.flatMap((absolute) => absolutePaths(pattern, absolute));
+      const written = { ...(pattern === undefined ? {} : writtenAs(reach, pattern)), ...writtenAs(folders, folder) };
+      return { call: { tool: toolName === 'LS' ? 'list_dir' : 'search_files', input: { path: folders[0]! }, paths: [...folders, ...reach], written } };
     }
     case 'WebFetch': {
       const url = text(input, 'url');
       if (url === undefined) return malformed('url (text)');
-      return { call: { tool: 'http_fetch', input: { url }, paths: [] } };
+      return { call: { tool: 'http_fetch', input: { url }, paths: [], written: {} } };
     }
     default: {
       const mcp = /^mcp__([^_]+(?:_[^_]+)*)__(.+)$/.exec(toolName);
-      if (mcp) return { call: { tool: `${mcp[1]}${UPSTREAM_SEPARATOR}${mcp[2]}`, input, paths: [] } };
+      if (mcp) return { call: { tool: `${mcp[1]}${UPSTREAM_SEPARATOR}${mcp[2]}`, input, paths: [], written: {} } };
       return { unknown: `Toolgate has no equivalent of Claude Code's ${toolName} tool, so a person decides` };
     }
   }

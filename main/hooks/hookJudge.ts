@@ -12,7 +12,7 @@ import { mustAsk, type AuditSink } from '../executor/executor';
 import { covers } from '../executor/steps/checkCapabilities';
 import { countDiffLines } from '../executor/steps/preparePreview';
 import { deciderOf, deciderOfOutcome } from '../policy/policyDecisions';
-import { resolvePath } from '../policy/pathRule';
+import { resolvedOtherwise, resolvePath, shownPath } from '../policy/pathRule';
 import { callTier, decideCall, type Policy, type PolicyDecision } from '../policy/tierPolicy';
 import type { ToolRegistry } from '../registry/registry';
 import type { BashRunReply, RunGrant } from './bashRun';
@@ -53,6 +53,12 @@ type PreToolUseAnswer = Extract<GateAnswer, { hookSpecificOutput: unknown }>;
 function leavesWorkspace(path: string, workspace: string): boolean {
   if (path.split(sep).includes('..')) return true;
   return resolvePath(path, workspace, { workspace, home: homedir() }).inWorkspace === undefined;
+}
+
+/** A path of the call as Claude Code's tool_input wrote it, with the absolute path it was judged as when that reads otherwise. */
+function shownOutside(call: EquivalentCall, absolute: string): string {
+  const written = call.written[absolute] ?? absolute;
+  return shownPath(written, resolvedOtherwise(written, absolute));
 }
 
 /** Claude Code sessions whose first-seen time is kept. */
@@ -202,7 +208,7 @@ export class HookJudge {
     if (missing.length > 0) {
       return { decision: 'deny', rule: 'hook:capability', reason: `${manifest.name} needs ${missing.join(', ')}, which this gate does not grant; start the gate with --grant ${missing[0]} to allow it` };
     }
-    const judged = await decideCall(this.deps.policy, manifest, call.input, { agentSession: input.session_id });
+    const judged = await decideCall(this.deps.policy, manifest, call.input, { agentSession: input.session_id, pathsAsWritten: call.written });
     const decided = entry ? mustAsk(entry, judged) : judged;
     const { bash } = this.deps;
     if (call.command && bash.inGate) return inGateBashDecision(decided, call.command.cwd, this.deps.workspace, bash.sandbox, leavesWorkspace(call.command.cwd, this.deps.workspace));
@@ -219,7 +225,7 @@ export class HookJudge {
       ...decided,
       decision: 'ask',
       rule: 'hook:outside-workspace',
-      reason: `${outside} is outside the workspace ${this.deps.workspace} (as written or where its links lead), so a person decides although ${decided.reason}`,
+      reason: `${shownOutside(call, outside)} is outside the workspace ${this.deps.workspace} (as written or where its links lead), so a person decides although ${decided.reason}`,
     };
   }
 

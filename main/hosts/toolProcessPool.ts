@@ -8,6 +8,7 @@ import { HostReplySchema, stderrEndMarker, type HealthRequest, type RunRequest }
 import type { SandboxProfile } from './sandbox';
 import { profileName, SpareDemand, type SparePolicy } from './spareDemand';
 import type { ToolProcessFactory, ToolProcessOptions } from './toolProcess';
+import { countOf, nounFor } from '../../shared/plural';
 
 /** How a call in a tool process ended, and what it used. */
 export type RunOutcome = ({ ok: true; data: unknown } | { ok: false; error: ToolError }) & { usage?: CallUsage };
@@ -334,7 +335,7 @@ export class ToolProcessPool {
     if (this.closed) return Promise.reject(new GateError('ECRASH', 'the gate is shutting down; no tool can run'));
     if (!unbounded && this.waiting.length >= this.options.maxQueue) {
       return Promise.reject(
-        new GateError('EQUOTA', `${this.waiting.length} calls are already waiting for a tool process; try again shortly`),
+        new GateError('EQUOTA', `${countOf(this.waiting.length, 'call')} ${nounFor(this.waiting.length, 'is', 'are')} already waiting for a tool process; try again shortly`),
       );
     }
     return new Promise((resolve, reject) => {

@@ -16,6 +16,11 @@ export interface CallFacts {
   readonly shell?: ShellFacts;
   /** The agent's MCP session: grants made for one session hold for its calls only. */
   readonly agentSession?: string;
+  /**
+   * What the agent wrote for each path argument a front end already made absolute (Claude Code's
+   * `~/…`, resolved as the kernel takes it), keyed by that absolute path: reasons name it so.
+   */
+  readonly pathsAsWritten?: Readonly<Record<string, string>>;
 }
 
 /** A file a shell redirection touches, resolved when it can be. */
@@ -65,7 +70,9 @@ function readsBelow(manifest: ToolManifest, input: unknown): boolean {
 /** Resolves the paths a use may name; one that cannot be resolved (a loop of links) makes the use unknown. */
 function resolvedUse(use: PathUse, anchors: PathAnchors): { paths: ResolvedPath[]; unknown?: string } {
   try {
-    return { paths: use.paths.map((path) => resolvePath(path, anchors.workspace, anchors)), ...(use.unknown ? { unknown: use.unknown } : {}) };
+    // A word naming one path is named as written; a glob's matches by their own paths.
+    const written = (path: string) => (use.paths.length === 1 ? use.written : path);
+    return { paths: use.paths.map((path) => resolvePath(path, anchors.workspace, anchors, written(path))), ...(use.unknown ? { unknown: use.unknown } : {}) };
   } catch (error) {
     if (!(error instanceof GateError)) throw error;
     return { paths: [], unknown: `${use.written}: ${error.message}` };
@@ -77,7 +84,7 @@ export function callParts(manifest: ToolManifest, input: unknown, facts: CallFac
   const pathArguments = judgedPathArguments(manifest);
   const named = pathArguments.flatMap((name) => {
     const value = stringArgument(input, name);
-    return value === undefined ? [] : [resolvePath(value, anchors.workspace, anchors)];
+    return value === undefined ? [] : [resolvePath(value, anchors.workspace, anchors, facts.pathsAsWritten?.[value])];
   });
   // A path tool called without a path works on the workspace root.
   const paths = pathArguments.length > 0 && named.length === 0 ? [resolvePath('.', anchors.workspace, anchors)] : named;

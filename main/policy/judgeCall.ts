@@ -1,17 +1,18 @@
-import { relative } from 'node:path';
 import type { ToolManifest } from '../../shared/manifest';
 import type { CallParts } from './callParts';
 import type { CompiledRule } from './compiledRule';
 import { argumentsMatch } from './argumentRule';
 import { hostMatches, hostOf, hostTarget } from './hostRule';
-import { protectedPathOf, type PathAccess, type PathPattern, type ResolvedHead, type ResolvedPath } from './pathRule';
+import { protectedPathOf, resolvesTo, type PathAccess, type PathPattern, type ResolvedHead, type ResolvedPath } from './pathRule';
 import { allowMatches, broadMatches, shellView } from './shellRule';
 
 /** A rule that matched, and the part of the call it matched. */
 export interface RuleHit {
   readonly rule: CompiledRule;
-  /** The sub-command, path or host; absent when the rule matched the call as a whole. */
+  /** The sub-command, path (as written) or host; absent when the rule matched the call as a whole. */
   readonly matched?: string;
+  /** Where the matched path resolves, when that reads otherwise than written. */
+  readonly resolvesTo?: string;
 }
 
 /** What the rules say of one call, before modes and tier defaults. */
@@ -33,6 +34,8 @@ interface Part {
   /** What it does to a path: deny and ask rules guarding that access, of any tool, hold it too. */
   readonly accesses?: readonly PathAccess[];
   readonly shown?: string;
+  /** Where `shown` (a path) resolves, when that reads otherwise than written. */
+  readonly resolvesTo?: string;
   test(rule: CompiledRule, reading: 'allow' | 'broad'): boolean;
   /** Why an allow cannot vouch for it, whatever matches. */
   readonly allowBlocked?: string;
@@ -78,10 +81,6 @@ function pathTest(heads: HeadLookups, path: ResolvedPath | undefined, reaches: r
   };
 }
 
-function shownPath(path: ResolvedPath, workspace: string): string {
-  return path.inWorkspace ?? relative(workspace, path.real);
-}
-
 function writesProtected(accesses: readonly PathAccess[], paths: readonly ResolvedPath[], workspace: string): string | undefined {
   if (!accesses.includes('write')) return undefined;
   for (const path of paths) {
@@ -89,6 +88,15 @@ function writesProtected(accesses: readonly PathAccess[], paths: readonly Resolv
     if (found) return found;
   }
   return undefined;
+}
+
+function optionalResolution(resolved: string | undefined): { resolvesTo?: string } {
+  return resolved === undefined ? {} : { resolvesTo: resolved };
+}
+
+/** The rule hit on a part: the rule, and what of the call it matched. */
+function hitOn(part: Part, rule: CompiledRule): RuleHit {
+  return { rule, ...(part.shown !== undefined ? { matched: part.shown } : {}), ...optionalResolution(part.resolvesTo) };
 }
 
 /** The parts of a call, each with how a rule is tested on it. */
@@ -115,6 +123,7 @@ function partsOf(manifest: ToolManifest, parts: CallParts, workspace: string): P
       tool: redirect.access === 'write' ? 'write_file' : 'read_file',
       accesses: [redirect.access],
       shown: redirect.written,
+      ...optionalResolution(redirect.resolved && resolvesTo(redirect.resolved)),
       test: pathTest(heads, redirect.resolved, redirect.reaches),
       ...(redirect.resolved ? {} : { allowBlocked: `the redirection ${redirect.written} names a file only known when the line runs` }),
       ...(protectedPath ? { protectedPath } : {}),
@@ -125,7 +134,8 @@ function partsOf(manifest: ToolManifest, parts: CallParts, workspace: string): P
     found.push({
       tool: manifest.name,
       accesses: parts.pathAccess.accesses,
-      shown: shownPath(path, workspace),
+      shown: path.written,
+      ...optionalResolution(resolvesTo(path)),
       test: pathTest(heads, path, [path], parts.pathAccess.below),
       ...(protectedPath ? { protectedPath } : {}),
     });
@@ -136,6 +146,7 @@ function partsOf(manifest: ToolManifest, parts: CallParts, workspace: string): P
     found.push({
       accesses: reach.accesses,
       shown: reach.written,
+      ...optionalResolution(reach.paths.length === 1 ? resolvesTo(reach.paths[0]!) : undefined),
       test: (rule, reading) => reading === 'broad' && broad(rule),
       noAllowNeeded: true,
       ...(reach.unknown ? { unknown: reach.unknown } : {}),
@@ -191,7 +202,7 @@ export function judgeCall(
   const find = (effect: CompiledRule['effect'], reading: 'allow' | 'broad'): RuleHit | undefined => {
     for (const part of judged) {
       const rule = candidates(part).find((candidate) => candidate.effect === effect && part.test(candidate, reading));
-      if (rule) return { rule, ...(part.shown !== undefined ? { matched: part.shown } : {}) };
+      if (rule) return hitOn(part, rule);
     }
     return undefined;
   };
@@ -211,7 +222,7 @@ export function judgeCall(
     if (part.tool === undefined) return {};
     const rule = rulesFor(part.tool).find((candidate) => candidate.effect === 'allow' && part.test(candidate, 'allow'));
     if (!rule) return {};
-    first ??= { rule, ...(part.shown !== undefined ? { matched: part.shown } : {}) };
+    first ??= hitOn(part, rule);
   }
   const protectedPath = judged.find((part) => part.protectedPath)?.protectedPath;
   return { ...(first ? { allow: first } : {}), ...(protectedPath ? { protectedPath } : {}) };

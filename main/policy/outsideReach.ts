@@ -1,5 +1,6 @@
 import type { PolicyDecision } from './tierPolicy';
 import type { CallParts } from './callParts';
+import { resolvesTo, shownPath } from './pathRule';
 
 /** The first file or folder a shell line reaches outside the workspace, or one only the run places, in words. */
 function outsideReach(parts: CallParts, workspace: string): string | undefined {
@@ -9,7 +10,7 @@ function outsideReach(parts: CallParts, workspace: string): string | undefined {
     if (!reach.accesses.includes('read')) continue;
     if (reach.unknown !== undefined) return `${reach.written}, which only the run places (${reach.unknown})`;
     const outside = reach.paths.find((path) => path.inWorkspace === undefined);
-    if (outside) return `${outside.real === outside.lexical ? outside.real : `${outside.lexical} (which leads to ${outside.real})`}, outside the workspace ${workspace}`;
+    if (outside) return `${shownPath(outside.written, resolvesTo(outside))}, outside the workspace ${workspace}`;
   }
   return undefined;
 }

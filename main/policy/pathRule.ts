@@ -1,5 +1,5 @@
 import { existsSync, lstatSync, realpathSync } from 'node:fs';
-import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, normalize, relative, resolve } from 'node:path';
 import picomatch from 'picomatch';
 import type { ToolManifest } from '../../shared/manifest';
 import { protectedMatch, slashed } from '../tools/protectedPaths';
@@ -162,22 +162,47 @@ export function literalPathGlob(path: string): string {
   return path.replace(/[*?[\]{}()!+@\\]/g, '\\$&');
 }
 
-/** A path argument as written and as it really resolves, both absolute. */
+/** A path argument as the caller wrote it, and as it resolves: lexically and really, both absolute. */
 export interface ResolvedPath {
+  /** The text the agent wrote (`~/../x`, `link/key`): what it and a person recognise in a reason. */
+  readonly written: string;
   readonly lexical: string;
   readonly real: string;
   /** Workspace-relative (with /) when inside the workspace, for the protected-path check. */
   readonly inWorkspace?: string;
 }
 
-/** Resolves a path argument against a folder, following symlinks as far as the path exists. */
-export function resolvePath(requested: string, from: string, anchors: PathAnchors): ResolvedPath {
+/**
+ * Resolves a path argument against a folder, following symlinks as far as the path exists.
+ * `written` is the text to name it by when the caller already rewrote what the agent wrote.
+ */
+export function resolvePath(requested: string, from: string, anchors: PathAnchors, written = requested): ResolvedPath {
   const expanded = requested === '~' || requested.startsWith('~/') ? join(anchors.home, requested.slice(1)) : requested;
   const lexical = resolve(from, expanded);
   const real = realpathQuickly(lexical);
   const rel = relative(anchors.workspace, real);
   const inside = rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
-  return { lexical, real, ...(inside ? { inWorkspace: slashed(rel) } : {}) };
+  return { written, lexical, real, ...(inside ? { inWorkspace: slashed(rel) } : {}) };
+}
+
+/**
+ * Where a path resolves, when its text alone does not say it (`~/../../root/.ssh/id_rsa` resolves
+ * to /root/.ssh/id_rsa); undefined when it reads as written. A reason names the path as written
+ * first: the resolved path alone leaves the agent and the person unable to tell which argument it meant.
+ */
+export function resolvedOtherwise(written: string, resolved: string): string | undefined {
+  return written === resolved || normalize(written) === resolved ? undefined : resolved;
+}
+
+/** Where a resolved path leads when that reads otherwise than written: workspace-relative inside it, absolute outside. */
+export function resolvesTo(path: ResolvedPath): string | undefined {
+  if (path.written === path.real) return undefined;
+  return resolvedOtherwise(path.written, path.inWorkspace === undefined ? path.real : path.inWorkspace || '.');
+}
+
+/** A path in a reason: as written, with where it resolves when that differs: `~/x (resolves to /home/me/x)`. */
+export function shownPath(written: string, resolved: string | undefined): string {
+  return resolved === undefined ? written : `${written} (resolves to ${resolved})`;
 }
 
 /** The protected path (`.git`, `.vscode`, …) a resolved path is or lies in, as written or as resolved. */

@@ -14,9 +14,10 @@ const VERBS = { allow: 'allowed', ask: 'asks because of', deny: 'denied by' } as
 
 /** The decision a matching rule makes, with its provenance, in words the agent and the person read. */
 export function decisionFromRule(effect: 'allow' | 'ask' | 'deny', hit: RuleHit, mode: PolicyMode): PolicyDecision {
-  const { rule, matched } = hit;
+  const { rule, matched, resolvesTo } = hit;
+  const part = matched === undefined ? '' : ` (matched ${JSON.stringify(matched)}${resolvesTo === undefined ? '' : `, which resolves to ${resolvesTo}`})`;
   const where = describeSource(rule.source);
-  const reason = `${VERBS[effect]} \`${rule.text}\`, ${where}${rule.reason ? `: ${rule.reason}` : ''}${matched !== undefined ? ` (matched ${JSON.stringify(matched)})` : ''}`;
+  const reason = `${VERBS[effect]} \`${rule.text}\`, ${where}${rule.reason ? `: ${rule.reason}` : ''}${part}`;
   return {
     decision: effect,
     // The prompt shows this: the rule, where it was written and its reason.

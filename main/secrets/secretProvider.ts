@@ -1,5 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { GateError } from '../../shared/errors';
+import { countOf } from '../../shared/plural';
 import { MIN_SECRET_LENGTH, type ResolvedSecret } from './placeholders';
 import type { SecretDestination } from './secretDestinations';
 import {
@@ -53,7 +54,7 @@ export class EnvironmentSecretProvider implements SecretProvider {
         throw new GateError('EVALIDATION', `--secret-env ${name}: ${name} is not set in the gate's environment; export it before starting the gate, or store it with \`toolgate secret set ${name}\``);
       }
       if (allowed && value.length < MIN_SECRET_LENGTH) {
-        throw new GateError('EVALIDATION', `--secret-env ${name}: its value has ${value.length} characters; a secret needs at least ${MIN_SECRET_LENGTH}`);
+        throw new GateError('EVALIDATION', `--secret-env ${name}: its value has ${countOf(value.length, 'character')}; a secret needs at least ${MIN_SECRET_LENGTH}`);
       }
       secrets.set(name, value);
     }

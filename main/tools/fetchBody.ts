@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { addAbortSignal, pipeline, Transform, type Readable, type TransformCallback } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { GateError } from '../../shared/errors';
+import { countOf } from '../../shared/plural';
 
 /** Content codings stacked on one body that are undone; more is refused (each layer costs a decoder). */
 const MAX_CODINGS = 3;
@@ -79,7 +80,7 @@ export async function readDecoded(
     if (error instanceof RawCapReached || wire.bytes > maxWireBytes) return { body: Buffer.concat(chunks), rawBytes: wire.bytes, truncated: true };
     // Judged by whether our deadline fired, not by the error's name: the same timeout surfaces under several.
     if (deadline.expired) {
-      throw new GateError('ETIMEOUT', `the response body did not arrive within ${deadline.seconds} s (${total} bytes had come)`, {
+      throw new GateError('ETIMEOUT', `the response body did not arrive within ${deadline.seconds} s (${countOf(total, 'byte')} had come)`, {
         bytes: total,
       });
     }

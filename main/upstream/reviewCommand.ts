@@ -14,6 +14,7 @@ import { readServersFile } from './serversFile';
 import { createUpstreamConnection } from './upstreamConnection';
 import { launchText } from './upstreamCallViews';
 import type { PinState } from './types';
+import { countOf, nounFor } from '../../shared/plural';
 
 /** What `toolgate servers review` is given. */
 export interface ReviewCommandOptions {
@@ -70,14 +71,14 @@ export async function reviewCommand(options: ReviewCommandOptions): Promise<numb
   options.out(reviewReport(config.name, entries));
   const open = entries.filter((entry) => entry.pin.state !== 'trusted');
   if (open.length === 0) {
-    options.out(`\nall ${entries.length} tools of ${config.name} are trusted as they are\n`);
+    options.out(`\n${entries.length === 1 ? 'the one tool' : `all ${countOf(entries.length, 'tool')}`} of ${config.name} ${nounFor(entries.length, 'is', 'are')} trusted as they are\n`);
     return 0;
   }
   const flagged = open.reduce((count, entry) => count + entry.findings.length, 0);
   if (flagged > 0 && options.yes && !options.acceptFindings) {
-    throw new GateError('EVALIDATION', `${flagged} findings in the tools to trust; read them above, then run again with --accept-findings to trust them anyway`);
+    throw new GateError('EVALIDATION', `${countOf(flagged, 'finding')} in the tools to trust; read them above, then run again with --accept-findings to trust them anyway`);
   }
-  const question = `Trust ${open.length} tool${open.length === 1 ? '' : 's'} of ${config.name} as shown${flagged > 0 ? `, despite ${flagged} finding${flagged === 1 ? '' : 's'}` : ''}?`;
+  const question = `Trust ${countOf(open.length, 'tool')} of ${config.name} as shown${flagged > 0 ? `, despite ${countOf(flagged, 'finding')}` : ''}?`;
   if (!(await confirm(options, question))) {
     options.out('nothing was trusted\n');
     return 1;

@@ -1,6 +1,7 @@
 import { UpstreamToolDefinitionSchema, type RefusedTool, type UpstreamToolDefinition } from '../../shared/upstream';
 import { headerParamFault } from './headerParams';
 import { compileToolSchema } from './inputValidation';
+import { countOf, nounFor } from '../../shared/plural';
 
 /**
  * What a server's tools/list may hold before the gate registers any of it: a server is the person's
@@ -73,7 +74,7 @@ export function vetToolList(tools: unknown[], limits: VettingLimits): { tools: U
   for (const [offset, entry] of tools.slice(limits.maxTools).entries()) {
     refused.push({
       name: nameOf(entry, limits.maxTools + offset),
-      message: `the server lists ${tools.length} tools and the gate takes the first ${limits.maxTools}: the ${tools.length - limits.maxTools} after them are refused`,
+      message: `the server lists ${tools.length} tools and the gate takes the first ${limits.maxTools}: ${countOf(tools.length - limits.maxTools, 'tool')} after them ${nounFor(tools.length - limits.maxTools, 'is', 'are')} refused`,
     });
   }
   const counts = new Map<string, number>();

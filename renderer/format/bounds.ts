@@ -1,5 +1,6 @@
 import type { ResourceBounds } from '../../shared/manifest';
 import { formatDuration } from './time';
+import { countOf } from '../../shared/plural';
 
 /** A declared limit of time: 30 s, 5 min, 1.5 s (a whole number stays whole). */
 export function formatLimit(ms: number): string {
@@ -30,7 +31,7 @@ export function boundsParts(bounds: ResourceBounds): Array<{ label: string; valu
   ];
   if (bounds.network) {
     const { maxRequests, maxBytes } = bounds.network;
-    parts.push({ label: 'network', value: `${maxRequests} request${maxRequests === 1 ? '' : 's'}, ${formatBytes(maxBytes)}` });
+    parts.push({ label: 'network', value: `${countOf(maxRequests, 'request')}, ${formatBytes(maxBytes)}` });
   }
   return parts;
 }

@@ -4,6 +4,7 @@ import type { SecurityTier, SideEffect } from '../../shared/manifest';
 import { CapabilitySchema, SideEffectSchema } from '../../shared/manifest';
 import type { ToolClass, UpstreamOverview, UpstreamReviewRequest, UpstreamSandbox, UpstreamServerView, UpstreamToolView } from '../../shared/upstream';
 import { describe } from './consoleSync';
+import { countOf } from '../../shared/plural';
 
 /** What the Tools view's "MCP servers" section shows, and what the person has chosen but not sent. */
 export interface UpstreamReviewState {
@@ -88,7 +89,7 @@ export function shownCapabilities(state: UpstreamReviewState, server: string, to
 /** Typed capabilities (spaces or commas between them) read as a list; or what is wrong with one. */
 export function readCapabilities(text: string): string[] | { wrong: string } {
   const words = [...new Set(text.split(/[\s,]+/).filter(Boolean))];
-  if (words.length > 16) return { wrong: `${words.length} capabilities are more than a tool may need (16)` };
+  if (words.length > 16) return { wrong: `${countOf(words.length, 'capability', { plural: 'capabilities' })} are more than a tool may need (16)` };
   for (const word of words) {
     if (!CapabilitySchema.safeParse(word).success) return { wrong: `"${word}" is not a capability: write kind:access[:scope], e.g. net:read:api.github.com or fs:write` };
   }

@@ -56,7 +56,7 @@ describe('toolgate audit export', () => {
     const lines = stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
     expect(lines.map((line) => line.callId)).toEqual([gated.ids.failed, gated.ids.timedOut, gated.ids.denied, gated.ids.completed]);
     expect(stdout).not.toContain(SECRET_CONTENT.slice(0, 12));
-    expect(stderr).toBe('exported 4 call(s) as JSONL\n');
+    expect(stderr).toBe('exported 4 calls as JSONL\n');
   });
 
   it('hands the explorer filter over as the console builds it', async () => {
@@ -85,7 +85,7 @@ describe('toolgate audit export', () => {
     const { code, stdout, stderr } = await runExport(line.split(' '));
     expect(code).toBe(0);
     expect(stdout === '' ? [] : stdout.trimEnd().split('\n').map((json) => JSON.parse(json).callId)).toEqual(expected.map((name) => gated.ids[name]));
-    expect(stderr).toBe(`exported ${expected.length} call(s) as JSONL\n`);
+    expect(stderr).toBe(`exported ${expected.length} ${expected.length === 1 ? 'call' : 'calls'} as JSONL\n`);
   });
 
   it('exports one call by id', async () => {
@@ -99,7 +99,7 @@ describe('toolgate audit export', () => {
     const { code, stdout, stderr } = await runExport(['--format', 'otlp', '--content', '--call', gated.ids.completed, '--out', file]);
     expect(code).toBe(0);
     expect(stdout).toBe('');
-    expect(stderr).toBe(`exported 1 call(s) as OTLP JSON with arguments and results to ${file}\n`);
+    expect(stderr).toBe(`exported 1 call as OTLP JSON with arguments and results to ${file}\n`);
     const request = JSON.parse(readFileSync(file, 'utf8'));
     expect(otlpProblems(request)).toEqual([]);
     expect(JSON.stringify(request)).toContain(SECRET_CONTENT);

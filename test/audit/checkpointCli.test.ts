@@ -13,7 +13,7 @@ import { GENESIS_HASH, type AuditKind } from '../../shared/audit';
 import { AuditStore } from '../../main/audit/auditStore';
 import { formatCheckpoint } from '../../main/audit/checkpoint';
 import { prepareCheckpointDir } from '../../main/audit/checkpointFolder';
-import { loadOrCreateCheckpointKey } from '../../main/audit/checkpointKey';
+import { readCheckpointKey } from '../../main/audit/checkpointKey';
 import { checkpointKeyForFolder } from '../../main/audit/checkpointKeyGuard';
 import { CheckpointWriter } from '../../main/audit/checkpointWriter';
 import { recordHash } from '../../main/audit/recordHash';
@@ -76,7 +76,9 @@ describe('audit verify --checkpoint', () => {
     const checkpoint = writeLog(25);
     const key = toolgate('audit', 'key');
     expect(key.code).toBe(0);
-    expect(key.stdout.trim()).toMatch(/^toolgate-[A-Za-z0-9.-]+\+[0-9a-f]{8}\+[A-Za-z0-9+/]{44}$/);
+    // Named by the log's origin, the checkpoint's first line.
+    const origin = readFileSync(checkpoint, 'utf8').split('\n')[0]!;
+    expect(key.stdout.trim()).toMatch(new RegExp(`^${origin}\\+[0-9a-f]{8}\\+[A-Za-z0-9+/]{44}$`));
     const run = toolgate('audit', 'verify', '--checkpoint', checkpoint);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('audit log intact: 25 records verified');
@@ -150,7 +152,7 @@ describe('audit verify --checkpoint', () => {
     writeFileSync(forged, signNote(text, 'someone-else', generateKeyPairSync('ed25519').privateKey));
     let run = toolgate('audit', 'verify', '--checkpoint', forged);
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/checkpoint check failed \(other-key\): .*forged\.checkpoint is signed by someone-else\+[0-9a-f]{8}, which is none of the keys trusted \(the key history in .*: toolgate-/);
+    expect(run.stderr).toMatch(/checkpoint check failed \(other-key\): .*forged\.checkpoint is signed by someone-else\+[0-9a-f]{8}, which is none of the keys trusted \(the key history in .*: toolgate\/[0-9a-f]{32}\+[0-9a-f]{8}\)/);
     run = toolgate('audit', 'verify', '--checkpoint', forged, '--key', toolgate('audit', 'key').stdout.trim());
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/\(other-key\): .*signed by someone-else\+[0-9a-f]{8}, which is none of the keys trusted/);
@@ -166,7 +168,7 @@ describe('audit verify --checkpoint', () => {
 
   it('says a checkpoint of another log is of another log', () => {
     writeLog(8);
-    const key = loadOrCreateCheckpointKey(home);
+    const key = readCheckpointKey(home)!;
     const other = join(folder, 'other.checkpoint');
     writeFileSync(other, signNote(formatCheckpoint({ origin: 'toolgate/0123456789abcdef0123456789abcdef', size: 8, root: Buffer.alloc(32, 7) }), key.name, key.privateKey));
     const run = toolgate('audit', 'verify', '--checkpoint', other);
@@ -177,7 +179,7 @@ describe('audit verify --checkpoint', () => {
 
   it('names the line at fault in a malformed checkpoint', () => {
     writeLog(8);
-    const key = loadOrCreateCheckpointKey(home);
+    const key = readCheckpointKey(home)!;
     const broken = join(root, 'broken.checkpoint');
     writeFileSync(broken, signNote('toolgate/abc\neight\nAAAA\n', key.name, key.privateKey));
     let run = toolgate('audit', 'verify', '--checkpoint', broken);
@@ -200,7 +202,7 @@ describe('audit verify --checkpoint', () => {
 
   it('refuses a checkpoint from the future: signed over more records than the log holds', () => {
     writeLog(8);
-    const key = loadOrCreateCheckpointKey(home);
+    const key = readCheckpointKey(home)!;
     const checkpoint = readFileSync(join(folder, readdirSync(folder).find((name) => /^[0-9a-f]{32}\.checkpoint$/.test(name))!), 'utf8');
     const origin = checkpoint.split('\n')[0]!;
     const future = join(folder, 'future.checkpoint');
@@ -218,6 +220,14 @@ describe('audit verify --checkpoint', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('records 1 to 10 are the ones signed');
     expect(run.stdout).toContain("log's 25 records extend them");
+  });
+
+  it('counts a log of one record as one record', () => {
+    const checkpoint = writeLog(1);
+    const run = toolgate('audit', 'verify', '--checkpoint', checkpoint);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("records 1 to 1 are the ones signed (by toolgate/");
+    expect(run.stdout).toContain("and the log's 1 record extends them (consistency proof of 0 hashes verified)");
   });
 
   it('keeps the key in the state folder, readable by its owner alone, and the checkpoints outside it', () => {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AuditStore } from '../../main/audit/auditStore';
 import { formatCheckpoint, parseCheckpoint } from '../../main/audit/checkpoint';
-import { createCheckpointKey, readCheckpointKey } from '../../main/audit/checkpointKey';
+import { createCheckpointKey, generateCheckpointKey, readCheckpointKey, saveCheckpointKey } from '../../main/audit/checkpointKey';
 import { CheckpointWriter } from '../../main/audit/checkpointWriter';
 import { openNote, signNote, splitNote } from '../../main/audit/signedNote';
 import { startCheckpoints } from '../../main/audit/startCheckpoints';
@@ -123,7 +123,7 @@ describe('the key a checkpoint is trusted by', () => {
     gateRun(6);
     const kept = toolgate('audit', 'key').stdout.trim();
     // Someone with the state folder puts their own key there and signs the log's tree with it.
-    const theirs = createCheckpointKey(home);
+    const theirs = createCheckpointKey(home, `toolgate/${logId()}`);
     const note = readFileSync(join(folder, `${logId()}.checkpoint`), 'utf8');
     const signed = join(root, 'newest.checkpoint');
     writeFileSync(signed, signNote(splitNote(note).text, theirs.name, theirs.privateKey));
@@ -172,10 +172,10 @@ describe('the key a checkpoint is trusted by', () => {
   });
 
   it('for a folder written before key histories, a lost key is rotated with --old-key and the old checkpoints stay verifiable', () => {
-    // An earlier gate wrote checkpoints with no key history beside them.
+    // An earlier gate wrote checkpoints with no key history beside them, under the key name gates gave then.
     const store = new AuditStore(auditPaths(home));
     mkdirSync(folder, { mode: 0o700 });
-    const oldKey = createCheckpointKey(home);
+    const oldKey = createCheckpointKey(home, 'toolgate-vm-0a1b2c3d');
     const writer = new CheckpointWriter({ dir: folder, audit: store, key: oldKey, everyRecords: 3 });
     for (let i = 0; i < 7; i++) store.append({ callId: `call-${i}`, kind: 'invoked', payload: { step: i } });
     writer.close();
@@ -208,6 +208,54 @@ describe('a gate start with a checkpoint folder', () => {
     );
     rmSync(planted);
     gateRun(1);
+    expect(toolgate('audit', 'verify', '--checkpoint-dir', folder).code).toBe(0);
+  });
+});
+
+describe('the key name', () => {
+  /** The name on each signature of every note in the folder (checkpoints and key history entries), with the note's first line. */
+  function signedNames(): Array<{ file: string; origin: string; names: string[] }> {
+    return readdirSync(folder)
+      .filter((name) => name.endsWith('.checkpoint') || name.endsWith('.note'))
+      .map((name) => {
+        const note = readFileSync(join(folder, name), 'utf8');
+        return { file: name, origin: note.slice(0, note.indexOf('\n')), names: splitNote(note).signatures.map((signature) => signature.name) };
+      });
+  }
+
+  it("is the log's origin, as C2SP tlog-checkpoint asks: every checkpoint and key entry is signed under the name its first line gives", () => {
+    // The key printed before the gate ever ran is the one it signs with.
+    const printed = toolgate('audit', 'key').stdout.trim();
+    gateRun(7, 3);
+    const origin = `toolgate/${logId()}`;
+    expect(printed.split('+')[0]).toBe(origin);
+    const notes = signedNames();
+    expect(notes.length).toBeGreaterThan(3);
+    for (const note of notes) expect(note).toEqual({ file: note.file, origin, names: [origin] });
+    expect(toolgate('audit', 'verify', '--checkpoint', join(folder, `${logId()}.checkpoint`), '--key', printed).code).toBe(0);
+
+    // A rotated-in key is named the same way, and the old and new checkpoints both verify.
+    expect(toolgate('audit', 'key', 'rotate', '--checkpoint-dir', folder).code).toBe(0);
+    gateRun(2);
+    expect(readCheckpointKey(home)!.name).toBe(origin);
+    expect(toolgate('audit', 'verify', '--checkpoint-dir', folder).code).toBe(0);
+  });
+
+  it('of a key made under the earlier name stays as it was: its checkpoints and key history verify, and the gate signs on under it', () => {
+    const legacy = 'toolgate-vm-0a1b2c3d';
+    saveCheckpointKey(home, generateCheckpointKey(legacy));
+    gateRun(6);
+    gateRun(4);
+    expect(new Set(signedNames().flatMap((note) => note.names))).toEqual(new Set([legacy]));
+    const run = toolgate('audit', 'verify', '--checkpoint-dir', folder);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/checkpoints of this log in .*: \d+ verified, 1 with nothing signed yet, 0 failed/);
+    expect(toolgate('audit', 'verify', '--checkpoint', join(folder, `${logId()}.checkpoint`), '--key', readCheckpointKey(home)!.verifierKey).code).toBe(0);
+
+    // Rotating brings in a key named by the origin; what the earlier name signed still verifies.
+    expect(toolgate('audit', 'key', 'rotate', '--checkpoint-dir', folder).code).toBe(0);
+    gateRun(1);
+    expect(readCheckpointKey(home)!.name).toBe(`toolgate/${logId()}`);
     expect(toolgate('audit', 'verify', '--checkpoint-dir', folder).code).toBe(0);
   });
 });

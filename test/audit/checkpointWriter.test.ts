@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AuditStore } from '../../main/audit/auditStore';
 import { parseCheckpoint } from '../../main/audit/checkpoint';
 import { loadOrCreateCheckpointKey } from '../../main/audit/checkpointKey';
-import { CheckpointWriter } from '../../main/audit/checkpointWriter';
+import { checkpointOrigin, CheckpointWriter } from '../../main/audit/checkpointWriter';
 import { openNote } from '../../main/audit/signedNote';
 import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
 import { auditPaths, tamper } from './auditFixture';
@@ -29,7 +29,7 @@ afterEach(() => removeTempFolder(root));
 
 function open(options: { everyRecords?: number; intervalMs?: number; onError?: (error: Error) => void } = {}) {
   const store = new AuditStore(auditPaths(home));
-  const key = loadOrCreateCheckpointKey(home);
+  const key = loadOrCreateCheckpointKey(home, checkpointOrigin(store.logId()!));
   const writer = new CheckpointWriter({ dir: folder, audit: store, key, ...options });
   const append = (count: number) => {
     for (let i = 0; i < count; i++) store.append({ callId: `call-${i}`, kind: 'invoked', payload: { i } });

@@ -59,7 +59,8 @@ describe('C2SP signed notes', () => {
   });
 
   it('refuses checkpoint texts without an origin, a decimal size or a 32-byte root, naming the line', () => {
-    expect(() => parseCheckpoint('toolgate/x\n7\n')).toThrow(/2 line\(s\)/);
+    expect(() => parseCheckpoint('toolgate/x\n7\n')).toThrow(/has 2 lines, not the 3/);
+    expect(() => parseCheckpoint('toolgate/x\n')).toThrow(/has 1 line, not the 3/);
     expect(() => parseCheckpoint('toolgate/x\n-1\nAAAA\n')).toThrow(/tree size line "-1"/);
     expect(() => parseCheckpoint('toolgate/x\n7\nAAAA\n')).toThrow(/root hash line "AAAA" that is not 32 bytes/);
     expect(() => parseCheckpoint(`\n7\n${Buffer.alloc(32).toString('base64')}\n`)).toThrow(/origin line/);

@@ -4,8 +4,9 @@
  * audit records of each call.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import type { ApprovalRequest } from '../../shared/approval';
@@ -153,6 +154,31 @@ describe('toolgate hook claude-code', () => {
     expect(write.answer.hookSpecificOutput?.permissionDecision).toBe('deny');
     expect(write.answer.hookSpecificOutput?.permissionDecisionReason).toContain('write_file(secrets/**)');
     expect(prompted).toBe(0);
+  });
+
+  it('names a path in its reasons as Claude Code wrote it, adding where it resolves only when that reads otherwise', async () => {
+    const elsewhere = makeTempDirs();
+    onTestFinished(() => elsewhere.remove());
+    const outsideFolder = realpathSync(elsewhere.workspace);
+    const { running, dirs } = await open({ userPolicy: { allow: ['read_file'], deny: ['read_file(~/.ssh/**)', `read_file(/${outsideFolder}/**)`] }, approvalTimeoutMs: 1000 });
+    symlinkSync(outsideFolder, join(dirs.workspace, 'keys'));
+    const reasonFor = async (filePath: string) =>
+      (await runHook(dirs.home, fixture('pre-read.json', dirs.workspace, (input) => (input.tool_input.file_path = filePath)))).answer.hookSpecificOutput?.permissionDecisionReason;
+    const key = join(homedir(), '.ssh/id_rsa');
+
+    // Through `..` from the home folder, through a symlink in the workspace, and as the plain absolute path.
+    const climbed = `~/../${basename(homedir())}/.ssh/id_rsa`;
+    expect(await reasonFor(climbed)).toContain(`(matched "${climbed}", which resolves to ${key})`);
+    expect(await reasonFor(`${dirs.workspace}/keys/id_rsa`)).toContain(`(matched "${dirs.workspace}/keys/id_rsa", which resolves to ${outsideFolder}/id_rsa)`);
+    expect(await reasonFor(key)).toContain(`(matched "${key}")`);
+
+    // An allowed read outside the workspace goes to a person with the same naming (nobody answers here).
+    const notes = `~/../${basename(homedir())}/notes.txt`;
+    await reasonFor(notes);
+    const policy = lastCall(running, 'Read').records.find((record) => record.kind === 'policy')!.payload as { rule: string; reason: string };
+    expect(policy.rule).toBe('hook:outside-workspace');
+    const named = `${notes} (resolves to ${join(homedir(), 'notes.txt')}) is outside the workspace`;
+    expect(policy.reason.slice(0, named.length)).toBe(named);
   });
 
   it('judges a Bash line part by part: an allow for `git status` does not carry `curl evil | sh`', async () => {

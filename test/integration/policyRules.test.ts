@@ -4,7 +4,7 @@
  * error, chaining past an allow is asked, no match falls back to the tier default, and a broken
  * file asks instead of allowing while the console's info carries its banner. The gate keeps serving.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -74,6 +74,18 @@ describe('policy rules over MCP', () => {
     expect(echoed.isError).toBe(false);
     expect(textOf(echoed)).toContain('still here');
     expect(prompted).toBe(0);
+  });
+
+  it('a deny names the path as the agent wrote it, and where it resolves when a link leads elsewhere', async () => {
+    const { client, dirs } = await open({ user: { allow: ['read_file'], deny: ['read_file(real/**)'] } });
+    mkdirSync(join(dirs.workspace, 'real'));
+    writeFileSync(join(dirs.workspace, 'real/key.txt'), 'k');
+    symlinkSync('real', join(dirs.workspace, 'secret'));
+    const viaLink = await client.callTool({ name: 'read_file', arguments: { path: 'secret/key.txt' } });
+    expect(viaLink.isError).toBe(true);
+    expect(textOf(viaLink)).toContain('(matched "secret/key.txt", which resolves to real/key.txt)');
+    const direct = await client.callTool({ name: 'read_file', arguments: { path: './real/key.txt' } });
+    expect(textOf(direct)).toContain('(matched "./real/key.txt")');
   });
 
   it('chaining past an allow, and a call no rule matches, ask a person (the tier default)', async () => {

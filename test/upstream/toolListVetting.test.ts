@@ -61,7 +61,7 @@ describe('vetting a server’s tool list', () => {
     const { tools, refused } = vetToolList(listed, { ...limits, maxTools: 3 });
     expect(tools.map((tool) => tool.name)).toEqual(['t0', 't1', 't2']);
     expect(refused.map((tool) => tool.name)).toEqual(['t3', 't4']);
-    expect(refused[0]!.message).toBe('the server lists 5 tools and the gate takes the first 3: the 2 after them are refused');
+    expect(refused[0]!.message).toBe('the server lists 5 tools and the gate takes the first 3: 2 tools after them are refused');
   });
 
   it('lets two tools share a schema $id', () => {

@@ -9,6 +9,7 @@ import { useConsoleSync } from '../consoleContext';
 import { approvableBatch, type AgentGroup } from './agentGroups';
 import { useEditsInProgress } from './edit/editsInProgress';
 import { ProblemNote } from '../common/ProblemNote';
+import { countOf } from '../../../shared/plural';
 
 /** How many characters of a session id the header shows (the whole id is in the tooltip). */
 const SHORT_SESSION = 8;
@@ -57,7 +58,7 @@ export function AgentGroupHeader({ group, shownInFull }: { group: AgentGroup; sh
         )}
       </h3>
       <span className="note" data-testid="agent-waiting">
-        {prompts.length === 1 ? '1 prompt' : `${prompts.length} prompts`} since {formatClock(prompts[0]!.requestedAt)}
+        {countOf(prompts.length, 'prompt')} since {formatClock(prompts[0]!.requestedAt)}
       </span>
       <span className="note" id={noteId} data-testid="agent-seen" title="Approve all waits until you have scrolled through each prompt of this agent, with nothing folded">
         {beingEdited > 0

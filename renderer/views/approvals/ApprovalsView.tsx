@@ -10,6 +10,7 @@ import { LeftPrompts } from './LeftPrompts';
 import { NotificationSettings } from './NotificationSettings';
 import { useApprovalKeys, type ApprovalKeys } from './useApprovalKeys';
 import { useShownInFull } from './useShownInFull';
+import { countOf, nounFor } from '../../../shared/plural';
 
 /** About how tall a card is before it is drawn (arguments, a short preview, the decision). */
 const ESTIMATED_CARD_HEIGHT = 360;
@@ -120,7 +121,7 @@ export function ApprovalsView() {
 
 function countText(count: number): string {
   if (count === 0) return 'No calls are waiting for you.';
-  return count === 1 ? '1 call is waiting for you.' : `${count} calls are waiting for you.`;
+  return `${countOf(count, 'call')} ${nounFor(count, 'is', 'are')} waiting for you.`;
 }
 
 function rowKey(row: ApprovalRow): string {

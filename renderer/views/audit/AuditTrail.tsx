@@ -8,6 +8,7 @@ import { formatClock } from '../../format/time';
 import { ProblemNote } from '../common/ProblemNote';
 import { VisibleText } from '../common/VisibleText';
 import { useConsoleSync } from '../consoleContext';
+import { countOf } from '../../../shared/plural';
 
 const HASH_PREFIX_CHARS = 12;
 
@@ -114,7 +115,7 @@ export function TrailRecords({ trail, onOpenCall }: { trail: AuditTrail; onOpenC
   return (
     <>
       <p className="list-count" data-testid="audit-trail-heading">
-        {trail.records.length === 1 ? '1 record' : `${trail.records.length} records`} of call <code>{trail.callId}</code>, newest first
+        {countOf(trail.records.length, 'record')} of call <code>{trail.callId}</code>, newest first
         {onOpenCall ? (
           <>
             {' '}

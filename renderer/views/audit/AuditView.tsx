@@ -12,6 +12,7 @@ import { ExplorerToolbar } from './ExplorerToolbar';
 import { FacetPanel } from './FacetPanel';
 import { CallFilter, TrailRecords } from './AuditTrail';
 import { useExplorerLocation } from './useExplorerLocation';
+import { countOf, nounFor } from '../../../shared/plural';
 
 export { AuditRow } from './AuditTrail';
 
@@ -156,14 +157,14 @@ function Explorer({ feed, location }: { feed: ExplorerFeed; location: ReturnType
                 void feed.refresh();
               }}
             >
-              {state.newCalls === 1 ? '1 new call' : `${state.newCalls.toLocaleString('en-US')} new calls`} ↑
+              {countOf(state.newCalls, 'new call', { grouped: true })} ↑
             </button>
           ) : null}
           {empty ? (
             <p className="empty" data-testid="explorer-empty">
               {loosen.length === 0
                 ? 'No call is recorded yet.'
-                : `No call matches. Loosen the ${joinWords(loosen)} filter${loosen.length > 1 ? 's' : ''} to see more.`}
+                : `No call matches. Loosen the ${joinWords(loosen)} ${nounFor(loosen.length, 'filter')} to see more.`}
             </p>
           ) : (
             <CallList

@@ -1,10 +1,11 @@
 import type { VerifyState } from '../../store/consoleState';
+import { countOf } from '../../../shared/plural';
 
 /** The verdict as one sentence; the exact wording is what people and the e2e specs read. */
 export function chainStatusText(verify: VerifyState): string {
   const report = verify.report;
   if (!report) return verify.error ? `Could not verify the chain: ${verify.error}` : 'Verifying the chain…';
-  if (report.ok) return `Chain verified (${report.records} records)`;
+  if (report.ok) return `Chain verified (${countOf(report.records, 'record')})`;
   const where = report.firstBadSeq === undefined ? 'Chain not verified' : `Chain broken at seq ${report.firstBadSeq}`;
   return `${where}: ${report.reason ?? 'no reason given'}`;
 }

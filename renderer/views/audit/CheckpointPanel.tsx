@@ -3,6 +3,7 @@ import type { CheckpointStatus } from '../../../shared/explorer';
 import { describe } from '../../store/consoleSync';
 import { useConsoleSync } from '../consoleContext';
 import { ProblemNote } from '../common/ProblemNote';
+import { countOf } from '../../../shared/plural';
 
 /** How often the panel asks again while it is shown (a checkpoint comes every 1000 records or minute). */
 const REFRESH_MS = 30_000;
@@ -71,7 +72,7 @@ export function CheckpointStatusView({ status, problem, copied, onCopy }: { stat
       ) : null}
       {latest ? (
         <p role="status" data-testid="checkpoint-latest" className={latest.size === 0 ? 'note' : latest.verified ? 'chain-ok' : 'chain-broken'}>
-          {latest.size === 0 ? 'Nothing signed yet' : latest.verified ? 'Verified' : 'Not verified'}: {latest.size} records, written {new Date(latest.writtenAt).toLocaleString()}, root{' '}
+          {latest.size === 0 ? 'Nothing signed yet' : latest.verified ? 'Verified' : 'Not verified'}: {countOf(latest.size, 'record')}, written {new Date(latest.writtenAt).toLocaleString()}, root{' '}
           <code>{latest.rootHash}</code> — {latest.detail}
         </p>
       ) : null}

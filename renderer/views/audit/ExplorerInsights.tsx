@@ -4,6 +4,7 @@ import { SESSION_STRIP_CALLS } from '../../store/explorerFeed';
 import { formatDuration } from '../../format/time';
 import { VisibleText } from '../common/VisibleText';
 import { shortId } from './FacetPanel';
+import { countOf } from '../../../shared/plural';
 
 /** Outcomes in the order the charts stack them. */
 const OUTCOMES: readonly CallOutcome[] = CallOutcomeSchema.options;
@@ -86,7 +87,7 @@ function OverTimeChart({ stats, onRange }: { stats: ExplorerStats; onRange: (fro
           const total = Object.values(bucket.counts).reduce((sum, n) => sum + n, 0);
           return (
             <g key={bucket.start} className="chart-bucket" onClick={() => onRange(bucket.start, to)}>
-              <title>{`${new Date(start).toLocaleString()}: ${total} calls — click to show only these`}</title>
+              <title>{`${new Date(start).toLocaleString()}: ${countOf(total, 'call')} — click to show only these`}</title>
               <rect x={index * width} y={0} width={width} height={CHART_HEIGHT} className="chart-hit" />
               {OUTCOMES.map((outcome) => {
                 const count = bucket.counts[outcome] ?? 0;
@@ -230,7 +231,7 @@ function SessionStrip({
   const first = Math.min(...times);
   const span = Math.max(1, Math.max(...times) - first);
   return (
-    <svg width={STRIP_WIDTH} height="14" role="img" aria-label={`${calls.length} calls of session ${session} in time`}>
+    <svg width={STRIP_WIDTH} height="14" role="img" aria-label={`${countOf(calls.length, 'call')} of session ${session} in time`}>
       <rect x="0" y="6" width={STRIP_WIDTH} height="2" className="session-axis" />
       {calls.map((call, index) => (
         <rect

@@ -4,6 +4,7 @@ import { searchTextProblem, toggleFacet } from '../../store/explorerFeed';
 import { VisibleText } from '../common/VisibleText';
 import { ExportButton } from './ExportButton';
 import { FACET_LABELS, shortId } from './FacetPanel';
+import { countOf } from '../../../shared/plural';
 
 /** How long typing pauses before the search runs. */
 const SEARCH_PAUSE_MS = 400;
@@ -34,7 +35,7 @@ export function ExplorerToolbar({
       <SearchBox text={filter.text ?? ''} onSearch={(text) => onFilter({ ...filter, text: text || undefined })} />
       <TimeRange filter={filter} onFilter={onFilter} />
       <span className="explorer-count" role="status" data-testid="explorer-count">
-        {loading ? 'Loading…' : total === undefined ? '' : `${total.toLocaleString('en-US')} ${total === 1 ? 'call' : 'calls'}`}
+        {loading ? 'Loading…' : total === undefined ? '' : countOf(total, 'call', { grouped: true })}
         {!loading && tookMs !== undefined ? <span className="note"> ({Math.round(tookMs)} ms)</span> : null}
       </span>
       <ExportButton filter={filter} />

@@ -4,6 +4,7 @@ import { ProblemNote } from '../common/ProblemNote';
 import { useBridgeAction } from '../common/useBridgeAction';
 import { useConsoleSync } from '../consoleContext';
 import '../../styles/export.css';
+import { countOf } from '../../../shared/plural';
 
 /** The formats the menu offers, as a person reads them. */
 const FORMATS: ReadonlyArray<{ format: ExportFormat; label: string; hint: string }> = [
@@ -13,7 +14,7 @@ const FORMATS: ReadonlyArray<{ format: ExportFormat; label: string; hint: string
 
 /** What the last export held, in one sentence; the exact wording is what people and the e2e specs read. */
 export function exportSummaryText(result: Pick<ExportResult, 'calls' | 'cut' | 'fileName'>): string {
-  const calls = `${result.calls.toLocaleString('en-US')} call${result.calls === 1 ? '' : 's'}`;
+  const calls = countOf(result.calls, 'call', { grouped: true });
   if (!result.cut) return `Exported ${calls} to ${result.fileName}.`;
   return (
     `Exported the newest ${calls} to ${result.fileName}; more matched than the console exports at once ` +

@@ -1,9 +1,10 @@
 import type { TextFinding } from '../../../shared/upstream';
 import { VisibleText } from './VisibleText';
+import { countOf } from '../../../shared/plural';
 
 /** "1 finding", "3 findings". */
 export function countFindings(count: number): string {
-  return count === 1 ? '1 finding' : `${count} findings`;
+  return countOf(count, 'finding');
 }
 
 /**

@@ -5,6 +5,7 @@ import { ProblemNote } from '../common/ProblemNote';
 import { VisibleText } from '../common/VisibleText';
 import { useConsoleState, useConsoleSync } from '../consoleContext';
 import { UpstreamServerCard, type UpstreamServerActions } from './UpstreamServerCard';
+import { countOf, nounFor } from '../../../shared/plural';
 
 /** The servers file's entries refused whole: the others run; these wait for the file to be fixed. */
 function RefusedEntries({ refused }: { refused: NonNullable<UpstreamReviewState['overview']>['refused'] }) {
@@ -12,7 +13,7 @@ function RefusedEntries({ refused }: { refused: NonNullable<UpstreamReviewState[
   return (
     <div className="banner banner-warning" role="group" aria-label="Refused servers.json entries" data-testid="refused-servers">
       <p>
-        {refused.length === 1 ? 'One entry' : `${refused.length} entries`} of the servers file {refused.length === 1 ? 'was' : 'were'} refused and will not
+        {refused.length === 1 ? 'One entry' : countOf(refused.length, 'entry', { plural: 'entries' })} of the servers file {nounFor(refused.length, 'was', 'were')} refused and will not
         start until fixed:
       </p>
       <ul>

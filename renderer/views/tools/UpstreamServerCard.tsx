@@ -3,6 +3,7 @@ import type { UpstreamSandbox, UpstreamServerView } from '../../../shared/upstre
 import { launchKey, toolsToReview, trustAllKey, type UpstreamReviewState } from '../../store/upstreamReview';
 import { NameList } from '../common/NameList';
 import { ProblemNote } from '../common/ProblemNote';
+import { CommandLineText } from '../common/CommandLineText';
 import { VisibleText } from '../common/VisibleText';
 import { SandboxEditor, type SandboxActions } from './SandboxEditor';
 import { UpstreamToolCard, type UpstreamActions } from './UpstreamToolCard';
@@ -76,7 +77,7 @@ function LaunchApproval({ server, state, actions }: { server: UpstreamServerView
       <h4 id={headingId}>Start this server?</h4>
       <p>Toolgate will run exactly this command:</p>
       <pre className="upstream-command" data-testid="launch-command">
-        <VisibleText text={server.launch} />
+        <CommandLineText text={server.launch} />
       </pre>
       <p className="note">Launch hash {server.launchHash}. If servers.json changes, it asks again.</p>
       <div className="upstream-action">
@@ -122,7 +123,7 @@ export function UpstreamServerCard({ server, state, actions }: { server: Upstrea
       ) : null}
       <Sandbox server={server} state={state} actions={actions} />
       <pre className="upstream-command" aria-label={server.transport === 'http' ? 'URL' : 'Launch command'} data-testid="upstream-launch">
-        <VisibleText text={server.launch} />
+        <CommandLineText text={server.launch} />
       </pre>
       {server.launchApproved ? null : <LaunchApproval server={server} state={state} actions={actions} />}
       {server.refused.length > 0 ? (

@@ -7,6 +7,7 @@ import { useBridgeAction } from '../../common/useBridgeAction';
 import { useConsoleSync } from '../../consoleContext';
 import { saveLabel, scopeWords } from './scopeWords';
 import { ProblemNote } from '../../common/ProblemNote';
+import { countOf } from '../../../../shared/plural';
 
 /** How long typing pauses before the rules are checked by the gate. */
 const CHECK_DELAY_MS = 200;
@@ -89,18 +90,7 @@ export function RuleEditor({ request, scope, reason, onCancel }: { request: Appr
           ))}
         </ul>
       ) : null}
-      {checked && !refused ? (
-        <details className="rule-matches" data-testid="rule-matches">
-          <summary>{check.matches.length === 0 ? 'No recent call would also have matched.' : `${check.matches.length} recent calls would also have matched`}</summary>
-          <ul>
-            {check.matches.map((match) => (
-              <li key={match.callId}>
-                <code>{match.tool}</code> {new Date(match.time).toLocaleTimeString()} <code>{prettyJson(match.arguments)}</code>
-              </li>
-            ))}
-          </ul>
-        </details>
-      ) : null}
+      {checked && !refused ? <RuleMatches matches={check.matches} /> : null}
       <ProblemNote problem={problem} testId="decision-problem" />
       <div className="decision-buttons">
         <button type="button" className="approve" disabled={!checked || refused || inFlight} onClick={() => void save()}>
@@ -111,5 +101,21 @@ export function RuleEditor({ request, scope, reason, onCancel }: { request: Appr
         </button>
       </div>
     </section>
+  );
+}
+
+/** The recent calls a checked rule would also have allowed, counted in the summary and listed when opened. */
+export function RuleMatches({ matches }: { matches: RuleCheck['matches'] }) {
+  return (
+    <details className="rule-matches" data-testid="rule-matches">
+      <summary>{matches.length === 0 ? 'No recent call would also have matched.' : `${countOf(matches.length, 'recent call')} would also have matched`}</summary>
+      <ul>
+        {matches.map((match) => (
+          <li key={match.callId}>
+            <code>{match.tool}</code> {new Date(match.time).toLocaleTimeString()} <code>{prettyJson(match.arguments)}</code>
+          </li>
+        ))}
+      </ul>
+    </details>
   );
 }

@@ -2,6 +2,7 @@ import type { CommandPreview as CommandPreviewData, SubCommand } from '../../../
 import { VisibleText } from '../../common/VisibleText';
 import { RiskFlagBadges } from './RiskFlagBadges';
 import { SubCommandItem } from './SubCommandItem';
+import { countOf } from '../../../../shared/plural';
 
 /** A command line longer than this is folded below the summary and the sub-commands. */
 const FOLDED_LINE_CHARS = 2_000;
@@ -34,15 +35,15 @@ export function CommandPreview({ preview }: { preview: CommandPreviewData }) {
       </h4>
       <RiskFlagBadges flags={preview.flags} />
       <p className="command-summary" data-testid="command-summary">
-        {preview.commands.length} sub-command{preview.commands.length === 1 ? '' : 's'}
+        {countOf(preview.commands.length, 'sub-command')}
         {shown.length > 0 ? (
           <>
             {' '}
             running <VisibleText text={shown.join(', ')} />
-            {programs.length > shown.length ? ` and ${programs.length - shown.length} more programs` : ''}
+            {programs.length > shown.length ? ` and ${countOf(programs.length - shown.length, 'more program')}` : ''}
           </>
         ) : null}
-        {long ? ` · ${preview.command.length.toLocaleString('en')} characters` : ''}
+        {long ? ` · ${countOf(preview.command.length, 'character', { grouped: true })}` : ''}
       </p>
       {long ? null : line}
       <ol className="sub-commands" data-testid="sub-commands">

@@ -1,5 +1,6 @@
 import type { Preview } from '../../../../shared/approval';
 import { VisibleText } from '../../common/VisibleText';
+import { countOf, nounFor } from '../../../../shared/plural';
 
 type DeletePreviewData = Extract<Preview, { kind: 'delete' }>;
 
@@ -14,14 +15,14 @@ export function DeletePreview({ preview }: { preview: DeletePreviewData }) {
           <VisibleText text={preview.path} />
         </span>
         <span className="diff-stats" data-testid="delete-stats">
-          {preview.totalEntries} {preview.totalEntries === 1 ? 'entry' : 'entries'}, {preview.totalBytes} bytes
+          {countOf(preview.totalEntries, 'entry', { plural: 'entries' })}, {countOf(preview.totalBytes, 'byte')}
         </span>
       </h4>
       <ul className="delete-entries" data-testid="delete-entries">
         {preview.entries.map((entry) => (
           <li key={entry.path} data-type={entry.type}>
             <span className="entry-type">{entry.kind ?? entry.type}</span> <VisibleText text={entry.path} />
-            {entry.type === 'file' ? <span className="entry-bytes"> ({entry.bytes} bytes)</span> : null}
+            {entry.type === 'file' ? <span className="entry-bytes"> ({countOf(entry.bytes, 'byte')})</span> : null}
           </li>
         ))}
       </ul>
@@ -29,7 +30,7 @@ export function DeletePreview({ preview }: { preview: DeletePreviewData }) {
       {preview.contentHash ? (
         <p className="delete-binding" data-testid="delete-binding">
           Bound to what is listed: if any of it changes before it runs (even a file of the same size), the delete is refused.
-          {preview.unhashedFiles ? ` ${preview.unhashedFiles} large ${preview.unhashedFiles === 1 ? 'file is' : 'files are'} bound by inode and change time, not content.` : ''}
+          {preview.unhashedFiles ? ` ${countOf(preview.unhashedFiles, 'large file')} ${nounFor(preview.unhashedFiles, 'is', 'are')} bound by inode and change time, not content.` : ''}
         </p>
       ) : null}
     </section>

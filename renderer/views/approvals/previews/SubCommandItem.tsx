@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react';
 import type { SubCommand } from '../../../../shared/commandPreview';
 import { VisibleText } from '../../common/VisibleText';
+import { countOf } from '../../../../shared/plural';
 
 /** A sub-command longer than this folds: its first characters show, the rest on request. */
 export const FOLDED_SUB_COMMAND_CHARS = 400;
@@ -23,7 +24,7 @@ export function SubCommandItem({ command }: { command: SubCommand }) {
         <details className="folded-sub-command">
           <summary>
             <VisibleText text={`${command.argv.join(' ').slice(0, FOLDED_SUB_COMMAND_CHARS / 4)}…`} />{' '}
-            <span className="marker">({command.text.length} characters)</span>
+            <span className="marker">({countOf(command.text.length, 'character')})</span>
           </summary>
           {words}
         </details>
