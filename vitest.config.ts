@@ -7,6 +7,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Builds out/ first when a source is newer: tests of the hook, CLI and tool processes run the bundle.
+    globalSetup: ['test/setup/buildOut.ts'],
     reporters: process.env.CI ? ['default', ['json', { outputFile: 'test-results/vitest.json' }]] : ['default'],
   },
 });
