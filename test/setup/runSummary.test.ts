@@ -7,7 +7,7 @@ const CONFIG = 'test/fixtures/runSummary/vitest.config.ts';
 
 /** Runs the fixture suite (or some of its files) through the summary reporter, as CI would or as a person would. */
 function runFixture(files: string[], ci: boolean): { code: number | null; output: string } {
-  const env = { ...process.env, CI: ci ? 'true' : '' };
+  const env: NodeJS.ProcessEnv = { ...process.env, CI: ci ? 'true' : '' };
   delete env.VITEST;
   delete env.VITEST_WORKER_ID;
   delete env.VITEST_POOL_ID;
