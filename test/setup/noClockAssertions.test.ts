@@ -21,8 +21,7 @@ const NOT_YET_BOUNDED_BY_WORK: Record<string, number> = {
   'test/integration/stdioBridge.test.ts': 1,
   'test/renderer/terminalText.test.ts': 1,
   'test/tools/gitignore.test.ts': 1,
-  'test/tools/httpFetch.test.ts': 3,
-  'test/tools/shellExec.test.ts': 5,
+  'test/tools/shellExec.test.ts': 1,
   'test/upstream/hostileUpstream.test.ts': 4,
 };
 
