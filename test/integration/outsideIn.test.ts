@@ -105,10 +105,9 @@ describe('file tools stay in the workspace, whatever the agent sends', () => {
       expect(codeOf(result), path).toBe('EPERMISSION');
       expect(textOf(result)).not.toContain('TOPSECRET');
     }
-    const started = Date.now();
+    // Refused by its kind (an open would block until the tool's deadline and end in ETIMEOUT).
     const fifo = await callTool(gate, 'read_file', { path: 'pipe' });
     expect(codeOf(fifo)).toBe('EVALIDATION');
-    expect(Date.now() - started).toBeLessThan(5000);
     await expectAlive(gate);
   });
 
@@ -198,11 +197,10 @@ describe('a hostile regex cannot stall search_files', () => {
     gate = await startOutsideGate((dirs) => writeFileSync(join(dirs.workspace, 'long.txt'), `${'a'.repeat(9_000)}\n`));
     // Nested quantifiers such as (a+)+ are refused outright; these alternations pass that check.
     for (const query of ['(a|aa)*b', '(a|a)*$x']) {
-      const startedAt = Date.now();
+      // A search still backtracking would end at the tool's deadline in ETIMEOUT, an error.
       const result = await callTool(gate, 'search_files', { query, regex: true }, 10_000);
       expect(result.isError, `${query}: ${textOf(result)}`).toBe(false);
       expect(result.structuredContent).toMatchObject({ matches: [] });
-      expect(Date.now() - startedAt, query).toBeLessThan(5_000);
     }
   }, 45_000);
 });
@@ -294,10 +292,8 @@ describe('http_fetch against hostile addresses and servers', () => {
     }, 45_000);
 
     it('a deeply nested HTML page is converted (or refused) before the tool deadline', async () => {
-      const started = Date.now();
       const { result } = await callAnswering(gate, 'http_fetch', { url: `http://127.0.0.1:${port}/nested` }, 'approve');
       expect(codeOf(result), textOf(result).slice(0, 200)).not.toBe('ETIMEOUT');
-      expect(Date.now() - started).toBeLessThan(20_000);
     }, 45_000);
   });
 });

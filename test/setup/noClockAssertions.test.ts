@@ -14,8 +14,6 @@ const NOT_YET_BOUNDED_BY_WORK: Record<string, number> = {
   'test/integration/approvalFlood.test.ts': 1,
   'test/integration/argumentFlood.test.ts': 4,
   'test/integration/mcpApproval.test.ts': 1,
-  'test/integration/outsideIn.test.ts': 3,
-  'test/integration/specialFiles.test.ts': 7,
   'test/integration/stdioBridge.test.ts': 1,
   'test/renderer/terminalText.test.ts': 1,
   'test/tools/gitignore.test.ts': 1,
