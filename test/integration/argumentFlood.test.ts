@@ -56,7 +56,6 @@ describe('arguments too large to hold', () => {
   ])('a body of %s, too costly to parse, is refused unread with 413 and audited, and the gate keeps serving', async (_what, values) => {
     gate = await startTestGate();
     const body = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x","items":${values()}}}}`;
-    const started = performance.now();
     const answer = await rawRequest({
       port: gate.running.port,
       path: '/mcp',
@@ -65,8 +64,8 @@ describe('arguments too large to hold', () => {
       body,
     });
     expect(answer.status).toBe(413);
+    // Refused by the look before any parse (test/server/jsonShape.test.ts bounds how far that look reads).
     expect(answer.body).toMatch(/holds (too many values to read|an object with more than 20000 keys) .*send less, or split the work over several calls/);
-    expect(performance.now() - started).toBeLessThan(2_000);
     const refusal = gate.running.gate.audit.list({ limit: 5 }).find((record) => record.kind === 'rejected');
     expect(refusal?.payload).toMatchObject({ step: 'parse', error: { code: 'EVALIDATION' } });
     const client = await connectMcp(gate.running.mcpUrl, gate.token);
