@@ -14,7 +14,6 @@ const NOT_YET_BOUNDED_BY_WORK: Record<string, number> = {
   'test/integration/argumentFlood.test.ts': 3,
   'test/renderer/terminalText.test.ts': 1,
   'test/tools/gitignore.test.ts': 1,
-  'test/tools/shellExec.test.ts': 1,
   'test/upstream/hostileUpstream.test.ts': 1,
 };
 
