@@ -22,13 +22,14 @@ function runFixture(files: string[], ci: boolean): { code: number | null; output
 
 describe('the run summary', () => {
   it('names each guard skipped for want of what it needs, with a count, and fails the run only in CI', () => {
-    const local = runFixture([], false);
-    expect(local.output).toContain('2 security guard tests untested on this machine');
+    const local = runFixture(['missingTool'], false);
+    expect(local.output).toContain('3 security guard tests untested on this machine');
     expect(local.output).toContain('missingTool.check.ts › a guard that needs a missing tool: 2 tests');
+    expect(local.output).toContain('missingTool.check.ts › a guard that finds out at run time: refuses a device (this machine cannot make one)');
     expect(local.code).toBe(0);
 
-    const ci = runFixture([], true);
-    expect(ci.output).toContain('CI: 2 security guard tests were skipped');
+    const ci = runFixture(['missingTool'], true);
+    expect(ci.output).toContain('CI: 3 security guard tests were skipped');
     expect(ci.code).toBe(1);
   });
 
@@ -37,5 +38,11 @@ describe('the run summary', () => {
     expect(run.output).toContain('Security guards untested on this machine: 0');
     expect(run.output).toMatch(/The 1 slowest test file:\n\s+\d+\.\d s {2}everyMachine\.check\.ts/);
     expect(run.code).toBe(0);
+  });
+
+  it('does not count the tests a failing setup skipped: that is a failure, and the run says so', () => {
+    const run = runFixture(['brokenSetup'], false);
+    expect(run.output).toContain('Security guards untested on this machine: 0');
+    expect(run.code).toBe(1);
   });
 });

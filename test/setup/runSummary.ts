@@ -29,11 +29,20 @@ function suitePath(test: TestCase): string {
   return names.join(' › ') || '(top level)';
 }
 
-/** Every skipped test of a run, grouped under "file › suite" with how many tests each holds. */
+/** Whether a suite around the test (or its file) failed: its tests are then skipped for that failure, which the run reports. */
+function skippedForAFailure(test: TestCase): boolean {
+  for (let parent: TestCase['parent'] | TestModule = test.parent; ; parent = parent.parent) {
+    if (parent.state() === 'failed') return true;
+    if (parent.type === 'module') return false;
+  }
+}
+
+/** Every test of a run skipped for want of what it needs (not for a failing setup), with where it is and why. */
 export function untestedGuards(modules: ReadonlyArray<TestModule>): UntestedGuard[] {
   const skipped: UntestedGuard[] = [];
   for (const module of modules) {
     for (const test of module.children.allTests('skipped')) {
+      if (skippedForAFailure(test)) continue;
       const result = test.result();
       skipped.push({ file: module.relativeModuleId, suite: suitePath(test), test: test.name, note: result.state === 'skipped' ? result.note : undefined });
     }
