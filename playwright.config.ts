@@ -8,6 +8,8 @@ export default defineConfig({
   workers: 1,
   reporter: process.env.CI ? [['list'], ['json', { outputFile: 'test-results/playwright.json' }]] : [['list']],
   outputDir: 'test-results/playwright',
+  // The 10 slowest spec files, at the end of every run.
+  reportSlowTests: { max: 10, threshold: 0 },
   use: {
     headless: true,
     launchOptions: {

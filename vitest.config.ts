@@ -7,6 +7,11 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
-    reporters: process.env.CI ? ['default', ['json', { outputFile: 'test-results/vitest.json' }]] : ['default'],
+    // Builds out/ first when a source is newer: tests of the hook, CLI and tool processes run the bundle.
+    globalSetup: ['test/setup/buildOut.ts'],
+    // runSummary names the guards this machine could not test and the 10 slowest files.
+    reporters: process.env.CI
+      ? ['default', './test/setup/runSummary.ts', ['json', { outputFile: 'test-results/vitest.json' }]]
+      : ['default', './test/setup/runSummary.ts'],
   },
 });

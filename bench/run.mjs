@@ -111,6 +111,8 @@ const SECTIONS = {
   policy: () => typescript('bench/policyEvaluation.ts', 'measurePolicyEvaluation', CALLS * 10, BLOCK * 10, WARMUP * 10),
   explorer: () => typescript('bench/auditExplorer.ts', 'measureAuditExplorer', AUDIT_CALLS),
   proof: () => typescript('bench/auditProof.ts', 'measureAuditProof', ...AUDIT_PROOF),
+  work: () => typescript('bench/testedWork.ts', 'measureTestedWork', count('BENCH_WORK_ROUNDS', 5)),
+  flood: () => typescript('bench/argumentFlood.ts', 'measureArgumentFlood', count('BENCH_FLOOD_ROUNDS', 3)),
   commit: () => typescript('bench/auditCommit.ts', 'measureAuditCommit', count('BENCH_COMMIT_CALLS', 2000), count('BENCH_COMMIT_BLOCKS', 10)),
   console: () =>
     typescript('bench/consoleLoad.ts', 'measureConsoleLoad', {

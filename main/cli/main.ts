@@ -58,14 +58,18 @@ function stopWithParent(): () => void {
   return unwatch;
 }
 
-/** Runs the CLI; returns the exit code. */
-export async function main(argv: string[]): Promise<number> {
-  const io: Io = {
+/** The process's own output: what the CLI prints on stdout and stderr, and the home it works in. */
+export function processIo(): Io {
+  return {
     // Audit records, tool results, policy reasons and agent names reach a terminal through here: shown, never obeyed.
     out: (text) => process.stdout.write(terminalText(text)),
     err: (text) => process.stderr.write(terminalText(text)),
     home: resolveHome(),
   };
+}
+
+/** Runs the CLI with its output going to `io` (the process's own by default); returns the exit code. */
+export async function main(argv: string[], io: Io = processIo()): Promise<number> {
   const [name, ...rest] = argv;
   const usage = usageText(COMMAND_SPECS);
   if (!name || name === '--help' || name === '-h') {

@@ -34,6 +34,8 @@ export interface JsonShape {
   depth: number;
   /** Keys of the widest object (as far as the look went). */
   widestObject: number;
+  /** Bytes the look read before it stopped: the whole body's length, or less when a limit was passed. */
+  bytesRead: number;
 }
 
 /**
@@ -71,7 +73,7 @@ export function jsonShape(body: Buffer, limits: { cost: number; objectKeys: numb
     }
     index++;
   }
-  return { cost, depth: deepest, widestObject };
+  return { cost, depth: deepest, widestObject, bytesRead: Math.min(index, body.length) };
 }
 
 /** The index of the quote that ends a string starting at `from` (the body's length when none does). */

@@ -104,9 +104,9 @@ describe('OTLP streaming', () => {
     await echoCalls(1);
     // The first span's POST now hangs for its 2 s; the next call does not wait for it.
     await new Promise((resolve) => setTimeout(resolve, 50));
-    const started = performance.now();
     await echoCalls(1);
-    expect(performance.now() - started).toBeLessThan(1000);
+    // The call came back while the first POST still hung: it had neither been answered nor given up on.
+    expect(streamer.counts()).toMatchObject({ sent: 0, failed: 0 });
     expect(sink.posts).toHaveLength(1);
     await streamer.close();
     expect(streamer.counts().failed).toBe(2);
@@ -138,9 +138,8 @@ describe('OTLP streaming', () => {
     streamer = new OtlpStreamer(gate.running.gate.audit, { endpoint: sink.url, batchMs: 60_000, maxBatch: 1, timeoutMs: 300 });
     client = await connectMcp(gate.running.mcpUrl, gate.token);
     await echoCalls(4);
-    const closing = performance.now();
     await streamer.close();
-    expect(performance.now() - closing).toBeLessThan(3000);
+    // Closed after one POST gave up: the other three spans were counted, not each sent and waited for.
     expect(sink.posts).toHaveLength(1);
     expect(streamer.counts()).toEqual({ sent: 0, failed: 4, dropped: 0 });
   });

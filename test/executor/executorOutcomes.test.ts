@@ -53,12 +53,11 @@ describe('executor: a call that runs', () => {
 describe('executor: a tool that misbehaves costs only its own call', () => {
   it('a hanging tool is killed at its deadline with ETIMEOUT, and the next call works', async () => {
     const { gate } = harness;
-    const started = Date.now();
     const result = await gate.executor.call({ tool: 'hang', arguments: {} });
     expect(result.ok).toBe(false);
     expect(result.error).toMatchObject({ code: 'ETIMEOUT', details: { timeoutMs: 300 } });
+    // The gate's own deadline ended it (not the test's timeout): the error names that 300 ms deadline.
     expect(result.error?.message).toContain('300 ms deadline');
-    expect(Date.now() - started).toBeLessThan(5000);
     expect(auditKinds(gate, result.meta.callId)).toEqual(['invoked', 'capability', 'policy', 'started', 'failed']);
     await echoWorks();
     await echoWorks('twice');

@@ -24,14 +24,12 @@ describe('streamed output (context.emit → callOutput)', () => {
   it('reaches the console while the call runs, in order, before the result, with secrets redacted', async () => {
     harness = await openGate({ toolModules: [STREAMING_TOOLS], secrets: new EnvironmentSecretProvider({ SECRET }) });
     const { gate } = harness;
-    const chunks: Array<{ callId: string; chunk: string; at: number }> = [];
-    gate.events.subscribe('callOutput', ({ callId, chunk }) => chunks.push({ callId, chunk, at: Date.now() }));
+    const chunks: Array<{ callId: string; chunk: string }> = [];
+    gate.events.subscribe('callOutput', ({ callId, chunk }) => chunks.push({ callId, chunk }));
     // A call that receives a secret asks a person first.
     gate.events.subscribe('approvalRequested', (request) => gate.approvals.decide(request.approvalId, 'approve'));
 
-    const started = Date.now();
     const result = await gate.executor.call({ tool: 'stream_lines', arguments: { text: 'key=$ENV.SECRET', lines: 3, gapMs: 400 } });
-    const ended = Date.now();
 
     expect(result.ok).toBe(true);
     const text = chunks.map((chunk) => chunk.chunk).join('');
@@ -39,8 +37,10 @@ describe('streamed output (context.emit → callOutput)', () => {
     expect(text.match(/key=\S+ \d/g)).toEqual(['key=$ENV.SECRET 1', 'key=$ENV.SECRET 2', 'key=$ENV.SECRET 3']);
     expect(text).not.toContain(SECRET);
     expect(new Set(chunks.map((chunk) => chunk.callId))).toEqual(new Set([result.meta.callId]));
-    // The first line arrived well before the call ended.
-    expect(chunks[0]!.at - started).toBeLessThan(ended - started - 500);
+    // Each line came as it was written, 400 ms apart: the first piece did not wait for the last line.
+    const firstWithText = chunks.find((chunk) => chunk.chunk.includes('key='))!;
+    expect(firstWithText.chunk).toContain('key=$ENV.SECRET 1');
+    expect(firstWithText.chunk).not.toContain('key=$ENV.SECRET 3');
   });
 
   it('stopCall kills a running call: it fails with EDENIED and its process is replaced', async () => {
@@ -51,13 +51,12 @@ describe('streamed output (context.emit → callOutput)', () => {
 
     const pending = gate.executor.call({ tool: 'stream_forever', arguments: {} });
     await eventually(() => callId !== undefined);
-    const started = Date.now();
     expect(await gate.backend.handlers.stopCall({ callId: callId! })).toEqual({ stopped: true });
     const result = await pending;
 
     expect(result.ok).toBe(false);
+    // stream_forever never ends on its own: its result is the stop's doing.
     expect(result.error?.code).toBe('EDENIED');
-    expect(Date.now() - started).toBeLessThan(3000);
     expect(await gate.backend.handlers.stopCall({ callId: callId! })).toEqual({ stopped: false });
     // The pool still serves calls.
     expect((await gate.executor.call({ tool: 'stream_lines', arguments: { text: 'again', lines: 1, gapMs: 0 } })).ok).toBe(true);

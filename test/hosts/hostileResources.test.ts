@@ -68,11 +68,10 @@ describe('hostile tools: resources', () => {
   it('stops a fork bomb at the process limit long before its deadline, and none of it survives', async () => {
     await open();
     const marker = uniqueMarker('bomb');
-    const startedAt = Date.now();
     const result = await call('fork_bomb', { marker });
+    // EQUOTA, not ETIMEOUT: the process limit ended it, before its deadline could.
     expect(result.error).toMatchObject({ code: 'EQUOTA', details: { maxProcesses: 64 } });
     expect(result.error!.message).toContain('processes');
-    expect(Date.now() - startedAt).toBeLessThan(10_000);
     // The kernel's wall (a pids cgroup of 64 × 4 + 32 tasks) held it: the machine's process table never filled.
     expect((result.error!.details as { processes: number }).processes).toBeLessThanOrEqual(64 * 4 + 32);
     await waitUntil(() => processesWithMarker(marker).length === 0, 'every process of the fork bomb to be gone', 2000);

@@ -83,10 +83,8 @@ describe('a flood of prompts', () => {
     const rejected = gate.gate.audit.list({ limit: 500 }).filter((record) => record.kind === 'rejected');
     expect(rejected.filter((record) => (record.payload as { error: { code: string } }).error.code === 'EQUOTA')).toHaveLength(5);
     // Calls that need no person still run for everyone, the flooder included.
-    const started = performance.now();
     expect(textOf(await third.callTool({ name: 'echo', arguments: { text: 'still here' } }))).toBe('{"text":"still here"}');
     expect(textOf(await flooder.callTool({ name: 'echo', arguments: { text: 'me too' } }))).toBe('{"text":"me too"}');
-    expect(performance.now() - started).toBeLessThan(5_000);
   });
 
   it('"Deny all from this agent" denies every prompt of that session, leaves the others, and makes room again', async () => {

@@ -1,5 +1,4 @@
 import { execFile } from 'node:child_process';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -56,7 +55,6 @@ describe('arguments too large to hold', () => {
   ])('a body of %s, too costly to parse, is refused unread with 413 and audited, and the gate keeps serving', async (_what, values) => {
     gate = await startTestGate();
     const body = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x","items":${values()}}}}`;
-    const started = performance.now();
     const answer = await rawRequest({
       port: gate.running.port,
       path: '/mcp',
@@ -65,8 +63,8 @@ describe('arguments too large to hold', () => {
       body,
     });
     expect(answer.status).toBe(413);
+    // Refused by the look before any parse (test/server/jsonShape.test.ts bounds how far that look reads).
     expect(answer.body).toMatch(/holds (too many values to read|an object with more than 20000 keys) .*send less, or split the work over several calls/);
-    expect(performance.now() - started).toBeLessThan(2_000);
     const refusal = gate.running.gate.audit.list({ limit: 5 }).find((record) => record.kind === 'rejected');
     expect(refusal?.payload).toMatchObject({ step: 'parse', error: { code: 'EVALIDATION' } });
     const client = await connectMcp(gate.running.mcpUrl, gate.token);
@@ -115,71 +113,37 @@ describe('arguments too large to hold', () => {
     expect(textOf(await client.callTool({ name: 'echo', arguments: { text: 'alive' } }))).toBe('{"text":"alive"}');
   });
 
-  it('a flood from one agent does not stall another: its echo p99 and the event-loop delay stay near their quiet level', async () => {
+  it('a flood from one agent does not stall another: the other is answered throughout, and every flood refused', async () => {
     gate = await startTestGate();
     const other = await connectMcp(gate.running.mcpUrl, gate.token);
     // A person's console is open: every call's snapshots go to it too.
     const bridge = await BridgeClient.open(gate.running.port, gate.consoleToken);
     await other.callTool({ name: 'echo', arguments: { text: 'warm' } });
-    // The same measure with and without the flood: the machine may be busy with other work.
-    const quiet = await measureEchoes(other, async () => {
-      await new Promise((resolveWait) => setTimeout(resolveWait, 1_500));
-    });
-    // The flooding agent runs in a process of its own, so only the gate's work is measured here.
+    // The flooding agent runs in a process of its own; the other agent's echo latency and the gate's
+    // longest CPU block under it are timed in `npm run bench` (section flood).
     let codes: string[] = [];
-    const flooded = await measureEchoes(other, async () => {
+    const echoes = await countEchoes(other, async () => {
       const { stdout } = await run(process.execPath, [FLOODING_AGENT, gate!.running.mcpUrl, gate!.token, '3'], { cwd: ROOT });
       codes = JSON.parse(stdout.trim().split('\n').at(-1)!) as string[];
     });
     expect(codes).toEqual(new Array(3).fill(['EVALIDATION', 'EVALIDATION', 'refused unread']).flat());
     bridge.close();
-    process.stderr.write(`quiet: ${JSON.stringify(quiet)}\nflooded: ${JSON.stringify(flooded)}\n`);
-    // About 50 ms of work at most in one turn (one parse of the largest body the gate reads), counted
-    // in CPU time so that other work on a shared machine does not count. Before the bounds, one such
-    // flood held the loop for most of a second. The other agent is answered all along; its wall-clock
-    // latency is only held loosely, as it grows with whatever else the machine runs.
-    expect(flooded.maxBlockCpuMs).toBeLessThan(80);
-    expect(flooded.echoes).toBeGreaterThan(10);
-    expect(flooded.p99Ms).toBeLessThan(Math.max(500, quiet.p99Ms * 5));
+    expect(echoes).toBeGreaterThan(10);
   });
 });
 
-/** What a stretch of echo calls saw. */
-interface EchoMeasure {
-  echoes: number;
-  p99Ms: number;
-  /** The longest event-loop delay, in wall time (grows when the machine is busy with other work). */
-  maxDelayMs: number;
-  /** The most CPU time this process spent between two ticks 5 ms apart: the longest block, whatever else runs. */
-  maxBlockCpuMs: number;
-}
-
-/** Calls echo over and over while `during` runs, and watches the event loop meanwhile. */
-async function measureEchoes(client: Client, during: () => Promise<void>): Promise<EchoMeasure> {
-  const delay = monitorEventLoopDelay({ resolution: 5 });
-  delay.enable();
-  let maxBlockCpuMs = 0;
-  let lastCpu = process.cpuUsage();
-  const ticker = setInterval(() => {
-    const spent = process.cpuUsage(lastCpu);
-    lastCpu = process.cpuUsage();
-    maxBlockCpuMs = Math.max(maxBlockCpuMs, (spent.user + spent.system) / 1000);
-  }, 5);
-  const latencies: number[] = [];
+/** Calls echo over and over while `during` runs; how many answers came meanwhile. */
+async function countEchoes(client: Client, during: () => Promise<void>): Promise<number> {
+  let answered = 0;
   let running = true;
   const steady = (async () => {
     while (running) {
-      const started = performance.now();
       await client.callTool({ name: 'echo', arguments: { text: 'ping' } });
-      latencies.push(performance.now() - started);
+      answered++;
     }
   })();
   await during();
   running = false;
   await steady;
-  clearInterval(ticker);
-  delay.disable();
-  latencies.sort((a, b) => a - b);
-  const p99Ms = latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))] ?? 0;
-  return { echoes: latencies.length, p99Ms: Math.round(p99Ms), maxDelayMs: Math.round(delay.max / 1e6), maxBlockCpuMs: Math.round(maxBlockCpuMs) };
+  return answered;
 }

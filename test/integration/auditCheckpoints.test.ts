@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GENESIS_HASH, type AuditKind } from '../../shared/audit';
 import { recordHash } from '../../main/audit/recordHash';
 import { openDatabase } from '../../main/audit/sqlite';
+import { runCliHere } from './cliHere';
 import { BridgeClient, connectMcp, makeTempDirs, readConsoleToken, readToken, runCli, spawnServe, type TempDirs } from './helpers';
 
 let dirs: TempDirs;
@@ -34,7 +35,7 @@ describe('a gate with a checkpoint folder', () => {
         const reply = (await bridge.request('checkpointStatus', {})) as { ok: boolean; value: Record<string, any> };
         expect(reply.ok).toBe(true);
         expect(reply.value.folder).toBe(folder);
-        expect(reply.value.verifierKey).toBe((await runCli(['audit', 'key'], dirs.home)).stdout.trim());
+        expect(reply.value.verifierKey).toBe((await runCliHere(['audit', 'key'], dirs.home)).stdout.trim());
         // The gate signed the log as it found it, empty; the call's records wait for the next checkpoint.
         expect(reply.value.latest).toMatchObject({ verified: false, size: 0, detail: expect.stringContaining('nothing signed yet'), rootHash: expect.stringMatching(/^[A-Za-z0-9+/]{43}=$/) });
       } finally {
@@ -43,12 +44,12 @@ describe('a gate with a checkpoint folder', () => {
     } finally {
       await serve.stop();
     }
-    const listed = JSON.parse((await runCli(['audit', 'list', '--limit', '1000', '--json'], dirs.home)).stdout) as unknown[];
+    const listed = JSON.parse((await runCliHere(['audit', 'list', '--limit', '1000', '--json'], dirs.home)).stdout) as unknown[];
     const records = listed.length;
     const checkpointFile = readdirSync(folder).find((name) => /^[0-9a-f]{32}\.checkpoint$/.test(name))!;
     const note = readFileSync(join(folder, checkpointFile), 'utf8');
     expect(note.split('\n')[1]).toBe(String(records));
-    const verify = await runCli(['audit', 'verify', '--checkpoint', join(folder, checkpointFile)], dirs.home);
+    const verify = await runCliHere(['audit', 'verify', '--checkpoint', join(folder, checkpointFile)], dirs.home);
     expect(verify.code).toBe(0);
     expect(verify.stdout).toContain(`records 1 to ${records} are the ones signed`);
   });
@@ -111,7 +112,7 @@ describe('a gate whose checkpoint key is gone or replaced', () => {
   it('does not start with a fresh key; starts again after audit key rotate, and the old and new checkpoints both verify', async () => {
     const folder = join(dirs.outside, 'checkpoints');
     await runGateOnce(folder);
-    const oldKey = (await runCli(['audit', 'key'], dirs.home)).stdout.trim();
+    const oldKey = (await runCliHere(['audit', 'key'], dirs.home)).stdout.trim();
     const oldId = oldKey.split('+').slice(0, 2).join('+');
     const oldCheckpoints = readdirSync(folder).filter((name) => /\.\d{12}\.checkpoint$/.test(name));
 
@@ -127,24 +128,24 @@ describe('a gate whose checkpoint key is gone or replaced', () => {
     expect(existsSync(join(dirs.home, 'checkpoint-key'))).toBe(false);
 
     // Nor with another key put in its place, or with the newest checkpoint removed as well.
-    const strangerId = (await runCli(['audit', 'key'], dirs.home)).stdout.trim().split('+').slice(0, 2).join('+');
+    const strangerId = (await runCliHere(['audit', 'key'], dirs.home)).stdout.trim().split('+').slice(0, 2).join('+');
     rmSync(join(folder, readdirSync(folder).find((name) => /^[0-9a-f]{32}\.checkpoint$/.test(name))!));
     start = await serveOnce(folder);
     expect(start.code).toBe(2);
     expect(start.stderr).toContain(`signed by ${oldId}`);
     expect(start.stderr).toContain(`is ${strangerId}`);
 
-    const rotate = await runCli(['audit', 'key', 'rotate', '--checkpoint-dir', folder, '--reason', 'the old disk died'], dirs.home);
+    const rotate = await runCliHere(['audit', 'key', 'rotate', '--checkpoint-dir', folder, '--reason', 'the old disk died'], dirs.home);
     expect(rotate.code).toBe(0);
     expect(rotate.stdout).toContain(`${oldId} did not sign the change`);
     expect(rotate.stdout).toContain(`The key file held ${strangerId}, which no entry of the key history names: a new key replaced it`);
-    const newKey = (await runCli(['audit', 'key'], dirs.home)).stdout.trim();
+    const newKey = (await runCliHere(['audit', 'key'], dirs.home)).stdout.trim();
     expect(newKey).not.toBe(oldKey);
     expect(newKey.startsWith(strangerId)).toBe(false);
     expect(rotate.stdout).toContain(newKey);
 
     await runGateOnce(folder);
-    const verify = await runCli(['audit', 'verify', '--checkpoint-dir', folder], dirs.home);
+    const verify = await runCliHere(['audit', 'verify', '--checkpoint-dir', folder], dirs.home);
     expect(verify.code).toBe(0);
     expect(verify.stdout).toContain(`key 0: ${oldId}, the log's first checkpoint key`);
     expect(verify.stdout).toMatch(new RegExp(`key 1: ${newKey.split('+').slice(0, 2).join('\\+')} replaced ${oldId.replace('+', '\\+')} from \\d+ records on \\(.*: the old disk died\\); ${oldId.replace('+', '\\+')} did not sign the change`));
@@ -152,12 +153,12 @@ describe('a gate whose checkpoint key is gone or replaced', () => {
       expect(verify.stdout).toMatch(new RegExp(`checkpoint ${name.replace(/\./g, '\\.')} verified: .*trusted key: ${oldId.replace('+', '\\+')}, key 0 of the key history`));
     }
     expect(verify.stdout).toMatch(/checkpoints of this log in .*: \d+ verified, \d+ with nothing signed yet, 0 failed/);
-    const records = JSON.parse((await runCli(['audit', 'list', '--limit', '1000', '--json'], dirs.home)).stdout) as Array<{ kind: string; payload: { previousKey: string; key: string } }>;
+    const records = JSON.parse((await runCliHere(['audit', 'list', '--limit', '1000', '--json'], dirs.home)).stdout) as Array<{ kind: string; payload: { previousKey: string; key: string } }>;
     expect(records.filter((record) => record.kind === 'key-rotated').map((record) => record.payload)).toMatchObject([{ previousKey: oldKey, key: newKey }]);
 
     // An old checkpoint stays verifiable with the key that signed it, as someone holding only that key checks it.
     const oldSigned = join(folder, oldCheckpoints.sort().at(-1)!);
-    expect((await runCli(['audit', 'verify', '--checkpoint', oldSigned, '--key', oldKey], dirs.home)).code).toBe(0);
+    expect((await runCliHere(['audit', 'verify', '--checkpoint', oldSigned, '--key', oldKey], dirs.home)).code).toBe(0);
   });
 
   it('refuses to rotate the key over a log rewritten after the old key signed it', async () => {
@@ -179,8 +180,8 @@ describe('a gate whose checkpoint key is gone or replaced', () => {
       db.close();
     }
     rmSync(join(dirs.home, 'checkpoint-key'));
-    expect((await runCli(['audit', 'verify'], dirs.home)).code).toBe(0);
-    const rotate = await runCli(['audit', 'key', 'rotate', '--checkpoint-dir', folder], dirs.home);
+    expect((await runCliHere(['audit', 'verify'], dirs.home)).code).toBe(0);
+    const rotate = await runCliHere(['audit', 'key', 'rotate', '--checkpoint-dir', folder], dirs.home);
     expect(rotate.code).toBe(2);
     expect(rotate.stderr).toContain('the audit log does not match the checkpoint the old key');
     expect(rotate.stderr).toContain('so the key is not rotated');

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gatedCalls, SECRET_CONTENT, type GatedCalls } from '../audit/exportFixture';
 import { attributeMap, otlpProblems } from '../audit/otlpShape';
+import { runCliHere } from './cliHere';
 import { runCli } from './cliProcesses';
 import { makeTempDirs } from './helpers';
 
@@ -35,7 +36,7 @@ describe('toolgate audit export (CLI)', () => {
 
   it('writes JSONL with content to --out, and nothing to stdout', async () => {
     const file = join(gated.dirs.outside, 'calls.jsonl');
-    const run = await runCli(['audit', 'export', '--outcome', 'completed', '--content', '--out', file], gated.dirs.home);
+    const run = await runCliHere(['audit', 'export', '--outcome', 'completed', '--content', '--out', file], gated.dirs.home);
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('');
     const lines = readFileSync(file, 'utf8').trimEnd().split('\n').map((line) => JSON.parse(line));
@@ -44,7 +45,7 @@ describe('toolgate audit export (CLI)', () => {
   });
 
   it('lists its filters in --help', async () => {
-    const run = await runCli(['audit', 'export', '--help'], gated.dirs.home);
+    const run = await runCliHere(['audit', 'export', '--help'], gated.dirs.home);
     expect(run.code).toBe(0);
     for (const option of ['--format jsonl|otlp', '--tool NAME', '--outcome', '--decider', '--session', '--tier', '--from TIME', '--to TIME', '--search TEXT', '--call ID', '--content', '--out FILE']) {
       expect(run.stdout).toContain(option);
@@ -56,7 +57,7 @@ describe('toolgate audit export (CLI)', () => {
     [['--to', '31/12/2026'], '--to takes an ISO 8601 time such as 2026-11-23 or 2026-11-23T14:05:00Z, not "31/12/2026"'],
     [['--search', 'a'], '--search needs at least 3 characters'],
   ])('exits 2 on %j saying what to give instead', async (argv, message) => {
-    const run = await runCli(['audit', 'export', ...argv], gated.dirs.home);
+    const run = await runCliHere(['audit', 'export', ...argv], gated.dirs.home);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(message);
     expect(run.stdout).toBe('');
@@ -65,7 +66,7 @@ describe('toolgate audit export (CLI)', () => {
   it('exits 2 when the state folder has no log', async () => {
     const empty = makeTempDirs();
     try {
-      const run = await runCli(['audit', 'export'], empty.home);
+      const run = await runCliHere(['audit', 'export'], empty.home);
       expect(run.code).toBe(2);
       expect(run.stderr).toContain('no audit log at');
     } finally {

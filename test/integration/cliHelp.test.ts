@@ -7,6 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMAND_SPECS } from '../../main/cli/commandSpecs';
 import type { CommandSpec } from '../../main/cli/commandSpec';
+import { runCliHere } from './cliHere';
+import type { CliRun } from './cliProcesses';
 import { connectStdioBridge, makeTempDirs, readConsoleToken, runCli, spawnServe, type ServeProcess, type TempDirs } from './helpers';
 
 /** Every command line that has a help of its own: `serve`, `audit verify`, … */
@@ -22,26 +24,37 @@ describe('toolgate --help', () => {
   });
   afterAll(() => dirs.remove());
 
-  it.each(HELP_PATHS.map(({ path, spec }) => [path.join(' '), path, spec] as const))('`toolgate %s --help` lists every option and exits 0', async (_, path, spec) => {
-    // Each spelling of help, spread across the commands (a process each is slow enough).
-    const spelling = HELP_PATHS.findIndex((entry) => entry.spec === spec) % 3;
-    for (const help of [[[...path, '--help'], [...path, '-h'], ['help', ...path]][spelling]!]) {
-      const run = await runCli(help, dirs.home);
-      expect(run.code, `${help.join(' ')}: ${run.stderr}`).toBe(0);
-      expect(run.stdout).toContain(`Usage: toolgate ${path.join(' ')}`);
-      for (const option of spec.options ?? []) expect(run.stdout).toContain(`--${option.name}`);
-      for (const sub of spec.subcommands ?? []) expect(run.stdout).toContain(sub.name);
-    }
+  /** What a help must hold: its usage line, every option and every subcommand. */
+  function expectFullHelp(run: CliRun, path: string[], spec: CommandSpec, asked: string[]): void {
+    expect(run.code, `${asked.join(' ')}: ${run.stderr}`).toBe(0);
+    expect(run.stdout).toContain(`Usage: toolgate ${path.join(' ')}`);
+    for (const option of spec.options ?? []) expect(run.stdout).toContain(`--${option.name}`);
+    for (const sub of spec.subcommands ?? []) expect(run.stdout).toContain(sub.name);
+  }
+
+  // In this process, through the CLI's own main(): a Node process for each would take a minute.
+  it.each(HELP_PATHS.map(({ path, spec }) => [path.join(' '), path, spec] as const))('`toolgate %s --help`, -h and `help` list every option and exit 0', async (_, path, spec) => {
+    for (const asked of [[...path, '--help'], [...path, '-h'], ['help', ...path]]) expectFullHelp(await runCliHere(asked, dirs.home), path, spec, asked);
+  });
+
+  // And the built CLI as a person runs it, once for each spelling of help.
+  const [serve, auditVerify] = [HELP_PATHS.find((entry) => entry.path.join(' ') === 'serve')!, HELP_PATHS.find((entry) => entry.path.join(' ') === 'audit verify')!];
+  it.each([
+    ['serve --help', serve, [...serve.path, '--help']],
+    ['audit verify -h', auditVerify, [...auditVerify.path, '-h']],
+    ['help audit verify', auditVerify, ['help', ...auditVerify.path]],
+  ] as const)('the built `toolgate %s` prints the same full help', async (_, { path, spec }, asked) => {
+    expectFullHelp(await runCli([...asked], dirs.home), path, spec, [...asked]);
   });
 
   it('--help wins over a missing value (`toolgate call --help` used to say "--help needs a value")', async () => {
-    const run = await runCli(['call', 'write_file', '--help'], dirs.home);
+    const run = await runCliHere(['call', 'write_file', '--help'], dirs.home);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('Usage: toolgate call TOOL [JSON]');
   });
 
   it('a wrong option exits 2 naming it and the help to read', async () => {
-    const run = await runCli(['audit', 'list', '--limt', '5'], dirs.home);
+    const run = await runCliHere(['audit', 'list', '--limt', '5'], dirs.home);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('unknown option --limt');
     expect(run.stderr).toContain('toolgate audit list --help');
@@ -56,7 +69,7 @@ describe('toolgate --help', () => {
   });
 
   it('`toolgate console` without a gate exits 2 and says to start one', async () => {
-    const run = await runCli(['console'], dirs.home);
+    const run = await runCliHere(['console'], dirs.home);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('no gate is running');
   });

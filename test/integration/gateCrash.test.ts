@@ -12,6 +12,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLOSING_KINDS, type AuditRecord } from '../../shared/audit';
 import { stepsOf } from '../../shared/auditSteps';
+import { runCliHere } from './cliHere';
 import { connectMcp, makeTempDirs, readToken, runCli, spawnServe, type ServeProcess, type TempDirs } from './helpers';
 
 interface AuditLine {
@@ -45,7 +46,7 @@ async function serveAndConnect(home: TempDirs): Promise<{ serve: ServeProcess; c
 }
 
 async function auditRecords(home: string): Promise<AuditLine[]> {
-  const listed = await runCli(['audit', 'list', '--json', '--limit', '100000'], home);
+  const listed = await runCliHere(['audit', 'list', '--json', '--limit', '100000'], home);
   expect(listed.code, listed.stderr).toBe(0);
   return JSON.parse(listed.stdout) as AuditLine[];
 }
@@ -91,7 +92,7 @@ describe('a gate killed with kill -9 while a call waits for approval', () => {
     const copy = makeTempDirs();
     try {
       for (const name of ['audit.db', 'audit.head']) copyFileSync(join(dirs.home, name), join(copy.home, name));
-      const withoutWal = await runCli(['audit', 'verify'], copy.home);
+      const withoutWal = await runCliHere(['audit', 'verify'], copy.home);
       expect(withoutWal.code).toBe(1);
       expect(withoutWal.stderr).toContain("-wal file was removed after the gate was killed");
     } finally {
@@ -106,7 +107,7 @@ describe('a gate killed with kill -9 while a call waits for approval', () => {
     expect(stored.map((record) => record.kind)).toEqual(['call-begun', 'interrupted']);
     expect(ofCall.at(-1)!.payload).toMatchObject({ reason: 'the gate stopped before this call ended', lastStep: 'approval-requested' });
 
-    const verified = await runCli(['audit', 'verify'], dirs.home);
+    const verified = await runCliHere(['audit', 'verify'], dirs.home);
     expect(verified.code, verified.stderr).toBe(0);
     expect(verified.stdout).toMatch(/^audit log intact: \d+ records verified\n$/);
     await echoWorks(second.client);
@@ -122,15 +123,15 @@ describe('a gate started on a log whose head anchor was deleted', () => {
     rmSync(join(dirs.home, 'audit.head'));
 
     await expect(spawnServe(dirs)).rejects.toThrow(/exited with 2[\s\S]*so the gate will not add to it: the head anchor \S+ is missing/);
-    const refused = await runCli(['audit', 'verify'], dirs.home);
+    const refused = await runCliHere(['audit', 'verify'], dirs.home);
     expect(refused.code).toBe(1);
 
-    const accepted = await runCli(['audit', 'verify', '--accept-missing-anchor'], dirs.home);
+    const accepted = await runCliHere(['audit', 'verify', '--accept-missing-anchor'], dirs.home);
     expect(accepted.code, accepted.stderr).toBe(0);
     const second = await serveAndConnect(dirs);
     await echoWorks(second.client);
     expect((await auditRecords(dirs.home)).map((record) => record.kind)).toContain('anchor-accepted');
-    expect((await runCli(['audit', 'verify'], dirs.home)).code).toBe(0);
+    expect((await runCliHere(['audit', 'verify'], dirs.home)).code).toBe(0);
   });
 });
 
@@ -177,7 +178,7 @@ describe('a gate killed with SIGKILL during a burst of calls', () => {
     const missing = answered.filter((callId) => !closedAfterKill.has(callId));
     expect(missing, `${missing.length} of ${answered.length} answered calls have no closing record`).toEqual([]);
 
-    const afterKill = await runCli(['audit', 'verify'], dirs.home);
+    const afterKill = await runCliHere(['audit', 'verify'], dirs.home);
     expect(afterKill.code, afterKill.stderr).toBe(0);
     expect(afterKill.stdout).toMatch(/^audit log intact: \d+ records verified/);
 
@@ -188,7 +189,7 @@ describe('a gate killed with SIGKILL during a burst of calls', () => {
     const steps = await auditSteps(dirs.home);
     const endOf = new Map(steps.filter((record) => closing.has(record.kind)).map((record) => [record.callId, record.kind]));
     for (const callId of answered) expect(endOf.get(callId)).toBe('completed');
-    const verified = await runCli(['audit', 'verify'], dirs.home);
+    const verified = await runCliHere(['audit', 'verify'], dirs.home);
     expect(verified.code, verified.stderr).toBe(0);
     expect(verified.stdout).toMatch(/^audit log intact: \d+ records verified\n$/);
   }, 120_000);

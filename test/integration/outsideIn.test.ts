@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApprovalRequest } from '../../shared/approval';
 import { BridgeClient, connectMcp, makeTempDirs, readConsoleToken, readToken, spawnServe, textOf, type ServeProcess, type TempDirs } from './helpers';
 
@@ -105,10 +105,9 @@ describe('file tools stay in the workspace, whatever the agent sends', () => {
       expect(codeOf(result), path).toBe('EPERMISSION');
       expect(textOf(result)).not.toContain('TOPSECRET');
     }
-    const started = Date.now();
+    // Refused by its kind (an open would block until the tool's deadline and end in ETIMEOUT).
     const fifo = await callTool(gate, 'read_file', { path: 'pipe' });
     expect(codeOf(fifo)).toBe('EVALIDATION');
-    expect(Date.now() - started).toBeLessThan(5000);
     await expectAlive(gate);
   });
 
@@ -147,64 +146,60 @@ describe('file tools stay in the workspace, whatever the agent sends', () => {
   });
 });
 
-describe('a hostile repository cannot stall the read-only tools', () => {
-  let gate: OutsideGate | undefined;
-  afterEach(async () => {
-    await gate?.close();
-    gate = undefined;
+// One gate for these: each case has a folder of its own, with its own .gitignore where it needs one.
+describe('a hostile repository or regex cannot stall the read-only tools', () => {
+  let gate: OutsideGate;
+  beforeAll(async () => {
+    gate = await startOutsideGate((dirs) => {
+      const folder = (name: string) => (mkdirSync(join(dirs.workspace, name)), join(dirs.workspace, name));
+      const repeats = folder('repeats');
+      nestedFolders(repeats, 9);
+      writeFileSync(join(repeats, '.gitignore'), `${'**/'.repeat(40)}x\n`);
+      writeFileSync(join(repeats, 'd', 'x'), '');
+      const alternates = folder('alternates');
+      writeFileSync(join(alternates, '.gitignore'), `${'*a'.repeat(30)}*b\n`);
+      writeFileSync(join(alternates, 'a'.repeat(80)), '');
+      writeFileSync(join(alternates, `${'a'.repeat(30)}b`), '');
+      const globbed = folder('globbed');
+      nestedFolders(globbed, 9);
+      writeFileSync(join(globbed, 'd/d/d/d/d/d/d/d/d/other.txt'), 'needle\n');
+      writeFileSync(join(folder('regex'), 'long.txt'), `${'a'.repeat(9_000)}\n`);
+    });
   });
+  afterAll(() => gate?.close());
 
   it('list_dir answers promptly in a repository whose .gitignore repeats **/', async () => {
-    gate = await startOutsideGate((dirs) => {
-      nestedFolders(dirs.workspace, 9);
-      writeFileSync(join(dirs.workspace, '.gitignore'), `${'**/'.repeat(40)}x\n`);
-    });
     // git reads this pattern in microseconds; the listing must not need the tool's 30 s deadline.
-    const result = await callTool(gate, 'list_dir', { depth: 10 }, 10_000);
+    const result = await callTool(gate, 'list_dir', { path: 'repeats', depth: 10 }, 10_000);
     expect(result.isError).toBe(false);
     expect(textOf(result)).toContain('d/d/d/d/d/d/d/d/d/deep.txt');
-  }, 45_000);
-
-  it('list_dir answers promptly in a repository whose .gitignore alternates * and letters', async () => {
-    gate = await startOutsideGate((dirs) => {
-      writeFileSync(join(dirs.workspace, '.gitignore'), `${'*a'.repeat(30)}*b\n`);
-      writeFileSync(join(dirs.workspace, 'a'.repeat(80)), '');
-    });
-    const result = await callTool(gate, 'list_dir', {}, 10_000);
-    expect(result.isError).toBe(false);
-    expect(textOf(result)).toContain('a'.repeat(80));
-  }, 45_000);
-
-  it('search_files answers promptly for an include glob that repeats **/', async () => {
-    gate = await startOutsideGate((dirs) => {
-      nestedFolders(dirs.workspace, 9);
-      writeFileSync(join(dirs.workspace, 'd/d/d/d/d/d/d/d/d/other.txt'), 'needle\n');
-    });
-    const result = await callTool(gate, 'search_files', { query: 'needle', include: [`${'**/'.repeat(40)}deep.txt`] }, 10_000);
-    expect(result.isError).toBe(false);
-    expect(result.structuredContent).toMatchObject({ matches: [expect.objectContaining({ path: 'd/d/d/d/d/d/d/d/d/deep.txt' })] });
-    expect(result.structuredContent).toMatchObject({ filesSearched: 1 });
-  }, 45_000);
-});
-
-describe('a hostile regex cannot stall search_files', () => {
-  let gate: OutsideGate | undefined;
-  afterEach(async () => {
-    await gate?.close();
-    gate = undefined;
+    // The pattern was read and applied: the file it names is hidden.
+    expect(textOf(result)).not.toMatch(/d\/x\b/);
   });
 
-  it('answers promptly for regexes that backtrack exponentially on a long line', async () => {
-    gate = await startOutsideGate((dirs) => writeFileSync(join(dirs.workspace, 'long.txt'), `${'a'.repeat(9_000)}\n`));
+  it('list_dir answers promptly in a repository whose .gitignore alternates * and letters', async () => {
+    const result = await callTool(gate, 'list_dir', { path: 'alternates' }, 10_000);
+    expect(result.isError).toBe(false);
+    expect(textOf(result)).toContain('a'.repeat(80));
+    expect(textOf(result)).not.toContain(`${'a'.repeat(30)}b`);
+  });
+
+  it('search_files answers promptly for an include glob that repeats **/', async () => {
+    const result = await callTool(gate, 'search_files', { query: 'needle', path: 'globbed', include: [`${'**/'.repeat(40)}deep.txt`] }, 10_000);
+    expect(result.isError).toBe(false);
+    expect(result.structuredContent).toMatchObject({ matches: [expect.objectContaining({ path: 'globbed/d/d/d/d/d/d/d/d/d/deep.txt' })] });
+    expect(result.structuredContent).toMatchObject({ filesSearched: 1 });
+  });
+
+  it('search_files answers promptly for regexes that backtrack exponentially on a long line', async () => {
     // Nested quantifiers such as (a+)+ are refused outright; these alternations pass that check.
     for (const query of ['(a|aa)*b', '(a|a)*$x']) {
-      const startedAt = Date.now();
-      const result = await callTool(gate, 'search_files', { query, regex: true }, 10_000);
+      // A search still backtracking would end at the tool's deadline in ETIMEOUT, an error.
+      const result = await callTool(gate, 'search_files', { query, path: 'regex', regex: true }, 10_000);
       expect(result.isError, `${query}: ${textOf(result)}`).toBe(false);
       expect(result.structuredContent).toMatchObject({ matches: [] });
-      expect(Date.now() - startedAt, query).toBeLessThan(5_000);
     }
-  }, 45_000);
+  });
 });
 
 describe('calculator reads numbers, and only numbers', () => {
@@ -294,10 +289,8 @@ describe('http_fetch against hostile addresses and servers', () => {
     }, 45_000);
 
     it('a deeply nested HTML page is converted (or refused) before the tool deadline', async () => {
-      const started = Date.now();
       const { result } = await callAnswering(gate, 'http_fetch', { url: `http://127.0.0.1:${port}/nested` }, 'approve');
       expect(codeOf(result), textOf(result).slice(0, 200)).not.toBe('ETIMEOUT');
-      expect(Date.now() - started).toBeLessThan(20_000);
     }, 45_000);
   });
 });

@@ -1,10 +1,12 @@
 /**
- * `toolgate policy check | list | test | trust` as a person runs them (the built CLI in a child
- * process), and `serve --grant RULE --mode` through a real gate with the agent's MCP client.
+ * `toolgate policy check | list | test | trust`: what each prints, through the CLI's own main() in
+ * this process; as a person runs them (the built CLI in a child process) beside a running gate; and
+ * `serve --grant RULE --mode` through a real gate with the agent's MCP client.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCliHere } from './cliHere';
 import { connectMcp, makeTempDirs, readToken, runCli, spawnServe, textOf, type TempDirs } from './helpers';
 
 let dirs: TempDirs;
@@ -22,7 +24,7 @@ function writeUserPolicy(policy: unknown): void {
   writeFileSync(join(dirs.home, 'policy.json'), typeof policy === 'string' ? policy : JSON.stringify(policy, null, 2));
 }
 
-const check = (tool: string, input: unknown, ...extra: string[]) => runCli(['policy', 'check', tool, JSON.stringify(input), '--workspace', dirs.workspace, ...extra], dirs.home);
+const check = (tool: string, input: unknown, ...extra: string[]) => runCliHere(['policy', 'check', tool, JSON.stringify(input), '--workspace', dirs.workspace, ...extra], dirs.home);
 
 describe('toolgate policy', () => {
   it('check prints the decision, rule, layer, source and matched part, exiting 0 allow, 1 ask, 2 deny', async () => {
@@ -46,14 +48,14 @@ describe('toolgate policy', () => {
   it('list shows every rule with its source; test names a refused file, its line and the fix', async () => {
     writeFileSync(process.env.TOOLGATE_MANAGED_POLICY!, JSON.stringify({ deny: ['read_file(~/.ssh/**)'] }));
     writeUserPolicy({ allow: ['calculator'] });
-    const listed = await runCli(['policy', 'list', '--workspace', dirs.workspace], dirs.home);
+    const listed = await runCliHere(['policy', 'list', '--workspace', dirs.workspace], dirs.home);
     expect(listed.code).toBe(0);
     expect(listed.stdout).toContain(`deny  read_file(~/.ssh/**)  — managed policy line 1 (${process.env.TOOLGATE_MANAGED_POLICY})`);
     expect(listed.stdout).toContain('allow calculator  — user policy line 3');
-    expect((await runCli(['policy', 'test', '--workspace', dirs.workspace], dirs.home)).code).toBe(0);
+    expect((await runCliHere(['policy', 'test', '--workspace', dirs.workspace], dirs.home)).code).toBe(0);
 
     writeUserPolicy('{\n  "allow": [\n    {"rule": "shell_exec(ls *)", "examples": {"notMatch": ["ls; rm -rf /"], "match": ["lsof"]}}\n  ]\n}');
-    const tested = await runCli(['policy', 'test', '--workspace', dirs.workspace], dirs.home);
+    const tested = await runCliHere(['policy', 'test', '--workspace', dirs.workspace], dirs.home);
     expect(tested.code).toBe(1);
     expect(tested.stderr).toContain(`${join(dirs.home, 'policy.json')} line 3, column 14: the rule "shell_exec(ls *)" does not match its example "lsof". Fix:`);
   });
@@ -66,7 +68,7 @@ describe('toolgate policy', () => {
     const untrusted = await check('write_file', write);
     expect(untrusted.code).toBe(1);
     expect(untrusted.stderr).toContain('is not trusted');
-    const trusted = await runCli(['policy', 'trust', '--workspace', dirs.workspace], dirs.home);
+    const trusted = await runCliHere(['policy', 'trust', '--workspace', dirs.workspace], dirs.home);
     expect(trusted.code).toBe(0);
     expect(trusted.stdout).toContain('allow write_file(src/**)');
     expect((await check('write_file', write)).code).toBe(0);

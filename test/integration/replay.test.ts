@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReplayReport } from '../../shared/explorer';
 import { echoTool } from '../../main/tools/echo';
 import { startGate } from '../../main/gate/startGate';
+import { runCliHere } from './cliHere';
 import { ROOT, callIdOf, connectMcp, makeTempDirs, nextApproval, readToken, runCli, startTestGate, type TestGate } from './helpers';
 
 let gate: TestGate;
@@ -134,22 +135,22 @@ describe('replay of a recorded call', () => {
     writeFileSync(join(gate.dirs.workspace, 'cli.md'), 'before\n');
     const read = await record('read_file', { path: 'cli.md' });
     writeFileSync(join(gate.dirs.workspace, 'cli.md'), 'after\n');
-    const differentRun = await runCli(['audit', 'replay', read, '--json'], gate.dirs.home);
+    const differentRun = await runCliHere(['audit', 'replay', read, '--json'], gate.dirs.home);
     expect(differentRun.code, differentRun.stderr).toBe(1);
     const json = JSON.parse(differentRun.stdout) as ReplayReport;
     expect(json).toMatchObject({ callId: read, verdict: 'different' });
     expect(json.replayedHash).not.toBe(json.recordedHash);
 
     const cut = await record('echo', { text: 'y'.repeat(40_000) });
-    const refusedRun = await runCli(['audit', 'replay', cut], gate.dirs.home);
+    const refusedRun = await runCliHere(['audit', 'replay', cut], gate.dirs.home);
     expect(refusedRun.code).toBe(2);
     expect(refusedRun.stderr).toContain('not-replayable: the recorded arguments are not the whole input');
 
-    const unknown = await runCli(['audit', 'replay', 'no-such-call'], gate.dirs.home);
+    const unknown = await runCliHere(['audit', 'replay', 'no-such-call'], gate.dirs.home);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('ENOTFOUND: no call "no-such-call" in the audit log');
 
-    const missing = await runCli(['audit', 'replay'], gate.dirs.home);
+    const missing = await runCliHere(['audit', 'replay'], gate.dirs.home);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('audit replay needs a call id');
   });
@@ -157,7 +158,7 @@ describe('replay of a recorded call', () => {
   it('tells the person to start the gate when none runs', async () => {
     const dirs = makeTempDirs();
     try {
-      const run = await runCli(['audit', 'replay', 'some-call'], dirs.home);
+      const run = await runCliHere(['audit', 'replay', 'some-call'], dirs.home);
       expect(run.code).toBe(2);
       expect(run.stderr).toContain("a replay re-runs the tool in the gate's tool processes, and no gate is running");
       expect(run.stderr).toContain('toolgate serve');

@@ -51,23 +51,32 @@ function codeOf(result: CallToolResult): unknown {
   return result._meta?.['toolgate/errorCode'];
 }
 
-async function call(client: Client, name: string, args: Record<string, unknown>): Promise<{ result: CallToolResult; ms: number }> {
-  const started = Date.now();
-  const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
-  return { result, ms: Date.now() - started };
-}
-
 /**
- * "At once": a refusal takes milliseconds; the bound leaves room for a loaded machine and stays far
- * below the 30 s a blocked open() held a tool process (and every call queued behind it) before.
+ * A call's result. "At once" is shown by what the result is, not by a clock: a tool that opened a
+ * FIFO would block there until its 30 s deadline and end in ETIMEOUT (or hold the prompt back),
+ * where a refusal by kind answers EVALIDATION naming the kind.
  */
-const AT_ONCE_MS = 1500;
+async function call(client: Client, name: string, args: Record<string, unknown>): Promise<{ result: CallToolResult }> {
+  return { result: (await client.callTool({ name, arguments: args })) as CallToolResult };
+}
 
 const SPECIAL_FILES = [
   { name: 'pipe', says: 'a FIFO (named pipe)' },
   { name: 'sock', says: 'a socket' },
-  { name: 'null', says: 'a character device' },
 ];
+
+/** Expects read_file, edit_file and write_file each to refuse `path` as `says`, by its kind. */
+async function expectRefusedByKind(path: string, says: string): Promise<void> {
+  for (const [tool, args] of [
+    ['read_file', { path }],
+    ['edit_file', { path, strategy: 'snippet', old: 'a', new: 'b' }],
+    ['write_file', { path, content: 'replaced\n' }],
+  ] as const) {
+    const { result } = await call(agent, tool, args);
+    expect(codeOf(result), `${tool} ${path}`).toBe('EVALIDATION');
+    expect(textOf(result), `${tool} ${path}`).toContain(`${path} is ${says}, not a regular file`);
+  }
+}
 
 describe('file tools never block on special files', () => {
   it('edit_file on a FIFO is refused in its preview at once, and another agent meanwhile is not delayed', async () => {
@@ -76,42 +85,33 @@ describe('file tools never block on special files', () => {
     const [edit, read] = await Promise.all([editing, reading]);
     expect(codeOf(edit.result)).toBe('EVALIDATION');
     expect(textOf(edit.result)).toContain('special/pipe is a FIFO (named pipe), not a regular file');
-    expect(edit.ms).toBeLessThan(AT_ONCE_MS);
     expect(read.result.isError).toBe(false);
-    expect(read.ms).toBeLessThan(AT_ONCE_MS);
     expect(read.result.structuredContent).toMatchObject({ content: 'needle in a file\n' });
   });
 
-  it('read_file, edit_file and write_file refuse a FIFO, a socket and a device by kind, each at once', async () => {
-    for (const special of SPECIAL_FILES) {
-      if (special.name === 'null' && !deviceMade) continue;
-      const path = `special/${special.name}`;
-      for (const [tool, args] of [
-        ['read_file', { path }],
-        ['edit_file', { path, strategy: 'snippet', old: 'a', new: 'b' }],
-        ['write_file', { path, content: 'replaced\n' }],
-      ] as const) {
-        const { result, ms } = await call(agent, tool, args);
-        expect(codeOf(result), `${tool} ${path}`).toBe('EVALIDATION');
-        expect(textOf(result), `${tool} ${path}`).toContain(`${path} is ${special.says}, not a regular file`);
-        expect(ms, `${tool} ${path}`).toBeLessThan(AT_ONCE_MS);
-      }
-    }
+  it('read_file, edit_file and write_file refuse a FIFO and a socket by kind, each at once', async () => {
+    for (const special of SPECIAL_FILES) await expectRefusedByKind(`special/${special.name}`, special.says);
     // write_file did not replace the FIFO by its rename: it is still a FIFO.
     expect(execFileSync('stat', ['-c', '%F', join(gate.dirs.workspace, 'special', 'pipe')], { encoding: 'utf8' })).toContain('fifo');
   });
 
+  it('read_file, edit_file and write_file refuse a character device by kind, and list_dir names it', async (context) => {
+    // A skip, not a silent pass: the run's summary counts it as a guard this machine could not test.
+    context.skip(!deviceMade, 'this machine cannot make a device node (mknod needs root and a file system that allows one)');
+    await expectRefusedByKind('special/null', 'a character device');
+    const listing = await call(agent, 'list_dir', { path: 'special' });
+    expect((listing.result.structuredContent as { entries: unknown[] }).entries).toContainEqual({ name: 'null', path: 'special/null', type: 'other', kind: 'character-device' });
+  });
+
   it('a symlink to /dev/null is refused as leaving the workspace', async () => {
     execFileSync('ln', ['-sf', '/dev/null', join(gate.dirs.workspace, 'special', 'devlink')]);
-    const { result, ms } = await call(agent, 'read_file', { path: 'special/devlink' });
+    const { result } = await call(agent, 'read_file', { path: 'special/devlink' });
     expect(codeOf(result)).toBe('EPERMISSION');
-    expect(ms).toBeLessThan(AT_ONCE_MS);
   });
 
   it('search_files over a folder holding them returns, and list_dir names each by its kind', async () => {
     const search = await call(agent, 'search_files', { query: 'needle', path: 'special' });
     expect(search.result.isError).toBe(false);
-    expect(search.ms).toBeLessThan(AT_ONCE_MS);
     expect(search.result.structuredContent).toMatchObject({ matches: [{ path: 'special/notes.txt', line: 1 }] });
     const pointed = await call(agent, 'search_files', { query: 'needle', path: 'special/pipe' });
     expect(textOf(pointed.result)).toContain('special/pipe is a FIFO (named pipe), not a regular file');
@@ -120,7 +120,6 @@ describe('file tools never block on special files', () => {
     const entries = (listing.result.structuredContent as { entries: Array<{ name: string; type: string; kind?: string }> }).entries;
     expect(entries).toContainEqual({ name: 'pipe', path: 'special/pipe', type: 'other', kind: 'fifo' });
     expect(entries).toContainEqual({ name: 'sock', path: 'special/sock', type: 'other', kind: 'socket' });
-    if (deviceMade) expect(entries).toContainEqual({ name: 'null', path: 'special/null', type: 'other', kind: 'character-device' });
     const listedPipe = await call(agent, 'list_dir', { path: 'special/pipe' });
     expect(textOf(listedPipe.result)).toContain('special/pipe is not a directory but a FIFO (named pipe), which file tools list but never open');
   });
@@ -166,10 +165,9 @@ describe('a recursive delete binds the content it shows', () => {
   it('deleting a FIFO shows its kind and never opens it', async () => {
     execFileSync('mkfifo', [join(gate.dirs.workspace, 'stray-pipe')]);
     const prompt = nextApproval(gate.running.backend);
-    const started = Date.now();
     const deleting = agent.callTool({ name: 'delete_path', arguments: { path: 'stray-pipe' } });
+    // Its preview came, so the FIFO was looked at by kind and not opened (an open would block there).
     const request = await prompt;
-    expect(Date.now() - started).toBeLessThan(AT_ONCE_MS);
     expect(request.preview).toMatchObject({ kind: 'delete', entries: [{ path: 'stray-pipe', type: 'other', kind: 'fifo', bytes: 0 }] });
     await gate.running.backend.handlers.decideApproval({ approvalId: request.approvalId, decision: 'approve' });
     expect(((await deleting) as CallToolResult).isError).toBe(false);
