@@ -1,6 +1,7 @@
 import { basename } from 'node:path';
 import type { AuditProblem } from '../../shared/audit';
 import { GateError } from '../../shared/errors';
+import { countOf } from '../../shared/plural';
 import type { AnchorState } from './headAnchor';
 
 /** Damage that the head anchor shows: what kind, where (when there is one seq), and what to do. */
@@ -35,7 +36,7 @@ export function anchorFinding(anchor: AnchorState, log: LogEnd, headPath: string
     return {
       problem: 'anchor-missing',
       reason:
-        `the head anchor ${headPath} is missing, but the log has ${log.lastSeq} records; without it, records cut from the log's end cannot be noticed. ` +
+        `the head anchor ${headPath} is missing, but the log has ${countOf(log.lastSeq, 'record')}; without it, records cut from the log's end cannot be noticed. ` +
         `It goes missing when the state folder is cleaned or copied without it, or when someone cuts the log and removes the anchor to hide that. ` +
         `If you know why it is gone, accept the log as it is with \`${ACCEPT_COMMAND}\``,
     };
@@ -79,7 +80,7 @@ export function missingDatabaseFinding(anchor: AnchorState, databasePath: string
   return {
     problem: 'anchor-ahead',
     firstBadSeq: 1,
-    reason: `the audit database ${databasePath} is missing, but the head anchor says the gate wrote ${anchor.head.seq} records: it was deleted or moved`,
+    reason: `the audit database ${databasePath} is missing, but the head anchor says the gate wrote ${countOf(anchor.head.seq, 'record')}: it was deleted or moved`,
   };
 }
 

@@ -1,4 +1,5 @@
 import { CLOSING_KINDS, type AuditRecord } from '../../shared/audit';
+import { countOf, nounFor } from '../../shared/plural';
 import type { AuditStore } from './auditStore';
 import { summarizeCall } from './callSummary';
 import { callSpan, otlpRequest, type OtlpSpan } from './otlpSpans';
@@ -120,7 +121,7 @@ export class OtlpStreamer {
       this.stats.sent += spans.length;
       if (this.failing) {
         this.failing = false;
-        this.options.log?.(`OTLP export to ${this.options.endpoint} works again (${this.stats.failed} span(s) were not sent while it failed)`);
+        this.options.log?.(`OTLP export to ${this.options.endpoint} works again (${countOf(this.stats.failed, 'span')} ${nounFor(this.stats.failed, 'was', 'were')} not sent while it failed)`);
       }
     } catch (error) {
       this.stats.failed += spans.length;

@@ -60,8 +60,8 @@ function describeOpenCalls(calls: OpenCall[], gate: GateAddress | undefined): st
   if (calls.length > OPEN_CALLS_LISTED) lines.push(`  … and ${calls.length - OPEN_CALLS_LISTED} more`);
   const heading = gate
     ? `${countOf(calls.length, 'call')} under way in the running gate (pid ${gate.pid}), not ended yet:`
-    : `${countOf(calls.length, 'call')} ${nounFor(calls.length, 'has', 'have')} no end record and no gate is running: the gate stopped before they ended ` +
-      '(it was killed, crashed or the machine lost power). The next start of the gate records them as interrupted.';
+    : `${countOf(calls.length, 'call')} ${nounFor(calls.length, 'has', 'have')} no end record and no gate is running: the gate stopped before ${nounFor(calls.length, 'it', 'they')} ended ` +
+      `(it was killed, crashed or the machine lost power). The next start of the gate records ${nounFor(calls.length, 'it', 'them')} as interrupted.`;
   return `${heading}\n${lines.join('\n')}\n`;
 }
 

@@ -163,7 +163,7 @@ describe('audit verify: calls without an end', () => {
     const run = toolgate('audit', 'verify');
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('audit log intact: 12 records verified');
-    expect(run.stdout).toContain('1 call has no end record and no gate is running: the gate stopped before they ended');
+    expect(run.stdout).toContain('1 call has no end record and no gate is running: the gate stopped before it ended');
     expect(run.stdout).toMatch(/waiting-call {2}at approval-requested since \S+ \(seq 12\)/);
     expect(JSON.parse(toolgate('audit', 'verify', '--json').stdout)).toMatchObject({
       ok: true,

@@ -51,7 +51,7 @@ describe('a log of one record per step', () => {
     mkdirSync(home);
     mkdirSync(join(root, 'workspace'));
     writeOldShapeLog(home);
-    expect(toolgate(home, 'audit', 'verify')).toMatchObject({ code: 0, stdout: expect.stringContaining('1 call(s) have no end record') });
+    expect(toolgate(home, 'audit', 'verify')).toMatchObject({ code: 0, stdout: expect.stringContaining('1 call has no end record') });
 
     // A gate of today starts on it: the call left open is ended, and a new call is one record.
     const gate = await createGate({ home, workspace: join(root, 'workspace') });

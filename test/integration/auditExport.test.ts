@@ -25,7 +25,7 @@ afterAll(async () => {
 describe('toolgate audit export (CLI)', () => {
   it('streams the filtered calls as OTLP JSON to stdout, exit 0', async () => {
     const run = await runCli(['audit', 'export', '--format', 'otlp', '--tool', 'write_file', '--decider', 'timeout'], gated.dirs.home);
-    expect(run.stderr).toBe('exported 1 call(s) as OTLP JSON\n');
+    expect(run.stderr).toBe('exported 1 call as OTLP JSON\n');
     expect(run.code).toBe(0);
     const request = JSON.parse(run.stdout);
     expect(otlpProblems(request)).toEqual([]);

@@ -85,7 +85,7 @@ describe('a gate killed with kill -9 while a call waits for approval', () => {
 
     const afterCrash = await runCli(['audit', 'verify'], dirs.home);
     expect(afterCrash.code, afterCrash.stderr).toBe(0);
-    expect(afterCrash.stdout).toContain('1 call(s) have no end record and no gate is running: the gate stopped before they ended');
+    expect(afterCrash.stdout).toContain('1 call has no end record and no gate is running: the gate stopped before it ended');
     expect(afterCrash.stdout).toContain(`${requested.callId}  at approval-requested`);
 
     // The killed gate's newest records are still in audit.db-wal: a copy of the folder without it is caught.
