@@ -7,12 +7,15 @@ export function formatCountdown(remainingMs: number): string {
   return hours > 0 ? `${hours}:${String(minutes).padStart(2, '0')}:${seconds}` : `${minutes}:${seconds}`;
 }
 
-/** A duration for the Live table: 12 ms, 1.4 s, 2 min 5 s. */
+/** A duration for the Live table: 12 ms, 1.4 s, 2 min 5 s, 1 min (no "0 s", never "60 s"). */
 export function formatDuration(ms: number | undefined): string {
   if (ms === undefined) return '';
   if (ms < 1000) return `${Math.round(ms)} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
-  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
+  if (ms < 59_950) return `${(ms / 1000).toFixed(1)} s`;
+  // Rounded to whole seconds first, so 119.6 s reads 2 min rather than 1 min 60 s.
+  const seconds = Math.round(ms / 1000);
+  const rest = seconds % 60;
+  return rest === 0 ? `${seconds / 60} min` : `${Math.floor(seconds / 60)} min ${rest} s`;
 }
 
 /** Local wall-clock time of an ISO timestamp (HH:MM:SS), or the raw text if it does not parse. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { countDiffLines, formatDiffStats } from '../../renderer/format/diffStats';
 import { compactJson, truncate } from '../../renderer/format/json';
 import { guessLanguageId } from '../../renderer/format/language';
-import { formatCountdown } from '../../renderer/format/time';
+import { formatCountdown, formatDuration } from '../../renderer/format/time';
 
 describe('countDiffLines', () => {
   it('counts added and removed lines inside hunks only', () => {
@@ -61,5 +61,12 @@ describe('json and time formatting', () => {
     expect(formatCountdown(500)).toBe('0:01');
     expect(formatCountdown(-5)).toBe('0:00');
     expect(formatCountdown(3_600_000)).toBe('1:00:00');
+  });
+});
+
+describe('formatDuration', () => {
+  it('reads as a person would say it: whole minutes without "0 s", and never "60 s"', () => {
+    expect([450, 1_400, 60_000, 65_000, 119_600, 600_000].map(formatDuration)).toEqual(['450 ms', '1.4 s', '1 min', '1 min 5 s', '2 min', '10 min']);
+    expect(formatDuration(59_990)).toBe('1 min');
   });
 });
