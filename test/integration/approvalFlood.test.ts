@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startGate, type RunningGate } from '../../main/gate/startGate';
 import { connectMcp, makeTempDirs, readToken, textOf, type TempDirs } from './helpers';
+import { stepsOfAll } from '../../shared/auditSteps';
 
 let running: RunningGate | undefined;
 let dirs: TempDirs | undefined;
@@ -80,7 +81,7 @@ describe('a flood of prompts', () => {
     expect(late.refusedAtOnce).toHaveLength(2);
     for (const refused of late.refusedAtOnce) expect(textOf(refused)).toMatch(/10 prompts from all agents are already waiting for a person \(at most 10 in all\)/);
     // Every refusal is audited as its own rejected call.
-    const rejected = gate.gate.audit.list({ limit: 500 }).filter((record) => record.kind === 'rejected');
+    const rejected = stepsOfAll(gate.gate.audit.list({ limit: 500 })).filter((record) => record.kind === 'rejected');
     expect(rejected.filter((record) => (record.payload as { error: { code: string } }).error.code === 'EQUOTA')).toHaveLength(5);
     // Calls that need no person still run for everyone, the flooder included.
     expect(textOf(await third.callTool({ name: 'echo', arguments: { text: 'still here' } }))).toBe('{"text":"still here"}');

@@ -5,6 +5,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BridgeClient, connectMcp, rawRequest, startTestGate, textOf, type TestGate } from './helpers';
+import { stepsOfAll } from '../../shared/auditSteps';
 
 let gate: TestGate | undefined;
 afterEach(async () => {
@@ -40,8 +41,8 @@ describe('arguments too large to hold', () => {
     expect(result._meta?.['toolgate/errorCode']).toBe('EVALIDATION');
     expect(textOf(result)).toContain(bound);
     expect(textOf(result)).toMatch(/send less, or split the work over several calls/);
-    const records = gate.running.gate.audit.list({ limit: 10 }).filter((record) => record.callId === result._meta?.['toolgate/callId']);
-    expect(records.map((record) => record.kind)).toEqual(['rejected', 'invoked']);
+    const records = stepsOfAll(gate.running.gate.audit.list({ limit: 10 })).filter((record) => record.callId === result._meta?.['toolgate/callId']);
+    expect(records.map((record) => record.kind)).toEqual(['invoked', 'rejected']);
     for (const record of records) expect(JSON.stringify(record.payload).length).toBeLessThan(4096);
     for (const snapshot of seen) expect(snapshot.length).toBeLessThan(4096);
     expect(process.memoryUsage().rss - rssBefore).toBeLessThan(256 * MIB);
@@ -65,7 +66,7 @@ describe('arguments too large to hold', () => {
     expect(answer.status).toBe(413);
     // Refused by the look before any parse (test/server/jsonShape.test.ts bounds how far that look reads).
     expect(answer.body).toMatch(/holds (too many values to read|an object with more than 20000 keys) .*send less, or split the work over several calls/);
-    const refusal = gate.running.gate.audit.list({ limit: 5 }).find((record) => record.kind === 'rejected');
+    const refusal = stepsOfAll(gate.running.gate.audit.list({ limit: 5 })).find((record) => record.kind === 'rejected');
     expect(refusal?.payload).toMatchObject({ step: 'parse', error: { code: 'EVALIDATION' } });
     const client = await connectMcp(gate.running.mcpUrl, gate.token);
     expect(textOf(await client.callTool({ name: 'echo', arguments: { text: 'alive' } }))).toBe('{"text":"alive"}');
@@ -109,7 +110,7 @@ describe('arguments too large to hold', () => {
     await expect(client.callTool({ name: 'echo', arguments: { text: 'x' }, _meta: manyKeys(15_000) })).rejects.toThrow(
       /the request's envelope \(everything but the arguments\) breaks a bound: .*maxKeysPerObject bound is 10000/,
     );
-    expect(gate.running.gate.audit.list({ limit: 5 }).some((record) => record.kind === 'rejected')).toBe(true);
+    expect(stepsOfAll(gate.running.gate.audit.list({ limit: 5 })).some((record) => record.kind === 'rejected')).toBe(true);
     expect(textOf(await client.callTool({ name: 'echo', arguments: { text: 'alive' } }))).toBe('{"text":"alive"}');
   });
 

@@ -9,6 +9,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { readGateAddress } from '../../main/state/stateFolder';
+import type { AuditRecord } from '../../shared/audit';
+import { stepsOfAll } from '../../shared/auditSteps';
 import { BridgeClient, CLI, ROOT, cliEnv, makeTempDirs, readConsoleToken, readToken, runCli, spawnServe, type ServeProcess, type TempDirs } from './helpers';
 
 interface AuditLine {
@@ -35,7 +37,7 @@ describe('with `toolgate serve` running', () => {
   async function auditRecords(): Promise<AuditLine[]> {
     const listed = await runCli(['audit', 'list', '--json', '--limit', '1000'], dirs.home);
     expect(listed.code, listed.stderr).toBe(0);
-    return JSON.parse(listed.stdout) as AuditLine[];
+    return stepsOfAll(JSON.parse(listed.stdout) as AuditRecord[]) as unknown as AuditLine[];
   }
 
   it("prints the banner the README shows: the same lines in the same order, the sandbox's version once", () => {
@@ -133,7 +135,7 @@ describe('with `toolgate serve` running', () => {
     }
     expect(listed.stdout).toContain('\\u202eexe');
     // Still JSON, with the agent's text as it was sent.
-    const records = JSON.parse(json.stdout) as AuditLine[];
+    const records = stepsOfAll(JSON.parse(json.stdout) as AuditRecord[]) as unknown as AuditLine[];
     expect(records.some((record) => record.payload.arguments?.text === hostile)).toBe(true);
   });
 

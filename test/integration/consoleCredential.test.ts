@@ -12,6 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AuditRecord } from '../../shared/audit';
 import { startGate } from '../../main/gate/startGate';
 import { BridgeClient, connectMcp, makeTempDirs, openBridgeSocket, rawRequest, readToken, startTestGate, textOf, type TestGate } from './helpers';
+import { stepsOfAll } from '../../shared/auditSteps';
 
 let gate: TestGate;
 const cleanups: Array<() => unknown> = [];
@@ -43,8 +44,7 @@ async function openConsole(): Promise<BridgeClient> {
 
 /** The door refusals in the audit log for one surface, oldest first. */
 function refusalsOn(surface: 'mcp' | 'console'): Array<{ step: string; error: { code: string; message: string } }> {
-  return gate.running.gate.audit
-    .list({ limit: 1000 })
+  return stepsOfAll(gate.running.gate.audit.list({ limit: 1000 }))
     .filter((record: AuditRecord) => record.kind === 'rejected' && (record.payload as { surface?: string }).surface === surface)
     .map((record) => record.payload as { step: string; error: { code: string; message: string } })
     .reverse();

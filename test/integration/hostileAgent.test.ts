@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { nestedArrays } from '../fixtures/nestedJson';
 import { connectMcp, nextApproval, rawRequest, startTestGate, textOf, type TestGate } from './helpers';
+import { stepsOfAll } from '../../shared/auditSteps';
 
 let gate: TestGate | undefined;
 afterEach(async () => {
@@ -25,7 +26,7 @@ describe('an agent that tries to hurt the gate', () => {
       body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_dir","arguments":{"path":${'['.repeat(depth)}${']'.repeat(depth)}}}}`,
     });
     expect(raw.status).toBe(400);
-    const refusals = gate.running.gate.audit.list({ limit: 10 }).filter((record) => record.kind === 'rejected');
+    const refusals = stepsOfAll(gate.running.gate.audit.list({ limit: 10 })).filter((record) => record.kind === 'rejected');
     expect(refusals.map((record) => record.payload)).toEqual([
       expect.objectContaining({ step: 'parse', error: expect.objectContaining({ code: 'EVALIDATION' }) }),
       expect.objectContaining({ step: 'parse', error: expect.objectContaining({ code: 'EVALIDATION' }) }),

@@ -5,6 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { rawRequest, startTestGate, type RawResponse, type TestGate } from './helpers';
+import { stepsOfAll } from '../../shared/auditSteps';
 
 let gate: TestGate;
 
@@ -65,8 +66,7 @@ function echoCall(id: number, text: string) {
 
 /** The refusals written to the audit log, as step names, oldest first. */
 function refusedSteps(): string[] {
-  return gate.running.gate.audit
-    .list({ limit: 1000 })
+  return stepsOfAll(gate.running.gate.audit.list({ limit: 1000 }))
     .filter((record) => record.kind === 'rejected' && (record.payload as { step: string }).step !== 'execute')
     .map((record) => (record.payload as { step: string }).step)
     .reverse();
@@ -74,8 +74,7 @@ function refusedSteps(): string[] {
 
 /** The echo texts that reached the executor (its 'invoked' audit records). */
 function invokedTexts(): string[] {
-  return gate.running.gate.audit
-    .list({ limit: 1000 })
+  return stepsOfAll(gate.running.gate.audit.list({ limit: 1000 }))
     .filter((record) => record.kind === 'invoked')
     .map((record) => (record.payload as { arguments: { text: string } }).arguments.text);
 }
@@ -173,7 +172,7 @@ describe('tools/call arguments that are not an object', () => {
       expect(reply.result.isError).toBe(true);
       expect(reply.result.content[0].text).toMatch(expected);
     }
-    const rejected = gate.running.gate.audit.list({ limit: 100 }).filter((record) => record.kind === 'rejected');
+    const rejected = stepsOfAll(gate.running.gate.audit.list({ limit: 100 })).filter((record) => record.kind === 'rejected');
     expect(rejected.map((record) => (record.payload as { step: string }).step).reverse()).toEqual(['parse', 'validate', 'validate']);
     // A string of valid JSON is what some agents send: it runs.
     const ok = await postMcp(call(20, '{"text":"as text"}'), auth);

@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { auditKinds, callIdOf, rawRequest, startTestGate, type TestGate } from './helpers';
 import { connectModernMcp } from './modernClient';
+import { stepsOfAll } from '../../shared/auditSteps';
 
 let gate: TestGate | undefined;
 
@@ -63,8 +64,7 @@ function post(body: string, headers: Record<string, string>) {
 
 /** The requests refused at the door (no call was made), as the audit recorded them, oldest first. */
 function doorRefusals(): Array<{ step: string; error: { message: string } }> {
-  return gate!.running.gate.audit
-    .list({ limit: 200 })
+  return stepsOfAll(gate!.running.gate.audit.list({ limit: 200 }))
     .filter((record) => record.kind === 'rejected' && 'surface' in (record.payload as object))
     .map((record) => record.payload as { step: string; error: { message: string } })
     .reverse();

@@ -8,6 +8,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type WebSocket from 'ws';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BridgeClient, connectMcp, openBridgeSocket, startTestGate, textOf, type TestGate } from './helpers';
+import { stepsOf, stepsOfAll } from '../../shared/auditSteps';
 
 let gate: TestGate;
 const cleanups: Array<() => unknown> = [];
@@ -23,8 +24,7 @@ afterEach(async () => {
 
 /** Refused console connections in the audit log, as step names, oldest first. */
 function consoleRefusals(): string[] {
-  return gate.running.gate.audit
-    .list({ limit: 100 })
+  return stepsOfAll(gate.running.gate.audit.list({ limit: 100 }))
     .filter((record) => record.kind === 'rejected' && (record.payload as { surface?: string }).surface === 'console')
     .map((record) => (record.payload as { step: string }).step)
     .reverse();
@@ -173,7 +173,7 @@ describe('bridge events', () => {
     const callId = result._meta?.['toolgate/callId'];
     const completed = await bridge.waitForEvent('callUpdated', (call) => call.callId === callId && call.status === 'completed');
     expect(completed).toMatchObject({ tool: 'echo', source: 'mcp', data: { text: 'seen by the console' } });
-    const audited = await bridge.waitForEvent('auditAppended', (record) => record.callId === callId && record.kind === 'completed');
+    const audited = await bridge.waitForEvent('auditAppended', (record) => record.callId === callId && stepsOf(record).some((step) => step.kind === 'completed'));
     expect(audited.hash).toMatch(/^[0-9a-f]{64}$/);
     const verify = await bridge.request('verifyAudit', {});
     expect(verify).toMatchObject({ ok: true, value: { ok: true } });
