@@ -361,16 +361,20 @@ export class ToolProcessPool {
   }
 
   /**
-   * Hands free processes to waiting calls in arrival order: one of the call's profile if idle, else a
-   * new one while there is room, else an idle one of another profile is ended to make room.
+   * Hands free processes to waiting calls in arrival order: one of the call's profile if idle, else
+   * (once the pool holds `size`) the wait for a busy one of its profile, else a new one while there
+   * is room, else an idle one of another profile is ended to make room.
    */
   private dispatch(): void {
     while (this.waiting.length > 0 && !this.closed) {
       const waiter = this.waiting[0]!;
       const at = this.idle.findIndex((worker) => worker.isolation.key === waiter.isolation.key);
       let worker: PoolWorker | undefined;
+      const served = this.live() >= this.options.size && this.serves(waiter.isolation.key);
       if (at >= 0) {
         worker = this.idle.splice(at, 1)[0];
+      } else if (served) {
+        return;
       } else if (this.live() < this.capacity()) {
         worker = this.spawn(waiter.isolation, waiter.profile);
       } else if (this.idle.length > 0) {
@@ -383,6 +387,19 @@ export class ToolProcessPool {
       this.waiting.shift();
       waiter.hand(worker);
     }
+  }
+
+  /**
+   * Whether a process of this isolation will serve a call again once free. Past the pool's `size`,
+   * the spares' room goes to profiles no process serves: a call of a served profile waits for its
+   * process rather than starting another (each holds 80 MB or more, and on a few cores more of them
+   * add no calls per second).
+   */
+  private serves(key: string): boolean {
+    for (const worker of this.workers) {
+      if (worker.isolation.key === key && !worker.retired && !worker.exited && (!worker.isolation.singleUse || this.idle.includes(worker))) return true;
+    }
+    return false;
   }
 
   /** Processes that may exist at once: `size`, and the spares. */
