@@ -362,18 +362,17 @@ export class ToolProcessPool {
 
   /**
    * Hands free processes to waiting calls in arrival order: one of the call's profile if idle, else
-   * (once the pool holds `size`) the wait for a busy one of its profile, else a new one while there
-   * is room, else an idle one of another profile is ended to make room.
+   * the wait for a busy one once its profile has `size` of them, else a new one while there is room,
+   * else an idle one of another profile is ended to make room.
    */
   private dispatch(): void {
     while (this.waiting.length > 0 && !this.closed) {
       const waiter = this.waiting[0]!;
       const at = this.idle.findIndex((worker) => worker.isolation.key === waiter.isolation.key);
       let worker: PoolWorker | undefined;
-      const served = this.live() >= this.options.size && this.serves(waiter.isolation.key);
       if (at >= 0) {
         worker = this.idle.splice(at, 1)[0];
-      } else if (served) {
+      } else if (this.serving(waiter.isolation.key) >= this.options.size) {
         return;
       } else if (this.live() < this.capacity()) {
         worker = this.spawn(waiter.isolation, waiter.profile);
@@ -390,16 +389,17 @@ export class ToolProcessPool {
   }
 
   /**
-   * Whether a process of this isolation will serve a call again once free. Past the pool's `size`,
-   * the spares' room goes to profiles no process serves: a call of a served profile waits for its
-   * process rather than starting another (each holds 80 MB or more, and on a few cores more of them
-   * add no calls per second).
+   * How many processes of this isolation will serve a call again once free. A profile has at most
+   * the pool's `size` of them: past that, its calls wait for one rather than start another, and the
+   * spares' room goes to profiles no process serves (each process holds 80 MB or more, and on a few
+   * cores more of one profile add no calls per second).
    */
-  private serves(key: string): boolean {
+  private serving(key: string): number {
+    let count = 0;
     for (const worker of this.workers) {
-      if (worker.isolation.key === key && !worker.retired && !worker.exited && (!worker.isolation.singleUse || this.idle.includes(worker))) return true;
+      if (worker.isolation.key === key && !worker.retired && !worker.exited && (!worker.isolation.singleUse || this.idle.includes(worker))) count++;
     }
-    return false;
+    return count;
   }
 
   /** Processes that may exist at once: `size`, and the spares. */
