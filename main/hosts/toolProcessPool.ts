@@ -362,8 +362,9 @@ export class ToolProcessPool {
   }
 
   /**
-   * Hands free processes to waiting calls in arrival order: one of the call's profile if idle, else a
-   * new one while there is room, else an idle one of another profile is ended to make room.
+   * Hands free processes to waiting calls in arrival order: one of the call's profile if idle, else
+   * the wait for a busy one once its profile has `size` of them, else a new one while there is room,
+   * else an idle one of another profile is ended to make room.
    */
   private dispatch(): void {
     while (this.waiting.length > 0 && !this.closed) {
@@ -372,6 +373,8 @@ export class ToolProcessPool {
       let worker: PoolWorker | undefined;
       if (at >= 0) {
         worker = this.idle.splice(at, 1)[0];
+      } else if (this.serving(waiter.isolation.key) >= this.options.size) {
+        return;
       } else if (this.live() < this.capacity()) {
         worker = this.spawn(waiter.isolation, waiter.profile);
       } else if (this.idle.length > 0) {
@@ -384,6 +387,20 @@ export class ToolProcessPool {
       this.waiting.shift();
       waiter.hand(worker);
     }
+  }
+
+  /**
+   * How many processes of this isolation will serve a call again once free. A profile has at most
+   * the pool's `size` of them: past that, its calls wait for one rather than start another, and the
+   * spares' room goes to profiles no process serves (each process holds 80 MB or more, and on a few
+   * cores more of one profile add no calls per second).
+   */
+  private serving(key: string): number {
+    let count = 0;
+    for (const worker of this.workers) {
+      if (worker.isolation.key === key && !worker.retired && !worker.exited && (!worker.isolation.singleUse || this.idle.includes(worker))) count++;
+    }
+    return count;
   }
 
   /** Processes that may exist at once: `size`, and the spares. */

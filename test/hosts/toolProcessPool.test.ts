@@ -204,6 +204,16 @@ describe('spare tool processes', () => {
     await waitUntil(() => singleUse() === 3, 10_000);
   });
 
+  it('calls of one profile at once wait for its process: the spares are kept for profiles no process serves', async () => {
+    sparePool(2);
+    const outcomes = await Promise.all([1, 2, 3, 4].map(() => echo(READ_ONLY_PROFILE)));
+    expect(outcomes.every((outcome) => outcome.ok)).toBe(true);
+    expect(profiles).toEqual([profileName(READ_ONLY_PROFILE)]);
+    // A call of a profile no process serves still gets a spare of its own at once.
+    await expect(echo(WRITE)).resolves.toMatchObject({ ok: true });
+    expect(profiles).toEqual([profileName(READ_ONLY_PROFILE), profileName(WRITE)]);
+  });
+
   it('never holds more than size + spares processes, however many profiles are asked for', async () => {
     const spares = sparePool(2);
     for (const profile of [WRITE, NETWORK, SPAWNS, { ...WRITE, network: true }]) spares.expect(profile);
