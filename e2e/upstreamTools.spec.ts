@@ -77,7 +77,7 @@ test("a writing tool trusted at the tier its form suggests asks the person with 
   await expect(await consolePage.approvals.diffPath(card)).toHaveText('notes.md');
   expect(await consolePage.approvals.diffText(card)).toContain('+two');
   // The side-by-side diff on screen marks the one added line, and shows it.
-  expect(await consolePage.approvals.highlightedRows(card)).toEqual({ added: 1, removed: 0 });
+  await expect.poll(() => consolePage.approvals.highlightedRows(card)).toEqual({ added: 1, removed: 0 });
   await expect((await consolePage.approvals.diffEditor(card)).locator('.line-insert').first()).toBeVisible();
   expect(await consolePage.approvals.newSideTextAtEnd(card)).toContain('two');
   expect(readFileSync(notes, 'utf8')).toBe('one\n');

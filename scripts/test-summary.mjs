@@ -29,8 +29,11 @@ function skippedSpecs(suite) {
   for (const spec of suite.specs ?? []) {
     for (const test of spec.tests ?? []) {
       if (test.status !== 'skipped') continue;
-      const reason = (test.annotations ?? []).find((annotation) => annotation.type === 'skip')?.description;
-      found.push({ file: spec.file, title: spec.title, reason });
+      const skip = (test.annotations ?? []).find((annotation) => annotation.type === 'skip');
+      // A test of a serial group that never started because an earlier one failed is no skip of
+      // its own: the failure already fails the run, and the test is named as not run after it.
+      const notRun = !skip && (test.results ?? []).every((result) => result.status === 'skipped' && (result.annotations ?? []).length === 0);
+      found.push({ file: spec.file, title: spec.title, reason: skip?.description, notRun });
     }
   }
   for (const child of suite.suites ?? []) found.push(...skippedSpecs(child));
@@ -45,7 +48,10 @@ if (existsSync('test-results/playwright.json')) {
   passed += stats.expected + (stats.flaky ?? 0);
   failed += stats.unexpected;
   skipped += stats.skipped;
-  const specs = (report.suites ?? []).flatMap(skippedSpecs);
+  const all = (report.suites ?? []).flatMap(skippedSpecs);
+  const afterFailure = all.filter((spec) => spec.notRun && stats.unexpected > 0);
+  const specs = all.filter((spec) => !afterFailure.includes(spec));
+  if (afterFailure.length > 0) lines.push(`Playwright: ${afterFailure.length} spec${afterFailure.length === 1 ? '' : 's'} not run after a failure earlier in ${afterFailure.length === 1 ? 'its' : 'their'} serial group (see the failure above)`);
   const expected = specs.filter((spec) => NOT_GUARDS.has(spec.file.replace(/^.*\//, '')));
   const guards = specs.filter((spec) => !expected.includes(spec));
   untestedGuards = guards.length;
