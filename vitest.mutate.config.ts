@@ -57,9 +57,5 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
-    // One worker keeps the guarded modules loaded from mutant to mutant (StrykerJS switches mutants
-    // at run time): without it every run imports the policy and audit code again, which costs more
-    // than the tests themselves.
-    isolate: false,
   },
 });
