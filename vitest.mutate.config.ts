@@ -23,7 +23,7 @@ export default defineConfig({
       'test/policy/shellExpansions.test.ts',
       'test/policy/shellRules.test.ts',
       'test/policy/tierPolicy.test.ts',
-      'test/policy/judgeMutants.test.ts',
+      'test/policy/everyPartJudged.test.ts',
       // the audit chain, its anchor and checkpoints
       'test/audit/auditTampering.test.ts',
       'test/audit/auditStore.test.ts',
