@@ -35,7 +35,8 @@ export default defineConfig({
       'test/secrets/redactor.test.ts',
       'test/secrets/placeholders.test.ts',
       'test/secrets/secretForms.test.ts',
-      'test/secrets/redactorEdges.test.ts',
+      'test/secrets/searchFilesRedacted.test.ts',
+      'test/secrets/editFileRedacted.test.ts',
       // the shell reader's refusals and risk flags, protected paths, the seccomp filter
       'test/tools/shellRisks.test.ts',
       'test/tools/shellUnreadable.test.ts',
