@@ -11,7 +11,7 @@ import { anchorFinding, missingDatabaseFinding, type LogEnd } from '../../main/a
 import { recordsInOrder, walkChain, type StoredRow } from '../../main/audit/chainWalk';
 import type { AnchorState } from '../../main/audit/headAnchor';
 import { recordHash } from '../../main/audit/recordHash';
-import { openDatabase } from '../../main/audit/sqlite';
+import { openDatabase, type SqliteDatabase } from '../../main/audit/sqlite';
 import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
 import { auditPaths, tamper, writeRecords } from './auditFixture';
 
@@ -29,6 +29,16 @@ afterEach(() => removeTempFolder(home));
 
 const FROM_START = { seq: 1, prevHash: GENESIS_HASH };
 
+/** Runs `use` on the log's database, opened directly (its append-only triggers already dropped). */
+function withDatabase(use: (db: SqliteDatabase) => void): void {
+  const db = openDatabase(auditPaths(home).path);
+  try {
+    use(db);
+  } finally {
+    db.close();
+  }
+}
+
 /** A row with its hash recomputed over its (changed) fields and prevHash: consistent in itself. */
 function rehashed(row: StoredRow): StoredRow {
   const hash = recordHash(row.prev_hash, { seq: row.seq, callId: row.call_id, kind: row.kind as never, time: row.time, payload: JSON.parse(row.payload) });
@@ -42,14 +52,36 @@ describe('the chain walk', () => {
   });
 
   it('reads the records in order, from and to any seq', () => {
-    const db = openDatabase(auditPaths(home).path);
-    try {
+    withDatabase((db) => {
       expect([...recordsInOrder(db, 3)].map((row) => row.seq)).toEqual([3, 4, 5, 6]);
       expect([...recordsInOrder(db, 2, 4)].map((row) => row.seq)).toEqual([2, 3, 4]);
+      expect([...recordsInOrder(db, 4, 4)].map((row) => row.seq)).toEqual([4]);
       expect([...recordsInOrder(db, 7)]).toEqual([]);
-    } finally {
-      db.close();
-    }
+    });
+  });
+
+  it('walks a log longer than one read slice to its end, and finds a record edited past the first slice', () => {
+    // Chained on from the six records written: 5,010 in all, more than one slice of reads.
+    let prev = rows[5]!.hash;
+    const time = rows[5]!.time;
+    // The append-only triggers were dropped when the rows were read (beforeEach).
+    withDatabase((db) => {
+      const insert = db.prepare('INSERT INTO audit (seq, call_id, kind, time, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?)');
+      db.exec('BEGIN');
+      for (let seq = 7; seq <= 5010; seq++) {
+        const payload = { step: seq };
+        const hash = recordHash(prev, { seq, callId: 'call-long', kind: 'invoked', time, payload });
+        insert.run(seq, 'call-long', 'invoked', time, JSON.stringify(payload), prev, hash);
+        prev = hash;
+      }
+      db.exec('COMMIT');
+    });
+    withDatabase((db) => {
+      expect(walkChain(recordsInOrder(db), FROM_START)).toMatchObject({ ok: true, records: 5010, lastSeq: 5010, lastHash: prev });
+      expect([...recordsInOrder(db, 4998, 5003)].map((row) => row.seq)).toEqual([4998, 4999, 5000, 5001, 5002, 5003]);
+      db.prepare('UPDATE audit SET payload = ? WHERE seq = 5007').run('{"step":1}');
+      expect(walkChain(recordsInOrder(db), FROM_START)).toMatchObject({ ok: false, records: 5006, seq: 5007 });
+    });
   });
 
   it('names a record missing from the middle or the start', () => {
@@ -110,7 +142,10 @@ describe('the head anchor against the end of the log', () => {
   });
 
   it('finds a rewritten log: the record the anchor names has another hash, at the end or behind it', () => {
-    expect(anchorFinding(present(6, rows[4]!.hash), logOf(6), HEAD)).toMatchObject({ problem: 'anchor-mismatch', firstBadSeq: 6 });
+    const mismatch = anchorFinding(present(6, rows[4]!.hash), logOf(6), HEAD);
+    expect(mismatch).toMatchObject({ problem: 'anchor-mismatch', firstBadSeq: 6 });
+    // Both hashes are shown by their first 16 digits, so the person can tell which is which.
+    expect(mismatch!.reason).toContain(`gives its hash as ${rows[4]!.hash.slice(0, 16)}…, the log has ${rows[5]!.hash.slice(0, 16)}…;`);
     expect(anchorFinding(present(3, 'f'.repeat(64)), logOf(6), HEAD)).toMatchObject({ problem: 'anchor-mismatch', firstBadSeq: 3 });
   });
 
