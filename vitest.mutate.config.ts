@@ -35,6 +35,7 @@ export default defineConfig({
       'test/secrets/redactor.test.ts',
       'test/secrets/placeholders.test.ts',
       'test/secrets/secretForms.test.ts',
+      'test/secrets/redactorBoundaries.test.ts',
       'test/secrets/searchFilesRedacted.test.ts',
       'test/secrets/editFileRedacted.test.ts',
       // the shell reader's refusals and risk flags, protected paths, the seccomp filter
