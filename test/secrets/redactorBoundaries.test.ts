@@ -9,6 +9,9 @@ import { Redactor } from '../../main/secrets/redactor';
 
 const TOKEN = { name: 'GH_TOKEN', value: 'ghp_S3cr3tT0ken' };
 
+/** Whether a text holds no lone surrogate (what String.prototype.isWellFormed says, in ES2024). */
+const wellFormed = (text: string) => !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(text);
+
 describe('text passed on before the rest arrives', () => {
   it('holds back the start of a secret and passes on what cannot begin one, so the secret never leaks across the cut', () => {
     const redactor = new Redactor([TOKEN]);
@@ -35,10 +38,10 @@ describe('text passed on before the rest arrives', () => {
     const text = `ok ${'😀'.repeat(40)} then 😀 k3y-V4lue ${'😀'.repeat(40)}`;
     for (let at = 1; at < text.length; at++) {
       // Chunks as a decoder hands them on: never inside a pair.
-      if (!text.slice(0, at).isWellFormed()) continue;
+      if (!wellFormed(text.slice(0, at))) continue;
       const stream = redactor.createStreamRedactor();
       const pieces = [stream.push(text.slice(0, at)), stream.push(text.slice(at)), stream.flush()];
-      expect(pieces.map((piece) => piece.isWellFormed())).toEqual([true, true, true]);
+      expect(pieces.map(wellFormed)).toEqual([true, true, true]);
       expect(pieces.join('')).toBe(redactor.redactText(text));
     }
   });

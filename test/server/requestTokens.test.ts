@@ -13,7 +13,7 @@ import type { Refusal } from '../../main/server/refusalAudit';
 import { bearerToken, foreignHeaders, tokenMatches, type GateTokens } from '../../main/server/requestGuards';
 import { BRIDGE_PROTOCOL, CLOSE_BAD_TOKEN, WsBridgeServer } from '../../main/server/wsBridgeServer';
 
-const TOKENS: GateTokens = { mcp: 'a9'.repeat(16), console: 'c0'.repeat(16) };
+const TOKENS = { mcp: 'a9'.repeat(16), console: 'c0'.repeat(16) } satisfies GateTokens;
 const PORT = 43117;
 
 describe('Host and Origin', () => {
