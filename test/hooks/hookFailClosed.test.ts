@@ -120,6 +120,16 @@ describe('a gate that cannot judge gets ask, never allow', () => {
     expect(await judge(input('Bash', 'PostToolUse'))).toEqual({});
   });
 
+  it('asks when the gate answers a PreToolUse without a decision, which would leave Claude Code to its own rules', async () => {
+    await gateAnswering(200, {});
+    expect(await judge(input())).toMatchObject({ hookSpecificOutput: { permissionDecision: 'ask', permissionDecisionReason: expect.stringContaining('without a decision') } });
+  });
+
+  it('answers {} to an outcome even when the gate answers it with a decision', async () => {
+    await gateAnswering(200, allow());
+    expect(await judge(input('Bash', 'PostToolUse'))).toEqual({});
+  });
+
   it('asks when the gate hands a run grant with anything but an allowed Bash call', async () => {
     await gateAnswering(200, allow({ runInGate: GRANT }));
     expect(decision(await judge(input('Write', 'PreToolUse', { file_path: join(home, 'a'), content: 'x' })))).toBe('ask');

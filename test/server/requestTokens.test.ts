@@ -128,6 +128,18 @@ describe('the console token on /bridge', () => {
     }
   });
 
+  it('refuses a client that sends no Origin, as only a browser page may open the console', async () => {
+    const { port, refusals } = await startBridge(TOKENS);
+    const tab = new WebSocket(`ws://127.0.0.1:${port}/bridge`, [BRIDGE_PROTOCOL, `toolgate.token.${TOKENS.console}`]);
+    const status = await new Promise<number | undefined>((resolve) => {
+      tab.once('unexpected-response', (_request, response) => resolve(response.statusCode));
+      tab.once('open', () => resolve(101));
+      tab.once('error', () => resolve(undefined));
+    });
+    expect(status).toBe(403);
+    expect(refusals).toMatchObject([{ step: 'origin', surface: 'console' }]);
+  });
+
   it('refuses a page of another origin before any handshake, and records it', async () => {
     const { port, refusals } = await startBridge(TOKENS);
     const tab = new WebSocket(`ws://127.0.0.1:${port}/bridge`, [BRIDGE_PROTOCOL, `toolgate.token.${TOKENS.console}`], { origin: 'http://evil.example' });
