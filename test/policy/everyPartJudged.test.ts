@@ -32,6 +32,27 @@ describe('a bare rule of a tool holds every call of it, whatever parts it has', 
   });
 });
 
+describe('an ask reads a command as broadly as a deny does', () => {
+  it('holds a command behind a wrapper or another spelling of its flags, which the allow alone lets through', async () => {
+    const lines = ['rm -r -f build', 'rm --recursive --force build', 'timeout 5 rm -rf build'];
+    await withUserPolicy({ allow: ['shell_exec(rm *)', 'shell_exec(timeout *)'] });
+    for (const line of lines) expect({ line, decision: (await decideShell(policy.engine(), line)).decision }).toEqual({ line, decision: 'allow' });
+    await withUserPolicy({ allow: ['shell_exec(rm *)', 'shell_exec(timeout *)'], ask: ['shell_exec(rm -rf *)'] });
+    for (const line of lines) expect({ line, decision: (await decideShell(policy.engine(), line)).decision }).toEqual({ line, decision: 'ask' });
+  });
+});
+
+describe('an ask of a path holds every tool that reaches it', () => {
+  it('asks about a file a shell command reads, though the command itself is allowed', async () => {
+    await withUserPolicy({ allow: ['shell_exec(cat *)'] });
+    expect((await decideShell(policy.engine(), 'cat secrets/key')).decision).toBe('allow');
+    await withUserPolicy({ allow: ['shell_exec(cat *)', 'read_file'], ask: ['read_file(secrets/**)'] });
+    expect((await decideShell(policy.engine(), 'cat secrets/key')).decision).toBe('ask');
+    expect((await decideShell(policy.engine(), 'cat notes.txt')).decision).toBe('allow');
+    expect((await decideCall(policy.engine(), 'read_file', { path: 'secrets/key' })).decision).toBe('ask');
+  });
+});
+
 describe('an allow holds only what it can see', () => {
   it('a line the reader refuses is never allowed by the allow its first word matches', async () => {
     await withUserPolicy({ allow: ['shell_exec(echo *)'] });
