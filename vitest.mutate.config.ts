@@ -1,25 +1,63 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * The tests `npm run mutate` runs against each mutant: the unit tests of the guarded modules, which
- * load the sources themselves (tests that start the built CLI would never see a mutant).
+ * The tests `npm run mutate` runs against each mutant: the unit tests that load the guarded modules
+ * in this process and finish in a second or two. Tests that start the built CLI, a tool process, a
+ * sandbox or a whole gate are left out: they never see a mutant (the bundle in out/ is built from the
+ * unmutated sources) or take seconds per mutant; each guarded module is held here by its own fast tests.
+ * A few kept files also run the CLI once for a last check: `npm run mutate` builds out/ first.
+ * Left out as well: files with a wall-clock limit (auditStartup, workspaceGuard), which fail on a
+ * machine busy with mutants; the anchor and protected-path checks they reach are held by kept files.
  */
 export default defineConfig({
   test: {
     include: [
-      'test/policy/**/*.test.ts',
-      'test/audit/**/*.test.ts',
-      'test/secrets/**/*.test.ts',
-      'test/tools/**/*.test.ts',
-      'test/hosts/**/*.test.ts',
-      'test/server/**/*.test.ts',
-      'test/hooks/**/*.test.ts',
-      'test/approvals/**/*.test.ts',
-      'test/upstream/**/*.test.ts',
+      // the policy judge and its matchers
+      'test/policy/argumentRules.test.ts',
+      'test/policy/commandPaths.test.ts',
+      'test/policy/generatedRules.test.ts',
+      'test/policy/pathHostRules.test.ts',
+      'test/policy/policyLayers.test.ts',
+      'test/policy/precedence.test.ts',
+      'test/policy/realPathRules.test.ts',
+      'test/policy/shellExpansions.test.ts',
+      'test/policy/shellRules.test.ts',
+      'test/policy/tierPolicy.test.ts',
+      'test/policy/everyPartJudged.test.ts',
+      // the audit chain, its anchor and checkpoints
+      'test/audit/auditTampering.test.ts',
+      'test/audit/auditStore.test.ts',
+      'test/audit/checkpointWriter.test.ts',
+      'test/audit/auditLegacy.test.ts',
+      'test/audit/tamperedLogVerdicts.test.ts',
+      'test/audit/checkpointVerdicts.test.ts',
+      // the secret redactor and placeholders
+      'test/secrets/redactor.test.ts',
+      'test/secrets/placeholders.test.ts',
+      'test/secrets/secretForms.test.ts',
+      'test/secrets/redactorBoundaries.test.ts',
+      'test/secrets/searchFilesRedacted.test.ts',
+      'test/secrets/editFileRedacted.test.ts',
+      // the shell reader's refusals and risk flags, protected paths, the seccomp filter
+      'test/tools/shellRisks.test.ts',
+      'test/tools/shellUnreadable.test.ts',
+      'test/tools/parseCommand.test.ts',
+      'test/tools/wordShapes.test.ts',
+      'test/tools/pathSafety.test.ts',
+      'test/hosts/seccompRefusals.test.ts',
+      // token checks on /mcp and /bridge, the hook's fail-closed answers
+      'test/server/requestPathname.test.ts',
+      'test/server/requestTokens.test.ts',
+      'test/hooks/hookWire.test.ts',
+      'test/hooks/hookFailClosed.test.ts',
+      // approval binding, edited hunks, definition pins
+      'test/approvals/editedArguments.test.ts',
+      'test/upstream/definitionPin.test.ts',
+      'test/upstream/reviews.test.ts',
     ],
     environment: 'node',
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
     pool: 'forks',
   },
 });

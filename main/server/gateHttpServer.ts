@@ -24,7 +24,7 @@ export interface GateHttpServer {
 }
 
 /** Why a bearer token was refused on an agents' path (/mcp, the hook), naming the console token when that is what came. */
-function mcpTokenRefusal(presented: string | undefined, tokens: GateTokens, pathname: string): string | undefined {
+export function mcpTokenRefusal(presented: string | undefined, tokens: GateTokens, pathname: string): string | undefined {
   if (tokenMatches(presented, tokens.mcp)) return undefined;
   if (tokenMatches(presented, tokens.console)) {
     return `the console token does not open ${pathname}: agents send "Authorization: Bearer <the token in $TOOLGATE_HOME/token>"`;
