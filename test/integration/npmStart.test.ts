@@ -21,7 +21,9 @@ describe('`npm start` in a terminal', () => {
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const exited = new Promise<number | null>((resolveExit) => child.once('exit', (code) => resolveExit(code)));
+    // 'close', not 'exit': npm can exit before its pipes are read to the end, and the gate, which holds
+    // the same pipes, writes its last lines as it stops.
+    const exited = new Promise<number | null>((resolveExit) => child.once('close', (code) => resolveExit(code)));
     await expect.poll(() => output, { timeout: 20_000 }).toMatch(/Press Ctrl\+C to stop/);
     expect(existsSync(join(dirs.home, 'gate.json'))).toBe(true);
 

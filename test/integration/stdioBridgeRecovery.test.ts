@@ -125,7 +125,7 @@ describe('`toolgate serve` stops with whoever started it', () => {
   it('stops cleanly on SIGHUP (the terminal closed)', async () => {
     const dirs = tempDirs();
     const serve = await serveFor(dirs);
-    const exited = new Promise<number | null>((resolve) => serve.child.once('exit', (code) => resolve(code)));
+    const exited = new Promise<number | null>((resolve) => serve.child.once('close', (code) => resolve(code)));
     serve.child.kill('SIGHUP');
     expect(await exited).toBe(0);
     expect(serve.stdout()).toMatch(/Stopping/);
