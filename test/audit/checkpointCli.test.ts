@@ -9,23 +9,17 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { GENESIS_HASH, type AuditKind } from '../../shared/audit';
-import { AuditStore } from '../../main/audit/auditStore';
 import { formatCheckpoint } from '../../main/audit/checkpoint';
 import { prepareCheckpointDir } from '../../main/audit/checkpointFolder';
 import { readCheckpointKey } from '../../main/audit/checkpointKey';
-import { checkpointKeyForFolder } from '../../main/audit/checkpointKeyGuard';
-import { CheckpointWriter } from '../../main/audit/checkpointWriter';
-import { recordHash } from '../../main/audit/recordHash';
 import { signNote } from '../../main/audit/signedNote';
 import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
+import { rewriteRecord as rewriteChain, writeCheckpointedLog } from './checkpointFixture';
 import { auditPaths, tamper, toolgate as runToolgate } from './auditFixture';
 
 let root: string;
 let home: string;
 let folder: string;
-
-const KINDS: AuditKind[] = ['invoked', 'policy', 'started', 'completed'];
 
 beforeEach(() => {
   root = makeTempFolder();
@@ -39,36 +33,14 @@ function toolgate(...args: string[]) {
   return runToolgate(home, ...args);
 }
 
-/** Appends `count` records as a gate with a checkpoint folder does (a checkpoint every `every` records and at close). */
+/** A log with checkpoints written as a gate writes them; the newest checkpoint's path. */
 function writeLog(count: number, every = 10): string {
-  const store = new AuditStore(auditPaths(home));
-  const dir = prepareCheckpointDir(folder, { home, workspace: join(root, 'ws') });
-  const writer = new CheckpointWriter({ dir, audit: store, key: checkpointKeyForFolder(dir, store.logId()!, home).key, everyRecords: every });
-  for (let i = 0; i < count; i++) {
-    store.append({ callId: `call-${Math.floor(i / 4)}`, kind: KINDS[i % 4]!, payload: { tool: 'write_file', arguments: { path: `src/f${i}.ts` }, step: i } });
-  }
-  writer.close();
-  store.close();
-  return writer.checkpointPath;
+  return writeCheckpointedLog({ root, home, folder }, count, every);
 }
 
-/**
- * What an attacker with the database does: edit one record, then recompute every hash from there
- * on as the store does (the append-only triggers dropped) and write the head anchor to match.
- */
+/** Edits one record and re-hashes the chain and head anchor to match, as an attacker with the database would. */
 function rewriteRecord(seq: number, payload: unknown): void {
-  tamper(home, (db) => {
-    db.prepare('UPDATE audit SET payload = ? WHERE seq = ?').run(JSON.stringify(payload), seq);
-    let prev = GENESIS_HASH;
-    const rows = db.prepare('SELECT seq, call_id, kind, time, payload FROM audit ORDER BY seq').all() as Array<{ seq: number; call_id: string; kind: AuditKind; time: string; payload: string }>;
-    const update = db.prepare('UPDATE audit SET prev_hash = ?, hash = ? WHERE seq = ?');
-    for (const row of rows) {
-      const hash = recordHash(prev, { seq: row.seq, callId: row.call_id, kind: row.kind, time: row.time, payload: JSON.parse(row.payload) });
-      update.run(prev, hash, row.seq);
-      prev = hash;
-    }
-    writeFileSync(auditPaths(home).headPath, `${String(rows.length).padStart(20, '0')} ${prev}\n`);
-  });
+  rewriteChain(home, seq, payload);
 }
 
 describe('audit verify --checkpoint', () => {

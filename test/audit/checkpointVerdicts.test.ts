@@ -4,17 +4,15 @@
  * caught, a checkpoint of another log or of nothing vouches for nothing, and a log that grew past
  * its checkpoint still verifies. `audit verify --checkpoint` through the CLI is in checkpointCli.test.ts.
  */
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { GENESIS_HASH, type AuditKind } from '../../shared/audit';
+import type { AuditKind } from '../../shared/audit';
 import { AuditStore } from '../../main/audit/auditStore';
 import { checkAgainstCheckpoint, malformedCheckpoint } from '../../main/audit/checkpointCheck';
-import { prepareCheckpointDir } from '../../main/audit/checkpointFolder';
 import { checkpointKeyForFolder } from '../../main/audit/checkpointKeyGuard';
-import { CheckpointWriter } from '../../main/audit/checkpointWriter';
-import { recordHash } from '../../main/audit/recordHash';
 import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
+import { rewriteRecord as rewriteChain, writeCheckpointedLog } from './checkpointFixture';
 import { auditPaths, tamper } from './auditFixture';
 
 let root: string;
@@ -31,17 +29,9 @@ beforeEach(() => {
 });
 afterEach(() => removeTempFolder(root));
 
-/** Appends records as a gate with a checkpoint folder does, then `extra` more after its last checkpoint; the checkpoint's path. */
+/** A log with checkpoints written as a gate writes them; the newest checkpoint's path. */
 function writeLog(count: number, every = 10): string {
-  const store = new AuditStore(auditPaths(home));
-  const dir = prepareCheckpointDir(folder, { home, workspace: join(root, 'ws') });
-  const writer = new CheckpointWriter({ dir, audit: store, key: checkpointKeyForFolder(dir, store.logId()!, home).key, everyRecords: every });
-  for (let i = 0; i < count; i++) {
-    store.append({ callId: `call-${Math.floor(i / 4)}`, kind: KINDS[i % 4]!, payload: { tool: 'write_file', arguments: { path: `src/f${i}.ts` }, step: i } });
-  }
-  writer.close();
-  store.close();
-  return writer.checkpointPath;
+  return writeCheckpointedLog({ root, home, folder }, count, every);
 }
 
 /** Appends records without a checkpoint writer: the log grows past its last checkpoint. */
@@ -51,20 +41,9 @@ function appendMore(count: number): void {
   store.close();
 }
 
-/** Edits one record and recomputes every hash from there on and the head anchor, as an attacker with the database would. */
+/** Edits one record and re-hashes the chain and head anchor to match, as an attacker with the database would. */
 function rewriteRecord(seq: number, payload: unknown): void {
-  tamper(home, (db) => {
-    db.prepare('UPDATE audit SET payload = ? WHERE seq = ?').run(JSON.stringify(payload), seq);
-    let prev = GENESIS_HASH;
-    const rows = db.prepare('SELECT seq, call_id, kind, time, payload FROM audit ORDER BY seq').all() as Array<{ seq: number; call_id: string; kind: AuditKind; time: string; payload: string }>;
-    const update = db.prepare('UPDATE audit SET prev_hash = ?, hash = ? WHERE seq = ?');
-    for (const row of rows) {
-      const hash = recordHash(prev, { seq: row.seq, callId: row.call_id, kind: row.kind, time: row.time, payload: JSON.parse(row.payload) });
-      update.run(prev, hash, row.seq);
-      prev = hash;
-    }
-    writeFileSync(auditPaths(home).headPath, `${String(rows.length).padStart(20, '0')} ${prev}\n`);
-  });
+  rewriteChain(home, seq, payload);
 }
 
 /** The checkpoint's verdict on the log as it now is, checked with the folder's own key. */
