@@ -42,8 +42,9 @@ function hookEntry(): Plugin {
 
 /**
  * One build for both shells. main/ yields its entries: the desktop app (index), the CLI and
- * headless server (cli), the tool process (toolProcess), the worker thread that walks a stretch of
- * the audit chain (chainWorker) and the API tool modules import (sdk); only index reaches `electron`.
+ * headless server (cli), the tool process (toolProcess), the worker threads that walk a stretch of
+ * the audit chain (chainWorker) and keep the explorer's call index (indexWorker), and the API tool
+ * modules import (sdk); only index reaches `electron`.
  * Claude Code's hook command is built beside them on its own (hookEntry).
  */
 export default defineConfig({
@@ -56,6 +57,7 @@ export default defineConfig({
           cli: resolve(__dirname, 'main/cli/index.ts'),
           toolProcess: resolve(__dirname, 'main/hosts/toolProcessMain.ts'),
           chainWorker: resolve(__dirname, 'main/audit/chainWorker.ts'),
+          indexWorker: resolve(__dirname, 'main/audit/indexWorker.ts'),
           sdk: resolve(__dirname, 'main/sdk.ts'),
         },
       },

@@ -7,13 +7,15 @@ import { GateError } from '../../shared/errors';
 import { CallIndex, type CatchUp } from './callIndex';
 import { AuditAnchorError, anchorFinding, missingDatabaseFinding, type AnchorFinding } from './anchorCheck';
 import { HeadWriter, readAnchor } from './headAnchor';
-import { IndexFolding } from './indexFolding';
+import { closedThroughOf, noteClosedThrough } from './closedThrough';
+import { IndexThread, indexPathFor } from './indexThread';
 import { findOpenCalls } from './openCalls';
 import { walkChainInParallel } from './parallelChain';
 import { recordsInOrder, walkChain, type ChainWalk, type StoredRow } from './chainWalk';
 import { fastBlake3Hex } from './fastBlake3';
 import { storedCanonicalText, storedLeafHash } from './recordLeaf';
 import { openDatabase, type SqliteDatabase } from './sqlite';
+import { builtAssets } from '../state/paths';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS audit (
@@ -74,6 +76,10 @@ export interface AuditStoreOptions {
    * (the caller then appends the `anchor-accepted` record, which writes a new anchor).
    */
   acceptMissingAnchor?: boolean;
+  /** The explorer's call index, a database of its own (default: beside `path`, `audit.db` → `audit-index.db`). */
+  indexPath?: string;
+  /** The built index thread's entry (default: out/main/indexWorker.js). */
+  indexWorkerFile?: string;
   /** The clock, for tests. */
   now?: () => Date;
   /**
@@ -133,16 +139,16 @@ export class AuditStore {
   private commitSoon = false;
   /** The commit at the end of the window, for records nobody hurried (append() alone, committed()). */
   private windowTimer: NodeJS.Timeout | undefined;
-  /** When committed records are folded into the call index (a writable store's). */
-  private folding: IndexFolding | undefined;
+  /** The thread that folds committed records into the call index (a writable store's). */
+  private indexThread: IndexThread | undefined;
+  /** This thread's read-only connection to the index database, once a reader needed it. */
+  private indexDb: SqliteDatabase | undefined;
   /** False for a database file without the audit table (an empty or foreign file, opened read-only). */
   private readonly hasTable: boolean;
   private readonly now: () => Date;
   private closed = false;
-  /** The explorer's call index (in the database, or in memory for a read-only database without one); made on first use when read-only. */
+  /** The explorer's call index as this thread reads it (the index database, or in memory for a log without one); made on first use. */
   private index: CallIndex | undefined;
-  /** What opening the index did (a writable store catches it up before its first append). */
-  private indexCatchUp: CatchUp | undefined;
 
   constructor(private readonly options: AuditStoreOptions) {
     this.now = options.now ?? (() => new Date());
@@ -189,10 +195,7 @@ export class AuditStore {
           'INSERT INTO audit (seq, call_id, kind, time, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?)',
         );
         this.head = new HeadWriter(options.headPath, this.last, { sync: options.durability === 'power' });
-        const opened = CallIndex.open(this.db);
-        this.index = opened.index;
-        this.indexCatchUp = opened.catchUp;
-        this.folding = new IndexFolding(this.db, opened.index);
+        this.indexThread = new IndexThread(options.path, this.indexPath(), options.indexWorkerFile ?? builtAssets().indexWorker);
       }
     } catch (error) {
       this.db.close();
@@ -317,7 +320,7 @@ export class AuditStore {
     }
     this.committed = this.last;
     this.lastFailure = undefined;
-    this.folding?.committed(batch.map(({ record }) => record));
+    this.indexThread?.committed(this.committed.seq);
     let anchorFailure: Error | undefined;
     try {
       this.head?.write(this.committed);
@@ -397,21 +400,30 @@ export class AuditStore {
   }
 
   /**
-   * The explorer's call index over this log. A read-only store uses the index in the database as it
-   * is (it may be behind a running gate's log: `behind()` says by how much); when the database has
-   * none (written by an older gate), one is built in memory on first use.
+   * The explorer's call index over this log, current with every record committed (a writable store
+   * waits for its index thread to fold them). A read-only store uses the index database as it is (it
+   * may be behind a running gate's log: `behind()` says by how much); a log without one (written by
+   * an older gate, or its index thread failed) gets one built in memory on first use.
    */
   callIndex(): CallIndex {
     if (this.closed) throw new Error('the audit log is closed');
     this.commit();
-    this.folding?.foldNow();
-    this.index ??= CallIndex.openReadOnly(this.db);
+    this.indexThread?.current(this.committed.seq);
+    if (!this.index) {
+      const path = this.indexPath();
+      this.indexDb ??= existsSync(path) ? openDatabase(path, { readOnly: true }) : undefined;
+      this.index = CallIndex.openReadOnly(this.db, this.indexDb);
+    }
     return this.index;
   }
 
   /** What opening the call index did when this store was opened for writing: nothing, a catch-up or a rebuild, and how long it took. */
   callIndexCatchUp(): CatchUp | undefined {
-    return this.indexCatchUp;
+    return this.indexThread?.catchUp();
+  }
+
+  private indexPath(): string {
+    return this.options.indexPath ?? indexPathFor(this.options.path);
   }
 
   /** Listens for appended records; returns the unsubscribe function. */
@@ -470,7 +482,7 @@ export class AuditStore {
     this.commit();
     // Only the records after the last point every call was closed are grouped: a gate's start on a
     // log of a million calls grouped them all, for about 9 s.
-    const closedThrough = CallIndex.closedThroughOf(this.db);
+    const closedThrough = closedThroughOf(this.db);
     return findOpenCalls(this.db, closedThrough <= this.last.seq ? closedThrough : 0);
   }
 
@@ -504,7 +516,7 @@ export class AuditStore {
       this.commit();
     }
     // Every call is closed now, those ends in the log: the next start groups only what comes after.
-    if (this.committed.seq === this.last.seq) this.index?.noteClosedThrough(this.last.seq);
+    if (this.committed.seq === this.last.seq) noteClosedThrough(this.db, this.last.seq);
     return written;
   }
 
@@ -519,11 +531,12 @@ export class AuditStore {
     if (this.closed) return;
     this.writeHeld();
     this.commit();
-    this.folding?.foldNow();
+    this.indexThread?.close();
     this.closed = true;
     this.listeners.clear();
     this.head?.close();
     this.index?.close();
+    this.indexDb?.close();
     this.db.close();
   }
 }

@@ -1,6 +1,6 @@
 import type { AuditKind, AuditRecord } from '../../shared/audit';
 import { CLOSING_KINDS } from '../../shared/audit';
-import { stepsOf, stepsOfAll } from '../../shared/auditSteps';
+import { stepsOf } from '../../shared/auditSteps';
 import type { CallRow } from '../../shared/explorer';
 import { summarizeCall, type CallSummary } from './callSummary';
 import { openDatabase, type SqliteDatabase } from './sqlite';
@@ -172,7 +172,6 @@ export class CallIndex {
   private readonly deleteText;
   private readonly insertText;
   private readonly setState;
-  private readonly recordsOfCall;
   /** Set when folding a record failed: the watermark stays behind it, so the next open catches up. */
   private broken = false;
   /**
@@ -197,94 +196,76 @@ export class CallIndex {
       this.insertText = db.prepare('INSERT INTO calls_text (rowid, body) VALUES (?, ?)');
       this.setState = db.prepare('INSERT OR REPLACE INTO calls_index_state (key, value) VALUES (?, ?)');
     }
-    this.recordsOfCall = auditDb.prepare(`SELECT ${RECORD_COLUMNS} FROM audit WHERE call_id = ? ORDER BY seq`);
   }
 
   /**
-   * Opens the index of a writable audit database: created if missing, rebuilt if of another version
-   * or damaged, and caught up with records written past its watermark (by an older gate, or while
-   * it was deleted). Call inside no transaction.
+   * Opens the index database of a log for writing (`indexDb`, its own file beside the audit database
+   * `auditDb`, which is only read): created if missing, rebuilt if of another version, of another log
+   * or damaged, and caught up with records written past its watermark. Call inside no transaction.
    */
-  static open(db: SqliteDatabase): { index: CallIndex; catchUp: CatchUp } {
+  static open(indexDb: SqliteDatabase, auditDb: SqliteDatabase): { index: CallIndex; catchUp: CatchUp } {
     const started = performance.now();
     // The call index's indexes take random keys (call ids): a larger page cache keeps writing them fast.
-    db.exec(`PRAGMA cache_size = -${CACHE_KIB}`);
+    indexDb.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -${CACHE_KIB}`);
+    const log = logIdOf(auditDb);
     let rebuilt = false;
-    if (!CallIndex.usable(db)) {
-      db.exec(DROP);
+    if (!CallIndex.usable(indexDb, auditDb, log)) {
+      indexDb.exec(DROP);
       rebuilt = true;
     }
-    db.exec(SCHEMA);
-    const index = new CallIndex(db, db, true);
-    if (rebuilt) index.setState!.run('version', CALL_INDEX_VERSION);
+    indexDb.exec(SCHEMA);
+    const index = new CallIndex(indexDb, auditDb, true);
+    if (rebuilt) {
+      index.setState!.run('version', CALL_INDEX_VERSION);
+      if (log !== undefined) index.setState!.run('log', log);
+    }
     // Nothing indexed yet (a new log, or one written without the index): nothing to replace.
     const records = index.catchUp(rebuilt || index.watermark() === 0);
     // Statistics for the planner (how many calls a facet value has), on a sample of the call index
     // alone, after it took in records: without them it may sort a whole facet for one page.
-    if (records > 0) db.exec(`PRAGMA analysis_limit = ${ANALYSIS_ROWS}; ANALYZE calls; PRAGMA analysis_limit = 0;`);
+    if (records > 0) indexDb.exec(`PRAGMA analysis_limit = ${ANALYSIS_ROWS}; ANALYZE calls; PRAGMA analysis_limit = 0;`);
     const kind = rebuilt ? 'rebuilt' : records > 0 ? 'caught-up' : 'current';
     return { index, catchUp: { kind, records, ms: performance.now() - started } };
   }
 
   /**
-   * The index of a read-only audit database: the one in it when there is one (it may be behind the
-   * log: `behind()` says by how much, and the explorer says so), otherwise one built in memory from
-   * the records, as a CLI command needs it once.
+   * The index of a log opened for reading: its index database (`indexDb`, when there is one and it
+   * is this log's), else the one older gates kept inside the audit database, else one built in
+   * memory from the records, as a CLI command needs it once. An index read from a file may be behind
+   * the log (`behind()` says by how much, and the explorer says so).
    */
-  static openReadOnly(db: SqliteDatabase): CallIndex {
-    if (CallIndex.usable(db)) return new CallIndex(db, db, false);
+  static openReadOnly(auditDb: SqliteDatabase, indexDb?: SqliteDatabase): CallIndex {
+    const log = logIdOf(auditDb);
+    if (indexDb && CallIndex.usable(indexDb, auditDb, log)) return new CallIndex(indexDb, auditDb, false);
+    if (CallIndex.usable(auditDb, auditDb, undefined)) return new CallIndex(auditDb, auditDb, false);
     const memory = openDatabase(':memory:');
     memory.exec(SCHEMA);
     // A database without the audit table (empty, or not a log) has no calls.
-    if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'audit'").get() === undefined) {
+    if (!hasAuditTable(auditDb)) {
       memory.exec('CREATE TABLE audit (seq INTEGER PRIMARY KEY, call_id TEXT, kind TEXT, time TEXT, payload TEXT, prev_hash TEXT, hash TEXT)');
       return new CallIndex(memory, memory, true, true);
     }
-    const index = new CallIndex(memory, db, true, true);
+    const index = new CallIndex(memory, auditDb, true, true);
     index.catchUp(true);
     return index;
   }
 
-  /** Whether the database holds an index of this version, whole. */
-  private static usable(db: SqliteDatabase): boolean {
+  /** Whether `db` holds an index of this version, whole, of the log in `auditDb` (named `log`, when the index says whose it is). */
+  private static usable(db: SqliteDatabase, auditDb: SqliteDatabase, log: string | undefined): boolean {
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('calls', 'calls_text', 'calls_index_state')").all();
     if (tables.length !== 3) return false;
-    const version = db.prepare("SELECT value FROM calls_index_state WHERE key = 'version'").get() as { value: number } | undefined;
-    const hasAudit = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'audit'").get() !== undefined;
-    if (version?.value !== CALL_INDEX_VERSION) return false;
+    const state = (key: string) => (db.prepare('SELECT value FROM calls_index_state WHERE key = ?').get(key) as { value: number | string } | undefined)?.value;
+    if (state('version') !== CALL_INDEX_VERSION) return false;
+    // An index file that names another log (the audit database was replaced) is rebuilt.
+    if (log !== undefined && db !== auditDb && String(state('log')) !== log) return false;
     // A watermark past the log's end belongs to another log: rebuilt.
-    const logEnd = hasAudit ? ((db.prepare('SELECT MAX(seq) AS seq FROM audit').get() as { seq: number | null }).seq ?? 0) : 0;
+    const logEnd = hasAuditTable(auditDb) ? ((auditDb.prepare('SELECT MAX(seq) AS seq FROM audit').get() as { seq: number | null }).seq ?? 0) : 0;
     return CallIndex.watermarkOf(db) <= logEnd;
   }
 
   private static watermarkOf(db: SqliteDatabase): number {
     const row = db.prepare("SELECT value FROM calls_index_state WHERE key = 'watermark'").get() as { value: number } | undefined;
     return row?.value ?? 0;
-  }
-
-  /**
-   * A seq up to which every call of the log was closed when a gate noted it (at its start, once
-   * the calls left open were ended), or 0. It lives beside the index, as derived as it is: a log
-   * cut below it, or an index rebuilt, leaves 0, and the whole log is looked at again.
-   */
-  static closedThroughOf(db: SqliteDatabase): number {
-    try {
-      const row = db.prepare("SELECT value FROM calls_index_state WHERE key = 'closed_through'").get() as { value: number } | undefined;
-      return row?.value ?? 0;
-    } catch {
-      // no index in this database
-      return 0;
-    }
-  }
-
-  /** Notes that every call with records up to `seq` is closed (see closedThroughOf). */
-  noteClosedThrough(seq: number): void {
-    if (!this.writable || this.owned || this.broken) return;
-    try {
-      this.setState!.run('closed_through', seq);
-    } catch {
-      // Not noted (a full disk, say): the next start looks at more of the log, nothing else.
-    }
   }
 
   /** The seq of the newest record the index holds. */
@@ -299,60 +280,36 @@ export class CallIndex {
   }
 
   /**
-   * Folds committed records (in seq order) into their calls' rows and text: each call once, however
-   * many of its records there are, read whole from the log. Its search text is rewritten only when it
-   * changed. Runs in the caller's transaction and throws on failure: the caller rolls it back and calls
-   * stopFolding(), so the watermark stays before these records and the next open catches up.
+   * Writes a call's row, and its text unless that is the text written last for it (most records of
+   * a call under way, e.g. `started`, add none). `fresh`: the call has no text row yet.
    */
-  fold(records: readonly AuditRecord[]): void {
-    if (!this.writable || this.broken || records.length === 0) return;
-    const calls = new Map<string, AuditRecord[]>();
-    for (const record of stepsOfAll(records)) {
-      const ofCall = calls.get(record.callId);
-      if (ofCall) ofCall.push(record);
-      else calls.set(record.callId, [record]);
-    }
-    for (const [callId, folded] of calls) {
-      // A call that began among these records (its first is `invoked`) has them all, up to here:
-      // only one begun earlier is read from the log. Records of it committed since are folded next time.
-      const begunHere = folded[0]!.kind === 'invoked';
-      const trail = begunHere ? folded : (this.recordsOfCall.all(callId) as unknown as AuditRow[]).flatMap(stepsFrom);
-      const summary = summarizeCall(trail);
-      if (summary) this.writeFolded(summary, trail[0]!.seq === folded[0]!.seq);
-      if (CLOSING.has(trail.at(-1)!.kind)) this.openTexts.delete(callId);
-    }
-    this.setState!.run('watermark', records.at(-1)!.seq);
-  }
-
-  /** Stops folding (a fold's transaction failed): the watermark stays where it is, and the next open catches up. */
-  stopFolding(): void {
-    // The texts remembered may belong to rows just rolled back.
-    this.openTexts.clear();
-    this.broken = true;
+  private write(summary: CallSummary, fresh: boolean): void {
+    this.upsertRow!.run(...columnValues(summary.row));
+    const callId = summary.row.callId;
+    const unchanged = this.openTexts.get(callId) === summary.text;
+    if (summary.row.outcome === 'open') this.openTexts.set(callId, summary.text);
+    else this.openTexts.delete(callId);
+    if (unchanged) return;
+    if (!fresh) this.deleteText!.run(summary.row.seq);
+    this.insertText!.run(summary.row.seq, summary.text);
   }
 
   /**
-   * Writes a call's row, and its text unless it is the one written last (most records, e.g.
-   * `started`, add no text). `begun`: the call's first record is among those folded now, so it has no text yet.
+   * Folds the records committed past the watermark into their calls' rows and text, in transactions
+   * of its own: the index thread's work after each group commit. Returns how many records it read.
+   * A fold that fails leaves the watermark before its records, and stops folding: the next open
+   * catches up.
    */
-  private writeFolded(summary: CallSummary, begun: boolean): void {
-    const callId = summary.row.callId;
-    const written = this.openTexts.get(callId);
-    this.upsertRow!.run(...columnValues(summary.row));
-    if (written === summary.text) return;
-    this.writeText(summary, begun);
-    this.openTexts.set(callId, summary.text);
-  }
-
-  private write(summary: CallSummary, fresh: boolean): void {
-    this.upsertRow!.run(...columnValues(summary.row));
-    this.writeText(summary, fresh);
-  }
-
-  /** A call's full-text row; `fresh`: it has none yet, so nothing is replaced. */
-  private writeText(summary: CallSummary, fresh: boolean): void {
-    if (!fresh) this.deleteText!.run(summary.row.seq);
-    this.insertText!.run(summary.row.seq, summary.text);
+  foldCommitted(): number {
+    if (!this.writable || this.broken) return 0;
+    try {
+      return this.catchUp(false);
+    } catch (error) {
+      // The texts remembered may belong to rows just rolled back.
+      this.openTexts.clear();
+      this.broken = true;
+      throw error;
+    }
   }
 
   /**
@@ -367,17 +324,18 @@ export class CallIndex {
     const earlier = this.auditDb.prepare(`SELECT ${RECORD_COLUMNS} FROM audit WHERE call_id = ? AND seq <= ? ORDER BY seq`);
     let records = 0;
     let lastSeq = from;
-    /** Calls written while still open: their text is replaced, not added, once they end. */
-    const writtenOpen = new Set<string>();
+    /** Calls with a row from before (records up to the watermark, or written open meanwhile): their text is replaced, not added. */
+    const indexed = new Set<string>();
     const flush = () => {
       this.db.exec('BEGIN');
       try {
-        for (const summary of done) this.write(summary, fresh && !writtenOpen.has(summary.row.callId));
+        for (const summary of done) this.write(summary, !indexed.has(summary.row.callId));
         // Calls still open are written as they are now (and again once they end), so the watermark holds.
         for (const trail of open.values()) {
           const summary = summarizeCall(trail);
-          if (summary) this.write(summary, false);
-          if (summary) writtenOpen.add(summary.row.callId);
+          if (!summary) continue;
+          this.write(summary, !indexed.has(summary.row.callId));
+          indexed.add(summary.row.callId);
         }
         this.setState!.run('watermark', lastSeq);
         this.db.exec('COMMIT');
@@ -392,18 +350,18 @@ export class CallIndex {
     for (;;) {
       const rows = slice.all(lastSeq) as unknown as AuditRow[];
       for (const row of rows) {
-        const record = { seq: row.seq, callId: row.call_id };
         records++;
-        lastSeq = record.seq;
-        let trail = open.get(record.callId);
+        lastSeq = row.seq;
+        let trail = open.get(row.call_id);
         if (!trail) {
-          trail = from > 0 && !fresh ? (earlier.all(record.callId, from) as unknown as AuditRow[]).flatMap(stepsFrom) : [];
-          open.set(record.callId, trail);
+          trail = from > 0 && !fresh ? (earlier.all(row.call_id, from) as unknown as AuditRow[]).flatMap(stepsFrom) : [];
+          if (trail.length > 0) indexed.add(row.call_id);
+          open.set(row.call_id, trail);
         }
         const steps = stepsFrom(row);
         trail.push(...steps);
         if (CLOSING.has(steps.at(-1)!.kind)) {
-          open.delete(record.callId);
+          open.delete(row.call_id);
           const summary = summarizeCall(trail);
           if (summary) done.push(summary);
         }
@@ -424,5 +382,20 @@ export class CallIndex {
   /** Closes an in-memory index (one in the audit database closes with it). Idempotent. */
   close(): void {
     if (this.owned && this.db.isOpen) this.db.close();
+  }
+}
+
+/** Whether a database holds the audit table (an empty or foreign file does not). */
+function hasAuditTable(db: SqliteDatabase): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'audit'").get() !== undefined;
+}
+
+/** The log's own id (audit_meta), which its index file records, or undefined for a log without one. */
+export function logIdOf(auditDb: SqliteDatabase): string | undefined {
+  try {
+    return (auditDb.prepare("SELECT value FROM audit_meta WHERE key = 'log-id'").get() as { value: string } | undefined)?.value;
+  } catch {
+    // no audit_meta table (a log from before it, or not a log)
+    return undefined;
   }
 }

@@ -68,12 +68,13 @@ export function toolgateVersion(): string {
   return toolgatePackage().version;
 }
 
-/** The built tool-process entry, audit chain worker and renderer (`npm run build` makes them). */
+/** The built tool-process entry, audit chain and index workers and renderer (`npm run build` makes them). */
 export function builtAssets() {
   const root = toolgateRoot();
   return {
     toolProcess: join(root, 'out/main/toolProcess.js'),
     chainWorker: join(root, 'out/main/chainWorker.js'),
+    indexWorker: join(root, 'out/main/indexWorker.js'),
     renderer: join(root, 'out/renderer'),
   };
 }

@@ -71,7 +71,7 @@ describe('where the next start looks for open calls', () => {
   const closedThrough = () => {
     const db = openDatabase(auditPaths(home).path, { readOnly: true });
     try {
-      return (db.prepare("SELECT value FROM calls_index_state WHERE key = 'closed_through'").get() as { value: number } | undefined)?.value;
+      return (db.prepare("SELECT value FROM audit_state WHERE key = 'closed_through'").get() as { value: number } | undefined)?.value;
     } finally {
       db.close();
     }
@@ -105,14 +105,15 @@ describe('where the next start looks for open calls', () => {
       store.callIndex();
       store.append({ callId: 'after', kind: 'invoked', payload: { tool: 'echo' } });
     });
+    // Where an older gate kept the note (the call index's state, then inside the audit database) is read too.
     const db = openDatabase(auditPaths(home).path);
-    db.exec("INSERT OR REPLACE INTO calls_index_state (key, value) VALUES ('closed_through', 1)");
-    db.close();
+    db.exec("CREATE TABLE calls_index_state (key TEXT PRIMARY KEY, value INTEGER NOT NULL); INSERT INTO calls_index_state VALUES ('closed_through', 1)");
+    expect(withStore((store) => store.openCalls()).map((call) => call.callId)).toEqual(['after']);
+    db.exec("DROP TABLE calls_index_state; CREATE TABLE audit_state (key TEXT PRIMARY KEY, value INTEGER NOT NULL); INSERT INTO audit_state VALUES ('closed_through', 1)");
     expect(withStore((store) => store.openCalls()).map((call) => call.callId)).toEqual(['after']);
     // A note beyond the log's end (a log cut, a database swapped) is not trusted: everything is grouped.
-    const swapped = openDatabase(auditPaths(home).path);
-    swapped.exec("INSERT OR REPLACE INTO calls_index_state (key, value) VALUES ('closed_through', 99)");
-    swapped.close();
+    db.exec("UPDATE audit_state SET value = 99 WHERE key = 'closed_through'");
+    db.close();
     expect(withStore((store) => store.openCalls()).map((call) => call.callId)).toEqual(['before', 'after']);
   });
 });

@@ -5,7 +5,9 @@
  * and the call index rebuilt or caught up when it is missing or behind, read-only as well.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { copyFileSync, rmSync } from 'node:fs';
 import { AuditStore } from '../../main/audit/auditStore';
+import { indexPathFor } from '../../main/audit/indexThread';
 import { explorePage, iterateCalls } from '../../main/audit/explorerQuery';
 import type { AuditRecord } from '../../shared/audit';
 import type { CallRow, ExplorerFilter, Facet } from '../../shared/explorer';
@@ -169,19 +171,36 @@ describe('the call index kept up to date', () => {
       const before = [...iterateCalls(first, {})];
       first.close();
 
-      onDatabase(other.path, 'DROP TABLE calls; DROP TABLE calls_text;');
+      rmSync(indexPathFor(other.path));
       const rebuilt = new AuditStore(other);
       expect(rebuilt.callIndexCatchUp()).toMatchObject({ kind: 'rebuilt', records: rebuilt.lastSeq() });
       expect([...iterateCalls(rebuilt, {})]).toEqual(before);
       rebuilt.close();
 
       // As a database an older gate wrote on: the index holds only the first half of the records.
-      onDatabase(other.path, `UPDATE calls_index_state SET value = 1000 WHERE key = 'watermark'; DELETE FROM calls WHERE last_seq > 1000`);
+      onDatabase(indexPathFor(other.path), `UPDATE calls_index_state SET value = 1000 WHERE key = 'watermark'; DELETE FROM calls WHERE last_seq > 1000`);
       const caughtUp = new AuditStore(other);
       expect(caughtUp.callIndexCatchUp()).toMatchObject({ kind: 'caught-up', records: caughtUp.lastSeq() - 1000 });
       expect([...iterateCalls(caughtUp, {})]).toEqual(before);
       caughtUp.close();
     } finally {
+      removeTempFolder(otherRoot);
+    }
+  });
+
+  it('is rebuilt when its file is another log\'s, however far that log went', async () => {
+    const { root: otherRoot, paths: other } = await syntheticHome(50, 12);
+    try {
+      // The running store's index has more calls than the other log, and names its own log.
+      store.callIndex();
+      store.close();
+      copyFileSync(indexPathFor(paths.path), indexPathFor(other.path));
+      const reopened = new AuditStore(other);
+      expect(reopened.callIndexCatchUp()).toMatchObject({ kind: 'rebuilt' });
+      expect(explorePage(reopened, {}).total).toBe(50);
+      reopened.close();
+    } finally {
+      store = new AuditStore(paths);
       removeTempFolder(otherRoot);
     }
   });
@@ -198,12 +217,12 @@ describe('the call index kept up to date', () => {
       expect(read.notice).toBeUndefined();
       reader.close();
 
-      onDatabase(other.path, `UPDATE calls_index_state SET value = value - 10 WHERE key = 'watermark'`);
+      onDatabase(indexPathFor(other.path), `UPDATE calls_index_state SET value = value - 10 WHERE key = 'watermark'`);
       const behind = new AuditStore({ ...other, readonly: true });
       expect(explorePage(behind, {}).notice).toMatch(/the call index is 10 records behind the log/);
       behind.close();
 
-      onDatabase(other.path, 'DROP TABLE calls; DROP TABLE calls_text; DROP TABLE calls_index_state;');
+      rmSync(indexPathFor(other.path));
       const bare = new AuditStore({ ...other, readonly: true });
       const built = explorePage(bare, { limit: 50, facets: true });
       expect(built.rows).toEqual(expected.rows);

@@ -4,12 +4,13 @@
  * durable() says when they are in the log, and rejects, saying why and what to do, when the commit
  * failed; the chain then goes back to what is really in the log and the next commit succeeds.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { GENESIS_HASH, type AuditKind, type AuditRecord } from '../../shared/audit';
 import { GateError } from '../../shared/errors';
 import { AuditStore } from '../../main/audit/auditStore';
 import { iterateCalls } from '../../main/audit/explorerQuery';
+import { indexPathFor } from '../../main/audit/indexThread';
 import { openDatabase } from '../../main/audit/sqlite';
 import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
 import { auditPaths } from './auditFixture';
@@ -139,13 +140,13 @@ describe('group commit', () => {
     expect(index().watermark()).toBe(4);
   });
   it('folds committed calls into the index on its own a moment later, so a reader of the file (the CLI) sees them without the gate being asked', async () => {
+    // The index thread has opened the index (as a running gate's has, a moment after its start).
+    store.callIndexCatchUp();
     appendCall('later', 'folded by the timer');
     await store.durable();
     const reader = new AuditStore({ ...auditPaths(home), readonly: true });
     try {
-      expect(reader.callIndex().behind()).toBe(4);
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(reader.callIndex().behind()).toBe(0);
+      await vi.waitFor(() => expect(reader.callIndex().behind()).toBe(0), { timeout: 10_000, interval: 20 });
       expect(reader.callIndex().row('later')).toMatchObject({ outcome: 'completed' });
     } finally {
       reader.close();
@@ -207,27 +208,21 @@ describe('records nobody waits for', () => {
 });
 
 describe('the call index fold', () => {
-  afterEach(() => {
-    vi.useRealTimers();
-  });
-
-  it('takes a hundred milliseconds\' calls in slices of 128 records, the event loop turning between them, until all are in', () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate'] });
+  it('runs on a thread of its own: records committed while the gate\'s thread never yields are folded all the same', () => {
+    store.callIndexCatchUp();
     for (let call = 0; call < 80; call++) appendCall(`call-${call}`, `text ${call}`);
     store.commit();
-    const reader = new AuditStore({ ...auditPaths(home), readonly: true });
+    const index = openDatabase(indexPathFor(auditPaths(home).path), { readOnly: true });
+    const watermark = () => (index.prepare("SELECT value FROM calls_index_state WHERE key = 'watermark'").get() as { value: number } | undefined)?.value ?? 0;
     try {
-      expect(reader.callIndex().behind()).toBe(320);
-      vi.advanceTimersByTime(100);
-      expect(reader.callIndex().watermark()).toBe(128);
-      // Each slice is its own immediate: what came in from agents meanwhile runs between them.
-      vi.advanceTimersToNextTimer();
-      expect(reader.callIndex().watermark()).toBe(256);
-      vi.runAllTimers();
-      expect(reader.callIndex().behind()).toBe(0);
-      expect(reader.callIndex().row('call-79')).toMatchObject({ outcome: 'completed' });
+      // This thread blocks (it never returns to the event loop) while the index thread folds.
+      const pause = new Int32Array(new SharedArrayBuffer(4));
+      for (let waits = 0; waits < 1000 && watermark() < 320; waits++) Atomics.wait(pause, 0, 0, 10);
+      expect(watermark()).toBe(320);
+      const row = index.prepare("SELECT outcome FROM calls WHERE call_id = 'call-79'").get() as { outcome: string };
+      expect(row.outcome).toBe('completed');
     } finally {
-      reader.close();
+      index.close();
     }
   });
 });
@@ -237,17 +232,15 @@ describe('the call index fold, against a rebuild', () => {
     vi.useRealTimers();
   });
 
-  it('gives the same rows and finds the same calls by text as a rebuild, for calls whose records span commits and slices', () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate'] });
-    // Each call's four records go out one per commit, 70 calls interleaved (280 records: slices of 128
-    // split them); every seventh call stays open. Folds run after some commits and not after others.
+  it('gives the same rows and finds the same calls by text as a rebuild, for calls whose records span commits and folds', () => {
+    // Each call's four records go out one per commit, 70 calls interleaved; every seventh call stays
+    // open. A reader makes the index fold after some commits; the index thread folds when it will.
     const kinds: AuditKind[] = ['invoked', 'policy', 'started', 'completed'];
     kinds.forEach((kind, step) => {
       for (let call = 0; call < 70; call++) if (kind !== 'completed' || call % 7 !== 0) appendCall(`call-${call}`, `text number ${call}`, [kind]);
       store.commit();
-      if (step % 2 === 1) vi.advanceTimersByTime(100);
+      if (step % 2 === 1) store.callIndex();
     });
-    vi.runAllTimers();
     const searches = ['text number 14', 'said text number 3', 'number 6'];
     const read = (of: AuditStore) => ({
       rows: [...iterateCalls(of, {})],
@@ -261,9 +254,7 @@ describe('the call index fold, against a rebuild', () => {
     expect(folded.found[1]).toEqual(completedThrees.map((call) => `call-${call}`).sort());
     store.close();
 
-    const db = openDatabase(auditPaths(home).path);
-    db.exec('DROP TABLE calls; DROP TABLE calls_text;');
-    db.close();
+    rmSync(indexPathFor(auditPaths(home).path));
     store = new AuditStore(auditPaths(home));
     expect(store.callIndexCatchUp()).toMatchObject({ kind: 'rebuilt' });
     expect(read(store)).toEqual(folded);

@@ -1,0 +1,91 @@
+import { existsSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
+import type { CatchUp } from './callIndex';
+import { IndexState, type IndexThreadRequest, type IndexWorkerData } from './indexState';
+
+/** How long a reader waits for the index thread to open the index (a rebuild of a large log takes seconds, as it did at the gate's start). */
+const OPEN_WAIT_MS = 120_000;
+/** How long a reader waits for the index to fold what was committed; past it, it reads the index as it is (`behind()` says how far). */
+const CURRENT_WAIT_MS = 10_000;
+/** How long closing waits for the last fold. */
+const CLOSE_WAIT_MS = 10_000;
+
+/** The index database beside an audit database: `audit.db` → `audit-index.db`. */
+export function indexPathFor(auditPath: string): string {
+  return `${auditPath.replace(/\.db$/, '')}-index.db`;
+}
+
+/**
+ * The gate's side of the index thread (indexWorker.ts), which keeps the explorer's call index in its
+ * own database, off the gate's thread: told after each group commit (one message, and none while a
+ * fold it asked for is still to come), and waited for only when a reader needs the index current.
+ */
+export class IndexThread {
+  private readonly state = new IndexState();
+  private readonly worker: Worker | undefined;
+  /** The seq the last fold was asked for at. */
+  private requested = 0;
+
+  constructor(auditPath: string, indexPath: string, workerFile: string) {
+    if (!existsSync(workerFile)) {
+      // Without the built worker the log is written all the same; readers build an index in memory.
+      this.state.fail();
+      return;
+    }
+    const workerData: IndexWorkerData = { auditPath, indexPath, shared: this.state.shared };
+    this.worker = new Worker(workerFile, { workerData });
+    // The index thread never keeps a process alive: whatever it has not folded is caught up at the next start.
+    this.worker.unref();
+    this.worker.on('error', () => this.state.fail());
+    this.worker.on('exit', () => {
+      if (this.state.status() !== 'closed') this.state.fail();
+    });
+  }
+
+  /** Whether the index thread keeps the index (false once it failed, or without one). */
+  get working(): boolean {
+    const status = this.state.status();
+    return status === 'starting' || status === 'open';
+  }
+
+  /** Records up to `seq` are committed: asks for a fold, unless one asked for earlier has not been done yet. */
+  committed(seq: number): void {
+    if (!this.working || this.requested > this.state.watermark()) return;
+    this.requested = seq;
+    this.post({ type: 'fold', now: false });
+  }
+
+  /** Blocks until the index holds every record up to `seq`, the thread failed, or CURRENT_WAIT_MS passed. */
+  current(seq: number): void {
+    if (!this.opened()) return;
+    if (this.state.watermark() >= seq) return;
+    this.requested = seq;
+    this.post({ type: 'fold', now: true });
+    this.state.waitUntil(() => this.state.watermark() >= seq || !this.working, CURRENT_WAIT_MS);
+  }
+
+  /** What opening the index did (waiting for it, as a reader does), or undefined if it could not be opened. */
+  catchUp(): CatchUp | undefined {
+    return this.opened() ? this.state.catchUp() : undefined;
+  }
+
+  /** Folds what is left and stops the thread. Idempotent. */
+  close(): void {
+    if (!this.worker || this.state.status() === 'closed') return;
+    if (this.working) {
+      this.post({ type: 'close' });
+      this.state.waitUntil(() => !this.working, CLOSE_WAIT_MS);
+    }
+    void this.worker.terminate();
+  }
+
+  /** Waits for the index to be open; false when it could not be. */
+  private opened(): boolean {
+    this.state.waitUntil(() => this.state.status() !== 'starting', OPEN_WAIT_MS);
+    return this.state.status() === 'open';
+  }
+
+  private post(request: IndexThreadRequest): void {
+    this.worker?.postMessage(request);
+  }
+}

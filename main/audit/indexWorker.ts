@@ -1,0 +1,66 @@
+/**
+ * A worker thread's entry (out/main/indexWorker.js): keeps the explorer's call index, in its own
+ * database file, up to date with the audit log, so the gate's thread commits records and nothing
+ * else. It reads committed records through its own read-only connection to the audit database. See
+ * indexThread.ts for the other side and the shared state both use.
+ */
+import { chmodSync, existsSync } from 'node:fs';
+import { parentPort, workerData } from 'node:worker_threads';
+import { CallIndex } from './callIndex';
+import { IndexState, type IndexThreadRequest, type IndexWorkerData } from './indexState';
+import { openDatabase, type SqliteDatabase } from './sqlite';
+
+/**
+ * How long committed records wait to be folded: folded later, a call's row and text are written
+ * about once (most calls have ended by then) instead of once per group commit.
+ */
+const FOLD_DELAY_MS = 100;
+
+function run(data: IndexWorkerData): void {
+  const state = new IndexState(data.shared);
+  let auditDb: SqliteDatabase | undefined;
+  let indexDb: SqliteDatabase | undefined;
+  let index: CallIndex | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const fold = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    if (!index || state.status() !== 'open') return;
+    try {
+      index.foldCommitted();
+      state.folded(index.watermark());
+    } catch {
+      // The watermark stays before what failed; the next start catches up, and readers are told the index is behind.
+      state.fail();
+    }
+  };
+  const close = () => {
+    clearTimeout(timer);
+    indexDb?.close();
+    auditDb?.close();
+    state.closed();
+    parentPort?.close();
+  };
+  parentPort?.on('message', (request: IndexThreadRequest) => {
+    if (request.type === 'close') {
+      fold();
+      return close();
+    }
+    if (request.now) fold();
+    else timer ??= setTimeout(fold, FOLD_DELAY_MS);
+  });
+  try {
+    auditDb = openDatabase(data.auditPath, { readOnly: true });
+    const created = !existsSync(data.indexPath);
+    indexDb = openDatabase(data.indexPath);
+    // The index holds the calls' arguments and text: readable by the person alone, as the log is.
+    if (created) for (const file of [data.indexPath, `${data.indexPath}-wal`, `${data.indexPath}-shm`]) if (existsSync(file)) chmodSync(file, 0o600);
+    const opened = CallIndex.open(indexDb, auditDb);
+    index = opened.index;
+    state.opened(opened.catchUp, index.watermark());
+  } catch {
+    state.fail();
+  }
+}
+
+if (parentPort && workerData) run(workerData as IndexWorkerData);
