@@ -1,4 +1,6 @@
-import { NodeHtmlMarkdown } from 'node-html-markdown';
+import { lazyModule } from './lazyModule';
+
+const htmlToMarkdown = lazyModule<typeof import('node-html-markdown')>('node-html-markdown');
 
 /** An HTML page as text: Markdown when the converter can take it in time, else plain text, and a note saying why. */
 export interface HtmlText {
@@ -48,7 +50,7 @@ export function htmlContent(html: string): HtmlText {
       : scan.markup.length > MAX_MARKDOWN_HTML
         ? `the page has ${Math.round(scan.markup.length / 1024)} KiB of markup (more than ${MAX_MARKDOWN_HTML / 1024} KiB)`
         : undefined;
-  if (reason === undefined) return { content: NodeHtmlMarkdown.translate(scan.markup), converted: 'markdown' };
+  if (reason === undefined) return { content: htmlToMarkdown().NodeHtmlMarkdown.translate(scan.markup), converted: 'markdown' };
   return { content: scan.text, converted: 'text', note: `HTML returned as plain text, not Markdown: ${reason}` };
 }
 
