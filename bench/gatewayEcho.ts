@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { toolgateRoot } from '../main/state/paths';
 import { percentile, startScript, timeSequential, type BenchSection, type BenchTarget } from './benchResult';
-import { connect, cpuPerCall, driveConcurrently, echo, GATE_RSS_LIMIT_MB, peakRssMb, perSecond, total, type EchoServer, type McpEchoCounts, type Round } from './mcpEcho';
+import { connect, cpuPerCall, driveConcurrently, echo, GATE_RSS_LIMIT_MB, peakPssMb, peakRssMb, perSecond, total, type EchoServer, type McpEchoCounts, type Round } from './mcpEcho';
 
 /** The upstream server's name in servers.json; the gate lists its tool as `echo__echo`. */
 const SERVER = 'echo';
@@ -112,7 +112,7 @@ export async function measureGatewayEcho(counts: McpEchoCounts): Promise<BenchSe
     const targets: BenchTarget[] = [
       { name: `gateway echo p50 ÷ the best proxy's (${bestProxyByP50.replace(/ \(baseline\)$/, '')})`, measured: p50s[0]!, baseline: bestP50, unit: 'ms', holdsWhen: 'at-most', limit: 1.0 },
       { name: `gateway echo, ${counts.agents} agents, calls/s ÷ the best proxy's (${bestProxyByRate.replace(/ \(baseline\)$/, '')})`, measured: rates[0]!, baseline: bestRate, unit: 'calls/s', holdsWhen: 'at-least', limit: 1.0 },
-      { name: `gate RSS with its sandboxed upstream server, ${counts.agents} agents (peak sampled; baseline the lighter proxy tree)`, measured: peakRssMb(totals[0]!), baseline: Math.min(peakRssMb(totals[1]!), peakRssMb(totals[2]!)), unit: 'MB', holdsWhen: 'at-most', limit: GATE_RSS_LIMIT_MB, absolute: true },
+      { name: `gate memory (PSS) with its sandboxed upstream server, ${counts.agents} agents (peak sampled; baseline the lighter proxy tree)`, measured: peakPssMb(totals[0]!), baseline: Math.min(peakPssMb(totals[1]!), peakPssMb(totals[2]!)), unit: 'MB', holdsWhen: 'at-most', limit: GATE_RSS_LIMIT_MB, absolute: true },
     ];
     return [
       {
@@ -126,7 +126,7 @@ export async function measureGatewayEcho(counts: McpEchoCounts): Promise<BenchSe
         notes: [
           `calls/s: ${servers.map(({ name }, index) => `${name.replace(/ \(.*\)$/, '')} ${rates[index]!.toFixed(0)}`).join(', ')}`,
           `CPU ms per call, server side (process and its children): ${servers.map(({ name }, index) => `${name.replace(/ \(.*\)$/, '')} ${cpuPerCall(totals[index]!.serverCpuMs, totals[index]!)}`).join(', ')}`,
-          `RSS of each process tree under the load, peak of samples each second: ${servers.map(({ name }, index) => `${name.replace(/ \(.*\)$/, '')} ${peakRssMb(totals[index]!).toFixed(0)} MB`).join(', ')}`,
+          `memory of each process tree under the load, peak of samples each second, PSS (each page once) / RSS summed over its processes: ${servers.map(({ name }, index) => `${name.replace(/ \(.*\)$/, '')} ${peakPssMb(totals[index]!).toFixed(0)} / ${peakRssMb(totals[index]!).toFixed(0)} MB`).join(', ')}`,
         ],
         targets,
       },

@@ -49,7 +49,29 @@ export function treeCpuMs(pid: number): number {
   return treeSum(pid, 'cpuMs');
 }
 
-/** Resident memory (MB) of a process and all its descendants now. */
+/** Resident memory (MB) of a process and all its descendants now: each process's RSS, summed (pages shared between them, such as the Node binary's, counted once per process). */
 export function treeRssMb(pid: number): number {
   return treeSum(pid, 'rssMb');
+}
+
+/**
+ * The memory (MB) a process and all its descendants hold now, each page counted once across them:
+ * the sum of their proportional set sizes (a page shared by n processes counts 1/n in each), from
+ * /proc/PID/smaps_rollup. A tree of Node processes shares the Node binary's pages (about 50 MB), which
+ * a sum of RSS counts again for every process; 0 where /proc has no smaps_rollup.
+ */
+export function treePssMb(pid: number): number {
+  const table = processTable();
+  let kib = 0;
+  const queue = [pid];
+  while (queue.length > 0) {
+    const next = queue.pop()!;
+    try {
+      kib += Number(/^Pss:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${next}/smaps_rollup`, 'utf8'))?.[1] ?? 0);
+    } catch {
+      // The process ended while we looked, or it is not ours to read.
+    }
+    queue.push(...(table.children.get(next) ?? []));
+  }
+  return kib / 1024;
 }
