@@ -11,7 +11,7 @@ export default defineConfig({
     globalSetup: ['test/setup/buildOut.ts'],
     // runSummary names the guards this machine could not test and the 10 slowest files.
     reporters: process.env.CI
-      ? ['default', './test/setup/runSummary.ts', ['json', { outputFile: 'test-results/vitest.json' }]]
+      ? ['default', './test/setup/runSummary.ts', ['json', { outputFile: process.env.TOOLGATE_VITEST_REPORT ?? 'test-results/vitest.json' }]]
       : ['default', './test/setup/runSummary.ts'],
   },
 });

@@ -26,13 +26,17 @@ const skippedBy = (description: string): Test => ({
 });
 const notStarted: Test = { status: 'skipped', annotations: [{ type: 'serial' }], results: [{ status: 'skipped', annotations: [] }] };
 
-/** Runs the summary with CI=true over a Playwright report of these specs. */
-function summarize(specs: unknown[], unexpected: number): { code: number | null; out: string } {
+/** A vitest JSON report's counts. */
+const vitestReport = (passed: number, failed: number) => ({ numPassedTests: passed, numFailedTests: failed, numPendingTests: 0, success: failed === 0 });
+
+/** Runs the summary with CI=true over a Playwright report of these specs, and vitest reports by file name. */
+function summarize(specs: unknown[], unexpected: number, vitest: Record<string, object> = {}): { code: number | null; out: string } {
   const folder = mkdtempSync(join(tmpdir(), 'toolgate-summary-'));
   folders.push(folder);
   mkdirSync(join(folder, 'test-results'));
   const report = { stats: { expected: 5, unexpected, flaky: 0, skipped: specs.length }, suites: [{ specs }] };
   writeFileSync(join(folder, 'test-results/playwright.json'), JSON.stringify(report));
+  for (const [name, content] of Object.entries(vitest)) writeFileSync(join(folder, 'test-results', name), JSON.stringify(content));
   const run = spawnSync(process.execPath, [SCRIPT], { cwd: folder, env: { ...process.env, CI: 'true' }, encoding: 'utf8' });
   return { code: run.status, out: run.stdout + run.stderr };
 }
@@ -50,6 +54,11 @@ describe('the CI test summary', () => {
     expect(run.code).toBe(0);
     expect(run.out).toContain('0 security guard specs untested');
     expect(run.out).toMatch(/1 desktop\.spec\.ts spec not run here \(Electron binary not installed\); not counted/);
+  });
+
+  it('counts the tests of both vitest runs beside Playwright\'s, a failure in either among them', () => {
+    const run = summarize([], 0, { 'vitest.json': vitestReport(40, 0), 'vitest-later.json': vitestReport(12, 2) });
+    expect(run.out).toContain('tests: 57 passed, 2 failed');
   });
 
   it('names tests of a serial group left unstarted by a failure, without counting them as untestable', () => {
