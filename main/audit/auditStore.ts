@@ -1,10 +1,12 @@
-import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { FIRST_KINDS, GENESIS_HASH, type AuditKind, type AuditRecord, type AuditVerifyReport, type OpenCall } from '../../shared/audit';
 import { stepsOfAll } from '../../shared/auditSteps';
 import { LONE_SURROGATE, canonicalize, toWellFormedJson } from '../../shared/canonicalJson';
 import { GateError } from '../../shared/errors';
 import { CallIndex, type CatchUp } from './callIndex';
+import { openAuditDatabase, type AuditDurability } from './auditDatabase';
+
+export type { AuditDurability } from './auditDatabase';
 import { AuditAnchorError, anchorFinding, missingDatabaseFinding, type AnchorFinding } from './anchorCheck';
 import { HeadWriter, readAnchor } from './headAnchor';
 import { closedThroughOf, noteClosedThrough } from './closedThrough';
@@ -16,26 +18,6 @@ import { fastBlake3Hex } from './fastBlake3';
 import { storedCanonicalText, storedLeafHash } from './recordLeaf';
 import { openDatabase, type SqliteDatabase } from './sqlite';
 import { builtAssets } from '../state/paths';
-
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS audit (
-  seq INTEGER PRIMARY KEY,
-  call_id TEXT NOT NULL,
-  kind TEXT NOT NULL,
-  time TEXT NOT NULL,
-  payload TEXT NOT NULL,
-  prev_hash TEXT NOT NULL,
-  hash TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS audit_call ON audit(call_id);
-CREATE TRIGGER IF NOT EXISTS audit_no_update BEFORE UPDATE ON audit
-  BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
-CREATE TRIGGER IF NOT EXISTS audit_no_delete BEFORE DELETE ON audit
-  BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
-CREATE TABLE IF NOT EXISTS audit_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TRIGGER IF NOT EXISTS audit_meta_no_update BEFORE UPDATE ON audit_meta
-  BEGIN SELECT RAISE(ABORT, 'the log id is written once'); END;
-`;
 
 /**
  * Records queued at most before append() commits them itself: a writer that never lets the event
@@ -90,14 +72,6 @@ export interface AuditStoreOptions {
   /** What a committed record survives: the gate's death ("process", the default) or also a power loss ("power"). See AuditDurability. */
   durability?: AuditDurability;
 }
-
-/**
- * What a committed record survives. "process": the gate killed or crashing (the commit is in the
- * OS's page cache, SQLite's synchronous=NORMAL); a power loss or kernel crash may take the last
- * commits. "power": also a power loss (synchronous=FULL: the WAL is fsynced at every commit, and the
- * head anchor after it), at the cost of one fsync per group commit.
- */
-export type AuditDurability = 'process' | 'power';
 
 /** A record appended but not yet committed: what its row and its listeners need. */
 interface QueuedRecord {
@@ -156,31 +130,8 @@ export class AuditStore {
     // Checked before the database is created, so a deleted one is reported rather than replaced.
     const anchor = readAnchor(options.headPath);
     if (!readonly && !existsSync(options.path)) refuseDamage(missingDatabaseFinding(anchor, options.path), options.path);
-    this.db = openDatabase(options.path, { readOnly: readonly });
+    this.db = openAuditDatabase(options.path, { readonly, durability: options.durability ?? 'process' });
     try {
-      this.db.prepare('SELECT 1 FROM sqlite_master LIMIT 1').get();
-    } catch (error) {
-      this.db.close();
-      throw new GateError(
-        'EPERMISSION',
-        `the audit database ${options.path} cannot be read as SQLite (${(error as Error).message}): it was damaged or replaced. ` +
-          'Move it aside (keep it: it is the evidence) to start a new log, or put back a copy you trust',
-      );
-    }
-    try {
-      if (!readonly) {
-        // WAL: a commit appends to the -wal file. NORMAL syncs it only at checkpoints (a commit survives the
-        // process, not the machine); FULL syncs it at every commit, which group commit makes one fsync per burst.
-        const synchronous = options.durability === 'power' ? 'FULL' : 'NORMAL';
-        this.db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = ${synchronous};`);
-        this.db.exec(SCHEMA);
-        // The log's own name, which its signed checkpoints carry: a checkpoint of another log is told apart.
-        this.db.prepare("INSERT OR IGNORE INTO audit_meta (key, value) VALUES ('log-id', ?)").run(randomBytes(16).toString('hex'));
-        // The log is the person's record of what their agents did: readable by them alone.
-        for (const file of [options.path, `${options.path}-wal`, `${options.path}-shm`]) {
-          if (existsSync(file)) chmodSync(file, 0o600);
-        }
-      }
       this.hasTable = this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'audit'").get() !== undefined;
       const row = this.hasTable
         ? (this.db.prepare('SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1').get() as unknown as { seq: number; hash: string } | undefined)
