@@ -20,6 +20,8 @@ import { ToolHealthMonitor } from '../health/toolHealth';
 import { ToolStatusBoard } from '../health/toolStatusBoard';
 import { effectiveTier } from '../policy/sandboxTier';
 import { Executor } from '../executor/executor';
+import { EffectsRecorder } from '../executor/steps/recordEffects';
+import { DEFAULT_STORE_BYTES, ImageStore } from '../undo/imageStore';
 import { CallScheduler } from '../executor/scheduler';
 import { createChildProcessHost } from '../hosts/childProcessHost';
 import { detectSandbox, profileFor, type SandboxInfo, type SandboxMode } from '../hosts/sandbox';
@@ -98,6 +100,8 @@ export interface GateOptions {
   otlp?: Pick<OtlpStreamOptions, 'endpoint' | 'headers' | 'log'>;
   /** Claude Code's allowed Bash calls run in the gate's sandbox, as shell_exec (default true); false: Claude Code runs them on the host. */
   claudeCodeBashInGate?: boolean;
+  /** Bytes the undo store keeps of files as calls found them (default 1 GiB); past it the oldest are dropped. */
+  undoStoreBytes?: number;
 }
 
 /** The default grants: tools may read and write inside the workspace. */
@@ -274,6 +278,10 @@ export async function createGate(options: GateOptions): Promise<Gate> {
   const toolStatus = new ToolStatusBoard({ registry, health, sandbox, effectiveTier: (manifest) => effectiveTier(manifest, sandbox) });
   // Not awaited: a tool whose check hangs must not hold up the gate; until checked, tools are callable.
   void health.start();
+  const effects = new EffectsRecorder(
+    workspace,
+    new ImageStore({ folder: paths.undoStore, maxBytes: options.undoStoreBytes ?? DEFAULT_STORE_BYTES, redact: (text) => redactions.redactLine(text) }),
+  );
   const executor = new Executor({
     registry,
     pool,
@@ -289,6 +297,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     logs,
     sandbox,
     unavailableReason: (tool) => health.unavailableReason(tool),
+    effects,
   });
   // The person's own MCP servers, from servers.json: their tools join the registry as server__tool.
   const upstream = startUpstream({

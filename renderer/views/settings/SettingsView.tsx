@@ -23,6 +23,7 @@ const MEANING: Record<SettingKey, string> = {
   otlpEndpoint: 'OTLP/HTTP endpoint each ended call is sent to as a span (no arguments or results)',
   otlpHeaders: 'headers sent with each OTLP request (values hidden)',
   claudeCodeBashInGate: "Claude Code's allowed Bash calls run in the gate's sandbox (true) or on the host by Claude Code (false)",
+  undoStoreBytes: 'bytes the undo store keeps of files as calls found them; past it the oldest are dropped and their calls can no longer be undone',
 };
 
 const SOURCE: Record<SettingSource, string> = {
