@@ -22,6 +22,7 @@ import { effectiveTier } from '../policy/sandboxTier';
 import { Executor } from '../executor/executor';
 import { EffectsRecorder } from '../executor/steps/recordEffects';
 import { DEFAULT_STORE_BYTES, ImageStore } from '../undo/imageStore';
+import { UndoService } from '../undo/undoService';
 import { CallScheduler } from '../executor/scheduler';
 import { createChildProcessHost } from '../hosts/childProcessHost';
 import { detectSandbox, profileFor, type SandboxInfo, type SandboxMode } from '../hosts/sandbox';
@@ -358,6 +359,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
         approveLaunch: (server, launchHash) => upstream.gateway.approveLaunch(server, launchHash),
         setSandbox: (request) => upstream.setSandbox(request),
       },
+      undo: new UndoService({ audit, calls, redactions, scheduler, recorder: effects, workspace, grants }),
       info: () => ({ workspace, approvalTimeoutMs, ...(policyEngine ? { policy: policyEngine.status() } : {}), ...(mcpUrl ? { mcpUrl } : {}), ...(options.settings ? { settings: options.settings } : {}) }),
     }),
     setMcpUrl: (url) => {
