@@ -1,25 +1,14 @@
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { z } from 'zod';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { ImageNote } from '../../shared/effects';
 import { fastBlake3BytesHex } from '../audit/fastBlake3';
-import { writeFileAtomically } from '../state/atomicFile';
 
 /** The store's default size: 1 GiB (settings `undoStoreBytes`). */
 export const DEFAULT_STORE_BYTES = 1024 ** 3;
 
 /** Files larger than this are listed in a call's effects, never stored: 50 MB. */
 export const MAX_IMAGE_FILE_BYTES = 50 * 1000 * 1000;
-
-const IndexSchema = z.object({
-  /** Monotonic use counter: what "oldest" means when images are dropped. */
-  clock: z.number().int().nonnegative(),
-  /** Stored images by name (BLAKE3 of the stored bytes): their size and when last used. */
-  images: z.record(z.string(), z.object({ bytes: z.number().int().nonnegative(), usedAt: z.number().int() })),
-  /** Content hashes whose stored image is another (the content held a secret and was stored redacted). */
-  redactedAs: z.record(z.string(), z.string()),
-});
-type StoreIndex = z.infer<typeof IndexSchema>;
 
 /** How a store is set up. */
 export interface ImageStoreOptions {
@@ -36,20 +25,37 @@ export interface ImageStoreOptions {
 /**
  * The before-images of calls that changed the workspace: content-addressed (named by the BLAKE3 of
  * the bytes kept), so a file seen by many calls is stored once. A content holding a secret the
- * redactor knows is kept redacted under its own name, and its real hash points at it; the undo that
- * puts it back says so. The index is one JSON file written atomically at each flush.
+ * redactor knows is kept redacted under its own name, and a small file named by its real hash points
+ * at it; the undo that puts it back says so.
+ *
+ * There is no index file: the folder is the index, read once at start (each image's size, and its
+ * age from its mtime), then kept in memory. A use makes an image young again in memory only, so after
+ * a restart an image's age is the time it was stored. Images are written by a rename (never half
+ * written) but not flushed to disk one by one: a power cut may lose the newest, and their calls then
+ * say "no longer undoable", never put back wrong bytes (a name is the hash of what it holds).
  */
 export class ImageStore {
-  private readonly index: StoreIndex;
-  private readonly indexPath: string;
-  private dirty = false;
+  /** Stored images by name: their size and when last used (a counter, or an mtime read at start). */
+  private readonly images = new Map<string, { bytes: number; usedAt: number }>();
+  /** Content hashes whose stored image is another (the content held a secret and was stored redacted). */
+  private readonly redactedAs = new Map<string, string>();
+  private clock = 0;
   private total = 0;
 
   constructor(private readonly options: ImageStoreOptions) {
     mkdirSync(join(options.folder, 'objects'), { recursive: true, mode: 0o700 });
-    this.indexPath = join(options.folder, 'index.json');
-    this.index = readIndex(this.indexPath);
-    for (const { bytes } of Object.values(this.index.images)) this.total += bytes;
+    mkdirSync(join(options.folder, 'redacted'), { recursive: true, mode: 0o700 });
+    for (const entry of readdirSync(join(options.folder, 'objects'), { recursive: true, withFileTypes: true })) {
+      if (!entry.isFile() || !IMAGE_NAME.test(entry.name)) continue;
+      const stats = statSync(join(entry.parentPath, entry.name));
+      this.images.set(entry.name, { bytes: stats.size, usedAt: stats.mtimeMs });
+      this.total += stats.size;
+      this.clock = Math.max(this.clock, stats.mtimeMs);
+    }
+    for (const name of readdirSync(join(options.folder, 'redacted'))) {
+      const image = readFileSync(join(options.folder, 'redacted', name), 'utf8');
+      if (IMAGE_NAME.test(name) && this.images.has(image)) this.redactedAs.set(name, image);
+    }
   }
 
   /** The per-file limit. */
@@ -59,17 +65,16 @@ export class ImageStore {
 
   /** The bytes and images held now. */
   usage(): { bytes: number; images: number; maxBytes: number } {
-    return { bytes: this.total, images: Object.keys(this.index.images).length, maxBytes: this.options.maxBytes };
+    return { bytes: this.total, images: this.images.size, maxBytes: this.options.maxBytes };
   }
 
   /** How content with this hash is kept, if it is (and marks it used). */
   noteFor(contentHash: string): ImageNote | undefined {
-    const alias = this.index.redactedAs[contentHash];
+    const alias = this.redactedAs.get(contentHash);
     const image = alias ?? contentHash;
-    const entry = this.index.images[image];
+    const entry = this.images.get(image);
     if (!entry) return undefined;
-    entry.usedAt = ++this.index.clock;
-    this.dirty = true;
+    entry.usedAt = ++this.clock;
     return alias ? { image, redacted: true } : { image };
   }
 
@@ -87,25 +92,22 @@ export class ImageStore {
     const redactedText = Buffer.byteLength(text) === bytes.length ? this.options.redact(text) : text;
     const stored = redactedText === text ? bytes : Buffer.from(redactedText, 'utf8');
     const image = fastBlake3BytesHex(stored);
-    if (!this.index.images[image]) {
-      const path = this.objectPath(image);
-      mkdirSync(join(path, '..'), { recursive: true, mode: 0o700 });
-      writeFileAtomically(path, stored, 0o600);
-      this.index.images[image] = { bytes: stored.length, usedAt: 0 };
+    if (!this.images.has(image)) {
+      writeByRename(this.objectPath(image), stored);
+      this.images.set(image, { bytes: stored.length, usedAt: 0 });
       this.total += stored.length;
     }
-    this.index.images[image]!.usedAt = ++this.index.clock;
-    this.dirty = true;
+    this.images.get(image)!.usedAt = ++this.clock;
     if (stored === bytes) return { image };
-    this.index.redactedAs[contentHash] = image;
+    writeByRename(join(this.options.folder, 'redacted', contentHash), Buffer.from(image));
+    this.redactedAs.set(contentHash, image);
     return { image, redacted: true };
   }
 
   /** Whether an image is still held (it may have been dropped to keep the store under its size). */
   has(image: string): boolean {
     // A name comes back from the audit log: only a BLAKE3 hex name is ever a path in the store.
-    if (!/^[0-9a-f]{64}$/.test(image)) return false;
-    return this.index.images[image] !== undefined && existsSync(this.objectPath(image));
+    return IMAGE_NAME.test(image) && this.images.has(image) && existsSync(this.objectPath(image));
   }
 
   /** The bytes of an image, or undefined when it was dropped. */
@@ -114,23 +116,23 @@ export class ImageStore {
     return readFileSync(this.objectPath(image));
   }
 
-  /** Drops the least recently used images until the store fits its size, then writes the index. */
+  /** Drops the least recently used images until the store fits its size. */
   flush(): { dropped: number } {
     let dropped = 0;
-    if (this.total > this.options.maxBytes) {
-      const oldestFirst = Object.entries(this.index.images).sort(([, a], [, b]) => a.usedAt - b.usedAt);
-      for (const [image, { bytes }] of oldestFirst) {
-        if (this.total <= this.options.maxBytes) break;
-        rmSync(this.objectPath(image), { force: true });
-        delete this.index.images[image];
-        this.total -= bytes;
-        dropped++;
-      }
-      for (const [content, image] of Object.entries(this.index.redactedAs)) if (!this.index.images[image]) delete this.index.redactedAs[content];
-      this.dirty = true;
+    if (this.total <= this.options.maxBytes) return { dropped };
+    const oldestFirst = [...this.images].sort(([, a], [, b]) => a.usedAt - b.usedAt);
+    for (const [image, { bytes }] of oldestFirst) {
+      if (this.total <= this.options.maxBytes) break;
+      rmSync(this.objectPath(image), { force: true });
+      this.images.delete(image);
+      this.total -= bytes;
+      dropped++;
     }
-    if (this.dirty) writeFileAtomically(this.indexPath, JSON.stringify(this.index), 0o600);
-    this.dirty = false;
+    for (const [content, image] of this.redactedAs) {
+      if (this.images.has(image)) continue;
+      rmSync(join(this.options.folder, 'redacted', content), { force: true });
+      this.redactedAs.delete(content);
+    }
     return { dropped };
   }
 
@@ -139,11 +141,13 @@ export class ImageStore {
   }
 }
 
-/** The index as written, or an empty one (a missing or unreadable index forgets images, never invents them). */
-function readIndex(path: string): StoreIndex {
-  try {
-    return IndexSchema.parse(JSON.parse(readFileSync(path, 'utf8')));
-  } catch {
-    return { clock: 0, images: {}, redactedAs: {} };
-  }
+/** A BLAKE3 name as 64 lowercase hex digits. */
+const IMAGE_NAME = /^[0-9a-f]{64}$/;
+
+/** Writes a file whole or not at all (a temp beside it, renamed over), mode 0600, without flushing it to disk. */
+function writeByRename(path: string, bytes: Buffer): void {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+  writeFileSync(temp, bytes, { mode: 0o600, flag: 'wx' });
+  renameSync(temp, path);
 }

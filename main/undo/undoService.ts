@@ -94,7 +94,7 @@ export class UndoService {
     await this.deps.audit.durable();
     const watch = this.deps.recorder.watchPaths(changes.map((change) => change.path));
     try {
-      applyUndo(this.deps.workspace, this.deps.recorder.store, changes);
+      await applyUndo(this.deps.workspace, this.deps.recorder.store, changes);
     } catch (error) {
       run.effects = watch.end();
       const message = error instanceof Error ? error.message : String(error);
