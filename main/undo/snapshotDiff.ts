@@ -22,15 +22,16 @@ export function diffSnapshots(before: Snapshot, after: Snapshot): Effect[] {
   const deleted = new Map<string, string[]>();
   const created: Array<{ path: string; state: EntryState }> = [];
   for (const [path, entry] of before) {
-    const was = stateOnly(entry);
     const now = after.get(path);
+    // Most entries are unchanged: compared as scanned, copied only when they changed.
+    if (now && sameState(entry, now)) continue;
+    const was = stateOnly(entry);
     if (!now) {
       if (was.type !== 'dir') deleted.set(renameKey(was), [...(deleted.get(renameKey(was)) ?? []), path]);
       else effects.push({ path, kind: 'deleted', before: was, after: null });
       continue;
     }
     const is = stateOnly(now);
-    if (sameState(was, is)) continue;
     const kind = was.type !== is.type ? 'type-changed' : onlyModeDiffers(was, is) ? 'mode-changed' : 'modified';
     effects.push({ path, kind, before: was, after: is });
   }
