@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Capability } from '../../shared/manifest';
 import type { EntryState, ImageNote, PlannedChange, UndoRequest } from '../../shared/effects';
@@ -80,8 +80,31 @@ export function planUndo(deps: PlanDeps, calls: readonly CallWithEffects[], choi
       ...(image ? { image } : {}),
     });
   }
+  problems.push(...foldersNotEmptied(deps.workspace, changes));
   if (problems.length > 0) return { refusal: problems.join('; '), changes };
   return { changes };
+}
+
+/**
+ * Folders the plan removes that would still hold something once the plan's own removals are done
+ * (a file put there since, or one the person chose to keep): refused before anything is written,
+ * so an undo never stops half way on a folder it cannot remove.
+ */
+function foldersNotEmptied(workspace: string, changes: readonly PathPlan[]): string[] {
+  const removed = new Set(changes.filter((change) => change.current !== null && (change.target === null || change.target.type !== change.current.type)).map((change) => change.path));
+  const problems: string[] = [];
+  for (const change of changes) {
+    if (change.current?.type !== 'dir' || !removed.has(change.path)) continue;
+    let names: string[];
+    try {
+      names = readdirSync(join(workspace, change.path));
+    } catch {
+      continue;
+    }
+    const left = names.map((name) => `${change.path}/${name}`).filter((child) => !removed.has(child));
+    if (left.length > 0) problems.push(`${change.path} is a folder the undo would remove, but it holds ${left.slice(0, 3).join(', ')}${left.length > 3 ? ' and more' : ''}, which the undone calls did not put there: move ${left.length > 1 ? 'them' : 'it'} out first`);
+  }
+  return problems;
 }
 
 /** Why a path cannot be put back, if it cannot. */

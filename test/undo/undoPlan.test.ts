@@ -63,3 +63,18 @@ describe('an undo plan', () => {
     expect(planned.changes[0]!.conflict).toBeUndefined();
   });
 });
+
+describe('a folder an undo removes', () => {
+  it('is refused up front, before anything is written, when it holds a file the undone calls did not put there', () => {
+    mkdirSync(join(workspace, 'made'));
+    writeFileSync(join(workspace, 'made/by-call.txt'), 'x');
+    writeFileSync(join(workspace, 'made/by-person.txt'), 'mine');
+    const file = { type: 'file' as const, mode: 0o644, hash: 'a'.repeat(64), size: 1 };
+    const created: Effect[] = [
+      { path: 'made', kind: 'created', before: null, after: { type: 'dir', mode: 0o755 } },
+      { path: 'made/by-call.txt', kind: 'created', before: null, after: file },
+    ];
+    const planned = plan(created);
+    expect(planned.refusal).toContain('made is a folder the undo would remove, but it holds made/by-person.txt');
+  });
+});
