@@ -18,9 +18,11 @@
  * plan, file by file, before anything is written; and undo compares each file with the state the
  * call left it in, so a change made after the call ended is a conflict, never overwritten silently.
  */
-import { readFileSync } from 'node:fs';
+import { lstatSync, readFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { CallEffects, Effect } from '../../../shared/effects';
+import { mutatingEffects, type ToolManifest } from '../../../shared/manifest';
+import { countOf } from '../../../shared/plural';
 import type { ImageStore } from '../../undo/imageStore';
 import { scanPaths, scanWorkspace, type Snapshot } from '../../undo/snapshot';
 import { diffSnapshots } from '../../undo/snapshotDiff';
@@ -52,6 +54,30 @@ export class EffectsRecorder {
     if (!EXACT_PATH_TOOLS.has(tool)) return undefined;
     const path = this.workspacePath((input as { path?: unknown } | null)?.path);
     return path === undefined ? undefined : this.watchPaths([path]);
+  }
+
+  /**
+   * What the prompt says of undoing the call before it is approved: nothing for a call that changes
+   * nothing, "not undoable" with why for one that reaches the network or whose changes are not
+   * recorded, else "undoable", less the files over the per-file limit that it may change.
+   */
+  undoability(manifest: ToolManifest, input: unknown, external: boolean): string | undefined {
+    const effects = manifest.sideEffects;
+    if (effects.includes('NetRead') || effects.includes('NetWrite')) return 'not undoable: it reaches the network, and what was sent cannot be recalled';
+    if (mutatingEffects(effects).length === 0) return undefined;
+    const name = manifest.name;
+    if (external || (!SCANNED_TOOLS.has(name) && !EXACT_PATH_TOOLS.has(name))) return 'not undoable: what this tool changes is not recorded (only the built-in file tools and shell_exec are)';
+    const limit = this.store.maxFileBytes;
+    let over = 0;
+    if (SCANNED_TOOLS.has(name)) {
+      // The last scan's sizes: a file grown past the limit since is found when the call runs (and listed then).
+      for (const entry of this.lastScan?.values() ?? []) if (entry.type === 'file' && (entry.size ?? 0) > limit) over++;
+    } else {
+      const path = this.workspacePath((input as { path?: unknown } | null)?.path);
+      const size = path === undefined ? 0 : sizeOf(join(this.workspace, path));
+      if (size > limit) over = 1;
+    }
+    return over === 0 ? 'undoable' : `undoable except: ${countOf(over, 'file')} over the ${limit / 1e6} MB limit (listed, not kept)`;
   }
 
   /** Watches exact workspace-relative paths (what an undo writes). */
@@ -105,5 +131,15 @@ export class EffectsRecorder {
     const inside = relative(this.workspace, resolve(this.workspace, requested));
     if (inside === '' || inside === '..' || inside.startsWith(`..${sep}`) || isAbsolute(inside)) return undefined;
     return inside.split(sep).join('/');
+  }
+}
+
+/** A regular file's size, or 0 for anything else (absent, a folder, a symlink). */
+function sizeOf(path: string): number {
+  try {
+    const stats = lstatSync(path);
+    return stats.isFile() ? stats.size : 0;
+  } catch {
+    return 0;
   }
 }
