@@ -48,4 +48,9 @@ test('a person undoes a call from the audit detail after seeing its diff; a file
   await audit.detail().getByTestId('undo-confirm').click();
   await expect(audit.detail().getByTestId('undo-report')).toContainText('Undone');
   expect(readFileSync(join(gate.workspace, 'notes.txt'), 'utf8')).toBe('the first draft\n');
+
+  // Settings shows what the undo store holds beside its size.
+  await consolePage.open(gate.consoleUrl);
+  const settings = await consolePage.tab('Settings');
+  await expect(settings.getByTestId('undo-store-usage')).toContainText(/^holds .+ in [1-9]\d* before-images?$/);
 });

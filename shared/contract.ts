@@ -36,6 +36,8 @@ export const GateInfoSchema = z.object({
   policy: PolicyStatusSchema.optional(),
   /** The settings in force and where each came from (flag, environment, settings.json, default). */
   settings: SettingsReportSchema.optional(),
+  /** What the undo store holds when asked: bytes, before-images, and its size limit (absent: no store). */
+  undoStore: z.object({ bytes: z.number().nonnegative(), images: z.number().int().nonnegative(), maxBytes: z.number().nonnegative() }).optional(),
 });
 export type GateInfo = z.infer<typeof GateInfoSchema>;
 

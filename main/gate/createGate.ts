@@ -360,7 +360,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
         setSandbox: (request) => upstream.setSandbox(request),
       },
       undo: new UndoService({ audit, calls, redactions, scheduler, recorder: effects, workspace, grants }),
-      info: () => ({ workspace, approvalTimeoutMs, ...(policyEngine ? { policy: policyEngine.status() } : {}), ...(mcpUrl ? { mcpUrl } : {}), ...(options.settings ? { settings: options.settings } : {}) }),
+      info: () => ({ workspace, approvalTimeoutMs, undoStore: effects.store.usage(), ...(policyEngine ? { policy: policyEngine.status() } : {}), ...(mcpUrl ? { mcpUrl } : {}), ...(options.settings ? { settings: options.settings } : {}) }),
     }),
     setMcpUrl: (url) => {
       mcpUrl = url;

@@ -1,3 +1,5 @@
+import { formatBytes } from '../../format/bounds';
+import { countOf } from '../../../shared/plural';
 import type { SettingKey, SettingSource } from '../../../shared/settings';
 import { revealInvisibles } from '../../format/invisibles';
 import { VisibleText } from '../common/VisibleText';
@@ -54,6 +56,7 @@ export function SettingsView() {
 /** The settings the gate runs with, and where each came from: a flag, the environment, settings.json or the default. */
 function SettingsInForce() {
   const report = useConsoleState((s) => s.info?.settings);
+  const undoStore = useConsoleState((s) => s.info?.undoStore);
   if (!report) return <p className="empty">This gate was started without a settings report.</p>;
   return (
     <section aria-label="Settings in force">
@@ -83,6 +86,11 @@ function SettingsInForce() {
                 </th>
                 <td className="setting-value" title={revealInvisibles(shown(entry.value))}>
                   <VisibleText text={shown(entry.value)} />
+                  {entry.key === 'undoStoreBytes' && undoStore ? (
+                    <div className="note" data-testid="undo-store-usage">
+                      holds {formatBytes(undoStore.bytes)} in {countOf(undoStore.images, 'before-image')}
+                    </div>
+                  ) : null}
                 </td>
                 <td className={`setting-source setting-source-${entry.source}`}>{SOURCE[entry.source]}</td>
               </tr>
