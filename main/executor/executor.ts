@@ -285,7 +285,7 @@ export class Executor {
         // A file that already holds a secret shows its placeholder in the diff; the hashes cover the real preview.
         preview: this.deps.redactions.redactValue(preview),
         bindingHash: binding,
-        ...undoableNote(this.deps.effects?.undoability(manifest, input, entry.external !== undefined)),
+        ...this.deps.effects?.promptNote(manifest, input, entry.external !== undefined),
         ...(secrets.length > 0 ? { secrets, ...(warning ? { secretsWarning: warning } : {}) } : {}),
         ...(suggestedRules.length > 0 ? { suggestedRules } : {}),
         ...(revision ? { editable: { arguments: true, content: contentEditable(revision) } } : {}),
@@ -449,8 +449,7 @@ export class Executor {
           const hidden = this.deps.redactions.hiddenFrom(entry);
           // Inside the scheduler's turn: no other call that changes files runs until its effects are recorded.
           const watch = this.deps.effects?.begin(manifest.name, resolved.input);
-          try {
-            return await this.deps.pool.run(
+          const ran = this.deps.pool.run(
             {
               callId: run.callId,
               tool: manifest.name,
@@ -467,10 +466,8 @@ export class Executor {
             { timeoutMs: manifest.bounds.timeoutMs, maxMemoryMb: manifest.bounds.maxMemoryMb },
             profile,
             signal,
-            );
-          } finally {
-            run.effects = watch?.end();
-          }
+          );
+          return watch ? ran.finally(() => (run.effects = watch.end())) : ran;
         },
       );
     } catch (error) {
@@ -517,11 +514,6 @@ export interface CallOptions {
   onProgress?: ExternalRunContext['onProgress'];
   /** Hears the call's log lines while it runs (a tool process's stderr, an upstream server's log messages), secrets redacted. */
   onLog?: (line: ToolLogLine) => void;
-}
-
-/** The prompt's line on undoing the call, when there is one to say. */
-function undoableNote(undoable: string | undefined): { undoable?: string } {
-  return undoable ? { undoable } : {};
 }
 
 /** A decision to allow a tool that must ask (never reviewed) becomes a question; deny and ask stay. */

@@ -80,6 +80,12 @@ export class EffectsRecorder {
     return over === 0 ? 'undoable' : `undoable except: ${countOf(over, 'file')} over the ${limit / 1e6} MB limit (listed, not kept)`;
   }
 
+  /** The prompt's `undoable` field: undoability(), when there is something to say. */
+  promptNote(manifest: ToolManifest, input: unknown, external: boolean): { undoable?: string } {
+    const undoable = this.undoability(manifest, input, external);
+    return undoable ? { undoable } : {};
+  }
+
   /** Watches exact workspace-relative paths (what an undo writes). */
   watchPaths(paths: readonly string[]): EffectsWatch {
     return this.watch('exact-paths', () => scanPaths(this.workspace, paths, this.lastScan));
