@@ -325,6 +325,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
       options.claudeCodeBashInGate === false
         ? { inGate: false, stateFolder: resolve(options.home) }
         : { inGate: true, sandbox, grantTtlMs: DEFAULT_GRANT_TTL_MS, run: (run, tool, input, signal) => executor.runJudged(run, tool, input, signal) },
+    effects,
   });
   let mcpUrl: string | undefined;
   let closing: Promise<void> | undefined;

@@ -86,6 +86,12 @@ export class EffectsRecorder {
     return undoable ? { undoable } : {};
   }
 
+  /** Watches absolute paths (Claude Code's file tools give them so); those outside the workspace are left out. */
+  watchAbsolute(paths: readonly string[]): EffectsWatch | undefined {
+    const inside = paths.flatMap((path) => this.workspacePath(path) ?? []);
+    return inside.length > 0 ? this.watchPaths(inside) : undefined;
+  }
+
   /** Watches exact workspace-relative paths (what an undo writes). */
   watchPaths(paths: readonly string[]): EffectsWatch {
     return this.watch('exact-paths', () => scanPaths(this.workspace, paths, this.lastScan));
