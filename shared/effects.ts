@@ -51,6 +51,8 @@ export const CallEffectsSchema = z.object({
   /** How the changes were found: a scan of the whole workspace, or the exact paths the tool names. */
   method: z.enum(['workspace-scan', 'exact-paths']),
   effects: z.array(EffectSchema),
+  /** Changes past the most a record keeps, left out: the call cannot be undone whole. */
+  omitted: z.number().int().positive().optional(),
   /** Files over the per-file limit that the call could have changed: listed, not stored. */
   tooLarge: z.array(z.string()).optional(),
   /** Milliseconds spent recording, before and after the call together. */

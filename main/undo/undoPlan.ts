@@ -38,6 +38,10 @@ const DIFFED_BYTES = 256 * 1024;
  * dropped or never stored) or a path falls under a protected rule the gate has no grant for.
  */
 export function planUndo(deps: PlanDeps, calls: readonly CallWithEffects[], choices: UndoRequest['choices']): UndoPlan {
+  const partial = calls.filter((call) => call.effects.omitted !== undefined);
+  if (partial.length > 0) {
+    return { refusal: partial.map((call) => `call ${call.callId} changed ${call.effects.effects.length + call.effects.omitted!} paths, more than the ${call.effects.effects.length} its record keeps`).join('; '), changes: [] };
+  }
   const byPath = new Map<string, { expected: EntryState | null; target: EntryState | null; note?: ImageNote }>();
   for (const call of calls) {
     for (const effect of call.effects.effects) {

@@ -78,3 +78,11 @@ describe('a folder an undo removes', () => {
     expect(planned.refusal).toContain('made is a folder the undo would remove, but it holds made/by-person.txt');
   });
 });
+
+describe('a call whose record left changes out', () => {
+  it('is not undoable, since undoing part of it would leave the workspace as it never was', () => {
+    const effects = { method: 'workspace-scan' as const, effects: [deletion('a.txt', 'a\n')], omitted: 12_000, recordMs: 0 };
+    const planned = planUndo({ workspace, store, grants: [] }, [{ callId: 'install', seq: 1, effects }], {});
+    expect(planned.refusal).toBe('call install changed 12001 paths, more than the 1 its record keeps');
+  });
+});

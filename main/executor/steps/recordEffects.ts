@@ -33,6 +33,12 @@ const SCANNED_TOOLS: ReadonlySet<string> = new Set(['shell_exec']);
 /** The built-in tools that change only the path they are given. */
 const EXACT_PATH_TOOLS: ReadonlySet<string> = new Set(['write_file', 'edit_file', 'delete_path']);
 
+/**
+ * The most changes one call's record keeps: past it (a package install, a build) the rest are counted,
+ * not listed, so one call cannot swell the audit log, and the call is not undoable.
+ */
+export const MAX_RECORDED_EFFECTS = 10_000;
+
 /** One call being watched: end() says what it changed. */
 export interface EffectsWatch {
   end(): CallEffects;
@@ -113,10 +119,12 @@ export class EffectsRecorder {
         const ended = performance.now();
         const after = scan();
         if (method === 'workspace-scan') this.lastScan = after;
-        const effects = diffSnapshots(before, after).map((effect) => this.withImages(effect));
+        const changed = diffSnapshots(before, after);
+        const effects = changed.slice(0, MAX_RECORDED_EFFECTS).map((effect) => this.withImages(effect));
         this.store.flush();
         spent += performance.now() - ended;
-        return { method, effects, ...(tooLarge.length > 0 ? { tooLarge } : {}), recordMs: Math.round(spent * 1000) / 1000 };
+        const omitted = changed.length - effects.length;
+        return { method, effects, ...(omitted > 0 ? { omitted } : {}), ...(tooLarge.length > 0 ? { tooLarge } : {}), recordMs: Math.round(spent * 1000) / 1000 };
       },
     };
   }
