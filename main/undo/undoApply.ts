@@ -14,6 +14,10 @@ import type { PathPlan } from './undoPlan';
  * it is replaced or removed, never followed). Throws EPERMISSION otherwise.
  */
 export function entryPath(workspace: string, path: string): string {
+  // The gate's own scans never name a path so; one read back from a damaged log is refused, never resolved.
+  if (path.split('/').some((part) => part === '' || part === '.' || part === '..')) {
+    throw new GateError('EPERMISSION', `${JSON.stringify(path)} is not a plain workspace-relative path: undo writes only paths its records name plainly`);
+  }
   const parent = dirname(path);
   if (parent !== '.') {
     const confined = confinePath(workspace, parent);

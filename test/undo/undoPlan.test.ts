@@ -86,3 +86,11 @@ describe('a call whose record left changes out', () => {
     expect(planned.refusal).toBe('call install changed 12001 paths, more than the 1 its record keeps');
   });
 });
+
+describe('a path read back from the log', () => {
+  it('is refused unless it is plain (no empty, . or .. part), so no record can point an undo outside the workspace', () => {
+    for (const path of ['a/..', '../outside.txt', 'a//b', './a', '/etc/passwd']) {
+      expect(plan([deletion(path, 'x\n')]).refusal, path).toContain('not a plain workspace-relative path');
+    }
+  });
+});
