@@ -244,8 +244,12 @@ function CopyJsonButton({ detail }: { detail: CallDetail }) {
   );
 }
 
-/** Whether a call's end record says it changed something in the workspace (what Undo offers to take back). */
+/**
+ * Whether a call's end record says it changed something in the workspace (what Undo offers to take
+ * back). A record too large to show whole (cut to its head) may hold effects: the undo's plan says.
+ */
 function hasEffects(ended: Record<string, unknown> | undefined): boolean {
+  if (ended?.cut === true) return true;
   const effects = (ended?.effects as { effects?: unknown } | undefined)?.effects;
   return Array.isArray(effects) && effects.length > 0;
 }
