@@ -100,6 +100,11 @@ export const ApprovalRequestSchema = z.object({
    * knows: "output can carry it in any form" for a shell command. Absent otherwise.
    */
   secretsWarning: z.string().optional(),
+  /**
+   * Whether what the call changes can be undone once it ran: "undoable", "undoable except: 2 files
+   * over the 50 MB limit", or "not undoable: …" with why. Absent for a call that changes nothing.
+   */
+  undoable: z.string().optional(),
   /** BLAKE3 of manifest + canonical arguments: the approval holds only for this call. */
   bindingHash: z.string(),
   /**

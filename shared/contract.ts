@@ -14,6 +14,7 @@ import {
   ReplayReportSchema,
 } from './explorer';
 import { CallSnapshotSchema } from './call';
+import { CallEffectsSchema, UndoReportSchema, UndoRequestSchema } from './effects';
 import { SandboxFactSchema, ToolStatusSchema } from './health';
 import { PolicyStatusSchema } from './policy';
 import { ApprovalScopeSchema, PermissionSchema, RuleCheckSchema } from './permissions';
@@ -35,6 +36,8 @@ export const GateInfoSchema = z.object({
   policy: PolicyStatusSchema.optional(),
   /** The settings in force and where each came from (flag, environment, settings.json, default). */
   settings: SettingsReportSchema.optional(),
+  /** What the undo store holds when asked: bytes, before-images, and its size limit (absent: no store). */
+  undoStore: z.object({ bytes: z.number().nonnegative(), images: z.number().int().nonnegative(), maxBytes: z.number().nonnegative() }).optional(),
 });
 export type GateInfo = z.infer<typeof GateInfoSchema>;
 
@@ -176,6 +179,10 @@ export const bridgeMethods = {
   exportCalls: { request: ExportRequestSchema, response: ExportResultSchema },
   /** Re-runs a recorded call of a Pure or Deterministic tool and compares the response hash. */
   replayCall: { request: z.object({ callId: z.string().min(1).max(100) }).strict(), response: ReplayReportSchema },
+  /** What a call changed in the workspace (null: it recorded nothing). */
+  callEffects: { request: z.object({ callId: z.string().min(1).max(100) }).strict(), response: CallEffectsSchema.nullable() },
+  /** Undoes a call (or rewinds to before it): a plan with a diff per file, applied unless a dry run or a conflict stops it. */
+  undoCall: { request: UndoRequestSchema, response: UndoReportSchema },
   /** The newest signed checkpoint of the audit log and whether it verifies. */
   checkpointStatus: { request: empty, response: CheckpointStatusSchema },
   /** The gate's memory and event-loop lag; `reset` starts a new lag window after this reading. */

@@ -1,3 +1,5 @@
+import { blake3 } from '@noble/hashes/blake3.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
 import { createBLAKE3, type IHasher } from 'hash-wasm';
 import { blake3Hex } from '../../shared/hash';
 
@@ -61,4 +63,13 @@ export function fastBlake3Matches(prefix: string, text: string, hex: string): bo
   const digest = hasher.digest('binary');
   // Lowercase hex only, as the store writes it: 'hex' decoding would also take uppercase.
   return Buffer.from(digest.buffer, digest.byteOffset, digest.byteLength).equals(expected) && !/[A-F]/.test(hex);
+}
+
+/** BLAKE3 of bytes as 64 lowercase hex digits (a file's content): the WebAssembly hash once loaded. */
+export function fastBlake3BytesHex(bytes: Uint8Array): string {
+  if (!hasher) return bytesToHex(blake3(bytes));
+  hasher.init();
+  hasher.update(bytes);
+  const digest = hasher.digest('binary');
+  return Buffer.from(digest.buffer, digest.byteOffset, digest.byteLength).toString('hex');
 }

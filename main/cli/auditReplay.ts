@@ -5,15 +5,12 @@
  * through the console bridge, as the console's Replay button does, with the console token from the
  * state folder (the person's credential; an agent's MCP token cannot ask for it).
  */
-import { existsSync, readFileSync } from 'node:fs';
 import type { BridgeReply } from '../../shared/contract';
-import { GateError } from '../../shared/errors';
 import { ReplayReportSchema, type ReplayReport } from '../../shared/explorer';
-import { statePaths } from '../state/paths';
-import { readGateAddress, type GateAddress } from '../state/stateFolder';
+import type { GateAddress } from '../state/stateFolder';
 import { UsageError, flag, type ParsedArgs } from './argv';
 import type { Io } from './commands';
-import { bridgeRequest } from './gateBridge';
+import { bridgeRequest, consoleOfRunningGate } from './gateBridge';
 
 /** Exit codes: the same response, a different one, not replayable or bad input. */
 const EXIT = { same: 0, different: 1, 'not-replayable': 2 } as const;
@@ -43,21 +40,14 @@ export async function auditReplayCommand(args: ParsedArgs, io: Io): Promise<numb
   const [, callId, ...extra] = args.positionals;
   if (!callId) throw new UsageError('audit replay needs a call id: toolgate audit replay CALL_ID (copy one from the explorer or `toolgate audit list`)');
   if (extra.length > 0) throw new UsageError(`audit replay takes one call id, not ${extra.length + 1}`);
-  let address: GateAddress;
-  try {
-    address = readGateAddress(io.home);
-  } catch (error) {
-    if (!(error instanceof GateError)) throw error;
-    io.err(`a replay re-runs the tool in the gate's tool processes, and ${error.message}; then run this again\n`);
+  const gate = consoleOfRunningGate(io.home, "a replay re-runs the tool in the gate's tool processes");
+  if ('problem' in gate) {
+    io.err(`${gate.problem}\n`);
     return 2;
   }
-  const { consoleToken } = statePaths(io.home);
-  if (!existsSync(consoleToken)) {
-    io.err(`the gate at ${address.mcpUrl} serves no browser console, so the CLI cannot ask it: replay the call from the desktop window's audit explorer\n`);
-    return 2;
-  }
+  const { address, consoleToken } = gate;
   let told = false;
-  const reply = await askGate(address, readFileSync(consoleToken, 'utf8').trim(), callId, () => {
+  const reply = await askGate(address, consoleToken, callId, () => {
     if (told) return;
     told = true;
     io.err(`the replay waits for a person's approval, as the policy asks for this tool: answer it in the console at ${address.consoleUrl} (\`toolgate console\` prints the link with your token)\n`);

@@ -1,5 +1,6 @@
 import type { CommandSpec, OptionSpec } from './commandSpec';
 import { NOT_RUN_EXIT_CODE } from '../hooks/hookWire';
+import { UNDO_SPECS } from './undoSpecs';
 
 /** `toolgate serve`: every option, with its default; settings.json gives the same keys. */
 export const SERVE_SPEC: CommandSpec = {
@@ -236,6 +237,7 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
       },
     ],
   },
+  ...UNDO_SPECS,
   {
     name: 'policy',
     summary: 'check, list, test and trust the policy rules the gate applies here',

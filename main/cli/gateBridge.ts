@@ -1,7 +1,9 @@
 import WebSocket from 'ws';
 import { toBridgeReply, type BridgeMethodName, type BridgeReply } from '../../shared/contract';
 import { GateError } from '../../shared/errors';
-import type { GateAddress } from '../state/stateFolder';
+import { existsSync, readFileSync } from 'node:fs';
+import { statePaths } from '../state/paths';
+import { readGateAddress, type GateAddress } from '../state/stateFolder';
 
 /** The console's subprotocol and the prefix its token travels under (see main/server/wsBridgeServer.ts). */
 const BRIDGE_PROTOCOL = 'toolgate.v1';
@@ -40,4 +42,20 @@ export function bridgeRequest(
     ws.on('error', (error) => reject(new GateError('ENOTFOUND', `no gate answers at ${origin}: start it again with \`toolgate serve --workspace DIR\` (${error.message})`)));
     ws.on('close', (code, reason) => reject(new GateError('EPERMISSION', `the gate closed the console connection (${code}${reason.length > 0 ? `: ${reason.toString()}` : ''})`)));
   });
+}
+
+/** The running gate of a state folder and the person's console token, or why the CLI cannot reach it. */
+export function consoleOfRunningGate(home: string, task: string): { address: GateAddress; consoleToken: string } | { problem: string } {
+  let address: GateAddress;
+  try {
+    address = readGateAddress(home);
+  } catch (error) {
+    if (!(error instanceof GateError)) throw error;
+    return { problem: `${task}, and ${error.message}; then run this again` };
+  }
+  const { consoleToken } = statePaths(home);
+  if (!existsSync(consoleToken)) {
+    return { problem: `the gate at ${address.mcpUrl} serves no browser console, so the CLI cannot ask it: use the desktop window's audit explorer` };
+  }
+  return { address, consoleToken: readFileSync(consoleToken, 'utf8').trim() };
 }

@@ -4,6 +4,7 @@ import type { AgentInfo, CallSnapshot, CallSource } from '../../shared/call';
 import type { ToolError } from '../../shared/errors';
 import { hashCanonical } from '../../shared/hash';
 import type { EditSummary } from '../../shared/approval';
+import type { CallEffects } from '../../shared/effects';
 import type { ToolResult } from '../../shared/result';
 import type { TextFinding } from '../../shared/upstream';
 import { editNote } from '../approvals/editedArguments';
@@ -50,6 +51,8 @@ export class CallRun {
   step = 'invoked';
   /** Set when a person edited the call before approving it: what the result tells the agent. */
   edited: EditSummary | undefined;
+  /** What the call changed in the workspace, once its tool ran (a failed call may have changed files too). */
+  effects: CallEffects | undefined;
   /** When its tool process was handed the call (performance.now()), once it was. */
   private ranFrom: number | undefined;
   /** Steps not written yet, oldest first. */
@@ -150,7 +153,7 @@ export class CallRun {
     // A message may quote a secret (a tool's error, an input echoed back): no secret is ever returned.
     const error = this.deps.redactions.redactValue(unredacted);
     const responseHash = hashCanonical(error);
-    this.audit(kind, { step, error, responseHash, durationMs: this.elapsedMs(), ...(usage ? { usage } : {}) });
+    this.audit(kind, { step, error, responseHash, durationMs: this.elapsedMs(), ...(usage ? { usage } : {}), ...(this.effects ? { effects: this.effects } : {}) });
     return this.finish({ ok: false, error }, responseHash, kind === 'rejected' ? 'rejected' : 'failed', step);
   }
 

@@ -32,6 +32,7 @@ import { askForSecrets, resolveSecrets, type ResolvedInput } from './steps/resol
 import { capOutput, utf8Prefix } from './steps/truncateOutput';
 import { validateInput } from './steps/validateInput';
 import { CallRun, roundMs } from './callRun';
+import type { EffectsRecorder } from './steps/recordEffects';
 import type { CallLogs, ToolLogLine } from './callLogs';
 
 /** Side effects of a tool that may run while its first records are committed: reads of this machine. */
@@ -81,6 +82,8 @@ export interface ExecutorDeps {
   sandbox: SandboxInfo;
   /** Why a tool cannot be called right now (it failed its health check), if it cannot. */
   unavailableReason?: (tool: string) => string | undefined;
+  /** Records what calls that may change the workspace changed (absent: nothing is recorded, nothing can be undone). */
+  effects?: EffectsRecorder;
 }
 
 /** The hash an approval is bound to: this tool's manifest and these exact arguments. */
@@ -282,6 +285,7 @@ export class Executor {
         // A file that already holds a secret shows its placeholder in the diff; the hashes cover the real preview.
         preview: this.deps.redactions.redactValue(preview),
         bindingHash: binding,
+        ...this.deps.effects?.promptNote(manifest, input, entry.external !== undefined),
         ...(secrets.length > 0 ? { secrets, ...(warning ? { secretsWarning: warning } : {}) } : {}),
         ...(suggestedRules.length > 0 ? { suggestedRules } : {}),
         ...(revision ? { editable: { arguments: true, content: contentEditable(revision) } } : {}),
@@ -443,7 +447,9 @@ export class Executor {
           }
           // A built-in file tool matches the files as the redactor shows them (search_files, edit_file).
           const hidden = this.deps.redactions.hiddenFrom(entry);
-          return this.deps.pool.run(
+          // Inside the scheduler's turn: no other call that changes files runs until its effects are recorded.
+          const watch = this.deps.effects?.begin(manifest.name, resolved.input);
+          const ran = this.deps.pool.run(
             {
               callId: run.callId,
               tool: manifest.name,
@@ -461,6 +467,7 @@ export class Executor {
             profile,
             signal,
           );
+          return watch ? ran.finally(() => (run.effects = watch.end())) : ran;
         },
       );
     } catch (error) {
@@ -489,6 +496,7 @@ export class Executor {
       ...(shown.truncated ? { truncated: true } : {}),
       ...(usage ? { usage } : {}),
       ...(findings?.length ? { findings } : {}),
+      ...(run.effects ? { effects: run.effects } : {}),
       output:
         shown.originalBytes <= AUDIT_OUTPUT_BYTES
           ? normalized.data

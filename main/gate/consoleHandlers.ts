@@ -15,6 +15,7 @@ import type { ToolRegistry } from '../registry/registry';
 import { builtAssets, toolgateVersion } from '../state/paths';
 import type { GateEvents } from './gateEvents';
 import { GateVitals } from './gateVitals';
+import type { UndoService } from '../undo/undoService';
 
 /** The gate pieces the console reads and answers. */
 export interface ConsoleSources {
@@ -36,6 +37,8 @@ export interface ConsoleSources {
   auditViews?: AuditViews;
   /** The person's own MCP servers behind the gate (absent: none, and reviews are refused). */
   upstream?: UpstreamConsole;
+  /** Effects and undo (absent: nothing is recorded, so nothing can be undone). */
+  undo?: UndoService;
 }
 
 /** What the console asks of the upstream servers. */
@@ -52,6 +55,12 @@ const NO_UPSTREAM: UpstreamOverview = { file: '', servers: [], refused: [] };
 
 function noUpstream(): never {
   throw new GateError('ENOTFOUND', 'this gate serves no upstream MCP servers; add them to servers.json in the Toolgate home');
+}
+
+/** The undo service, or the error saying this gate has none. */
+function noUndo(undo: UndoService | undefined): UndoService {
+  if (!undo) throw new GateError('EUNAVAILABLE', 'this gate records no effects of calls, so it cannot undo them');
+  return undo;
 }
 
 /** What the console is told when no board says otherwise: nothing was checked, so no sandbox is claimed. */
@@ -99,6 +108,8 @@ export function createConsoleBackend(sources: ConsoleSources): ConsoleBackend {
       exportCalls: (request) => views.exportView(request),
       replayCall: (request) => views.replay(request),
       checkpointStatus: () => views.checkpoint(),
+      callEffects: async ({ callId }) => noUndo(sources.undo).effects(callId) ?? null,
+      undoCall: (request) => noUndo(sources.undo).undo(request),
       diagnostics: async ({ reset }) => vitals.read(reset),
       stopCall: async ({ callId }) => ({ stopped: sources.stopCall?.(callId) ?? false }),
       upstreamServers: async () => sources.upstream?.overview() ?? NO_UPSTREAM,

@@ -20,6 +20,9 @@ import { ToolHealthMonitor } from '../health/toolHealth';
 import { ToolStatusBoard } from '../health/toolStatusBoard';
 import { effectiveTier } from '../policy/sandboxTier';
 import { Executor } from '../executor/executor';
+import { EffectsRecorder } from '../executor/steps/recordEffects';
+import { DEFAULT_STORE_BYTES, ImageStore } from '../undo/imageStore';
+import { UndoService } from '../undo/undoService';
 import { CallScheduler } from '../executor/scheduler';
 import { createChildProcessHost } from '../hosts/childProcessHost';
 import { detectSandbox, profileFor, type SandboxInfo, type SandboxMode } from '../hosts/sandbox';
@@ -98,6 +101,8 @@ export interface GateOptions {
   otlp?: Pick<OtlpStreamOptions, 'endpoint' | 'headers' | 'log'>;
   /** Claude Code's allowed Bash calls run in the gate's sandbox, as shell_exec (default true); false: Claude Code runs them on the host. */
   claudeCodeBashInGate?: boolean;
+  /** Bytes the undo store keeps of files as calls found them (default 1 GiB); past it the oldest are dropped. */
+  undoStoreBytes?: number;
 }
 
 /** The default grants: tools may read and write inside the workspace. */
@@ -274,6 +279,10 @@ export async function createGate(options: GateOptions): Promise<Gate> {
   const toolStatus = new ToolStatusBoard({ registry, health, sandbox, effectiveTier: (manifest) => effectiveTier(manifest, sandbox) });
   // Not awaited: a tool whose check hangs must not hold up the gate; until checked, tools are callable.
   void health.start();
+  const effects = new EffectsRecorder(
+    workspace,
+    new ImageStore({ folder: paths.undoStore, maxBytes: options.undoStoreBytes ?? DEFAULT_STORE_BYTES, redact: (text) => redactions.redactLine(text) }),
+  );
   const executor = new Executor({
     registry,
     pool,
@@ -289,6 +298,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     logs,
     sandbox,
     unavailableReason: (tool) => health.unavailableReason(tool),
+    effects,
   });
   // The person's own MCP servers, from servers.json: their tools join the registry as server__tool.
   const upstream = startUpstream({
@@ -315,6 +325,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
       options.claudeCodeBashInGate === false
         ? { inGate: false, stateFolder: resolve(options.home) }
         : { inGate: true, sandbox, grantTtlMs: DEFAULT_GRANT_TTL_MS, run: (run, tool, input, signal) => executor.runJudged(run, tool, input, signal) },
+    effects,
   });
   let mcpUrl: string | undefined;
   let closing: Promise<void> | undefined;
@@ -349,7 +360,8 @@ export async function createGate(options: GateOptions): Promise<Gate> {
         approveLaunch: (server, launchHash) => upstream.gateway.approveLaunch(server, launchHash),
         setSandbox: (request) => upstream.setSandbox(request),
       },
-      info: () => ({ workspace, approvalTimeoutMs, ...(policyEngine ? { policy: policyEngine.status() } : {}), ...(mcpUrl ? { mcpUrl } : {}), ...(options.settings ? { settings: options.settings } : {}) }),
+      undo: new UndoService({ audit, calls, redactions, scheduler, recorder: effects, workspace, grants }),
+      info: () => ({ workspace, approvalTimeoutMs, undoStore: effects.store.usage(), ...(policyEngine ? { policy: policyEngine.status() } : {}), ...(mcpUrl ? { mcpUrl } : {}), ...(options.settings ? { settings: options.settings } : {}) }),
     }),
     setMcpUrl: (url) => {
       mcpUrl = url;

@@ -18,6 +18,7 @@ import type { ToolRegistry } from '../registry/registry';
 import type { BashRunReply, RunGrant } from './bashRun';
 import { bashTimeoutMs, hostBashDecision, inGateBashDecision, replyOf, type BashInGate } from './bashInGate';
 import { equivalentCall, type EquivalentCall } from './claudeCodeTools';
+import type { EffectsRecorder } from '../executor/steps/recordEffects';
 import { HookOutcomes } from './hookOutcomes';
 import { hookPreview } from './hookPreview';
 import { hookFacts, preToolUseAnswer, recordedHookTool, type GateAnswer, type HookInput, type PreToolUseInput } from './hookInput';
@@ -40,6 +41,8 @@ export interface HookJudgeDeps {
   maxOpenCalls?: number;
   /** Where an allowed Bash call runs: in the gate's sandbox (with what runs it there), or on the host by Claude Code. */
   bash: BashInGate;
+  /** Records what Claude Code's Write, Edit and MultiEdit changed, between PreToolUse and PostToolUse (absent: nothing). */
+  effects?: EffectsRecorder;
 }
 
 /** A PreToolUse answered by the gate: the hook's answer, and for a Bash call the gate runs, its grant. */

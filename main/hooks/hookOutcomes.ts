@@ -1,3 +1,4 @@
+import type { EffectsRecorder, EffectsWatch } from '../executor/steps/recordEffects';
 import type { AgentInfo } from '../../shared/call';
 import { canonicalize } from '../../shared/canonicalJson';
 import { hashCanonical } from '../../shared/hash';
@@ -26,6 +27,8 @@ interface OpenHookCall {
   readonly timer: NodeJS.Timeout;
   /** Set when the gate runs it: the grant the command Claude Code runs must present. */
   readonly grant?: BashGrant;
+  /** Set for a file write Claude Code makes itself: what it changes, from PreToolUse to PostToolUse. */
+  readonly watch?: EffectsWatch;
 }
 
 /** A grant taken to run: the call it runs on and what runs, or why nothing may. */
@@ -53,7 +56,7 @@ export class HookOutcomes {
   private closed = false;
 
   constructor(
-    private readonly deps: { audit: AuditSink; calls: CallTracker; redactions: CallRedactions },
+    private readonly deps: { audit: AuditSink; calls: CallTracker; redactions: CallRedactions; effects?: EffectsRecorder },
     private readonly waitMs: number,
     private readonly maxOpen = MAX_OPEN_HOOK_CALLS,
   ) {}
@@ -83,7 +86,9 @@ export class HookOutcomes {
     this.end(key, 'ERUNTIME', 'another PreToolUse came for the same tool use, which this record no longer follows');
     const timer = setTimeout(() => this.end(key, 'ETIMEOUT', `Claude Code reported no outcome within ${Math.round(this.waitMs / 60_000)} min (the tool failed, was refused at Claude Code's prompt, or Claude Code stopped)`), this.waitMs);
     timer.unref();
-    this.open.set(key, { run, timer });
+    // A Write, Edit or MultiEdit Claude Code makes itself once allowed: its path is watched until its outcome comes.
+    const watch = how === 'allowed' && call?.change !== undefined ? this.deps.effects?.watchAbsolute(call.paths) : undefined;
+    this.open.set(key, { run, timer, ...(watch ? { watch } : {}) });
     // Bounded: a flood of PreToolUse calls that never report costs the oldest their wait, never memory.
     if (this.open.size > this.maxOpen) this.end(this.open.keys().next().value!, 'ERUNTIME', `more than ${this.maxOpen} calls were waiting for Claude Code to report their outcome, so the oldest stopped waiting`);
   }
@@ -146,6 +151,7 @@ export class HookOutcomes {
     if (this.awaitsItsRun(input)) return;
     const open = this.closing(input);
     const run = open?.run ?? this.unjudged(input, agent);
+    if (open?.watch) run.effects = open.watch.end();
     // Its grant unused, Claude Code ran the call itself, on the host: it did not apply the updatedInput it was given.
     const onHost = open?.grant ? 'Claude Code ran this call itself, outside the gate\'s sandbox, instead of the command it was given to run it there' : undefined;
     if (open?.grant) this.spent.spend(open.grant.id, 'was withdrawn: Claude Code reported the call ended without running it through the gate');
@@ -164,6 +170,7 @@ export class HookOutcomes {
       responseHash,
       bytes,
       durationMs: run.elapsedMs(),
+      ...(run.effects ? { effects: run.effects } : {}),
       output: bytes <= AUDIT_OUTPUT_BYTES ? response : { head: utf8Prefix(canonical, AUDIT_OUTPUT_BYTES), bytes, cut: true },
     });
     run.finish({ ok: true, data: response }, responseHash, 'completed', 'completed');
@@ -212,6 +219,7 @@ export class HookOutcomes {
       this.granted.delete(open.grant.id);
       this.spent.spend(open.grant.id, `ended unused: ${message}`);
     }
+    if (open.watch) open.run.effects = open.watch.end();
     open.run.fail('failed', 'execute', { code, message });
   }
 }

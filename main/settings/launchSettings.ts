@@ -9,6 +9,7 @@ import { DEFAULT_PORT } from '../gate/startGate';
 import type { SandboxMode } from '../hosts/sandbox';
 import { PolicyModeSchema, type PolicyMode } from '../../shared/policy';
 import { parseRuleText, RuleError } from '../policy/ruleText';
+import { DEFAULT_STORE_BYTES } from '../undo/imageStore';
 import { readSettingsFile, settingsInForce, settingsPath } from './settings';
 
 /** What a gate is started with, whichever shell starts it. */
@@ -38,11 +39,13 @@ export interface LaunchSettings {
   otlpHeaders: Record<string, string>;
   /** Claude Code's allowed Bash calls run in the gate's sandbox (true) or on the host (false). */
   claudeCodeBashInGate: boolean;
+  /** Bytes the undo store keeps before dropping its oldest before-images. */
+  undoStoreBytes: number;
 }
 
 /** Toolgate's defaults; the workspace defaults to the folder the gate is started in. */
 export function launchDefaults(cwd: string): LaunchSettings {
-  return { workspace: cwd, grants: [], approvalTimeoutSeconds: 300, sandbox: 'auto', toolModules: [], pool: 2, readOnly: false, port: DEFAULT_PORT, secretEnv: [], mode: 'standard', auditDurability: 'process', checkpointDir: null, checkpointEveryRecords: 1000, checkpointIntervalSeconds: 60, otlpEndpoint: null, otlpHeaders: {}, claudeCodeBashInGate: true };
+  return { workspace: cwd, grants: [], approvalTimeoutSeconds: 300, sandbox: 'auto', toolModules: [], pool: 2, readOnly: false, port: DEFAULT_PORT, secretEnv: [], mode: 'standard', auditDurability: 'process', checkpointDir: null, checkpointEveryRecords: 1000, checkpointIntervalSeconds: 60, otlpEndpoint: null, otlpHeaders: {}, claudeCodeBashInGate: true, undoStoreBytes: DEFAULT_STORE_BYTES };
 }
 
 function isSandboxMode(mode: string): mode is SandboxMode {
@@ -144,7 +147,7 @@ function reported(key: (typeof SETTING_KEYS)[number], value: unknown): unknown {
 }
 
 /** The gate options the settings come to (the defaults' grants always included). */
-export function gateOptionsFrom(settings: LaunchSettings): Pick<GateOptions, 'workspace' | 'grants' | 'approvalTimeoutMs' | 'sandbox' | 'toolModules' | 'poolSize' | 'readOnly' | 'secretEnv' | 'policyMode' | 'auditDurability' | 'checkpoints' | 'otlp' | 'claudeCodeBashInGate'> & { port: number } {
+export function gateOptionsFrom(settings: LaunchSettings): Pick<GateOptions, 'workspace' | 'grants' | 'approvalTimeoutMs' | 'sandbox' | 'toolModules' | 'poolSize' | 'readOnly' | 'secretEnv' | 'policyMode' | 'auditDurability' | 'checkpoints' | 'otlp' | 'claudeCodeBashInGate' | 'undoStoreBytes'> & { port: number } {
   return {
     workspace: settings.workspace,
     grants: [...DEFAULT_GRANTS, ...settings.grants],
@@ -161,6 +164,7 @@ export function gateOptionsFrom(settings: LaunchSettings): Pick<GateOptions, 'wo
       : undefined,
     ...(settings.otlpEndpoint ? { otlp: { endpoint: settings.otlpEndpoint, headers: settings.otlpHeaders } } : {}),
     claudeCodeBashInGate: settings.claudeCodeBashInGate,
+    undoStoreBytes: settings.undoStoreBytes,
     port: settings.port,
   };
 }

@@ -57,6 +57,8 @@ export const SettingsFileSchema = z.strictObject({
   otlpHeaders: z.record(z.string().regex(/^[A-Za-z0-9-]+$/, 'is not a header name'), z.string().max(4096)).optional(),
   /** Claude Code's allowed Bash calls run in the gate's sandbox, as shell_exec does (true, the default), or on the host by Claude Code (false). */
   claudeCodeBashInGate: z.boolean().optional(),
+  /** Bytes the undo store keeps of files as they were before calls changed them; past it the oldest are dropped and their calls can no longer be undone. */
+  undoStoreBytes: z.number().int().min(0).max(2 ** 40).optional(),
 });
 
 /** The settings file's contents, as checked. */
@@ -81,6 +83,7 @@ const FIX: Record<SettingKey, string> = {
   otlpEndpoint: 'the URL of an OTLP/HTTP traces endpoint, e.g. "http://localhost:4318/v1/traces"',
   otlpHeaders: 'an object of header names and values, e.g. {"x-api-key": "…"}',
   claudeCodeBashInGate: 'true (Claude Code\'s allowed Bash calls run in the gate\'s sandbox) or false (Claude Code runs them on the host)',
+  undoStoreBytes: 'a whole number of bytes, e.g. 1073741824 (1 GiB); 0 keeps no before-images, so no call can be undone',
 };
 
 /** A settings file that cannot be used: names the file, the field and the fix. Nothing starts. */

@@ -25,6 +25,8 @@ export function statePaths(home: string) {
     secrets: join(home, 'secrets.json'),
     /** The Ed25519 key that signs audit checkpoints (mode 0600): beside the audit database, never inside it. */
     checkpointKey: join(home, 'checkpoint-key'),
+    /** The before-images of calls that changed the workspace, for undo (tools never see the state folder). */
+    undoStore: join(home, 'undo-store'),
   };
 }
 

@@ -58,6 +58,12 @@ export function ApprovalCard({ request }: { request: ApprovalRequest }) {
           <code>{request.callId}</code>
         </dd>
         {request.agentSession ? <AgentFact agentSession={request.agentSession} agent={request.agent} /> : null}
+        {request.undoable ? (
+          <>
+            <dt>Undo</dt>
+            <dd data-testid="approval-undoable">{request.undoable}</dd>
+          </>
+        ) : null}
       </dl>
       <section aria-label="Arguments">
         <h4>Arguments</h4>

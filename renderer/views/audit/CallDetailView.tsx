@@ -11,6 +11,7 @@ import { VisibleText } from '../common/VisibleText';
 import { decidedText, durationText } from './callRowText';
 import { cutPayload, formatBytes, formatGap, payloadOf, recordTimeline } from './recordTimeline';
 import { ReplayButton } from './ReplayButton';
+import { UndoButton } from './UndoButton';
 import { ShownPreview } from './ShownPreview';
 
 /** JSON shown in the pane before "Show all" (a record is at most 64 KiB; drawing that whole is slow). */
@@ -33,6 +34,7 @@ export function CallDetailView({ detail, onClose }: { detail: CallDetail; onClos
         <div className="call-detail-actions">
           <CopyJsonButton detail={detail} />
           <ReplayButton callId={row.callId} replay={detail.replay} />
+          {hasEffects(ended) ? <UndoButton callId={row.callId} /> : null}
           {onClose ? (
             <button type="button" onClick={onClose} aria-label="Close the detail (Esc)">
               Close
@@ -240,4 +242,14 @@ function CopyJsonButton({ detail }: { detail: CallDetail }) {
       ) : null}
     </>
   );
+}
+
+/**
+ * Whether a call's end record says it changed something in the workspace (what Undo offers to take
+ * back). A record too large to show whole (cut to its head) may hold effects: the undo's plan says.
+ */
+function hasEffects(ended: Record<string, unknown> | undefined): boolean {
+  if (ended?.cut === true) return true;
+  const effects = (ended?.effects as { effects?: unknown } | undefined)?.effects;
+  return Array.isArray(effects) && effects.length > 0;
 }

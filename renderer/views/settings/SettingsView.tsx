@@ -1,3 +1,5 @@
+import { formatBytes } from '../../format/bounds';
+import { countOf } from '../../../shared/plural';
 import type { SettingKey, SettingSource } from '../../../shared/settings';
 import { revealInvisibles } from '../../format/invisibles';
 import { VisibleText } from '../common/VisibleText';
@@ -23,6 +25,7 @@ const MEANING: Record<SettingKey, string> = {
   otlpEndpoint: 'OTLP/HTTP endpoint each ended call is sent to as a span (no arguments or results)',
   otlpHeaders: 'headers sent with each OTLP request (values hidden)',
   claudeCodeBashInGate: "Claude Code's allowed Bash calls run in the gate's sandbox (true) or on the host by Claude Code (false)",
+  undoStoreBytes: 'bytes the undo store keeps of files as calls found them; past it the oldest are dropped and their calls can no longer be undone',
 };
 
 const SOURCE: Record<SettingSource, string> = {
@@ -53,6 +56,7 @@ export function SettingsView() {
 /** The settings the gate runs with, and where each came from: a flag, the environment, settings.json or the default. */
 function SettingsInForce() {
   const report = useConsoleState((s) => s.info?.settings);
+  const undoStore = useConsoleState((s) => s.info?.undoStore);
   if (!report) return <p className="empty">This gate was started without a settings report.</p>;
   return (
     <section aria-label="Settings in force">
@@ -82,6 +86,11 @@ function SettingsInForce() {
                 </th>
                 <td className="setting-value" title={revealInvisibles(shown(entry.value))}>
                   <VisibleText text={shown(entry.value)} />
+                  {entry.key === 'undoStoreBytes' && undoStore ? (
+                    <div className="note" data-testid="undo-store-usage">
+                      holds {formatBytes(undoStore.bytes)} in {countOf(undoStore.images, 'before-image')}
+                    </div>
+                  ) : null}
                 </td>
                 <td className={`setting-source setting-source-${entry.source}`}>{SOURCE[entry.source]}</td>
               </tr>

@@ -1,0 +1,165 @@
+/**
+ * Effects: what a call changed in the workspace, recorded in its audit record with the content
+ * before it kept in the image store, so a person can undo it.
+ *
+ * How the changed paths are found:
+ * - A file tool (write_file, edit_file, delete_path) names its path: that path, its folders and
+ *   (for a folder) what is in it are looked at before and after the call.
+ * - A shell command may change anything in the workspace (bubblewrap here has no overlay to collect
+ *   its writes), so the whole workspace is scanned before and after: stat of every entry, a hash only
+ *   of files whose stat changed since the previous scan. Every file's content is in the store before
+ *   the command runs (each stored once, by hash), so whatever it deletes or rewrites can be put back.
+ *
+ * A change made by another program during the call cannot be told apart from the call's own: the
+ * kernel does not say which process wrote a file, and the scan sees only before and after. What is
+ * done about it: no other call of the gate that changes files runs meanwhile (the scheduler runs
+ * them one at a time), so what is attributed to the call is its own or a program outside the gate
+ * (the person's editor, a build watcher). Those land in the call's effects and show in the undo's
+ * plan, file by file, before anything is written; and undo compares each file with the state the
+ * call left it in, so a change made after the call ended is a conflict, never overwritten silently.
+ */
+import { lstatSync, readFileSync } from 'node:fs';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import type { CallEffects, Effect } from '../../../shared/effects';
+import { mutatingEffects, type ToolManifest } from '../../../shared/manifest';
+import { countOf } from '../../../shared/plural';
+import type { ImageStore } from '../../undo/imageStore';
+import { scanPaths, scanWorkspace, type Snapshot } from '../../undo/snapshot';
+import { diffSnapshots } from '../../undo/snapshotDiff';
+
+/** The built-in tools whose writes are found by scanning the whole workspace. */
+const SCANNED_TOOLS: ReadonlySet<string> = new Set(['shell_exec']);
+
+/** The built-in tools that change only the path they are given. */
+const EXACT_PATH_TOOLS: ReadonlySet<string> = new Set(['write_file', 'edit_file', 'delete_path']);
+
+/**
+ * The most changes one call's record keeps: past it (a package install, a build) the rest are counted,
+ * not listed, so one call cannot swell the audit log, and the call is not undoable.
+ */
+export const MAX_RECORDED_EFFECTS = 10_000;
+
+/** One call being watched: end() says what it changed. */
+export interface EffectsWatch {
+  end(): CallEffects;
+}
+
+/** Watches the calls that may change the workspace and records what each changed. */
+export class EffectsRecorder {
+  /** The newest whole-workspace scan: the next one hashes only files whose stat changed since. */
+  private lastScan: Snapshot | undefined;
+
+  constructor(
+    private readonly workspace: string,
+    readonly store: ImageStore,
+  ) {}
+
+  /** Starts watching a call of `tool` (undefined when the tool is not one whose effects are recorded). */
+  begin(tool: string, input: unknown): EffectsWatch | undefined {
+    if (SCANNED_TOOLS.has(tool)) return this.watch('workspace-scan', () => scanWorkspace(this.workspace, this.lastScan));
+    if (!EXACT_PATH_TOOLS.has(tool)) return undefined;
+    const path = this.workspacePath((input as { path?: unknown } | null)?.path);
+    return path === undefined ? undefined : this.watchPaths([path]);
+  }
+
+  /**
+   * What the prompt says of undoing the call before it is approved: nothing for a call that changes
+   * nothing, "not undoable" with why for one that reaches the network or whose changes are not
+   * recorded, else "undoable", less the files over the per-file limit that it may change.
+   */
+  undoability(manifest: ToolManifest, input: unknown, external: boolean): string | undefined {
+    const effects = manifest.sideEffects;
+    if (effects.includes('NetRead') || effects.includes('NetWrite')) return 'not undoable: it reaches the network, and what was sent cannot be recalled';
+    if (mutatingEffects(effects).length === 0) return undefined;
+    const name = manifest.name;
+    if (external || (!SCANNED_TOOLS.has(name) && !EXACT_PATH_TOOLS.has(name))) return 'not undoable: what this tool changes is not recorded (only the built-in file tools and shell_exec are)';
+    const limit = this.store.maxFileBytes;
+    let over = 0;
+    if (SCANNED_TOOLS.has(name)) {
+      // The last scan's sizes: a file grown past the limit since is found when the call runs (and listed then).
+      for (const entry of this.lastScan?.values() ?? []) if (entry.type === 'file' && (entry.size ?? 0) > limit) over++;
+    } else {
+      const path = this.workspacePath((input as { path?: unknown } | null)?.path);
+      const size = path === undefined ? 0 : sizeOf(join(this.workspace, path));
+      if (size > limit) over = 1;
+    }
+    return over === 0 ? 'undoable' : `undoable except: ${countOf(over, 'file')} over the ${limit / 1e6} MB limit (listed, not kept)`;
+  }
+
+  /** The prompt's `undoable` field: undoability(), when there is something to say. */
+  promptNote(manifest: ToolManifest, input: unknown, external: boolean): { undoable?: string } {
+    const undoable = this.undoability(manifest, input, external);
+    return undoable ? { undoable } : {};
+  }
+
+  /** Watches absolute paths (Claude Code's file tools give them so); those outside the workspace are left out. */
+  watchAbsolute(paths: readonly string[]): EffectsWatch | undefined {
+    const inside = paths.flatMap((path) => this.workspacePath(path) ?? []);
+    return inside.length > 0 ? this.watchPaths(inside) : undefined;
+  }
+
+  /** Watches exact workspace-relative paths (what an undo writes). */
+  watchPaths(paths: readonly string[]): EffectsWatch {
+    return this.watch('exact-paths', () => scanPaths(this.workspace, paths, this.lastScan));
+  }
+
+  private watch(method: CallEffects['method'], scan: () => Snapshot): EffectsWatch {
+    const started = performance.now();
+    const before = scan();
+    const tooLarge: string[] = [];
+    // Before the call runs, every file it could change has its content in the store.
+    for (const [path, entry] of before) {
+      if (entry.type !== 'file' || !entry.hash) continue;
+      const note = this.store.keep(entry.hash, entry.size ?? 0, () => readFileSync(join(this.workspace, path)));
+      if (note.tooLarge) tooLarge.push(path);
+    }
+    let spent = performance.now() - started;
+    return {
+      end: () => {
+        const ended = performance.now();
+        const after = scan();
+        if (method === 'workspace-scan') this.lastScan = after;
+        const changed = diffSnapshots(before, after);
+        const effects = changed.slice(0, MAX_RECORDED_EFFECTS).map((effect) => this.withImages(effect));
+        this.store.flush();
+        spent += performance.now() - ended;
+        const omitted = changed.length - effects.length;
+        return { method, effects, ...(omitted > 0 ? { omitted } : {}), ...(tooLarge.length > 0 ? { tooLarge } : {}), recordMs: Math.round(spent * 1000) / 1000 };
+      },
+    };
+  }
+
+  /** Names the images of an effect's content before and after (after: read now, for redo and the three-way view). */
+  private withImages(effect: Effect): Effect {
+    const { before, after } = effect;
+    const beforeImage = before?.type === 'file' && before.hash ? (this.store.noteFor(before.hash) ?? { tooLarge: true }) : undefined;
+    let afterImage;
+    if (after?.type === 'file' && after.hash) {
+      const hash = after.hash;
+      try {
+        afterImage = this.store.keep(hash, after.size ?? 0, () => readFileSync(join(this.workspace, effect.path)));
+      } catch {
+        // Gone again already: nothing to keep of it.
+      }
+    }
+    return { ...effect, ...(beforeImage ? { beforeImage } : {}), ...(afterImage ? { afterImage } : {}) };
+  }
+
+  /** A tool's path argument as a workspace-relative path with /, or undefined when it is none or leaves the workspace (the tool refuses it). */
+  private workspacePath(requested: unknown): string | undefined {
+    if (typeof requested !== 'string' || requested === '') return undefined;
+    const inside = relative(this.workspace, resolve(this.workspace, requested));
+    if (inside === '' || inside === '..' || inside.startsWith(`..${sep}`) || isAbsolute(inside)) return undefined;
+    return inside.split(sep).join('/');
+  }
+}
+
+/** A regular file's size, or 0 for anything else (absent, a folder, a symlink). */
+function sizeOf(path: string): number {
+  try {
+    const stats = lstatSync(path);
+    return stats.isFile() ? stats.size : 0;
+  } catch {
+    return 0;
+  }
+}

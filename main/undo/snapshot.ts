@@ -1,0 +1,105 @@
+import { lstatSync, readdirSync, readFileSync, readlinkSync, type Stats } from 'node:fs';
+import { join } from 'node:path';
+import type { EntryState } from '../../shared/effects';
+import { fastBlake3BytesHex } from '../audit/fastBlake3';
+
+/** An entry as a scan saw it: its state plus the stat fields that tell whether it changed since. */
+export interface ScannedEntry extends EntryState {
+  ino: number;
+  mtimeMs: number;
+  ctimeMs: number;
+}
+
+/** Workspace-relative paths (with /) to what was there. */
+export type Snapshot = Map<string, ScannedEntry>;
+
+/**
+ * Every file, symlink and folder under the workspace, without following symlinks. A file is hashed
+ * only when its stat (inode, size, mtime, ctime) differs from `previous`'s: a write changes mtime and
+ * ctime, and ctime cannot be set back by a program, so an unchanged stat means unchanged bytes.
+ * Sockets, fifos and devices are passed over (nothing of them can be put back).
+ */
+export function scanWorkspace(root: string, previous?: Snapshot): Snapshot {
+  const snapshot: Snapshot = new Map();
+  const stack = [''];
+  while (stack.length > 0) {
+    const dir = stack.pop()!;
+    let names: string[];
+    try {
+      names = readdirSync(dir === '' ? root : join(root, dir));
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const relative = dir === '' ? name : `${dir}/${name}`;
+      const entry = scanEntry(root, relative, previous);
+      if (!entry) continue;
+      snapshot.set(relative, entry);
+      if (entry.type === 'dir') stack.push(relative);
+    }
+  }
+  return snapshot;
+}
+
+/**
+ * The entries at exact paths (a file tool's target): each path, its folders up to the root (a
+ * write may create them), and when it is a folder everything in it (a recursive delete).
+ */
+export function scanPaths(root: string, paths: readonly string[], previous?: Snapshot): Snapshot {
+  const snapshot: Snapshot = new Map();
+  for (const path of paths) {
+    const parts = path.split('/').filter((part) => part !== '' && part !== '.');
+    for (let depth = 1; depth <= parts.length; depth++) {
+      const relative = parts.slice(0, depth).join('/');
+      if (snapshot.has(relative)) continue;
+      const entry = scanEntry(root, relative, previous);
+      if (!entry) break;
+      snapshot.set(relative, entry);
+      if (depth === parts.length && entry.type === 'dir') {
+        for (const [below, inner] of scanWorkspace(join(root, relative), undefined)) snapshot.set(`${relative}/${below}`, inner);
+      }
+    }
+  }
+  return snapshot;
+}
+
+/** The state of one workspace path now, or null when nothing (that can be put back) is there. */
+export function currentState(root: string, relative: string): EntryState | null {
+  const entry = scanEntry(root, relative, undefined);
+  return entry ? stateOnly(entry) : null;
+}
+
+/** An entry without its stat fields: what the audit records. */
+export function stateOnly(entry: ScannedEntry | EntryState): EntryState {
+  const { type, mode, hash, size, target } = entry;
+  return { type, mode, ...(hash !== undefined ? { hash } : {}), ...(size !== undefined ? { size } : {}), ...(target !== undefined ? { target } : {}) };
+}
+
+function scanEntry(root: string, relative: string, previous: Snapshot | undefined): ScannedEntry | undefined {
+  const absolute = join(root, relative);
+  let stats: Stats;
+  try {
+    stats = lstatSync(absolute);
+  } catch {
+    return undefined;
+  }
+  const base = { mode: stats.mode & 0o7777, ino: stats.ino, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs };
+  if (stats.isDirectory()) return { type: 'dir', ...base };
+  if (stats.isSymbolicLink()) {
+    try {
+      return { type: 'symlink', ...base, target: readlinkSync(absolute) };
+    } catch {
+      return undefined;
+    }
+  }
+  if (!stats.isFile()) return undefined;
+  const before = previous?.get(relative);
+  if (before?.type === 'file' && before.hash && before.ino === stats.ino && before.size === stats.size && before.mtimeMs === stats.mtimeMs && before.ctimeMs === stats.ctimeMs) {
+    return { type: 'file', ...base, size: stats.size, hash: before.hash };
+  }
+  try {
+    return { type: 'file', ...base, size: stats.size, hash: fastBlake3BytesHex(readFileSync(absolute)) };
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * Claude Code's own Write, judged by the real `toolgate hook claude-code` command from Claude Code's
+ * JSON: what it wrote between its PreToolUse and its PostToolUse is recorded, and undone.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CallEffectsSchema } from '../../shared/effects';
+import { runHook } from '../hooks/hookProcesses';
+import { startTestGate, type TestGate } from '../integration/helpers';
+
+const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '../fixtures/claude-code');
+
+let gate: TestGate;
+
+beforeAll(async () => {
+  gate = await startTestGate();
+  gate.running.backend.subscribe('approvalRequested', (request) => {
+    void gate.running.backend.handlers.decideApproval({ approvalId: request.approvalId, decision: 'approve' });
+  });
+});
+
+afterAll(() => gate?.close());
+
+/** Claude Code's recorded Write hook input for this workspace, as PreToolUse or as its PostToolUse. */
+function writeHook(event: 'PreToolUse' | 'PostToolUse'): string {
+  const input = JSON.parse(readFileSync(join(FIXTURES, 'pre-write.json'), 'utf8').replaceAll('${WORKSPACE}', gate.dirs.workspace)) as Record<string, unknown>;
+  input.hook_event_name = event;
+  if (event === 'PostToolUse') input.tool_response = { type: 'create', filePath: join(gate.dirs.workspace, 'notes/plan.md') };
+  return JSON.stringify(input);
+}
+
+describe("Claude Code's Write through the hook", () => {
+  it('records what it wrote, and a person can undo it', async () => {
+    const pre = await runHook(gate.dirs.home, writeHook('PreToolUse'));
+    expect(pre.answer.hookSpecificOutput?.permissionDecision).toBe('allow');
+    // Claude Code writes the file itself, then reports.
+    mkdirSync(join(gate.dirs.workspace, 'notes'));
+    writeFileSync(join(gate.dirs.workspace, 'notes/plan.md'), '# Plan\n\n- ship the hook\n');
+    await runHook(gate.dirs.home, writeHook('PostToolUse'));
+
+    const call = gate.running.gate.calls.list().find((snapshot) => snapshot.tool === 'claude_code.Write')!;
+    const completed = gate.running.gate.audit.forCall(call.callId).find((record) => record.kind === 'completed')!;
+    const effects = CallEffectsSchema.parse((completed.payload as { effects: unknown }).effects);
+    expect(effects.effects.map((effect) => `${effect.path} ${effect.kind}`)).toEqual(['notes created', 'notes/plan.md created']);
+
+    const report = await gate.running.backend.handlers.undoCall({ callId: call.callId, rewind: false, dryRun: false, choices: {} });
+    expect(report.outcome, report.reason).toBe('undone');
+    expect(existsSync(join(gate.dirs.workspace, 'notes'))).toBe(false);
+  });
+});
