@@ -2,9 +2,11 @@
  * Guards of the policy and the secrets that had no test from the outside, checked as a hostile
  * agent meets them: the official MCP client with the agents' token against a real gate. A path
  * argument may not hold a placeholder, a secret may not move a checked URL to another host, a more
- * specific allow does not carve into a deny, and without a sandbox a file-reading tool asks.
+ * specific allow does not carve into a deny, a project policy counts only once trusted (and again
+ * after every change), strict mode asks whatever an allow says, and without a sandbox a
+ * file-reading tool asks.
  */
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -14,7 +16,7 @@ import { DEFAULT_GRANTS } from '../../main/gate/createGate';
 import { startGate, type RunningGate } from '../../main/gate/startGate';
 import { writeSecretsFile } from '../../main/secrets/secretsFile';
 import { statePaths } from '../../main/state/paths';
-import { connectMcp, makeTempDirs, readToken, textOf, type TempDirs } from './helpers';
+import { connectMcp, makeTempDirs, readToken, runCli, textOf, type TempDirs } from './helpers';
 
 /** A stored secret that, put into a URL's authority, would send the request to another host. */
 const MOVER = '.evil.example';
@@ -27,7 +29,7 @@ interface Served {
   prompts: ApprovalRequest[];
 }
 
-async function serve(options: { sandbox?: 'off'; userPolicy?: unknown } = {}): Promise<Served> {
+async function serve(options: { sandbox?: 'off'; userPolicy?: unknown; policyMode?: 'strict' } = {}): Promise<Served> {
   const dirs = makeTempDirs();
   writeSecretsFile(statePaths(dirs.home).secrets, { MOVER, API_KEY });
   if (options.userPolicy) writeFileSync(join(dirs.home, 'policy.json'), JSON.stringify(options.userPolicy));
@@ -40,6 +42,7 @@ async function serve(options: { sandbox?: 'off'; userPolicy?: unknown } = {}): P
     // Every host granted: the host check passes whatever the URL says, so only the secrets step stands.
     grants: [...DEFAULT_GRANTS, 'net:read'],
     ...(options.sandbox ? { sandbox: options.sandbox } : {}),
+    ...(options.policyMode ? { policyMode: options.policyMode } : {}),
   });
   const prompts: ApprovalRequest[] = [];
   running.backend.subscribe('approvalRequested', (request) => {
@@ -61,7 +64,7 @@ function call(served: Served, name: string, args: Record<string, unknown>): Prom
 
 let gate: Served;
 beforeAll(async () => {
-  gate = await serve({ userPolicy: { deny: ['shell_exec(git push *)'], allow: ['shell_exec(git push --dry-run *)', 'shell_exec(echo *)'] } });
+  gate = await serve({ userPolicy: { deny: ['shell_exec(git push *)'], allow: ['shell_exec(git push --dry-run *)', 'shell_exec(echo *)', 'write_file(notes/**)'] } });
 }, 60_000);
 afterAll(() => close(gate));
 
@@ -113,5 +116,63 @@ describe('a gate without a sandbox', () => {
     expect(bare.prompts.map((prompt) => prompt.tool)).toEqual(['read_file']);
     expect(bare.prompts[0]!.rule).toBe('tier:ELEVATED→ask');
     expect(textOf(result)).toMatch(/^EDENIED: .*guard test/);
+  }, 60_000);
+});
+
+/**
+ * Writes a new file `${stem}-N.ts` until the gate answers as `done` says (a policy file is reloaded
+ * within a second); the last result and the file it named.
+ */
+async function writeUntil(served: Served, stem: string, done: (asked: boolean) => boolean): Promise<{ result: CallToolResult; file: string }> {
+  for (let attempt = 0; ; attempt++) {
+    const before = served.prompts.length;
+    const path = `${stem}-${attempt}.ts`;
+    const result = await call(served, 'write_file', { path, content: `attempt ${attempt}\n` });
+    if (done(served.prompts.length > before) || attempt === 100) return { result, file: join(served.dirs.workspace, path) };
+    await new Promise((resolveWait) => setTimeout(resolveWait, 100));
+  }
+}
+
+describe('a project policy file', () => {
+  let project: Served | undefined;
+  afterAll(() => close(project));
+
+  it('counts only once `toolgate policy trust` trusted it as it is, and no longer once it changes', async () => {
+    project = await serve();
+    const file = join(project.dirs.workspace, '.toolgate', 'policy.json');
+    mkdirSync(join(project.dirs.workspace, '.toolgate'));
+    mkdirSync(join(project.dirs.workspace, 'src'));
+    writeFileSync(file, JSON.stringify({ allow: ['write_file(src/**)'] }));
+    const untrusted = await call(project, 'write_file', { path: 'src/a.ts', content: 'one\n' });
+    expect(project.prompts.map((prompt) => prompt.tool)).toEqual(['write_file']);
+    expect(textOf(untrusted)).toMatch(/^EDENIED: .*guard test/);
+    expect(existsSync(join(project.dirs.workspace, 'src', 'a.ts'))).toBe(false);
+
+    const trusted = await runCli(['policy', 'trust'], project.dirs.home);
+    expect(trusted.code, trusted.stderr).toBe(0);
+    const unasked = await writeUntil(project, 'src/a', (asked) => !asked);
+    expect(unasked.result.isError, textOf(unasked.result)).toBe(false);
+    expect(existsSync(unasked.file)).toBe(true);
+
+    writeFileSync(file, JSON.stringify({ allow: ['write_file(src/**)', 'shell_exec'] }));
+    const changed = await writeUntil(project, 'src/b', (asked) => asked);
+    expect(textOf(changed.result)).toMatch(/^EDENIED: .*guard test/);
+    expect(existsSync(changed.file)).toBe(false);
+  }, 60_000);
+});
+
+describe('strict mode', () => {
+  let strict: Served | undefined;
+  afterAll(() => close(strict));
+
+  it('asks for a write a user allow covers, which the standard gate runs unasked', async () => {
+    const policy = { allow: ['write_file(notes/**)'] };
+    const standard = await call(gate, 'write_file', { path: 'notes/a.md', content: 'a\n' });
+    expect(standard.isError, textOf(standard)).toBe(false);
+    strict = await serve({ userPolicy: policy, policyMode: 'strict' });
+    const result = await call(strict, 'write_file', { path: 'notes/a.md', content: 'a\n' });
+    expect(strict.prompts.map((prompt) => prompt.rule)).toEqual(['mode:strict']);
+    expect(textOf(result)).toMatch(/^EDENIED: .*guard test/);
+    expect(existsSync(join(strict.dirs.workspace, 'notes', 'a.md'))).toBe(false);
   }, 60_000);
 });
