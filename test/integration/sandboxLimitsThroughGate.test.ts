@@ -7,14 +7,13 @@
  * root never; it reaches the network only when it declares it. The gate answers the next call.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGate, type RunningGate } from '../../main/gate/startGate';
 import { detectSandbox } from '../../main/hosts/sandbox';
+import { withLoopbackListener } from '../fixtures/loopbackListener';
 import { uniqueMarker } from '../fixtures/processes';
 import { connectMcp, makeTempDirs, readConsoleToken, readToken, textOf, type TempDirs } from './helpers';
 
@@ -131,23 +130,13 @@ describe.skipIf(detectSandbox('auto').kind === 'none')('a hostile tool in the sa
   });
 
   it('reaches a listener on the host only when it declares NetRead', async () => {
-    let requests = 0;
-    const server = createServer((_request, response) => {
-      requests++;
-      response.end('hello');
-    });
-    await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
-    try {
-      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    await withLoopbackListener(async (url, requests) => {
       const offline = await call('fetch_offline', { url });
       expect(offline.structuredContent).toMatchObject({ reached: false });
-      expect(requests).toBe(0);
+      expect(requests()).toBe(0);
       const online = await call('fetch_online', { url });
       expect(online.structuredContent).toEqual({ reached: true, status: 200 });
-      expect(requests).toBe(1);
-    } finally {
-      server.closeAllConnections();
-      await new Promise((closed) => server.close(closed));
-    }
+      expect(requests()).toBe(1);
+    });
   });
 });
