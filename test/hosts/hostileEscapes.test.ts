@@ -218,8 +218,8 @@ describe('hostile tools: files outside the workspace', () => {
     await expectGateRecovered(result);
   });
 
-  // Known bug (reported to the lead): only .git/hooks and .git/config are mount points, so .git
-  // itself can be renamed and a fresh .git/hooks created in its place. Drop `.fails` once fixed.
+  // Not only .git/hooks and .git/config are held: .git itself cannot be renamed to put a fresh
+  // .git/hooks in its place.
   it('cannot plant a git hook by moving .git aside', async () => {
     const { workspace } = await open();
     mkdirSync(join(workspace, '.git', 'hooks'), { recursive: true });
