@@ -1,10 +1,10 @@
 /**
  * Guards of the policy and the secrets that had no test from the outside, checked as a hostile
  * agent meets them: the official MCP client with the agents' token against a real gate. A path
- * argument may not hold a placeholder, a secret may not move a checked URL to another host, a more
- * specific allow does not carve into a deny, a project policy counts only once trusted (and again
- * after every change), strict mode asks whatever an allow says, and without a sandbox a
- * file-reading tool asks.
+ * argument may not hold a placeholder nor a character that shows another name, a secret may not
+ * move a checked URL to another host, a more specific allow does not carve into a deny, a project
+ * policy counts only once trusted (and again after every change), strict mode asks whatever an
+ * allow says, and without a sandbox a file-reading tool asks.
  */
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -88,6 +88,24 @@ describe('secrets an agent tries to aim', () => {
     expect(result._meta?.['toolgate/errorCode']).toBe('EVALIDATION');
     expect(textOf(result)).toContain('with $ENV.MOVER put in, the URL would no longer go to the host the gate checked');
     expect(JSON.stringify(result)).not.toContain('evil.example');
+    expect(gate.prompts.length).toBe(before);
+  });
+});
+
+describe('path arguments an agent writes to mislead the person', () => {
+  it.each([
+    ['read_file', { path: 'notes\u202Etxt.md' }, 'path'],
+    ['list_dir', { path: 'a\nb' }, 'path'],
+    ['search_files', { query: 'x', path: 'a\u2028b' }, 'path'],
+    ['edit_file', { path: 'a\u2066b.md', strategy: 'snippet', old: 'a', new: 'b' }, 'path'],
+    ['delete_path', { path: 'a\rb' }, 'path'],
+    ['shell_exec', { command: 'echo hi', cwd: 'src\u0085' }, 'cwd'],
+  ])('%s with a control, separator or bidi character in its path is refused with EVALIDATION naming the argument, nobody asked', async (tool, args, argument) => {
+    const before = gate.prompts.length;
+    const result = await call(gate, tool, args);
+    expect(result.isError, textOf(result)).toBe(true);
+    expect(result._meta?.['toolgate/errorCode'], textOf(result)).toBe('EVALIDATION');
+    expect(textOf(result)).toContain(`${argument} holds the control character`);
     expect(gate.prompts.length).toBe(before);
   });
 });
