@@ -1,6 +1,4 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ToolResult } from '../../shared/result';
@@ -8,6 +6,7 @@ import { signalAll } from '../../main/hosts/processTree';
 import { statePaths } from '../../main/state/paths';
 import { loadOrCreateConsoleToken, loadOrCreateToken } from '../../main/state/stateFolder';
 import { nextApproval, openGate, terminalCount, type Harness } from '../executor/gateHarness';
+import { withLoopbackListener } from '../fixtures/loopbackListener';
 import { processesWithMarker, uniqueMarker, waitUntil } from '../fixtures/processes';
 import { removeTempFolder } from '../fixtures/tempFolder';
 
@@ -219,8 +218,8 @@ describe('hostile tools: files outside the workspace', () => {
     await expectGateRecovered(result);
   });
 
-  // Known bug (reported to the lead): only .git/hooks and .git/config are mount points, so .git
-  // itself can be renamed and a fresh .git/hooks created in its place. Drop `.fails` once fixed.
+  // Not only .git/hooks and .git/config are held: .git itself cannot be renamed to put a fresh
+  // .git/hooks in its place.
   it('cannot plant a git hook by moving .git aside', async () => {
     const { workspace } = await open();
     mkdirSync(join(workspace, '.git', 'hooks'), { recursive: true });
@@ -234,25 +233,15 @@ describe('hostile tools: files outside the workspace', () => {
 describe('hostile tools: the network', () => {
   it('cannot reach a server on the host without declaring NetRead, and can with it', async () => {
     await open();
-    let requests = 0;
-    const server = createServer((_request, response) => {
-      requests++;
-      response.end('hello');
-    });
-    await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
-    try {
-      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    await withLoopbackListener(async (url, requests) => {
       const offline = await call('fetch_offline', { url });
       expect(offline.data).toMatchObject({ reached: false });
       expect(['ECONNREFUSED', 'ENETUNREACH']).toContain((offline.data as { error: string }).error);
-      expect(requests).toBe(0);
+      expect(requests()).toBe(0);
       const online = await call('fetch_online', { url });
       expect(online.data).toEqual({ reached: true, status: 200 });
-      expect(requests).toBe(1);
+      expect(requests()).toBe(1);
       await expectGateRecovered(offline);
-    } finally {
-      server.closeAllConnections();
-      await new Promise((closed) => server.close(closed));
-    }
+    });
   });
 });
