@@ -9,6 +9,9 @@
 //      agents' calls/s and each process tree's RSS, alternated (bench/gatewayEcho.ts)
 //   1c. [hook] `toolgate hook claude-code` answering with a gate running (a Read allowed by a rule) and
 //      `toolgate --help`, each beside `node -e 0`, BENCH_HOOK_RUNS (40) runs each, alternated (bench/hookStart.ts)
+//   1d. [effects] what recording a call's effects (for undo) adds to write_file and to shell_exec in a workspace of
+//      BENCH_EFFECTS_FILES (5000) files, beside a gate recording nothing, BENCH_EFFECTS_CALLS (30) each, alternated;
+//      and undoing a shell_exec that wrote 100 files, BENCH_EFFECTS_UNDOS (5) times (bench/effectsCost.ts)
 //   2. [tools] a tool process's cold start, plain and in bubblewrap (bench/toolProcesses.ts), and
 //      needed → ready per sandbox profile with spare processes and without
 //   3. warm 1 KiB and 1 MiB round trips through the tool-process pool, plain and in bubblewrap, and the
@@ -98,6 +101,7 @@ const SECTIONS = {
   mcp: () => typescript('bench/mcpEcho.ts', 'measureMcpEcho', echoCounts()),
   gateway: () => typescript('bench/gatewayEcho.ts', 'measureGatewayEcho', echoCounts()),
   hook: () => typescript('bench/hookStart.ts', 'measureHookStart', count('BENCH_HOOK_RUNS', 40)),
+  effects: () => typescript('bench/effectsCost.ts', 'measureEffectsCost', count('BENCH_EFFECTS_FILES', 5000), count('BENCH_EFFECTS_CALLS', 30), count('BENCH_EFFECTS_UNDOS', 5)),
   tools: () =>
     typescript('bench/toolProcesses.ts', 'measureToolProcesses', {
       coldStarts: count('BENCH_COLD', 20),

@@ -103,6 +103,8 @@ export interface GateOptions {
   claudeCodeBashInGate?: boolean;
   /** Bytes the undo store keeps of files as calls found them (default 1 GiB); past it the oldest are dropped. */
   undoStoreBytes?: number;
+  /** False: calls' effects are not recorded, so nothing they change can be undone (`npm run bench` times calls both ways). */
+  recordEffects?: boolean;
 }
 
 /** The default grants: tools may read and write inside the workspace. */
@@ -298,7 +300,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     logs,
     sandbox,
     unavailableReason: (tool) => health.unavailableReason(tool),
-    effects,
+    ...(options.recordEffects === false ? {} : { effects }),
   });
   // The person's own MCP servers, from servers.json: their tools join the registry as server__tool.
   const upstream = startUpstream({
@@ -325,7 +327,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
       options.claudeCodeBashInGate === false
         ? { inGate: false, stateFolder: resolve(options.home) }
         : { inGate: true, sandbox, grantTtlMs: DEFAULT_GRANT_TTL_MS, run: (run, tool, input, signal) => executor.runJudged(run, tool, input, signal) },
-    effects,
+    ...(options.recordEffects === false ? {} : { effects }),
   });
   let mcpUrl: string | undefined;
   let closing: Promise<void> | undefined;
