@@ -32,7 +32,7 @@ import { askForSecrets, resolveSecrets, type ResolvedInput } from './steps/resol
 import { capOutput, utf8Prefix } from './steps/truncateOutput';
 import { validateInput } from './steps/validateInput';
 import { CallRun, roundMs } from './callRun';
-import type { EffectsRecorder } from './steps/recordEffects';
+import type { EffectsRecorder, EffectsWatch } from './steps/recordEffects';
 import type { CallLogs, ToolLogLine } from './callLogs';
 
 /** Side effects of a tool that may run while its first records are committed: reads of this machine. */
@@ -447,8 +447,9 @@ export class Executor {
           }
           // A built-in file tool matches the files as the redactor shows them (search_files, edit_file).
           const hidden = this.deps.redactions.hiddenFrom(entry);
-          // Inside the scheduler's turn: no other call that changes files runs until its effects are recorded.
-          const watch = this.deps.effects?.begin(manifest.name, resolved.input);
+          // Inside the scheduler's turn: no other call that changes files runs until its effects are
+          // recorded. The workspace is looked at once the tool's process is taken, while a fresh one starts.
+          let watch: EffectsWatch | undefined;
           const ran = this.deps.pool.run(
             {
               callId: run.callId,
@@ -466,8 +467,9 @@ export class Executor {
             { timeoutMs: manifest.bounds.timeoutMs, maxMemoryMb: manifest.bounds.maxMemoryMb },
             profile,
             signal,
+            () => (watch = this.deps.effects?.begin(manifest.name, resolved.input)),
           );
-          return watch ? ran.finally(() => (run.effects = watch.end())) : ran;
+          return ran.finally(() => (run.effects = watch?.end()));
         },
       );
     } catch (error) {

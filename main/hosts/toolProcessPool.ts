@@ -148,12 +148,15 @@ export class ToolProcessPool {
   /**
    * Runs one call in a free process of its profile; never throws for the tool's sake, only when the
    * pool is closed or full. `signal` stops a running call: its process is killed (EDENIED).
+   * `beforeSend` runs once the process is taken and before the call is sent to it: work that must
+   * come before the tool runs (the workspace's scan for undo) overlaps a fresh sandbox's start.
    */
   async run(
     request: Omit<RunRequest, 'type'>,
     limits: CallLimits,
     profile: SandboxProfile = READ_ONLY_PROFILE,
     signal?: AbortSignal,
+    beforeSend?: () => void,
   ): Promise<RunOutcome> {
     const isolation = this.isolation(profile);
     if (isolation.refusal) return { ok: false, error: isolation.refusal };
@@ -164,6 +167,7 @@ export class ToolProcessPool {
     let outcome: RunOutcome;
     let sandboxRoot: SandboxRootView | undefined;
     try {
+      beforeSend?.();
       outcome = await superviseCall(worker, { type: 'run', ...request }, request.tool, limits, this.rules(), signal);
       if (!isolation.afterCall) return outcome;
       sandboxRoot = isolation.singleUse ? viewSandboxRoot(worker) : undefined;
