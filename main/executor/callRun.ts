@@ -8,7 +8,7 @@ import type { CallEffects } from '../../shared/effects';
 import type { ToolResult } from '../../shared/result';
 import type { TextFinding } from '../../shared/upstream';
 import { editNote } from '../approvals/editedArguments';
-import type { ExecutorDeps } from './executor';
+import type { ExecutorDeps } from './executorDeps';
 import { shownOutput } from './steps/recordedArguments';
 
 /** Steps after which the call's steps so far are written at once: a person is asked, or decided. */

@@ -1,9 +1,8 @@
-import type { AuditKind } from '../../shared/audit';
 import type { CallRequest } from '../../shared/call';
 import { canonicalize } from '../../shared/canonicalJson';
 import { GateError, type ToolError } from '../../shared/errors';
 import { hashCanonical } from '../../shared/hash';
-import { mutatingEffects, type Capability, type SecurityTier, type SideEffect, type ToolManifest } from '../../shared/manifest';
+import { mutatingEffects, type SecurityTier, type SideEffect, type ToolManifest } from '../../shared/manifest';
 import type { ToolResult } from '../../shared/result';
 import type { CallEdit, Preview } from '../../shared/approval';
 import { withdrawalReason } from '../approvals/agentLeft';
@@ -11,16 +10,11 @@ import type { ApprovalQueue } from '../approvals/approvalQueue';
 import { checkEdit, reviseCall, type RevisedCall, type RevisionSubject } from '../approvals/callReviser';
 import { fastBlake3Hex } from '../audit/fastBlake3';
 import { contentEditable } from '../approvals/editedArguments';
-import { profileFor, type SandboxInfo } from '../hosts/sandbox';
-import type { ToolProcessPool } from '../hosts/toolProcessPool';
+import { profileFor } from '../hosts/sandbox';
 import { deciderOf, deciderOfOutcome } from '../policy/policyDecisions';
 import { effectiveTier } from '../policy/sandboxTier';
-import { callTier, decideCall, type Policy, type PolicyDecision } from '../policy/tierPolicy';
-import type { SecretProvider } from '../secrets/secretProvider';
-import type { CallRedactions } from './callRedactions';
-import type { CallScheduler } from './scheduler';
-import type { ExternalRunContext, RegisteredTool, ToolRegistry } from '../registry/registry';
-import type { CallTracker } from './callTracker';
+import { callTier, decideCall, type PolicyDecision } from '../policy/tierPolicy';
+import type { RegisteredTool } from '../registry/registry';
 import { checkCapabilities } from './steps/checkCapabilities';
 import { lookupTool } from './steps/lookupTool';
 import { normalizeOutput } from './steps/normalizeOutput';
@@ -32,59 +26,14 @@ import { askForSecrets, resolveSecrets, type ResolvedInput } from './steps/resol
 import { capOutput, utf8Prefix } from './steps/truncateOutput';
 import { validateInput } from './steps/validateInput';
 import { CallRun, roundMs } from './callRun';
-import type { EffectsRecorder, EffectsWatch } from './steps/recordEffects';
-import type { CallLogs, ToolLogLine } from './callLogs';
+import type { EffectsWatch } from './steps/recordEffects';
+import type { ToolLogLine } from './callLogs';
+import { AUDIT_OUTPUT_BYTES, type CallOptions, type ExecutorDeps } from './executorDeps';
+
+export { AUDIT_OUTPUT_BYTES, type AuditSink, type CallOptions, type ExecutorDeps } from './executorDeps';
 
 /** Side effects of a tool that may run while its first records are committed: reads of this machine. */
 const LOCAL_READS: ReadonlySet<SideEffect> = new Set(['FsRead', 'DbRead']);
-
-/** Output kept whole in the audit up to this size; past it, its head, size and hash. */
-export const AUDIT_OUTPUT_BYTES = 1024 * 1024;
-
-/** Where the executor writes its audit records. */
-export interface AuditSink {
-  /** Queues one record (chained at once, written with the next group commit). */
-  append(entry: { callId: string; kind: AuditKind; payload: unknown }): unknown;
-  /**
-   * Resolves once every record appended so far is committed to the log; rejects when the commit
-   * failed (those records are not in the log). The executor awaits it before a tool runs and before
-   * a call is answered, so no agent is answered, and no tool runs, ahead of its record.
-   */
-  durable(): Promise<void>;
-  /**
-   * Calls `write` (which appends) at the start of the next durable(), so what it writes is in that
-   * commit; returns the way to let go of it first. Without it, a caller appends at once.
-   */
-  holdUntilDurable?(write: () => void): () => void;
-}
-
-/** Everything the pipeline needs, injected so each piece can be tested alone. */
-export interface ExecutorDeps {
-  registry: ToolRegistry;
-  pool: ToolProcessPool;
-  audit: AuditSink;
-  approvals: ApprovalQueue;
-  policy: Policy;
-  calls: CallTracker;
-  /** Real path of the workspace root. */
-  workspace: string;
-  /** Capabilities the gate grants to tools. */
-  grants: readonly Capability[];
-  /** Orders calls: writes one at a time, reads in parallel, per-tool limits, a bounded queue. */
-  scheduler: CallScheduler;
-  /** Where `$ENV.NAME` placeholders find their values. */
-  secrets: SecretProvider;
-  /** Redactors of the calls running with secrets, for their tool processes' logs. */
-  redactions: CallRedactions;
-  /** Where the log lines of the calls under way are routed, by call id. */
-  logs: CallLogs;
-  /** Whether tool processes run in an OS sandbox; without one, tools that touch files are judged a tier higher. */
-  sandbox: SandboxInfo;
-  /** Why a tool cannot be called right now (it failed its health check), if it cannot. */
-  unavailableReason?: (tool: string) => string | undefined;
-  /** Records what calls that may change the workspace changed (absent: nothing is recorded, nothing can be undone). */
-  effects?: EffectsRecorder;
-}
 
 /** The hash an approval is bound to: this tool's manifest and these exact arguments. */
 export function bindingHash(manifest: ToolManifest, input: unknown): string {
@@ -506,16 +455,6 @@ export class Executor {
     });
     return run.finish({ ok: true, data: shown.data }, normalized.responseHash, 'completed', 'completed', shown.truncated, entry.external !== undefined, findings);
   }
-}
-
-/** How one call is made. */
-export interface CallOptions {
-  /** Withdraws the call (the agent cancelled it): a prompt still waiting is taken back, a running tool stopped. */
-  signal?: AbortSignal;
-  /** Hears an external tool's progress, to pass on to the agent. */
-  onProgress?: ExternalRunContext['onProgress'];
-  /** Hears the call's log lines while it runs (a tool process's stderr, an upstream server's log messages), secrets redacted. */
-  onLog?: (line: ToolLogLine) => void;
 }
 
 /** A decision to allow a tool that must ask (never reviewed) becomes a question; deny and ask stay. */
