@@ -52,6 +52,8 @@ export default defineConfig({
       'test/hooks/hookFailClosed.test.ts',
       // approval binding, edited hunks, definition pins
       'test/approvals/editedArguments.test.ts',
+      'test/approvals/scopedAnswers.test.ts',
+      'test/approvals/editedCalls.test.ts',
       'test/upstream/definitionPin.test.ts',
       'test/upstream/reviews.test.ts',
     ],
