@@ -56,7 +56,7 @@ describe('an edit of the new content', () => {
   it('is refused for a check-only edit, a tool without content, and a prompt without a diff', () => {
     for (const base of [editPrompt('check'), { ...writePrompt(), tool: 'delete_path' }, writePrompt({ preview: { kind: 'none', reason: 'too large' } })]) {
       const result = editedArguments(base, { content: 'mine\n' });
-      expect(result).toEqual({ problems: [expect.objectContaining({ field: '(content)' })] });
+      expect(result).toEqual({ problems: [{ field: '(content)', problem: `the new content of a ${base.tool} call cannot be edited here; edit its arguments instead` }] });
       expect(editedArguments(base, { rejectedHunks: [1] })).toEqual(result);
     }
   });
@@ -112,7 +112,7 @@ describe('an edit of the arguments', () => {
     const base = writePrompt({ input: { path: 'notes.txt', content: whole }, shown: { path: 'notes.txt', content: shortened } });
     for (const marker of ['toolgate/truncated', 'toolgate/omitted']) {
       const result = editedArguments(base, { arguments: { path: 'notes.txt', content: { [marker]: true, head: 'changed' } } });
-      expect(result).toEqual({ problems: [expect.objectContaining({ field: 'content' })] });
+      expect(result).toEqual({ problems: [{ field: 'content', problem: expect.stringContaining('shown shortened, so it cannot be edited here') }] });
     }
   });
 
@@ -123,11 +123,12 @@ describe('an edit of the arguments', () => {
 
   it('may not turn a check-only edit into one that writes', () => {
     expect(editedArguments(editPrompt('check'), { arguments: { ...editPrompt('check').input, strategy: 'apply' } })).toEqual({
-      problems: [expect.objectContaining({ field: 'strategy' })],
+      problems: [{ field: 'strategy', problem: 'must stay "check": the call only checks whether a patch applies; an edit may not make it write' }],
     });
     const kept = editedArguments(editPrompt('check'), { arguments: { ...editPrompt('check').input, path: 'other.txt' } });
     expect(kept).toEqual({ arguments: { ...editPrompt('check').input, path: 'other.txt' } });
-    // An applying edit may be made a check.
+    // An applying edit may be moved elsewhere, or made a check.
+    expect(editedArguments(editPrompt('apply'), { arguments: { ...editPrompt('apply').input, path: 'other.txt' } })).toMatchObject({ arguments: { path: 'other.txt', strategy: 'apply' } });
     expect(editedArguments(editPrompt('apply'), { arguments: { ...editPrompt('apply').input, strategy: 'check' } })).toMatchObject({ arguments: { strategy: 'check' } });
   });
 });
@@ -149,6 +150,16 @@ describe('what an edit is said to have changed', () => {
     ]);
     expect(describeChanges({ content: 'a\n' }, { content: 'b' }).changes).toEqual(['content: changed (+1 \u22121 lines)']);
     expect(describeChanges({ content: 'a' }, { content: 'b\n' }).changes).toEqual(['content: changed (+1 \u22121 lines)']);
+    // A value turned from text into something else, or back, is shown as values.
+    expect(describeChanges({ n: 5, m: 'a\nb' }, { n: 'a\nb', m: 5 }).changes).toEqual(['n: 5 \u2192 "a\\nb"', 'm: "a\\nb" \u2192 5']);
+  });
+
+  it('shows a value up to sixty characters whole, and counts lines of text only past sixty', () => {
+    const sixty = 'z'.repeat(60);
+    // 58 characters and two quotes: sixty, shown whole.
+    expect(describeChanges({ title: 'z'.repeat(58) }, { title: 'short' }).changes).toEqual([`title: "${'z'.repeat(58)}" \u2192 "short"`]);
+    expect(describeChanges({ title: sixty }, { title: 'short' }).changes).toEqual([`title: "${'z'.repeat(59)}\u2026 \u2192 "short"`]);
+    expect(describeChanges({ title: 'short' }, { title: sixty }).changes).toEqual([`title: "short" \u2192 "${'z'.repeat(59)}\u2026`]);
   });
 
   it('names the hunks left out only when there are some', () => {
@@ -169,9 +180,11 @@ describe('the note the agent reads', () => {
       'A person edited this call before approving it, and it ran as edited: left out hunk 2 @@ -10,3 +10,3 @@; only the other hunks were written. Read the result (and the file) again before building on it.',
     );
     expect(editNote({ changes: ['x: 1 \u2192 2'], rejectedHunks: [] })).not.toContain('left out');
+    expect(editNote({ changes: ['x: 1 \u2192 2', 'y: 3 \u2192 4'] })).toContain('ran as edited: x: 1 \u2192 2; y: 3 \u2192 4.');
   });
 
   it('says the edited call failed, without claiming the other hunks were written', () => {
+    expect(editNote({ changes: ['x: 1 \u2192 2', 'y: 3 \u2192 4'] }, false)).toContain('approving it (x: 1 \u2192 2; y: 3 \u2192 4), and');
     expect(editNote({ changes: [], rejectedHunks: [hunk, { ...hunk, number: 3, description: 'hunk 3' }] }, false)).toBe(
       'A person edited this call before approving it (left out hunk 2 @@ -10,3 +10,3 @@; hunk 3 @@ -10,3 +10,3 @@), and the edited call failed: see the error.',
     );
