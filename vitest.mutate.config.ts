@@ -24,6 +24,10 @@ export default defineConfig({
       'test/policy/shellRules.test.ts',
       'test/policy/tierPolicy.test.ts',
       'test/policy/everyPartJudged.test.ts',
+      'test/policy/pathPatterns.test.ts',
+      'test/policy/argumentRuleMatching.test.ts',
+      'test/policy/hostRuleMatching.test.ts',
+      'test/policy/shellAllowReadings.test.ts',
       // the audit chain, its anchor and checkpoints
       'test/audit/auditTampering.test.ts',
       'test/audit/auditStore.test.ts',
