@@ -32,7 +32,7 @@ describe('a shell rule as written', () => {
   });
 
   it('is refused unless it is one plain command naming a program, with * only last', async () => {
-    for (const rule of ['a; b', 'a && b', 'a | b', 'echo $(id)', 'cat > out.txt', '> out.txt', '*', ':*', 'rm * x']) {
+    for (const rule of ['echo "unclosed', 'a; b', 'a && b', 'a | b', 'echo $(id)', 'cat > out.txt', '> out.txt', '*', ':*', 'rm * x']) {
       await expect(compileShellPattern(rule), rule).rejects.toThrow(RuleError);
     }
   });
@@ -76,7 +76,7 @@ describe('why an allow cannot vouch for a command', () => {
   });
 
   it('a shell or interpreter handed code as text or input, not one running a file the line names', async () => {
-    for (const line of ["python3 -c 'print(1)'", "python3 -Bc 'print(1)'", "node --eval 'x'", "node --print 'x'", "perl -pe 's/a/b/' f", 'python3 < script.py', 'bash <<EOF\nls\nEOF', 'bash <<< "ls"', 'bash', 'bash -i']) {
+    for (const line of ["python3 -c 'print(1)'", "python3 -Bc 'print(1)'", "node --eval 'x'", "node --print 'x'", "perl -pe 's/a/b/' f", 'python3 < script.py', 'bash <<EOF\nls\nEOF', 'bash <<< "ls"', 'bash', 'bash -i', 'python3 app.py < in.txt', 'bash run.sh <<-EOF\n\tx\n\tEOF']) {
       expect(await why(line), line).toMatch(/runs code handed to it as text or input$/);
     }
     for (const line of ['python3 script.py', 'bash -x build.sh', 'python3 -Xdev app.py', 'node build-site', 'python3 app.py > out.txt']) {
@@ -120,6 +120,8 @@ describe('the files a line’s redirections read or write', () => {
     ]);
     expect(await paths('echo x >& all.log')).toEqual([['write', 'all.log', '>& all.log']]);
     expect(await paths('read line 10< in.txt')).toEqual([['read', 'in.txt', '10< in.txt']]);
+    // bash refuses `<& file`; read as a read, a read deny still holds it.
+    expect(await paths('cat <& in.txt')).toEqual([['read', 'in.txt', '<& in.txt']]);
     for (const line of ['echo x 2>&1', 'echo x >&2', 'echo x >&-', 'echo x > /dev/null', 'cat <<EOF\nx\nEOF', 'cat <<-EOF\n\tx\n\tEOF', 'cat <<< "x"']) {
       expect(await paths(line), line).toEqual([]);
     }
