@@ -37,6 +37,9 @@ describe('an upstream tool’s argument rule', () => {
     // An inherited name is not an argument the agent sent.
     expect(allows('constructor=*', {})).toBe(false);
     expect(allows('options.constructor=*', { options: {} })).toBe(false);
+    // Nor into a string's characters or length.
+    expect(allows('title.length=3', { title: 'abc' })).toBe(false);
+    expect(allows('title.0=a', { title: 'abc' })).toBe(false);
   });
 
   it('as a deny or ask, holds a list when any value matches, and a path with . and .. segments as the server resolves it', () => {
@@ -55,6 +58,8 @@ describe('an upstream tool’s argument rule', () => {
     expect(allows('title="a, b", repo=acme/x', { title: 'a, b', repo: 'acme/x' })).toBe(true);
     expect(allows('title="say \\"hi\\", then go"', { title: 'say "hi", then go' })).toBe(true);
     expect(allows('title="a\\\\", repo=x', { title: 'a\\', repo: 'x' })).toBe(true);
+    // An escaped quote does not end the string, so the comma after it is part of the value.
+    expect(allows('title="x\\", y=z"', { title: 'x", y=z' })).toBe(true);
     expect(compileArgumentsPattern('title="a, b"').pairs.map((pair) => [pair.argument, pair.glob])).toEqual([['title', 'a, b']]);
   });
 
