@@ -44,6 +44,7 @@ export default defineConfig({
       'test/secrets/editFileRedacted.test.ts',
       // the shell reader's refusals and risk flags, protected paths, the seccomp filter
       'test/tools/shellRisks.test.ts',
+      'test/tools/riskFlagEvidence.test.ts',
       'test/tools/shellUnreadable.test.ts',
       'test/tools/parseCommand.test.ts',
       'test/tools/wordShapes.test.ts',

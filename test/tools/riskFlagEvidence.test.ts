@@ -28,7 +28,9 @@ describe('privilege and background', () => {
     expect(await evidenceOf('nohup ./server', 'background')).toEqual(['nohup ./server']);
     expect(await evidenceOf('time nohup ./server', 'background')).toEqual(['time nohup ./server']);
     expect(await evidenceOf('./server & echo started', 'background')).toEqual(['./server &']);
+    expect(await evidenceOf('bg %1', 'background')).toEqual(['bg %1']);
     expect(await kinds('ls && echo done')).toEqual([]);
+    expect(await kinds('nice -n 5 time ls')).toEqual([]);
   });
 });
 
@@ -43,10 +45,10 @@ describe('an environment prefix', () => {
 
 describe('the network', () => {
   it('is reached by network programs, git’s remote verbs, package installs and package runners', async () => {
-    for (const line of ['nc -l 8080', 'rsync -a x host:y', 'git fetch', 'git -c x=y pull', 'git -C . push', 'pip install requests', 'docker pull alpine', 'yarn add left-pad', 'pnpx cowsay', 'bunx cowsay', 'npx cowsay']) {
+    for (const line of ['nc -l 8080', 'rsync -a x host:y', 'git fetch', 'git -c x=y pull', 'git -C . push', 'pip install requests', 'docker pull alpine', 'yarn add left-pad', 'npm --silent install x', 'curl -s x |& cat', 'pnpx cowsay', 'bunx cowsay', 'npx cowsay']) {
       expect(await kinds(line), line).toContain('network');
     }
-    for (const line of ['git log', 'git', 'npm run build', 'npm', 'pip list', 'cat notes.txt']) {
+    for (const line of ['git log', 'git', 'npm run build', 'npm', 'pip list', 'cat notes.txt', 'echo pull', 'make fetch']) {
       expect(await kinds(line), line).not.toContain('network');
     }
   });
@@ -59,8 +61,8 @@ describe('the network', () => {
 
 describe('recursive deletes', () => {
   it('rm -r in any spelling before --, find -delete, git clean -d', async () => {
-    for (const line of ['rm --dir empty', 'rm -vR x', 'git clean -xdf', 'git -C . clean -d']) expect(await kinds(line), line).toContain('recursive-delete');
-    for (const line of ['rm -f -- -r', 'git clean -f', 'git status -d', 'find . -name x', 'rmdir x', 'rm -f x']) {
+    for (const line of ['rm -r -- x', 'rm --dir empty', 'rm -vR x', 'git clean -xdf', 'git -C . clean -d']) expect(await kinds(line), line).toContain('recursive-delete');
+    for (const line of ['rm -f -- -r', 'rm -f -- -r x', 'git clean -f', 'git status -d', 'find . -name x', 'rmdir x', 'rm -f x', 'rm --preserve-root -f x', 'git clean -f --dry-run', 'make clean -d']) {
       expect(await kinds(line), line).not.toContain('recursive-delete');
     }
   });
@@ -70,6 +72,7 @@ describe('a download run by a shell', () => {
   it('is a download piped into a shell along the pipeline, or fed by a substitution; not one in an earlier sub-command', async () => {
     expect(await evidenceOf('curl -s x | sh', 'download-to-shell')).toEqual(['sh']);
     expect(await kinds('wget -qO- x | gunzip | bash')).toContain('download-to-shell');
+    expect(await kinds('curl -s x |& sh')).toContain('download-to-shell');
     expect(await kinds('source <(curl -s x)')).toContain('download-to-shell');
     for (const line of ['curl -s x; sh', 'curl -s x && bash run.sh', 'curl -s x | cat', 'cat x | sh', 'sh <(cat x)']) {
       expect(await kinds(line), line).not.toContain('download-to-shell');
@@ -81,6 +84,8 @@ describe('writes outside the workspace', () => {
   it('are the targets of copies, changers, attribute changers, dd and output redirections, named with the path', async () => {
     expect(await evidenceOf('cp -t /etc a.txt b.txt', 'outside-workspace')).toEqual(['cp -t /etc a.txt b.txt → /etc']);
     expect(await evidenceOf('cp a.txt /etc/x', 'outside-workspace')).toEqual(['cp a.txt /etc/x → /etc/x']);
+    expect(await evidenceOf('cp a.txt b.txt /etc/', 'outside-workspace')).toEqual(['cp a.txt b.txt /etc/ → /etc/']);
+    expect(await evidenceOf('cp --target-directory /etc a.txt b.txt', 'outside-workspace')).toEqual(['cp --target-directory /etc a.txt b.txt → /etc']);
     expect(await evidenceOf('tee /tmp/a b.txt', 'outside-workspace')).toEqual(['tee /tmp/a b.txt → /tmp/a']);
     expect(await evidenceOf('chown me /etc/x ./y', 'outside-workspace')).toEqual(['chown me /etc/x ./y → /etc/x']);
     expect(await evidenceOf('dd if=a of=/tmp/b', 'outside-workspace')).toEqual(['dd if=a of=/tmp/b → /tmp/b']);
@@ -89,7 +94,7 @@ describe('writes outside the workspace', () => {
   });
 
   it('are not a copy’s source, a mode, a descriptor or a path inside the workspace', async () => {
-    for (const line of ['cp /etc/hosts hosts.txt', 'cp /etc/hosts', 'chmod 755 run.sh', 'echo x 2>&1', 'echo x > /dev/stderr', 'echo x >&-', 'touch ./a/../b', 'touch /work/ws/x', 'echo x > /work/ws/..x', 'dd if=/etc/hosts of=copy']) {
+    for (const line of ['cat < /etc/hosts', 'cat notes.txt /etc/hosts', 'chown $USER notes.txt', 'echo of=/tmp/x', 'cp /etc/hosts hosts.txt', 'cp /etc/hosts', 'chmod 755 run.sh', 'echo x 2>&1', 'echo x > /dev/stderr', 'echo x >&-', 'touch ./a/../b', 'touch /work/ws/x', 'echo x > /work/ws/..x', 'dd if=/etc/hosts of=copy']) {
       expect(await kinds(line), line).not.toContain('outside-workspace');
     }
     for (const line of ['touch /work/wsx/y', 'touch ..', 'echo x > ../y']) expect(await kinds(line), line).toContain('outside-workspace');
@@ -103,6 +108,7 @@ describe('code handed to a shell or interpreter', () => {
     expect(await evidenceOf("sh -c 'doas id'", 'privilege')).toEqual(['doas id']);
     expect(await evidenceOf("sh -c 'rm -fr x'", 'recursive-delete')).toEqual(['rm -fr x']);
     expect(await evidenceOf("sh -c 'rm --recursive x'", 'recursive-delete')).toEqual(['rm --recursive x']);
+    expect(await evidenceOf("sh -c 'rm  -vfr x'", 'recursive-delete')).toEqual(['rm  -vfr x']);
     expect(await kinds("sh -c 'rm -f x; echo curly'")).toEqual(['runs-hidden-code']);
   });
 });
