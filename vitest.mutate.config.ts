@@ -49,6 +49,7 @@ export default defineConfig({
       'test/tools/parseCommand.test.ts',
       'test/tools/wordShapes.test.ts',
       'test/tools/pathSafety.test.ts',
+      'test/tools/protectedPathNames.test.ts',
       'test/hosts/seccompRefusals.test.ts',
       // token checks on /mcp and /bridge, the hook's fail-closed answers
       'test/server/requestPathname.test.ts',
