@@ -46,6 +46,7 @@ export default defineConfig({
       'test/tools/shellRisks.test.ts',
       'test/tools/riskFlagEvidence.test.ts',
       'test/tools/shellUnreadable.test.ts',
+      'test/tools/unreadableLineReasons.test.ts',
       'test/tools/parseCommand.test.ts',
       'test/tools/wordShapes.test.ts',
       'test/tools/pathSafety.test.ts',
