@@ -24,6 +24,10 @@ export default defineConfig({
       'test/policy/shellRules.test.ts',
       'test/policy/tierPolicy.test.ts',
       'test/policy/everyPartJudged.test.ts',
+      'test/policy/pathPatterns.test.ts',
+      'test/policy/argumentRuleMatching.test.ts',
+      'test/policy/hostRuleMatching.test.ts',
+      'test/policy/shellAllowReadings.test.ts',
       // the audit chain, its anchor and checkpoints
       'test/audit/auditTampering.test.ts',
       'test/audit/auditStore.test.ts',
@@ -40,10 +44,13 @@ export default defineConfig({
       'test/secrets/editFileRedacted.test.ts',
       // the shell reader's refusals and risk flags, protected paths, the seccomp filter
       'test/tools/shellRisks.test.ts',
+      'test/tools/riskFlagEvidence.test.ts',
       'test/tools/shellUnreadable.test.ts',
+      'test/tools/unreadableLineReasons.test.ts',
       'test/tools/parseCommand.test.ts',
       'test/tools/wordShapes.test.ts',
       'test/tools/pathSafety.test.ts',
+      'test/tools/protectedPathNames.test.ts',
       'test/hosts/seccompRefusals.test.ts',
       // token checks on /mcp and /bridge, the hook's fail-closed answers
       'test/server/requestPathname.test.ts',
@@ -52,6 +59,8 @@ export default defineConfig({
       'test/hooks/hookFailClosed.test.ts',
       // approval binding, edited hunks, definition pins
       'test/approvals/editedArguments.test.ts',
+      'test/approvals/scopedAnswers.test.ts',
+      'test/approvals/editedCalls.test.ts',
       'test/upstream/definitionPin.test.ts',
       'test/upstream/reviews.test.ts',
     ],

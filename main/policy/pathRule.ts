@@ -1,9 +1,9 @@
 import { existsSync, lstatSync, realpathSync } from 'node:fs';
-import { basename, dirname, isAbsolute, join, normalize, relative, resolve } from 'node:path';
+import { basename, dirname, join, normalize, relative, resolve } from 'node:path';
 import picomatch from 'picomatch';
 import type { ToolManifest } from '../../shared/manifest';
 import { protectedMatch, slashed } from '../tools/protectedPaths';
-import { realpathOfLongestExisting } from '../tools/workspacePath';
+import { isInside, realpathOfLongestExisting } from '../tools/workspacePath';
 import { RuleError } from './ruleText';
 
 /**
@@ -180,9 +180,8 @@ export function resolvePath(requested: string, from: string, anchors: PathAnchor
   const expanded = requested === '~' || requested.startsWith('~/') ? join(anchors.home, requested.slice(1)) : requested;
   const lexical = resolve(from, expanded);
   const real = realpathQuickly(lexical);
-  const rel = relative(anchors.workspace, real);
-  const inside = rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
-  return { written, lexical, real, ...(inside ? { inWorkspace: slashed(rel) } : {}) };
+  // A name that only begins with two dots (`..cache/x`) lies inside: only `..` itself leads out.
+  return { written, lexical, real, ...(isInside(anchors.workspace, real) ? { inWorkspace: slashed(relative(anchors.workspace, real)) } : {}) };
 }
 
 /**
@@ -207,8 +206,9 @@ export function shownPath(written: string, resolved: string | undefined): string
 
 /** The protected path (`.git`, `.vscode`, …) a resolved path is or lies in, as written or as resolved. */
 export function protectedPathOf(path: ResolvedPath, workspace: string): string | undefined {
-  for (const candidate of [relative(workspace, path.lexical), path.inWorkspace]) {
-    if (candidate === undefined || candidate.startsWith('..') || isAbsolute(candidate)) continue;
+  const lexical = isInside(workspace, path.lexical) ? relative(workspace, path.lexical) : undefined;
+  for (const candidate of [lexical, path.inWorkspace]) {
+    if (candidate === undefined) continue;
     const match = protectedMatch(slashed(candidate));
     if (match) return match.protectedPath;
   }

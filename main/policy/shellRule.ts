@@ -166,7 +166,10 @@ export function redirectedPaths(command: SubCommand): RedirectedPath[] {
   const found: RedirectedPath[] = [];
   for (const redirect of command.redirects) {
     const op = redirect.op.replace(/^\d+/, '');
-    if (op.startsWith('<<') || NO_FILE.test(redirect.target.trim()) || op === '>&' || op === '<&') continue;
+    // `>& file` is bash's `&> file`: only a descriptor (`>&2`) or `-` as its target names no file
+    // (the grammar reads `>&-` as one operator with no target).
+    const closes = /&-$/.test(op) && redirect.target.trim() === '';
+    if (op.startsWith('<<') || closes || NO_FILE.test(redirect.target.trim())) continue;
     const access = op.startsWith('<') && op !== '<>' ? 'read' : 'write';
     found.push({ access, target: wordValue(redirect.target.trim()), written: `${redirect.op} ${redirect.target}` });
   }

@@ -120,6 +120,19 @@ export function nextApproval(backend: ConsoleBackend): Promise<ApprovalRequest> 
   });
 }
 
+/**
+ * Nobody is at the console: every prompt is recorded (by its shell command) and denied at once, so a
+ * test that expects none fails on the list instead of hanging. Returns the list, filled as prompts come.
+ */
+export function denyPromptsUnattended(running: RunningGate): string[] {
+  const prompts: string[] = [];
+  running.backend.subscribe('approvalRequested', (request) => {
+    prompts.push((request.arguments as { command: string }).command);
+    void running.backend.handlers.decideApproval({ approvalId: request.approvalId, decision: 'deny', reason: 'nobody is here' });
+  });
+  return prompts;
+}
+
 /** A raw HTTP response. */
 export interface RawResponse {
   status: number;

@@ -12,11 +12,11 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectMcp, startTestGate, textOf, type TestGate } from './helpers';
+import { connectMcp, denyPromptsUnattended, startTestGate, textOf, type TestGate } from './helpers';
 
 let gate: TestGate;
 let agent: Client;
-const prompts: string[] = [];
+let prompts: string[] = [];
 
 beforeAll(async () => {
   gate = await startTestGate({
@@ -28,11 +28,8 @@ beforeAll(async () => {
       ],
     },
   });
-  // Nobody is at the console: a prompt would be a failure here; it is recorded and refused so the test ends.
-  gate.running.backend.subscribe('approvalRequested', (request) => {
-    prompts.push((request.arguments as { command: string }).command);
-    void gate.running.backend.handlers.decideApproval({ approvalId: request.approvalId, decision: 'deny', reason: 'nobody is here' });
-  });
+  // Nobody is at the console: a prompt would be a failure here.
+  prompts = denyPromptsUnattended(gate.running);
   agent = await connectMcp(gate.running.mcpUrl, gate.token);
 }, 60_000);
 

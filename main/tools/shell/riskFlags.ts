@@ -2,6 +2,7 @@ import { isAbsolute, relative, resolve } from 'node:path';
 import type { RiskFlag, RiskFlagKind, SubCommand } from '../../../shared/commandPreview';
 import { baseName, programWords, type ProgramWords } from './programWords';
 import { wordValue } from './shellWords';
+import { gitSubcommandIndex } from '../../policy/gitCommands';
 
 /**
  * The risks of a command line, worked out from its sub-commands as bash would run them (see
@@ -79,7 +80,8 @@ export function riskFlagsOf(commands: readonly SubCommand[], place: RunPlace): R
 function reachesNetwork(program: string, args: readonly string[], command: SubCommand): boolean {
   if (NETWORK_PROGRAMS.has(program)) return true;
   const verb = args.find((arg) => !arg.startsWith('-'));
-  if (program === 'git' && verb !== undefined && NETWORK_GIT.has(verb)) return true;
+  const gitVerb = gitSubcommandOf(program, args);
+  if (gitVerb !== undefined && NETWORK_GIT.has(gitVerb)) return true;
   if (NETWORK_PACKAGES.test(program) && verb !== undefined && NETWORK_PACKAGE_VERBS.has(verb)) return true;
   if (program === 'npx' || program === 'pnpx' || program === 'bunx') return true;
   return [...command.argv, ...command.redirects.map((redirect) => redirect.target)].some((word) => /\/dev\/(tcp|udp)\//.test(word));
@@ -90,8 +92,13 @@ function deletesRecursively(program: string, args: readonly string[]): boolean {
   const options = args.slice(0, args.includes('--') ? args.indexOf('--') : undefined).filter((arg) => arg.startsWith('-'));
   if (program === 'rm') return options.some((option) => option === '--recursive' || option === '--dir' || /^-[a-zA-Z]*[rR]/.test(option));
   if (program === 'find') return args.includes('-delete');
-  if (program === 'git' && args.find((arg) => !arg.startsWith('-')) === 'clean') return options.some((option) => /^-[a-zA-Z]*d/.test(option));
+  if (gitSubcommandOf(program, args) === 'clean') return options.some((option) => /^-[a-zA-Z]*d/.test(option));
   return false;
+}
+
+/** git's subcommand past its global options (`git -C dir -c k=v push` is a push); undefined for other programs. */
+function gitSubcommandOf(program: string, args: readonly string[]): string | undefined {
+  return program === 'git' ? args[gitSubcommandIndex([program, ...args]) - 1] : undefined;
 }
 
 /** A download piped on to a shell (`curl … | sh`), or a shell fed one (`bash <(curl …)`, `eval "$(wget -O- …)"`). */

@@ -1,0 +1,50 @@
+/**
+ * Redirections that write a file, in every spelling bash takes, through a real gate: the official MCP
+ * client as the agent calls shell_exec, real bash runs in the sandbox. With the user's
+ * `allow: echo *` and `deny: write_file(notes/**)`, `>& file` (bash's older spelling of `&> file`)
+ * is judged as the write it is and refused, as `>` and `&>` are; `>&2` still names no file.
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectMcp, denyPromptsUnattended, startTestGate, textOf, type TestGate } from './helpers';
+
+let gate: TestGate;
+let agent: Client;
+let prompts: string[] = [];
+
+beforeAll(async () => {
+  gate = await startTestGate({ userPolicy: { allow: ['shell_exec(echo *)'], deny: ['write_file(notes/**)'] } });
+  mkdirSync(join(gate.dirs.workspace, 'notes'));
+  // Nobody is at the console: a prompt would be a failure here.
+  prompts = denyPromptsUnattended(gate.running);
+  agent = await connectMcp(gate.running.mcpUrl, gate.token);
+}, 60_000);
+
+afterAll(async () => {
+  await agent?.close();
+  await gate?.close();
+});
+
+function shell(command: string): Promise<CallToolResult> {
+  return agent.callTool({ name: 'shell_exec', arguments: { command } }, undefined, { timeout: 60_000 }) as Promise<CallToolResult>;
+}
+
+describe('a write by redirection into a denied folder', () => {
+  it.each([['echo pwned > notes/a.txt'], ['echo pwned &> notes/b.txt'], ['echo pwned >& notes/c.txt'], ['echo pwned >&notes/d.txt']])('%s is refused by the deny, unasked, and writes nothing', async (command) => {
+    const result = await shell(command);
+    expect(result.isError, textOf(result)).toBe(true);
+    expect(textOf(result)).toContain('denied by `write_file(notes/**)`');
+    expect(prompts).toEqual([]);
+    const written = command.slice(command.lastIndexOf('notes/'));
+    expect(existsSync(join(gate.dirs.workspace, written))).toBe(false);
+  });
+
+  it('a redirection to a descriptor names no file: the allowed echo still runs unasked', async () => {
+    const result = await shell('echo fine >&2');
+    expect(result.isError, textOf(result)).not.toBe(true);
+    expect(prompts).toEqual([]);
+  });
+});

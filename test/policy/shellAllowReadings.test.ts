@@ -1,0 +1,138 @@
+import { describe, expect, it } from 'vitest';
+import { parseCommand } from '../../main/tools/shell/parseCommand';
+import { allowMatches, compileShellPattern, literalShellRule, redirectedPaths, runsAnyCode, shellView, unreadableForAllow } from '../../main/policy/shellRule';
+import { RuleError } from '../../main/policy/ruleText';
+
+/**
+ * What a shell allow rule vouches for, read sub-command by sub-command: the words it matches, the
+ * lines it cannot read whole (and says why), and the files a line's redirections read or write.
+ */
+
+async function only(line: string) {
+  const commands = await parseCommand(line);
+  return commands.at(-1)!;
+}
+
+/** Whether `shell_exec(<rule>)` as an allow matches the line's last sub-command. */
+async function allows(rule: string, line: string): Promise<boolean> {
+  return allowMatches(await compileShellPattern(rule), shellView(await only(line)));
+}
+
+/** Why an allow cannot vouch for the line's last sub-command, if it cannot. */
+async function why(line: string): Promise<string | undefined> {
+  return unreadableForAllow(await only(line));
+}
+
+describe('a shell rule as written', () => {
+  it('ends in * (or Claude Code’s :*) for any further words, trimmed', async () => {
+    expect(await compileShellPattern('  npm run test:*  ')).toMatchObject({ words: ['npm', 'run', 'test'], prefix: true });
+    expect(await compileShellPattern('git log *')).toMatchObject({ words: ['git', 'log'], prefix: true });
+    expect(await compileShellPattern('git status')).toMatchObject({ words: ['git', 'status'], prefix: false });
+    expect(await compileShellPattern('echo \\*')).toMatchObject({ words: ['echo', '*'], prefix: false });
+  });
+
+  it('is refused unless it is one plain command naming a program, with * only last', async () => {
+    for (const rule of ['echo "unclosed', 'a; b', 'a && b', 'a | b', 'echo $(id)', 'cat > out.txt', '> out.txt', '*', ':*', 'rm * x']) {
+      await expect(compileShellPattern(rule), rule).rejects.toThrow(RuleError);
+    }
+  });
+});
+
+describe('an allow', () => {
+  it('matches exactly its words, or more after a *', async () => {
+    expect(await allows('git status', 'git status')).toBe(true);
+    expect(await allows('git status', 'git status --short')).toBe(false);
+    expect(await allows('git status', 'git')).toBe(false);
+    expect(await allows('git status *', 'git status --short')).toBe(true);
+    expect(await allows('git status *', 'git')).toBe(false);
+  });
+
+  it('looks through a safe environment prefix and a harmless wrapper, to the words that run', async () => {
+    expect(await allows('ls *', 'LANG=C ls -la')).toBe(true);
+    expect(await allows('ls *', 'timeout 5 ls -la')).toBe(true);
+    expect(await allows('ls -la', 'LC_ALL=C TZ=UTC ls -la')).toBe(true);
+  });
+
+  it('never matches a line it cannot read whole', async () => {
+    expect(await allows('ls *', 'ls $(cat list)')).toBe(false);
+    expect(await allows('ls *', 'FOO=1 ls')).toBe(false);
+    expect(await allows('find *', 'find . -exec rm {} ;')).toBe(false);
+  });
+});
+
+describe('why an allow cannot vouch for a command', () => {
+  it('a substitution, an environment prefix that changes the program, a computed program name', async () => {
+    expect(await why('ls $(cat list)')).toBe('it holds a substitution ($(…), `…`, <(…)), whose output the rule cannot see');
+    expect(await why('LD_PRELOAD=./x.so ls')).toBe('the environment prefix LD_PRELOAD=… changes what the program does');
+    expect(await why('LANG=C ls')).toBeUndefined();
+    expect(await why('$tool --version')).toBe('the program name is computed when the line runs');
+  });
+
+  it('a wrapper or program that runs other programs or code the line does not show', async () => {
+    expect(await why('sudo ls')).toBe('sudo runs another program');
+    expect(await why('nice -n 5 ls')).toBeUndefined();
+    expect(await why('source ./setup.sh')).toBe('source runs code or programs the line does not show');
+    expect(await why('f() { ls; }; f')).toBe('it calls a function defined on the line');
+  });
+
+  it('a shell or interpreter handed code as text or input, not one running a file the line names', async () => {
+    for (const line of ["python3 -c 'print(1)'", "python3 -Bc 'print(1)'", "node --eval 'x'", "node --print 'x'", "perl -pe 's/a/b/' f", 'python3 < script.py', 'bash <<EOF\nls\nEOF', 'bash <<< "ls"', 'bash', 'bash -i', 'python3 app.py < in.txt', 'bash run.sh <<-EOF\n\tx\n\tEOF']) {
+      expect(await why(line), line).toMatch(/runs code handed to it as text or input$/);
+    }
+    for (const line of ['python3 script.py', 'bash -x build.sh', 'python3 -Xdev app.py', 'node build-site', 'python3 app.py > out.txt']) {
+      expect(await why(line), line).toBeUndefined();
+    }
+  });
+
+  it('find -exec and its kin, but not a find that only lists, nor a name that looks like the option', async () => {
+    for (const option of ['-exec', '-execdir', '-ok', '-okdir']) {
+      expect(await why(`find . ${option} rm {} ;`), option).toBe('find -exec runs another program');
+    }
+    expect(await why("find . -name '*.o'")).toBeUndefined();
+    expect(await why('find . -name x-ok')).toBeUndefined();
+    expect(await why('find . -name -okra.txt')).toBeUndefined();
+    expect(await why('grep -r -exec .')).toBeUndefined();
+  });
+
+  it('git with a -c or --config-env setting, which may name a command git runs', async () => {
+    for (const line of ['git -c core.pager=less log', 'git -ccore.pager=less log', 'git --config-env=core.pager=PAGER log']) {
+      expect(await why(line), line).toBe('git -c may set a command git runs');
+    }
+    expect(await why('git log -n 5')).toBeUndefined();
+    expect(await why('ls -c')).toBeUndefined();
+  });
+});
+
+describe('programs that run whatever code they are handed', () => {
+  it('are shells, interpreters and runners of text, by base name', () => {
+    for (const program of ['bash', '/bin/sh', 'python3', '/usr/bin/node', 'eval', 'sudo', 'xargs']) expect(runsAnyCode(program), program).toBe(true);
+    for (const program of ['git', 'ls', '/usr/bin/make']) expect(runsAnyCode(program), program).toBe(false);
+  });
+});
+
+describe('the files a line’s redirections read or write', () => {
+  it('reads <, writes >, >> and >& to a file; descriptors, here-documents and /dev/null name no file', async () => {
+    const paths = async (line: string) => redirectedPaths(await only(line)).map((path) => [path.access, path.target.value, path.written]);
+    expect(await paths('cat < in.txt > out.txt 2>> err.log')).toEqual([
+      ['read', 'in.txt', '< in.txt'],
+      ['write', 'out.txt', '> out.txt'],
+      ['write', 'err.log', '2>> err.log'],
+    ]);
+    expect(await paths('echo x >& all.log')).toEqual([['write', 'all.log', '>& all.log']]);
+    expect(await paths('read line 10< in.txt')).toEqual([['read', 'in.txt', '10< in.txt']]);
+    // bash refuses `<& file`; read as a read, a read deny still holds it.
+    expect(await paths('cat <& in.txt')).toEqual([['read', 'in.txt', '<& in.txt']]);
+    for (const line of ['echo x 2>&1', 'echo x >&2', 'echo x >&-', 'echo x > /dev/null', 'cat <<EOF\nx\nEOF', 'cat <<-EOF\n\tx\n\tEOF', 'cat <<< "x"']) {
+      expect(await paths(line), line).toEqual([]);
+    }
+  });
+});
+
+describe('a rule made from a command', () => {
+  it('matches its stars literally', () => {
+    expect(literalShellRule('  rm * ')).toBe('rm \\*');
+    expect(literalShellRule('* x')).toBe('\\* x');
+    expect(literalShellRule('echo a*b *')).toBe('echo a*b \\*');
+    expect(literalShellRule('echo *x')).toBe('echo *x');
+  });
+});
