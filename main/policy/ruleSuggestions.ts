@@ -6,6 +6,7 @@ import { hostTarget } from './hostRule';
 import { literalPathGlob, type PathAnchors, type ResolvedPath } from './pathRule';
 import { literalShellRule } from './shellRule';
 import { programWords } from '../tools/shell/programWords';
+import { isInside } from '../tools/workspacePath';
 
 /**
  * The rules that would allow one call, for a prompt's rule editor: the narrowest first (the exact
@@ -70,7 +71,8 @@ function describeNarrow(shell: boolean, paths: boolean): string {
 function pathSpecifier(path: ResolvedPath, anchors: PathAnchors): string {
   const inside = relative(anchors.workspace, path.real);
   if (inside === '') return '.';
-  if (!inside.startsWith('..')) return literalPathGlob(inside.startsWith('~') ? `./${inside}` : inside);
+  // A name that only begins with two dots (`..cache`) is inside, as the path rules read it.
+  if (isInside(anchors.workspace, path.real)) return literalPathGlob(inside.startsWith('~') ? `./${inside}` : inside);
   return `/${literalPathGlob(path.real)}`;
 }
 
@@ -79,7 +81,7 @@ function folderSpecifier(path: ResolvedPath, anchors: PathAnchors): string {
   const folder = dirname(path.real);
   const inside = relative(anchors.workspace, folder);
   if (inside === '') return '**';
-  if (!inside.startsWith('..')) return `${literalPathGlob(inside.startsWith('~') ? `./${inside}` : inside)}/**`;
+  if (isInside(anchors.workspace, folder)) return `${literalPathGlob(inside.startsWith('~') ? `./${inside}` : inside)}/**`;
   return `/${literalPathGlob(folder)}/**`;
 }
 
