@@ -62,8 +62,11 @@ DROP TABLE IF EXISTS calls_text;
 DROP TABLE IF EXISTS calls_index_state;
 `;
 
-/** SQLite's page cache for a database with the call index, in KiB (its default, 2 MiB, makes a rebuild of a large log slow). */
+/** SQLite's page cache for the call index while it is built or caught up, in KiB (its default, 2 MiB, makes a rebuild of a large log slow). */
 const CACHE_KIB = 64 * 1024;
+
+/** Its page cache once open, in KiB: a fold writes a hundred milliseconds' calls, and a gate under load must not hold 64 MiB for it. */
+const FOLD_CACHE_KIB = 4 * 1024;
 
 /** Rows per index ANALYZE samples for the planner's statistics. */
 const ANALYSIS_ROWS = 2000;
@@ -224,6 +227,7 @@ export class CallIndex {
     // Statistics for the planner (how many calls a facet value has), on a sample of the call index
     // alone, after it took in records: without them it may sort a whole facet for one page.
     if (records > 0) indexDb.exec(`PRAGMA analysis_limit = ${ANALYSIS_ROWS}; ANALYZE calls; PRAGMA analysis_limit = 0;`);
+    indexDb.exec(`PRAGMA cache_size = -${FOLD_CACHE_KIB}; PRAGMA shrink_memory`);
     const kind = rebuilt ? 'rebuilt' : records > 0 ? 'caught-up' : 'current';
     return { index, catchUp: { kind, records, ms: performance.now() - started } };
   }
