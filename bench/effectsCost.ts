@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { createGate, type Gate } from '../main/gate/createGate';
 import type { BenchSection } from './benchResult';
 
-/** The bounds on what recording adds at p50 (ms). */
+/** What recording may add to a call at p50 (ms): a write should not feel it, a shell command barely. */
 const WRITE_FILE_LIMIT_MS = 5;
 const SHELL_LIMIT_MS = 20;
 /** Undo of a call that changed 100 files (ms). */
