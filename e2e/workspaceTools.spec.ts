@@ -105,6 +105,8 @@ test('shell_exec: the prompt marks each sub-command, redirection and substitutio
   const denied = agent.callTool({ name: 'shell_exec', arguments: { command } });
   const card = await consolePage.approvals.waitForPrompt('shell_exec');
   await expect(card).toContainText('RESTRICTED');
+  // Before approving, the person reads whether what the command changes can be taken back.
+  await expect(card.getByTestId('approval-undoable')).toHaveText('undoable');
   const parts = card.getByTestId('sub-commands').locator('li');
   // date (inside the substitution), echo, cat, wc, rm: each judged on its own line.
   await expect(parts).toHaveCount(5);
@@ -142,6 +144,9 @@ test('http_fetch: the prompt shows method and URL; nothing is sent before Approv
     const card = await consolePage.approvals.waitForPrompt('http_fetch');
     await expect(card.getByTestId('request-line')).toHaveText(`GET ${url}`);
     await expect(card.getByTestId('request-host')).toHaveText('127.0.0.1');
+    // What was sent cannot be recalled: the prompt says so, in full on hover when the header is narrow.
+    await expect(card.getByTestId('approval-undoable')).toHaveAttribute('title', /^not undoable: it reaches the network/);
+    await expect(card.getByTestId('approval-undoable')).toBeVisible();
     await consolePage.approvals.deny('not now', card);
     expect((await denied).isError).toBe(true);
     expect(requests).toEqual([]);

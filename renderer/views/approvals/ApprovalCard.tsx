@@ -45,6 +45,12 @@ export function ApprovalCard({ request }: { request: ApprovalRequest }) {
         </h3>
         <span className="tool-version">v{request.toolVersion}</span>
         <TierBadge tier={request.tier} />
+        {/* In the header, not among the facts: a line more would push Approve below a 900 px window. */}
+        {request.undoable ? (
+          <span className={`approval-undo${request.undoable.startsWith('not') ? ' approval-undo-not' : ''}`} data-testid="approval-undoable" title={request.undoable}>
+            {request.undoable}
+          </span>
+        ) : null}
         <Countdown expiresAt={request.expiresAt} />
       </header>
       <SecretsNotice secrets={request.secrets} warning={request.secretsWarning} />
@@ -58,12 +64,6 @@ export function ApprovalCard({ request }: { request: ApprovalRequest }) {
           <code>{request.callId}</code>
         </dd>
         {request.agentSession ? <AgentFact agentSession={request.agentSession} agent={request.agent} /> : null}
-        {request.undoable ? (
-          <>
-            <dt>Undo</dt>
-            <dd data-testid="approval-undoable">{request.undoable}</dd>
-          </>
-        ) : null}
       </dl>
       <section aria-label="Arguments">
         <h4>Arguments</h4>

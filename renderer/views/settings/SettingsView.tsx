@@ -83,14 +83,14 @@ function SettingsInForce() {
                 <th scope="row">
                   <code>{entry.key}</code>
                   <div className="note">{MEANING[entry.key]}</div>
-                </th>
-                <td className="setting-value" title={revealInvisibles(shown(entry.value))}>
-                  <VisibleText text={shown(entry.value)} />
                   {entry.key === 'undoStoreBytes' && undoStore ? (
                     <div className="note" data-testid="undo-store-usage">
                       holds {formatBytes(undoStore.bytes)} in {countOf(undoStore.images, 'before-image')}
                     </div>
                   ) : null}
+                </th>
+                <td className="setting-value" title={revealInvisibles(shown(entry.value))}>
+                  <VisibleText text={shown(entry.value)} />
                 </td>
                 <td className={`setting-source setting-source-${entry.source}`}>{SOURCE[entry.source]}</td>
               </tr>
