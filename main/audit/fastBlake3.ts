@@ -73,3 +73,12 @@ export function fastBlake3BytesHex(bytes: Uint8Array): string {
   const digest = hasher.digest('binary');
   return Buffer.from(digest.buffer, digest.byteOffset, digest.byteLength).toString('hex');
 }
+
+/** A BLAKE3 fed piece by piece (a large file's content), with its own state: the shared hasher is left alone. */
+export function blake3Stream(): { update(bytes: Uint8Array): void; hex(): string } {
+  const state = blake3.create();
+  return {
+    update: (bytes) => void state.update(bytes),
+    hex: () => bytesToHex(state.digest()),
+  };
+}

@@ -1,7 +1,7 @@
-import { lstatSync, readdirSync, readFileSync, readlinkSync, type Stats } from 'node:fs';
+import { closeSync, lstatSync, openSync, readdirSync, readFileSync, readlinkSync, readSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import type { EntryState } from '../../shared/effects';
-import { fastBlake3BytesHex } from '../audit/fastBlake3';
+import { blake3Stream, fastBlake3BytesHex } from '../audit/fastBlake3';
 
 /** An entry as a scan saw it: its state plus the stat fields that tell whether it changed since. */
 export interface ScannedEntry extends EntryState {
@@ -55,6 +55,8 @@ export function scanPaths(root: string, paths: readonly string[], previous?: Sna
       const entry = scanEntry(root, relative, previous);
       if (!entry) break;
       snapshot.set(relative, entry);
+      // A symlink or a file on the way: what lies past it is not in the workspace's tree.
+      if (depth < parts.length && entry.type !== 'dir') break;
       if (depth === parts.length && entry.type === 'dir') {
         for (const [below, inner] of scanWorkspace(join(root, relative), undefined)) snapshot.set(`${relative}/${below}`, inner);
       }
@@ -98,8 +100,25 @@ function scanEntry(root: string, relative: string, previous: Snapshot | undefine
     return { type: 'file', ...base, size: stats.size, hash: before.hash };
   }
   try {
-    return { type: 'file', ...base, size: stats.size, hash: fastBlake3BytesHex(readFileSync(absolute)) };
+    return { type: 'file', ...base, size: stats.size, hash: fileHash(absolute, stats.size) };
   } catch {
     return undefined;
   }
+}
+
+/** Files up to this size are read whole to be hashed; larger ones a piece at a time, so a 10 GB file in the workspace costs the gate 1 MiB of memory, not 10 GB. */
+const WHOLE_READ_BYTES = 1024 * 1024;
+
+/** The BLAKE3 of a file's content. */
+function fileHash(absolute: string, size: number): string {
+  if (size <= WHOLE_READ_BYTES) return fastBlake3BytesHex(readFileSync(absolute));
+  const hasher = blake3Stream();
+  const chunk = Buffer.allocUnsafe(WHOLE_READ_BYTES);
+  const fd = openSync(absolute, 'r');
+  try {
+    for (let read = readSync(fd, chunk); read > 0; read = readSync(fd, chunk)) hasher.update(chunk.subarray(0, read));
+  } finally {
+    closeSync(fd);
+  }
+  return hasher.hex();
 }

@@ -1,10 +1,11 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { loadFastBlake3 } from '../../main/audit/fastBlake3';
+import { fastBlake3BytesHex, loadFastBlake3 } from '../../main/audit/fastBlake3';
 import { EffectsRecorder, MAX_RECORDED_EFFECTS } from '../../main/executor/steps/recordEffects';
 import { ImageStore } from '../../main/undo/imageStore';
+import { scanWorkspace } from '../../main/undo/snapshot';
 
 let base: string;
 let workspace: string;
@@ -41,5 +42,32 @@ describe('recording effects', () => {
   it('records nothing for a tool whose effects it does not know', () => {
     expect(recorder.begin('http_fetch', { url: 'https://example.com' })).toBeUndefined();
     expect(recorder.begin('write_file', { path: '../outside.txt' })).toBeUndefined();
+  });
+});
+
+describe('where a file tool\'s effects are looked for', () => {
+  it('never reads a file outside the workspace that a symlinked folder the call names leads to', () => {
+    const outside = join(base, 'outside');
+    mkdirSync(outside);
+    const secret = 'ssh-private-key-material\n';
+    writeFileSync(join(outside, 'id_rsa'), secret);
+    symlinkSync(outside, join(workspace, 'keys'));
+    const watch = recorder.begin('write_file', { path: 'keys/id_rsa', content: 'x' });
+    expect(watch?.end().effects ?? []).toEqual([]);
+    expect(recorder.store.read(fastBlake3BytesHex(Buffer.from(secret)))).toBeUndefined();
+  });
+
+  it('records a write through a symlinked folder inside the workspace at the path the tool really writes', () => {
+    mkdirSync(join(workspace, 'real'));
+    symlinkSync(join(workspace, 'real'), join(workspace, 'link'));
+    const watch = recorder.begin('write_file', { path: 'link/a.txt', content: 'new\n' })!;
+    writeFileSync(join(workspace, 'real', 'a.txt'), 'new\n');
+    expect(watch.end().effects.map((effect) => [effect.path, effect.kind])).toEqual([['real/a.txt', 'created']]);
+  });
+
+  it('hashes a file larger than one read piece by piece, to the same hash as whole', () => {
+    const big = Buffer.alloc(3 * 1024 * 1024 + 17, 'toolgate ');
+    writeFileSync(join(workspace, 'big.bin'), big);
+    expect(scanWorkspace(workspace).get('big.bin')?.hash).toBe(fastBlake3BytesHex(big));
   });
 });

@@ -19,13 +19,14 @@
  * call left it in, so a change made after the call ended is a conflict, never overwritten silently.
  */
 import { lstatSync, readFileSync } from 'node:fs';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, join, sep } from 'node:path';
 import type { CallEffects, Effect } from '../../../shared/effects';
 import { mutatingEffects, type ToolManifest } from '../../../shared/manifest';
 import { countOf } from '../../../shared/plural';
 import type { ImageStore } from '../../undo/imageStore';
 import { scanPaths, scanWorkspace, type Snapshot } from '../../undo/snapshot';
 import { diffSnapshots } from '../../undo/snapshotDiff';
+import { confinePath } from '../../tools/workspacePath';
 
 /** The built-in tools whose writes are found by scanning the whole workspace. */
 const SCANNED_TOOLS: ReadonlySet<string> = new Set(['shell_exec']);
@@ -148,9 +149,17 @@ export class EffectsRecorder {
   /** A tool's path argument as a workspace-relative path with /, or undefined when it is none or leaves the workspace (the tool refuses it). */
   private workspacePath(requested: unknown): string | undefined {
     if (typeof requested !== 'string' || requested === '') return undefined;
-    const inside = relative(this.workspace, resolve(this.workspace, requested));
-    if (inside === '' || inside === '..' || inside.startsWith(`..${sep}`) || isAbsolute(inside)) return undefined;
-    return inside.split(sep).join('/');
+    // Its folder as the file tools resolve it (symlinks followed, and refused when they lead out), its
+    // last name as written: the gate looks only where the tool can write, never through a link outside.
+    let folder: string;
+    try {
+      folder = confinePath(this.workspace, dirname(requested)).relative;
+    } catch {
+      return undefined;
+    }
+    const name = basename(requested);
+    if (name === '' || name === '.' || name === '..') return undefined;
+    return (folder === '' ? name : join(folder, name)).split(sep).join('/');
   }
 }
 
