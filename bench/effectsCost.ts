@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createGate, type Gate } from '../main/gate/createGate';
-import type { BenchSection } from './benchResult';
+import { percentile, type BenchSection } from './benchResult';
 
 /** What recording may add to a call at p50 (ms): a write should not feel it, a shell command barely. */
 const WRITE_FILE_LIMIT_MS = 5;
@@ -61,7 +61,7 @@ export async function measureEffectsCost(files: number, calls: number, undos: nu
       samples.undo.push(performance.now() - started);
       if (report.outcome !== 'undone') throw new Error(`undo of 100 files was ${report.outcome}: ${report.reason}`);
     }
-    const median = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)]!;
+    const median = (list: number[]) => percentile(list, 50);
     const added = (pair: number[][]) => median(pair[0]!) - median(pair[1]!);
     return {
       title: `Undo's effects: what recording adds to a call in a workspace of ${files.toLocaleString('en')} files (real gates, ${calls} calls each, alternated one by one), and undoing 100 files`,

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { percentile, startScript, timeSequential, type BenchSection } from './benchResult';
-import { treeCpuMs, treePssMb, treeRssMb } from './processTree';
+import { treeCpuMs, treeMemoryMb } from './processTree';
 
 /** The bound on the gate's RSS under 16 agents, its tool processes included (MB). */
 export const GATE_RSS_LIMIT_MB = 250;
@@ -75,8 +75,9 @@ export async function driveConcurrently(server: EchoServer, clients: Client[], r
   const rssMb: number[] = [];
   const pssMb: number[] = [];
   const sample = () => {
-    rssMb.push(treeRssMb(server.child.pid!));
-    pssMb.push(treePssMb(server.child.pid!));
+    const memory = treeMemoryMb(server.child.pid!);
+    rssMb.push(memory.rss);
+    pssMb.push(memory.pss);
   };
   const sampler = setInterval(sample, RSS_SAMPLE_MS);
   const started = performance.now();

@@ -31,17 +31,22 @@ function processTable(): { children: Map<number, number[]>; cpuMs: Map<number, n
   return { children, cpuMs, rssMb };
 }
 
-/** The sum of `field` over a process and its descendants. */
-function treeSum(pid: number, field: 'cpuMs' | 'rssMb'): number {
-  const table = processTable();
-  let sum = 0;
+/** The processes of a tree: `pid` and all its descendants, from one read of /proc. */
+function treeOf(pid: number, table = processTable()): number[] {
+  const members: number[] = [];
   const queue = [pid];
   while (queue.length > 0) {
     const next = queue.pop()!;
-    sum += table[field].get(next) ?? 0;
+    members.push(next);
     queue.push(...(table.children.get(next) ?? []));
   }
-  return sum;
+  return members;
+}
+
+/** The sum of `field` over a process and its descendants. */
+function treeSum(pid: number, field: 'cpuMs' | 'rssMb'): number {
+  const table = processTable();
+  return treeOf(pid, table).reduce((sum, member) => sum + (table[field].get(member) ?? 0), 0);
 }
 
 /** CPU time (ms) a process and all its descendants have spent so far (0 where /proc is missing). */
@@ -49,29 +54,25 @@ export function treeCpuMs(pid: number): number {
   return treeSum(pid, 'cpuMs');
 }
 
-/** Resident memory (MB) of a process and all its descendants now: each process's RSS, summed (pages shared between them, such as the Node binary's, counted once per process). */
-export function treeRssMb(pid: number): number {
-  return treeSum(pid, 'rssMb');
-}
-
 /**
- * The memory (MB) a process and all its descendants hold now, each page counted once across them:
- * the sum of their proportional set sizes (a page shared by n processes counts 1/n in each), from
- * /proc/PID/smaps_rollup. A tree of Node processes shares the Node binary's pages (about 50 MB), which
- * a sum of RSS counts again for every process; 0 where /proc has no smaps_rollup.
+ * The memory (MB) a process and all its descendants hold now, from one read of /proc: `rss`, each
+ * process's RSS summed (pages shared between them, such as the Node binary's, counted once per
+ * process), and `pss`, the sum of their proportional set sizes (a page shared by n processes counts
+ * 1/n in each: each page once across the tree), from /proc/PID/smaps_rollup (0 where it is missing).
+ * A tree of Node processes shares the Node binary's pages (about 50 MB), which the RSS sum counts again
+ * for every process.
  */
-export function treePssMb(pid: number): number {
+export function treeMemoryMb(pid: number): { rss: number; pss: number } {
   const table = processTable();
-  let kib = 0;
-  const queue = [pid];
-  while (queue.length > 0) {
-    const next = queue.pop()!;
+  let rss = 0;
+  let pssKib = 0;
+  for (const member of treeOf(pid, table)) {
+    rss += table.rssMb.get(member) ?? 0;
     try {
-      kib += Number(/^Pss:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${next}/smaps_rollup`, 'utf8'))?.[1] ?? 0);
+      pssKib += Number(/^Pss:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${member}/smaps_rollup`, 'utf8'))?.[1] ?? 0);
     } catch {
       // The process ended while we looked, or it is not ours to read.
     }
-    queue.push(...(table.children.get(next) ?? []));
   }
-  return kib / 1024;
+  return { rss, pss: pssKib / 1024 };
 }

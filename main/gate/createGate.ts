@@ -285,6 +285,8 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     workspace,
     new ImageStore({ folder: paths.undoStore, maxBytes: options.undoStoreBytes ?? DEFAULT_STORE_BYTES, redact: (text) => redactions.redactLine(text) }),
   );
+  // What calls change is recorded unless the gate was started not to (the bench's baseline).
+  const recordedEffects = options.recordEffects === false ? {} : { effects };
   const executor = new Executor({
     registry,
     pool,
@@ -300,7 +302,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     logs,
     sandbox,
     unavailableReason: (tool) => health.unavailableReason(tool),
-    ...(options.recordEffects === false ? {} : { effects }),
+    ...recordedEffects,
   });
   // The person's own MCP servers, from servers.json: their tools join the registry as server__tool.
   const upstream = startUpstream({
@@ -327,7 +329,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
       options.claudeCodeBashInGate === false
         ? { inGate: false, stateFolder: resolve(options.home) }
         : { inGate: true, sandbox, grantTtlMs: DEFAULT_GRANT_TTL_MS, run: (run, tool, input, signal) => executor.runJudged(run, tool, input, signal) },
-    ...(options.recordEffects === false ? {} : { effects }),
+    ...recordedEffects,
   });
   let mcpUrl: string | undefined;
   let closing: Promise<void> | undefined;
