@@ -368,6 +368,13 @@ export class AuditStore {
     return this.index;
   }
 
+  /** Resolves once callIndex() can answer without blocking this thread: the index is open and current with what is committed. */
+  async callIndexReady(): Promise<void> {
+    if (this.closed) return;
+    this.commit();
+    await this.indexThread?.ready(this.committed.seq);
+  }
+
   /** What opening the call index did when this store was opened for writing: nothing, a catch-up or a rebuild, and how long it took. */
   callIndexCatchUp(): CatchUp | undefined {
     return this.indexThread?.catchUp();

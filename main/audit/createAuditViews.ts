@@ -27,16 +27,22 @@ export function createAuditViews(deps: AuditViewDeps): AuditViews {
   const none = noAuditViews();
   // The detail pane's Replay button and the replay itself judge a call the same way.
   const judgeReplay = (records: Parameters<typeof callReplayability>[1]) => callReplayability(deps.registry, records);
+  // Each answer waits for the index without blocking the gate's thread (a large log's index is
+  // rebuilt after the gate starts), then reads it at once.
+  const indexed = async <T>(read: () => T | Promise<T>): Promise<T> => {
+    await deps.audit.callIndexReady();
+    return read();
+  };
   return {
-    explore: async (request) => explorePage(deps.audit, request),
-    detail: async ({ callId }) => {
+    explore: (request) => indexed(() => explorePage(deps.audit, request)),
+    detail: ({ callId }) => indexed(() => {
       const detail = callDetail(deps.audit, callId, judgeReplay);
       if (!detail) throw new GateError('ENOTFOUND', `the audit log has no call ${JSON.stringify(callId)}: it may be from another log, or the id was mistyped`);
       return detail;
-    },
-    stats: async ({ filter }) => explorerStats(deps.audit, filter),
-    exportView: async (request) => exportView(deps.audit, request, iterateCalls),
-    replay: (request) => replayCall(deps, request.callId),
+    }),
+    stats: ({ filter }) => indexed(() => explorerStats(deps.audit, filter)),
+    exportView: (request) => indexed(() => exportView(deps.audit, request, iterateCalls)),
+    replay: (request) => indexed(() => replayCall(deps, request.callId)),
     checkpoint: deps.home === undefined ? none.checkpoint : async () => checkpointStatus({ home: deps.home!, writer: deps.checkpoints }),
   };
 }

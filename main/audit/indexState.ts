@@ -91,6 +91,19 @@ export class IndexState {
     }
   }
 
+  /** Resolves once `done()` holds (true) or `timeoutMs` passed (false), never blocking this thread. */
+  async untilAsync(done: () => boolean, timeoutMs: number): Promise<boolean> {
+    const deadline = performance.now() + timeoutMs;
+    for (;;) {
+      const changes = Atomics.load(this.slots, CHANGES);
+      if (done()) return true;
+      const left = deadline - performance.now();
+      if (left <= 0) return false;
+      const waiting = Atomics.waitAsync(this.slots, CHANGES, changes, left);
+      if (waiting.async) await waiting.value;
+    }
+  }
+
   private set(status: (typeof STATUSES)[number]): void {
     Atomics.store(this.slots, STATUS, BigInt(STATUSES.indexOf(status)));
     this.changed();

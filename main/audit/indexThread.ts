@@ -64,6 +64,19 @@ export class IndexThread {
     this.state.waitUntil(() => this.state.watermark() >= seq || !this.working, CURRENT_WAIT_MS);
   }
 
+  /**
+   * Resolves once the index is open and holds every record up to `seq` (or the thread failed, or
+   * the waits ran out), while the gate's thread keeps serving calls: an explorer asking during the
+   * rebuild of a large log waits for it without holding up the gate.
+   */
+  async ready(seq: number): Promise<void> {
+    await this.state.untilAsync(() => this.state.status() !== 'starting', OPEN_WAIT_MS);
+    if (this.state.status() !== 'open' || this.state.watermark() >= seq) return;
+    this.requested = seq;
+    this.post({ type: 'fold', now: true });
+    await this.state.untilAsync(() => this.state.watermark() >= seq || !this.working, CURRENT_WAIT_MS);
+  }
+
   /** What opening the index did (waiting for it, as a reader does), or undefined if it could not be opened. */
   catchUp(): CatchUp | undefined {
     return this.opened() ? this.state.catchUp() : undefined;
