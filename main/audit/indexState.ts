@@ -81,26 +81,32 @@ export class IndexState {
    * thread waits, and only for a reader or its close; the index thread never does.
    */
   waitUntil(done: () => boolean, timeoutMs: number): boolean {
-    const deadline = performance.now() + timeoutMs;
-    for (;;) {
-      const changes = Atomics.load(this.slots, CHANGES);
-      if (done()) return true;
-      const left = deadline - performance.now();
-      if (left <= 0) return false;
-      Atomics.wait(this.slots, CHANGES, changes, left);
+    for (const step of this.waits(done, timeoutMs)) {
+      if (typeof step === 'boolean') return step;
+      Atomics.wait(this.slots, CHANGES, step.changes, step.left);
     }
+    return false;
   }
 
   /** Resolves once `done()` holds (true) or `timeoutMs` passed (false), never blocking this thread. */
   async untilAsync(done: () => boolean, timeoutMs: number): Promise<boolean> {
+    for (const step of this.waits(done, timeoutMs)) {
+      if (typeof step === 'boolean') return step;
+      const waiting = Atomics.waitAsync(this.slots, CHANGES, step.changes, step.left);
+      if (waiting.async) await waiting.value;
+    }
+    return false;
+  }
+
+  /** The steps of a wait: whether it is over (done, or out of time), else what to wait on next and how long. */
+  private *waits(done: () => boolean, timeoutMs: number): Generator<boolean | { changes: bigint; left: number }> {
     const deadline = performance.now() + timeoutMs;
     for (;;) {
       const changes = Atomics.load(this.slots, CHANGES);
-      if (done()) return true;
+      if (done()) return yield true;
       const left = deadline - performance.now();
-      if (left <= 0) return false;
-      const waiting = Atomics.waitAsync(this.slots, CHANGES, changes, left);
-      if (waiting.async) await waiting.value;
+      if (left <= 0) return yield false;
+      yield { changes, left };
     }
   }
 

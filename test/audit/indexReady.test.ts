@@ -53,7 +53,7 @@ describe('an explorer answer asked while the index is being opened', () => {
     }
     await store.durable();
     const views = createAuditViews({ audit: store, registry: {} as ToolRegistry, executor: {} as Executor });
-    const page = views.explore({ filter: {}, limit: 10 });
+    const page = views.explore({ filter: {}, limit: 10, facets: false });
     // The index thread has not opened the index: the answer waits, and the thread is not blocked.
     expect(await turnsUntil(page)).toBe(50);
     channel.postMessage('open');
