@@ -25,3 +25,6 @@ export const BUILTIN_TOOLS: readonly DefinedTool[] = [
   httpFetchTool,
   shellExecTool,
 ];
+
+/** The memory tools and web_search are served by the gate itself, never in a tool process: see gateTools.ts. */
+export { registerGateTools } from './gateTools';
