@@ -57,7 +57,9 @@ function searxngAnswer(query: string): unknown {
 function answer(request: IncomingMessage, response: ServerResponse, body: string): void {
   const url = new URL(request.url ?? '/', 'http://stand-in');
   hits.push({ path: url.pathname, method: request.method ?? '', query: url.searchParams, headers: request.headers, body });
-  const json = (status: number, value: unknown) => response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
+  const json = (status: number, value: unknown): void => {
+    response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
+  };
   if (url.pathname === '/search' && url.searchParams.get('format') === 'json') return json(200, searxngAnswer(url.searchParams.get('q') ?? ''));
   if (url.pathname === '/res/v1/web/search') {
     if (request.headers['x-subscription-token'] !== BRAVE_KEY) return json(401, { error: 'bad key' });
