@@ -23,6 +23,8 @@ let gate: RunningGate;
 let alpha: Client;
 let beta: Client;
 const prompts: ApprovalRequest[] = [];
+/** Arguments the person edits the next prompt's call to, when set. */
+let nextEdit: Record<string, unknown> | undefined;
 
 /** An agent of its own name: the MCP client's name is who the gate says wrote a note. */
 async function agent(name: string, running: RunningGate, home: string): Promise<Client> {
@@ -36,7 +38,9 @@ async function strictGate(workspace: string): Promise<RunningGate> {
   const running = await startGate({ home: dirs.home, workspace, port: 0, poolSize: 1, policyMode: 'strict', approvalTimeoutMs: 30_000 });
   running.backend.subscribe('approvalRequested', (request) => {
     prompts.push(request);
-    void running.backend.handlers.decideApproval({ approvalId: request.approvalId, decision: 'approve' });
+    const edit = nextEdit;
+    nextEdit = undefined;
+    void running.backend.handlers.decideApproval({ approvalId: request.approvalId, decision: 'approve', ...(edit ? { edit: { arguments: edit } } : {}) });
   });
   return running;
 }
@@ -145,6 +149,13 @@ describe('memory notes through the gate', () => {
     expect(recorded).toContain('"source":"console"');
     expect(recorded).toContain('memory_delete');
     expect(recorded).toContain('a person deleted note');
+  });
+
+  it('keeps the note as the person edited it at the prompt, secrets out, and tells the agent', async () => {
+    nextEdit = { text: `Deploy with care; the token ${SECRET} is in the vault.`, tags: ['deploy', 'care'] };
+    const stored = await call(alpha, 'memory_store', { text: 'Deploy whenever.', tags: ['deploy'] });
+    expect(data<MemoryNote>(stored)).toMatchObject({ text: 'Deploy with care; the token $ENV.DEPLOY_TOKEN is in the vault.', tags: ['deploy', 'care'] });
+    expect(stored._meta?.['toolgate/edited']).toBeDefined();
   });
 
   it("keeps each workspace's notes apart: a gate on another workspace sees none, the first one's come back", async () => {
