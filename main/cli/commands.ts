@@ -16,7 +16,7 @@ import { ToolRegistry } from '../registry/registry';
 import { exportToolSchemas, TOOL_SCHEMA_FORMATS, type ToolSchemaFormat } from '../registry/schemaFormats';
 import { statePaths } from '../state/paths';
 import { readGateAddress } from '../state/stateFolder';
-import { GATE_TOOL_DEFINITIONS } from '../tools/builtinTools';
+import { GATE_TOOL_DEFINITIONS } from '../tools/gateTools';
 import { loadToolModule } from '../tools/loadToolModule';
 import { UsageError, flag, intFlag } from './argv';
 import { parseCommandLine, subcommandOf } from './commandSpec';

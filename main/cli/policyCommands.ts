@@ -9,7 +9,7 @@ import { trustProjectFile } from '../policy/projectTrust';
 import type { PolicyDecision } from '../policy/tierPolicy';
 import { readSettingsFile, settingsPath } from '../settings/settings';
 import { readGateAddress } from '../state/stateFolder';
-import { GATE_TOOL_DEFINITIONS } from '../tools/builtinTools';
+import { GATE_TOOL_DEFINITIONS } from '../tools/gateTools';
 import { loadToolModule } from '../tools/loadToolModule';
 import { flag, UsageError, type ParsedArgs } from './argv';
 import { parseCommandLine, subcommandOf } from './commandSpec';

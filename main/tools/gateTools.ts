@@ -1,4 +1,6 @@
+import type { DefinedTool } from '../registry/defineTool';
 import type { ToolRegistry } from '../registry/registry';
+import { BUILTIN_TOOLS } from './builtinTools';
 import { mutatingEffects } from '../../shared/manifest';
 import type { SecretProvider } from '../secrets/secretProvider';
 import { gateServedRunner } from './gateServed';
@@ -6,6 +8,13 @@ import { MEMORY_TOOLS } from './memory/memoryTools';
 import { NoteStore } from './memory/noteStore';
 import type { WebSearchSettings } from './webSearch/searchSettings';
 import { webSearchTool } from './webSearch/webSearchTool';
+
+/**
+ * Every tool a gate has whatever its settings, for what names, lists or judges them without a gate
+ * (`toolgate tools`, `toolgate policy`, a server's review): the tool-process ones and the memory tools.
+ * web_search is there only once settings name its provider.
+ */
+export const GATE_TOOL_DEFINITIONS: readonly DefinedTool[] = [...BUILTIN_TOOLS, ...MEMORY_TOOLS.map(({ tool }) => tool)];
 
 /** What the tools the gate serves itself need. */
 export interface GateToolsOptions {

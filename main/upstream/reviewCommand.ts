@@ -5,7 +5,7 @@ import type { ToolClass, UpstreamServerConfig, UpstreamToolDefinition } from '..
 import { detectSandbox } from '../hosts/sandbox';
 import { secretForServer } from '../secrets/secretBindings';
 import type { SecretProvider } from '../secrets/secretProvider';
-import { GATE_TOOL_DEFINITIONS } from '../tools/builtinTools';
+import { GATE_TOOL_DEFINITIONS } from '../tools/gateTools';
 import { definitionFindings } from './definitionFindings';
 import { launchHash } from './definitionPin';
 import { openReviewStore } from './reviews';
