@@ -158,6 +158,12 @@ describe('memory notes through the gate', () => {
     expect(stored._meta?.['toolgate/edited']).toBeDefined();
   });
 
+  it('returns long notes whole: a list of several full-length notes is not cut', async () => {
+    for (const word of ['north', 'south', 'earth']) data(await call(alpha, 'memory_store', { text: `${word} `.repeat(2600).trim(), tags: ['long'] }));
+    const listed = data<{ notes: MemoryNote[] }>(await call(beta, 'memory_list', { tags: ['long'] }));
+    expect(listed.notes.map((note) => `${note.text.slice(0, 5)} ${note.text.length}`)).toEqual(['earth 15599', 'south 15599', 'north 15599']);
+  });
+
   it("keeps each workspace's notes apart: a gate on another workspace sees none, the first one's come back", async () => {
     await alpha.close();
     await beta.close();

@@ -28,6 +28,11 @@ export interface MemoryDeps {
   redact<T>(value: T): T;
 }
 
+/** Output a note's tools may return: one note of MAX_NOTE_CHARS at four bytes a character, with its facts. */
+const ONE_NOTE_BYTES = 128 * 1024;
+/** Output a search or list may return before it is cut: room for many whole notes; ask for fewer to see each whole. */
+const NOTES_BYTES = 1024 * 1024;
+
 const TagsSchema = z.array(NoteTagSchema).max(MAX_NOTE_TAGS).default([]);
 const LimitSchema = (fallback: number) => z.number().int().min(1).max(MAX_NOTES_SHOWN).default(fallback);
 
@@ -51,6 +56,7 @@ const memoryStore = defineTool({
   tier: 'STANDARD',
   sideEffects: ['DbWrite'],
   determinism: 'NonDeterministic',
+  bounds: { maxOutputBytes: ONE_NOTE_BYTES },
   // The note is given back: a placeholder resolved into it would hand the value to the agent.
   secrets: 'refuse',
   input: z
@@ -72,6 +78,7 @@ const memorySearch = defineTool({
   tier: 'SAFE',
   sideEffects: ['DbRead'],
   determinism: 'NonDeterministic',
+  bounds: { maxOutputBytes: NOTES_BYTES },
   input: z
     .object({
       query: z.string().min(1).max(1000).describe('Words to look for; a note needs one of them, more rank it higher'),
@@ -90,6 +97,7 @@ const memoryList = defineTool({
   tier: 'SAFE',
   sideEffects: ['DbRead'],
   determinism: 'NonDeterministic',
+  bounds: { maxOutputBytes: NOTES_BYTES },
   input: z
     .object({
       tags: TagsSchema.describe('Only notes carrying all of these tags'),
@@ -107,6 +115,7 @@ const memoryDelete = defineTool({
   tier: 'STANDARD',
   sideEffects: ['DbWrite'],
   determinism: 'NonDeterministic',
+  bounds: { maxOutputBytes: ONE_NOTE_BYTES },
   input: z.object({ id: z.number().int().positive().describe('The note\'s id') }).strict(),
   output: z.object({ deleted: MemoryNoteSchema }),
   execute: servedByGate,
