@@ -52,6 +52,8 @@ const IDENTIFIERS: Record<ConsoleTab, string[]> = {
   ],
   Tools: ['[data-testid="tool-row"] .tool-name', '[data-testid="tool-row"] [data-testid="tier-badge"]'],
   Permissions: ['[data-testid="permission-row"] > td:not(.permission-actions)'],
+  // The notes are free text, wrapped anywhere; this spec keeps none.
+  Memory: [],
   Settings: ['.settings-table th code', '.settings-table td'],
 };
 
@@ -62,6 +64,7 @@ const PHRASES: Record<ConsoleTab, string[]> = {
   Audit: ['[data-testid="call-detail"] .detail-facts dd'],
   Tools: ['[data-testid="tool-row"] > td:not(.tool-identity)'],
   Permissions: ['[data-testid="permission-row"] > td.permission-actions'],
+  Memory: [],
   Settings: ['.settings-table th .note'],
 };
 

@@ -22,6 +22,7 @@ import './styles/edits.css';
 import './styles/audit.css';
 import './styles/explorer.css';
 import './styles/tools.css';
+import './styles/memory.css';
 import './styles/upstream.css';
 import './styles/virtualLists.css';
 

@@ -58,12 +58,25 @@ export const PreviewSchema = z.discriminatedUnion('kind', [
   CommandPreviewSchema,
   z.object({
     kind: z.literal('request'),
-    /** HTTP method. */
-    method: z.enum(['GET', 'HEAD']),
+    /** HTTP method (POST for a search provider that takes its query as a JSON body). */
+    method: z.enum(['GET', 'HEAD', 'POST']),
     /** The full URL. */
     url: z.string(),
     /** The host it goes to (the declared domain it matched). */
     host: z.string(),
+  }),
+  z.object({
+    kind: z.literal('note'),
+    /** Whether the call would keep this note or delete it. */
+    action: z.enum(['store', 'delete']),
+    /** The note's id (a delete names the note it removes). */
+    id: z.number().int().optional(),
+    /** The note's text as it would be kept (secrets already out of it). */
+    text: z.string(),
+    /** Its tags. */
+    tags: z.array(z.string()),
+    /** Who wrote it (a delete shows whose note goes). */
+    writtenBy: z.string().optional(),
   }),
 ]);
 export type Preview = z.infer<typeof PreviewSchema>;

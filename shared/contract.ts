@@ -16,6 +16,7 @@ import {
 import { CallSnapshotSchema } from './call';
 import { CallEffectsSchema, UndoReportSchema, UndoRequestSchema } from './effects';
 import { SandboxFactSchema, ToolStatusSchema } from './health';
+import { MemoryPageSchema, MemoryQuerySchema } from './memory';
 import { PolicyStatusSchema } from './policy';
 import { ApprovalScopeSchema, PermissionSchema, RuleCheckSchema } from './permissions';
 import { UpstreamLaunchRequestSchema, UpstreamOverviewSchema, UpstreamReviewRequestSchema, UpstreamSandboxRequestSchema } from './upstream';
@@ -185,6 +186,23 @@ export const bridgeMethods = {
   undoCall: { request: UndoRequestSchema, response: UndoReportSchema },
   /** The newest signed checkpoint of the audit log and whether it verifies. */
   checkpointStatus: { request: empty, response: CheckpointStatusSchema },
+  /** The workspace's memory notes: those matching a query, best first, or the newest. */
+  memoryNotes: { request: MemoryQuerySchema, response: MemoryPageSchema },
+  /** Deletes one memory note as the person's audited call. */
+  deleteNote: {
+    request: z
+      .object({
+        /** The note's id (as memoryNotes gave it). */
+        id: z.number().int().positive(),
+      })
+      .strict(),
+    response: z.object({
+      /** False when another call deleted it first. */
+      deleted: z.boolean(),
+      /** The audited call that deleted it. */
+      callId: z.string(),
+    }),
+  },
   /** The gate's memory and event-loop lag; `reset` starts a new lag window after this reading. */
   diagnostics: {
     request: z

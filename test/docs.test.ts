@@ -11,6 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { COMMAND_SPECS } from '../main/cli/commandSpecs';
 import { BUILTIN_TOOLS } from '../main/tools/builtinTools';
+import { MEMORY_TOOLS } from '../main/tools/memory/memoryTools';
+import { webSearchTool } from '../main/tools/webSearch/webSearchTool';
+import { EnvironmentSecretProvider } from '../main/secrets/secretProvider';
 import { CLI_REFERENCE_PATH, cliReference } from '../scripts/cliReference';
 import { commandLineProblem, shortCommandLine, toolgateCommandLines } from './docs/commandMentions';
 import { codeTexts, docFiles, headingAnchors, linksOf } from './docs/markdown';
@@ -137,7 +140,9 @@ describe("the README's quick start", () => {
 describe('the built-in tools and the Node version', () => {
   it('docs/tools.md lists every built-in tool once, at the tier its manifest declares', () => {
     const rows = [...read('docs/tools.md').matchAll(/^\| `([a-z_]+)` \| (SAFE|STANDARD|ELEVATED|RESTRICTED|DANGEROUS) \|/gm)].map((match) => [match[1], match[2]]);
-    const tools = BUILTIN_TOOLS.map((tool) => [tool.manifest.name, tool.manifest.tier]);
+    // The tools the gate serves itself are built-ins too: the memory tools, and web_search once a provider is set.
+    const served = [...MEMORY_TOOLS.map(({ tool }) => tool), webSearchTool({ settings: { provider: 'searxng', url: 'https://searx.example/search' }, secrets: new EnvironmentSecretProvider({}), otherTools: () => [] }).tool];
+    const tools = [...BUILTIN_TOOLS, ...served].map((tool) => [tool.manifest.name, tool.manifest.tier]);
     expect(rows.sort()).toEqual(tools.sort());
   });
 

@@ -2,11 +2,12 @@ import { expect, type Locator, type Page } from '@playwright/test';
 import { ApprovalsPanel } from './ApprovalsPanel';
 import { AuditPanel } from './AuditPanel';
 import { LivePanel } from './LivePanel';
+import { MemoryPanel } from './MemoryPanel';
 import { PermissionsPanel } from './PermissionsPanel';
 import { ToolsPanel } from './ToolsPanel';
 
 /** The console's tabs, by their visible names. */
-export type ConsoleTab = 'Live' | 'Approvals' | 'Permissions' | 'Audit' | 'Tools' | 'Settings';
+export type ConsoleTab = 'Live' | 'Approvals' | 'Permissions' | 'Audit' | 'Tools' | 'Memory' | 'Settings';
 
 /** The Toolgate console as a person sees it: header, tabs, one page object per panel. */
 export class ConsolePage {
@@ -20,6 +21,8 @@ export class ConsolePage {
   readonly tools: ToolsPanel;
   /** The Permissions panel. */
   readonly permissions: PermissionsPanel;
+  /** The Memory panel. */
+  readonly memory: MemoryPanel;
 
   constructor(readonly page: Page) {
     this.live = new LivePanel(this);
@@ -27,6 +30,7 @@ export class ConsolePage {
     this.audit = new AuditPanel(this);
     this.tools = new ToolsPanel(this);
     this.permissions = new PermissionsPanel(this);
+    this.memory = new MemoryPanel(this);
   }
 
   /** Opens the console URL `toolgate serve` printed and waits until the gate's facts are shown. */

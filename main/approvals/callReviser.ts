@@ -168,7 +168,9 @@ export async function reviseCall(deps: ReviserDeps, subject: RevisionSubject, ed
       { problems: judged.problems },
     );
   }
-  const preview = await preparePreview(deps.pool, subject.entry, judged.input, subject.callId, deps.workspace);
+  // A tool that runs outside the tool processes (upstream, or served by the gate) previews as its unedited call did.
+  const { external } = subject.entry;
+  const preview = external ? await external.preview(judged.input) : await preparePreview(deps.pool, subject.entry, judged.input, subject.callId, deps.workspace);
   if (preview instanceof StepFailure) throw new GateError(preview.error.code, `the edited call was not approved: ${preview.error.message}`);
   const stale = staleness(subject.preview, preview);
   return { ...judged, ...(preview.kind === 'none' ? {} : { previewHash: hashCanonical(preview) }), ...(stale ? { stale } : {}) };

@@ -16,7 +16,7 @@ import { ToolRegistry } from '../registry/registry';
 import { exportToolSchemas, TOOL_SCHEMA_FORMATS, type ToolSchemaFormat } from '../registry/schemaFormats';
 import { statePaths } from '../state/paths';
 import { readGateAddress } from '../state/stateFolder';
-import { BUILTIN_TOOLS } from '../tools/builtinTools';
+import { GATE_TOOL_DEFINITIONS } from '../tools/gateTools';
 import { loadToolModule } from '../tools/loadToolModule';
 import { UsageError, flag, intFlag } from './argv';
 import { parseCommandLine, subcommandOf } from './commandSpec';
@@ -37,7 +37,7 @@ export async function toolsCommand(argv: string[], io: Io): Promise<number> {
     throw new UsageError(`--format takes ${TOOL_SCHEMA_FORMATS.join(', ')}, not ${JSON.stringify(format)}`);
   }
   const registry = new ToolRegistry();
-  for (const tool of BUILTIN_TOOLS) registry.register(tool);
+  for (const tool of GATE_TOOL_DEFINITIONS) registry.register(tool);
   for (const module of args.flags.get('tools') ?? []) {
     for (const tool of await loadToolModule(resolve(module))) registry.register(tool, resolve(module));
   }

@@ -9,7 +9,7 @@ import { trustProjectFile } from '../policy/projectTrust';
 import type { PolicyDecision } from '../policy/tierPolicy';
 import { readSettingsFile, settingsPath } from '../settings/settings';
 import { readGateAddress } from '../state/stateFolder';
-import { BUILTIN_TOOLS } from '../tools/builtinTools';
+import { GATE_TOOL_DEFINITIONS } from '../tools/gateTools';
 import { loadToolModule } from '../tools/loadToolModule';
 import { flag, UsageError, type ParsedArgs } from './argv';
 import { parseCommandLine, subcommandOf } from './commandSpec';
@@ -43,7 +43,7 @@ async function engineFor(args: ParsedArgs, io: Io): Promise<PolicyEngine> {
   if (from !== 'given with --workspace' && from !== 'the running gate\'s') io.err(`note: no gate is running for ${io.home}; judging for the workspace ${workspace} (${from}); pass --workspace DIR to choose another\n`);
   const modeFlag = flag(args, 'mode');
   if (modeFlag !== undefined && !PolicyModeSchema.safeParse(modeFlag).success) throw new UsageError(`--mode ${modeFlag}: say strict, standard or permissive`);
-  const tools = new Map<string, ToolManifest>(BUILTIN_TOOLS.map((tool) => [tool.manifest.name, tool.manifest]));
+  const tools = new Map<string, ToolManifest>(GATE_TOOL_DEFINITIONS.map((tool) => [tool.manifest.name, tool.manifest]));
   for (const module of [...(settings.toolModules ?? []), ...(args.flags.get('tools') ?? []).map((path) => resolve(path))]) {
     for (const tool of await loadToolModule(module)) tools.set(tool.manifest.name, tool.manifest);
   }

@@ -14,7 +14,7 @@ import { profileFor } from '../hosts/sandbox';
 import { deciderOf, deciderOfOutcome } from '../policy/policyDecisions';
 import { effectiveTier } from '../policy/sandboxTier';
 import { callTier, decideCall, type PolicyDecision } from '../policy/tierPolicy';
-import type { RegisteredTool } from '../registry/registry';
+import { isUpstream, type RegisteredTool } from '../registry/registry';
 import { checkCapabilities } from './steps/checkCapabilities';
 import { lookupTool } from './steps/lookupTool';
 import { normalizeOutput } from './steps/normalizeOutput';
@@ -373,7 +373,7 @@ export class Executor {
               version: manifest.version,
               // The audit's WebAssembly BLAKE3: the same hash as hashCanonical's, about 5× faster on a small input.
               inputHash: fastBlake3Hex(canonicalize(input)),
-              ...(entry.external ? { upstream: true } : { sandbox: this.deps.sandbox.kind, ...profile }),
+              ...(entry.external ? (isUpstream(entry) ? { upstream: true } : { inGate: true }) : { sandbox: this.deps.sandbox.kind, ...profile }),
               ...(resolved.secrets.length > 0 ? { secrets: resolved.secrets } : {}),
             },
             { mayRunFirst: staysLocal },
@@ -390,7 +390,7 @@ export class Executor {
               timeoutMs: manifest.bounds.timeoutMs,
               ...(approvedPreviewHash ? { approvedPreviewHash } : {}),
               ...(onProgress ? { onProgress } : {}),
-              ...(run.agentSession ? { agentSession: run.agentSession } : {}),
+              ...run.who(),
               onLog: (line: ToolLogLine) => this.deps.logs.deliver(run.callId, line),
             });
           }
@@ -438,7 +438,7 @@ export class Executor {
     const normalized = normalizeOutput(entry, this.deps.redactions.redactValue(outcome.data));
     if (normalized instanceof StepFailure) return run.fail('failed', normalized.step, normalized.error, usage);
     const shown = capOutput(normalized.data, normalized.canonical, outputCap);
-    // An upstream server's result is checked for text aimed at the model (secrets already out of it): told, never changed.
+    // An upstream server's result (and a gate-served one's: web pages, other agents' notes) is checked for text aimed at the model (secrets already out of it): told, never changed.
     const findings = entry.external?.resultFindings(normalized.data);
     run.audit('completed', {
       responseHash: normalized.responseHash,
@@ -453,7 +453,7 @@ export class Executor {
           ? normalized.data
           : { head: utf8Prefix(normalized.canonical, AUDIT_OUTPUT_BYTES), bytes: shown.originalBytes, cut: true },
     });
-    return run.finish({ ok: true, data: shown.data }, normalized.responseHash, 'completed', 'completed', shown.truncated, entry.external !== undefined, findings);
+    return run.finish({ ok: true, data: shown.data }, normalized.responseHash, 'completed', 'completed', shown.truncated, isUpstream(entry), findings);
   }
 }
 

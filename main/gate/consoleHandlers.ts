@@ -16,6 +16,7 @@ import { builtAssets, toolgateVersion } from '../state/paths';
 import type { GateEvents } from './gateEvents';
 import { GateVitals } from './gateVitals';
 import type { UndoService } from '../undo/undoService';
+import type { MemoryConsole } from '../tools/memory/memoryConsole';
 
 /** The gate pieces the console reads and answers. */
 export interface ConsoleSources {
@@ -39,6 +40,8 @@ export interface ConsoleSources {
   upstream?: UpstreamConsole;
   /** Effects and undo (absent: nothing is recorded, so nothing can be undone). */
   undo?: UndoService;
+  /** The workspace's memory notes (absent: this gate keeps none). */
+  memory?: MemoryConsole;
 }
 
 /** What the console asks of the upstream servers. */
@@ -61,6 +64,12 @@ function noUpstream(): never {
 function noUndo(undo: UndoService | undefined): UndoService {
   if (!undo) throw new GateError('EUNAVAILABLE', 'this gate records no effects of calls, so it cannot undo them');
   return undo;
+}
+
+/** The memory console, or the error saying this gate keeps no notes. */
+function noMemory(memory: MemoryConsole | undefined): MemoryConsole {
+  if (!memory) throw new GateError('EUNAVAILABLE', 'this gate keeps no memory notes');
+  return memory;
 }
 
 /** What the console is told when no board says otherwise: nothing was checked, so no sandbox is claimed. */
@@ -110,6 +119,8 @@ export function createConsoleBackend(sources: ConsoleSources): ConsoleBackend {
       checkpointStatus: () => views.checkpoint(),
       callEffects: async ({ callId }) => noUndo(sources.undo).effects(callId) ?? null,
       undoCall: (request) => noUndo(sources.undo).undo(request),
+      memoryNotes: async (request) => noMemory(sources.memory).notes(request),
+      deleteNote: ({ id }) => noMemory(sources.memory).delete(id),
       diagnostics: async ({ reset }) => vitals.read(reset),
       stopCall: async ({ callId }) => ({ stopped: sources.stopCall?.(callId) ?? false }),
       upstreamServers: async () => sources.upstream?.overview() ?? NO_UPSTREAM,

@@ -39,6 +39,9 @@ import { ToolRegistry } from '../registry/registry';
 import { builtAssets, runtimeFolder, statePaths, toolgateRoot } from '../state/paths';
 import { ensureHome } from '../state/stateFolder';
 import { BUILTIN_TOOLS } from '../tools/builtinTools';
+import { registerGateTools } from '../tools/gateTools';
+import { MemoryConsole } from '../tools/memory/memoryConsole';
+import type { WebSearchSettings } from '../tools/webSearch/searchSettings';
 import { loadToolModule } from '../tools/loadToolModule';
 import { isInside } from '../tools/workspacePath';
 import { AgentDirectory } from '../mcp/agentDirectory';
@@ -105,6 +108,8 @@ export interface GateOptions {
   undoStoreBytes?: number;
   /** False: calls' effects are not recorded, so nothing they change can be undone (`npm run bench` times calls both ways). */
   recordEffects?: boolean;
+  /** The search service web_search asks (settings `webSearch`); absent: no web_search. */
+  webSearch?: WebSearchSettings;
 }
 
 /** The default grants: tools may read and write inside the workspace. */
@@ -186,6 +191,8 @@ export async function createGate(options: GateOptions): Promise<Gate> {
   for (const module of options.toolModules ?? []) {
     for (const tool of await loadToolModule(module)) registry.register(tool, module);
   }
+  // Memory and web_search, served by the gate: the notes of this workspace only, secrets out before they are kept.
+  const gateTools = registerGateTools(registry, { home: options.home, workspace, redact: (value) => redactions.redactValue(value), secrets, ...(options.webSearch ? { webSearch: options.webSearch } : {}) });
   const events = new GateEvents((payload) => redactions.redactValue(payload));
   // A --grant rule that cannot be read refuses the start; a policy file that cannot is refused alone.
   const policyEngine = options.policy
@@ -365,6 +372,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
         setSandbox: (request) => upstream.setSandbox(request),
       },
       undo: new UndoService({ audit, calls, redactions, scheduler, recorder: effects, workspace, grants }),
+      memory: new MemoryConsole(gateTools.notes, { audit, calls, redactions }),
       info: () => ({ workspace, approvalTimeoutMs, undoStore: effects.store.usage(), ...(policyEngine ? { policy: policyEngine.status() } : {}), ...(mcpUrl ? { mcpUrl } : {}), ...(options.settings ? { settings: options.settings } : {}) }),
     }),
     setMcpUrl: (url) => {
@@ -385,6 +393,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
         events.clear();
         checkpoints?.close();
         audit.close();
+        gateTools.close();
       })();
       return closing;
     },

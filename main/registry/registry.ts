@@ -1,6 +1,7 @@
 import { GateError } from '../../shared/errors';
 import { mutatingEffects, type ToolManifest } from '../../shared/manifest';
 import type { Preview } from '../../shared/approval';
+import type { AgentInfo } from '../../shared/call';
 import type { TextFinding } from '../../shared/upstream';
 import type { ToolLogLine } from '../executor/callLogs';
 import type { RunOutcome } from '../hosts/toolProcessPool';
@@ -21,6 +22,8 @@ export interface ExternalRunContext {
   onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
   /** The agent session the call came from: a log line its server sends is passed on only where it is clearly this call's. */
   agentSession?: string;
+  /** Who that session says it is (its MCP client's name and version), for what a tool keeps of its author. */
+  agent?: AgentInfo;
   /** A log line the tool's server sent while the call ran, passed on (redacted) to the agent. */
   onLog?: (line: ToolLogLine) => void;
 }
@@ -31,6 +34,11 @@ export interface ExternalRunContext {
  * only checking arguments, previewing and running go through this instead of a tool process.
  */
 export interface ExternalRunner {
+  /**
+   * Set for a tool of Toolgate's own that the gate serves itself (memory, web_search): its result
+   * is data like a built-in's, not an upstream server's content blocks, and it takes no server's secrets.
+   */
+  readonly servedByGate?: boolean;
   /** Checks arguments against the tool's own JSON Schema: what is wrong, or undefined. */
   validate(input: unknown): string | undefined;
   /** What the person sees before deciding. */
@@ -55,6 +63,11 @@ export interface RegisteredTool {
   readonly module: ToolModule;
   /** Set for a tool that runs outside Toolgate's tool processes (an upstream server's). */
   readonly external?: ExternalRunner;
+}
+
+/** Whether the tool is an upstream MCP server's (external and not served by the gate itself). */
+export function isUpstream(entry: RegisteredTool): boolean {
+  return entry.external !== undefined && entry.external.servedByGate !== true;
 }
 
 /** Options of a registry. */

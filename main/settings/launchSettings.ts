@@ -11,6 +11,7 @@ import { PolicyModeSchema, type PolicyMode } from '../../shared/policy';
 import { parseRuleText, RuleError } from '../policy/ruleText';
 import { DEFAULT_STORE_BYTES } from '../undo/imageStore';
 import { readSettingsFile, settingsInForce, settingsPath } from './settings';
+import type { WebSearchSettings } from '../tools/webSearch/searchSettings';
 
 /** What a gate is started with, whichever shell starts it. */
 export interface LaunchSettings {
@@ -41,11 +42,13 @@ export interface LaunchSettings {
   claudeCodeBashInGate: boolean;
   /** Bytes the undo store keeps before dropping its oldest before-images. */
   undoStoreBytes: number;
+  /** The search service web_search asks; null: no web_search. */
+  webSearch: WebSearchSettings | null;
 }
 
 /** Toolgate's defaults; the workspace defaults to the folder the gate is started in. */
 export function launchDefaults(cwd: string): LaunchSettings {
-  return { workspace: cwd, grants: [], approvalTimeoutSeconds: 300, sandbox: 'auto', toolModules: [], pool: 2, readOnly: false, port: DEFAULT_PORT, secretEnv: [], mode: 'standard', auditDurability: 'process', checkpointDir: null, checkpointEveryRecords: 1000, checkpointIntervalSeconds: 60, otlpEndpoint: null, otlpHeaders: {}, claudeCodeBashInGate: true, undoStoreBytes: DEFAULT_STORE_BYTES };
+  return { workspace: cwd, grants: [], approvalTimeoutSeconds: 300, sandbox: 'auto', toolModules: [], pool: 2, readOnly: false, port: DEFAULT_PORT, secretEnv: [], mode: 'standard', auditDurability: 'process', checkpointDir: null, checkpointEveryRecords: 1000, checkpointIntervalSeconds: 60, otlpEndpoint: null, otlpHeaders: {}, claudeCodeBashInGate: true, undoStoreBytes: DEFAULT_STORE_BYTES, webSearch: null };
 }
 
 function isSandboxMode(mode: string): mode is SandboxMode {
@@ -147,7 +150,7 @@ function reported(key: (typeof SETTING_KEYS)[number], value: unknown): unknown {
 }
 
 /** The gate options the settings come to (the defaults' grants always included). */
-export function gateOptionsFrom(settings: LaunchSettings): Pick<GateOptions, 'workspace' | 'grants' | 'approvalTimeoutMs' | 'sandbox' | 'toolModules' | 'poolSize' | 'readOnly' | 'secretEnv' | 'policyMode' | 'auditDurability' | 'checkpoints' | 'otlp' | 'claudeCodeBashInGate' | 'undoStoreBytes'> & { port: number } {
+export function gateOptionsFrom(settings: LaunchSettings): Pick<GateOptions, 'workspace' | 'grants' | 'approvalTimeoutMs' | 'sandbox' | 'toolModules' | 'poolSize' | 'readOnly' | 'secretEnv' | 'policyMode' | 'auditDurability' | 'checkpoints' | 'otlp' | 'claudeCodeBashInGate' | 'undoStoreBytes' | 'webSearch'> & { port: number } {
   return {
     workspace: settings.workspace,
     grants: [...DEFAULT_GRANTS, ...settings.grants],
@@ -165,6 +168,7 @@ export function gateOptionsFrom(settings: LaunchSettings): Pick<GateOptions, 'wo
     ...(settings.otlpEndpoint ? { otlp: { endpoint: settings.otlpEndpoint, headers: settings.otlpHeaders } } : {}),
     claudeCodeBashInGate: settings.claudeCodeBashInGate,
     undoStoreBytes: settings.undoStoreBytes,
+    ...(settings.webSearch ? { webSearch: settings.webSearch } : {}),
     port: settings.port,
   };
 }

@@ -7,6 +7,7 @@ import { CapabilitySchema } from '../../shared/manifest';
 import { nearestName } from '../../shared/nearestName';
 import { PolicyModeSchema } from '../../shared/policy';
 import { SETTING_KEYS, type SettingKey, type SettingSource } from '../../shared/settings';
+import { WebSearchSettingsSchema } from '../tools/webSearch/searchSettings';
 
 /** A path in the settings file: absolute, or `~/…` for the person's home. */
 const SettingsPathSchema = z
@@ -59,6 +60,8 @@ export const SettingsFileSchema = z.strictObject({
   claudeCodeBashInGate: z.boolean().optional(),
   /** Bytes the undo store keeps of files as they were before calls changed them; past it the oldest are dropped and their calls can no longer be undone. */
   undoStoreBytes: z.number().int().min(0).max(2 ** 40).optional(),
+  /** The search service web_search asks: {"provider": "searxng" | "brave" | "tavily", "url"?, "keySecret"?}; absent: no web_search. */
+  webSearch: WebSearchSettingsSchema.optional(),
 });
 
 /** The settings file's contents, as checked. */
@@ -84,6 +87,7 @@ const FIX: Record<SettingKey, string> = {
   otlpHeaders: 'an object of header names and values, e.g. {"x-api-key": "…"}',
   claudeCodeBashInGate: 'true (Claude Code\'s allowed Bash calls run in the gate\'s sandbox) or false (Claude Code runs them on the host)',
   undoStoreBytes: 'a whole number of bytes, e.g. 1073741824 (1 GiB); 0 keeps no before-images, so no call can be undone',
+  webSearch: '{"provider": "searxng", "url": "https://searx.example.org/search"}, or {"provider": "brave", "keySecret": "BRAVE_API_KEY"} (likewise "tavily") with the key stored by `toolgate secret set BRAVE_API_KEY --for web_search:api.search.brave.com`',
 };
 
 /** A settings file that cannot be used: names the file, the field and the fix. Nothing starts. */

@@ -25,3 +25,6 @@ export const BUILTIN_TOOLS: readonly DefinedTool[] = [
   httpFetchTool,
   shellExecTool,
 ];
+
+// The memory tools and web_search are registered by gateTools.ts: the gate serves them itself, and
+// no tool process (which loads this list) should carry their code.

@@ -109,7 +109,7 @@ export const httpFetchTool = defineTool({
 });
 
 /** Arms an abort after ms; `expired` says it was this timer (not some other error) that ended the fetch. */
-class FetchDeadline {
+export class FetchDeadline {
   readonly seconds: number;
   expired = false;
   private closed = false;

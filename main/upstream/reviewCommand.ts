@@ -5,7 +5,7 @@ import type { ToolClass, UpstreamServerConfig, UpstreamToolDefinition } from '..
 import { detectSandbox } from '../hosts/sandbox';
 import { secretForServer } from '../secrets/secretBindings';
 import type { SecretProvider } from '../secrets/secretProvider';
-import { BUILTIN_TOOLS } from '../tools/builtinTools';
+import { GATE_TOOL_DEFINITIONS } from '../tools/gateTools';
 import { definitionFindings } from './definitionFindings';
 import { launchHash } from './definitionPin';
 import { openReviewStore } from './reviews';
@@ -62,7 +62,7 @@ export async function reviewCommand(options: ReviewCommandOptions): Promise<numb
   } finally {
     await connection.close();
   }
-  const findings = definitionFindings(config.name, definitions, BUILTIN_TOOLS.map((tool) => tool.manifest.name));
+  const findings = definitionFindings(config.name, definitions, GATE_TOOL_DEFINITIONS.map((tool) => tool.manifest.name));
   const entries = definitions.map((definition) => ({
     definition,
     pin: store.pinState(config.name, definition),

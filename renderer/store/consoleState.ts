@@ -6,7 +6,7 @@ import type { ToolStatus } from '../../shared/health';
 import type { ConnectionState } from '../bridge/connectionState';
 
 /** The console's views, in tab order. */
-export const TAB_NAMES = ['Live', 'Approvals', 'Permissions', 'Audit', 'Tools', 'Settings'] as const;
+export const TAB_NAMES = ['Live', 'Approvals', 'Permissions', 'Audit', 'Tools', 'Memory', 'Settings'] as const;
 export type TabName = (typeof TAB_NAMES)[number];
 
 /** What the person is looking at: a tab, and the prompt or call a link led to. */

@@ -6,6 +6,7 @@ import { AuditView } from './audit/AuditView';
 import { useConsoleState, useConsoleSync } from './consoleContext';
 import { Header } from './Header';
 import { LiveView } from './live/LiveView';
+import { MemoryView } from './memory/MemoryView';
 import { NoticeScreen, OpenPrintedUrlHint } from './NoticeScreen';
 import { rememberTab } from './rememberedTab';
 import { PermissionsView } from './permissions/PermissionsView';
@@ -21,6 +22,7 @@ const VIEWS: Record<TabName, ComponentType> = {
   Permissions: PermissionsView,
   Audit: AuditView,
   Tools: ToolsView,
+  Memory: MemoryView,
   Settings: SettingsView,
 };
 

@@ -119,6 +119,6 @@ describe('executor: a read-only gate', () => {
     const result = await harness.gate.executor.call({ tool: 'write_file', arguments: { path: 'a.txt', content: 'x' } });
     expect(result.error?.code).toBe('ENOTFOUND');
     expect(result.error?.message).toContain('read-only');
-    expect(harness.gate.registry.list().map((manifest) => manifest.name)).toEqual(['calculator', 'echo', 'hash', 'http_fetch', 'list_dir', 'read_file', 'search_files']);
+    expect(harness.gate.registry.list().map((manifest) => manifest.name)).toEqual(['calculator', 'echo', 'hash', 'http_fetch', 'list_dir', 'memory_list', 'memory_search', 'read_file', 'search_files']);
   });
 });

@@ -153,7 +153,7 @@ describe('`toolgate tools`', () => {
   });
   afterAll(() => dirs?.remove());
 
-  const NAMES = ['calculator', 'delete_path', 'echo', 'edit_file', 'hash', 'http_fetch', 'list_dir', 'read_file', 'search_files', 'shell_exec', 'write_file'];
+  const NAMES = ['calculator', 'delete_path', 'echo', 'edit_file', 'hash', 'http_fetch', 'list_dir', 'memory_delete', 'memory_list', 'memory_search', 'memory_store', 'read_file', 'search_files', 'shell_exec', 'write_file'];
 
   it('--format openai prints function tools', async () => {
     const run = await runCli(['tools', '--format', 'openai'], dirs.home);

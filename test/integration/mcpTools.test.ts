@@ -27,7 +27,7 @@ describe('tools/list', () => {
   it('lists the built-in tools with their input schemas', async () => {
     const { tools } = await client.listTools();
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
-    expect([...byName.keys()].sort()).toEqual(['calculator', 'delete_path', 'echo', 'edit_file', 'hash', 'http_fetch', 'list_dir', 'read_file', 'search_files', 'shell_exec', 'write_file']);
+    expect([...byName.keys()].sort()).toEqual(['calculator', 'delete_path', 'echo', 'edit_file', 'hash', 'http_fetch', 'list_dir', 'memory_delete', 'memory_list', 'memory_search', 'memory_store', 'read_file', 'search_files', 'shell_exec', 'write_file']);
     expect(byName.get('echo')!.inputSchema).toMatchObject({ type: 'object', properties: { text: { type: 'string' } }, required: ['text'] });
     expect(byName.get('write_file')!.inputSchema).toMatchObject({
       type: 'object',

@@ -43,7 +43,7 @@ describe('stdio bridge to a running gate', () => {
   it('lists the tools and calls echo', async () => {
     const client = await connectStdio(dirs.home);
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual(['calculator', 'delete_path', 'echo', 'edit_file', 'hash', 'http_fetch', 'list_dir', 'read_file', 'search_files', 'shell_exec', 'write_file']);
+    expect(tools.map((tool) => tool.name).sort()).toEqual(['calculator', 'delete_path', 'echo', 'edit_file', 'hash', 'http_fetch', 'list_dir', 'memory_delete', 'memory_list', 'memory_search', 'memory_store', 'read_file', 'search_files', 'shell_exec', 'write_file']);
     expect(tools.find((tool) => tool.name === 'echo')!.inputSchema).toMatchObject({ type: 'object', required: ['text'] });
     const result = await client.callTool({ name: 'echo', arguments: { text: 'through stdio' } });
     expect(result.isError).toBe(false);

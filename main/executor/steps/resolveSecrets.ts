@@ -2,7 +2,7 @@ import { GateError } from '../../../shared/errors';
 import type { ToolManifest } from '../../../shared/manifest';
 import { UPSTREAM_SEPARATOR } from '../../../shared/upstream';
 import type { PolicyDecision } from '../../policy/tierPolicy';
-import type { RegisteredTool } from '../../registry/registry';
+import { isUpstream, type RegisteredTool } from '../../registry/registry';
 import { forEachString } from '../../secrets/jsonStrings';
 import { placeholderFor, placeholdersIn, resolvePlaceholders, type ResolvedSecret } from '../../secrets/placeholders';
 import { Redactor } from '../../secrets/redactor';
@@ -39,20 +39,20 @@ export async function resolveSecrets(
   if (!mentions(input, '$ENV.')) return { input, secrets: [], values: [] };
   const names = placeholdersIn(input);
   const manifest: ToolManifest = entry.tool.manifest;
-  const targets = callDestinations(manifest, input, entry.external !== undefined);
+  const targets = callDestinations(manifest, input, isUpstream(entry));
   if (typeof targets === 'string') return StepFailure.of('secrets', 'EVALIDATION', targets);
   let boundHere: boolean;
   try {
     const misrouted = await checkDestinations(names, targets, provider);
     if (misrouted) return new StepFailure('secrets', misrouted.toToolError());
     // An upstream tool takes a secret only when it was stored for that server (checked just above).
-    boundHere = entry.external !== undefined && (await everyBound(names, provider));
+    boundHere = isUpstream(entry) && (await everyBound(names, provider));
   } catch (error) {
     // The secrets file cannot be read (open to others, malformed): the message says how to fix it.
     if (error instanceof GateError) return new StepFailure('secrets', error.toToolError());
     throw error;
   }
-  const refused = manifest.secrets === 'refuse' && !boundHere ? refusal(manifest.name, input, entry.external !== undefined) : undefined;
+  const refused = manifest.secrets === 'refuse' && !boundHere ? refusal(manifest.name, input, isUpstream(entry)) : undefined;
   if (refused) return refused;
   for (const argument of manifest.pathArguments) {
     const inPath = placeholdersIn((input as Record<string, unknown>)[argument]);
@@ -81,7 +81,7 @@ export async function resolveSecrets(
   }
   const moved = urlMovedBySecret(manifest, input, parsed.data);
   if (moved) return moved;
-  const warning = secretsWarning(manifest, { external: entry.external !== undefined, builtin: entry.module === 'builtin' });
+  const warning = secretsWarning(manifest, { external: isUpstream(entry), builtin: entry.module === 'builtin' });
   return { input: parsed.data, secrets: names, values: resolved.secrets, ...(warning ? { warning } : {}) };
 }
 

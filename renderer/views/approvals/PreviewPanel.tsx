@@ -6,16 +6,18 @@ import { MonacoDiff } from './MonacoDiff';
 import { EditableDiff, type DiffEditing } from './edit/EditableDiff';
 import { CommandPreview } from './previews/CommandPreview';
 import { DeletePreview } from './previews/DeletePreview';
+import { NotePreview } from './previews/NotePreview';
 import { RequestPreview } from './previews/RequestPreview';
 
 /**
- * What the call would change: a file diff, what a delete removes, a parsed command, a request; or
- * why there is no preview. With `editing`, a file diff's new content is editable in its right pane.
+ * What the call would change: a file diff, what a delete removes, a parsed command, a request, a
+ * memory note; or why there is no preview. With `editing`, a file diff's new content is editable in its right pane.
  */
 export function PreviewPanel({ preview, editing }: { preview: Preview; editing?: DiffEditing }) {
   if (preview.kind === 'delete') return <DeletePreview preview={preview} />;
   if (preview.kind === 'command') return <CommandPreview preview={preview} />;
   if (preview.kind === 'request') return <RequestPreview preview={preview} />;
+  if (preview.kind === 'note') return <NotePreview preview={preview} />;
   if (preview.kind === 'none') {
     return (
       <section className="preview preview-none" aria-label="Preview">
