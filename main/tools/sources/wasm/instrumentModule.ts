@@ -34,6 +34,27 @@ export interface InstrumentOptions {
 
 type Binaryen = typeof import('binaryen').default;
 
+/**
+ * The WebAssembly features a tool's module may use: what Node 22's V8 runs by default and what
+ * binaryen reads and writes the same way (binaryen's newest encodings, e.g. compact imports, V8
+ * does not read yet). A module using another feature does not validate and is refused.
+ */
+export function toolFeatures(binaryen: Binaryen): number {
+  const { Features } = binaryen;
+  return (
+    Features.MutableGlobals |
+    Features.NontrappingFPToInt |
+    Features.SIMD128 |
+    Features.BulkMemory |
+    Features.SignExt |
+    Features.ReferenceTypes |
+    Features.Multivalue |
+    Features.TailCall |
+    Features.ExtendedConst |
+    Features.BulkMemoryOpt
+  );
+}
+
 let loading: Promise<Binaryen> | undefined;
 
 /** binaryen is 14 MB of JS: loaded once, and only in a tool process that runs a WASM tool. */
@@ -47,13 +68,16 @@ export async function instrumentModule(bytes: Uint8Array, options: InstrumentOpt
   const binaryen = await loadBinaryen();
   const module = binaryen.readBinary(bytes);
   try {
-    module.setFeatures(binaryen.Features.All);
-    if (!module.validate()) throw new GateError('EVALIDATION', `${options.label} is not a valid WebAssembly module`);
+    module.setFeatures(toolFeatures(binaryen));
+    if (!module.validate()) {
+      throw new GateError('EVALIDATION', `${options.label} does not validate with the features WASM tools may use (MVP, SIMD, bulk memory, sign extension, reference types, multi-value, tail calls)`);
+    }
     capMemory(binaryen, module, options);
+    const before = importedFunctions(binaryen, module);
     binaryen.setPassArgument('instrument-memory', 'memory.grow');
     module.runPasses(['log-execution', 'instrument-memory']);
     binaryen.setPassArgument('instrument-memory', null);
-    addFuel(binaryen, module, options.fuel);
+    addFuel(binaryen, module, options.fuel, before);
     if (!module.validate()) throw new GateError('ERUNTIME', `${options.label} could not be instrumented for fuel (binaryen's result does not validate)`);
     return module.emitBinary();
   } finally {
@@ -98,15 +122,32 @@ function capMemory(binaryen: Binaryen, module: Module, options: InstrumentOption
   module.setMemory(memory.initial, maximum, 'memory', segments as Parameters<Module['setMemory']>[3], false, false, '0');
 }
 
-/** Turns the log-execution import into the fuel counter, and drops the memory pass's unused imports. */
-function addFuel(binaryen: Binaryen, module: Module, fuel: number): void {
-  const added = new Map<string, string>();
+/** The module's imported functions by internal name, with their import name (base). */
+function importedFunctions(binaryen: Binaryen, module: Module): Map<string, string> {
+  const imported = new Map<string, string>();
   for (let index = 0; index < module.getNumFunctions(); index++) {
     const info = binaryen.getFunctionInfo(module.getFunctionByIndex(index));
-    if (info.module === INSTRUMENT_IMPORT_MODULE && info.base) added.set(info.base, info.name);
+    if (info.module && info.base) imported.set(info.name, info.base);
+  }
+  return imported;
+}
+
+/**
+ * Turns the imports the passes added (under the module's first import module, or `env`) into the
+ * fuel counter and the grow hook under `env`, and drops the memory pass's unused load/store hooks.
+ */
+function addFuel(binaryen: Binaryen, module: Module, fuel: number, before: Map<string, string>): void {
+  const added = new Map<string, string>();
+  for (const [name, base] of importedFunctions(binaryen, module)) {
+    if (!before.has(name)) added.set(base, name);
   }
   for (const [base, name] of added) {
     if (base !== FUEL_HOOK && base !== GROW_HOOK && base !== GROW_AFTER) module.removeFunction(name);
+  }
+  const grow = added.get(GROW_HOOK);
+  if (grow !== undefined) {
+    module.removeFunction(grow);
+    module.addFunctionImport(grow, INSTRUMENT_IMPORT_MODULE, GROW_HOOK, binaryen.createType([binaryen.i32, binaryen.i32]), binaryen.i32);
   }
   module.addGlobal(FUEL_EXPORT, binaryen.i64, true, module.i64.const(BigInt(fuel)));
   module.addGlobalExport(FUEL_EXPORT, FUEL_EXPORT);

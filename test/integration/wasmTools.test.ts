@@ -1,0 +1,146 @@
+/**
+ * WASM tools through a real gate, called by the official MCP client: fuel and memory budgets end a
+ * call with EQUOTA and the next call is served, a read through the host that leaves the workspace is
+ * refused, a module importing what the gate does not provide is refused at load, and a Pure WASM
+ * tool's call replays with the same response hash.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGate, type RunningGate } from '../../main/gate/startGate';
+import { GROW_WAT, SAMPLE_TOOLS, SPIN_WAT, importingWat, readingWat, writeWasmTool } from '../tools/wasm/wasmFixtures';
+import { runCliHere } from './cliHere';
+import { callIdOf, connectMcp, makeTempDirs, readToken, textOf, type TempDirs } from './helpers';
+
+let dirs: TempDirs;
+let tools: string;
+let running: RunningGate;
+let client: Client;
+
+const FUEL = 250_000;
+
+beforeAll(async () => {
+  dirs = makeTempDirs();
+  tools = mkdtempSync(join(tmpdir(), 'toolgate-wasm-tools-'));
+  const modules = [
+    writeWasmTool(tools, 'spin', SPIN_WAT, { source: { fuel: FUEL } }),
+    writeWasmTool(tools, 'grow', GROW_WAT, { source: { memoryPages: 4 } }),
+    writeWasmTool(tools, 'read_outside', readingWat('../outside/secret.txt'), {
+      manifest: { tier: 'STANDARD', determinism: 'Deterministic', sideEffects: ['FsRead'], capabilities: ['fs:read'], pathArguments: ['path'] },
+    }),
+    writeWasmTool(tools, 'read_unnamed', readingWat('private.txt'), {
+      manifest: { tier: 'STANDARD', determinism: 'Deterministic', sideEffects: ['FsRead'], capabilities: ['fs:read'], pathArguments: ['path'] },
+    }),
+    SAMPLE_TOOLS.textStats,
+    SAMPLE_TOOLS.fileStats,
+  ];
+  running = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, approvalTimeoutMs: 30_000, poolSize: 1, toolModules: modules });
+  client = await connectMcp(running.mcpUrl, readToken(dirs.home));
+});
+
+afterAll(async () => {
+  await client?.close();
+  await running?.close();
+  dirs?.remove();
+  if (tools) rmSync(tools, { recursive: true, force: true });
+});
+
+async function call(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+  return (await client.callTool({ name, arguments: args })) as CallToolResult;
+}
+
+/** The error code and message of a failed call, from its structured result. */
+function failure(result: CallToolResult): { code: string; message: string } {
+  expect(result.isError, textOf(result)).toBe(true);
+  const error = (result.structuredContent as { error?: { code: string; message: string } } | undefined)?.error;
+  return error ?? { code: /^(E[A-Z]+)/.exec(textOf(result))?.[1] ?? '', message: textOf(result) };
+}
+
+describe('WASM tools through the gate', () => {
+  it('ends an endless loop with EQUOTA from fuel, naming the same budget on every run, and serves the next call', async () => {
+    const first = failure(await call('spin', { spin: true }));
+    const second = failure(await call('spin', { spin: true }));
+    expect(first.code).toBe('EQUOTA');
+    expect(first.message).toContain(`ran out of fuel: it used its whole budget of ${FUEL} units`);
+    expect(second).toEqual(first);
+    const next = await call('spin', {});
+    expect(next.isError, textOf(next)).toBeFalsy();
+    expect(textOf(next)).toContain('"ok":true');
+  });
+
+  it('ends a growth past the memory cap with EQUOTA, while growing within it works', async () => {
+    const within = await call('grow', {});
+    expect(within.isError, textOf(within)).toBeFalsy();
+    const past = failure(await call('grow', { spin: true }));
+    expect(past.code).toBe('EQUOTA');
+    expect(past.message).toContain('ran out of memory: it asked to grow from 1 to 101 pages, past its cap of 4 pages');
+  });
+
+  it('refuses with EPERMISSION a read through the host of ../outside, and of a file the arguments do not name', async () => {
+    writeFileSync(join(dirs.outside, 'secret.txt'), 'outside-secret-words\n');
+    writeFileSync(join(dirs.workspace, 'notes.txt'), 'named\n');
+    writeFileSync(join(dirs.workspace, 'private.txt'), 'not named\n');
+    const outside = await call('read_outside', { path: 'notes.txt' });
+    expect(failure(outside).code, textOf(outside)).toBe('EPERMISSION');
+    expect(failure(outside).message).toContain('"../outside/secret.txt" is outside the workspace');
+    expect(textOf(outside)).not.toContain('outside-secret-words');
+    const unnamed = failure(await call('read_unnamed', { path: 'notes.txt' }));
+    expect(unnamed.code).toBe('EPERMISSION');
+    expect(unnamed.message).toContain('may reach only the paths its call\'s arguments name (path); "private.txt" is not one of them');
+  });
+
+  it('runs the sample tools: text_stats on a text, file_stats on a workspace file read through the host', async () => {
+    const text = 'one two\nthree é 🙂\n';
+    const counted = await call('text_stats', { text });
+    expect(counted.isError, textOf(counted)).toBeFalsy();
+    const expected = { lines: 2, words: 5, characters: [...text].length, bytes: Buffer.byteLength(text) };
+    expect(counted.structuredContent).toEqual(expected);
+    writeFileSync(join(dirs.workspace, 'poem.txt'), text);
+    const file = await call('file_stats', { path: 'poem.txt' });
+    expect(file.isError, textOf(file)).toBeFalsy();
+    expect(file.structuredContent).toEqual({ path: 'poem.txt', ...expected });
+    expect(failure(await call('file_stats', { path: '../outside/secret.txt' })).code).toBe('EPERMISSION');
+  });
+
+  it('replays a Pure WASM tool call bit for bit, through the console bridge and `toolgate audit replay`', async () => {
+    const callId = callIdOf(await call('text_stats', { text: 'replay me\nplease\n' }));
+    const report = await running.backend.handlers.replayCall({ callId });
+    expect(report.verdict, report.reason).toBe('same');
+    expect(report.replayedHash).toBe(report.recordedHash);
+    const cli = await runCliHere(['audit', 'replay', callId], dirs.home);
+    expect(cli.code, cli.stderr).toBe(0);
+    expect(cli.stdout).toMatch(/^same: text_stats 1\.0\.0 gave the same response/);
+  });
+});
+
+describe('WASM modules refused at load', () => {
+  async function startWith(manifest: string): Promise<unknown> {
+    const gateDirs = makeTempDirs();
+    try {
+      const gate = await startGate({ home: gateDirs.home, workspace: gateDirs.workspace, port: 0, poolSize: 1, toolModules: [manifest] });
+      await gate.close();
+      return undefined;
+    } catch (error) {
+      return error;
+    } finally {
+      gateDirs.remove();
+    }
+  }
+
+  it('refuses a module importing a host function the gate does not provide, naming the import', async () => {
+    const error = await startWith(writeWasmTool(tools, 'shell_out', importingWat('toolgate', 'spawn')));
+    expect(error).toMatchObject({ code: 'EVALIDATION' });
+    expect((error as Error).message).toContain('imports toolgate.spawn (function), which the gate does not provide');
+    const wasi = await startWith(writeWasmTool(tools, 'wasi', importingWat('wasi_snapshot_preview1', 'fd_write')));
+    expect((wasi as Error).message).toContain('imports wasi_snapshot_preview1.fd_write (function), which the gate does not provide');
+  });
+
+  it('refuses a module importing a host call its manifest does not declare', async () => {
+    const error = await startWith(writeWasmTool(tools, 'undeclared_write', importingWat('toolgate', 'write_file')));
+    expect(error).toMatchObject({ code: 'EVALIDATION' });
+    expect((error as Error).message).toContain('imports toolgate.write_file, which writes a workspace file, but its manifest does not declare it');
+  });
+});
