@@ -29,7 +29,7 @@ export const loadWasmSource: SourceLoader = async (manifest, manifestPath) => {
       compiled ??= instrumentModule(file.bytes, { fuel, memoryPages, label: file.label }).then((bytes) => new wasmApi.Module(bytes));
       const files = new WasmFileCalls({ tool: manifest.name, pathArguments: manifest.pathArguments ?? [], input, context });
       const { output, usage } = runWasmCall({ module: await compiled, label: file.label, fuel, memoryPages, files }, input);
-      // The call's log (the console's Live view): what it cost, the same on every run.
+      // The call's log (stderr, sent to the agent as a log message): what it cost, the same on every run.
       process.stderr.write(`${manifest.name}: fuel ${usage.fuelUsed} of ${fuel}, memory ${usage.pages} of ${memoryPages} pages\n`);
       return output;
     },
