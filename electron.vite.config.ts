@@ -55,7 +55,8 @@ function wasmTools(): Plugin {
 /**
  * One build for both shells. main/ yields its entries: the desktop app (index), the CLI and
  * headless server (cli), the tool process (toolProcess), the worker threads that walk a stretch of
- * the audit chain (chainWorker) and keep the explorer's call index (indexWorker), and the API tool
+ * the audit chain (chainWorker) and keep the explorer's call index (indexWorker), the thread that
+ * fetches for a WASM tool's http_fetch host call (wasmFetchWorker), and the API tool
  * modules import (sdk); only index reaches `electron`.
  * Claude Code's hook command is built beside them on its own (hookEntry), and so are the sample WASM tools (wasmTools).
  */
@@ -70,6 +71,7 @@ export default defineConfig({
           toolProcess: resolve(__dirname, 'main/hosts/toolProcessMain.ts'),
           chainWorker: resolve(__dirname, 'main/audit/chainWorker.ts'),
           indexWorker: resolve(__dirname, 'main/audit/indexWorker.ts'),
+          wasmFetchWorker: resolve(__dirname, 'main/tools/sources/wasm/fetchWorker.ts'),
           sdk: resolve(__dirname, 'main/sdk.ts'),
         },
       },

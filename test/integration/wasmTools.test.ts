@@ -1,8 +1,9 @@
 /**
  * WASM tools through a real gate, called by the official MCP client: fuel and memory budgets end a
  * call with EQUOTA and the next call is served, a read through the host that leaves the workspace is
- * refused, a module importing what the gate does not provide is refused at load, and a Pure WASM
- * tool's call replays with the same response hash.
+ * refused, a fetch through the host reaches only a host the call names and the gate grants, a module
+ * importing what the gate does not provide is refused at load, and a Pure WASM tool's call replays
+ * with the same response hash.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +12,8 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGate, type RunningGate } from '../../main/gate/startGate';
-import { GROW_WAT, SAMPLE_TOOLS, SPIN_WAT, importingWat, readingWat, writeWasmTool } from '../tools/wasm/wasmFixtures';
+import { startTestServer, type TestServer } from '../tools/httpFetchServer';
+import { FETCHING_MANIFEST, GROW_WAT, SAMPLE_TOOLS, SPIN_WAT, fetchingWat, importingWat, readingWat, writeWasmTool } from '../tools/wasm/wasmFixtures';
 import { runCliHere } from './cliHere';
 import { callIdOf, connectMcp, makeTempDirs, readToken, textOf, type TempDirs } from './helpers';
 
@@ -113,6 +115,56 @@ describe('WASM tools through the gate', () => {
     const cli = await runCliHere(['audit', 'replay', callId], dirs.home);
     expect(cli.code, cli.stderr).toBe(0);
     expect(cli.stdout).toMatch(/^same: text_stats 1\.0\.0 gave the same response/);
+  });
+});
+
+describe('the http_fetch host call', () => {
+  let granted: TestServer;
+  let ungranted: TestServer;
+  let netDirs: TempDirs;
+  let netGate: RunningGate;
+  let netClient: Client;
+
+  beforeAll(async () => {
+    granted = await startTestServer();
+    ungranted = await startTestServer();
+    netDirs = makeTempDirs();
+    const modules = [
+      writeWasmTool(tools, 'fetch_named', fetchingWat(`${granted.origin}/text`), { manifest: FETCHING_MANIFEST }),
+      writeWasmTool(tools, 'fetch_elsewhere', fetchingWat(`${ungranted.origin}/text`), { manifest: FETCHING_MANIFEST }),
+    ];
+    const grants = ['fs:read', `net:read:127.0.0.1:${granted.port}`];
+    netGate = await startGate({ home: netDirs.home, workspace: netDirs.workspace, port: 0, poolSize: 1, grants, toolModules: modules });
+    netClient = await connectMcp(netGate.mcpUrl, readToken(netDirs.home));
+  });
+
+  afterAll(async () => {
+    await netClient?.close();
+    await netGate?.close();
+    netDirs?.remove();
+    await granted?.close();
+    await ungranted?.close();
+  });
+
+  async function netCall(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+    return (await netClient.callTool({ name, arguments: args })) as CallToolResult;
+  }
+
+  it('fetches with http_fetch\'s code from a host the call names and the gate grants', async () => {
+    const result = await netCall('fetch_named', { url: `${granted.origin}/` });
+    expect(result.isError, textOf(result)).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({ status: 200, content: 'hello from the test server\n', truncated: false });
+    expect(granted.requests).toContain('GET /text');
+  });
+
+  it('refuses a call naming an ungranted host before the module runs, and a module fetching from a host its call does not name', async () => {
+    const named = failure(await netCall('fetch_named', { url: `${ungranted.origin}/` }));
+    expect(named.code).toBe('EPERMISSION');
+    expect(named.message).toContain(`may not reach 127.0.0.1 port ${ungranted.port}`);
+    const elsewhere = failure(await netCall('fetch_elsewhere', { url: `${granted.origin}/` }));
+    expect(elsewhere.code).toBe('EPERMISSION');
+    expect(elsewhere.message).toContain(`may fetch only from the hosts and ports its call's arguments name (url), which the gate checked against its grants; 127.0.0.1:${ungranted.port} is not one of them`);
+    expect(ungranted.requests).toEqual([]);
   });
 });
 

@@ -90,3 +90,23 @@ export function importingWat(module: string, name: string): string {
   ${ABI}
   (func (export "run") (param i32 i32) (result i64) (call $imported) (i64.const 11)))`;
 }
+
+/** Fetches `url` through the host and returns the host's answer (http_fetch's result JSON) as its output. */
+export function fetchingWat(url: string): string {
+  return `(module
+  (import "toolgate" "http_fetch" (func $fetch (param i32 i32) (result i64)))
+  ${ABI}
+  (data (i32.const 64) "${url}")
+  (func (export "run") (param i32 i32) (result i64)
+    (call $fetch (i32.const 64) (i32.const ${Buffer.byteLength(url)}))))`;
+}
+
+/** The manifest of a tool that fetches the URL its `url` argument names. */
+export const FETCHING_MANIFEST = {
+  tier: 'SAFE',
+  determinism: 'NonDeterministic',
+  sideEffects: ['NetRead'],
+  capabilities: ['net:read'],
+  urlArguments: ['url'],
+  inputSchema: { type: 'object', properties: { url: { type: 'string' } }, required: ['url'], additionalProperties: false },
+};

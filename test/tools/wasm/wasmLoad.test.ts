@@ -21,14 +21,21 @@ describe('imports and exports, checked at load', () => {
       message: expect.stringContaining('imports env.system (function), which the gate does not provide: a WASM tool may import only toolgate.fail, toolgate.read_file, toolgate.write_file'),
       details: { import: 'env.system' },
     });
-    await expect(loadManifestTool(writeWasmTool(root, 'net', importingWat('toolgate', 'http_fetch')))).rejects.toThrow(
-      'imports toolgate.http_fetch (function), which the gate does not provide: WASM tools cannot reach the network yet',
+    await expect(loadManifestTool(writeWasmTool(root, 'environ', importingWat('toolgate', 'env')))).rejects.toThrow(
+      'imports toolgate.env (function), which the gate does not provide: WASM tools read no environment; pass a secret as an argument',
     );
   });
 
-  it('refuses read_file without FsRead and fs:read, and write_file without FsWrite and fs:write', async () => {
+  it('refuses read_file without FsRead and fs:read, write_file without FsWrite and fs:write, http_fetch without NetRead, net:read and urlArguments', async () => {
     await expect(loadManifestTool(writeWasmTool(root, 'reads', importingWat('toolgate', 'read_file')))).rejects.toThrow(
       'imports toolgate.read_file, which reads a workspace file, but its manifest does not declare it: add "FsRead" to sideEffects and "fs:read" to capabilities',
+    );
+    await expect(loadManifestTool(writeWasmTool(root, 'fetches', importingWat('toolgate', 'http_fetch')))).rejects.toThrow(
+      'imports toolgate.http_fetch, which fetches a URL, but its manifest does not declare it: add "NetRead" to sideEffects and "net:read" to capabilities',
+    );
+    const noUrls = { tier: 'SAFE', determinism: 'NonDeterministic', sideEffects: ['NetRead'], capabilities: ['net:read'] };
+    await expect(loadManifestTool(writeWasmTool(root, 'fetches_anywhere', importingWat('toolgate', 'http_fetch'), { manifest: noUrls }))).rejects.toThrow(
+      'imports toolgate.http_fetch, but its manifest names no urlArguments',
     );
     const declared = writeWasmTool(root, 'writes', importingWat('toolgate', 'write_file'), {
       manifest: { tier: 'ELEVATED', determinism: 'Deterministic', sideEffects: ['FsWrite'], capabilities: ['fs:write'] },

@@ -10,6 +10,7 @@ import binaryen from 'binaryen';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ToolContext } from '../../../main/registry/defineTool';
 import { WasmFileCalls } from '../../../main/tools/sources/wasm/hostFiles';
+import { WasmNetCalls } from '../../../main/tools/sources/wasm/hostNet';
 import { instrumentModule, toolFeatures } from '../../../main/tools/sources/wasm/instrumentModule';
 import { runWasmCall } from '../../../main/tools/sources/wasm/wasmCall';
 import { wasmApi } from '../../../main/tools/sources/wasm/webAssemblyApi';
@@ -19,6 +20,7 @@ const workspace = mkdtempSync(join(tmpdir(), 'toolgate-wasm-runtime-'));
 afterAll(() => rmSync(workspace, { recursive: true, force: true }));
 
 const context: ToolContext = { workspace, dryRun: false, callId: 'test' };
+const noNet = new WasmNetCalls({ tool: 'test', urlArguments: [], input: {} });
 
 /** Counts to the number its input's length says, 1000 times over: a finite loop with a known path. */
 const COUNT_WAT = `(module
@@ -37,7 +39,7 @@ async function run(wat: string, options: { fuel?: number; memoryPages?: number; 
   const memoryPages = options.memoryPages ?? 4;
   const module = new wasmApi.Module(await instrumentModule(watToWasm(wat), { fuel, memoryPages, label: 'test module' }));
   const files = new WasmFileCalls({ tool: 'test', pathArguments: ['path'], input: options.input ?? {}, context });
-  return runWasmCall({ module, label: 'test module', fuel, memoryPages, files }, options.input ?? {});
+  return runWasmCall({ module, label: 'test module', fuel, memoryPages, files, net: noNet }, options.input ?? {});
 }
 
 describe('fuel', () => {
@@ -57,7 +59,7 @@ describe('fuel', () => {
     for (let round = 0; round < 2; round++) {
       const module = new wasmApi.Module(await instrumentModule(bytes, { fuel: 50_000_000, memoryPages: 256, label: 'text_stats' }));
       const files = new WasmFileCalls({ tool: 'text_stats', pathArguments: [], input: {}, context });
-      runs.push(runWasmCall({ module, label: 'text_stats', fuel: 50_000_000, memoryPages: 256, files }, { text }));
+      runs.push(runWasmCall({ module, label: 'text_stats', fuel: 50_000_000, memoryPages: 256, files, net: noNet }, { text }));
     }
     expect(runs[0]!.output).toEqual({ lines: 2, words: 5, characters: [...text].length, bytes: Buffer.byteLength(text) });
     expect(runs[1]!.usage).toEqual(runs[0]!.usage);

@@ -19,11 +19,11 @@ export const HOST_FUNCTIONS: Readonly<Record<string, HostFunction>> = {
   fail: { does: 'ends the call with an error the agent reads' },
   read_file: { does: 'reads a workspace file', needs: { sideEffect: 'FsRead', capability: 'fs:read' } },
   write_file: { does: 'writes a workspace file', needs: { sideEffect: 'FsWrite', capability: 'fs:write' } },
+  http_fetch: { does: 'fetches a URL', needs: { sideEffect: 'NetRead', capability: 'net:read' } },
 };
 
 /** Host functions named in the design that this gate does not provide yet, with what to do instead. */
 const NOT_PROVIDED: Readonly<Record<string, string>> = {
-  http_fetch: 'WASM tools cannot reach the network yet; let the agent call http_fetch and pass the body in',
   env: 'WASM tools read no environment; pass a secret as an argument with a $ENV.NAME placeholder, which the gate resolves under its secret rules',
 };
 
@@ -58,6 +58,13 @@ export function checkImports(module: CompiledModule, manifest: ManifestFile, lab
       throw new GateError(
         'EVALIDATION',
         `${label} imports ${name}, which ${host.does}, but its manifest does not declare it: add "${needs.sideEffect}" to sideEffects and "${needs.capability}" to capabilities`,
+        { import: name },
+      );
+    }
+    if (wanted.name === 'http_fetch' && (manifest.urlArguments ?? []).length === 0) {
+      throw new GateError(
+        'EVALIDATION',
+        `${label} imports ${name}, but its manifest names no urlArguments: it may fetch only from hosts its call's arguments name, which the gate checks against its grants`,
         { import: name },
       );
     }

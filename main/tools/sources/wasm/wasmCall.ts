@@ -2,11 +2,14 @@ import { GateError } from '../../../../shared/errors';
 import { FUEL_EXPORT, GROW_HOOK, INSTRUMENT_IMPORT_MODULE } from './instrumentModule';
 import { HOST_MODULE } from './hostImports';
 import type { WasmFileCalls } from './hostFiles';
+import type { WasmNetCalls } from './hostNet';
 import { PAGE_BYTES } from './wasmManifest';
 import { wasmApi, type CompiledModule, type ImportObject, type LinearMemory, type WasmGlobal } from './webAssemblyApi';
 
 /** The longest path a module may pass to a host call. */
 const MAX_PATH_BYTES = 4096;
+/** The longest URL a module may fetch, as http_fetch takes. */
+const MAX_URL_BYTES = 8192;
 /** The longest message a module may fail with. */
 const MAX_MESSAGE_BYTES = 4096;
 
@@ -22,6 +25,8 @@ export interface WasmCallSetup {
   memoryPages: number;
   /** The file host calls for this call. */
   files: WasmFileCalls;
+  /** The network host call for this call. */
+  net: WasmNetCalls;
 }
 
 /** What a finished call used, for the call's log. */
@@ -73,6 +78,11 @@ export function runWasmCall(setup: WasmCallSetup, input: unknown): { output: unk
         }),
       write_file: (pathPointer: number, pathLength: number, pointer: number, length: number) =>
         host(() => setup.files.write(readText(memory(), pathPointer, pathLength, MAX_PATH_BYTES, label), view(memory(), pointer, length, label).slice())),
+      http_fetch: (pointer: number, length: number) =>
+        host(() => {
+          const answer = new TextEncoder().encode(setup.net.fetch(readText(memory(), pointer, length, MAX_URL_BYTES, label)));
+          return pack(place(exports!, answer, label), answer.length);
+        }),
     },
     [INSTRUMENT_IMPORT_MODULE]: {
       [GROW_HOOK]: (_site: number, pages: number) =>

@@ -2,6 +2,7 @@ import { GateError } from '../../../../shared/errors';
 import type { SourceLoader } from '../manifestFile';
 import { checkImports } from './hostImports';
 import { WasmFileCalls } from './hostFiles';
+import { WasmNetCalls } from './hostNet';
 import { instrumentModule } from './instrumentModule';
 import { runWasmCall } from './wasmCall';
 import { readWasmModule } from './wasmManifest';
@@ -28,7 +29,8 @@ export const loadWasmSource: SourceLoader = async (manifest, manifestPath) => {
     execute: async (input, context) => {
       compiled ??= instrumentModule(file.bytes, { fuel, memoryPages, label: file.label }).then((bytes) => new wasmApi.Module(bytes));
       const files = new WasmFileCalls({ tool: manifest.name, pathArguments: manifest.pathArguments ?? [], input, context });
-      const { output, usage } = runWasmCall({ module: await compiled, label: file.label, fuel, memoryPages, files }, input);
+      const net = new WasmNetCalls({ tool: manifest.name, urlArguments: manifest.urlArguments ?? [], input });
+      const { output, usage } = runWasmCall({ module: await compiled, label: file.label, fuel, memoryPages, files, net }, input);
       // The call's log (stderr, sent to the agent as a log message): what it cost, the same on every run.
       process.stderr.write(`${manifest.name}: fuel ${usage.fuelUsed} of ${fuel}, memory ${usage.pages} of ${memoryPages} pages\n`);
       return output;
