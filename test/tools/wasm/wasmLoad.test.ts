@@ -1,7 +1,8 @@
 /**
  * Loading a WASM tool in process: a module importing anything but the host functions, or a host
  * call its manifest does not declare, is refused naming the import; a module outside the manifest's
- * folder or not matching its pin is refused; the file host calls hold to the file tools' checks.
+ * folder or not matching its pin is refused; the file host calls hold to the file tools' checks, and
+ * the fetch host call to the hosts the call's arguments name.
  */
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadManifestTool } from '../../../main/tools/sources/manifestFile';
 import { WasmFileCalls } from '../../../main/tools/sources/wasm/hostFiles';
+import { WasmNetCalls } from '../../../main/tools/sources/wasm/hostNet';
 import { SPIN_WAT, importingWat, writeWasmTool } from './wasmFixtures';
 
 const root = mkdtempSync(join(tmpdir(), 'toolgate-wasm-load-'));
@@ -87,5 +89,16 @@ describe('file host calls', () => {
     expect(() => files({ path: '.' }).write('.git/hooks/pre-commit', new TextEncoder().encode('x'))).toThrow(/rule protected:.git guards .git/);
     expect(() => files({ path: 'docs' }).write('docs/link.txt', new TextEncoder().encode('x'))).toThrow(/symlink/);
     expect(() => files({ path: 'docs' }, true).write('docs/new.txt', new TextEncoder().encode('x'))).toThrow('while only a preview was asked for');
+  });
+});
+
+describe('the http_fetch host call', () => {
+  const net = new WasmNetCalls({ tool: 'test', urlArguments: ['url'], input: { url: 'https://docs.example.org/start' } });
+
+  it('refuses another host, another port of the named host, and a URL that is not http(s), before connecting', () => {
+    expect(() => net.fetch('https://evil.example.net/')).toThrow("may fetch only from the hosts and ports its call's arguments name (url)");
+    expect(() => net.fetch('https://docs.example.org:8443/')).toThrow('docs.example.org:8443 is not one of them');
+    expect(() => net.fetch('http://docs.example.org/')).toThrow('docs.example.org:80 is not one of them');
+    expect(() => net.fetch('file:///etc/passwd')).toThrow(/http/);
   });
 });
