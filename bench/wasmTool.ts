@@ -35,7 +35,7 @@ export async function measureWasmTool(calls: number, block: number, warmup: numb
     }
     const wasm = summarize(wasmSamples);
     const echo = summarize(echoSamples);
-    const sandbox = gate.sandbox.kind === 'bubblewrap' ? gate.sandbox.version : `no sandbox (${gate.sandbox.reason})`;
+    const sandbox = gate.sandbox.kind === 'bubblewrap' ? `bubblewrap ${gate.sandbox.version}` : `no sandbox (${gate.sandbox.reason})`;
     return {
       title: 'A pure WASM tool call beside the built-in echo (same gate, same run, alternated in blocks)',
       rows: [
