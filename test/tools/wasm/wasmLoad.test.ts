@@ -45,6 +45,13 @@ describe('imports and exports, checked at load', () => {
     await expect(loadManifestTool(declared)).resolves.toMatchObject({ manifest: { name: 'writes' } });
   });
 
+  it('refuses a host call that reads or writes in a tool declared Pure', async () => {
+    const pureReader = { tier: 'STANDARD', determinism: 'Pure', sideEffects: ['FsRead'], capabilities: ['fs:read'] };
+    await expect(loadManifestTool(writeWasmTool(root, 'pure_reader', importingWat('toolgate', 'read_file'), { manifest: pureReader }))).rejects.toThrow(
+      "imports toolgate.read_file, which reads a workspace file, but its manifest declares it Pure: a Pure tool's output depends on its input alone",
+    );
+  });
+
   it('refuses a module without the ABI exports', async () => {
     const bare = writeWasmTool(root, 'bare', '(module (memory (export "memory") 1))');
     await expect(loadManifestTool(bare)).rejects.toThrow('does not export the function `alloc` every WASM tool exports');

@@ -38,7 +38,8 @@ const PROVIDED = Object.keys(HOST_FUNCTIONS).map((name) => `${HOST_MODULE}.${nam
 
 /**
  * Refuses a module that imports anything but the host functions, or one its manifest does not
- * declare what for (reading files needs FsRead and fs:read), naming the import. Checked when the
+ * declare what for (reading files needs FsRead and fs:read, and a tool declared Pure may use none
+ * of them), naming the import. Checked when the
  * tool is loaded, in the gate and again in the tool process, before any of its code runs.
  */
 export function checkImports(module: CompiledModule, manifest: ManifestFile, label: string): void {
@@ -58,6 +59,13 @@ export function checkImports(module: CompiledModule, manifest: ManifestFile, lab
       throw new GateError(
         'EVALIDATION',
         `${label} imports ${name}, which ${host.does}, but its manifest does not declare it: add "${needs.sideEffect}" to sideEffects and "${needs.capability}" to capabilities`,
+        { import: name },
+      );
+    }
+    if (needs && manifest.determinism === 'Pure') {
+      throw new GateError(
+        'EVALIDATION',
+        `${label} imports ${name}, which ${host.does}, but its manifest declares it Pure: a Pure tool's output depends on its input alone; declare "Deterministic" (or less)`,
         { import: name },
       );
     }

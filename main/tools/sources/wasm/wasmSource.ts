@@ -10,7 +10,8 @@ import { wasmApi, type CompiledModule } from './webAssemblyApi';
 
 /**
  * Loads a WASM tool: its module is read (inside the manifest's folder, matching its pin) and its
- * imports and exports checked here, in the gate and in the tool process alike; the module is
+ * imports and exports checked here, in the gate and in the tool process alike (V8 compiles it to
+ * list them; the gate never instantiates it, so none of its code runs there); the module is
  * instrumented for fuel and compiled once per tool process, at its first call, and every call runs
  * in a fresh instance of it. The runtime is the tool process's own V8.
  */
