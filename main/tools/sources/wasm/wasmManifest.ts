@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { GateError } from '../../../../shared/errors';
@@ -14,6 +14,8 @@ export const MAX_FUEL = 10_000_000_000;
 export const DEFAULT_MEMORY_PAGES = 16;
 /** The largest cap a manifest may set: 4096 pages, 256 MiB. */
 export const MAX_MEMORY_PAGES = 4096;
+/** The largest module loaded: far above any tool's, well below what would strain the gate to compile. */
+export const MAX_MODULE_BYTES = 64 * 1024 * 1024;
 /** One WebAssembly page. */
 export const PAGE_BYTES = 65_536;
 
@@ -64,6 +66,8 @@ export async function readWasmModule(manifest: ManifestFile, manifestPath: strin
   }
   let bytes: Uint8Array;
   try {
+    const { size } = await stat(path);
+    if (size > MAX_MODULE_BYTES) throw new Error(`it is ${size} bytes, more than the ${MAX_MODULE_BYTES} a WASM tool may be`);
     bytes = new Uint8Array(await readFile(path));
   } catch (error) {
     throw new GateError('EVALIDATION', `${label}: the module ${path} could not be read: ${(error as Error).message}; build it or fix source.module`);
