@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { LoggingMessageNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGate, type RunningGate } from '../../main/gate/startGate';
 import { startTestServer, type TestServer } from '../tools/httpFetchServer';
@@ -21,6 +21,8 @@ let dirs: TempDirs;
 let tools: string;
 let running: RunningGate;
 let client: Client;
+/** The log lines (tools' stderr) the gate sent the client. */
+const logs: string[] = [];
 
 const FUEL = 250_000;
 
@@ -41,6 +43,7 @@ beforeAll(async () => {
   ];
   running = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, approvalTimeoutMs: 30_000, poolSize: 1, toolModules: modules });
   client = await connectMcp(running.mcpUrl, readToken(dirs.home));
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => void logs.push(String(notification.params.data)));
 });
 
 afterAll(async () => {
@@ -105,6 +108,21 @@ describe('WASM tools through the gate', () => {
     expect(file.isError, textOf(file)).toBeFalsy();
     expect(file.structuredContent).toEqual({ path: 'poem.txt', ...expected });
     expect(failure(await call('file_stats', { path: '../outside/secret.txt' })).code).toBe('EPERMISSION');
+  });
+
+  it("logs the fuel a call used, the same figure for the same input on every call, more for a longer one", async () => {
+    const fuelOf = async (text: string): Promise<number> => {
+      logs.length = 0;
+      const result = await call('text_stats', { text });
+      expect(result.isError, textOf(result)).toBeFalsy();
+      const line = logs.find((entry) => entry.startsWith('text_stats: fuel '));
+      expect(line, logs.join('\n')).toMatch(/^text_stats: fuel \d+ of 50000000, memory \d+ of 256 pages$/);
+      return Number(/fuel (\d+)/.exec(line!)![1]);
+    };
+    const first = await fuelOf('the same words\n');
+    expect(first).toBeGreaterThan(0);
+    expect(await fuelOf('the same words\n')).toBe(first);
+    expect(await fuelOf('the same words\n'.repeat(50))).toBeGreaterThan(first);
   });
 
   it('replays a Pure WASM tool call bit for bit, through the console bridge and `toolgate audit replay`', async () => {
