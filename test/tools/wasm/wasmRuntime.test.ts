@@ -66,6 +66,19 @@ describe('fuel', () => {
     expect(runs[0]!.usage.fuelUsed).toBeGreaterThan(0);
   });
 
+  it('serves the sample text_stats a text as long as its schema allows within the budgets its manifest sets', async () => {
+    const manifest = JSON.parse(readFileSync(SAMPLE_TOOLS.textStats, 'utf8')) as { source: { fuel: number; memoryPages: number }; inputSchema: { properties: { text: { maxLength: number } } } };
+    const { fuel, memoryPages } = manifest.source;
+    const longest = manifest.inputSchema.properties.text.maxLength;
+    const line = 'a "quoted" word\tand é\n';
+    const text = line.repeat(Math.floor(longest / line.length));
+    const bytes = new Uint8Array(readFileSync(join(dirname(SAMPLE_TOOLS.textStats), 'text_stats.wasm')));
+    const module = new wasmApi.Module(await instrumentModule(bytes, { fuel, memoryPages, label: 'text_stats' }));
+    const files = new WasmFileCalls({ tool: 'text_stats', pathArguments: [], input: {}, context });
+    const { output } = runWasmCall({ module, label: 'text_stats', fuel, memoryPages, files, net: noNet }, { text });
+    expect(output).toMatchObject({ lines: text.split('\n').length - 1, characters: text.length, bytes: Buffer.byteLength(text) });
+  });
+
   it('ends an endless loop with EQUOTA naming the fuel budget', async () => {
     await expect(run(SPIN_WAT, { fuel: 5000, input: { spin: true } })).rejects.toMatchObject({
       code: 'EQUOTA',

@@ -36,30 +36,34 @@ function skipSpace(json: string, at: i32): i32 {
 }
 
 function readString(json: string, at: i32): string {
-  let out = '';
+  // The stub runtime never frees, so the value is built in one buffer, never by concatenation.
+  const units = new StaticArray<u16>(json.length - at);
+  let count = 0;
   let i = at + 1;
   while (i < json.length) {
     const c = json.charCodeAt(i);
     if (c == 0x22) break;
     if (c != 0x5c) {
-      out += String.fromCharCode(c);
+      units[count++] = <u16>c;
       i++;
       continue;
     }
     const e = json.charCodeAt(i + 1);
-    if (e == 0x6e) out += '\n';
-    else if (e == 0x74) out += '\t';
-    else if (e == 0x72) out += '\r';
-    else if (e == 0x62) out += '\b';
-    else if (e == 0x66) out += '\f';
+    let unit = e;
+    if (e == 0x6e) unit = 0x0a;
+    else if (e == 0x74) unit = 0x09;
+    else if (e == 0x72) unit = 0x0d;
+    else if (e == 0x62) unit = 0x08;
+    else if (e == 0x66) unit = 0x0c;
     else if (e == 0x75) {
-      out += String.fromCharCode(<i32>parseInt(json.substring(i + 2, i + 6), 16));
+      unit = <i32>parseInt(json.substring(i + 2, i + 6), 16);
       i += 4;
-    } else out += String.fromCharCode(e);
+    }
+    units[count++] = <u16>unit;
     i += 2;
   }
   lastEnd = i + 1;
-  return out;
+  return String.UTF16.decodeUnsafe(changetype<usize>(units), <usize>count << 1);
 }
 
 function skipValue(json: string, at: i32): i32 {
