@@ -5,7 +5,7 @@
  * importing what the gate does not provide is refused at load, and a Pure WASM tool's call replays
  * with the same response hash.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -13,7 +13,7 @@ import { LoggingMessageNotificationSchema, type CallToolResult } from '@modelcon
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGate, type RunningGate } from '../../main/gate/startGate';
 import { startTestServer, type TestServer } from '../tools/httpFetchServer';
-import { FETCHING_MANIFEST, GROW_WAT, SAMPLE_TOOLS, SPIN_WAT, fetchingWat, importingWat, readingWat, writeWasmTool } from '../tools/wasm/wasmFixtures';
+import { FETCHING_MANIFEST, GROW_WAT, SAMPLE_TOOLS, SPIN_WAT, WRITING_MANIFEST, fetchingWat, importingWat, readingWat, writeWasmTool, writingWat } from '../tools/wasm/wasmFixtures';
 import { runCliHere } from './cliHere';
 import { callIdOf, connectMcp, makeTempDirs, readToken, textOf, type TempDirs } from './helpers';
 
@@ -38,12 +38,16 @@ beforeAll(async () => {
     writeWasmTool(tools, 'read_unnamed', readingWat('private.txt'), {
       manifest: { tier: 'STANDARD', determinism: 'Deterministic', sideEffects: ['FsRead'], capabilities: ['fs:read'], pathArguments: ['path'] },
     }),
+    writeWasmTool(tools, 'write_note', writingWat('notes/made.txt', 'written by wasm'), { manifest: WRITING_MANIFEST }),
+    writeWasmTool(tools, 'write_hook', writingWat('.git/hooks/pre-commit', 'evil'), { manifest: WRITING_MANIFEST }),
     SAMPLE_TOOLS.textStats,
     SAMPLE_TOOLS.fileStats,
   ];
   running = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, approvalTimeoutMs: 30_000, poolSize: 1, toolModules: modules });
   client = await connectMcp(running.mcpUrl, readToken(dirs.home));
   client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => void logs.push(String(notification.params.data)));
+  // The person approves every prompt (the writing tools are ELEVATED): what is tested is the host's refusal.
+  running.backend.subscribe('approvalRequested', (request) => void running.backend.handlers.decideApproval({ approvalId: request.approvalId, decision: 'approve' }));
 });
 
 afterAll(async () => {
@@ -95,6 +99,17 @@ describe('WASM tools through the gate', () => {
     const unnamed = failure(await call('read_unnamed', { path: 'notes.txt' }));
     expect(unnamed.code).toBe('EPERMISSION');
     expect(unnamed.message).toContain('may reach only the paths its call\'s arguments name (path); "private.txt" is not one of them');
+  });
+
+  it('writes inside the folder its call names, and refuses with EPERMISSION a write to a protected path, writing nothing', async () => {
+    mkdirSync(join(dirs.workspace, 'notes'));
+    const written = await call('write_note', { path: 'notes' });
+    expect(written.isError, textOf(written)).toBeFalsy();
+    expect(readFileSync(join(dirs.workspace, 'notes/made.txt'), 'utf8')).toBe('written by wasm');
+    const hook = failure(await call('write_hook', { path: '.' }));
+    expect(hook.code).toBe('EPERMISSION');
+    expect(hook.message).toContain('may not write .git/hooks/pre-commit: rule protected:.git guards .git');
+    expect(existsSync(join(dirs.workspace, '.git'))).toBe(false);
   });
 
   it('runs the sample tools: text_stats on a text, file_stats on a workspace file read through the host', async () => {

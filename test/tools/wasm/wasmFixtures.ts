@@ -110,3 +110,24 @@ export const FETCHING_MANIFEST = {
   urlArguments: ['url'],
   inputSchema: { type: 'object', properties: { url: { type: 'string' } }, required: ['url'], additionalProperties: false },
 };
+
+/** Writes `text` to the file `path` names through the host, whatever its input says, and returns {"ok":true}. */
+export function writingWat(path: string, text: string): string {
+  return `(module
+  (import "toolgate" "write_file" (func $write (param i32 i32 i32 i32) (result i32)))
+  ${ABI}
+  (data (i32.const 64) "${path}")
+  (data (i32.const 512) "${text}")
+  (func (export "run") (param i32 i32) (result i64)
+    (drop (call $write (i32.const 64) (i32.const ${Buffer.byteLength(path)}) (i32.const 512) (i32.const ${Buffer.byteLength(text)})))
+    (i64.const 11)))`;
+}
+
+/** The manifest of a tool that writes inside the folder its `path` argument names. */
+export const WRITING_MANIFEST = {
+  tier: 'ELEVATED',
+  determinism: 'Deterministic',
+  sideEffects: ['FsWrite'],
+  capabilities: ['fs:write'],
+  pathArguments: ['path'],
+};
