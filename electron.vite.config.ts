@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import react from '@vitejs/plugin-react';
 import { defineConfig, externalizeDepsPlugin } from 'electron-vite';
 import { build, type Plugin } from 'vite';
+import { buildWasmTools } from './scripts/buildWasmTools.mjs';
 
 const dependencies = Object.keys((JSON.parse(readFileSync(resolve(__dirname, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies);
 
@@ -40,16 +41,28 @@ function hookEntry(): Plugin {
   };
 }
 
+/** The sample WASM tools (tools/wasm/, AssemblyScript) compiled into out/tools/wasm/ with the main bundle. */
+function wasmTools(): Plugin {
+  return {
+    name: 'toolgate-wasm-tools',
+    apply: 'build',
+    async closeBundle() {
+      await buildWasmTools(__dirname);
+    },
+  };
+}
+
 /**
  * One build for both shells. main/ yields its entries: the desktop app (index), the CLI and
  * headless server (cli), the tool process (toolProcess), the worker threads that walk a stretch of
- * the audit chain (chainWorker) and keep the explorer's call index (indexWorker), and the API tool
+ * the audit chain (chainWorker) and keep the explorer's call index (indexWorker), the thread that
+ * fetches for a WASM tool's http_fetch host call (wasmFetchWorker), and the API tool
  * modules import (sdk); only index reaches `electron`.
- * Claude Code's hook command is built beside them on its own (hookEntry).
+ * Claude Code's hook command is built beside them on its own (hookEntry), and so are the sample WASM tools (wasmTools).
  */
 export default defineConfig({
   main: {
-    plugins: [externalizeDepsPlugin(), hookEntry()],
+    plugins: [externalizeDepsPlugin(), hookEntry(), wasmTools()],
     build: {
       rollupOptions: {
         input: {
@@ -58,6 +71,7 @@ export default defineConfig({
           toolProcess: resolve(__dirname, 'main/hosts/toolProcessMain.ts'),
           chainWorker: resolve(__dirname, 'main/audit/chainWorker.ts'),
           indexWorker: resolve(__dirname, 'main/audit/indexWorker.ts'),
+          wasmFetchWorker: resolve(__dirname, 'main/tools/sources/wasm/fetchWorker.ts'),
           sdk: resolve(__dirname, 'main/sdk.ts'),
         },
       },

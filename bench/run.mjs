@@ -21,6 +21,8 @@
 //      auto-allowed (bench/approvalLatency.ts)
 //   5. [gate] an auto-allowed call through the gate's executor beside a bare child_process IPC round trip
 //      (bench/gateOverhead.ts)
+//   5b. [wasm] a pure WASM tool (the sample text_stats) through the gate's executor beside the built-in echo
+//      (bench/wasmTool.ts)
 //   6. [policy] policy evaluation for 1,000 rules beside the tier policy alone (bench/policyEvaluation.ts)
 //   7. [explorer] the audit explorer over a generated log of BENCH_AUDIT_CALLS calls (default 1,000,000):
 //      pages, facets, search, charts, and the index build (bench/auditExplorer.ts)
@@ -112,6 +114,7 @@ const SECTIONS = {
     }),
   approval: () => typescript('bench/approvalLatency.ts', 'measureApprovalLatency', count('BENCH_APPROVALS', 30), count('BENCH_FIRST_APPROVALS', 8)),
   gate: () => typescript('bench/gateOverhead.ts', 'measureGateOverhead', CALLS, BLOCK, WARMUP),
+  wasm: () => typescript('bench/wasmTool.ts', 'measureWasmTool', CALLS, BLOCK, WARMUP),
   // Ten decisions per gate call: each is microseconds, so more samples steady the percentiles.
   policy: () => typescript('bench/policyEvaluation.ts', 'measurePolicyEvaluation', CALLS * 10, BLOCK * 10, WARMUP * 10),
   explorer: () => typescript('bench/auditExplorer.ts', 'measureAuditExplorer', AUDIT_CALLS),

@@ -77,6 +77,7 @@ export function builtAssets() {
     toolProcess: join(root, 'out/main/toolProcess.js'),
     chainWorker: join(root, 'out/main/chainWorker.js'),
     indexWorker: join(root, 'out/main/indexWorker.js'),
+    wasmFetchWorker: join(root, 'out/main/wasmFetchWorker.js'),
     renderer: join(root, 'out/renderer'),
   };
 }

@@ -1,7 +1,40 @@
 import { GateError } from '../../../../shared/errors';
 import type { SourceLoader } from '../manifestFile';
+import { checkImports } from './hostImports';
+import { WasmFileCalls } from './hostFiles';
+import { WasmNetCalls } from './hostNet';
+import { instrumentModule } from './instrumentModule';
+import { runWasmCall } from './wasmCall';
+import { readWasmModule } from './wasmManifest';
+import { wasmApi, type CompiledModule } from './webAssemblyApi';
 
-/** Loads a manifest's wasmSource source (not available yet: refused with a clear error). */
-export const loadWasmSource: SourceLoader = async (manifest) => {
-  throw new GateError('EVALIDATION', `tool manifest ${manifest.name}: source kind ${manifest.source.kind} is not supported yet`);
+/**
+ * Loads a WASM tool: its module is read (inside the manifest's folder, matching its pin) and its
+ * imports and exports checked here, in the gate and in the tool process alike (V8 compiles it to
+ * list them; the gate never instantiates it, so none of its code runs there); the module is
+ * instrumented for fuel and compiled once per tool process, at its first call, and every call runs
+ * in a fresh instance of it. The runtime is the tool process's own V8.
+ */
+export const loadWasmSource: SourceLoader = async (manifest, manifestPath) => {
+  const file = await readWasmModule(manifest, manifestPath);
+  let plain: CompiledModule;
+  try {
+    plain = new wasmApi.Module(file.bytes);
+  } catch (error) {
+    throw new GateError('EVALIDATION', `${file.label}: ${file.path} is not a WebAssembly module V8 accepts: ${(error as Error).message}`);
+  }
+  checkImports(plain, manifest, file.label);
+  const { fuel, memoryPages } = file.source;
+  let compiled: Promise<CompiledModule> | undefined;
+  return {
+    execute: async (input, context) => {
+      compiled ??= instrumentModule(file.bytes, { fuel, memoryPages, label: file.label }).then((bytes) => new wasmApi.Module(bytes));
+      const files = new WasmFileCalls({ tool: manifest.name, pathArguments: manifest.pathArguments ?? [], input, context });
+      const net = new WasmNetCalls({ tool: manifest.name, urlArguments: manifest.urlArguments ?? [], input });
+      const { output, usage } = runWasmCall({ module: await compiled, label: file.label, fuel, memoryPages, files, net }, input);
+      // The call's log (stderr, sent to the agent as a log message): what it cost, the same on every run.
+      process.stderr.write(`${manifest.name}: fuel ${usage.fuelUsed} of ${fuel}, memory ${usage.pages} of ${memoryPages} pages\n`);
+      return output;
+    },
+  };
 };
