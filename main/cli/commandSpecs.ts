@@ -68,10 +68,22 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
   },
   {
     name: 'tools',
-    summary: 'print the tool schemas for your own agent code',
+    summary: 'print the tool schemas for your own agent code; review the manifest tools of $TOOLGATE_HOME/tools',
     options: [
       { name: 'format', value: 'mcp|openai|anthropic', description: 'the schema dialect (default mcp)' },
       { name: 'tools', value: 'MODULE', repeatable: true, description: 'an ES module of more tools to include' },
+    ],
+    subcommands: [
+      {
+        name: 'review',
+        args: 'NAME',
+        summary: "show a manifest tool's source, declarations, bounds and hashes (what changed since its last review), then trust it",
+        options: [{ name: 'yes', description: 'trust it without asking' }],
+        details: [
+          'The review pins the SHA-256 of the manifest and of the program or module it runs; a running gate applies it',
+          'within a second. Exit 0 trusted (or already trusted), 1 you said no, 2 no such tool or an unreadable manifest.',
+        ].join('\n'),
+      },
     ],
   },
   {

@@ -40,6 +40,7 @@ import { builtAssets, runtimeFolder, statePaths, toolgateRoot } from '../state/p
 import { ensureHome } from '../state/stateFolder';
 import { BUILTIN_TOOLS } from '../tools/builtinTools';
 import { loadToolModule } from '../tools/loadToolModule';
+import { startToolsHome } from '../tools/sources/toolsHomeWatch';
 import { isInside } from '../tools/workspacePath';
 import { AgentDirectory } from '../mcp/agentDirectory';
 import { startUpstream } from '../upstream/startUpstream';
@@ -187,6 +188,15 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     for (const tool of await loadToolModule(module)) registry.register(tool, module);
   }
   const events = new GateEvents((payload) => redactions.redactValue(payload));
+  // What tool processes may read in their sandbox; the tools home adds its manifests and the programs they run.
+  const sandboxReadable = [toolgateRoot(), runtimeFolder(), ...(options.toolModules ?? []).map((module) => dirname(resolve(module)))];
+  // $TOOLGATE_HOME/tools/*.json: registered held until reviewed, and watched like servers.json.
+  const toolsHome = await startToolsHome({
+    home: resolve(options.home),
+    registry,
+    sandboxReadable,
+    log: (message) => process.stderr.write(`toolgate: ${message}\n`),
+  });
   // A --grant rule that cannot be read refuses the start; a policy file that cannot is refused alone.
   const policyEngine = options.policy
     ? undefined
@@ -250,7 +260,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     cgroups: detectCgroups(),
     isolate: sandboxIsolation(sandbox, {
       workspace,
-      readable: [toolgateRoot(), runtimeFolder(), ...(options.toolModules ?? []).map((module) => dirname(resolve(module)))],
+      readable: sandboxReadable,
       hidden: [resolve(options.home)],
       granted: protectedWriteGrants(grants),
     }),
@@ -278,7 +288,13 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     // Waiting for a free process (up to 10 s, then the check is skipped) plus the check itself.
     probeTimeoutMs: 25_000,
   });
-  const toolStatus = new ToolStatusBoard({ registry, health, sandbox, effectiveTier: (manifest) => effectiveTier(manifest, sandbox) });
+  const toolStatus = new ToolStatusBoard({
+    registry,
+    health,
+    sandbox,
+    effectiveTier: (manifest) => effectiveTier(manifest, sandbox),
+    sourceOf: (name) => toolsHome.sourceOf(name),
+  });
   // Not awaited: a tool whose check hangs must not hold up the gate; until checked, tools are callable.
   void health.start();
   const effects = new EffectsRecorder(
@@ -373,6 +389,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     close: () => {
       closing ??= (async () => {
         health.close();
+        toolsHome.close();
         await upstream.close();
         policyEngine?.close();
         streamed.close();
