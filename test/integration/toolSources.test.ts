@@ -58,11 +58,11 @@ beforeAll(async () => {
   ungranted = await listen();
   dirs = makeTempDirs();
   const subprocess = (args: string[], output: string) => ({ sideEffects: ['ProcessSpawn'], source: { kind: 'subprocess', command: '/usr/bin/printf', args, output } });
-  const http = (port: number, path: string) => ({
+  const http = (port: number, path: string, secret = 'API_KEY') => ({
     sideEffects: ['NetRead'],
     capabilities: ['net:read'],
     inputSchema: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
-    source: { kind: 'http', url: `http://127.0.0.1:${port}${path}`, headers: { Authorization: `Bearer $ENV.API_KEY` }, response: 'json' },
+    source: { kind: 'http', url: `http://127.0.0.1:${port}${path}`, headers: { Authorization: `Bearer $ENV.${secret}` }, response: 'json' },
   });
   const toolModules = [
     manifest('echo_argv', { ...subprocess(['<%s>\\n', 'before', '{{text}}', 'after'], 'text'), outputSchema: stringOutput('text') }),
@@ -70,7 +70,10 @@ beforeAll(async () => {
     manifest('api_item', { ...http(granted.port, '/v1/items/{{q}}'), outputSchema: stringOutput('q') }),
     manifest('api_broken', { ...http(granted.port, '/v1/broken'), outputSchema: stringOutput('q') }),
     manifest('api_elsewhere', { ...http(ungranted.port, '/v1/items/{{q}}'), outputSchema: stringOutput('q') }),
+    manifest('api_misbound', { ...http(granted.port, '/v1/items/{{q}}', 'OTHER_KEY'), outputSchema: stringOutput('q') }),
   ];
+  // A secret the person stored for another tool's host: the manifest naming it may not send it.
+  writeFileSync(join(dirs.home, 'secrets.json'), JSON.stringify({ OTHER_KEY: { value: 'other-secret-0123456789', for: ['http_fetch:api.example.com'] } }), { mode: 0o600 });
   writeFileSync(
     join(dirs.home, 'servers.json'),
     JSON.stringify({ mcpServers: { counter: { command: process.execPath, args: [UPSTREAM, 'output-schema'], sandbox: { readable: [toolgateRoot(), resolve(process.execPath, '../..')] } } } }),
@@ -156,6 +159,15 @@ describe('HTTP tools', () => {
     expect(codeOf(result)).toBe('EPERMISSION');
     expect(textOf(result)).toContain(`--grant net:read:127.0.0.1:${ungranted.port}`);
     expect(ungranted.hits).toEqual([]);
+  });
+
+  it("are refused before any request when the manifest's secret is stored --for elsewhere", async () => {
+    const before = granted.hits.length;
+    const result = await call('api_misbound', { q: 'x' });
+    expect(codeOf(result)).toBe('EPERMISSION');
+    expect(textOf(result)).toContain('$ENV.OTHER_KEY may go only to http_fetch:api.example.com');
+    expect(textOf(result)).toContain(`--for api_misbound:127.0.0.1:${granted.port}`);
+    expect(granted.hits.length).toBe(before);
   });
 
   it('fail a call whose response breaks the declared schema', async () => {
