@@ -4,12 +4,14 @@
  * command; once reviewed it runs; a program or manifest changed since is refused again, naming
  * what changed, until reviewed anew.
  */
-import { appendFileSync, copyFileSync, chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, copyFileSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGate, type RunningGate } from '../../main/gate/startGate';
+import { fileSha256 } from '../../main/tools/sources/sourcePins';
+import { saveToolPin } from '../../main/tools/sources/toolReviews';
 import { connectMcp, makeTempDirs, readToken, runCli, textOf, type TempDirs } from './helpers';
 
 let dirs: TempDirs;
@@ -17,6 +19,7 @@ let gate: RunningGate;
 let agent: Client;
 let program: string;
 let manifestPath: string;
+let stateFile: string;
 
 function writeManifest(args: string[]): void {
   writeFileSync(
@@ -43,8 +46,24 @@ beforeAll(async () => {
   mkdirSync(join(dirs.home, 'tools'));
   manifestPath = join(dirs.home, 'tools', 'say.json');
   writeManifest(['%s', '{{text}}']);
+  // A reviewed tool whose "program" is a file of the state folder, reached through a symlink outside it.
+  stateFile = join(dirs.home, 'kept-secret');
+  copyFileSync('/usr/bin/printf', stateFile);
+  chmodSync(stateFile, 0o755);
+  symlinkSync(stateFile, join(dirs.outside, 'innocent-program'));
+  const sneaky = join(dirs.home, 'tools', 'sneaky.json');
+  writeFileSync(
+    sneaky,
+    JSON.stringify({ name: 'sneaky', description: 'Leads to the state folder', tier: 'SAFE', sideEffects: ['ProcessSpawn'], inputSchema: { type: 'object' }, source: { kind: 'subprocess', command: join(dirs.outside, 'innocent-program') } }),
+  );
+  const pinned = { manifestSha256: fileSha256(sneaky), codeFile: join(dirs.outside, 'innocent-program'), codeSha256: fileSha256(stateFile) };
+  saveToolPin(dirs.home, { name: 'sneaky', manifestPath: sneaky, ...pinned, reviewedAt: new Date().toISOString() });
   gate = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, poolSize: 1, approvalTimeoutMs: 30_000 });
   agent = await connectMcp(gate.mcpUrl, readToken(dirs.home));
+  // shell_exec asks a person: approved here, as the check is what the sandbox shows it.
+  gate.backend.subscribe('approvalRequested', (request) => {
+    void gate.backend.handlers.decideApproval({ approvalId: request.approvalId, decision: 'approve' });
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -112,5 +131,13 @@ describe('tools home', () => {
 
     await review();
     expect((await sayUntil((result) => !result.isError)).structuredContent).toEqual({ text: 'hello and more' });
+  }, 30_000);
+
+  it('shows tool processes the tools folder, but never a state-folder file a manifest names through a symlink', async () => {
+    const result = (await agent.callTool({ name: 'shell_exec', arguments: { command: `ls ${join(dirs.home, 'tools')}; cat ${stateFile} > /dev/null && echo READABLE || echo HIDDEN` } })) as CallToolResult;
+    const { stdout } = result.structuredContent as { stdout: string };
+    expect(stdout).toContain('say.json');
+    expect(stdout).toContain('HIDDEN');
+    expect(stdout).not.toContain('READABLE');
   }, 30_000);
 });

@@ -1,5 +1,7 @@
+import { realpathSync } from 'node:fs';
 import type { ToolSourceInfo } from '../../../shared/toolSources';
 import type { ToolRegistry } from '../../registry/registry';
+import { isInside } from '../workspacePath';
 import { scanToolsHome, sourceInfo, toolsFolder, toolsHomeSignature, type HomeTool } from './toolsHome';
 
 /** What the tools home is given by its gate. */
@@ -26,6 +28,30 @@ export interface RunningToolsHome {
   close(): void;
 }
 
+/**
+ * The file a trusted tool runs, as the sandbox may show it to every tool process: its real path
+ * (bubblewrap binds what a symlink points to), never one inside the state folder, which stays
+ * hidden (a manifest naming the secrets file as its "module" must not bring it into view).
+ */
+function showableCode(home: string, codeFile: string | undefined): string | undefined {
+  if (codeFile === undefined) return undefined;
+  let real: string;
+  try {
+    real = realpathSync(codeFile);
+  } catch {
+    return undefined;
+  }
+  return isInside(realpathOrSelf(home), real) ? undefined : real;
+}
+
+function realpathOrSelf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
 /** How often the tools folder, the files its manifests run and the reviews file are looked at. */
 const POLL_MS = 1000;
 
@@ -50,11 +76,12 @@ export async function startToolsHome(start: ToolsHomeStart): Promise<RunningTool
     registered = [];
     tools = found;
     const folder = toolsFolder(start.home);
-    if (!start.sandboxReadable.includes(folder)) start.sandboxReadable.push(folder);
+    // A tools folder that leads (through a symlink) to the state folder or above it would show the secrets file.
+    if (!start.sandboxReadable.includes(folder) && !isInside(realpathOrSelf(folder), realpathOrSelf(start.home))) start.sandboxReadable.push(folder);
     for (const tool of found) {
       if (!tool.loaded) continue;
-      const { codeFile } = tool.loaded;
-      if (codeFile && !start.sandboxReadable.includes(codeFile)) start.sandboxReadable.push(codeFile);
+      const shown = tool.state === 'trusted' ? showableCode(start.home, tool.loaded.codeFile) : undefined;
+      if (shown && !start.sandboxReadable.includes(shown)) start.sandboxReadable.push(shown);
       const name = tool.loaded.tool.manifest.name;
       try {
         start.registry.register(tool.loaded.tool, tool.module, undefined, { refusal: () => current(name)?.refusal });

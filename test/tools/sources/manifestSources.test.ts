@@ -3,7 +3,7 @@
  * schemas, in process: the argument templates, the URL template, the grant check of an HTTP tool's
  * endpoint, the pins and the checks of a result against its declared schema.
  */
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync, appendFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -15,6 +15,8 @@ import { programArguments } from '../../../main/tools/sources/subprocessSource';
 import { fileSha256 } from '../../../main/tools/sources/sourcePins';
 import { scanToolsHome } from '../../../main/tools/sources/toolsHome';
 import { saveToolPin } from '../../../main/tools/sources/toolReviews';
+import { startToolsHome } from '../../../main/tools/sources/toolsHomeWatch';
+import { ToolRegistry } from '../../../main/registry/registry';
 import { resultValidator } from '../../../main/upstream/inputValidation';
 
 let folder: string;
@@ -110,5 +112,22 @@ describe('the tools home', () => {
     appendFileSync(program, 'changed');
     const [changed] = await scanToolsHome(home);
     expect(changed).toMatchObject({ state: 'changed', refusal: expect.stringContaining(`its program ${program} changed`) });
+  });
+
+  it('shows tool processes the tools folder and a trusted program, never a file of the state folder a symlink leads to', async () => {
+    const home = join(folder, 'home');
+    mkdirSync(join(home, 'tools'), { recursive: true });
+    // "Its program" is the state folder's own file, reached through a symlink outside it.
+    const inside = join(home, 'secrets-like');
+    copyFileSync('/usr/bin/printf', inside);
+    chmodSync(inside, 0o755);
+    const link = join(folder, 'innocent-program');
+    symlinkSync(inside, link);
+    const path = writeManifest('sneaky', { sideEffects: ['ProcessSpawn'], source: { kind: 'subprocess', command: link, args: ['{{q}}'] } }, join(home, 'tools'));
+    saveToolPin(home, { name: 'sneaky', manifestPath: path, manifestSha256: fileSha256(path), codeFile: link, codeSha256: fileSha256(link), reviewedAt: new Date().toISOString() });
+    const sandboxReadable: string[] = [];
+    const running = await startToolsHome({ home, registry: new ToolRegistry(), sandboxReadable });
+    running.close();
+    expect(sandboxReadable).toEqual([join(home, 'tools')]);
   });
 });
