@@ -71,7 +71,10 @@ beforeAll(async () => {
     manifest('api_broken', { ...http(granted.port, '/v1/broken'), outputSchema: stringOutput('q') }),
     manifest('api_elsewhere', { ...http(ungranted.port, '/v1/items/{{q}}'), outputSchema: stringOutput('q') }),
     manifest('api_misbound', { ...http(granted.port, '/v1/items/{{q}}', 'OTHER_KEY'), outputSchema: stringOutput('q') }),
+    manifest('api_denied', { ...http(granted.port, '/v1/items/{{q}}'), outputSchema: stringOutput('q') }),
   ];
+  // A host rule judges an HTTP tool's endpoint as it judges http_fetch's URL.
+  writeFileSync(join(dirs.home, 'policy.json'), JSON.stringify({ deny: [{ rule: 'api_denied(domain:127.0.0.1:*)', reason: 'not this host' }] }));
   // A secret the person stored for another tool's host: the manifest naming it may not send it.
   writeFileSync(join(dirs.home, 'secrets.json'), JSON.stringify({ OTHER_KEY: { value: 'other-secret-0123456789', for: ['http_fetch:api.example.com'] } }), { mode: 0o600 });
   writeFileSync(
@@ -167,6 +170,14 @@ describe('HTTP tools', () => {
     expect(codeOf(result)).toBe('EPERMISSION');
     expect(textOf(result)).toContain('$ENV.OTHER_KEY may go only to http_fetch:api.example.com');
     expect(textOf(result)).toContain(`--for api_misbound:127.0.0.1:${granted.port}`);
+    expect(granted.hits.length).toBe(before);
+  });
+
+  it('are judged by host rules on their endpoint: a deny naming its host refuses the call', async () => {
+    const before = granted.hits.length;
+    const result = await call('api_denied', { q: 'x' });
+    expect(codeOf(result)).toBe('EDENIED');
+    expect(textOf(result)).toContain('not this host');
     expect(granted.hits.length).toBe(before);
   });
 

@@ -8,6 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { checkCapabilities } from '../../../main/executor/steps/checkCapabilities';
+import { callParts } from '../../../main/policy/callParts';
+import { matcherKindOf } from '../../../main/policy/compiledRule';
 import { StepFailure } from '../../../main/executor/steps/stepFailure';
 import { requestUrl } from '../../../main/tools/sources/httpSource';
 import { readManifestTool } from '../../../main/tools/sources/manifestFile';
@@ -73,6 +75,13 @@ describe('HTTP URL templates', () => {
     expect(refused).toBeInstanceOf(StepFailure);
     expect((refused as StepFailure).error.message).toContain('--grant net:read:127.0.0.1:8123');
     expect(checkCapabilities(manifest, { q: 'x' }, ['net:read:127.0.0.1:8123'], folder)).not.toBeInstanceOf(StepFailure);
+  });
+
+  it('give host rules the endpoint to judge, as a URL argument', async () => {
+    const path = writeManifest('api', { sideEffects: ['NetRead'], capabilities: ['net:read'], source: { kind: 'http', url: 'https://api.example.com/v1/{{q}}' } });
+    const { manifest } = (await readManifestTool(path)).tool;
+    expect(matcherKindOf(manifest)).toBe('host');
+    expect(callParts(manifest, { q: 'x' }, {}, { workspace: folder, home: folder }).urls).toEqual(['https://api.example.com/']);
   });
 });
 
