@@ -276,8 +276,9 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     tools: () => registry.list().map((manifest) => registry.get(manifest.name)!),
     // initialize() then healthCheck(), in a tool process of the tool's own (read-only) profile.
     probe: async (entry) =>
-      // A tool with neither hook has nothing to check: no tool process is spent on it.
-      !entry.tool.initialize && !entry.tool.healthCheck
+      // A tool with neither hook has nothing to check: no tool process is spent on it. Nor on a tool
+      // held for review: its initialize() is code nobody reviewed (its calls are refused meanwhile).
+      (!entry.tool.initialize && !entry.tool.healthCheck) || entry.review?.refusal() !== undefined
         ? { healthy: true }
         : pool.health(
         { tool: entry.tool.manifest.name, module: entry.module, workspace },

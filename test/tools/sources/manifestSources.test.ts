@@ -13,7 +13,7 @@ import { matcherKindOf } from '../../../main/policy/compiledRule';
 import { StepFailure } from '../../../main/executor/steps/stepFailure';
 import { requestUrl } from '../../../main/tools/sources/httpSource';
 import { readManifestTool } from '../../../main/tools/sources/manifestFile';
-import { programArguments } from '../../../main/tools/sources/subprocessSource';
+import { parseOutput, programArguments } from '../../../main/tools/sources/subprocessSource';
 import { fileSha256 } from '../../../main/tools/sources/sourcePins';
 import { scanToolsHome } from '../../../main/tools/sources/toolsHome';
 import { saveToolPin } from '../../../main/tools/sources/toolReviews';
@@ -44,6 +44,15 @@ describe('subprocess argument templates', () => {
   it('refuse a whole-argument field that starts with - before any --, and take it after --', () => {
     expect(() => programArguments(['{{q}}'], { q: '--output=/etc/passwd' })).toThrow(/which the program would read as an option/);
     expect(programArguments(['--', '{{q}}'], { q: '--output=x' })).toEqual(['--', '--output=x']);
+  });
+});
+
+describe('subprocess output', () => {
+  it('is read as declared: text, one JSON value, or JSON lines; output that is not what it says is a clear error', () => {
+    expect(parseOutput('hi\n', 'text', 't')).toEqual({ text: 'hi\n' });
+    expect(parseOutput('{"a":1}\n', 'json', 't')).toEqual({ a: 1 });
+    expect(parseOutput('{"a":1}\n\n[2]\n', 'jsonl', 't')).toEqual({ items: [{ a: 1 }, [2]] });
+    expect(() => parseOutput('{"a":1}\nnot json\n', 'jsonl', 't')).toThrow(/t declares JSON output, but line 2 of its output is not JSON/);
   });
 });
 
