@@ -40,6 +40,7 @@ import { builtAssets, runtimeFolder, statePaths, toolgateRoot } from '../state/p
 import { ensureHome } from '../state/stateFolder';
 import { BUILTIN_TOOLS } from '../tools/builtinTools';
 import { loadToolModule } from '../tools/loadToolModule';
+import { isManifestFile, loadPinnedManifestTool } from '../tools/sources/manifestFile';
 import { startToolsHome } from '../tools/sources/toolsHomeWatch';
 import { isInside } from '../tools/workspacePath';
 import { AgentDirectory } from '../mcp/agentDirectory';
@@ -185,6 +186,11 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     if (!options.readOnly || mutatingEffects(tool.manifest.sideEffects).length === 0) registry.register(tool);
   }
   for (const module of options.toolModules ?? []) {
+    if (isManifestFile(module)) {
+      const pinned = await loadPinnedManifestTool(module);
+      registry.register(pinned.tool, pinned.module);
+      continue;
+    }
     for (const tool of await loadToolModule(module)) registry.register(tool, module);
   }
   const events = new GateEvents((payload) => redactions.redactValue(payload));

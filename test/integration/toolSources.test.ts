@@ -5,7 +5,7 @@
  * breaks its declared schema (a program's, an endpoint's, an upstream server's) is an error the
  * agent reads and the audit keeps.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -66,6 +66,7 @@ beforeAll(async () => {
   });
   const toolModules = [
     manifest('echo_argv', { ...subprocess(['<%s>\\n', 'before', '{{text}}', 'after'], 'text'), outputSchema: stringOutput('text') }),
+    manifest('changing_argv', { ...subprocess(['<%s>\\n', '{{text}}'], 'text'), outputSchema: stringOutput('text') }),
     manifest('count_words', { ...subprocess(['{"count":"%s"}', '{{text}}'], 'json'), outputSchema: { type: 'object', properties: { count: { type: 'number' } }, required: ['count'] } }),
     manifest('api_item', { ...http(granted.port, '/v1/items/{{q}}'), outputSchema: stringOutput('q') }),
     manifest('api_broken', { ...http(granted.port, '/v1/broken'), outputSchema: stringOutput('q') }),
@@ -135,6 +136,15 @@ describe('subprocess tools', () => {
     const result = await call('echo_argv', { text: '--version' });
     expect(codeOf(result)).toBe('EVALIDATION');
     expect(textOf(result)).toContain('which the program would read as an option');
+  });
+
+  it('refuse to run a --tools manifest changed after the gate loaded it, running nothing', async () => {
+    expect((await call('changing_argv', { text: 'first' })).structuredContent).toEqual({ text: '<first>\n' });
+    const path = join(dirs.outside, 'changing_argv.json');
+    writeFileSync(path, readFileSync(path, 'utf8').replace('<%s>', '[%s]'));
+    const refused = await call('changing_argv', { text: 'second' });
+    expect(codeOf(refused)).toBe('EPERMISSION');
+    expect(textOf(refused)).toContain(`tool manifest ${path} changed since it was reviewed or the gate loaded it`);
   });
 
   it('fail a call whose output breaks the declared schema, saying where, and audit it', async () => {

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { GateError } from '../../../shared/errors';
 import { defineTool, type DefinedTool, type ToolContext } from '../../registry/defineTool';
@@ -12,7 +12,7 @@ import {
   SideEffectSchema,
   TierEscalationSchema,
 } from '../../../shared/manifest';
-import { sha256, splitPinnedModule } from './sourcePins';
+import { fileSha256, pinnedModule, sha256, splitPinnedModule } from './sourcePins';
 
 /**
  * What every tool manifest file declares, whatever runs it: the same declarations as a tool written
@@ -90,11 +90,23 @@ export async function loadManifestTool(module: string): Promise<DefinedTool> {
   if (pins && loaded.manifestSha256 !== pins.manifest) {
     throw new GateError(
       'EPERMISSION',
-      `tool manifest ${path} changed since it was reviewed (sha256 ${loaded.manifestSha256}, reviewed ${pins.manifest}); nothing was run. ` +
-        `Review it with \`toolgate tools review ${loaded.manifest.name}\``,
+      `tool manifest ${path} changed since it was reviewed or the gate loaded it (sha256 ${loaded.manifestSha256}, pinned ${pins.manifest}); nothing was run. ` +
+        `Review it with \`toolgate tools review ${loaded.manifest.name}\` (or restart the gate, for a manifest given with --tools)`,
     );
   }
   return loaded.tool;
+}
+
+/**
+ * A manifest given with `--tools`: loaded once, and handed to tool processes pinned to the manifest
+ * and code file as the gate read them, so a file changed while the gate runs (say by an agent, when
+ * it lies in the workspace) is refused rather than run under the checks made for the old one.
+ */
+export async function loadPinnedManifestTool(manifestPath: string): Promise<{ tool: DefinedTool; module: string }> {
+  if (!isAbsolute(manifestPath)) throw new GateError('EVALIDATION', `tool module ${manifestPath} must be an absolute path`);
+  const loaded = await readManifestTool(manifestPath);
+  const code = loaded.codeFile ? fileSha256(loaded.codeFile) : undefined;
+  return { tool: loaded.tool, module: pinnedModule(manifestPath, { manifest: loaded.manifestSha256, ...(code ? { code } : {}) }) };
 }
 
 /** Reads, checks and loads one manifest file, with what a review pins of it. */

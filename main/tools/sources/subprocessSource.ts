@@ -112,7 +112,7 @@ function checkPinnedProgram(command: string, pinned: string | undefined, tool: s
   if (pinned === undefined) return;
   const now = fileSha256(command);
   if (now === pinned) return;
-  throw new GateError('EPERMISSION', `${tool}: the program ${command} changed since the tool was reviewed (sha256 ${now}, reviewed ${pinned}); nothing was run. Review it with \`toolgate tools review ${tool}\``);
+  throw new GateError('EPERMISSION', `${tool}: the program ${command} changed since the tool was reviewed or the gate loaded it (sha256 ${now}, pinned ${pinned}); nothing was run. Review it with \`toolgate tools review ${tool}\` (or restart the gate, for a manifest given with --tools)`);
 }
 
 /** stdout read as the manifest declares; output that is not what it says is a clear error. */

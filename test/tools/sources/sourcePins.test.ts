@@ -49,7 +49,7 @@ describe('pinned manifest modules', () => {
     appendFileSync(program, 'changed');
     await expect(Promise.resolve(tool.execute({ text: 'hi' }, context()))).rejects.toMatchObject({
       code: 'EPERMISSION',
-      message: expect.stringContaining(`the program ${program} changed since the tool was reviewed`),
+      message: expect.stringContaining(`the program ${program} changed since the tool was reviewed or the gate loaded it`),
     });
   });
 
