@@ -28,7 +28,7 @@ export const HttpSourceSchema = z
       .default({}),
     /** The body: a string template sent as it is, or a JSON value whose string leaves are templates (sent as JSON). */
     body: z.union([z.string(), z.record(z.string(), z.unknown()), z.array(z.unknown())]).optional(),
-    /** How the response body is read: `json` (the value) or `text` ({ status, text }). */
+    /** How the response body is read: `json` (the value) or `text` ({ status, text }); a HEAD gives { status }. */
     response: z.enum(['json', 'text']).default('json'),
   })
   .strict();
@@ -70,6 +70,8 @@ export const loadHttpSource: SourceLoader = async (manifest, manifestPath) => {
         throw new GateError('ERUNTIME', `${manifest.name}: ${url.origin} answered ${result.status}: ${result.content.slice(0, 500)}`, { status: result.status });
       }
       if (result.truncated) throw new GateError('EQUOTA', `${manifest.name}: the response passed ${maxBytes} bytes (the tool's network.maxBytes) and was cut`);
+      // A HEAD has no body to read: its answer is its status.
+      if (source.method === 'HEAD') return { status: result.status };
       if (source.response === 'text') return { status: result.status, text: result.content };
       try {
         return JSON.parse(result.content) as unknown;
