@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ToolManifestSchema, SecurityTierSchema } from './manifest';
+import { ToolSourceInfoSchema } from './toolSources';
 
 /**
  * What a tool's healthCheck() answers (seed 002). The seed's own example says `error` where the
@@ -87,5 +88,7 @@ export const ToolStatusSchema = z.object({
   health: ToolHealthSchema,
   /** Whether calls can reach it now; false once a health check found it unhealthy. */
   available: z.boolean(),
+  /** For a manifest tool of the tools home: its source, hashes and review. */
+  source: ToolSourceInfoSchema.optional(),
 });
 export type ToolStatus = z.infer<typeof ToolStatusSchema>;

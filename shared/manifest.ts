@@ -133,6 +133,17 @@ export const ToolManifestSchema = z.object({
    * grant covering each URL's host (the tool's bare `net:<access>` capabilities are scoped per call).
    */
   urlArguments: z.array(z.string()).optional(),
+  /**
+   * URLs the tool reaches whatever its arguments (an HTTP tool's endpoint, its arguments only in the
+   * path and query): each is checked against the net grants as URL arguments are, and secrets are
+   * held to their hosts.
+   */
+  endpoints: z.array(z.string()).optional(),
+  /**
+   * Secrets the tool's own declaration sends (an HTTP tool's `Authorization: Bearer $ENV.KEY`): the
+   * gate resolves them for each call, held to their `--for` like any secret, and hands them to the tool.
+   */
+  ownSecrets: z.array(z.string()).optional(),
   /** Whether the tool can preview its effect without making it (dry run). */
   supportsDryRun: z.boolean(),
   /** Argument values that raise one call's tier; policy judges by the highest that matches. */

@@ -10,7 +10,7 @@ export const SERVE_SPEC: CommandSpec = {
     { name: 'workspace', value: 'DIR', description: 'the folder tools may touch (default: settings.json, else the current folder)' },
     { name: 'port', value: 'N', description: 'loopback port of MCP and the console; 0 picks a free one (default 7749)' },
     { name: 'approval-timeout', value: 'SEC', description: 'seconds a prompt waits for you before it is denied (default 300)' },
-    { name: 'tools', value: 'MODULE', repeatable: true, description: 'an ES module of more tools to load' },
+    { name: 'tools', value: 'MODULE', repeatable: true, description: 'an ES module of more tools, or a tool manifest (.json: subprocess, HTTP or WASM), to load' },
     { name: 'grant', value: 'CAP', repeatable: true, description: 'a capability for tools, e.g. net:read:docs.python.org or fs:write:.vscode/**, or an allow rule, e.g. "shell_exec(npm test)"' },
     { name: 'mode', value: 'strict|standard|permissive', description: 'how calls no rule decides are treated (default standard)' },
     { name: 'read-only', description: 'refuse every tool that writes or starts programs' },
@@ -68,10 +68,22 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
   },
   {
     name: 'tools',
-    summary: 'print the tool schemas for your own agent code',
+    summary: 'print the tool schemas for your own agent code; review the manifest tools of $TOOLGATE_HOME/tools',
     options: [
       { name: 'format', value: 'mcp|openai|anthropic', description: 'the schema dialect (default mcp)' },
-      { name: 'tools', value: 'MODULE', repeatable: true, description: 'an ES module of more tools to include' },
+      { name: 'tools', value: 'MODULE', repeatable: true, description: 'an ES module of more tools, or a tool manifest (.json), to include' },
+    ],
+    subcommands: [
+      {
+        name: 'review',
+        args: 'NAME',
+        summary: "show a manifest tool's source, declarations, bounds and hashes (what changed since its last review), then trust it",
+        options: [{ name: 'yes', description: 'trust it without asking' }],
+        details: [
+          'The review pins the SHA-256 of the manifest and of the program or module it runs; a running gate applies it',
+          'within a second. Exit 0 trusted (or already trusted), 1 you said no, 2 no such tool or an unreadable manifest.',
+        ].join('\n'),
+      },
     ],
   },
   {

@@ -31,6 +31,8 @@ export interface Io {
 
 /** `toolgate tools [--format mcp|openai|anthropic] [--tools MODULE]`: the tool schemas as JSON. */
 export async function toolsCommand(argv: string[], io: Io): Promise<number> {
+  const sub = subcommandOf(commandSpec('tools'), argv);
+  if (sub?.name === 'review') return (await import('./toolReviewCommand')).toolsReview(parseCommandLine(sub, argv, 'tools review'), io);
   const args = parseCommandLine(commandSpec('tools'), argv, 'tools');
   const format = (flag(args, 'format') ?? 'mcp') as ToolSchemaFormat;
   if (!TOOL_SCHEMA_FORMATS.includes(format)) {

@@ -191,7 +191,7 @@ function serversSandbox(args: ParsedArgs, io: Io): number {
 }
 
 /** A yes/no question at the terminal; anything but y or yes is no. */
-async function askAtTerminal(question: string): Promise<boolean> {
+export async function askAtTerminal(question: string): Promise<boolean> {
   const lines = createInterface({ input: process.stdin, output: process.stdout });
   try {
     const answer = await lines.question(`${question} [y/N] `);

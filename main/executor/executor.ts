@@ -123,7 +123,7 @@ export class Executor {
   private async judgedRun(run: CallRun, tool: string, args: unknown, signal: AbortSignal): Promise<ToolResult> {
     const entry = lookupTool(this.deps.registry, tool);
     if (entry instanceof StepFailure) return run.fail('rejected', entry.step, entry.error);
-    const unavailable = this.deps.unavailableReason?.(entry.tool.manifest.name);
+    const unavailable = entry.review?.refusal() ?? this.deps.unavailableReason?.(entry.tool.manifest.name);
     if (unavailable) return run.fail('rejected', 'lookup', { code: 'EUNAVAILABLE', message: unavailable });
     run.at('validate');
     const input = validateInput(entry, args);
@@ -144,7 +144,7 @@ export class Executor {
     const entry = lookupTool(this.deps.registry, request.tool);
     if (entry instanceof StepFailure) return run.fail('rejected', entry.step, entry.error);
     const { manifest } = entry.tool;
-    const unavailable = entry.external ? entry.external.unavailable() : this.deps.unavailableReason?.(manifest.name);
+    const unavailable = entry.external ? entry.external.unavailable() : (entry.review?.refusal() ?? this.deps.unavailableReason?.(manifest.name));
     if (unavailable) return run.fail('rejected', 'lookup', { code: 'EUNAVAILABLE', message: unavailable });
     // Arguments sent as raw text are shown parsed from here on; others were recorded as they came.
     const parsedFromText = 'recordedParsed' in admission ? { arguments: this.deps.redactions.redactValue(admission.recordedParsed) } : {};
@@ -411,6 +411,7 @@ export class Executor {
                 dryRun: false,
                 ...(approvedPreviewHash ? { approvedPreviewHash } : {}),
                 ...(hidden.length > 0 ? { hiddenSecrets: hidden } : {}),
+                ...(resolved.own?.length ? { secrets: resolved.own } : {}),
               },
             },
             { timeoutMs: manifest.bounds.timeoutMs, maxMemoryMb: manifest.bounds.maxMemoryMb },

@@ -43,6 +43,8 @@ import { registerGateTools } from '../tools/gateTools';
 import { MemoryConsole } from '../tools/memory/memoryConsole';
 import type { WebSearchSettings } from '../tools/webSearch/searchSettings';
 import { loadToolModule } from '../tools/loadToolModule';
+import { isManifestFile, loadPinnedManifestTool } from '../tools/sources/manifestFile';
+import { startToolsHome } from '../tools/sources/toolsHomeWatch';
 import { isInside } from '../tools/workspacePath';
 import { AgentDirectory } from '../mcp/agentDirectory';
 import { startUpstream } from '../upstream/startUpstream';
@@ -189,11 +191,25 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     if (!options.readOnly || mutatingEffects(tool.manifest.sideEffects).length === 0) registry.register(tool);
   }
   for (const module of options.toolModules ?? []) {
+    if (isManifestFile(module)) {
+      const pinned = await loadPinnedManifestTool(module);
+      registry.register(pinned.tool, pinned.module);
+      continue;
+    }
     for (const tool of await loadToolModule(module)) registry.register(tool, module);
   }
   // Memory and web_search, served by the gate: the notes of this workspace only, secrets out before they are kept.
   const gateTools = registerGateTools(registry, { home: options.home, workspace, redact: (value) => redactions.redactValue(value), secrets, ...(options.webSearch ? { webSearch: options.webSearch } : {}) });
   const events = new GateEvents((payload) => redactions.redactValue(payload));
+  // What tool processes may read in their sandbox; the tools home adds its manifests and the programs they run.
+  const sandboxReadable = [toolgateRoot(), runtimeFolder(), ...(options.toolModules ?? []).map((module) => dirname(resolve(module)))];
+  // $TOOLGATE_HOME/tools/*.json: registered held until reviewed, and watched like servers.json.
+  const toolsHome = await startToolsHome({
+    home: resolve(options.home),
+    registry,
+    sandboxReadable,
+    log: (message) => process.stderr.write(`toolgate: ${message}\n`),
+  });
   // A --grant rule that cannot be read refuses the start; a policy file that cannot is refused alone.
   const policyEngine = options.policy
     ? undefined
@@ -257,7 +273,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     cgroups: detectCgroups(),
     isolate: sandboxIsolation(sandbox, {
       workspace,
-      readable: [toolgateRoot(), runtimeFolder(), ...(options.toolModules ?? []).map((module) => dirname(resolve(module)))],
+      readable: sandboxReadable,
       hidden: [resolve(options.home)],
       granted: protectedWriteGrants(grants),
     }),
@@ -273,8 +289,9 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     tools: () => registry.list().map((manifest) => registry.get(manifest.name)!),
     // initialize() then healthCheck(), in a tool process of the tool's own (read-only) profile.
     probe: async (entry) =>
-      // A tool with neither hook has nothing to check: no tool process is spent on it.
-      !entry.tool.initialize && !entry.tool.healthCheck
+      // A tool with neither hook has nothing to check: no tool process is spent on it. Nor on a tool
+      // held for review: its initialize() is code nobody reviewed (its calls are refused meanwhile).
+      (!entry.tool.initialize && !entry.tool.healthCheck) || entry.review?.refusal() !== undefined
         ? { healthy: true }
         : pool.health(
         { tool: entry.tool.manifest.name, module: entry.module, workspace },
@@ -285,7 +302,13 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     // Waiting for a free process (up to 10 s, then the check is skipped) plus the check itself.
     probeTimeoutMs: 25_000,
   });
-  const toolStatus = new ToolStatusBoard({ registry, health, sandbox, effectiveTier: (manifest) => effectiveTier(manifest, sandbox) });
+  const toolStatus = new ToolStatusBoard({
+    registry,
+    health,
+    sandbox,
+    effectiveTier: (manifest) => effectiveTier(manifest, sandbox),
+    sourceOf: (name) => toolsHome.sourceOf(name),
+  });
   // Not awaited: a tool whose check hangs must not hold up the gate; until checked, tools are callable.
   void health.start();
   const effects = new EffectsRecorder(
@@ -381,6 +404,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     close: () => {
       closing ??= (async () => {
         health.close();
+        toolsHome.close();
         await upstream.close();
         policyEngine?.close();
         streamed.close();

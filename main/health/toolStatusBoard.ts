@@ -1,5 +1,6 @@
 import type { SandboxFact, ToolHealth, ToolStatus } from '../../shared/health';
 import { tierLevel, type SecurityTier, type ToolManifest } from '../../shared/manifest';
+import type { ToolSourceInfo } from '../../shared/toolSources';
 import type { ToolRegistry } from '../registry/registry';
 import type { ToolHealthMonitor } from './toolHealth';
 
@@ -19,6 +20,8 @@ export interface ToolStatusBoardOptions {
   sandbox: SandboxFact;
   /** The tier policy applies to a manifest (the same function policy uses); the declared tier by default. */
   effectiveTier?: (manifest: ToolManifest) => EffectiveTier;
+  /** A tools-home manifest tool's source, hashes and review (undefined for other tools). */
+  sourceOf?: (name: string) => ToolSourceInfo | undefined;
 }
 
 /** The console's Tools view, built from the registry, the health monitor and the sandbox fact. */
@@ -39,6 +42,7 @@ export class ToolStatusBoard {
 
   private statusOf(manifest: ToolManifest): ToolStatus {
     const health: ToolHealth = this.options.health.status(manifest.name);
+    const source = this.options.sourceOf?.(manifest.name);
     return {
       name: manifest.name,
       version: manifest.version,
@@ -50,7 +54,8 @@ export class ToolStatusBoard {
       bounds: manifest.bounds,
       sandbox: this.sandbox.kind,
       health: { ...health },
-      available: this.options.health.isAvailable(manifest.name),
+      available: this.options.health.isAvailable(manifest.name) && (source?.refusal === undefined),
+      ...(source ? { source } : {}),
     };
   }
 

@@ -23,6 +23,8 @@ export const RunContextSchema = z.object({
    * a secret held in a file. Never sent to a module's tool, nor to one that starts programs.
    */
   hiddenSecrets: z.array(z.object({ name: z.string(), value: z.string() })).optional(),
+  /** The secrets the tool's own manifest sends (ownSecrets: an HTTP tool's headers), resolved for this call. */
+  secrets: z.array(z.object({ name: z.string(), value: z.string() })).optional(),
 });
 export type RunContext = z.infer<typeof RunContextSchema>;
 

@@ -91,7 +91,11 @@ export function isolationArguments(network: boolean, sizedTmpfs: boolean): strin
 export interface SandboxLayout {
   /** Real path of the workspace. */
   workspace: string;
-  /** Folders the tool process must read although they may live under /tmp (Toolgate, the Node or Electron running it, tool modules). */
+  /**
+   * Folders and files the tool process must read although they may live under /tmp or in a hidden
+   * folder (Toolgate, the Node or Electron running it, tool modules, the tools home's manifests and
+   * the programs they name). Read each time a process starts, so paths added later count.
+   */
   readable: readonly string[];
   /** Folders no tool may see at all (the state folder: audit log, token, secrets). */
   hidden: readonly string[];
@@ -103,11 +107,14 @@ export interface SandboxLayout {
 export function bubblewrapArguments(profile: SandboxProfile, layout: SandboxLayout, guard?: GuardScan, sizedTmpfs = true): string[] {
   const args = [...baseArguments(profile, sizedTmpfs), '--seccomp', String(SECCOMP_FD)];
   // The root is already bound read-only: binding it again would mount it over /tmp, /proc and /dev.
-  for (const path of layout.readable) if (path !== '/' && existsSync(path)) args.push('--ro-bind', path, path);
+  const inHidden = (path: string) => layout.hidden.some((hidden) => path.startsWith(`${hidden}/`));
+  for (const path of layout.readable) if (path !== '/' && !inHidden(path) && existsSync(path)) args.push('--ro-bind', path, path);
   args.push(profile.writeWorkspace ? '--bind' : '--ro-bind', layout.workspace, layout.workspace);
   // A read-only workspace needs nothing more; a writable one holds each protected entry that exists.
   if (profile.writeWorkspace && guard) args.push(...guardMounts(layout.workspace, guard));
   for (const path of layout.hidden) if (existsSync(path)) args.push('--tmpfs', path);
+  // After the hiding: what must be read inside a hidden folder (the tools home's manifests) shows through it, read-only.
+  for (const path of layout.readable) if (inHidden(path) && existsSync(path)) args.push('--ro-bind', path, path);
   args.push('--chdir', layout.workspace);
   return args;
 }

@@ -89,7 +89,8 @@ export function callParts(manifest: ToolManifest, input: unknown, facts: CallFac
   // A path tool called without a path works on the workspace root.
   const paths = pathArguments.length > 0 && named.length === 0 ? [resolvePath('.', anchors.workspace, anchors)] : named;
   const pathAccess = { accesses: callAccesses(manifest), below: readsBelow(manifest, input) };
-  const urls = (manifest.urlArguments ?? []).flatMap((name) => stringArgument(input, name) ?? []);
+  // An HTTP tool's fixed endpoint is a URL the call reaches like any URL argument: host rules judge it too.
+  const urls = [...(manifest.urlArguments ?? []).flatMap((name) => stringArgument(input, name) ?? []), ...(manifest.endpoints ?? [])];
   if (isUpstreamName(manifest.name)) {
     const args = typeof input === 'object' && input !== null && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
     return { redirects: [], paths, pathAccess, reaches: upstreamPathReaches(manifest, args, anchors), urls, arguments: args };

@@ -71,7 +71,7 @@ export function ruleManifest(tools: ToolLookup, name: string): ToolManifest | un
 export function matcherKindOf(manifest: ToolManifest): MatcherKind {
   if (isUpstreamName(manifest.name)) return 'arguments';
   if (SHELL_ARGUMENTS[manifest.name]) return 'shell';
-  if ((manifest.urlArguments?.length ?? 0) > 0) return 'host';
+  if ((manifest.urlArguments?.length ?? 0) + (manifest.endpoints?.length ?? 0) > 0) return 'host';
   if (judgedPathArguments(manifest).length > 0) return 'path';
   return 'any';
 }

@@ -34,6 +34,8 @@ export interface ToolContext {
    * that matches file contents (search_files, edit_file) works on the text with these redacted.
    */
   readonly hiddenSecrets?: readonly ResolvedSecret[];
+  /** The secrets the tool's own manifest names (ownSecrets), resolved by the gate for this call. */
+  readonly secrets?: readonly ResolvedSecret[];
 }
 
 /** What a tool's initialize() is given, once per tool process before its first call or health check. */
@@ -66,6 +68,10 @@ export interface ToolDefinition<I extends z.ZodType, O extends z.ZodType> {
   workingDirectoryArguments?: string[];
   /** Input fields holding URLs, whose hosts the gate checks against the net grants. */
   urlArguments?: string[];
+  /** URLs reached whatever the input (an HTTP tool's endpoint), checked against the net grants like URL arguments. */
+  endpoints?: string[];
+  /** Secret names the tool's own declaration sends (an HTTP tool's headers), resolved by the gate per call. */
+  ownSecrets?: string[];
   /** Whether execute() honours context.dryRun by returning a Preview. */
   supportsDryRun?: boolean;
   /** Argument values that raise one call's tier above the tool's (each above it, on a declared input field). */
@@ -120,6 +126,8 @@ export function defineTool<I extends z.ZodType, O extends z.ZodType>(definition:
     pathArguments: definition.pathArguments ?? [],
     ...(definition.workingDirectoryArguments ? { workingDirectoryArguments: definition.workingDirectoryArguments } : {}),
     ...(definition.urlArguments ? { urlArguments: definition.urlArguments } : {}),
+    ...(definition.endpoints ? { endpoints: definition.endpoints } : {}),
+    ...(definition.ownSecrets ? { ownSecrets: definition.ownSecrets } : {}),
     supportsDryRun: definition.supportsDryRun ?? false,
     // Only when declared: the manifests (and approval hashes) of other tools stay as they were.
     ...(definition.escalations ? { escalations: definition.escalations } : {}),

@@ -63,6 +63,14 @@ export interface RegisteredTool {
   readonly module: ToolModule;
   /** Set for a tool that runs outside Toolgate's tool processes (an upstream server's). */
   readonly external?: ExternalRunner;
+  /** Set for a tool held to a review (a tools-home manifest): why it may not run now, if it may not. */
+  readonly review?: ReviewHold;
+}
+
+/** A tool's standing against its review, asked at each call and each tools/list. */
+export interface ReviewHold {
+  /** Why it may not run (never reviewed, or changed since), naming the review command; undefined when trusted. */
+  refusal(): string | undefined;
 }
 
 /** Whether the tool is an upstream MCP server's (external and not served by the gate itself). */
@@ -99,7 +107,7 @@ export class ToolRegistry {
   }
 
   /** Adds a tool; refuses a duplicate name, and in read-only mode any mutating tool. */
-  register(tool: DefinedTool, module: ToolModule = 'builtin', external?: ExternalRunner): void {
+  register(tool: DefinedTool, module: ToolModule = 'builtin', external?: ExternalRunner, review?: ReviewHold): void {
     const { name, sideEffects } = tool.manifest;
     if (this.tools.has(name)) {
       throw new GateError('EVALIDATION', `a tool named ${name} is already registered; remove it first or pick another name`);
@@ -113,7 +121,7 @@ export class ToolRegistry {
         );
       }
     }
-    this.tools.set(name, { tool, module, ...(external ? { external } : {}) });
+    this.tools.set(name, { tool, module, ...(external ? { external } : {}), ...(review ? { review } : {}) });
     this.changed();
   }
 
@@ -132,9 +140,9 @@ export class ToolRegistry {
     return this.manifests(() => true);
   }
 
-  /** The manifests agents see in tools/list: all but external tools held back (changed since review, or suspect). */
+  /** The manifests agents see in tools/list: all but tools held back (changed since review, unreviewed, or suspect). */
   listed(): ToolManifest[] {
-    return this.manifests((entry) => entry.external?.listed() ?? true);
+    return this.manifests((entry) => (entry.external?.listed() ?? true) && entry.review?.refusal() === undefined);
   }
 
   private manifests(shown: (entry: RegisteredTool) => boolean): ToolManifest[] {

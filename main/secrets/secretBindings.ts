@@ -14,14 +14,17 @@ export const ANY_FORM_WARNING = 'output can carry it in any form';
 
 /**
  * Where a call of this tool would send the secrets in its arguments: an upstream tool's server,
- * the hosts of a tool's URL arguments, or else the tool itself. An error message when the call's
+ * the hosts of a tool's URL arguments and endpoints, or else the tool itself. An error message when the call's
  * URL cannot be read (which the capability check refuses first, so only a bug reaches it).
  */
 export function callDestinations(manifest: ToolManifest, input: unknown, external: boolean): SecretDestination[] | string {
   if (external) return [{ kind: 'server', server: manifest.name.split(UPSTREAM_SEPARATOR)[0]! }];
   const targets: SecretDestination[] = [];
-  for (const argument of manifest.urlArguments ?? []) {
-    const url = (input as Record<string, unknown>)[argument];
+  const urls = [
+    ...(manifest.urlArguments ?? []).map((argument) => ({ argument, url: (input as Record<string, unknown>)[argument] })),
+    ...(manifest.endpoints ?? []).map((url) => ({ argument: 'endpoint', url })),
+  ];
+  for (const { argument, url } of urls) {
     if (url === undefined) continue;
     if (typeof url !== 'string' || !URL.canParse(url)) return `${argument} is not a URL, so the gate cannot tell where its secrets would go`;
     const parsed = new URL(url);

@@ -135,28 +135,38 @@ export class FetchDeadline {
   }
 }
 
-/** Fetches start, following same-host redirects, all within one deadline of deadlineMs (exported for tests). */
+/** What a request sends beyond its method and URL (an HTTP tool's headers and body); http_fetch sends neither. */
+export interface RequestExtras {
+  headers?: Record<string, string>;
+  body?: Buffer;
+}
+
+/**
+ * Fetches start, following same-host redirects, all within one deadline of deadlineMs (exported
+ * for tests and for HTTP tools, which reach the network under the same rules as http_fetch).
+ */
 export async function fetchWithin(
   start: URL,
-  method: 'GET' | 'HEAD',
+  method: string,
   maxBytes: number,
   deadlineMs = FETCH_DEADLINE_MS,
+  extras: RequestExtras = {},
 ): Promise<FetchResult> {
   const deadline = new FetchDeadline(deadlineMs);
   try {
-    return await fetchFollowingRedirects(start, method, maxBytes, deadline);
+    return await fetchFollowingRedirects(start, method, maxBytes, deadline, extras);
   } finally {
     deadline.close();
   }
 }
 
-async function fetchFollowingRedirects(start: URL, method: 'GET' | 'HEAD', maxBytes: number, deadline: FetchDeadline): Promise<FetchResult> {
+async function fetchFollowingRedirects(start: URL, method: string, maxBytes: number, deadline: FetchDeadline, extras: RequestExtras): Promise<FetchResult> {
   const host = canonicalHost(start.hostname);
   // The gate asked for a grant naming a private literal or localhost; a name must resolve to public addresses.
   const allowPrivate = needsExactGrant(host);
   let url = start;
   for (let redirects = 0; ; redirects++) {
-    const response = await openResponse(url, method, allowPrivate, deadline);
+    const response = await openResponse(url, method, allowPrivate, deadline, extras);
     const location = response.headers.location;
     if (!REDIRECT_STATUSES.has(response.statusCode ?? 0) || location === undefined) {
       return readResult(response, url, method, maxBytes, deadline);
@@ -179,7 +189,12 @@ async function fetchFollowingRedirects(start: URL, method: 'GET' | 'HEAD', maxBy
     if (redirects === MAX_REDIRECTS) {
       throw new GateError('EQUOTA', `${start.href} redirected more than ${MAX_REDIRECTS} times; the last hop pointed to ${next.href}`);
     }
-    if (response.statusCode === 303 && method !== 'HEAD') method = 'GET';
+    // As browsers do: a 303 (and a 301 or 302 after a POST) is followed with a GET, without the body.
+    const status = response.statusCode;
+    if ((status === 303 && method !== 'HEAD') || ((status === 301 || status === 302) && method === 'POST')) {
+      method = 'GET';
+      extras = { ...(extras.headers ? { headers: extras.headers } : {}) };
+    }
     url = next;
   }
 }
@@ -201,7 +216,7 @@ function redirectTarget(from: URL, location: string): URL {
   return parseFetchUrl(resolved);
 }
 
-function openResponse(url: URL, method: 'GET' | 'HEAD', allowPrivate: boolean, deadline: FetchDeadline): Promise<IncomingMessage> {
+function openResponse(url: URL, method: string, allowPrivate: boolean, deadline: FetchDeadline, extras: RequestExtras): Promise<IncomingMessage> {
   const literal = url.hostname.replace(/^\[|\]$/g, '');
   if (!allowPrivate && isIP(literal) !== 0 && isPrivateAddress(literal)) {
     return Promise.reject(privateAddressError(url.hostname, literal));
@@ -215,12 +230,14 @@ function openResponse(url: URL, method: 'GET' | 'HEAD', allowPrivate: boolean, d
       headers: {
         'user-agent': 'toolgate-http-fetch/1.0',
         accept: 'text/html, text/plain;q=0.9, */*;q=0.5',
+        ...extras.headers,
+        // Set last: a decoder the response might need is one readDecoded knows.
         'accept-encoding': 'gzip, deflate, br',
       },
     });
     outgoing.on('response', resolve);
     outgoing.on('error', (error) => reject(requestError(url, error, deadline)));
-    outgoing.end();
+    outgoing.end(extras.body);
   });
 }
 
@@ -260,7 +277,7 @@ function requestError(url: URL, error: Error, deadline: FetchDeadline): Error {
 async function readResult(
   response: IncomingMessage,
   url: URL,
-  method: 'GET' | 'HEAD',
+  method: string,
   maxBytes: number,
   deadline: FetchDeadline,
 ): Promise<FetchResult> {

@@ -146,19 +146,41 @@ function validateWithin(validate: ValidateFunction, args: unknown): boolean | 't
  * longer than VALIDATION_BUDGET_MS refuses the call.
  */
 export function argumentValidator(definition: UpstreamToolDefinition): (args: unknown) => string | undefined {
-  let validator = validators.get(definition);
+  return schemaValidator(definition, validators, definition.inputSchema, 'inputSchema', 'these arguments', "the call was refused; shorten the argument, or ask the server's author for a simpler pattern");
+}
+
+const resultValidators = new WeakMap<UpstreamToolDefinition, Validator>();
+
+/**
+ * A check of a tool's structuredContent against the outputSchema it declares (MCP: a tool that
+ * declares one must return structured content that conforms): a message naming the first value at
+ * fault, or undefined. Runs under the same watchdog as the arguments' check.
+ */
+export function resultValidator(definition: UpstreamToolDefinition & { outputSchema: Record<string, unknown> }): (result: unknown) => string | undefined {
+  return schemaValidator(definition, resultValidators, definition.outputSchema, 'outputSchema', 'its result', "the result was refused; ask the server's author for a simpler pattern");
+}
+
+function schemaValidator(
+  definition: UpstreamToolDefinition,
+  cache: WeakMap<UpstreamToolDefinition, Validator>,
+  schema: Record<string, unknown>,
+  schemaName: string,
+  checked: string,
+  outcome: string,
+): (value: unknown) => string | undefined {
+  let validator = cache.get(definition);
   if (!validator) {
-    validator = { validate: compileToolSchema(definition.inputSchema), boundedWeight: boundedWeight(definition.inputSchema) };
-    validators.set(definition, validator);
+    validator = { validate: compileToolSchema(schema), boundedWeight: boundedWeight(schema) };
+    cache.set(definition, validator);
   }
   const { validate: compiled, boundedWeight: weight } = validator;
-  return (args) => {
+  return (value) => {
     // A check bounded by sizes that are both small cannot stall the gate: it runs without the
     // watchdog, whose thread costs more than most checks. Anything else runs under it.
-    const direct = weight !== undefined && weight * argumentBytes(args) <= DIRECT_CHECK_WEIGHT;
-    const valid = direct ? compiled(args) === true : validateWithin(compiled, args);
+    const direct = weight !== undefined && weight * argumentBytes(value) <= DIRECT_CHECK_WEIGHT;
+    const valid = direct ? compiled(value) === true : validateWithin(compiled, value);
     if (valid === 'timeout') {
-      return `/: the server's inputSchema took over ${VALIDATION_BUDGET_MS} ms to check these arguments (a "pattern" that backtracks, most likely), so the call was refused; shorten the argument, or ask the server's author for a simpler pattern`;
+      return `/: the server's ${schemaName} took over ${VALIDATION_BUDGET_MS} ms to check ${checked} (a "pattern" that backtracks, most likely), so ${outcome}`;
     }
     return valid ? undefined : describe(compiled.errors![0]!);
   };

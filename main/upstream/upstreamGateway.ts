@@ -18,6 +18,7 @@ import { deepFreeze, type DefinedTool } from '../registry/defineTool';
 import type { ExternalRunContext, ExternalRunner, ToolRegistry } from '../registry/registry';
 import type { RunOutcome } from '../hosts/toolProcessPool';
 import type { PinState, ReviewStore, UpstreamConnection } from './types';
+import { resultValidator } from './inputValidation';
 import { resultFindings } from './resultFindings';
 import { shadowNeedles, type ShadowNeedle } from './textScan';
 import { launchText, runOutcome, writePreview } from './upstreamCallViews';
@@ -451,6 +452,28 @@ export function registeredName(server: string, tool: string): string {
   return `${server}${UPSTREAM_SEPARATOR}${tool}`;
 }
 
+/**
+ * An upstream tool's result as the executor's output step checks it: a tool that declares an
+ * outputSchema must return structuredContent that conforms (MCP's rule), or the call fails with
+ * ERUNTIME naming the value at fault, which the agent reads and the audit keeps.
+ */
+function structuredResult(definition: UpstreamToolDefinition & { outputSchema: Record<string, unknown> }): z.ZodType {
+  return z.unknown().superRefine((data, context) => {
+    const structured = (data as { structuredContent?: unknown } | null)?.structuredContent;
+    if (structured === undefined) {
+      context.addIssue({ code: 'custom', path: ['structuredContent'], message: 'absent, though the tool declares an outputSchema its result must conform to' });
+      return;
+    }
+    let problem: string | undefined;
+    try {
+      problem = resultValidator(definition)(structured);
+    } catch (error) {
+      problem = `its outputSchema cannot be checked (${(error as Error).message})`;
+    }
+    if (problem !== undefined) context.addIssue({ code: 'custom', path: ['structuredContent'], message: `${problem} (against the outputSchema the server declares)` });
+  });
+}
+
 /** The manifest the gate owns for an upstream tool: its definition, judged at the class given. */
 function definedTool(tool: ToolSlot, toolClass: ToolClass): DefinedTool {
   const { definition } = tool;
@@ -475,7 +498,7 @@ function definedTool(tool: ToolSlot, toolClass: ToolClass): DefinedTool {
     manifest: deepFreeze(manifest),
     // Arguments are checked by the external runner against the server's JSON Schema.
     input: z.unknown(),
-    output: z.unknown(),
+    output: definition.outputSchema ? structuredResult({ ...definition, outputSchema: definition.outputSchema }) : z.unknown(),
     execute: () => {
       throw new GateError('ERUNTIME', `${tool.registeredAs} runs on its server, never in a tool process`);
     },

@@ -58,7 +58,9 @@ export function commandLineProblem(words: readonly string[], specs: readonly Com
   let command = spec;
   let path = spec.name;
   let afterCommand = rest;
-  const subWord = rest.find((word) => optionName(word) === undefined);
+  // A word that follows an option taking a value is that value (`tools --format openai`), not a subcommand.
+  const takesValue = (word: string | undefined) => (spec.options ?? []).some((option) => option.value !== undefined && option.name === optionName(word ?? ''));
+  const subWord = rest.find((word, index) => optionName(word) === undefined && !(takesValue(rest[index - 1]) && !rest[index - 1]!.includes('=')));
   if (spec.subcommands && subWord !== undefined && !/^[A-Z<[…]/.test(subWord)) {
     const sub = spec.subcommands.find((candidate) => candidate.name === subWord);
     if (!sub) return `\`toolgate ${spec.name} ${subWord}\`: ${spec.name} has no subcommand ${subWord} (${spec.subcommands.map((candidate) => candidate.name).join(', ')})`;

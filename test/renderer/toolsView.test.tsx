@@ -48,6 +48,24 @@ function withState(element: ReactElement, state: Partial<ConsoleState>): ReactEl
 }
 
 describe('a Tools row', () => {
+  it("shows a manifest tool's source, its files with their hashes, and why it is held", () => {
+    const manifestSha256 = 'a'.repeat(64);
+    const codeSha256 = 'b'.repeat(64);
+    const refusal = 'jq_filter changed since it was reviewed: its program /usr/bin/jq changed; review it with `toolgate tools review jq_filter`';
+    const status = toolStatus('jq_filter', {
+      available: false,
+      source: { kind: 'subprocess', manifestPath: '/home/me/.toolgate/tools/jq.json', manifestSha256, codeFile: '/usr/bin/jq', codeSha256, review: 'changed', refusal },
+    });
+    const html = renderToStaticMarkup(row(status));
+    expect(html).toContain('data-kind="subprocess"');
+    expect(html).toContain('data-review="changed"');
+    const text = textOf(row(status));
+    expect(text).toContain('subprocess · changed');
+    expect(text).toContain(`/home/me/.toolgate/tools/jq.json ${manifestSha256.slice(0, 12)}`);
+    expect(text).toContain(`program /usr/bin/jq ${codeSha256.slice(0, 12)}`);
+    expect(text).toContain(refusal);
+  });
+
   it('shows an unhealthy tool as unavailable with its message', () => {
     const status = toolStatus('license_check', {
       available: false,

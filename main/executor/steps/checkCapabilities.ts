@@ -93,11 +93,17 @@ export interface UrlGrant {
 
 /** A bare `net:<access>` of a tool with URL arguments is scoped per call, by checkUrlArguments. */
 function decidedPerUrl(manifest: ToolManifest, required: Capability): boolean {
-  return (manifest.urlArguments?.length ?? 0) > 0 && /^net:[a-z]+$/.test(required);
+  return (manifest.urlArguments?.length ?? 0) + (manifest.endpoints?.length ?? 0) > 0 && /^net:[a-z]+$/.test(required);
+}
+
+/** Each URL a call reaches: its URL arguments' values, and the tool's fixed endpoints (named `endpoint`). */
+function reachedUrls(manifest: ToolManifest, input: unknown): Array<{ argument: string; requested: unknown }> {
+  const fromInput = (manifest.urlArguments ?? []).map((argument) => ({ argument, requested: (input as Record<string, unknown>)[argument] }));
+  return [...fromInput, ...(manifest.endpoints ?? []).map((requested) => ({ argument: 'endpoint', requested }))];
 }
 
 /**
- * Each URL argument must be http(s) and its host and port covered by a grant of every bare
+ * Each URL argument (and fixed endpoint) must be http(s) and its host and port covered by a grant of every bare
  * `net:<access>` the tool declares: `net:read:<host>[:port]` exactly, a `*.domain[:port]` wildcard,
  * or a bare `net:read`; a grant without a port covers the scheme's default port only. Loopback and
  * private address literals and localhost need a grant naming them exactly (SSRF).
@@ -105,8 +111,7 @@ function decidedPerUrl(manifest: ToolManifest, required: Capability): boolean {
 export function checkUrlArguments(manifest: ToolManifest, input: unknown, grants: readonly Capability[]): UrlGrant[] | StepFailure {
   const found: UrlGrant[] = [];
   const needed = manifest.capabilities.filter((required) => decidedPerUrl(manifest, required));
-  for (const argument of manifest.urlArguments ?? []) {
-    const requested = (input as Record<string, unknown>)[argument];
+  for (const { argument, requested } of reachedUrls(manifest, input)) {
     if (typeof requested !== 'string') continue;
     let url: URL;
     try {

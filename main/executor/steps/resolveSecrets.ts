@@ -21,6 +21,8 @@ export interface ResolvedInput {
   values: ResolvedSecret[];
   /** What the prompt warns of the secrets, when the tool can hand them on in any form (a shell). */
   warning?: string;
+  /** The secrets the tool's own manifest sends (ownSecrets), with their values, for the tool process. */
+  own?: ResolvedSecret[];
 }
 
 /**
@@ -35,8 +37,11 @@ export async function resolveSecrets(
   input: unknown,
   provider: SecretProvider,
 ): Promise<ResolvedInput | StepFailure> {
+  const own = await ownSecrets(entry.tool.manifest, input, provider);
+  if (own instanceof StepFailure) return own;
+  const withOwn = own.length > 0 ? { own } : {};
   // Every placeholder and every `$$ENV.` escape contains `$ENV.`: without it the input goes as it is.
-  if (!mentions(input, '$ENV.')) return { input, secrets: [], values: [] };
+  if (!mentions(input, '$ENV.')) return { input, secrets: [], values: own, ...withOwn };
   const names = placeholdersIn(input);
   const manifest: ToolManifest = entry.tool.manifest;
   const targets = callDestinations(manifest, input, isUpstream(entry));
@@ -82,7 +87,27 @@ export async function resolveSecrets(
   const moved = urlMovedBySecret(manifest, input, parsed.data);
   if (moved) return moved;
   const warning = secretsWarning(manifest, { external: isUpstream(entry), builtin: entry.module === 'builtin' });
-  return { input: parsed.data, secrets: names, values: resolved.secrets, ...(warning ? { warning } : {}) };
+  return { input: parsed.data, secrets: names, values: [...resolved.secrets, ...own], ...(warning ? { warning } : {}), ...withOwn };
+}
+
+/**
+ * The secrets a tool's own manifest sends (an HTTP tool's `Authorization: Bearer $ENV.KEY`), each
+ * held to its `--for` like a secret in the arguments: the destinations are the tool's endpoints.
+ * The person reviewed the manifest naming them, so they need no prompt of their own.
+ */
+async function ownSecrets(manifest: ToolManifest, input: unknown, provider: SecretProvider): Promise<ResolvedSecret[] | StepFailure> {
+  const names = manifest.ownSecrets ?? [];
+  if (names.length === 0) return [];
+  const targets = callDestinations(manifest, input, false);
+  if (typeof targets === 'string') return StepFailure.of('secrets', 'EVALIDATION', targets);
+  try {
+    const misrouted = await checkDestinations(names, targets, provider);
+    if (misrouted) return new StepFailure('secrets', misrouted.toToolError());
+    return (await resolvePlaceholders(names.map(placeholderFor), provider)).secrets;
+  } catch (error) {
+    if (error instanceof GateError) return new StepFailure('secrets', error.toToolError());
+    throw error;
+  }
 }
 
 /** Whether every named secret was stored with destinations (each one already judged allowed here). */

@@ -49,6 +49,39 @@ function Health({ health }: { health: ToolHealth }) {
   );
 }
 
+/** Where a manifest tool of the tools home comes from: its source, files and their hashes, and its review. */
+function ToolSource({ source }: { source: NonNullable<ToolStatus['source']> }) {
+  const short = (hash: string | undefined) => (hash ? hash.slice(0, 12) : '');
+  return (
+    <div className="tool-source" data-testid="tool-source" data-kind={source.kind} data-review={source.review}>
+      <span className="note">
+        {source.kind} · {source.review === 'trusted' ? 'reviewed' : source.review}
+      </span>
+      <dl className="bounds">
+        <div>
+          <dt>manifest</dt>
+          <dd title={`${source.manifestPath}\nsha256 ${source.manifestSha256}`}>
+            <VisibleText text={source.manifestPath} /> {short(source.manifestSha256)}
+          </dd>
+        </div>
+        {source.codeFile ? (
+          <div>
+            <dt>{source.kind === 'wasm' ? 'module' : 'program'}</dt>
+            <dd title={`${source.codeFile}\nsha256 ${source.codeSha256 ?? ''}`}>
+              <VisibleText text={source.codeFile} /> {short(source.codeSha256)}
+            </dd>
+          </div>
+        ) : null}
+      </dl>
+      {source.refusal ? (
+        <p className="health-message" data-testid="tool-source-refusal">
+          <ExpandableText text={source.refusal} maxChars={HEALTH_MESSAGE_CHARS} label="why it is held" />
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
 /** One registered tool in the Tools table; its name, description and health message come from the tool's author. */
 export const ToolRow = memo(function ToolRow({ tool }: { tool: ToolStatus }) {
   return (
@@ -67,6 +100,7 @@ export const ToolRow = memo(function ToolRow({ tool }: { tool: ToolStatus }) {
         <p className="tool-description">
           <ExpandableText text={tool.description} maxChars={160} label="description" />
         </p>
+        {tool.source ? <ToolSource source={tool.source} /> : null}
       </td>
       <td>
         <TierBadge tier={tool.tier} />
