@@ -18,7 +18,7 @@ export function fileSha256(path: string): string {
 }
 
 /** SHA-256 of bytes, in hex. */
-export function sha256(bytes: Buffer): string {
+export function sha256(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 

@@ -8,7 +8,8 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadManifestTool } from '../../../main/tools/sources/manifestFile';
+import { loadManifestTool, loadPinnedManifestTool } from '../../../main/tools/sources/manifestFile';
+import { fileSha256, pinnedModule } from '../../../main/tools/sources/sourcePins';
 import { WasmFileCalls } from '../../../main/tools/sources/wasm/hostFiles';
 import { WasmNetCalls } from '../../../main/tools/sources/wasm/hostNet';
 import { SPIN_WAT, importingWat, writeWasmTool } from './wasmFixtures';
@@ -50,6 +51,15 @@ describe('imports and exports, checked at load', () => {
     await expect(loadManifestTool(writeWasmTool(root, 'pure_reader', importingWat('toolgate', 'read_file'), { manifest: pureReader }))).rejects.toThrow(
       "imports toolgate.read_file, which reads a workspace file, but its manifest declares it Pure: a Pure tool's output depends on its input alone",
     );
+  });
+
+  it('refuses, in the tool process, a module that is not the one the gate pinned: another module in its place is never run', async () => {
+    const manifestPath = writeWasmTool(root, 'pinned', SPIN_WAT);
+    const { module } = await loadPinnedManifestTool(manifestPath);
+    await expect(loadManifestTool(module)).resolves.toMatchObject({ manifest: { name: 'pinned' } });
+    writeWasmTool(root, 'pinned', '(module (memory (export "memory") 1) (func (export "alloc") (param i32) (result i32) i32.const 0) (func (export "run") (param i32 i32) (result i64) i64.const 0))');
+    expect(pinnedModule(manifestPath, { manifest: fileSha256(manifestPath) })).not.toBe(module);
+    await expect(loadManifestTool(module)).rejects.toMatchObject({ code: 'EPERMISSION', message: expect.stringContaining('changed since the tool was reviewed') });
   });
 
   it('refuses a module without the ABI exports', async () => {

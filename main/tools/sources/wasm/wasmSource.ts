@@ -5,6 +5,7 @@ import { WasmFileCalls } from './hostFiles';
 import { WasmNetCalls } from './hostNet';
 import { instrumentModule } from './instrumentModule';
 import { runWasmCall } from './wasmCall';
+import { sha256 } from '../sourcePins';
 import { readWasmModule } from './wasmManifest';
 import { wasmApi, type CompiledModule } from './webAssemblyApi';
 
@@ -15,8 +16,14 @@ import { wasmApi, type CompiledModule } from './webAssemblyApi';
  * instrumented for fuel and compiled once per tool process, at its first call, and every call runs
  * in a fresh instance of it. The runtime is the tool process's own V8.
  */
-export const loadWasmSource: SourceLoader = async (manifest, manifestPath) => {
+export const loadWasmSource: SourceLoader = async (manifest, manifestPath, options) => {
   const file = await readWasmModule(manifest, manifestPath);
+  // The bytes checked against the review's pin are the bytes compiled: a file changed later is never run here.
+  const reviewed = options?.codeHash;
+  const actual = reviewed === undefined ? undefined : sha256(file.bytes);
+  if (actual !== reviewed) {
+    throw new GateError('EPERMISSION', `${file.label}: the module ${file.path} changed since the tool was reviewed or the gate loaded it (sha256 ${actual}, pinned ${reviewed}); nothing was run. Review it with \`toolgate tools review ${manifest.name}\` (or restart the gate, for a manifest given with --tools)`);
+  }
   let plain: CompiledModule;
   try {
     plain = new wasmApi.Module(file.bytes);
@@ -27,6 +34,7 @@ export const loadWasmSource: SourceLoader = async (manifest, manifestPath) => {
   const { fuel, memoryPages } = file.source;
   let compiled: Promise<CompiledModule> | undefined;
   return {
+    codeFile: file.path,
     execute: async (input, context) => {
       compiled ??= instrumentModule(file.bytes, { fuel, memoryPages, label: file.label }).then((bytes) => new wasmApi.Module(bytes));
       const files = new WasmFileCalls({ tool: manifest.name, pathArguments: manifest.pathArguments ?? [], input, context });
