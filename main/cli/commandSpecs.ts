@@ -68,7 +68,7 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
   },
   {
     name: 'tools',
-    summary: 'print the tool schemas for your own agent code; review the manifest tools of $TOOLGATE_HOME/tools',
+    summary: 'print the tool schemas for your own agent code (reviewed manifest tools included); review the manifest tools of $TOOLGATE_HOME/tools',
     options: [
       { name: 'format', value: 'mcp|openai|anthropic', description: 'the schema dialect (default mcp)' },
       { name: 'tools', value: 'MODULE', repeatable: true, description: 'an ES module of more tools, or a tool manifest (.json), to include' },

@@ -43,6 +43,11 @@ export async function toolsCommand(argv: string[], io: Io): Promise<number> {
   for (const module of args.flags.get('tools') ?? []) {
     for (const tool of await loadToolModule(resolve(module))) registry.register(tool, resolve(module));
   }
+  // The tools home's manifests a person reviewed, as a gate started now would offer them.
+  const { scanToolsHome } = await import('../tools/sources/toolsHome');
+  for (const home of await scanToolsHome(io.home)) {
+    if (home.state === 'trusted' && home.loaded && !registry.get(home.loaded.tool.manifest.name)) registry.register(home.loaded.tool, home.module);
+  }
   io.out(`${JSON.stringify(exportToolSchemas(registry.list(), format), null, 2)}\n`);
   return 0;
 }

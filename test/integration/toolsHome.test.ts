@@ -101,6 +101,7 @@ describe('tools home', () => {
     expect(textOf(refused)).toContain('toolgate tools review say');
     const shown = (await gate.backend.handlers.listTools({})).find((tool) => tool.name === 'say');
     expect(shown).toMatchObject({ available: false, source: { kind: 'subprocess', review: 'unreviewed', codeFile: program, manifestPath } });
+    expect((await runCli(['tools'], dirs.home)).stdout).not.toContain('"name": "say"');
   });
 
   it('runs it once reviewed, and refuses it again when its program changes', async () => {
@@ -108,6 +109,8 @@ describe('tools home', () => {
     const ran = await sayUntil((result) => !result.isError);
     expect(ran.structuredContent).toEqual({ text: 'hello' });
     expect((await agent.listTools()).tools.map((tool) => tool.name)).toContain('say');
+    // `toolgate tools` (the schemas for an agent's config) lists it too, once reviewed.
+    expect((await runCli(['tools'], dirs.home)).stdout).toContain('"name": "say"');
 
     appendFileSync(program, Buffer.from('changed'));
     // Refused at once by the tool process (the pins it was handed), then by the gate once it looked.
