@@ -27,7 +27,7 @@ interface OpenHookCall {
   readonly timer: NodeJS.Timeout;
   /** Set when the gate runs it: the grant the command Claude Code runs must present. */
   readonly grant?: BashGrant;
-  /** Set for a file write Claude Code makes itself: what it changes, from PreToolUse to PostToolUse. */
+  /** Set for a file write or host-run Bash Claude Code makes itself: what it changes, from PreToolUse to PostToolUse. */
   readonly watch?: EffectsWatch;
 }
 
@@ -87,7 +87,8 @@ export class HookOutcomes {
     const timer = setTimeout(() => this.end(key, 'ETIMEOUT', `Claude Code reported no outcome within ${Math.round(this.waitMs / 60_000)} min (the tool failed, was refused at Claude Code's prompt, or Claude Code stopped)`), this.waitMs);
     timer.unref();
     // A Write, Edit or MultiEdit Claude Code makes itself once allowed: its path is watched until its outcome comes.
-    const watch = how === 'allowed' && call?.change !== undefined ? this.deps.effects?.watchAbsolute(call.paths) : undefined;
+    // A Bash it runs on the host (the gate runs none here): the whole workspace, scanned now and at its outcome, as for shell_exec.
+    const watch = how !== 'allowed' ? undefined : call?.change !== undefined ? this.deps.effects?.watchAbsolute(call.paths) : call?.command !== undefined ? this.deps.effects?.watchWorkspace() : undefined;
     this.open.set(key, { run, timer, ...(watch ? { watch } : {}) });
     // Bounded: a flood of PreToolUse calls that never report costs the oldest their wait, never memory.
     if (this.open.size > this.maxOpen) this.end(this.open.keys().next().value!, 'ERUNTIME', `more than ${this.maxOpen} calls were waiting for Claude Code to report their outcome, so the oldest stopped waiting`);

@@ -57,7 +57,7 @@ export class EffectsRecorder {
 
   /** Starts watching a call of `tool` (undefined when the tool is not one whose effects are recorded). */
   begin(tool: string, input: unknown): EffectsWatch | undefined {
-    if (SCANNED_TOOLS.has(tool)) return this.watch('workspace-scan', () => scanWorkspace(this.workspace, this.lastScan));
+    if (SCANNED_TOOLS.has(tool)) return this.watchWorkspace();
     if (!EXACT_PATH_TOOLS.has(tool)) return undefined;
     const path = this.workspacePath((input as { path?: unknown } | null)?.path);
     return path === undefined ? undefined : this.watchPaths([path]);
@@ -91,6 +91,11 @@ export class EffectsRecorder {
   promptNote(manifest: ToolManifest, input: unknown, external: boolean): { undoable?: string } {
     const undoable = this.undoability(manifest, input, external);
     return undoable ? { undoable } : {};
+  }
+
+  /** Watches the whole workspace (a shell command, which may change anything in it). */
+  watchWorkspace(): EffectsWatch {
+    return this.watch('workspace-scan', () => scanWorkspace(this.workspace, this.lastScan));
   }
 
   /** Watches absolute paths (Claude Code's file tools give them so); those outside the workspace are left out. */
