@@ -27,6 +27,7 @@ import type { ImageStore } from '../../undo/imageStore';
 import { scanPaths, scanWorkspace, type Snapshot } from '../../undo/snapshot';
 import { diffSnapshots } from '../../undo/snapshotDiff';
 import { confinePath } from '../../tools/workspacePath';
+import { namedPaths } from '../../undo/namedPaths';
 
 /** The built-in tools whose writes are found by scanning the whole workspace. */
 const SCANNED_TOOLS: ReadonlySet<string> = new Set(['shell_exec']);
@@ -65,26 +66,62 @@ export class EffectsRecorder {
 
   /**
    * What the prompt says of undoing the call before it is approved: nothing for a call that changes
-   * nothing, "not undoable" with why for one that reaches the network or whose changes are not
-   * recorded, else "undoable", less the files over the per-file limit that it may change.
+   * nothing, "not undoable" with why for one whose changes are not recorded or that only reaches the
+   * network, else "undoable", less what cannot be put back: files over the per-file limit, what it
+   * sends over the network, what it changes outside the workspace.
    */
   undoability(manifest: ToolManifest, input: unknown, external: boolean): string | undefined {
     const effects = manifest.sideEffects;
-    if (effects.includes('NetRead') || effects.includes('NetWrite')) return 'not undoable: it reaches the network, and what was sent cannot be recalled';
-    if (mutatingEffects(effects).length === 0) return undefined;
-    const name = manifest.name;
-    if (external || (!SCANNED_TOOLS.has(name) && !EXACT_PATH_TOOLS.has(name))) return 'not undoable: what this tool changes is not recorded (only the built-in file tools and shell_exec are)';
+    const net = effects.includes('NetRead') || effects.includes('NetWrite');
+    const recorded = this.recordedAs(manifest, input, external);
+    if (!recorded) {
+      if (net) return 'not undoable: it reaches the network, and what was sent cannot be recalled';
+      if (mutatingEffects(effects).length === 0) return undefined;
+      return 'not undoable: what this tool changes is not recorded (only the built-in file tools, shell_exec and upstream tools classed as writing files are)';
+    }
     const limit = this.store.maxFileBytes;
     let over = 0;
-    if (SCANNED_TOOLS.has(name)) {
+    if (recorded.method === 'workspace-scan') {
       // The last scan's sizes: a file grown past the limit since is found when the call runs (and listed then).
       for (const entry of this.lastScan?.values() ?? []) if (entry.type === 'file' && (entry.size ?? 0) > limit) over++;
     } else {
-      const path = this.workspacePath((input as { path?: unknown } | null)?.path);
-      const size = path === undefined ? 0 : sizeOf(join(this.workspace, path));
-      if (size > limit) over = 1;
+      for (const path of recorded.paths) if (sizeOf(join(this.workspace, path)) > limit) over++;
     }
-    return over === 0 ? 'undoable' : `undoable except: ${countOf(over, 'file')} over the ${limit / 1e6} MB limit (listed, not kept)`;
+    const except = [
+      ...(over > 0 ? [`${countOf(over, 'file')} over the ${limit / 1e6} MB limit (listed, not kept)`] : []),
+      ...(recorded.outside ? [`what it changes outside the workspace (${recorded.outside})`] : []),
+      ...(net ? ['what it sends over the network, which cannot be recalled'] : []),
+    ];
+    return except.length === 0 ? 'undoable' : `undoable except: ${except.join(', and ')}`;
+  }
+
+  /**
+   * How a call's changes are recorded, or undefined when they are not: shell_exec's by a workspace
+   * scan; a built-in file tool's on its path; an upstream tool classed as writing files on the
+   * workspace paths it names, or by a workspace scan when it names none, a relative one (resolved by
+   * the server, where the gate cannot tell) or one outside the workspace (`outside`, which no scan reaches).
+   */
+  private recordedAs(manifest: ToolManifest, input: unknown, external: boolean): { method: 'workspace-scan'; outside?: string } | { method: 'exact-paths'; paths: string[] } | undefined {
+    const name = manifest.name;
+    if (external) {
+      if (!manifest.sideEffects.includes('FsWrite')) return undefined;
+      const named = namedPaths(input);
+      const inside = named.absolute.map((path) => this.workspacePath(path));
+      const outside = named.absolute.find((_path, index) => inside[index] === undefined);
+      if (named.unknown || named.absolute.length === 0 || outside !== undefined) return { method: 'workspace-scan', ...(outside !== undefined ? { outside } : {}) };
+      return { method: 'exact-paths', paths: inside as string[] };
+    }
+    if (SCANNED_TOOLS.has(name)) return { method: 'workspace-scan' };
+    if (!EXACT_PATH_TOOLS.has(name)) return undefined;
+    const path = this.workspacePath((input as { path?: unknown } | null)?.path);
+    return path === undefined ? undefined : { method: 'exact-paths', paths: [path] };
+  }
+
+  /** Starts watching a call of an upstream tool (undefined when it is not classed as writing files). */
+  beginUpstream(manifest: ToolManifest, input: unknown): EffectsWatch | undefined {
+    const recorded = this.recordedAs(manifest, input, true);
+    if (!recorded) return undefined;
+    return recorded.method === 'exact-paths' ? this.watchPaths(recorded.paths) : this.watchWorkspace();
   }
 
   /** The prompt's `undoable` field: undoability(), when there is something to say. */
