@@ -395,7 +395,7 @@ export class Executor {
               ...(run.agentSession ? { agentSession: run.agentSession } : {}),
               onLog: (line: ToolLogLine) => this.deps.logs.deliver(run.callId, line),
             });
-            return ranUpstream.finally(() => (run.effects = upstreamWatch?.end()));
+            return ranUpstream.finally(async () => (run.effects = await upstreamWatch?.end()));
           }
           // A built-in file tool matches the files as the redactor shows them (search_files, edit_file).
           const hidden = this.deps.redactions.hiddenFrom(entry);
@@ -421,7 +421,7 @@ export class Executor {
             signal,
             () => (watch = this.deps.effects?.begin(manifest.name, resolved.input)),
           );
-          return ran.finally(() => (run.effects = watch?.end()));
+          return ran.finally(async () => (run.effects = await watch?.end()));
         },
       );
     } catch (error) {

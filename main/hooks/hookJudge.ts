@@ -92,7 +92,7 @@ export class HookJudge {
   /** Answers one hook input; `signal` withdraws a waiting prompt (the hook process went away). */
   async answer(input: HookInput, signal?: AbortSignal): Promise<GateAnswer> {
     if (input.hook_event_name !== 'PreToolUse') {
-      this.outcomes.record(input, this.agent(input.session_id));
+      await this.outcomes.record(input, this.agent(input.session_id));
       await this.deps.audit.durable();
       return {};
     }

@@ -145,14 +145,14 @@ export class HookOutcomes {
    * PostToolUseFailure (failed, with Claude Code's error): it closes the call its PreToolUse opened,
    * or stands as a call of its own.
    */
-  record(input: PostToolUseInput | PostToolUseFailureInput, agent: AgentInfo): void {
+  async record(input: PostToolUseInput | PostToolUseFailureInput, agent: AgentInfo): Promise<void> {
     // A call that ran in the gate was closed by its run, whose output is what Claude Code reports.
     if (input.tool_use_id !== undefined && this.ranInGate.delete(keyOf(input))) return;
     // Claude Code reports a command it runs in the background at once: its run in the gate, still to come, closes the call.
     if (this.awaitsItsRun(input)) return;
     const open = this.closing(input);
     const run = open?.run ?? this.unjudged(input, agent);
-    if (open?.watch) run.effects = open.watch.end();
+    if (open?.watch) run.effects = await open.watch.end();
     // Its grant unused, Claude Code ran the call itself, on the host: it did not apply the updatedInput it was given.
     const onHost = open?.grant ? 'Claude Code ran this call itself, outside the gate\'s sandbox, instead of the command it was given to run it there' : undefined;
     if (open?.grant) this.spent.spend(open.grant.id, 'was withdrawn: Claude Code reported the call ended without running it through the gate');
@@ -220,7 +220,7 @@ export class HookOutcomes {
       this.granted.delete(open.grant.id);
       this.spent.spend(open.grant.id, `ended unused: ${message}`);
     }
-    if (open.watch) open.run.effects = open.watch.end();
+    if (open.watch) open.run.effects = open.watch.endNow();
     open.run.fail('failed', 'execute', { code, message });
   }
 }

@@ -111,6 +111,14 @@ export function auditKinds(records: readonly AuditRecord[]): string[] {
   return records.map((record) => record.kind);
 }
 
+/** Approves every prompt the backend raises, at once (a person who approves all), keeping each in `seen` when given. */
+export function approveEveryPrompt(backend: ConsoleBackend, seen?: ApprovalRequest[]): void {
+  backend.subscribe('approvalRequested', (request) => {
+    seen?.push(request);
+    void backend.handlers.decideApproval({ approvalId: request.approvalId, decision: 'approve' });
+  });
+}
+
 /** Resolves with the next approval prompt the gate raises. */
 export function nextApproval(backend: ConsoleBackend): Promise<ApprovalRequest> {
   return new Promise((resolvePrompt) => {

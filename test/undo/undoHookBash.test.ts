@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApprovalRequest } from '../../shared/approval';
 import { CallEffectsSchema } from '../../shared/effects';
 import { runBash, runHook } from '../hooks/hookProcesses';
-import { startTestGate, type TestGate } from '../integration/helpers';
+import { approveEveryPrompt, startTestGate, type TestGate } from '../integration/helpers';
 import { treeDigest, treeListing } from './undoTree';
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '../fixtures/claude-code');
@@ -20,10 +20,7 @@ const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '../fixtures/clau
 async function approvingGate(claudeCodeBashInGate: boolean): Promise<{ gate: TestGate; prompts: ApprovalRequest[] }> {
   const gate = await startTestGate({ policyMode: 'strict', claudeCodeBashInGate });
   const prompts: ApprovalRequest[] = [];
-  gate.running.backend.subscribe('approvalRequested', (request) => {
-    prompts.push(request);
-    void gate.running.backend.handlers.decideApproval({ approvalId: request.approvalId, decision: 'approve' });
-  });
+  approveEveryPrompt(gate.running.backend, prompts);
   return { gate, prompts };
 }
 

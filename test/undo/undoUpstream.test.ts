@@ -12,7 +12,7 @@ import type { ApprovalRequest } from '../../shared/approval';
 import { CallEffectsSchema, type CallEffects } from '../../shared/effects';
 import { startGate, type RunningGate } from '../../main/gate/startGate';
 import { toolgateRoot } from '../../main/state/paths';
-import { callIdOf, connectMcp, makeTempDirs, readToken, textOf, type TempDirs } from '../integration/helpers';
+import { approveEveryPrompt, callIdOf, connectMcp, makeTempDirs, readToken, textOf, type TempDirs } from '../integration/helpers';
 import { treeDigest, treeListing } from './undoTree';
 
 const FILESYSTEM = resolve('node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
@@ -30,10 +30,7 @@ beforeAll(async () => {
     JSON.stringify({ mcpServers: { fs: { command: process.execPath, args: [FILESYSTEM, dirs.workspace], sandbox: { readable, writable: [dirs.workspace] } } } }),
   );
   running = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, approvalTimeoutMs: 30_000, poolSize: 1 });
-  running.backend.subscribe('approvalRequested', (request) => {
-    prompts.push(request);
-    void running.backend.handlers.decideApproval({ approvalId: request.approvalId, decision: 'approve' });
-  });
+  approveEveryPrompt(running.backend, prompts);
   const [server] = (await running.backend.handlers.upstreamServers({})).servers;
   await running.backend.handlers.approveUpstreamLaunch({ server: server!.name, launchHash: server!.launchHash });
   for (;;) {

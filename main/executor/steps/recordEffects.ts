@@ -5,10 +5,13 @@
  * How the changed paths are found:
  * - A file tool (write_file, edit_file, delete_path) names its path: that path, its folders and
  *   (for a folder) what is in it are looked at before and after the call.
+ * - An upstream tool classed as writing files: the absolute workspace paths it names, else (it names
+ *   none, a relative one or one outside) a workspace scan.
  * - A shell command may change anything in the workspace (bubblewrap here has no overlay to collect
- *   its writes), so the whole workspace is scanned before and after: stat of every entry, a hash only
- *   of files whose stat changed since the previous scan. Every file's content is in the store before
- *   the command runs (each stored once, by hash), so whatever it deletes or rewrites can be put back.
+ *   its writes), so the whole workspace is scanned before and after (so is Claude Code's host-run
+ *   Bash): after the first scan, only what the kernel's watches say changed is stat'd again, and a
+ *   file hashed only when its stat changed (WorkspaceWatcher). Every file's content is in the store
+ *   before the command runs (each stored once, by hash), so whatever it deletes or rewrites can be put back.
  *
  * A change made by another program during the call cannot be told apart from the call's own: the
  * kernel does not say which process wrote a file, and the scan sees only before and after. What is
@@ -24,7 +27,8 @@ import type { CallEffects, Effect } from '../../../shared/effects';
 import { mutatingEffects, type ToolManifest } from '../../../shared/manifest';
 import { countOf } from '../../../shared/plural';
 import type { ImageStore } from '../../undo/imageStore';
-import { scanPaths, scanWorkspace, type Snapshot } from '../../undo/snapshot';
+import { scanPaths, type Snapshot } from '../../undo/snapshot';
+import { WorkspaceWatcher } from '../../undo/workspaceWatcher';
 import { diffSnapshots } from '../../undo/snapshotDiff';
 import { confinePath } from '../../tools/workspacePath';
 import { namedPaths } from '../../undo/namedPaths';
@@ -43,18 +47,36 @@ export const MAX_RECORDED_EFFECTS = 10_000;
 
 /** One call being watched: end() says what it changed. */
 export interface EffectsWatch {
-  end(): CallEffects;
+  /**
+   * What the call changed. A workspace scan first lets the event loop take in the kernel's news of the
+   * call's last writes (see afterNextPoll).
+   */
+  end(): Promise<CallEffects>;
+  /** The same at once, for a call that ends without its outcome (it timed out, the gate is stopping). */
+  endNow(): CallEffects;
 }
 
 /** Watches the calls that may change the workspace and records what each changed. */
 export class EffectsRecorder {
-  /** The newest whole-workspace scan: the next one hashes only files whose stat changed since. */
-  private lastScan: Snapshot | undefined;
+  /** Whole-workspace scans, kept between calls and brought up to date from what the kernel says changed. */
+  private readonly scanner: WorkspaceWatcher;
 
   constructor(
     private readonly workspace: string,
     readonly store: ImageStore,
-  ) {}
+  ) {
+    this.scanner = new WorkspaceWatcher(workspace);
+  }
+
+  /** The newest whole-workspace scan: exact-path scans reuse its hashes, the prompt its sizes. */
+  private get lastScan(): Snapshot | undefined {
+    return this.scanner.lastScan;
+  }
+
+  /** Stops watching the workspace (the gate is stopping). */
+  close(): void {
+    this.scanner.close();
+  }
 
   /** Starts watching a call of `tool` (undefined when the tool is not one whose effects are recorded). */
   begin(tool: string, input: unknown): EffectsWatch | undefined {
@@ -89,7 +111,7 @@ export class EffectsRecorder {
     }
     const except = [
       ...(over > 0 ? [`${countOf(over, 'file')} over the ${limit / 1e6} MB limit (listed, not kept)`] : []),
-      ...(recorded.outside ? [`what it changes outside the workspace (${recorded.outside})`] : []),
+      ...('outside' in recorded && recorded.outside !== undefined ? [`what it changes outside the workspace (${recorded.outside})`] : []),
       ...(net ? ['what it sends over the network, which cannot be recalled'] : []),
     ];
     return except.length === 0 ? 'undoable' : `undoable except: ${except.join(', and ')}`;
@@ -132,7 +154,7 @@ export class EffectsRecorder {
 
   /** Watches the whole workspace (a shell command, which may change anything in it). */
   watchWorkspace(): EffectsWatch {
-    return this.watch('workspace-scan', () => scanWorkspace(this.workspace, this.lastScan));
+    return this.watch('workspace-scan', () => this.scanner.scan());
   }
 
   /** Watches absolute paths (Claude Code's file tools give them so); those outside the workspace are left out. */
@@ -157,17 +179,21 @@ export class EffectsRecorder {
       if (note.tooLarge) tooLarge.push(path);
     }
     let spent = performance.now() - started;
-    return {
-      end: () => {
+    const endNow = (): CallEffects => {
         const ended = performance.now();
         const after = scan();
-        if (method === 'workspace-scan') this.lastScan = after;
         const changed = diffSnapshots(before, after);
         const effects = changed.slice(0, MAX_RECORDED_EFFECTS).map((effect) => this.withImages(effect));
         this.store.flush();
         spent += performance.now() - ended;
         const omitted = changed.length - effects.length;
         return { method, effects, ...(omitted > 0 ? { omitted } : {}), ...(tooLarge.length > 0 ? { tooLarge } : {}), recordMs: Math.round(spent * 1000) / 1000 };
+    };
+    return {
+      endNow,
+      end: async () => {
+        if (method === 'workspace-scan') await afterNextPoll();
+        return endNow();
       },
     };
   }
@@ -203,6 +229,16 @@ export class EffectsRecorder {
     if (name === '' || name === '.' || name === '..') return undefined;
     return (folder === '' ? name : join(folder, name)).split(sep).join('/');
   }
+}
+
+/**
+ * Resolves once the event loop has polled its file descriptors after this moment: every inotify event
+ * of a write made before it is then delivered (libuv reads all of a loop's watches from one inotify
+ * descriptor, each time it polls). Two turns, since a setImmediate made during a poll's callbacks runs
+ * right after that same poll.
+ */
+function afterNextPoll(): Promise<void> {
+  return new Promise((polled) => setImmediate(() => setImmediate(polled)));
 }
 
 /** A regular file's size, or 0 for anything else (absent, a folder, a symlink). */
