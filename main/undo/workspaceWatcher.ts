@@ -14,8 +14,9 @@
  * clients' writes raise no event here. A file with several hard links is re-stat'd at every scan: a
  * write through its other name raises no event in the workspace's folders.
  *
- * Not seen by any watch: a write through a shared memory mapping of a workspace file (the kernel raises
- * no event for it); such a file is seen once anything else touches it.
+ * Not seen by any watch: a write through a shared memory mapping of a workspace file, or through a hard
+ * link made from outside the workspace after the last scan (the kernel raises no event in the workspace's
+ * folders for either); such a file is seen once anything touches it in the workspace.
  */
 import { readFileSync, readdirSync, statfsSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';

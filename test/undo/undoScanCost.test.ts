@@ -4,7 +4,7 @@
  * client, with the work counted (entries stat'd, files hashed), never timed.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -71,6 +71,20 @@ describe("a shell command's scans of the workspace", () => {
     expect(undone.outcome, undone.reason).toBe('undone');
     expect(readFileSync(join(gate.dirs.workspace, 'src-3/file-7.ts'), 'utf8')).toBe('edited elsewhere\n');
     expect(readFileSync(join(gate.dirs.workspace, 'made/deep/new.txt'), 'utf8')).toBe('inside\n');
+  });
+
+  it('sees a write through a name a file has outside the workspace (a hard link), which raises no event in the workspace', { timeout: 120_000 }, async () => {
+    const outsideName = join(gate.dirs.outside, 'shared.ts');
+    writeFileSync(join(gate.dirs.workspace, 'shared.ts'), 'first\n');
+    linkSync(join(gate.dirs.workspace, 'shared.ts'), outsideName);
+    await shell('true');
+    // Written in place through the other name: the same file, changed, with no event in the workspace's folders.
+    otherProgram(`echo "through the link" > ${outsideName}`);
+    const rewrote = await shell('echo "by the agent" > shared.ts');
+    expect(rewrote.effects.effects.map((effect) => `${effect.path} ${effect.kind}`)).toEqual(['shared.ts modified']);
+    const undone = await gate.running.backend.handlers.undoCall({ callId: rewrote.callId, rewind: false, dryRun: false, choices: {} });
+    expect(undone.outcome, undone.reason).toBe('undone');
+    expect(readFileSync(join(gate.dirs.workspace, 'shared.ts'), 'utf8')).toBe('through the link\n');
   });
 
   it('sees every change made while the gate could not read the kernel\'s news in time (its queue overflowed): the scan is whole', { timeout: 120_000 }, async () => {
