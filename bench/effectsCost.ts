@@ -73,7 +73,7 @@ export async function measureEffectsCost(files: number, calls: number, undos: nu
         { label: 'undo of a shell_exec that wrote 100 files', samples: samples.undo },
       ],
       notes: [
-        'write_file records its one path; shell_exec scans the whole workspace before and after (stat of every entry, a hash of files whose stat changed)',
+        'write_file records its one path; shell_exec scans the whole workspace before and after: after the first scan, a stat of only what the kernel\'s watches say changed, a hash of files whose stat changed',
         `p50 added by recording: write_file ${added(samples.write).toFixed(2)} ms, shell_exec ${added(samples.shell).toFixed(2)} ms`,
       ],
       targets: [

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -53,4 +53,39 @@ test('a person undoes a call from the audit detail after seeing its diff; a file
   await consolePage.open(gate.consoleUrl);
   const settings = await consolePage.tab('Settings');
   await expect(settings.getByTestId('undo-store-usage')).toContainText(/^holds .+ in [1-9]\d* before-images?$/);
+});
+
+test('a person undoes a shell command from Live after seeing its diff, and the file is back', async ({ page }) => {
+  writeFileSync(join(gate.workspace, 'plan.md'), 'step one\n');
+  // The narrowest window the console is laid out for.
+  await page.setViewportSize({ width: 900, height: 900 });
+  const consolePage = new ConsolePage(page);
+  await consolePage.open(gate.consoleUrl);
+  const agent = await gate.connectAgent();
+  const ran = agent.callTool({ name: 'shell_exec', arguments: { command: 'printf "overwritten\\n" > plan.md && touch made.txt' } });
+  await consolePage.approvals.approve(await consolePage.approvals.waitForPrompt('shell_exec'));
+  const callId = ((await ran) as CallToolResult)._meta!['toolgate/callId'] as string;
+  expect(readFileSync(join(gate.workspace, 'plan.md'), 'utf8')).toBe('overwritten\n');
+
+  const { live } = consolePage;
+  await live.waitForStatus(callId, 'completed');
+  const row = live.rowFor(callId);
+  await row.getByTestId('open-undo').click();
+  const panel = live.undoRowFor(callId);
+  await expect(panel).toContainText('changed 2 paths');
+  await panel.getByTestId('undo-button').click();
+  await expect(panel.getByTestId('undo-diff').first()).toBeVisible();
+  await expect(panel.getByTestId('undo-file').filter({ hasText: 'plan.md' }).getByTestId('undo-diff')).toContainText('+step one');
+  // Confirming stays within the window, beside the diffs.
+  const confirm = await panel.getByTestId('undo-confirm').boundingBox();
+  expect(confirm!.x + confirm!.width).toBeLessThanOrEqual(900);
+  // Nothing is written before the person confirms.
+  expect(readFileSync(join(gate.workspace, 'plan.md'), 'utf8')).toBe('overwritten\n');
+  await panel.getByTestId('undo-confirm').click();
+  await expect(panel.getByTestId('undo-report')).toContainText('Undone');
+  expect(readFileSync(join(gate.workspace, 'plan.md'), 'utf8')).toBe('step one\n');
+  expect(existsSync(join(gate.workspace, 'made.txt'))).toBe(false);
+  // The undo is a call of its own in Live, which can itself be undone (redo).
+  const undoCallId = (await panel.getByTestId('undo-report').textContent())!.match(/call (\S+) in the audit/)![1]!;
+  await expect(live.rowFor(undoCallId).getByTestId('open-undo')).toBeVisible();
 });

@@ -104,6 +104,8 @@ export const CallSnapshotSchema = z.object({
   truncated: z.boolean().optional(),
   /** What in an upstream server's result may be aimed at the model (the result went to the agent unchanged). */
   findings: z.array(TextFindingSchema).optional(),
+  /** How many workspace paths it changed, once ended (absent: none, or not recorded): what Undo offers to take back. */
+  changedPaths: z.number().int().nonnegative().optional(),
   /** The approval this call waits on or waited on. */
   approvalId: z.string().optional(),
   /** Who decided whether it runs: a written rule, a tier default, the mode, a person, nobody in time, or the agent withdrawing it. */

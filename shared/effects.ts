@@ -60,6 +60,12 @@ export const CallEffectsSchema = z.object({
 });
 export type CallEffects = z.infer<typeof CallEffectsSchema>;
 
+/** The Live view's count of what a call changed (listed and left out), when it changed anything. */
+export function changedPathsOf(effects: CallEffects | undefined): { changedPaths?: number } {
+  const changed = (effects?.effects.length ?? 0) + (effects?.omitted ?? 0);
+  return changed > 0 ? { changedPaths: changed } : {};
+}
+
 /** What undoing does to one path. */
 export const PlannedChangeSchema = z.object({
   path: z.string(),

@@ -48,6 +48,11 @@ export class LivePanel {
     return rows.map((row) => row.replace(/\u00a0/g, ' ').trimEnd());
   }
 
+  /** The Undo panel under a call's row, once its "Undo…" link opened it. */
+  undoRowFor(callId: string): Locator {
+    return this.console.page.locator(`[data-testid="call-undo-row"]${attributeSelector('data-call-id', callId)}`);
+  }
+
   /** A call's "Waited" cell (time it waited for a person: "—" when nobody was asked). */
   waitedCell(callIdOrTool: string): Locator {
     return this.rowFor(callIdOrTool).getByTestId('call-waited');

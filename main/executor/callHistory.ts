@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { AuditRecord } from '../../shared/audit';
 import { AgentInfoSchema, CallSourceSchema, type CallSnapshot } from '../../shared/call';
+import { changedPathsOf, CallEffectsSchema } from '../../shared/effects';
 import { ToolErrorSchema } from '../../shared/errors';
 import { PolicyProvenanceSchema } from '../../shared/policy';
 import { deciderOf, deciderOfOutcome } from '../policy/policyDecisions';
@@ -31,6 +32,8 @@ const InvokedSchema = z.object({
 });
 const EndedSchema = z.object({ step: z.string().optional(), error: ToolErrorSchema.optional(), responseHash: z.string().optional() });
 const CompletedSchema = z.object({ responseHash: z.string().optional(), output: z.unknown(), truncated: z.boolean().optional() });
+/** What an end record says the call changed (a record it cannot read as effects says nothing). */
+const EndEffectsSchema = z.object({ effects: CallEffectsSchema.optional().catch(undefined) });
 const DecidedSchema = z.object({
   outcome: z.enum(['approved', 'denied', 'expired', 'withdrawn']),
   reason: z.string().optional(),
@@ -93,8 +96,10 @@ export function snapshotFromAudit(records: readonly AuditRecord[]): CallSnapshot
   const end = records.find((record): record is AuditRecord & { kind: (typeof ENDS)[number] } => (ENDS as readonly string[]).includes(record.kind));
   if (!end) return snapshot;
   const ranMs = end.kind === 'rejected' ? undefined : between(started, end);
+  const ended = EndEffectsSchema.safeParse(end.payload);
   snapshot = {
     ...snapshot,
+    ...changedPathsOf(ended.success ? ended.data.effects : undefined),
     endedAt: end.time,
     ...(between(invokedRecord, end) !== undefined ? { durationMs: between(invokedRecord, end) } : {}),
     ...(ranMs !== undefined ? { ranMs } : {}),
@@ -111,13 +116,13 @@ export function snapshotFromAudit(records: readonly AuditRecord[]): CallSnapshot
     const lastStep = interrupted.success ? interrupted.data.lastStep : undefined;
     return { ...snapshot, status: 'failed', step: 'interrupted', error: { code: 'ECRASH', message: `${reason}${lastStep ? ` (last step: ${lastStep})` : ''}` } };
   }
-  const ended = EndedSchema.safeParse(end.payload);
+  const endedWith = EndedSchema.safeParse(end.payload);
   return {
     ...snapshot,
     status: end.kind,
-    step: ended.success && ended.data.step ? ended.data.step : end.kind,
-    ...(ended.success && ended.data.error ? { error: ended.data.error } : {}),
-    ...(ended.success && ended.data.responseHash ? { responseHash: ended.data.responseHash } : {}),
+    step: endedWith.success && endedWith.data.step ? endedWith.data.step : end.kind,
+    ...(endedWith.success && endedWith.data.error ? { error: endedWith.data.error } : {}),
+    ...(endedWith.success && endedWith.data.responseHash ? { responseHash: endedWith.data.responseHash } : {}),
   };
 }
 

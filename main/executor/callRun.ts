@@ -4,7 +4,7 @@ import type { AgentInfo, CallSnapshot, CallSource } from '../../shared/call';
 import type { ToolError } from '../../shared/errors';
 import { hashCanonical } from '../../shared/hash';
 import type { EditSummary } from '../../shared/approval';
-import type { CallEffects } from '../../shared/effects';
+import { changedPathsOf, type CallEffects } from '../../shared/effects';
 import type { ToolResult } from '../../shared/result';
 import type { TextFinding } from '../../shared/upstream';
 import { editNote } from '../approvals/editedArguments';
@@ -180,6 +180,7 @@ export class CallRun {
       // The console is sent a bounded form of the output; the result carries it whole.
       ...(outcome.ok ? { data: shownOutput(outcome.data) } : { error: outcome.error }),
       ...(findings?.length ? { findings } : {}),
+      ...changedPathsOf(this.effects),
     });
     return {
       ...outcome,

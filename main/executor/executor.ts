@@ -384,7 +384,9 @@ export class Executor {
           if (!staysLocal) await this.deps.audit.durable();
           this.deps.redactions.set(run.callId, resolved.values);
           if (entry.external) {
-            return entry.external.run(resolved.input, {
+            // An upstream tool classed as writing files: what it changes in the workspace is recorded like a built-in's.
+            const upstreamWatch = this.deps.effects?.beginUpstream(manifest, resolved.input);
+            const ranUpstream = entry.external.run(resolved.input, {
               callId: run.callId,
               signal,
               timeoutMs: manifest.bounds.timeoutMs,
@@ -393,6 +395,7 @@ export class Executor {
               ...run.who(),
               onLog: (line: ToolLogLine) => this.deps.logs.deliver(run.callId, line),
             });
+            return ranUpstream.finally(async () => (run.effects = await upstreamWatch?.end()));
           }
           // A built-in file tool matches the files as the redactor shows them (search_files, edit_file).
           const hidden = this.deps.redactions.hiddenFrom(entry);
@@ -419,7 +422,7 @@ export class Executor {
             signal,
             () => (watch = this.deps.effects?.begin(manifest.name, resolved.input)),
           );
-          return ran.finally(() => (run.effects = watch?.end()));
+          return ran.finally(async () => (run.effects = await watch?.end()));
         },
       );
     } catch (error) {

@@ -412,6 +412,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
         // After the prompts are withdrawn, before the log closes: calls still waiting for Claude Code's outcome end here.
         hooks.close();
         scheduler.close();
+        effects.close();
         await pool.close();
         await otlp?.close();
         events.clear();

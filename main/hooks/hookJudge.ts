@@ -20,6 +20,7 @@ import { bashTimeoutMs, hostBashDecision, inGateBashDecision, replyOf, type Bash
 import { equivalentCall, type EquivalentCall } from './claudeCodeTools';
 import type { EffectsRecorder } from '../executor/steps/recordEffects';
 import { HookOutcomes } from './hookOutcomes';
+import { hookUndoability } from './hookUndoability';
 import { hookPreview } from './hookPreview';
 import { hookFacts, preToolUseAnswer, recordedHookTool, type GateAnswer, type HookInput, type PreToolUseInput } from './hookInput';
 
@@ -41,7 +42,7 @@ export interface HookJudgeDeps {
   maxOpenCalls?: number;
   /** Where an allowed Bash call runs: in the gate's sandbox (with what runs it there), or on the host by Claude Code. */
   bash: BashInGate;
-  /** Records what Claude Code's Write, Edit and MultiEdit changed, between PreToolUse and PostToolUse (absent: nothing). */
+  /** Records what Claude Code's Write, Edit, MultiEdit and host-run Bash changed, between PreToolUse and PostToolUse (absent: nothing). */
   effects?: EffectsRecorder;
 }
 
@@ -91,7 +92,7 @@ export class HookJudge {
   /** Answers one hook input; `signal` withdraws a waiting prompt (the hook process went away). */
   async answer(input: HookInput, signal?: AbortSignal): Promise<GateAnswer> {
     if (input.hook_event_name !== 'PreToolUse') {
-      this.outcomes.record(input, this.agent(input.session_id));
+      await this.outcomes.record(input, this.agent(input.session_id));
       await this.deps.audit.durable();
       return {};
     }
@@ -260,6 +261,11 @@ export class HookJudge {
           arguments: shown,
           preview: this.deps.redactions.redactValue(preview),
           bindingHash,
+          ...hookUndoability(this.deps.effects, call, manifest, {
+            toolName: input.tool_name,
+            bashOnHost: !this.deps.bash.inGate,
+            outside: (path) => leavesWorkspace(path, this.deps.workspace),
+          }),
           ...(suggestedRules.length > 0 ? { suggestedRules } : {}),
         },
         manifest && call ? { manifest, input: call.input } : undefined,

@@ -27,7 +27,7 @@ interface OpenHookCall {
   readonly timer: NodeJS.Timeout;
   /** Set when the gate runs it: the grant the command Claude Code runs must present. */
   readonly grant?: BashGrant;
-  /** Set for a file write Claude Code makes itself: what it changes, from PreToolUse to PostToolUse. */
+  /** Set for a file write or host-run Bash Claude Code makes itself: what it changes, from PreToolUse to PostToolUse. */
   readonly watch?: EffectsWatch;
 }
 
@@ -87,7 +87,8 @@ export class HookOutcomes {
     const timer = setTimeout(() => this.end(key, 'ETIMEOUT', `Claude Code reported no outcome within ${Math.round(this.waitMs / 60_000)} min (the tool failed, was refused at Claude Code's prompt, or Claude Code stopped)`), this.waitMs);
     timer.unref();
     // A Write, Edit or MultiEdit Claude Code makes itself once allowed: its path is watched until its outcome comes.
-    const watch = how === 'allowed' && call?.change !== undefined ? this.deps.effects?.watchAbsolute(call.paths) : undefined;
+    // A Bash it runs on the host (the gate runs none here): the whole workspace, scanned now and at its outcome, as for shell_exec.
+    const watch = how !== 'allowed' ? undefined : call?.change !== undefined ? this.deps.effects?.watchAbsolute(call.paths) : call?.command !== undefined ? this.deps.effects?.watchWorkspace() : undefined;
     this.open.set(key, { run, timer, ...(watch ? { watch } : {}) });
     // Bounded: a flood of PreToolUse calls that never report costs the oldest their wait, never memory.
     if (this.open.size > this.maxOpen) this.end(this.open.keys().next().value!, 'ERUNTIME', `more than ${this.maxOpen} calls were waiting for Claude Code to report their outcome, so the oldest stopped waiting`);
@@ -144,14 +145,14 @@ export class HookOutcomes {
    * PostToolUseFailure (failed, with Claude Code's error): it closes the call its PreToolUse opened,
    * or stands as a call of its own.
    */
-  record(input: PostToolUseInput | PostToolUseFailureInput, agent: AgentInfo): void {
+  async record(input: PostToolUseInput | PostToolUseFailureInput, agent: AgentInfo): Promise<void> {
     // A call that ran in the gate was closed by its run, whose output is what Claude Code reports.
     if (input.tool_use_id !== undefined && this.ranInGate.delete(keyOf(input))) return;
     // Claude Code reports a command it runs in the background at once: its run in the gate, still to come, closes the call.
     if (this.awaitsItsRun(input)) return;
     const open = this.closing(input);
     const run = open?.run ?? this.unjudged(input, agent);
-    if (open?.watch) run.effects = open.watch.end();
+    if (open?.watch) run.effects = await open.watch.end();
     // Its grant unused, Claude Code ran the call itself, on the host: it did not apply the updatedInput it was given.
     const onHost = open?.grant ? 'Claude Code ran this call itself, outside the gate\'s sandbox, instead of the command it was given to run it there' : undefined;
     if (open?.grant) this.spent.spend(open.grant.id, 'was withdrawn: Claude Code reported the call ended without running it through the gate');
@@ -219,7 +220,7 @@ export class HookOutcomes {
       this.granted.delete(open.grant.id);
       this.spent.spend(open.grant.id, `ended unused: ${message}`);
     }
-    if (open.watch) open.run.effects = open.watch.end();
+    if (open.watch) open.run.effects = open.watch.endNow();
     open.run.fail('failed', 'execute', { code, message });
   }
 }

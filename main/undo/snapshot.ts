@@ -8,7 +8,12 @@ export interface ScannedEntry extends EntryState {
   ino: number;
   mtimeMs: number;
   ctimeMs: number;
+  /** Hard links to it: a file with more than one can be written through a name outside the workspace. */
+  links: number;
 }
+
+/** What scans did since the gate started: entries stat'd and files hashed (what a scan costs, counted, not timed). */
+export const scanWork = { stats: 0, hashes: 0 };
 
 /** Workspace-relative paths (with /) to what was there. */
 export type Snapshot = Map<string, ScannedEntry>;
@@ -77,15 +82,17 @@ export function stateOnly(entry: ScannedEntry | EntryState): EntryState {
   return { type, mode, ...(hash !== undefined ? { hash } : {}), ...(size !== undefined ? { size } : {}), ...(target !== undefined ? { target } : {}) };
 }
 
-function scanEntry(root: string, relative: string, previous: Snapshot | undefined): ScannedEntry | undefined {
+/** One workspace path as a scan sees it (its hash reused from `previous` when its stat is unchanged), or undefined when nothing that can be put back is there. */
+export function scanEntry(root: string, relative: string, previous: Snapshot | undefined): ScannedEntry | undefined {
   const absolute = join(root, relative);
   let stats: Stats;
+  scanWork.stats++;
   try {
     stats = lstatSync(absolute);
   } catch {
     return undefined;
   }
-  const base = { mode: stats.mode & 0o7777, ino: stats.ino, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs };
+  const base = { mode: stats.mode & 0o7777, ino: stats.ino, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs, links: stats.nlink };
   if (stats.isDirectory()) return { type: 'dir', ...base };
   if (stats.isSymbolicLink()) {
     try {
@@ -111,6 +118,7 @@ const WHOLE_READ_BYTES = 1024 * 1024;
 
 /** The BLAKE3 of a file's content. */
 function fileHash(absolute: string, size: number): string {
+  scanWork.hashes++;
   if (size <= WHOLE_READ_BYTES) return fastBlake3BytesHex(readFileSync(absolute));
   const hasher = blake3Stream();
   const chunk = Buffer.allocUnsafe(WHOLE_READ_BYTES);

@@ -96,13 +96,13 @@ export class UndoService {
     try {
       await applyUndo(this.deps.workspace, this.deps.recorder.store, changes);
     } catch (error) {
-      run.effects = watch.end();
+      run.effects = await watch.end();
       const message = error instanceof Error ? error.message : String(error);
       run.fail('failed', 'execute', { code: error instanceof GateError ? error.code : 'ERUNTIME', message: `the undo stopped part way: ${message}` });
       await this.deps.audit.durable();
       throw new GateError('ERUNTIME', `the undo stopped part way (call ${run.callId} records what it changed; undo that call to go back): ${message}`);
     }
-    run.effects = watch.end();
+    run.effects = await watch.end();
     const output = { undoneCalls: ids, paths: changes.map(({ path, action, redacted }) => ({ path, action, ...(redacted ? { redacted } : {}) })) };
     const responseHash = hashCanonical(output);
     run.audit('completed', { responseHash, durationMs: run.elapsedMs(), effects: run.effects, output });

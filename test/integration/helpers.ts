@@ -57,7 +57,7 @@ export interface TestGate {
 
 /** Starts a gate over fresh temp folders, with a user policy file (written first) and a mode or --grant rules when given. */
 export async function startTestGate(
-  options: { approvalTimeoutMs?: number; userPolicy?: unknown } & Pick<GateOptions, 'policyMode' | 'policyRules'> = {},
+  options: { approvalTimeoutMs?: number; userPolicy?: unknown } & Pick<GateOptions, 'policyMode' | 'policyRules' | 'claudeCodeBashInGate'> = {},
 ): Promise<TestGate> {
   const dirs = makeTempDirs();
   if (options.userPolicy) writeFileSync(join(dirs.home, 'policy.json'), JSON.stringify(options.userPolicy, null, 2));
@@ -69,6 +69,7 @@ export async function startTestGate(
     poolSize: 1,
     ...(options.policyMode ? { policyMode: options.policyMode } : {}),
     ...(options.policyRules ? { policyRules: options.policyRules } : {}),
+    ...(options.claudeCodeBashInGate !== undefined ? { claudeCodeBashInGate: options.claudeCodeBashInGate } : {}),
   });
   return {
     running,
@@ -108,6 +109,14 @@ export function callIdOf(result: unknown): string {
 /** The kinds of a call's audit records, oldest first. */
 export function auditKinds(records: readonly AuditRecord[]): string[] {
   return records.map((record) => record.kind);
+}
+
+/** Approves every prompt the backend raises, at once (a person who approves all), keeping each in `seen` when given. */
+export function approveEveryPrompt(backend: ConsoleBackend, seen?: ApprovalRequest[]): void {
+  backend.subscribe('approvalRequested', (request) => {
+    seen?.push(request);
+    void backend.handlers.decideApproval({ approvalId: request.approvalId, decision: 'approve' });
+  });
 }
 
 /** Resolves with the next approval prompt the gate raises. */

@@ -64,8 +64,13 @@ describe('undoability of tools whose changes are not recorded', () => {
       expect(recorder.undoability(fetchTool, {}, false)).toBe('not undoable: it reaches the network, and what was sent cannot be recalled');
       const custom: ToolManifest = { ...fetchTool, name: 'deploy', sideEffects: ['ProcessSpawn'] };
       expect(recorder.undoability(custom, {}, false)).toMatch(/^not undoable: what this tool changes is not recorded/);
+      // An upstream tool: recorded when classed as writing files (on the workspace paths it names, else by a scan), not otherwise.
       const shell = BUILTIN_TOOLS.find((tool) => tool.manifest.name === 'shell_exec')!.manifest;
-      expect(recorder.undoability(shell, {}, true)).toMatch(/^not undoable/);
+      expect(recorder.undoability({ ...shell, sideEffects: ['ProcessSpawn'] }, {}, true)).toMatch(/^not undoable: what this tool changes is not recorded/);
+      expect(recorder.undoability(shell, { path: join(folder, 'a.txt') }, true)).toBe('undoable');
+      expect(recorder.undoability({ ...shell, sideEffects: ['FsWrite', 'NetWrite'] }, { path: '/elsewhere/a.txt' }, true)).toBe(
+        'undoable except: what it changes outside the workspace (/elsewhere/a.txt), and what it sends over the network, which cannot be recalled',
+      );
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }

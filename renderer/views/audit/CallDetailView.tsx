@@ -7,11 +7,11 @@ import { prettyJson } from '../../format/json';
 import { formatClock } from '../../format/time';
 import { describe } from '../../store/consoleSync';
 import { FindingList } from '../common/FindingList';
+import { UndoPanel } from '../common/UndoPanel';
 import { VisibleText } from '../common/VisibleText';
 import { decidedText, durationText } from './callRowText';
 import { cutPayload, formatBytes, formatGap, payloadOf, recordTimeline } from './recordTimeline';
 import { ReplayButton } from './ReplayButton';
-import { UndoButton } from './UndoButton';
 import { ShownPreview } from './ShownPreview';
 
 /** JSON shown in the pane before "Show all" (a record is at most 64 KiB; drawing that whole is slow). */
@@ -34,7 +34,7 @@ export function CallDetailView({ detail, onClose }: { detail: CallDetail; onClos
         <div className="call-detail-actions">
           <CopyJsonButton detail={detail} />
           <ReplayButton callId={row.callId} replay={detail.replay} />
-          {hasEffects(ended) ? <UndoButton callId={row.callId} /> : null}
+          {hasEffects(ended) ? <UndoPanel callId={row.callId} /> : null}
           {onClose ? (
             <button type="button" onClick={onClose} aria-label="Close the detail (Esc)">
               Close

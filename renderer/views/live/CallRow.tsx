@@ -16,6 +16,11 @@ export const LIVE_COLUMNS = ['Tool', 'Agent', 'Arguments', 'Status', 'Step', 'Wa
 /** Columns whose values are numbers, aligned right. */
 export const NUMERIC_COLUMNS = new Set<string>(['Waited', 'Ran']);
 
+/** Whether Live offers to undo a call: it ended and its record says it changed something in the workspace. */
+export function offersUndo(call: CallSnapshot): boolean {
+  return (call.changedPaths ?? 0) > 0 && (call.status === 'completed' || call.status === 'failed');
+}
+
 /** How much of an error message a row shows before "Show all". */
 export const ERROR_MESSAGE_CHARS = 300;
 
@@ -70,8 +75,8 @@ function CallAgent({ call }: { call: CallSnapshot }) {
   );
 }
 
-/** Where else the call can be seen: its prompt while it waits, and its records in the audit. */
-function CallLinks({ call }: { call: CallSnapshot }) {
+/** Where else the call can be seen (its prompt while it waits, its records in the audit), and its Undo once it changed files. */
+function CallLinks({ call, undoOpen, onToggleUndo }: { call: CallSnapshot; undoOpen: boolean; onToggleUndo: ((callId: string) => void) | undefined }) {
   const sync = useConsoleSync();
   const approvalId = call.status === 'awaiting-approval' ? call.approvalId : undefined;
   return (
@@ -84,12 +89,17 @@ function CallLinks({ call }: { call: CallSnapshot }) {
       <button type="button" className="link-button" data-testid="open-audit-trail" onClick={() => void sync.showAuditTrail(call.callId)}>
         Audit trail
       </button>
+      {onToggleUndo && offersUndo(call) ? (
+        <button type="button" className="link-button" data-testid="open-undo" aria-expanded={undoOpen} onClick={() => onToggleUndo(call.callId)}>
+          {undoOpen ? 'Hide undo' : 'Undo…'}
+        </button>
+      ) : null}
     </td>
   );
 }
 
 /** One call in the Live table. */
-export const CallRow = memo(function CallRow({ call }: { call: CallSnapshot }) {
+export const CallRow = memo(function CallRow({ call, undoOpen = false, onToggleUndo }: { call: CallSnapshot; undoOpen?: boolean; onToggleUndo?: (callId: string) => void }) {
   return (
     <tr
       data-testid="call-row"
@@ -133,7 +143,7 @@ export const CallRow = memo(function CallRow({ call }: { call: CallSnapshot }) {
       <td className="call-outcome">
         <CallOutcome call={call} />
       </td>
-      <CallLinks call={call} />
+      <CallLinks call={call} undoOpen={undoOpen} onToggleUndo={onToggleUndo} />
     </tr>
   );
 });

@@ -1,8 +1,10 @@
+import { useCallback, useState } from 'react';
 import { CALLS_CAP } from '../../store/consoleState';
 import { useMeasuredVirtualizer } from '../common/measuredVirtualizer';
 import { useConsoleState } from '../consoleContext';
-import { CallRow, LIVE_COLUMNS, NUMERIC_COLUMNS } from './CallRow';
+import { CallRow, LIVE_COLUMNS, NUMERIC_COLUMNS, offersUndo } from './CallRow';
 import { CallOutputRow } from './CallTerminal';
+import { CallUndoRow } from './CallUndoRow';
 
 /** About how tall a call's row is before it is drawn. */
 const ESTIMATED_ROW_HEIGHT = 40;
@@ -27,6 +29,15 @@ export function LiveView() {
   // Only the calls in view are looked up: the list may hold 100,000.
   const { byId, order } = useConsoleState((s) => s.calls);
   const { scrollRef, virtualizer } = useMeasuredVirtualizer<HTMLTableSectionElement>(order.length, ESTIMATED_ROW_HEIGHT, (index) => order[index]!);
+  // The calls whose Undo the person opened (a row under each); kept here so scrolling away and back keeps it open.
+  const [undoOpen, setUndoOpen] = useState<ReadonlySet<string>>(new Set());
+  const toggleUndo = useCallback((callId: string) => {
+    setUndoOpen((open) => {
+      const next = new Set(open);
+      if (!next.delete(callId)) next.add(callId);
+      return next;
+    });
+  }, []);
   if (order.length === 0) {
     return <p className="empty">No calls yet. Calls appear here as agents make them.</p>;
   }
@@ -51,8 +62,9 @@ export function LiveView() {
           if (!call) return null;
           return (
             <tbody key={item.key} data-index={item.index} ref={virtualizer.measureElement}>
-              <CallRow call={call} />
+              <CallRow call={call} undoOpen={undoOpen.has(call.callId)} onToggleUndo={toggleUndo} />
               <CallOutputRow call={call} />
+              {undoOpen.has(call.callId) && offersUndo(call) ? <CallUndoRow call={call} /> : null}
             </tbody>
           );
         })}

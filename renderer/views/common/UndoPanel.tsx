@@ -1,9 +1,9 @@
 import { useState } from 'react';
 import type { PlannedChange, UndoReport } from '../../../shared/effects';
 import { countOf } from '../../../shared/plural';
-import { ProblemNote } from '../common/ProblemNote';
-import { VisibleText } from '../common/VisibleText';
-import { useBridgeAction } from '../common/useBridgeAction';
+import { ProblemNote } from './ProblemNote';
+import { VisibleText } from './VisibleText';
+import { useBridgeAction } from './useBridgeAction';
 import { useConsoleSync } from '../consoleContext';
 import '../../styles/replay.css';
 import '../../styles/undo.css';
@@ -56,11 +56,11 @@ function PlannedFile({ change, choice, onChoose }: { change: PlannedChange; choi
 }
 
 /**
- * "Undo this call" and "Rewind to before it" in the audit detail: each first asks for the plan (a
+ * "Undo this call" and "Rewind to before it", in the audit detail and under a call in Live: each first asks for the plan (a
  * dry run: nothing is written) and shows every file's diff; only the person's confirmation applies
  * it. A file changed since the call waits for the person's choice, keep it or restore anyway.
  */
-export function UndoButton({ callId }: { callId: string }) {
+export function UndoPanel({ callId }: { callId: string }) {
   const { bridge } = useConsoleSync();
   const action = useBridgeAction();
   const [rewind, setRewind] = useState(false);
