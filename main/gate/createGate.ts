@@ -45,6 +45,8 @@ import { AgentDirectory } from '../mcp/agentDirectory';
 import { startUpstream } from '../upstream/startUpstream';
 import { DEFAULT_GRANT_TTL_MS } from '../hooks/bashInGate';
 import { HookJudge } from '../hooks/hookJudge';
+import { TeamMode, type TeamOptions } from '../team/teamMode';
+import { teamHandlers } from '../team/teamHandlers';
 import { createConsoleBackend } from './consoleHandlers';
 import { GateEvents } from './gateEvents';
 
@@ -105,6 +107,8 @@ export interface GateOptions {
   undoStoreBytes?: number;
   /** False: calls' effects are not recorded, so nothing they change can be undone (`npm run bench` times calls both ways). */
   recordEffects?: boolean;
+  /** Join a team (`--team URL --team-creds FILE`): prompts published, answered by the team's approvers too (absent: no team). */
+  team?: TeamOptions;
 }
 
 /** The default grants: tools may read and write inside the workspace. */
@@ -130,6 +134,8 @@ export interface Gate {
   readonly hooks: HookJudge;
   /** The policy engine (absent when a policy was passed in): session grants are added through it. */
   readonly policyEngine?: PolicyEngine;
+  /** The gate's team mode, when it joined one. */
+  readonly team?: TeamMode;
   /** Fills in the MCP URL the console shows. */
   setMcpUrl(url: string): void;
   /** Denies pending prompts, stops tool processes, closes the audit log. Idempotent. */
@@ -213,13 +219,15 @@ export async function createGate(options: GateOptions): Promise<Gate> {
   const checkpoints = startCheckpoints(options.checkpoints, { home: options.home, workspace, audit, onFailure: () => policyEngine?.close() });
   const otlp = options.otlp ? new OtlpStreamer(audit, { log: (message) => process.stderr.write(`toolgate: ${message}\n`), ...options.otlp }) : undefined;
   const approvalTimeoutMs = options.approvalTimeoutMs ?? 5 * 60_000;
-  const approvals = new ApprovalQueue({
+  const approvals: ApprovalQueue = new ApprovalQueue({
     timeoutMs: approvalTimeoutMs,
     maxPendingPerSession: options.maxPendingPerSession,
     maxPending: options.maxPending,
     onRequested: (request) => events.emit('approvalRequested', request),
     onResolved: (outcome) => events.emit('approvalResolved', outcome),
+    signedDecision: (approvalId) => team?.signedDecision(approvalId),
   });
+  const team: TeamMode | undefined = options.team ? joinTeam(options.team, { approvals, audit, workspace, events }) : undefined;
   const calls = new CallTracker((snapshot) => events.emit('callUpdated', snapshot));
   const hostFactory = options.hostFactory ?? createChildProcessHost;
   // Only child processes can be started inside bubblewrap; another host runs tools bare, and says so.
@@ -347,7 +355,8 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     agents,
     hooks,
     ...(policyEngine ? { policyEngine } : {}),
-    backend: createConsoleBackend({
+    ...(team ? { team } : {}),
+    backend: withTeam(team, createConsoleBackend({
       registry,
       approvals,
       audit,
@@ -366,7 +375,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
       },
       undo: new UndoService({ audit, calls, redactions, scheduler, recorder: effects, workspace, grants }),
       info: () => ({ workspace, approvalTimeoutMs, undoStore: effects.store.usage(), ...(policyEngine ? { policy: policyEngine.status() } : {}), ...(mcpUrl ? { mcpUrl } : {}), ...(options.settings ? { settings: options.settings } : {}) }),
-    }),
+    })),
     setMcpUrl: (url) => {
       mcpUrl = url;
     },
@@ -377,6 +386,8 @@ export async function createGate(options: GateOptions): Promise<Gate> {
         policyEngine?.close();
         streamed.close();
         approvals.close();
+        // After the withdrawals are queued: they are lost with the connection, and the team sees the gate gone.
+        await team?.close();
         // After the prompts are withdrawn, before the log closes: calls still waiting for Claude Code's outcome end here.
         hooks.close();
         scheduler.close();
@@ -390,4 +401,18 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     },
   };
   return gate;
+}
+
+/** Starts the gate's team mode: its prompts and their ends published as the console gets them (redacted), its status pushed to the console. */
+function joinTeam(options: TeamOptions, gate: { approvals: ApprovalQueue; audit: AuditStore; workspace: string; events: GateEvents }): TeamMode {
+  const team = new TeamMode(options, gate);
+  gate.events.subscribe('approvalRequested', (request) => team.promptRaised(request));
+  gate.events.subscribe('approvalResolved', (outcome) => team.promptEnded(outcome));
+  team.onChange((status) => gate.events.emit('teamChanged', status));
+  return team.start();
+}
+
+/** The console's handlers, with the team's over them when the gate is in one. */
+function withTeam(team: TeamMode | undefined, backend: ConsoleBackend): ConsoleBackend {
+  return team ? { ...backend, handlers: teamHandlers(backend.handlers, team) } : backend;
 }

@@ -1,0 +1,233 @@
+import type { NatsConnection } from '@nats-io/transport-node';
+import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
+import { Kvm, type KV } from '@nats-io/kv';
+import type { TeamStatus } from '../../shared/team';
+import { connectTeamPatiently, type TeamEndpoint } from './teamConnection';
+import { teamNames, type TeamNames } from './teamNames';
+
+/** Something to publish once the server is reachable: a stream message (deduplicated by its id) or a decision's compare-and-set. */
+export type Outgoing =
+  | { kind: 'message'; subject: string; data: string; msgId: string; sending?: () => void }
+  | { kind: 'decision'; key: string; data: string };
+
+/** Messages kept while the server is away; past it the oldest go (and the log says how many). */
+export const MAX_QUEUED = 10_000;
+
+/** What a link calls back into: once online (each time), and when its state changes. */
+export interface TeamLinkHooks {
+  /** Runs after each (re)connection, before the queue is sent: watches and consumers start here. */
+  onOnline?: (link: TeamLink) => Promise<void>;
+  /** The state changed (online, offline, queue length). */
+  onChange?: () => void;
+  /** A decision queued offline found its key taken when sent (the key and what was there). */
+  onDecisionConflict?: (key: string) => void;
+  log: (message: string) => void;
+}
+
+/**
+ * One member's connection to the team's server. It connects in the background and keeps trying, so
+ * a gate starts and works without it; what must be published waits in order in a bounded queue and
+ * goes out when the server is back. Stream messages carry a msg id, so a message sent twice across a
+ * reconnection is stored once (JetStream deduplication). Decisions go before messages: a decision
+ * taken offline is in its key before the team can see the prompt it answers.
+ */
+export class TeamLink {
+  readonly names: TeamNames;
+  private connection?: NatsConnection;
+  private js?: JetStreamClient;
+  private kvs = new Map<string, KV>();
+  private online = false;
+  private offlineReason = 'connecting';
+  private readonly decisions: Outgoing[] = [];
+  private readonly messages: Outgoing[] = [];
+  private dropped = 0;
+  private pumping = false;
+  private closed = false;
+  private readonly onlineWaiters = new Set<() => void>();
+
+  constructor(
+    readonly endpoint: TeamEndpoint,
+    private readonly hooks: TeamLinkHooks,
+  ) {
+    this.names = teamNames(endpoint.credentials.team);
+  }
+
+  /** Starts connecting; returns at once. */
+  start(): void {
+    void this.run();
+  }
+
+  /** Whether the server is reachable now. */
+  get isOnline(): boolean {
+    return this.online;
+  }
+
+  /** The status a console and the banner show. */
+  status(approver: boolean): TeamStatus {
+    const { team, member } = this.endpoint.credentials;
+    const queued = this.decisions.length + this.messages.length;
+    return {
+      state: this.online ? 'online' : 'offline',
+      team,
+      member,
+      server: this.endpoint.url,
+      approver,
+      queued,
+      ...(this.online ? {} : { reason: this.offlineReason }),
+    };
+  }
+
+  /** Resolves once online (now, or when the server is reached). */
+  whenOnline(): Promise<void> {
+    if (this.online) return Promise.resolve();
+    return new Promise((resolveOnline) => this.onlineWaiters.add(resolveOnline));
+  }
+
+  /** The JetStream client (throws while offline). */
+  jetstream(): JetStreamClient {
+    if (!this.js || !this.connection) throw new Error('the team server is not reachable');
+    return this.js;
+  }
+
+  /** A key-value bucket, opened once per connection. */
+  async bucket(name: string): Promise<KV> {
+    const open = this.kvs.get(name);
+    if (open) return open;
+    const kv = await new Kvm(this.jetstream()).open(name);
+    this.kvs.set(name, kv);
+    return kv;
+  }
+
+  /** Queues a stream message and sends it as soon as the server is reachable; `sending` is told when it first goes out. */
+  publish(subject: string, data: string, msgId: string, sending?: () => void): void {
+    this.enqueue(this.messages, { kind: 'message', subject, data, msgId, ...(sending ? { sending } : {}) });
+  }
+
+  /** Queues a decision's compare-and-set (a decision taken offline on a prompt the team never saw). */
+  queueDecision(key: string, data: string): void {
+    this.enqueue(this.decisions, { kind: 'decision', key, data });
+  }
+
+  /** Drains nothing: closes the connection; queued messages are lost (they are in the local audit). Idempotent. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.online = false;
+    for (const wake of this.onlineWaiters) wake();
+    await this.connection?.close().catch(() => undefined);
+  }
+
+  private enqueue(queue: Outgoing[], item: Outgoing): void {
+    if (this.closed) return;
+    queue.push(item);
+    if (this.decisions.length + this.messages.length > MAX_QUEUED) {
+      (this.messages.length > 0 ? this.messages : this.decisions).shift();
+      if (this.dropped++ === 0) this.hooks.log(`the team server has been away long enough that more than ${MAX_QUEUED} messages waited: the oldest are dropped (they stay in the local audit)`);
+    }
+    this.hooks.onChange?.();
+    void this.pump();
+  }
+
+  private async run(): Promise<void> {
+    let connection: NatsConnection;
+    try {
+      connection = await connectTeamPatiently(this.endpoint);
+    } catch (error) {
+      this.offlineReason = `cannot join the team: ${(error as Error).message}`;
+      this.hooks.log(this.offlineReason);
+      this.hooks.onChange?.();
+      return;
+    }
+    if (this.closed) {
+      await connection.close();
+      return;
+    }
+    this.connection = connection;
+    this.js = jetstream(connection, { timeout: 3_000 });
+    void this.watchStatus(connection);
+    await this.becomeOnline();
+  }
+
+  private async watchStatus(connection: NatsConnection): Promise<void> {
+    for await (const status of connection.status()) {
+      if (this.closed) return;
+      if (status.type === 'disconnect') {
+        this.online = false;
+        this.offlineReason = `lost the team server ${this.endpoint.url}; reconnecting`;
+        this.hooks.log(`${this.offlineReason}: prompts are answered at this gate's own console meanwhile`);
+        this.hooks.onChange?.();
+      } else if (status.type === 'reconnect') {
+        this.hooks.log(`reached the team server ${this.endpoint.url} again: sending what waited`);
+        await this.becomeOnline();
+      }
+    }
+  }
+
+  private async becomeOnline(): Promise<void> {
+    // Buckets are opened again: a server that restarted knows none of the old consumers.
+    this.kvs.clear();
+    try {
+      await this.hooks.onOnline?.(this);
+    } catch (error) {
+      this.hooks.log(`team setup after connecting failed: ${(error as Error).message}`);
+    }
+    if (this.closed) return;
+    this.online = true;
+    for (const wake of [...this.onlineWaiters]) wake();
+    this.onlineWaiters.clear();
+    this.hooks.onChange?.();
+    await this.pump();
+  }
+
+  /** Sends the queue in order, decisions first; stops at the first failure and waits for the next reconnection. */
+  private async pump(): Promise<void> {
+    if (this.pumping) return;
+    this.pumping = true;
+    try {
+      while (this.online && !this.closed) {
+        const queue = this.decisions.length > 0 ? this.decisions : this.messages;
+        const next = queue[0];
+        if (!next) break;
+        try {
+          await this.send(next);
+        } catch (error) {
+          if (!this.online || this.closed) break;
+          if (isTransient(error)) {
+            // The server is slow or going away: try again shortly, in the same order.
+            setTimeout(() => void this.pump(), 1_000).unref();
+            break;
+          }
+          // Refused for good (a permission, a size): retrying cannot help, and must not hold up the rest.
+          this.hooks.log(`the team server refused a message on ${next.kind === 'message' ? next.subject : next.key}: ${(error as Error).message}; it was dropped`);
+        }
+        queue.shift();
+        this.hooks.onChange?.();
+      }
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  private async send(item: Outgoing): Promise<void> {
+    if (item.kind === 'message') {
+      item.sending?.();
+      await this.jetstream().publish(item.subject, item.data, { msgID: item.msgId });
+      return;
+    }
+    const kv = await this.bucket(this.names.decisionsBucket);
+    try {
+      await kv.create(item.key, item.data);
+    } catch (error) {
+      const existing = await kv.get(item.key).catch(() => null);
+      if (!existing || existing.operation !== 'PUT') throw error;
+      // Sent before the connection dropped, or taken meanwhile: either way this key is decided.
+      if (existing.string() !== item.data) this.hooks.onDecisionConflict?.(item.key);
+    }
+  }
+}
+
+/** A failure that may pass: a timeout or a connection going away, as opposed to a refusal. */
+function isTransient(error: unknown): boolean {
+  const text = `${(error as Error)?.name ?? ''} ${(error as Error)?.message ?? ''}`.toLowerCase();
+  return /timeout|disconnect|closed|no responders|connection/.test(text);
+}
