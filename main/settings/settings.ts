@@ -59,6 +59,13 @@ export const SettingsFileSchema = z.strictObject({
   claudeCodeBashInGate: z.boolean().optional(),
   /** Bytes the undo store keeps of files as they were before calls changed them; past it the oldest are dropped and their calls can no longer be undone. */
   undoStoreBytes: z.number().int().min(0).max(2 ** 40).optional(),
+  /** The team's NATS server to join (nats:// or tls:// URL); needs teamCreds. Absent: no team. */
+  team: z
+    .string()
+    .refine((text) => URL.canParse(text) && ['nats:', 'tls:'].includes(new URL(text).protocol), 'is not a nats:// or tls:// URL')
+    .optional(),
+  /** The member's team credentials file (see docs/team.md). */
+  teamCreds: SettingsPathSchema.optional(),
 });
 
 /** The settings file's contents, as checked. */
@@ -84,6 +91,8 @@ const FIX: Record<SettingKey, string> = {
   otlpHeaders: 'an object of header names and values, e.g. {"x-api-key": "…"}',
   claudeCodeBashInGate: 'true (Claude Code\'s allowed Bash calls run in the gate\'s sandbox) or false (Claude Code runs them on the host)',
   undoStoreBytes: 'a whole number of bytes, e.g. 1073741824 (1 GiB); 0 keeps no before-images, so no call can be undone',
+  team: 'the URL of the team\'s NATS server, e.g. "nats://nats.example.com:4222"',
+  teamCreds: 'an absolute path (or ~/…) of the team credentials file the team\'s admin gave you, e.g. "~/.config/toolgate/team.json"',
 };
 
 /** A settings file that cannot be used: names the file, the field and the fix. Nothing starts. */
@@ -151,6 +160,7 @@ export function readSettingsFile(path: string, home = homedir()): SettingsFile {
     ...parsed.data,
     ...(parsed.data.workspace !== undefined ? { workspace: resolve(expandHome(parsed.data.workspace, home)) } : {}),
     ...(parsed.data.checkpointDir !== undefined ? { checkpointDir: resolve(expandHome(parsed.data.checkpointDir, home)) } : {}),
+    ...(parsed.data.teamCreds !== undefined ? { teamCreds: resolve(expandHome(parsed.data.teamCreds, home)) } : {}),
     ...(parsed.data.toolModules !== undefined ? { toolModules: parsed.data.toolModules.map((module) => resolve(expandHome(module, home))) } : {}),
   };
   if (settings.workspace !== undefined && !(existsSync(settings.workspace) && statSync(settings.workspace).isDirectory())) {

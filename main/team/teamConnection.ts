@@ -10,7 +10,7 @@ export interface TeamEndpoint {
 }
 
 /** The connection options a member connects with: its login, its own inbox, and reconnecting forever. */
-function connectionOptions(endpoint: TeamEndpoint, waitOnFirstConnect: boolean) {
+function connectionOptions(endpoint: TeamEndpoint) {
   const { nats, team, member } = endpoint.credentials;
   const login = 'nkeySeed' in nats ? { authenticator: nkeyAuthenticator(new TextEncoder().encode(nats.nkeySeed)) } : { user: nats.user, pass: nats.password };
   return {
@@ -23,17 +23,11 @@ function connectionOptions(endpoint: TeamEndpoint, waitOnFirstConnect: boolean) 
     reconnect: true,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 500,
-    waitOnFirstConnect,
     timeout: 5_000,
   };
 }
 
-/** Connects once; rejects when the server cannot be reached or refuses the login. */
+/** Connects once (then reconnects by itself when the connection drops); rejects when the server cannot be reached or refuses the login. */
 export function connectTeam(endpoint: TeamEndpoint): Promise<NatsConnection> {
-  return connect(connectionOptions(endpoint, false));
-}
-
-/** Connects, trying until the server answers (for a gate, which must start without it). */
-export function connectTeamPatiently(endpoint: TeamEndpoint): Promise<NatsConnection> {
-  return connect(connectionOptions(endpoint, true));
+  return connect(connectionOptions(endpoint));
 }

@@ -2,7 +2,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import type { TeamStatus } from '../../shared/team';
-import { connectTeamPatiently, type TeamEndpoint } from './teamConnection';
+import { connectTeam, type TeamEndpoint } from './teamConnection';
 import { teamNames, type TeamNames } from './teamNames';
 
 /** Something to publish once the server is reachable: a stream message (deduplicated by its id) or a decision's compare-and-set. */
@@ -129,14 +129,23 @@ export class TeamLink {
   }
 
   private async run(): Promise<void> {
-    let connection: NatsConnection;
-    try {
-      connection = await connectTeamPatiently(this.endpoint);
-    } catch (error) {
-      this.offlineReason = `cannot join the team: ${(error as Error).message}`;
-      this.hooks.log(this.offlineReason);
-      this.hooks.onChange?.();
-      return;
+    let connection: NatsConnection | undefined;
+    // Tried again every second until it answers; each new reason is logged once. Not the client's
+    // own wait for a first connection: that one cannot be called off, and would keep a stopping gate alive.
+    while (!connection) {
+      try {
+        connection = await connectTeam(this.endpoint);
+      } catch (error) {
+        const reason = `cannot reach the team server ${this.endpoint.url}: ${(error as Error).message}`;
+        if (reason !== this.offlineReason) {
+          this.offlineReason = reason;
+          this.hooks.log(`${reason}; trying again every second, prompts are answered at this gate's own console meanwhile`);
+          this.hooks.onChange?.();
+        }
+        if (this.closed) return;
+        await new Promise((resolveLater) => setTimeout(resolveLater, 1_000).unref());
+        if (this.closed) return;
+      }
     }
     if (this.closed) {
       await connection.close();

@@ -8,11 +8,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createUser } from '@nats-io/nkeys';
-import { teamServerConfig, type TeamRole } from '../../main/team/serverConfig';
+import type { TeamRole } from '../../main/team/serverConfig';
 import type { Approver, TeamCredentialsFile } from '../../main/team/teamCredentials';
 import { connectTeam } from '../../main/team/teamConnection';
-import { newSigningKey } from '../../main/team/teamKeys';
+import { makeTeam } from '../../main/team/teamInit';
 import { setUpTeam } from '../../main/team/teamSetup';
 
 /** Where nats-server is: the Debian package's path unless NATS_SERVER says otherwise. */
@@ -62,36 +61,21 @@ async function freePort(): Promise<number> {
 export async function startNatsServer(team: string, members: Record<string, TeamRole[]>, options: { untrusted?: string[] } = {}): Promise<TestNatsServer> {
   const base = mkdtempSync(join(tmpdir(), 'toolgate-nats-'));
   const port = await freePort();
-  const keys = new Map(Object.keys({ ...members, admin: ['admin'] }).map((member) => [member, { nkey: createUser(), signing: newSigningKey() }]));
-  const roles: Record<string, TeamRole[]> = { ...members, admin: ['admin'] };
-  const approvers = Object.entries(roles)
-    .filter(([member, memberRoles]) => memberRoles.includes('approver') && !options.untrusted?.includes(member))
-    .map(([member]) => ({ name: member, publicKey: keys.get(member)!.signing.publicKey }));
+  const gates = Object.keys(members).filter((member) => members[member]!.includes('gate'));
+  const approving = Object.keys(members).filter((member) => members[member]!.includes('approver'));
+  const madeTeam = makeTeam({ team, gates, approvers: approving, host: '127.0.0.1', port, storeDir: join(base, 'store') });
+  const untrusted = new Set(options.untrusted ?? []);
+  // An untrusted member keeps its NATS rights to write decisions, but no one's list holds its key.
+  const approvers = madeTeam.members[0]!.credentials.approvers.filter((approver) => !untrusted.has(approver.name));
   const made = new Map<string, TestMember>();
-  for (const [member, memberRoles] of Object.entries(roles)) {
-    const key = keys.get(member)!;
-    const credentials: TeamCredentialsFile = {
-      team,
-      member,
-      nats: { nkeySeed: new TextDecoder().decode(key.nkey.getSeed()) },
-      signingKey: key.signing.seed,
-      approvers,
-    };
-    const file = join(base, `${member}.creds.json`);
+  for (const entry of madeTeam.members) {
+    const credentials = { ...entry.credentials, approvers };
+    const file = join(base, `${entry.member}.creds.json`);
     writeFileSync(file, JSON.stringify(credentials, null, 2), { mode: 0o600 });
-    made.set(member, { member, roles: memberRoles, credentials, file, publicKey: key.signing.publicKey });
+    made.set(entry.member, { member: entry.member, roles: entry.roles, credentials, file, publicKey: entry.publicKey });
   }
   const configFile = join(base, 'nats-server.conf');
-  writeFileSync(
-    configFile,
-    teamServerConfig({
-      team,
-      host: '127.0.0.1',
-      port,
-      storeDir: join(base, 'store'),
-      members: [...made.values()].map((entry) => ({ member: entry.member, nkey: keys.get(entry.member)!.nkey.getPublicKey(), roles: entry.roles })),
-    }),
-  );
+  writeFileSync(configFile, madeTeam.config);
   let child: ChildProcess | undefined;
   const url = `nats://127.0.0.1:${port}`;
   const start = async () => {
