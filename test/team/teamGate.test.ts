@@ -42,9 +42,9 @@ function standInLink(online: boolean) {
 }
 
 function gateWith(online: boolean) {
-  const approvals = new ApprovalQueue({ timeoutMs: 60_000, signedDecision: (approvalId) => gate.signedDecision(approvalId) });
+  const approvals: ApprovalQueue = new ApprovalQueue({ timeoutMs: 60_000, signedDecision: (approvalId) => gate.signedDecision(approvalId) });
   const stand = standInLink(online);
-  const gate = new TeamGate({ credentials, link: stand.link, approvals, audit: { append: () => ({}) as never }, workspace: '/ws', log: () => undefined });
+  const gate: TeamGate = new TeamGate({ credentials, link: stand.link, approvals, audit: { append: () => ({}) as never }, workspace: '/ws', log: () => undefined });
   const asked = approvals.ask({ callId: 'c1', tool: 'write_file', toolVersion: '1.0.0', tier: 2, rule: 'tier', arguments: {}, preview: { kind: 'none', reason: 'test' }, bindingHash: 'b1' });
   return { approvals, gate, asked, ...stand };
 }
