@@ -45,7 +45,7 @@ function gateWith(online: boolean) {
   const approvals: ApprovalQueue = new ApprovalQueue({ timeoutMs: 60_000, signedDecision: (approvalId) => gate.signedDecision(approvalId) });
   const stand = standInLink(online);
   const gate: TeamGate = new TeamGate({ credentials, link: stand.link, approvals, audit: { append: () => ({}) as never }, workspace: '/ws', log: () => undefined });
-  const asked = approvals.ask({ callId: 'c1', tool: 'write_file', toolVersion: '1.0.0', tier: 2, rule: 'tier', arguments: {}, preview: { kind: 'none', reason: 'test' }, bindingHash: 'b1' });
+  const asked = approvals.ask({ callId: 'c1', tool: 'write_file', toolVersion: '1.0.0', tier: 'ELEVATED', rule: 'tier', arguments: {}, preview: { kind: 'none', reason: 'test' }, bindingHash: 'b1' });
   return { approvals, gate, asked, ...stand };
 }
 
