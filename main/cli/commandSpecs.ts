@@ -160,6 +160,7 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
           { name: 'accept-missing-anchor', description: 'accept a log whose head anchor is gone, as it is (recorded in the log)' },
           { name: 'checkpoint', value: 'FILE', description: 'also check the log against this signed checkpoint: signature, origin and a consistency proof' },
           { name: 'checkpoint-dir', value: 'DIR', description: 'also check the log against every checkpoint of it in this folder, each under its key history' },
+          { name: 'team', description: 'also check the log against the newest checkpoint of it the team holds (the team and credentials of settings.json)' },
           { name: 'key', value: 'VERIFIERKEY', description: 'the key you kept, NAME+HASH+KEY, that the checkpoints must be signed by (or, with a key history, that it is followed from)' },
         ],
         details: [

@@ -47,6 +47,7 @@ import { DEFAULT_GRANT_TTL_MS } from '../hooks/bashInGate';
 import { HookJudge } from '../hooks/hookJudge';
 import { TeamMode, type TeamOptions } from '../team/teamMode';
 import { teamHandlers } from '../team/teamHandlers';
+import { CheckpointWitness } from '../team/teamCheckpoints';
 import { createConsoleBackend } from './consoleHandlers';
 import { GateEvents } from './gateEvents';
 
@@ -216,7 +217,9 @@ export async function createGate(options: GateOptions): Promise<Gate> {
   });
   audit.onAppend((record) => events.emit('auditAppended', record));
   // Before any record is added: a log that no longer matches its checkpoints refuses the start.
-  const checkpoints = startCheckpoints(options.checkpoints, { home: options.home, workspace, audit, onFailure: () => policyEngine?.close() });
+  // In a team, each checkpoint is also published, for the others to witness (the team joins below; the witness keeps the newest till then).
+  const witness = new CheckpointWitness();
+  const checkpoints = startCheckpoints(options.checkpoints, { home: options.home, workspace, audit, onFailure: () => policyEngine?.close(), onWritten: (note, key) => witness.written(note, key) });
   const otlp = options.otlp ? new OtlpStreamer(audit, { log: (message) => process.stderr.write(`toolgate: ${message}\n`), ...options.otlp }) : undefined;
   const approvalTimeoutMs = options.approvalTimeoutMs ?? 5 * 60_000;
   const approvals: ApprovalQueue = new ApprovalQueue({
@@ -228,6 +231,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     signedDecision: (approvalId) => team?.signedDecision(approvalId),
   });
   const team: TeamMode | undefined = options.team ? joinTeam(options.team, { approvals, audit, workspace, events }) : undefined;
+  if (team) witness.attach(team);
   const calls = new CallTracker((snapshot) => events.emit('callUpdated', snapshot));
   const hostFactory = options.hostFactory ?? createChildProcessHost;
   // Only child processes can be started inside bubblewrap; another host runs tools bare, and says so.
@@ -386,8 +390,6 @@ export async function createGate(options: GateOptions): Promise<Gate> {
         policyEngine?.close();
         streamed.close();
         approvals.close();
-        // After the withdrawals are queued: they are lost with the connection, and the team sees the gate gone.
-        await team?.close();
         // After the prompts are withdrawn, before the log closes: calls still waiting for Claude Code's outcome end here.
         hooks.close();
         scheduler.close();
@@ -395,6 +397,8 @@ export async function createGate(options: GateOptions): Promise<Gate> {
         await otlp?.close();
         events.clear();
         checkpoints?.close();
+        // After the last checkpoint and the withdrawals are queued: the link sends what it can before it closes.
+        await team?.close();
         audit.close();
       })();
       return closing;

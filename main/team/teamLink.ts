@@ -10,6 +10,9 @@ export type Outgoing =
   | { kind: 'message'; subject: string; data: string; msgId: string; sending?: () => void }
   | { kind: 'decision'; key: string; data: string };
 
+/** How long a closing link goes on sending what is queued. */
+const CLOSE_DRAIN_MS = 2_000;
+
 /** Messages kept while the server is away; past it the oldest go (and the log says how many). */
 export const MAX_QUEUED = 10_000;
 
@@ -108,9 +111,17 @@ export class TeamLink {
     this.enqueue(this.decisions, { kind: 'decision', key, data });
   }
 
-  /** Drains nothing: closes the connection; queued messages are lost (they are in the local audit). Idempotent. */
+  /**
+   * Sends what is queued while the server answers (at most CLOSE_DRAIN_MS: the last checkpoint, the
+   * withdrawn prompts), then closes the connection; what is left is lost (it is in the local audit). Idempotent.
+   */
   async close(): Promise<void> {
     if (this.closed) return;
+    const deadline = Date.now() + CLOSE_DRAIN_MS;
+    while (this.online && this.decisions.length + this.messages.length > 0 && Date.now() < deadline) {
+      await this.pump();
+      await new Promise((resolveSoon) => setTimeout(resolveSoon, 10));
+    }
     this.closed = true;
     this.online = false;
     for (const wake of this.onlineWaiters) wake();
