@@ -230,7 +230,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     onResolved: (outcome) => events.emit('approvalResolved', outcome),
     signedDecision: (approvalId) => team?.signedDecision(approvalId),
   });
-  const team: TeamMode | undefined = options.team ? joinTeam(options.team, { approvals, audit, workspace, events }) : undefined;
+  const team: TeamMode | undefined = options.team ? joinTeam(options.team, { approvals, audit, workspace, events, ...(policyEngine ? { policyEngine } : {}) }) : undefined;
   if (team) witness.attach(team);
   const calls = new CallTracker((snapshot) => events.emit('callUpdated', snapshot));
   const hostFactory = options.hostFactory ?? createChildProcessHost;
@@ -408,7 +408,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
 }
 
 /** Starts the gate's team mode: its prompts and their ends published as the console gets them (redacted), its status pushed to the console. */
-function joinTeam(options: TeamOptions, gate: { approvals: ApprovalQueue; audit: AuditStore; workspace: string; events: GateEvents }): TeamMode {
+function joinTeam(options: TeamOptions, gate: { approvals: ApprovalQueue; audit: AuditStore; workspace: string; events: GateEvents; policyEngine?: PolicyEngine }): TeamMode {
   const team = new TeamMode(options, gate);
   gate.events.subscribe('approvalRequested', (request) => team.promptRaised(request));
   gate.events.subscribe('approvalResolved', (outcome) => team.promptEnded(outcome));

@@ -8,6 +8,8 @@ import { TeamBoard } from './teamBoard';
 import type { TeamCredentials } from './teamCredentials';
 import { TeamGate } from './teamGate';
 import { TeamLink } from './teamLink';
+import { followTeamPolicy, teamPolicyUnread } from './teamPolicy';
+import type { PolicyEngine } from '../policy/policyEngine';
 
 /** How a gate or a console joins its team: `--team URL --team-creds FILE`, or `team` in settings.json. */
 export interface TeamOptions {
@@ -24,6 +26,8 @@ export interface TeamModeGate {
   approvals: ApprovalQueue;
   audit: Pick<AuditStore, 'append'>;
   workspace: string;
+  /** The gate's policy engine, whose team layer follows the team's bucket (absent: a fixed policy). */
+  policyEngine?: PolicyEngine;
 }
 
 /**
@@ -36,6 +40,7 @@ export class TeamMode {
   readonly gate?: TeamGate;
   private readonly listeners = new Set<(status: TeamStatus) => void>();
   private ownWatch?: { stop(): unknown };
+  private policyWatch?: { stop(): unknown };
 
   constructor(
     readonly options: TeamOptions,
@@ -49,6 +54,8 @@ export class TeamMode {
         onChange: () => this.changed(),
         onOnline: async () => {
           this.ownWatch?.stop();
+          this.policyWatch?.stop();
+          if (gate?.policyEngine) this.policyWatch = await followTeamPolicy(gate.policyEngine, this.link, log);
           if (this.gate) this.ownWatch = await this.gate.watchDecisions();
           await this.board.follow();
         },
@@ -58,6 +65,8 @@ export class TeamMode {
     this.board = new TeamBoard(options.credentials, this.link, log);
     this.board.onChange(() => this.changed());
     if (gate) this.gate = new TeamGate({ credentials: options.credentials, link: this.link, ...gate, log });
+    // Fail closed until the team's policy is read: its layer asks for whatever it could have allowed.
+    if (gate?.policyEngine) void teamPolicyUnread(gate.policyEngine, this.link);
   }
 
   /** Starts connecting in the background. */
@@ -111,6 +120,7 @@ export class TeamMode {
   /** Closes the connection. Idempotent. */
   async close(): Promise<void> {
     this.ownWatch?.stop();
+    this.policyWatch?.stop();
     this.board.close();
     this.listeners.clear();
     await this.link.close();
