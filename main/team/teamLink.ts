@@ -10,6 +10,9 @@ export type Outgoing =
   | { kind: 'message'; subject: string; data: string; msgId: string; sending?: () => void }
   | { kind: 'decision'; key: string; data: string };
 
+/** Stream messages sent before their acknowledgements are awaited. */
+const IN_FLIGHT = 64;
+
 /** How long a closing link goes on sending what is queued. */
 const CLOSE_DRAIN_MS = 2_000;
 
@@ -199,29 +202,43 @@ export class TeamLink {
     await this.pump();
   }
 
-  /** Sends the queue in order, decisions first; stops at the first failure and waits for the next reconnection. */
+  /**
+   * Sends the queue in order, decisions first, up to IN_FLIGHT at once (one connection keeps their
+   * order; waiting for each acknowledgement in turn would make a burst of prompts wait in line). On a
+   * passing failure the rest stays queued and is tried again shortly; ids make a resend harmless.
+   */
   private async pump(): Promise<void> {
     if (this.pumping) return;
     this.pumping = true;
     try {
       while (this.online && !this.closed) {
         const queue = this.decisions.length > 0 ? this.decisions : this.messages;
-        const next = queue[0];
-        if (!next) break;
-        try {
-          await this.send(next);
-        } catch (error) {
-          if (!this.online || this.closed) break;
-          if (isTransient(error)) {
-            // The server is slow or going away: try again shortly, in the same order.
-            setTimeout(() => void this.pump(), 1_000).unref();
+        const batch = queue.slice(0, queue === this.decisions ? 1 : IN_FLIGHT);
+        if (batch.length === 0) break;
+        const results = await Promise.allSettled(batch.map((item) => this.send(item)));
+        let sent = 0;
+        let retry = false;
+        for (const [index, result] of results.entries()) {
+          if (result.status === 'fulfilled') {
+            sent = index + 1;
+            continue;
+          }
+          if (!this.online || this.closed || isTransient(result.reason)) {
+            retry = true;
             break;
           }
           // Refused for good (a permission, a size): retrying cannot help, and must not hold up the rest.
-          this.hooks.log(`the team server refused a message on ${next.kind === 'message' ? next.subject : next.key}: ${(error as Error).message}; it was dropped`);
+          const item = batch[index]!;
+          this.hooks.log(`the team server refused a message on ${item.kind === 'message' ? item.subject : item.key}: ${(result.reason as Error).message}; it was dropped`);
+          sent = index + 1;
         }
-        queue.shift();
+        queue.splice(0, sent);
         this.hooks.onChange?.();
+        if (retry) {
+          // The server is slow or going away: try again shortly, in the same order.
+          if (this.online && !this.closed) setTimeout(() => void this.pump(), 1_000).unref();
+          break;
+        }
       }
     } finally {
       this.pumping = false;
