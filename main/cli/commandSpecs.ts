@@ -50,8 +50,19 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
   SERVE_SPEC,
   {
     name: 'console',
-    summary: 'print the console URL of the running gate again (with your console token)',
-    details: 'Exit 2 when no gate runs for $TOOLGATE_HOME.',
+    summary: 'print the console URL of the running gate again (with your console token); with --team, the team\'s prompts',
+    options: [
+      { name: 'team', description: 'a team console with no gate of its own: list the team\'s prompts, or answer one (team and credentials from settings.json)' },
+      { name: 'team-creds', value: 'FILE', description: 'with --team: your credentials file, instead of settings.json\'s teamCreds' },
+      { name: 'gate', value: 'NAME', description: 'with --team: only this gate\'s prompts' },
+      { name: 'machine', value: 'HOST', description: 'with --team: only prompts from this machine' },
+      { name: 'workspace', value: 'DIR', description: 'with --team: only prompts from this workspace' },
+      { name: 'agent', value: 'CLIENT', description: 'with --team: only prompts from this agent (its MCP client name)' },
+      { name: 'approve', value: 'GATE/ID', description: 'with --team: approve this prompt, as you (an approver)' },
+      { name: 'deny', value: 'GATE/ID', description: 'with --team: deny this prompt' },
+      { name: 'reason', value: 'TEXT', description: 'with --deny or --approve: why (the agent is told on deny)' },
+    ],
+    details: 'Exit 2 when no gate runs for $TOOLGATE_HOME. With --team: 0 listed or answered, 3 when another answer came first (it says whose).',
   },
   {
     name: 'mcp',

@@ -3,8 +3,9 @@
  * on gate A answered from gate B's console, approvers racing, a forged decision, and subjects a gate
  * may not publish on.
  */
-import { readFileSync } from 'node:fs';
-import { hostname } from 'node:os';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { runCliHere } from '../integration/cliHere';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Kvm } from '@nats-io/kv';
@@ -150,6 +151,30 @@ describe('a team of three gates and two consoles', () => {
     const result = await second.call;
     expect(result.isError).toBe(teamWon);
     expect(gates.a.running.gate.audit.forCall(second.request.callId).filter((record) => record.kind === 'approval-decided')).toHaveLength(1);
+  });
+});
+
+describe('toolgate console --team, a console with no gate of its own', () => {
+  it('lists the team\'s prompts with machine, workspace and agent, filters them, and answers one; a second answer is told who won', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'toolgate-team-console-'));
+    writeFileSync(join(home, 'settings.json'), JSON.stringify({ team: server.url, teamCreds: server.members.get('dave')!.file }));
+    try {
+      const { request, call } = await raisePrompt('b', 'from-cli.md', 'cli\n');
+      await onTeamConsole(carol, request.approvalId);
+      const listed = await runCliHere(['console', '--team', '--gate', 'b'], home);
+      expect(listed.code, listed.stderr).toBe(0);
+      const line = listed.stdout.split('\n').find((text) => text.includes(request.approvalId))!;
+      expect(line).toContain(`b/${request.approvalId}  waiting  ${hostname()}:${gates.b.running.gate.workspace}  toolgate-integration-test  write_file`);
+      expect((await runCliHere(['console', '--team', '--gate', 'c'], home)).stdout).not.toContain(request.approvalId);
+      const approved = await runCliHere(['console', '--team', '--approve', `b/${request.approvalId}`], home);
+      expect(approved.code, approved.stderr).toBe(0);
+      expect((await call).isError).toBe(false);
+      const late = await runCliHere(['console', '--team', '--deny', `b/${request.approvalId}`], home);
+      expect(late.code).toBe(3);
+      expect(late.stderr).toContain('dave (dave) already approved');
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 });
 
