@@ -103,6 +103,12 @@ describe('a team of three gates and two consoles', () => {
     expect((decided?.payload as { teamDecision: { signature: string } }).teamDecision.signature).toMatch(/^[A-Za-z0-9_-]{80,}$/);
     // And every console sees it end.
     expect((await onTeamConsole(carol, request.approvalId, 'ended')).ended?.outcome).toBe('approved');
+    // Nothing the team holds carries a gate's tokens.
+    const everything = JSON.stringify(carol.listPrompts({}));
+    for (const gate of Object.values(gates)) {
+      expect(everything).not.toContain(gate.token);
+      expect(everything).not.toContain(gate.consoleToken);
+    }
   });
 
   it('lets exactly one of two racing approvers win; the other is told who answered and how', async () => {
