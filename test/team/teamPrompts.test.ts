@@ -6,6 +6,8 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { runCliHere } from '../integration/cliHere';
+import { writeSecretsFile } from '../../main/secrets/secretsFile';
+import { statePaths } from '../../main/state/paths';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Kvm } from '@nats-io/kv';
@@ -185,6 +187,17 @@ describe('toolgate console --team, a console with no gate of its own', () => {
 });
 
 describe('what the team refuses', () => {
+  it('never sees a secret the gate knows: the card it gets is the console\'s, redacted', async () => {
+    const secret = 'team-must-not-see-4f9c2e71b8';
+    writeSecretsFile(statePaths(gates.c.dirs.home).secrets, { DEPLOY_KEY: secret });
+    const { request, call } = await raisePrompt('c', 'deploy.env', `KEY=${secret}\n`);
+    const seen = await onTeamConsole(carol, request.approvalId);
+    expect(JSON.stringify(seen)).not.toContain(secret);
+    expect(JSON.stringify(seen.request.arguments)).toContain('DEPLOY_KEY');
+    await gates.c.running.backend.handlers.decideApproval({ approvalId: request.approvalId, decision: 'deny' });
+    await call;
+  });
+
   it('refuses and audits a decision signed by a key that is not an approver\'s, and the prompt stays answerable', async () => {
     const { request, call } = await raisePrompt('a', 'forged.md', 'forged\n');
     await onTeamConsole(carol, request.approvalId);
