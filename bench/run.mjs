@@ -19,6 +19,9 @@
 //   4. deadline → dead for a tool that obeys SIGTERM and one that ignores it
 //   4b. [approval] Approve → result for a small write_file through a real gate, beside the same write
 //      auto-allowed (bench/approvalLatency.ts)
+//   4c. [team] 3 gates × BENCH_TEAM_AGENTS (16) agents, BENCH_TEAM_CALLS (5) prompting writes each, through one
+//      nats-server: prompt → remote console and remote decision → its gate, p95; and BENCH_TEAM_ALLOWED (400)
+//      auto-allowed read_file calls on a gate in a team beside one alone (bench/teamLatency.ts)
 //   5. [gate] an auto-allowed call through the gate's executor beside a bare child_process IPC round trip
 //      (bench/gateOverhead.ts)
 //   5b. [wasm] a pure WASM tool (the sample text_stats) through the gate's executor beside the built-in echo
@@ -113,6 +116,7 @@ const SECTIONS = {
       spareCalls: count('BENCH_SPARES', 10),
     }),
   approval: () => typescript('bench/approvalLatency.ts', 'measureApprovalLatency', count('BENCH_APPROVALS', 30), count('BENCH_FIRST_APPROVALS', 8)),
+  team: () => typescript('bench/teamLatency.ts', 'measureTeamLatency', count('BENCH_TEAM_AGENTS', 16), count('BENCH_TEAM_CALLS', 5), count('BENCH_TEAM_ALLOWED', 400)),
   gate: () => typescript('bench/gateOverhead.ts', 'measureGateOverhead', CALLS, BLOCK, WARMUP),
   wasm: () => typescript('bench/wasmTool.ts', 'measureWasmTool', CALLS, BLOCK, WARMUP),
   // Ten decisions per gate call: each is microseconds, so more samples steady the percentiles.

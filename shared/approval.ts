@@ -3,6 +3,7 @@ import { AgentInfoSchema } from './call';
 import { CommandPreviewSchema } from './commandPreview';
 import { SecurityTierSchema } from './manifest';
 import { ApprovalScopeSchema, RuleSuggestionSchema } from './permissions';
+import { TeamDecisionSchema } from './teamDecision';
 
 /** What a privileged call would change, shown to the person before they decide. */
 export const PreviewSchema = z.discriminatedUnion('kind', [
@@ -213,6 +214,8 @@ export const ApprovalOutcomeSchema = z.object({
   rules: z.array(z.string()).optional(),
   /** Set when the person edited the call before approving it: what the edit changed. */
   edited: EditSummarySchema.optional(),
+  /** In team mode: the signed decision that won the prompt's key, recorded whole (the approver, their key, the signature). */
+  teamDecision: TeamDecisionSchema.optional(),
   /** When it was decided (ISO 8601). */
   decidedAt: z.string(),
 });

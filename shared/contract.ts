@@ -20,6 +20,7 @@ import { MemoryPageSchema, MemoryQuerySchema } from './memory';
 import { PolicyStatusSchema } from './policy';
 import { ApprovalScopeSchema, PermissionSchema, RuleCheckSchema } from './permissions';
 import { UpstreamLaunchRequestSchema, UpstreamOverviewSchema, UpstreamReviewRequestSchema, UpstreamSandboxRequestSchema } from './upstream';
+import { TeamDecideRequestSchema, TeamDecideResultSchema, TeamPromptFilterSchema, TeamPromptSchema, TeamStatusSchema } from './team';
 
 /** Facts about the running gate that the console shows in its header. */
 export const GateInfoSchema = z.object({
@@ -237,6 +238,12 @@ export const bridgeMethods = {
    * the new overview, where its new launch waits for approval.
    */
   setUpstreamSandbox: { request: UpstreamSandboxRequestSchema, response: UpstreamOverviewSchema },
+  /** Whether this console is in a team and reaches it (state off when not in one). */
+  teamStatus: { request: empty, response: TeamStatusSchema },
+  /** The team's prompts, newest first, with gate, machine, workspace and agent, filtered as asked (none when not in a team). */
+  listTeamPrompts: { request: TeamPromptFilterSchema, response: z.array(TeamPromptSchema) },
+  /** Answers a team prompt: the first answer at its key wins; a later one is told the winning decision. */
+  decideTeamPrompt: { request: TeamDecideRequestSchema, response: TeamDecideResultSchema },
 } as const;
 
 /** Events main pushes to the console. */
@@ -267,6 +274,8 @@ export const bridgeEvents = {
   policyChanged: PolicyStatusSchema,
   /** An upstream server started, stopped, restarted or sent a new tool list, or a review was saved: the new overview. */
   upstreamChanged: UpstreamOverviewSchema,
+  /** A team prompt came, was decided or ended, or the team connection went up or down: the status, then listTeamPrompts again. */
+  teamChanged: TeamStatusSchema,
 } as const;
 
 export type BridgeMethods = typeof bridgeMethods;

@@ -5,7 +5,7 @@ export const PolicyModeSchema = z.enum(['strict', 'standard', 'permissive']);
 export type PolicyMode = z.infer<typeof PolicyModeSchema>;
 
 /** Where a rule comes from, tightest first: managed, user, project, session (grants from prompts), the gate's flags. */
-export const PolicyLayerSchema = z.enum(['managed', 'user', 'project', 'session', 'flag']);
+export const PolicyLayerSchema = z.enum(['managed', 'team', 'user', 'project', 'session', 'flag']);
 export type PolicyLayer = z.infer<typeof PolicyLayerSchema>;
 
 /** What a rule does with a call it matches; also the order a file's lists are read in. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /** The settings both shells take, in the order the console lists them. */
-export const SETTING_KEYS = ['workspace', 'grants', 'approvalTimeoutSeconds', 'sandbox', 'toolModules', 'pool', 'readOnly', 'port', 'secretEnv', 'mode', 'auditDurability', 'checkpointDir', 'checkpointEveryRecords', 'checkpointIntervalSeconds', 'otlpEndpoint', 'otlpHeaders', 'claudeCodeBashInGate', 'undoStoreBytes', 'webSearch'] as const;
+export const SETTING_KEYS = ['workspace', 'grants', 'approvalTimeoutSeconds', 'sandbox', 'toolModules', 'pool', 'readOnly', 'port', 'secretEnv', 'mode', 'auditDurability', 'checkpointDir', 'checkpointEveryRecords', 'checkpointIntervalSeconds', 'otlpEndpoint', 'otlpHeaders', 'claudeCodeBashInGate', 'undoStoreBytes', 'webSearch', 'team', 'teamCreds'] as const;
 export type SettingKey = (typeof SETTING_KEYS)[number];
 
 /** Where a setting's value came from: a command-line flag, an environment variable, settings.json, or Toolgate's default. */

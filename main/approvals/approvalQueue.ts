@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ApprovalDecision, ApprovalOutcome, ApprovalRequest } from '../../shared/approval';
+import type { TeamDecision } from '../../shared/teamDecision';
 import { GateError } from '../../shared/errors';
 import type { ToolManifest } from '../../shared/manifest';
 import type { CallEdit, EditCheck } from '../../shared/approval';
@@ -55,6 +56,8 @@ export interface ApprovalQueueOptions {
   onRequested?: (request: ApprovalRequest) => void;
   /** Told of each outcome. */
   onResolved?: (outcome: ApprovalOutcome) => void;
+  /** In team mode: the signed decision that won this prompt's key, recorded with a person's answer to it. */
+  signedDecision?: (approvalId: string) => TeamDecision | undefined;
 }
 
 interface Pending {
@@ -197,7 +200,8 @@ export class ApprovalQueue {
     clearTimeout(entry.timer);
     this.ended.set(approvalId, { outcome, ...(reason ? { reason } : {}) });
     if (this.ended.size > ENDED_MEMORY) this.ended.delete(this.ended.keys().next().value!);
-    const result = { ...this.outcomeOf(entry.request, outcome, reason), ...extras };
+    const signed = outcome === 'approved' || outcome === 'denied' ? this.options.signedDecision?.(approvalId) : undefined;
+    const result = { ...this.outcomeOf(entry.request, outcome, reason), ...extras, ...(signed ? { teamDecision: signed } : {}) };
     entry.resolve(revised ? { ...result, revised } : result);
     try {
       this.options.onResolved?.(result);

@@ -53,6 +53,8 @@ export interface CheckpointWriterOptions {
   intervalMs?: number;
   /** Where a failure to write a checkpoint is told (the gate goes on; the log itself is intact). */
   onError?: (error: Error) => void;
+  /** Told each signed checkpoint note once written, with the verifier key it is checked by (team mode publishes it). */
+  onWritten?: (note: string, verifierKey: string) => void;
 }
 
 /**
@@ -237,6 +239,7 @@ export class CheckpointWriter {
     writePrivateFile(this.files.numbered(size), note);
     writePrivateFile(this.files.checkpoint, note);
     this.written = { file: this.files.checkpoint, size, root, writtenAt: new Date() };
+    this.options.onWritten?.(note, this.options.key.verifierKey);
     this.unsigned = 0;
     if (!this.leavesAbandoned) this.lastError = undefined;
   }

@@ -21,7 +21,7 @@ export interface CheckpointOptions {
  */
 export function startCheckpoints(
   options: CheckpointOptions | undefined,
-  gate: { home: string; workspace: string; audit: AuditStore; onFailure: () => void },
+  gate: { home: string; workspace: string; audit: AuditStore; onFailure: () => void; onWritten?: (note: string, verifierKey: string) => void },
 ): CheckpointWriter | undefined {
   if (!options) return undefined;
   try {
@@ -29,7 +29,7 @@ export function startCheckpoints(
     const logId = gate.audit.logId();
     if (!logId) throw new Error('the audit log has no id (it was opened read-only)');
     const { key, earlierKeys } = checkpointKeyForFolder(dir, logId, gate.home);
-    return new CheckpointWriter({ dir, audit: gate.audit, key, earlierKeys, everyRecords: options.everyRecords, intervalMs: options.intervalMs });
+    return new CheckpointWriter({ dir, audit: gate.audit, key, earlierKeys, everyRecords: options.everyRecords, intervalMs: options.intervalMs, onWritten: gate.onWritten });
   } catch (error) {
     gate.audit.close();
     gate.onFailure();

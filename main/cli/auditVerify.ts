@@ -11,6 +11,7 @@ import { readGateAddress, type GateAddress } from '../state/stateFolder';
 import { UsageError, flag, type ParsedArgs } from './argv';
 import { checkpointExitCode, checkpointReport, printCheckpointReport } from './auditCheckpoint';
 import { checkpointDirReport, printCheckpointDirReport } from './auditCheckpointDir';
+import { teamCheckpointReport } from '../team/teamAuditVerify';
 import type { Io } from './commands';
 import { countOf, nounFor } from '../../shared/plural';
 
@@ -148,7 +149,9 @@ export async function auditVerifyCommand(args: ParsedArgs, io: Io): Promise<numb
   const checkpointFile = flag(args, 'checkpoint');
   const checkpointDir = flag(args, 'checkpoint-dir');
   if (checkpointFile !== undefined && checkpointDir !== undefined) throw new UsageError('give --checkpoint FILE or --checkpoint-dir DIR, not both');
-  if (checkpointFile === undefined && checkpointDir === undefined) return printReport(await verifyReport(paths), io, json);
+  const team = flag(args, 'team') === 'true';
+  if ([checkpointFile, checkpointDir, team || undefined].filter((given) => given !== undefined).length > 1) throw new UsageError('give one of --checkpoint FILE, --checkpoint-dir DIR or --team');
+  if (checkpointFile === undefined && checkpointDir === undefined && !team) return printReport(await verifyReport(paths), io, json);
   // Both checks, both reported: a recomputed chain passes the first and fails the second.
   if (checkpointDir !== undefined) {
     const folder = checkpointDirReport(args, io, checkpointDir);
@@ -162,7 +165,7 @@ export async function auditVerifyCommand(args: ParsedArgs, io: Io): Promise<numb
     const code = printCheckpointDirReport(folder, io);
     return chainCode === 0 ? code : 1;
   }
-  const checkpoint = checkpointReport(args, io, checkpointFile!);
+  const checkpoint = team ? await teamCheckpointReport(io.home, flag(args, 'key')) : checkpointReport(args, io, checkpointFile!);
   const report = await verifyReport(paths);
   if (json) {
     io.out(`${JSON.stringify({ ...report, checkpoint })}\n`);

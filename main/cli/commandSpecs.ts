@@ -20,6 +20,8 @@ export const SERVE_SPEC: CommandSpec = {
     { name: 'max-pending', value: 'N', description: 'prompts that may wait for you in all; past it a call gets EQUOTA (default 500)' },
     { name: 'max-pending-per-agent', value: 'N', description: 'prompts one agent session may have waiting (default 50)' },
     { name: 'checkpoint-dir', value: 'DIR', description: 'write signed audit checkpoints here, outside the state folder and the workspace (default: none)' },
+    { name: 'team', value: 'URL', description: "join a team: the team's NATS server, e.g. nats://nats.example.com:4222 (needs --team-creds; default: none)" },
+    { name: 'team-creds', value: 'FILE', description: "the team credentials file the team's admin gave you (docs/team.md)" },
   ],
   details: [
     'Options override $TOOLGATE_HOME/settings.json, which overrides the defaults; the console\'s',
@@ -48,8 +50,19 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
   SERVE_SPEC,
   {
     name: 'console',
-    summary: 'print the console URL of the running gate again (with your console token)',
-    details: 'Exit 2 when no gate runs for $TOOLGATE_HOME.',
+    summary: 'print the console URL of the running gate again (with your console token); with --team, the team\'s prompts',
+    options: [
+      { name: 'team', description: 'a team console with no gate of its own: list the team\'s prompts, or answer one (team and credentials from settings.json)' },
+      { name: 'team-creds', value: 'FILE', description: 'with --team: your credentials file, instead of settings.json\'s teamCreds' },
+      { name: 'gate', value: 'NAME', description: 'with --team: only this gate\'s prompts' },
+      { name: 'machine', value: 'HOST', description: 'with --team: only prompts from this machine' },
+      { name: 'workspace', value: 'DIR', description: 'with --team: only prompts from this workspace' },
+      { name: 'agent', value: 'CLIENT', description: 'with --team: only prompts from this agent (its MCP client name)' },
+      { name: 'approve', value: 'GATE/ID', description: 'with --team: approve this prompt, as you (an approver)' },
+      { name: 'deny', value: 'GATE/ID', description: 'with --team: deny this prompt' },
+      { name: 'reason', value: 'TEXT', description: 'with --deny or --approve: why (the agent is told on deny)' },
+    ],
+    details: 'Exit 2 when no gate runs for $TOOLGATE_HOME. With --team: 0 listed or answered, 3 when another answer came first (it says whose).',
   },
   {
     name: 'mcp',
@@ -170,6 +183,7 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
           { name: 'accept-missing-anchor', description: 'accept a log whose head anchor is gone, as it is (recorded in the log)' },
           { name: 'checkpoint', value: 'FILE', description: 'also check the log against this signed checkpoint: signature, origin and a consistency proof' },
           { name: 'checkpoint-dir', value: 'DIR', description: 'also check the log against every checkpoint of it in this folder, each under its key history' },
+          { name: 'team', description: 'also check the log against the newest checkpoint of it the team holds (the team and credentials of settings.json)' },
           { name: 'key', value: 'VERIFIERKEY', description: 'the key you kept, NAME+HASH+KEY, that the checkpoints must be signed by (or, with a key history, that it is followed from)' },
         ],
         details: [
@@ -250,6 +264,34 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
     ],
   },
   ...UNDO_SPECS,
+  {
+    name: 'team',
+    summary: 'make a team on NATS JetStream: its server config and members\' credentials, then its streams',
+    subcommands: [
+      {
+        name: 'init',
+        args: 'NAME',
+        summary: 'write a new team\'s nats-server config and one credentials file per member (and the admin) into a new folder',
+        options: [
+          { name: 'gate', value: 'NAME', repeatable: true, description: 'a gate of the team (its machine\'s member name); comma-separated or repeated' },
+          { name: 'approver', value: 'NAME', repeatable: true, description: 'an approver: a console whose answers every gate follows; a gate may be one too' },
+          { name: 'out', value: 'DIR', description: 'the folder to write (default: ./NAME); it must be new or empty' },
+          { name: 'port', value: 'N', description: 'the server\'s client port (default 4222)' },
+          { name: 'store', value: 'DIR', description: 'where the server keeps its streams (default /var/lib/nats)' },
+        ],
+        details: 'Each file holds secret keys: hand each to its member alone. docs/team.md walks through a setup.',
+      },
+      {
+        name: 'setup',
+        summary: 'create the team\'s streams and buckets on its running server (once, with the admin\'s credentials)',
+        options: [
+          { name: 'team', value: 'URL', description: 'the team\'s NATS server, e.g. nats://nats.example.com:4222' },
+          { name: 'team-creds', value: 'FILE', description: 'the admin\'s credentials file from team init' },
+        ],
+        details: 'Leaves streams and buckets that already exist as they are.',
+      },
+    ],
+  },
   {
     name: 'policy',
     summary: 'check, list, test and trust the policy rules the gate applies here',

@@ -154,7 +154,8 @@ export async function mcpCommand(argv: string[], io: Io): Promise<number> {
 
 /** `toolgate console`: the running gate's console URL again, with the person's console token. */
 export async function consoleCommand(argv: string[], io: Io): Promise<number> {
-  parseCommandLine(commandSpec('console'), argv, 'console');
+  const args = parseCommandLine(commandSpec('console'), argv, 'console');
+  if (flag(args, 'team') === 'true') return (await import('../team/teamConsoleCommand')).teamConsoleCommand(args, io);
   const address = readGateAddress(io.home);
   const { consoleToken } = statePaths(io.home);
   if (!existsSync(consoleToken)) {

@@ -24,6 +24,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   policy: async () => (await import('./policyCommands')).policyCommand,
   secret: async () => (await import('./secretCommands')).secretCommand,
   servers: async () => (await import('./serverCommands')).serversCommand,
+  team: async () => (await import('../team/teamCommands')).teamCommand,
   hook: async () => {
     const { hookCommand } = await import('../hooks/hookCommand');
     return (argv, io) => hookCommand(argv, io);

@@ -6,6 +6,7 @@ import { parseCommandLine } from './commandSpec';
 import { SERVE_SPEC } from './commandSpecs';
 import type { Io } from './commands';
 import type { UpstreamOverview } from '../../shared/upstream';
+import { teamBannerLines } from '../team/teamBanner';
 
 /** `toolgate serve`: the gate in plain Node, the console in a browser, until Ctrl+C. */
 export async function serveCommand(argv: string[], io: Io): Promise<number> {
@@ -22,6 +23,7 @@ export async function serveCommand(argv: string[], io: Io): Promise<number> {
     settings: report,
     policyRules: policyRulesFromFlags(args),
   });
+  const team = await teamBannerLines(running.gate.team);
   const servers = await serversLineOf(() => running.gate.backend.handlers.upstreamServers({}));
   io.out(
     [
@@ -40,6 +42,7 @@ export async function serveCommand(argv: string[], io: Io): Promise<number> {
       }`,
       `  settings   ${report.fileExists ? report.file : `${report.file} (none; flags and defaults in force)`}`,
       ...servers,
+      ...team,
       ...(settings.otlpEndpoint ? [`  otlp       each ended call is sent as a span to ${settings.otlpEndpoint} (no arguments or results)`] : []),
       // The console URL carries the console token: it answers prompts, so it never goes into an agent's config.
       `  tokens     agents (MCP): ${statePaths(io.home).token}; console (yours alone, never an agent's): ${statePaths(io.home).consoleToken}`,

@@ -17,6 +17,7 @@ import type { GateEvents } from './gateEvents';
 import { GateVitals } from './gateVitals';
 import type { UndoService } from '../undo/undoService';
 import type { MemoryConsole } from '../tools/memory/memoryConsole';
+import { NO_TEAM_HANDLERS } from '../team/teamHandlers';
 
 /** The gate pieces the console reads and answers. */
 export interface ConsoleSources {
@@ -127,6 +128,8 @@ export function createConsoleBackend(sources: ConsoleSources): ConsoleBackend {
       reviewUpstream: async (request) => (sources.upstream ? sources.upstream.review(request) : noUpstream()),
       approveUpstreamLaunch: async ({ server, launchHash }) => (sources.upstream ? sources.upstream.approveLaunch(server, launchHash) : noUpstream()),
       setUpstreamSandbox: async (request) => (sources.upstream ? sources.upstream.setSandbox(request) : noUpstream()),
+      // A gate in a team answers these through the team (createGate puts teamHandlers over them).
+      ...NO_TEAM_HANDLERS,
     },
     subscribe: (event, listener) => sources.events.subscribe(event, listener),
   };

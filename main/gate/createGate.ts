@@ -50,6 +50,9 @@ import { AgentDirectory } from '../mcp/agentDirectory';
 import { startUpstream } from '../upstream/startUpstream';
 import { DEFAULT_GRANT_TTL_MS } from '../hooks/bashInGate';
 import { HookJudge } from '../hooks/hookJudge';
+import { TeamMode, type TeamOptions } from '../team/teamMode';
+import { teamHandlers } from '../team/teamHandlers';
+import { CheckpointWitness } from '../team/teamCheckpoints';
 import { createConsoleBackend } from './consoleHandlers';
 import { GateEvents } from './gateEvents';
 
@@ -112,6 +115,8 @@ export interface GateOptions {
   recordEffects?: boolean;
   /** The search service web_search asks (settings `webSearch`); absent: no web_search. */
   webSearch?: WebSearchSettings;
+  /** Join a team (`--team URL --team-creds FILE`): prompts published, answered by the team's approvers too (absent: no team). */
+  team?: TeamOptions;
 }
 
 /** The default grants: tools may read and write inside the workspace. */
@@ -137,6 +142,8 @@ export interface Gate {
   readonly hooks: HookJudge;
   /** The policy engine (absent when a policy was passed in): session grants are added through it. */
   readonly policyEngine?: PolicyEngine;
+  /** The gate's team mode, when it joined one. */
+  readonly team?: TeamMode;
   /** Fills in the MCP URL the console shows. */
   setMcpUrl(url: string): void;
   /** Denies pending prompts, stops tool processes, closes the audit log. Idempotent. */
@@ -233,16 +240,21 @@ export async function createGate(options: GateOptions): Promise<Gate> {
   });
   audit.onAppend((record) => events.emit('auditAppended', record));
   // Before any record is added: a log that no longer matches its checkpoints refuses the start.
-  const checkpoints = startCheckpoints(options.checkpoints, { home: options.home, workspace, audit, onFailure: () => policyEngine?.close() });
+  // In a team, each checkpoint is also published, for the others to witness (the team joins below; the witness keeps the newest till then).
+  const witness = new CheckpointWitness();
+  const checkpoints = startCheckpoints(options.checkpoints, { home: options.home, workspace, audit, onFailure: () => policyEngine?.close(), onWritten: (note, key) => witness.written(note, key) });
   const otlp = options.otlp ? new OtlpStreamer(audit, { log: (message) => process.stderr.write(`toolgate: ${message}\n`), ...options.otlp }) : undefined;
   const approvalTimeoutMs = options.approvalTimeoutMs ?? 5 * 60_000;
-  const approvals = new ApprovalQueue({
+  const approvals: ApprovalQueue = new ApprovalQueue({
     timeoutMs: approvalTimeoutMs,
     maxPendingPerSession: options.maxPendingPerSession,
     maxPending: options.maxPending,
     onRequested: (request) => events.emit('approvalRequested', request),
     onResolved: (outcome) => events.emit('approvalResolved', outcome),
+    signedDecision: (approvalId) => team?.signedDecision(approvalId),
   });
+  const team: TeamMode | undefined = options.team ? joinTeam(options.team, { approvals, audit, workspace, events, ...(policyEngine ? { policyEngine } : {}) }) : undefined;
+  if (team) witness.attach(team);
   const calls = new CallTracker((snapshot) => events.emit('callUpdated', snapshot));
   const hostFactory = options.hostFactory ?? createChildProcessHost;
   // Only child processes can be started inside bubblewrap; another host runs tools bare, and says so.
@@ -377,7 +389,8 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     agents,
     hooks,
     ...(policyEngine ? { policyEngine } : {}),
-    backend: createConsoleBackend({
+    ...(team ? { team } : {}),
+    backend: withTeam(team, createConsoleBackend({
       registry,
       approvals,
       audit,
@@ -397,7 +410,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
       undo: new UndoService({ audit, calls, redactions, scheduler, recorder: effects, workspace, grants }),
       memory: new MemoryConsole(gateTools.notes, { audit, calls, redactions }),
       info: () => ({ workspace, approvalTimeoutMs, undoStore: effects.store.usage(), ...(policyEngine ? { policy: policyEngine.status() } : {}), ...(mcpUrl ? { mcpUrl } : {}), ...(options.settings ? { settings: options.settings } : {}) }),
-    }),
+    })),
     setMcpUrl: (url) => {
       mcpUrl = url;
     },
@@ -417,6 +430,8 @@ export async function createGate(options: GateOptions): Promise<Gate> {
         await otlp?.close();
         events.clear();
         checkpoints?.close();
+        // After the last checkpoint and the withdrawals are queued: the link sends what it can before it closes.
+        await team?.close();
         audit.close();
         gateTools.close();
       })();
@@ -424,4 +439,18 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     },
   };
   return gate;
+}
+
+/** Starts the gate's team mode: its prompts and their ends published as the console gets them (redacted), its status pushed to the console. */
+function joinTeam(options: TeamOptions, gate: { approvals: ApprovalQueue; audit: AuditStore; workspace: string; events: GateEvents; policyEngine?: PolicyEngine }): TeamMode {
+  const team = new TeamMode(options, gate);
+  gate.events.subscribe('approvalRequested', (request) => team.promptRaised(request));
+  gate.events.subscribe('approvalResolved', (outcome) => team.promptEnded(outcome));
+  team.onChange((status) => gate.events.emit('teamChanged', status));
+  return team.start();
+}
+
+/** The console's handlers, with the team's over them when the gate is in one. */
+function withTeam(team: TeamMode | undefined, backend: ConsoleBackend): ConsoleBackend {
+  return team ? { ...backend, handlers: teamHandlers(backend.handlers, team) } : backend;
 }

@@ -11,7 +11,7 @@ import { accessRulesOf, judgeCall, type AccessRules, type Judgement } from './ju
 import { decisionFromRule, modeDefault } from './policyDecisions';
 import { protectedPathOf } from './pathRule';
 import { askForOutsideReach } from './outsideReach';
-import { loadPolicyFile, type PolicyContext, type RefusedScope } from './policyFile';
+import { compilePolicyText, loadPolicyFile, type PolicyContext, type RefusedScope } from './policyFile';
 import { appendRules, removeRule } from './policyFileEdit';
 import { isTrusted, trustFile, trustProjectFile } from './projectTrust';
 import type { RuleSuggestion } from '../../shared/permissions';
@@ -62,7 +62,7 @@ interface LayerState {
   readonly notice?: string;
 }
 
-const LAYER_ORDER: readonly PolicyLayer[] = ['managed', 'user', 'project', 'session', 'flag'];
+const LAYER_ORDER: readonly PolicyLayer[] = ['managed', 'team', 'user', 'project', 'session', 'flag'];
 const NO_RULES: readonly CompiledRule[] = [];
 
 /**
@@ -292,6 +292,21 @@ export class PolicyEngine implements Policy {
   /** Compiles a rule as a layer would (throws RuleError naming the fault and the fix), without adding it. */
   compile(written: string, effect: RuleEffect, source: { layer: PolicyLayer }): Promise<CompiledRule> {
     return compileRule(written, effect, source, this.context);
+  }
+
+  /**
+   * Puts in the team's policy layer, as the team's bucket holds it (`source` names it where a file
+   * would be named). Unreadable (not read yet, or broken) it is refused whole: every call it could
+   * have allowed asks, as a refused file's would.
+   */
+  async setTeamLayer(layer: { text: string; source: string } | { unreadable: string; source: string }): Promise<void> {
+    if ('unreadable' in layer) {
+      const problem = { layer: 'team' as const, file: layer.source, problem: layer.unreadable, fix: 'reconnect to the team server, or ask the team\'s admin to fix the team policy' };
+      this.swap('team', { layer: 'team', file: layer.source, rules: [], refused: { problems: [problem], scope: 'all' } });
+      return;
+    }
+    const loaded = await compilePolicyText(layer.text, layer.source, 'team', this.context);
+    this.swap('team', loaded.ok ? { layer: 'team', file: layer.source, rules: loaded.rules } : { layer: 'team', file: layer.source, rules: [], refused: { problems: loaded.problems, scope: loaded.scope } });
   }
 
   /** What compiling and matching rules needs: the tools and the path anchors. */

@@ -9,6 +9,7 @@ import { DEFAULT_PORT } from '../gate/startGate';
 import type { SandboxMode } from '../hosts/sandbox';
 import { PolicyModeSchema, type PolicyMode } from '../../shared/policy';
 import { parseRuleText, RuleError } from '../policy/ruleText';
+import { loadTeamCredentials } from '../team/teamCredentials';
 import { DEFAULT_STORE_BYTES } from '../undo/imageStore';
 import { readSettingsFile, settingsInForce, settingsPath } from './settings';
 import type { WebSearchSettings } from '../tools/webSearch/searchSettings';
@@ -44,11 +45,15 @@ export interface LaunchSettings {
   undoStoreBytes: number;
   /** The search service web_search asks; null: no web_search. */
   webSearch: WebSearchSettings | null;
+  /** The team's NATS server; null: no team. */
+  team: string | null;
+  /** The team credentials file; null: none. */
+  teamCreds: string | null;
 }
 
 /** Toolgate's defaults; the workspace defaults to the folder the gate is started in. */
 export function launchDefaults(cwd: string): LaunchSettings {
-  return { workspace: cwd, grants: [], approvalTimeoutSeconds: 300, sandbox: 'auto', toolModules: [], pool: 2, readOnly: false, port: DEFAULT_PORT, secretEnv: [], mode: 'standard', auditDurability: 'process', checkpointDir: null, checkpointEveryRecords: 1000, checkpointIntervalSeconds: 60, otlpEndpoint: null, otlpHeaders: {}, claudeCodeBashInGate: true, undoStoreBytes: DEFAULT_STORE_BYTES, webSearch: null };
+  return { workspace: cwd, grants: [], approvalTimeoutSeconds: 300, sandbox: 'auto', toolModules: [], pool: 2, readOnly: false, port: DEFAULT_PORT, secretEnv: [], mode: 'standard', auditDurability: 'process', checkpointDir: null, checkpointEveryRecords: 1000, checkpointIntervalSeconds: 60, otlpEndpoint: null, otlpHeaders: {}, claudeCodeBashInGate: true, undoStoreBytes: DEFAULT_STORE_BYTES, webSearch: null, team: null, teamCreds: null };
 }
 
 function isSandboxMode(mode: string): mode is SandboxMode {
@@ -80,6 +85,11 @@ export function settingsFromFlags(args: ParsedArgs, cwd: string): Partial<Launch
   const pool = intFlag(args, 'pool', 1, 64);
   const port = intFlag(args, 'port', 0, 65_535);
   const checkpointDir = flag(args, 'checkpoint-dir');
+  const team = flag(args, 'team');
+  if (team !== undefined && !(URL.canParse(team) && ['nats:', 'tls:'].includes(new URL(team).protocol))) {
+    throw new UsageError(`--team ${team}: give the URL of the team's NATS server, e.g. nats://nats.example.com:4222`);
+  }
+  const teamCreds = flag(args, 'team-creds');
   const given: Partial<LaunchSettings> = {
     workspace: workspace === undefined ? undefined : resolve(cwd, workspace),
     grants,
@@ -92,6 +102,8 @@ export function settingsFromFlags(args: ParsedArgs, cwd: string): Partial<Launch
     secretEnv: args.flags.get('secret-env'),
     mode: mode as PolicyMode | undefined,
     checkpointDir: checkpointDir === undefined ? undefined : resolve(cwd, checkpointDir),
+    team,
+    teamCreds: teamCreds === undefined ? undefined : resolve(cwd, teamCreds),
   };
   return Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined)) as Partial<LaunchSettings>;
 }
@@ -150,8 +162,9 @@ function reported(key: (typeof SETTING_KEYS)[number], value: unknown): unknown {
 }
 
 /** The gate options the settings come to (the defaults' grants always included). */
-export function gateOptionsFrom(settings: LaunchSettings): Pick<GateOptions, 'workspace' | 'grants' | 'approvalTimeoutMs' | 'sandbox' | 'toolModules' | 'poolSize' | 'readOnly' | 'secretEnv' | 'policyMode' | 'auditDurability' | 'checkpoints' | 'otlp' | 'claudeCodeBashInGate' | 'undoStoreBytes' | 'webSearch'> & { port: number } {
+export function gateOptionsFrom(settings: LaunchSettings): Pick<GateOptions, 'workspace' | 'grants' | 'approvalTimeoutMs' | 'sandbox' | 'toolModules' | 'poolSize' | 'readOnly' | 'secretEnv' | 'policyMode' | 'auditDurability' | 'checkpoints' | 'otlp' | 'claudeCodeBashInGate' | 'undoStoreBytes' | 'webSearch' | 'team'> & { port: number } {
   return {
+    ...teamOptionsFrom(settings),
     workspace: settings.workspace,
     grants: [...DEFAULT_GRANTS, ...settings.grants],
     approvalTimeoutMs: settings.approvalTimeoutSeconds * 1000,
@@ -171,4 +184,12 @@ export function gateOptionsFrom(settings: LaunchSettings): Pick<GateOptions, 'wo
     ...(settings.webSearch ? { webSearch: settings.webSearch } : {}),
     port: settings.port,
   };
+}
+
+/** The team to join, with its credentials read and checked now: a bad file stops the start before anything runs. */
+function teamOptionsFrom(settings: LaunchSettings): Pick<GateOptions, 'team'> {
+  if (settings.team === null && settings.teamCreds === null) return {};
+  if (settings.team === null) throw new UsageError('a team credentials file was given but no team server: add --team nats://HOST:4222 (or "team" in settings.json)');
+  if (settings.teamCreds === null) throw new UsageError(`--team ${settings.team} needs the credentials the team's admin gave you: add --team-creds FILE (or "teamCreds" in settings.json)`);
+  return { team: { url: settings.team, credentials: loadTeamCredentials(settings.teamCreds) } };
 }

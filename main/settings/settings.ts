@@ -62,6 +62,13 @@ export const SettingsFileSchema = z.strictObject({
   undoStoreBytes: z.number().int().min(0).max(2 ** 40).optional(),
   /** The search service web_search asks: {"provider": "searxng" | "brave" | "tavily", "url"?, "keySecret"?}; absent: no web_search. */
   webSearch: WebSearchSettingsSchema.optional(),
+  /** The team's NATS server to join (nats:// or tls:// URL); needs teamCreds. Absent: no team. */
+  team: z
+    .string()
+    .refine((text) => URL.canParse(text) && ['nats:', 'tls:'].includes(new URL(text).protocol), 'is not a nats:// or tls:// URL')
+    .optional(),
+  /** The member's team credentials file (see docs/team.md). */
+  teamCreds: SettingsPathSchema.optional(),
 });
 
 /** The settings file's contents, as checked. */
@@ -88,6 +95,8 @@ const FIX: Record<SettingKey, string> = {
   claudeCodeBashInGate: 'true (Claude Code\'s allowed Bash calls run in the gate\'s sandbox) or false (Claude Code runs them on the host)',
   undoStoreBytes: 'a whole number of bytes, e.g. 1073741824 (1 GiB); 0 keeps no before-images, so no call can be undone',
   webSearch: '{"provider": "searxng", "url": "https://searx.example.org/search"}, or {"provider": "brave", "keySecret": "BRAVE_API_KEY"} (likewise "tavily") with the key stored by `toolgate secret set BRAVE_API_KEY --for web_search:api.search.brave.com`',
+  team: 'the URL of the team\'s NATS server, e.g. "nats://nats.example.com:4222"',
+  teamCreds: 'an absolute path (or ~/…) of the team credentials file the team\'s admin gave you, e.g. "~/.config/toolgate/team.json"',
 };
 
 /** A settings file that cannot be used: names the file, the field and the fix. Nothing starts. */
@@ -155,6 +164,7 @@ export function readSettingsFile(path: string, home = homedir()): SettingsFile {
     ...parsed.data,
     ...(parsed.data.workspace !== undefined ? { workspace: resolve(expandHome(parsed.data.workspace, home)) } : {}),
     ...(parsed.data.checkpointDir !== undefined ? { checkpointDir: resolve(expandHome(parsed.data.checkpointDir, home)) } : {}),
+    ...(parsed.data.teamCreds !== undefined ? { teamCreds: resolve(expandHome(parsed.data.teamCreds, home)) } : {}),
     ...(parsed.data.toolModules !== undefined ? { toolModules: parsed.data.toolModules.map((module) => resolve(expandHome(module, home))) } : {}),
   };
   if (settings.workspace !== undefined && !(existsSync(settings.workspace) && statSync(settings.workspace).isDirectory())) {

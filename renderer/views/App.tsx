@@ -14,6 +14,7 @@ import { PolicyBanner } from './PolicyBanner';
 import { SandboxBanner } from './SandboxBanner';
 import { panelId, TabBar, tabId, TAB_NAMES, type TabName } from './TabBar';
 import { SettingsView } from './settings/SettingsView';
+import { TeamPanel } from './team/TeamPanel';
 import { ToolsView } from './tools/ToolsView';
 
 const VIEWS: Record<TabName, ComponentType> = {
@@ -65,6 +66,7 @@ export function App() {
       ) : null}
       <SandboxBanner />
       <PolicyBanner />
+      <TeamPanel />
       <TabBar active={active} badges={{ Approvals: pendingCount, Tools: unavailableCount }} onSelect={(tab: TabName) => sync.showTab(tab)} />
       {TAB_NAMES.map((tab) => {
         const View = VIEWS[tab];

@@ -18,7 +18,7 @@ export interface SettingRow {
 /** A value the option parser accepts for an option's placeholder, to see which setting it sets. */
 function sampleValue(placeholder: string): string {
   if (placeholder.includes('|')) return placeholder.split('|')[0]!;
-  const samples: Record<string, string> = { N: '5', SEC: '5', DIR: '/tmp', CAP: 'net:read:example.com', MODULE: '/tmp/tools.mjs', NAME: 'GITHUB_TOKEN' };
+  const samples: Record<string, string> = { N: '5', SEC: '5', DIR: '/tmp', CAP: 'net:read:example.com', MODULE: '/tmp/tools.mjs', NAME: 'GITHUB_TOKEN', URL: 'nats://127.0.0.1:4222', FILE: '/tmp/team.json' };
   const sample = samples[placeholder];
   if (sample === undefined) throw new Error(`no sample value for the serve option placeholder ${placeholder}: add one`);
   return sample;

@@ -55,9 +55,9 @@ export interface TestGate {
   close(): Promise<void>;
 }
 
-/** Starts a gate over fresh temp folders, with a user policy file (written first) and a mode or --grant rules when given. */
+/** Starts a gate over fresh temp folders, with a user policy file (written first), a mode or --grant rules, and a team when given. */
 export async function startTestGate(
-  options: { approvalTimeoutMs?: number; userPolicy?: unknown } & Pick<GateOptions, 'policyMode' | 'policyRules' | 'claudeCodeBashInGate'> = {},
+  options: { approvalTimeoutMs?: number; userPolicy?: unknown } & Pick<GateOptions, 'policyMode' | 'policyRules' | 'claudeCodeBashInGate' | 'team'> = {},
 ): Promise<TestGate> {
   const dirs = makeTempDirs();
   if (options.userPolicy) writeFileSync(join(dirs.home, 'policy.json'), JSON.stringify(options.userPolicy, null, 2));
@@ -70,6 +70,7 @@ export async function startTestGate(
     ...(options.policyMode ? { policyMode: options.policyMode } : {}),
     ...(options.policyRules ? { policyRules: options.policyRules } : {}),
     ...(options.claudeCodeBashInGate !== undefined ? { claudeCodeBashInGate: options.claudeCodeBashInGate } : {}),
+    ...(options.team ? { team: options.team } : {}),
   });
   return {
     running,

@@ -108,7 +108,7 @@ describe('settings.json', () => {
 
 describe('settings in force', () => {
   it('takes a flag over the environment over the file over the default, key by key, and says which', () => {
-    const defaults = { workspace: '/cwd', grants: [], approvalTimeoutSeconds: 300, sandbox: 'auto', toolModules: [], pool: 2, readOnly: false, port: 7749, secretEnv: [], mode: 'standard', auditDurability: 'process', checkpointDir: null, checkpointEveryRecords: 1000, checkpointIntervalSeconds: 60, otlpEndpoint: null, otlpHeaders: {}, claudeCodeBashInGate: true, undoStoreBytes: 1024 ** 3, webSearch: null };
+    const defaults = { workspace: '/cwd', grants: [], approvalTimeoutSeconds: 300, sandbox: 'auto', toolModules: [], pool: 2, readOnly: false, port: 7749, secretEnv: [], mode: 'standard', auditDurability: 'process', checkpointDir: null, checkpointEveryRecords: 1000, checkpointIntervalSeconds: 60, otlpEndpoint: null, otlpHeaders: {}, claudeCodeBashInGate: true, undoStoreBytes: 1024 ** 3, webSearch: null, team: null, teamCreds: null };
     const inForce = settingsInForce(defaults, { pool: 4, approvalTimeoutSeconds: 60, workspace: '/from-file' }, { approvalTimeoutSeconds: 10 }, { workspace: '/from-env' });
     expect(inForce.approvalTimeoutSeconds).toEqual({ value: 10, source: 'flag' });
     expect(inForce.workspace).toEqual({ value: '/from-env', source: 'environment' });

@@ -27,6 +27,8 @@ const MEANING: Record<SettingKey, string> = {
   claudeCodeBashInGate: "Claude Code's allowed Bash calls run in the gate's sandbox (true) or on the host by Claude Code (false)",
   undoStoreBytes: 'bytes the undo store keeps of files as calls found them; past it the oldest are dropped and their calls can no longer be undone',
   webSearch: 'the search service web_search asks (searxng, brave or tavily), its address, and the stored secret holding its API key',
+  team: "the team's NATS server this gate joined (none: no team)",
+  teamCreds: "this member's team credentials file",
 };
 
 const SOURCE: Record<SettingSource, string> = {
