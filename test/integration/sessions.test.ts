@@ -170,7 +170,7 @@ describe('MCP sessions on the endpoint', () => {
     const gate = await startEndpointGate({ idleMs: 300, sweepMs: 50 });
     const idle = await RawSession.open(gate.port);
     const connected = await connectHttp(gate.mcpUrl);
-    expect(gate.endpoint.sessionCount()).toBe(2);
+    // (The idle one may already be gone on a slow machine: what counts is which one is left.)
     await waitFor(() => gate.endpoint.sessionCount() === 1, 'the idle session to be closed');
     expect((await idle.request('tools/list')).status).toBe(404);
     // The SDK client holds its GET stream open: it is connected, so its session stays.

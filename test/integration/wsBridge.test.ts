@@ -9,6 +9,7 @@ import type WebSocket from 'ws';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BridgeClient, connectMcp, openBridgeSocket, startTestGate, textOf, type TestGate } from './helpers';
 import { stepsOf, stepsOfAll } from '../../shared/auditSteps';
+import { GATE_TOOL_DEFINITIONS } from '../../main/tools/gateTools';
 
 let gate: TestGate;
 const cleanups: Array<() => unknown> = [];
@@ -105,19 +106,8 @@ describe('bridge requests', () => {
     });
     const tools = await bridge.request('listTools', {});
     if (!tools.ok) throw new Error(tools.error.message);
-    expect((tools.value as Array<{ name: string }>).map((tool) => tool.name).sort()).toEqual([
-      'calculator',
-      'delete_path',
-      'echo',
-      'edit_file',
-      'hash',
-      'http_fetch',
-      'list_dir',
-      'read_file',
-      'search_files',
-      'shell_exec',
-      'write_file',
-    ]);
+    // Every tool the gate serves by itself: the built-in set and the memory tools.
+    expect((tools.value as Array<{ name: string }>).map((tool) => tool.name).sort()).toEqual(GATE_TOOL_DEFINITIONS.map((tool) => tool.manifest.name).sort());
   });
 
   it('refuses invalid params with EVALIDATION and unknown methods without calling anything', async () => {

@@ -114,7 +114,9 @@ describe('a gate in a team, as `toolgate serve --team`', () => {
       // The dead gate's prompt is still the team's to resolve: the answer is taken, and nothing ran.
       const answer = await carol.decide({ gate: 'd', approvalId: waiting.request.approvalId, bindingHash: waiting.request.bindingHash, decision: 'deny', reason: 'its gate died' }, () => Promise.reject(new Error('no gate')));
       expect(answer.won).toBe(true);
-      expect(carol.listPrompts({ gate: 'd' }).find((prompt) => prompt.request.approvalId === waiting.request.approvalId)?.state).not.toBe('waiting');
+      // Carol's board learns of the decision from the bucket, a moment after her write won.
+      const decided = await teamPromptWhere(() => carol.listPrompts({ gate: 'd' }), (wake) => carol.onChange(wake), (prompt) => prompt.request.approvalId === waiting.request.approvalId && prompt.state !== 'waiting');
+      expect(decided.state).not.toBe('waiting');
       expect(existsSync(join(dirs.workspace, 'killed.md'))).toBe(false);
       await client.close().catch(() => undefined);
     } finally {
