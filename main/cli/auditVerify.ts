@@ -11,7 +11,6 @@ import { readGateAddress, type GateAddress } from '../state/stateFolder';
 import { UsageError, flag, type ParsedArgs } from './argv';
 import { checkpointExitCode, checkpointReport, printCheckpointReport } from './auditCheckpoint';
 import { checkpointDirReport, printCheckpointDirReport } from './auditCheckpointDir';
-import { teamCheckpointReport } from '../team/teamAuditVerify';
 import type { Io } from './commands';
 import { countOf, nounFor } from '../../shared/plural';
 
@@ -165,7 +164,8 @@ export async function auditVerifyCommand(args: ParsedArgs, io: Io): Promise<numb
     const code = printCheckpointDirReport(folder, io);
     return chainCode === 0 ? code : 1;
   }
-  const checkpoint = team ? await teamCheckpointReport(io.home, flag(args, 'key')) : checkpointReport(args, io, checkpointFile!);
+  // The NATS client is loaded only to ask a team.
+  const checkpoint = team ? await (await import('../team/teamAuditVerify')).teamCheckpointReport(io.home, flag(args, 'key')) : checkpointReport(args, io, checkpointFile!);
   const report = await verifyReport(paths);
   if (json) {
     io.out(`${JSON.stringify({ ...report, checkpoint })}\n`);

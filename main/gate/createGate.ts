@@ -50,9 +50,8 @@ import { AgentDirectory } from '../mcp/agentDirectory';
 import { startUpstream } from '../upstream/startUpstream';
 import { DEFAULT_GRANT_TTL_MS } from '../hooks/bashInGate';
 import { HookJudge } from '../hooks/hookJudge';
-import { TeamMode, type TeamOptions } from '../team/teamMode';
-import { teamHandlers } from '../team/teamHandlers';
-import { CheckpointWitness } from '../team/teamCheckpoints';
+import type { TeamMode, TeamOptions } from '../team/teamMode';
+import { CheckpointWitness } from '../team/checkpointWitness';
 import { createConsoleBackend } from './consoleHandlers';
 import { GateEvents } from './gateEvents';
 
@@ -253,7 +252,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     onResolved: (outcome) => events.emit('approvalResolved', outcome),
     signedDecision: (approvalId) => team?.signedDecision(approvalId),
   });
-  const team: TeamMode | undefined = options.team ? joinTeam(options.team, { approvals, audit, workspace, events, ...(policyEngine ? { policyEngine } : {}) }) : undefined;
+  const team: TeamMode | undefined = options.team ? await joinTeam(options.team, { approvals, audit, workspace, events, ...(policyEngine ? { policyEngine } : {}) }) : undefined;
   if (team) witness.attach(team);
   const calls = new CallTracker((snapshot) => events.emit('callUpdated', snapshot));
   const hostFactory = options.hostFactory ?? createChildProcessHost;
@@ -390,7 +389,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     hooks,
     ...(policyEngine ? { policyEngine } : {}),
     ...(team ? { team } : {}),
-    backend: withTeam(team, createConsoleBackend({
+    backend: await withTeam(team, createConsoleBackend({
       registry,
       approvals,
       audit,
@@ -442,7 +441,9 @@ export async function createGate(options: GateOptions): Promise<Gate> {
 }
 
 /** Starts the gate's team mode: its prompts and their ends published as the console gets them (redacted), its status pushed to the console. */
-function joinTeam(options: TeamOptions, gate: { approvals: ApprovalQueue; audit: AuditStore; workspace: string; events: GateEvents; policyEngine?: PolicyEngine }): TeamMode {
+async function joinTeam(options: TeamOptions, gate: { approvals: ApprovalQueue; audit: AuditStore; workspace: string; events: GateEvents; policyEngine?: PolicyEngine }): Promise<TeamMode> {
+  // The NATS client is loaded only by a gate that joins a team.
+  const { TeamMode } = await import('../team/teamMode');
   const team = new TeamMode(options, gate);
   gate.events.subscribe('approvalRequested', (request) => team.promptRaised(request));
   gate.events.subscribe('approvalResolved', (outcome) => team.promptEnded(outcome));
@@ -451,6 +452,8 @@ function joinTeam(options: TeamOptions, gate: { approvals: ApprovalQueue; audit:
 }
 
 /** The console's handlers, with the team's over them when the gate is in one. */
-function withTeam(team: TeamMode | undefined, backend: ConsoleBackend): ConsoleBackend {
-  return team ? { ...backend, handlers: teamHandlers(backend.handlers, team) } : backend;
+async function withTeam(team: TeamMode | undefined, backend: ConsoleBackend): Promise<ConsoleBackend> {
+  if (!team) return backend;
+  const { teamHandlers } = await import('../team/teamHandlers');
+  return { ...backend, handlers: teamHandlers(backend.handlers, team) };
 }
