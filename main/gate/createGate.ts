@@ -51,6 +51,7 @@ import { startUpstream } from '../upstream/startUpstream';
 import { DEFAULT_GRANT_TTL_MS } from '../hooks/bashInGate';
 import { HookJudge } from '../hooks/hookJudge';
 import type { TeamMode, TeamOptions } from '../team/teamMode';
+import { teamHandlers } from '../team/teamHandlers';
 import { CheckpointWitness } from '../team/checkpointWitness';
 import { createConsoleBackend } from './consoleHandlers';
 import { GateEvents } from './gateEvents';
@@ -389,7 +390,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     hooks,
     ...(policyEngine ? { policyEngine } : {}),
     ...(team ? { team } : {}),
-    backend: await withTeam(team, createConsoleBackend({
+    backend: withTeam(team, createConsoleBackend({
       registry,
       approvals,
       audit,
@@ -452,8 +453,6 @@ async function joinTeam(options: TeamOptions, gate: { approvals: ApprovalQueue; 
 }
 
 /** The console's handlers, with the team's over them when the gate is in one. */
-async function withTeam(team: TeamMode | undefined, backend: ConsoleBackend): Promise<ConsoleBackend> {
-  if (!team) return backend;
-  const { teamHandlers } = await import('../team/teamHandlers');
-  return { ...backend, handlers: teamHandlers(backend.handlers, team) };
+function withTeam(team: TeamMode | undefined, backend: ConsoleBackend): ConsoleBackend {
+  return team ? { ...backend, handlers: teamHandlers(backend.handlers, team) } : backend;
 }
