@@ -86,9 +86,10 @@ export class HookOutcomes {
     this.end(key, 'ERUNTIME', 'another PreToolUse came for the same tool use, which this record no longer follows');
     const timer = setTimeout(() => this.end(key, 'ETIMEOUT', `Claude Code reported no outcome within ${Math.round(this.waitMs / 60_000)} min (the tool failed, was refused at Claude Code's prompt, or Claude Code stopped)`), this.waitMs);
     timer.unref();
-    // A Write, Edit or MultiEdit Claude Code makes itself once allowed: its path is watched until its outcome comes.
-    // A Bash it runs on the host (the gate runs none here): the whole workspace, scanned now and at its outcome, as for shell_exec.
-    const watch = how !== 'allowed' ? undefined : call?.change !== undefined ? this.deps.effects?.watchAbsolute(call.paths) : call?.command !== undefined ? this.deps.effects?.watchWorkspace() : undefined;
+    // A Write, Edit or MultiEdit Claude Code makes itself, once allowed here or at its own prompt: its
+    // path is watched until its outcome comes. A Bash it runs on the host (the gate runs none here):
+    // the whole workspace, scanned now and at its outcome, as for shell_exec.
+    const watch = call?.change !== undefined ? this.deps.effects?.watchAbsolute(call.paths) : call?.command !== undefined ? this.deps.effects?.watchWorkspace() : undefined;
     this.open.set(key, { run, timer, ...(watch ? { watch } : {}) });
     // Bounded: a flood of PreToolUse calls that never report costs the oldest their wait, never memory.
     if (this.open.size > this.maxOpen) this.end(this.open.keys().next().value!, 'ERUNTIME', `more than ${this.maxOpen} calls were waiting for Claude Code to report their outcome, so the oldest stopped waiting`);
