@@ -126,13 +126,18 @@ function templatesOf(source: HttpSource): Array<[string, string]> {
 
 /**
  * The URL with each field URL-encoded as one component: `/`, `?`, `#`, `@` and `%` in a value stay
- * data, and a value that is `.` or `..` (which URL parsing would resolve, even encoded) is refused.
+ * data. A path that comes out with a `.` or `..` segment (which URL parsing would resolve) is
+ * refused whatever made it: one field, or fields and the template's text together (`{{a}}.{{b}}`).
  */
 export function requestUrl(template: string, input: unknown): string {
-  return fillTemplate(template, input, (text) => {
-    if (text === '.' || text === '..') throw new GateError('EVALIDATION', `a field of the URL may not be "${text}", which would climb the endpoint's path`);
-    return encodeURIComponent(text);
-  });
+  const filled = fillTemplate(template, input, encodeURIComponent);
+  const authorityEnd = filled.search(/(?<=:\/\/[^/?#]*)[/?#]|$/);
+  const path = filled.slice(authorityEnd).split(/[?#]/, 1)[0]!;
+  const dotSegment = path.split('/').find((segment) => /^(\.|%2e){1,2}$/i.test(segment));
+  if (dotSegment !== undefined) {
+    throw new GateError('EVALIDATION', `the URL's path would hold the segment "${dotSegment}", which would climb the endpoint's path; send fields that do not make a "." or ".." segment`);
+  }
+  return filled;
 }
 
 function headerValue(name: string, template: string, input: unknown, secrets: ReadonlyMap<string, string>): string {

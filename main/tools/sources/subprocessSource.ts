@@ -5,7 +5,7 @@ import { GateError } from '../../../shared/errors';
 import type { SourceLoader, SourceLoadOptions } from './manifestFile';
 import { fileSha256 } from './sourcePins';
 import { runProgram } from './runProgram';
-import { checkTemplateFields, fillTemplate, isWholePlaceholder } from './templates';
+import { checkTemplateFields, fillTemplate } from './templates';
 
 /** Bytes of stdout a program may print before it is stopped (the most output any tool may return). */
 const MAX_STDOUT_BYTES = 16 * 1024 * 1024;
@@ -74,9 +74,9 @@ export const loadSubprocessSource: SourceLoader = async (manifest, manifestPath,
 
 /**
  * The program's arguments with the call's fields in. Each template is one argument whatever its
- * value holds (spaces, quotes, `;`, `$(…)`: nothing reads them but the program). A value that
- * makes up a whole argument before any `--` may not start with `-`: the program would take it
- * as an option (`--output=/etc/x`), not as the data the manifest meant.
+ * value holds (spaces, quotes, `;`, `$(…)`: nothing reads them but the program). Before any `--`,
+ * an argument whose leading `-` a field brought in is refused: the program would take it as an
+ * option (`--output=/etc/x`), not as the data the manifest meant.
  */
 export function programArguments(templates: readonly string[], input: unknown): string[] {
   const endOfOptions = templates.indexOf('--');
@@ -84,7 +84,9 @@ export function programArguments(templates: readonly string[], input: unknown): 
     const value = fillTemplate(template, input);
     if (value.includes('\0')) throw new GateError('EVALIDATION', `argument ${index + 1} would hold a NUL byte, which no program argument can carry`);
     const optionPosition = endOfOptions === -1 || index < endOfOptions;
-    if (optionPosition && isWholePlaceholder(template) && value.startsWith('-')) {
+    // Only the template's own text may make an option: a leading `-` that a field brought in (as the whole
+    // argument, or as its start in `{{name}}.txt` or `{{a}}{{b}}`) is data that would be read as one.
+    if (optionPosition && value.startsWith('-') && !template.startsWith('-')) {
       throw new GateError(
         'EVALIDATION',
         `argument ${index + 1} would be ${JSON.stringify(value.slice(0, 80))}, which the program would read as an option; ` +
