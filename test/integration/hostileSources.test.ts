@@ -3,7 +3,7 @@
  * that only together with the template's own text (or another field) make an option of a program's
  * argument or a `.` or `..` segment of an HTTP tool's path are refused before anything runs or goes out.
  */
-import { writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -37,7 +37,12 @@ beforeAll(async () => {
   port = (service.address() as AddressInfo).port;
   dirs = makeTempDirs();
   const printf = (args: string[]) => ({ sideEffects: ['ProcessSpawn'], source: { kind: 'subprocess', command: '/usr/bin/printf', args, output: 'text' } });
+  // A program the agent's own tools could rewrite between the gate's hash check and its start.
+  const workspaceProgram = join(dirs.workspace, 'helper.sh');
+  writeFileSync(workspaceProgram, `#!/bin/sh\ntouch ${join(dirs.outside, 'ran')}\necho ran\n`);
+  chmodSync(workspaceProgram, 0o755);
   const toolModules = [
+    manifest('workspace_program', { sideEffects: ['ProcessSpawn'], source: { kind: 'subprocess', command: workspaceProgram, args: ['{{first}}', '{{second}}'], output: 'text' } }),
     // printf reads a lone `--version` as its option and prints its version instead of the format.
     manifest('joined_format', printf(['{{first}}{{second}}'])),
     manifest('suffixed_name', printf(['<%s>\\n', '{{first}}{{second}}.txt'])),
@@ -80,6 +85,15 @@ describe('subprocess tool arguments', () => {
     const smuggled = await call('suffixed_name', { first: '--output=/tmp/x', second: '' });
     expect(smuggled._meta?.['toolgate/errorCode']).toBe('EVALIDATION');
     expect(textOf(smuggled)).toContain('"--output=/tmp/x.txt", which the program would read as an option');
+  });
+});
+
+describe('subprocess tool programs', () => {
+  it('refuse a program that lies in the workspace, where the agent could swap it after the hash check; it never runs', async () => {
+    const refused = await call('workspace_program', { first: 'a', second: 'b' });
+    expect(refused._meta?.['toolgate/errorCode']).toBe('EPERMISSION');
+    expect(textOf(refused)).toContain('lies in the workspace');
+    expect(existsSync(join(dirs.outside, 'ran'))).toBe(false);
   });
 });
 

@@ -1,7 +1,8 @@
-import { accessSync, constants, statSync } from 'node:fs';
+import { accessSync, constants, realpathSync, statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { z } from 'zod';
 import { GateError } from '../../../shared/errors';
+import { isInside } from '../workspacePath';
 import type { SourceLoader, SourceLoadOptions } from './manifestFile';
 import { fileSha256 } from './sourcePins';
 import { runProgram } from './runProgram';
@@ -50,6 +51,7 @@ export const loadSubprocessSource: SourceLoader = async (manifest, manifestPath,
     codeFile: source.command,
     execute: async (input, context) => {
       const args = programArguments(source.args, input);
+      refuseWorkspaceProgram(source.command, context.workspace, manifest.name);
       checkPinnedProgram(source.command, options?.codeHash, manifest.name);
       const ran = await runProgram({
         command: source.command,
@@ -110,6 +112,22 @@ function checkProgram(command: string, manifestPath: string): void {
 }
 
 /** Refuses a program whose file is no longer the one reviewed (the gate pins it for the tools home). */
+/**
+ * A program inside the workspace is refused: the agent's own tools write there, so it could swap the
+ * file between the hash check and the start. A reviewed program belongs where agents cannot write.
+ */
+function refuseWorkspaceProgram(command: string, workspace: string, tool: string): void {
+  let real: string;
+  try {
+    real = realpathSync(command);
+  } catch {
+    return; // not there: running it fails with its own clear error
+  }
+  if (isInside(workspace, real)) {
+    throw new GateError('EPERMISSION', `${tool}: its program ${command} lies in the workspace (${real}), where the agent's tools can rewrite it after it was reviewed; nothing was run. Install it outside the workspace (e.g. ~/.toolgate/tools/bin) and review it again`);
+  }
+}
+
 function checkPinnedProgram(command: string, pinned: string | undefined, tool: string): void {
   if (pinned === undefined) return;
   const now = fileSha256(command);
