@@ -3,7 +3,7 @@
  * or program changed after the gate checked it (between its looks at the tools home) is refused
  * before anything runs.
  */
-import { appendFileSync, chmodSync, copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -35,7 +35,12 @@ beforeEach(() => {
 
 afterEach(() => rmSync(folder, { recursive: true, force: true }));
 
-const context = () => ({ workspace: folder, dryRun: false, callId: 'c1' });
+// The program lies outside the workspace, as a reviewed program must.
+const context = () => {
+  const workspace = join(folder, 'workspace');
+  mkdirSync(workspace, { recursive: true });
+  return { workspace, dryRun: false, callId: 'c1' };
+};
 const pins = () => ({ manifest: fileSha256(manifestPath), code: fileSha256(program) });
 
 describe('pinned manifest modules', () => {
