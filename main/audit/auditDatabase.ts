@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync } from 'node:fs';
+import type { AuditKind, AuditRecord } from '../../shared/audit';
 import { GateError } from '../../shared/errors';
+import type { StoredRow } from './chainWalk';
 import { openDatabase, type SqliteDatabase } from './sqlite';
 
 const SCHEMA = `
@@ -62,4 +64,17 @@ export function openAuditDatabase(path: string, options: { readonly: boolean; du
     throw error;
   }
   return db;
+}
+
+/** A record as the log's row holds it, its payload parsed. */
+export function recordOfRow(row: StoredRow): AuditRecord {
+  return {
+    seq: row.seq,
+    callId: row.call_id,
+    kind: row.kind as AuditKind,
+    time: row.time,
+    payload: JSON.parse(row.payload) as unknown,
+    prevHash: row.prev_hash,
+    hash: row.hash,
+  };
 }

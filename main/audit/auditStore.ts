@@ -4,7 +4,7 @@ import { stepsOfAll } from '../../shared/auditSteps';
 import { LONE_SURROGATE, canonicalize, toWellFormedJson } from '../../shared/canonicalJson';
 import { GateError } from '../../shared/errors';
 import { CallIndex, type CatchUp } from './callIndex';
-import { openAuditDatabase, type AuditDurability } from './auditDatabase';
+import { openAuditDatabase, recordOfRow, type AuditDurability } from './auditDatabase';
 
 export type { AuditDurability } from './auditDatabase';
 import { AuditAnchorError, anchorFinding, missingDatabaseFinding, type AnchorFinding } from './anchorCheck';
@@ -32,18 +32,6 @@ const MAX_QUEUED = 4096;
  * meanwhile loses them (the call had no answer and changed nothing).
  */
 const COMMIT_WINDOW_MS = 5;
-
-function toRecord(row: StoredRow): AuditRecord {
-  return {
-    seq: row.seq,
-    callId: row.call_id,
-    kind: row.kind as AuditKind,
-    time: row.time,
-    payload: JSON.parse(row.payload) as unknown,
-    prevHash: row.prev_hash,
-    hash: row.hash,
-  };
-}
 
 /** Options of the audit store. */
 export interface AuditStoreOptions {
@@ -308,7 +296,7 @@ export class AuditStore {
         ? this.db.prepare('SELECT * FROM audit WHERE seq < ? ORDER BY seq DESC LIMIT ?').all(before, query.limit)
         : this.db.prepare('SELECT * FROM audit WHERE call_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?').all(query.callId, before, query.limit)
     ) as unknown as StoredRow[];
-    return rows.map(toRecord);
+    return rows.map(recordOfRow);
   }
 
   /** Ids of the calls most recently invoked, newest first, at most `limit`. */
@@ -333,7 +321,7 @@ export class AuditStore {
   /** The stored records of one call, oldest first, as they are in the chain. */
   recordsOfCall(callId: string): AuditRecord[] {
     this.commit();
-    return (this.db.prepare('SELECT * FROM audit WHERE call_id = ? ORDER BY seq').all(callId) as unknown as StoredRow[]).map(toRecord);
+    return (this.db.prepare('SELECT * FROM audit WHERE call_id = ? ORDER BY seq').all(callId) as unknown as StoredRow[]).map(recordOfRow);
   }
 
   /** The log's random id, made when it was created (undefined for a log from before ids, never written since). */

@@ -1,7 +1,6 @@
-import { z } from 'zod';
 import { GateError } from '../../shared/errors';
 import { hashCanonical } from '../../shared/hash';
-import { DEFAULT_BOUNDS, ToolManifestSchema, type SecurityTier, type ToolManifest } from '../../shared/manifest';
+import type { SecurityTier } from '../../shared/manifest';
 import {
   UPSTREAM_SEPARATOR,
   type DefinitionFinding,
@@ -14,21 +13,16 @@ import {
   type UpstreamToolDefinition,
   type UpstreamToolView,
 } from '../../shared/upstream';
-import { deepFreeze, type DefinedTool } from '../registry/defineTool';
 import type { ExternalRunContext, ExternalRunner, ToolRegistry } from '../registry/registry';
 import type { RunOutcome } from '../hosts/toolProcessPool';
 import type { PinState, ReviewStore, UpstreamConnection } from './types';
-import { resultValidator } from './inputValidation';
 import { resultFindings } from './resultFindings';
 import { shadowNeedles, type ShadowNeedle } from './textScan';
 import { launchText, runOutcome, writePreview } from './upstreamCallViews';
+import { definedTool, UPSTREAM_TIMEOUT_MS } from './upstreamToolDefinition';
 
 /** Bytes of an upstream result past which it is refused (EQUOTA) instead of returned. */
 export const MAX_UPSTREAM_RESULT_BYTES = 8 * 1024 * 1024;
-/** Bytes of an upstream result returned to the agent before it is cut (the whole result is hashed and audited up to its cap). */
-const UPSTREAM_OUTPUT_BYTES = 1024 * 1024;
-/** How long one upstream call may run. */
-const UPSTREAM_TIMEOUT_MS = 120_000;
 
 /** The pieces the gateway is built from, injected so it can be tested with stand-ins. */
 export interface GatewayParts {
@@ -310,7 +304,7 @@ export class UpstreamGateway {
       return;
     }
     try {
-      registry.registerExternal(definedTool(tool, this.classOf(tool)), this.runnerFor(slot, tool));
+      registry.registerExternal(definedTool(tool.registeredAs, tool.definition, this.classOf(tool)), this.runnerFor(slot, tool));
     } catch (error) {
       // A read-only gate refuses a writing tool; a definition the manifest cannot hold stays out too.
       slot.unregistered.set(name, error instanceof Error ? error.message : String(error));
@@ -451,57 +445,3 @@ function samePin(a: PinState, b: PinState): boolean {
 export function registeredName(server: string, tool: string): string {
   return `${server}${UPSTREAM_SEPARATOR}${tool}`;
 }
-
-/**
- * An upstream tool's result as the executor's output step checks it: a tool that declares an
- * outputSchema must return structuredContent that conforms (MCP's rule), or the call fails with
- * ERUNTIME naming the value at fault, which the agent reads and the audit keeps.
- */
-function structuredResult(definition: UpstreamToolDefinition & { outputSchema: Record<string, unknown> }): z.ZodType {
-  return z.unknown().superRefine((data, context) => {
-    const structured = (data as { structuredContent?: unknown } | null)?.structuredContent;
-    if (structured === undefined) {
-      context.addIssue({ code: 'custom', path: ['structuredContent'], message: 'absent, though the tool declares an outputSchema its result must conform to' });
-      return;
-    }
-    let problem: string | undefined;
-    try {
-      problem = resultValidator(definition)(structured);
-    } catch (error) {
-      problem = `its outputSchema cannot be checked (${(error as Error).message})`;
-    }
-    if (problem !== undefined) context.addIssue({ code: 'custom', path: ['structuredContent'], message: `${problem} (against the outputSchema the server declares)` });
-  });
-}
-
-/** The manifest the gate owns for an upstream tool: its definition, judged at the class given. */
-function definedTool(tool: ToolSlot, toolClass: ToolClass): DefinedTool {
-  const { definition } = tool;
-  const manifest: ToolManifest = ToolManifestSchema.parse({
-    name: tool.registeredAs,
-    version: '0.0.0',
-    description: definition.description || definition.title || definition.name,
-    tier: toolClass.tier,
-    sideEffects: toolClass.sideEffects,
-    determinism: 'NonDeterministic',
-    capabilities: toolClass.capabilities ?? [],
-    bounds: { ...DEFAULT_BOUNDS, timeoutMs: UPSTREAM_TIMEOUT_MS, maxOutputBytes: UPSTREAM_OUTPUT_BYTES },
-    pathArguments: [],
-    supportsDryRun: false,
-    // An agent's `$ENV.NAME` never reaches a server that is not Toolgate's: the server's own
-    // credentials come from its entry in servers.json.
-    secrets: 'refuse',
-    inputSchema: definition.inputSchema,
-    outputSchema: definition.outputSchema ?? {},
-  });
-  return Object.freeze({
-    manifest: deepFreeze(manifest),
-    // Arguments are checked by the external runner against the server's JSON Schema.
-    input: z.unknown(),
-    output: definition.outputSchema ? structuredResult({ ...definition, outputSchema: definition.outputSchema }) : z.unknown(),
-    execute: () => {
-      throw new GateError('ERUNTIME', `${tool.registeredAs} runs on its server, never in a tool process`);
-    },
-  });
-}
-
