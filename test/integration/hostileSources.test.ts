@@ -11,7 +11,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGate, type RunningGate } from '../../main/gate/startGate';
-import { connectMcp, makeTempDirs, readToken, textOf, type TempDirs } from './helpers';
+import { connectMcp, makeTempDirs, readToken, textOf, type TempDirs, approveEveryPrompt } from './helpers';
 
 let service: Server;
 let port: number;
@@ -55,9 +55,7 @@ beforeAll(async () => {
   gate = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, poolSize: 1, approvalTimeoutMs: 30_000, toolModules, grants: ['fs:read', `net:read:127.0.0.1:${port}`] });
   agent = await connectMcp(gate.mcpUrl, readToken(dirs.home));
   // Whatever asks a person here is approved: the checks under test come after.
-  gate.backend.subscribe('approvalRequested', (request) => {
-    void gate.backend.handlers.decideApproval({ approvalId: request.approvalId, decision: 'approve' });
-  });
+  approveEveryPrompt(gate.backend);
 }, 60_000);
 
 afterAll(async () => {

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stepsOfAll } from '../../shared/auditSteps';
 import { startGate, type RunningGate } from '../../main/gate/startGate';
 import { toolgateRoot } from '../../main/state/paths';
-import { connectMcp, makeTempDirs, readToken, textOf, type TempDirs } from './helpers';
+import { connectMcp, makeTempDirs, readToken, textOf, type TempDirs, approveEveryPrompt } from './helpers';
 
 const UPSTREAM = resolve('test/fixtures/upstreamServer.mjs');
 const API_KEY = 'sk-test-0123456789abcdef';
@@ -95,9 +95,7 @@ beforeAll(async () => {
   });
   agent = await connectMcp(gate.mcpUrl, readToken(dirs.home));
   // Whatever asks a person here (an unreviewed upstream tool) is approved: the checks under test come after.
-  gate.backend.subscribe('approvalRequested', (request) => {
-    void gate.backend.handlers.decideApproval({ approvalId: request.approvalId, decision: 'approve' });
-  });
+  approveEveryPrompt(gate.backend);
 }, 60_000);
 
 afterAll(async () => {

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGate, type RunningGate } from '../../main/gate/startGate';
 import { fileSha256 } from '../../main/tools/sources/sourcePins';
 import { saveToolPin } from '../../main/tools/sources/toolReviews';
-import { connectMcp, makeTempDirs, readToken, runCli, textOf, type TempDirs } from './helpers';
+import { connectMcp, makeTempDirs, readToken, runCli, textOf, type TempDirs, approveEveryPrompt } from './helpers';
 
 let dirs: TempDirs;
 let gate: RunningGate;
@@ -61,9 +61,7 @@ beforeAll(async () => {
   gate = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, poolSize: 1, approvalTimeoutMs: 30_000 });
   agent = await connectMcp(gate.mcpUrl, readToken(dirs.home));
   // shell_exec asks a person: approved here, as the check is what the sandbox shows it.
-  gate.backend.subscribe('approvalRequested', (request) => {
-    void gate.backend.handlers.decideApproval({ approvalId: request.approvalId, decision: 'approve' });
-  });
+  approveEveryPrompt(gate.backend);
 }, 60_000);
 
 afterAll(async () => {

@@ -13,7 +13,7 @@ import type { UndoReport } from '../../shared/effects';
 import { startGate, type RunningGate } from '../../main/gate/startGate';
 import { writeSecretsFile } from '../../main/secrets/secretsFile';
 import { statePaths } from '../../main/state/paths';
-import { callIdOf, connectMcp, makeTempDirs, readToken, textOf, type TempDirs } from '../integration/helpers';
+import { callIdOf, connectMcp, makeTempDirs, readToken, textOf, type TempDirs, approveEveryPrompt } from '../integration/helpers';
 
 const SECRET = 'dk-7Hq2Lw9Zp4Xv';
 /** Room for about two of the files below: the third write drops the oldest image. */
@@ -29,9 +29,7 @@ beforeAll(async () => {
   writeSecretsFile(statePaths(dirs.home).secrets, { DEPLOY_KEY: SECRET });
   mkdirSync(join(dirs.workspace, '.git/hooks'), { recursive: true });
   running = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, approvalTimeoutMs: 30_000, poolSize: 1, undoStoreBytes: STORE_BYTES });
-  running.backend.subscribe('approvalRequested', (request) => {
-    void running.backend.handlers.decideApproval({ approvalId: request.approvalId, decision: 'approve' });
-  });
+  approveEveryPrompt(running.backend);
   client = await connectMcp(running.mcpUrl, readToken(dirs.home));
 });
 

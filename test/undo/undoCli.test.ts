@@ -8,7 +8,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../integration/cliProcesses';
-import { callIdOf, connectMcp, startTestGate, textOf, type TestGate } from '../integration/helpers';
+import { callIdOf, connectMcp, startTestGate, textOf, type TestGate, approveEveryPrompt } from '../integration/helpers';
 import { UNDO_EXIT } from '../../main/cli/undoSpecs';
 
 let gate: TestGate;
@@ -16,9 +16,7 @@ let client: Client;
 
 beforeAll(async () => {
   gate = await startTestGate();
-  gate.running.backend.subscribe('approvalRequested', (request) => {
-    void gate.running.backend.handlers.decideApproval({ approvalId: request.approvalId, decision: 'approve' });
-  });
+  approveEveryPrompt(gate.running.backend);
   client = await connectMcp(gate.running.mcpUrl, gate.token);
 });
 

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CallEffectsSchema } from '../../shared/effects';
 import { runHook } from '../hooks/hookProcesses';
-import { startTestGate, type TestGate } from '../integration/helpers';
+import { startTestGate, type TestGate, approveEveryPrompt } from '../integration/helpers';
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '../fixtures/claude-code');
 
@@ -16,9 +16,7 @@ let gate: TestGate;
 
 beforeAll(async () => {
   gate = await startTestGate();
-  gate.running.backend.subscribe('approvalRequested', (request) => {
-    void gate.running.backend.handlers.decideApproval({ approvalId: request.approvalId, decision: 'approve' });
-  });
+  approveEveryPrompt(gate.running.backend);
 });
 
 afterAll(() => gate?.close());

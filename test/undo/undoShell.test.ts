@@ -8,7 +8,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CallEffectsSchema, UndoReportSchema, type UndoReport } from '../../shared/effects';
-import { BridgeClient, callIdOf, connectMcp, startTestGate, textOf, type TestGate } from '../integration/helpers';
+import { BridgeClient, callIdOf, connectMcp, startTestGate, textOf, type TestGate, approveEveryPrompt } from '../integration/helpers';
 import { treeListing } from './undoTree';
 
 let gate: TestGate;
@@ -17,9 +17,7 @@ let bridge: BridgeClient;
 
 beforeAll(async () => {
   gate = await startTestGate();
-  gate.running.backend.subscribe('approvalRequested', (request) => {
-    void gate.running.backend.handlers.decideApproval({ approvalId: request.approvalId, decision: 'approve' });
-  });
+  approveEveryPrompt(gate.running.backend);
   client = await connectMcp(gate.running.mcpUrl, gate.token);
   bridge = await BridgeClient.open(gate.running.port, gate.consoleToken);
 });
