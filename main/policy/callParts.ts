@@ -60,9 +60,16 @@ function stringArgument(input: unknown, name: string): string | undefined {
 /** Tools that read everything below the folder they are given. */
 const READS_BELOW = new Set(['search_files']);
 
-/** Whether a call reaches below the folder it names: a search, a listing deeper than the folder's own entries. */
+/**
+ * The built-in tools whose code is known to act on the very path named (list_dir on a folder's own
+ * entries unless told deeper). Any other tool with path arguments (a manifest, WASM or module tool)
+ * may reach anything below a folder it is given, so a rule on a path below it counts (fail closed).
+ */
+const ACTS_ON_NAMED_PATH = new Set(['read_file', 'write_file', 'edit_file', 'delete_path', 'list_dir', 'hash', 'shell_exec']);
+
+/** Whether a call reaches below the folder it names: a search, a listing deeper than the folder's own entries, a tool whose reach is not known. */
 function readsBelow(manifest: ToolManifest, input: unknown): boolean {
-  if (READS_BELOW.has(manifest.name)) return true;
+  if (READS_BELOW.has(manifest.name) || !ACTS_ON_NAMED_PATH.has(manifest.name)) return true;
   const depth = typeof input === 'object' && input !== null ? (input as Record<string, unknown>).depth : undefined;
   return manifest.name === 'list_dir' && typeof depth === 'number' && depth > 1;
 }

@@ -229,3 +229,28 @@ describe('WASM modules refused at load', () => {
     expect((error as Error).message).toContain('imports toolgate.write_file, which writes a workspace file, but its manifest does not declare it');
   });
 });
+
+describe('a deny rule on a path below the folder a WASM tool is given', () => {
+  it('holds the call: the tool may reach anything below the folder it names, so the rule is judged against all of it', async () => {
+    const gateDirs = makeTempDirs();
+    // The person denies the tool the one file; the agent names the folder holding it instead.
+    writeFileSync(join(gateDirs.home, 'policy.json'), JSON.stringify({ deny: ['read_unnamed(private.txt)'] }));
+    writeFileSync(join(gateDirs.workspace, 'private.txt'), 'the private note');
+    const manifest = writeWasmTool(gateDirs.outside, 'read_unnamed', readingWat('private.txt'), {
+      manifest: { tier: 'STANDARD', determinism: 'Deterministic', sideEffects: ['FsRead'], capabilities: ['fs:read'], pathArguments: ['path'] },
+    });
+    const gate = await startGate({ home: gateDirs.home, workspace: gateDirs.workspace, port: 0, poolSize: 1, approvalTimeoutMs: 30_000, toolModules: [manifest] });
+    const agent = await connectMcp(gate.mcpUrl, readToken(gateDirs.home));
+    try {
+      const named = (await agent.callTool({ name: 'read_unnamed', arguments: { path: 'private.txt' } })) as CallToolResult;
+      expect(named._meta?.['toolgate/errorCode']).toBe('EDENIED');
+      const folder = (await agent.callTool({ name: 'read_unnamed', arguments: { path: '.' } })) as CallToolResult;
+      expect(folder._meta?.['toolgate/errorCode']).toBe('EDENIED');
+      expect(textOf(folder)).not.toContain('the private note');
+    } finally {
+      await agent.close();
+      await gate.close();
+      gateDirs.remove();
+    }
+  });
+});
