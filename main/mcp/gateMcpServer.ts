@@ -1,12 +1,12 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type LoggingLevel, type LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
 import type { AgentInfo, CallSource } from '../../shared/call';
 import type { Executor } from '../executor/executor';
 import { answerSetLevel, CallLogBudget } from './agentLog';
 import { boundedAgent, type AgentDirectory, type DeclaredClient } from './agentDirectory';
 import { toCallToolResult, unknownToolError } from './callToolResult';
 import { FORWARDED_CLIENT_META, forwardedClient } from './forwardedClient';
-import { callThroughGate, GATE_INSTRUCTIONS, listedMcpTools } from './gateToolCall';
+import { callThroughGate, GATE_INSTRUCTIONS, listedMcpTools, type ProgressParams } from './gateToolCall';
 import type { ToolRegistry } from '../registry/registry';
 import { toolgateVersion } from '../state/paths';
 
@@ -21,6 +21,29 @@ export { HELD_ARGUMENTS_META, RAW_ARGUMENTS_META, toCallToolResult } from './cal
 function sessionAgent(client: DeclaredClient | undefined, forwardedMeta: unknown, sessionStartedAt: string): AgentInfo | undefined {
   if (!client) return undefined;
   return boundedAgent(client, sessionStartedAt, forwardedClient(forwardedMeta));
+}
+
+/** A notification a tools/call sends on its own stream while it runs (its progress, its log lines). */
+export type CallNotification = { method: 'notifications/progress'; params: ProgressParams } | { method: 'notifications/message'; params: LoggingMessageNotification['params'] };
+
+/** What answering one tools/call needs from the transport that carries it. */
+export interface ToolCallExtra {
+  sessionId?: string;
+  /** Aborts when the agent cancels the call or leaves. */
+  signal: AbortSignal;
+  /** Sends a notification on the call's own stream, ahead of its result. */
+  sendNotification: (notification: CallNotification) => Promise<void>;
+}
+
+/** A gate session's answer to one tools/call: its result, or a thrown protocol error (an unknown tool). */
+export type ToolCallAnswer = (params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> }, extra: ToolCallExtra) => Promise<CallToolResult>;
+
+/** Each gate session's tools/call answer, for the HTTP endpoint's direct path (directToolCall.ts). */
+const directAnswers = new WeakMap<Server, ToolCallAnswer>();
+
+/** The tools/call answer of a server made by createGateMcpServer; undefined for any other server. */
+export function directToolCallAnswer(server: Server): ToolCallAnswer | undefined {
+  return directAnswers.get(server);
 }
 
 /** How an MCP server session is set up. */
@@ -68,27 +91,27 @@ export function createGateMcpServer(registry: ToolRegistry, executor: Executor, 
     logLevel = level;
   });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listedMcpTools(registry) }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const meta = request.params._meta as Record<string, unknown> | undefined;
+  const answerToolCall: ToolCallAnswer = async (params, extra) => {
+    const meta = params._meta as Record<string, unknown> | undefined;
     // Who the session is, settled at its first call: a forwarded name sent later, or a different one, is ignored.
     agent ??= sessionAgent(server.getClientVersion(), meta?.[FORWARDED_CLIENT_META], sessionStartedAt);
     if (agent && extra.sessionId) options.agents?.note(extra.sessionId, agent);
     // On the call's own stream, ahead of its result: only this session hears this call's lines.
     const log = new CallLogBudget(
       () => logLevel,
-      (params) => void extra.sendNotification({ method: 'notifications/message', params }).catch(() => {}),
+      (logParams) => void extra.sendNotification({ method: 'notifications/message', params: logParams }).catch(() => {}),
     );
     const result = await callThroughGate(
       executor,
-      { name: request.params.name, arguments: request.params.arguments, meta },
+      { name: params.name, arguments: params.arguments, meta },
       {
         source,
         // The transport's session id (issued by the gate): prompts are counted and denied per agent by it.
         ...(extra.sessionId ? { agentSession: extra.sessionId } : {}),
         ...(agent ? { agent } : {}),
-        // extra.signal aborts when the agent cancels (the SDK's own request timeout sends that too).
+        // The signal aborts when the agent cancels (the SDK's own request timeout sends that too).
         signal: extra.signal,
-        sendProgress: (params) => extra.sendNotification({ method: 'notifications/progress', params }),
+        sendProgress: (progress) => extra.sendNotification({ method: 'notifications/progress', params: progress }),
         onLog: (line) => log.line(line),
       },
     );
@@ -97,6 +120,8 @@ export function createGateMcpServer(registry: ToolRegistry, executor: Executor, 
     const unknown = unknownToolError(result);
     if (unknown) throw unknown;
     return toCallToolResult(result);
-  });
+  };
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) => answerToolCall(request.params, extra));
+  directAnswers.set(server, answerToolCall);
   return server;
 }

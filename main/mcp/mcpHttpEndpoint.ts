@@ -7,6 +7,8 @@ import { readJsonBody, sendJsonRpcError, type UnreadableBody } from '../server/h
 import { OpenRequests } from './agentDeparture';
 import { coalesceAnswerWrites } from './coalescedAnswer';
 import { prepareBodyForSdk } from './heldArguments';
+import { answerDirectly, cancelDirectCalls, plainToolCall, type RequestId } from './directToolCall';
+import { directToolCallAnswer, type ToolCallAnswer } from './gateMcpServer';
 
 /** How many sessions the endpoint keeps, and when an unused one is closed. */
 export interface SessionLimits {
@@ -32,6 +34,10 @@ interface Session {
   answering: OpenRequests;
   /** When the session last had a request start or finish (ms since the epoch). */
   lastUsed: number;
+  /** The session's tools/call answer, when its server is the gate's: plain calls are answered directly. */
+  answer: ToolCallAnswer | undefined;
+  /** Calls being answered directly, by request id, for a cancel to find. */
+  direct: Map<RequestId, AbortController>;
 }
 
 /**
@@ -105,7 +111,9 @@ export class McpHttpEndpoint {
       }
       const body = await this.readForSdk(request, response, read);
       if (!body || !session.answering.watch(response, body.value)) return;
-      await session.transport.handleRequest(request, response, body.value);
+      const call = session.answer ? plainToolCall(request, body.value) : undefined;
+      if (call && session.answer) await answerDirectly(call, response, sessionId, session.answer, session.direct);
+      else await session.transport.handleRequest(request, response, body.value);
       return;
     }
     if (request.method !== 'POST') {
@@ -139,10 +147,19 @@ export class McpHttpEndpoint {
       return;
     }
     const server = this.createServer();
+    const direct = new Map<RequestId, AbortController>();
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        const session: Session = { transport, server, openRequests: 0, lastUsed: Date.now(), answering: new OpenRequests(transport) };
+        const session: Session = {
+          transport,
+          server,
+          openRequests: 0,
+          lastUsed: Date.now(),
+          answering: new OpenRequests(transport),
+          answer: directToolCallAnswer(server),
+          direct,
+        };
         this.markInUse(id, session, response);
         this.evictLeastRecentlyUsed();
       },
@@ -152,7 +169,11 @@ export class McpHttpEndpoint {
     });
     transport.onclose = () => {
       if (transport.sessionId) this.sessions.delete(transport.sessionId);
+      // As the SDK does for its own calls: a closed session's calls are stopped, and not answered.
+      for (const controller of direct.values()) controller.abort();
     };
+    // Ahead of the SDK's own handler (connect chains it after this one): a cancel reaches direct calls too.
+    transport.onmessage = (message) => cancelDirectCalls(message, direct);
     await server.connect(transport);
     await transport.handleRequest(request, response, body);
   }
