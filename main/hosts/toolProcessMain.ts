@@ -112,9 +112,22 @@ async function checkHealth(request: HealthRequest): Promise<HostReply> {
   }
 }
 
+/**
+ * Whether the call just answered may have left something in /tmp or /dev/shm: any call but one of a
+ * built-in tool that neither writes files nor starts processes (the gate's own code, which writes
+ * no scratch file). Those are emptied after every other call, so such a call finds them empty too.
+ */
+let mayHaveLeftScratch = true;
+
+function leavesNoScratch(module: string, tool: DefinedTool): boolean {
+  return module === 'builtin' && !tool.manifest.capabilities.some((capability) => capability.startsWith('fs:write') || capability.startsWith('process:'));
+}
+
 async function run(request: RunRequest): Promise<HostReply> {
+  mayHaveLeftScratch = true;
   try {
     const tool = await findTool(request.module, request.tool);
+    mayHaveLeftScratch = !leavesNoScratch(request.module, tool);
     await initializeOnce(tool, request.context.workspace);
     const stale = await changedSinceApproval(tool, request);
     if (stale) return { type: 'result', callId: request.callId, ok: false, error: stale };
@@ -182,7 +195,7 @@ channel.onMessage((message) => {
       channel.send({ type: 'result', callId: parsed.data.callId, ok: false, error: { code: 'ERUNTIME', message: `the tool's output could not be sent: ${(error as Error).message}` } });
     } finally {
       // Before the next request is read: the next call starts with an empty /tmp.
-      clearPrivateScratch();
+      if (mayHaveLeftScratch || parsed.data.type === 'health') clearPrivateScratch();
     }
   });
 });

@@ -31,4 +31,14 @@ describe.skipIf(detectSandbox('auto').kind === 'none')('private scratch folders 
     expect((second.data as { pid: number }).pid).toBe((first.data as { pid: number }).pid);
     expect(readFileSync(join(harness.workspace, 'kept.txt'), 'utf8')).toBe('kept');
   });
+
+  it('a built-in call between two (whose process skips emptying: it writes nothing there) still finds them empty, as the next call does', async () => {
+    harness = await openGate({ sandbox: 'require', toolModules: [SCRATCH_TOOLS], poolSize: 1 });
+    const call = (note: string) => harness!.gate.executor.call({ tool: 'scratch_note', arguments: { note }, source: 'test' });
+    const first = await call('before the echo');
+    for (let i = 0; i < 3; i++) expect(await harness.gate.executor.call({ tool: 'echo', arguments: { text: `${i}` }, source: 'test' })).toMatchObject({ ok: true });
+    const second = await call('after the echo');
+    expect(second).toMatchObject({ ok: true, data: { tmp: null, shm: null } });
+    expect((second.data as { pid: number }).pid).toBe((first.data as { pid: number }).pid);
+  });
 });
