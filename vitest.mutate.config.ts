@@ -57,6 +57,9 @@ export default defineConfig({
       'test/server/requestTokens.test.ts',
       'test/hooks/hookWire.test.ts',
       'test/hooks/hookFailClosed.test.ts',
+      'test/hooks/hookPrintedAnswers.test.ts',
+      'test/server/refusedRequestReasons.test.ts',
+      'test/server/bridgeHandshake.test.ts',
       // approval binding, edited hunks, definition pins
       'test/approvals/editedArguments.test.ts',
       'test/approvals/scopedAnswers.test.ts',
