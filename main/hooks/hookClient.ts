@@ -58,6 +58,10 @@ export async function judgeHookInput(stdin: Buffer | undefined, home: string, ti
   } catch (error) {
     return preToolUseAnswer('deny', `Toolgate could not read the hook input: it is not valid JSON (${(error as Error).message})`);
   }
+  // Denied whether or not a gate can be reached, as any other input that is no hook input.
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return preToolUseAnswer('deny', 'Toolgate could not read the hook input: it is JSON but not an object (Claude Code sends one object per event)');
+  }
   const unanswered = (why: string): HookOutput =>
     isPreToolUse(value) ? preToolUseAnswer('ask', `Toolgate could not judge this call: ${why}`) : {};
   const gate = runningGateEndpoint(home);

@@ -82,7 +82,7 @@ describe('the line Claude Code reads', () => {
 });
 
 describe('JSON that is no object, with a gate that cannot judge it', () => {
-  it('is answered without allowing anything, never crashes the hook', async () => {
+  it('is denied as unreadable, as it is with no gate at all, and never crashes the hook', async () => {
     const probe = createServer();
     await new Promise<void>((listening) => probe.listen(0, '127.0.0.1', listening));
     const { port } = probe.address() as AddressInfo;
@@ -90,7 +90,7 @@ describe('JSON that is no object, with a gate that cannot judge it', () => {
     recordGateOn(port);
     for (const text of ['null', '7', '"PreToolUse"', '[]']) {
       const answer = await judgeHookInput(Buffer.from(text), home, 2000);
-      expect(decisionOf(answer)?.permissionDecision).not.toBe('allow');
+      expect(decisionOf(answer)).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('not an object') });
     }
   });
 });
