@@ -94,14 +94,20 @@ export class Executor {
   private async stoppable(run: CallRun, outer: AbortSignal | undefined, body: (signal: AbortSignal) => Promise<ToolResult>): Promise<ToolResult> {
     const stopper = new AbortController();
     this.stoppers.set(run.callId, stopper);
+    // The caller's abort reaches the stopper with its reason (why the agent withdrew the call). A
+    // listener removed at the end, not AbortSignal.any, whose weak references every call paid for in GC.
+    const passOn = () => stopper.abort(outer!.reason);
+    if (outer?.aborted) passOn();
+    else outer?.addEventListener('abort', passOn, { once: true });
     let result: ToolResult;
     try {
-      result = await body(outer ? AbortSignal.any([outer, stopper.signal]) : stopper.signal);
+      result = await body(stopper.signal);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       result = run.fail('failed', run.step, { code: 'ERUNTIME', message: `the gate failed at step ${run.step}: ${message}` });
     } finally {
       this.stoppers.delete(run.callId);
+      outer?.removeEventListener('abort', passOn);
     }
     // No agent is answered ahead of its call's records: they are committed with the next group commit.
     return this.deps.audit.durable().then(
