@@ -35,6 +35,8 @@ export default defineConfig({
       'test/audit/auditLegacy.test.ts',
       'test/audit/tamperedLogVerdicts.test.ts',
       'test/audit/checkpointVerdicts.test.ts',
+      'test/audit/checkpointReasons.test.ts',
+      'test/audit/anchorRefusalWords.test.ts',
       // the secret redactor and placeholders
       'test/secrets/redactor.test.ts',
       'test/secrets/placeholders.test.ts',

@@ -139,7 +139,7 @@ export function checkAgainstCheckpoint(store: AuditStore, note: string, checkpoi
     checkpoint = parseCheckpoint(openNote(note, verifier));
   } catch (error) {
     if (!(error instanceof SignedNoteError) || error.kind === 'bad-key') throw error;
-    return { ok: false, problem: error.kind === 'malformed' ? 'malformed' : error.kind, reason: `${checkpointFile} ${error.message}` };
+    return { ok: false, problem: error.kind, reason: `${checkpointFile} ${error.message}` };
   }
   const logId = store.logId();
   const origin = logId ? checkpointOrigin(logId) : undefined;
