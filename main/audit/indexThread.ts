@@ -33,7 +33,7 @@ export class IndexThread {
       return;
     }
     const workerData: IndexWorkerData = { auditPath, indexPath, shared: this.state.shared };
-    this.worker = new Worker(workerFile, { workerData });
+    this.worker = new Worker(workerFile, { workerData, resourceLimits: { maxYoungGenerationSizeMb: 4 } });
     // The index thread never keeps a process alive: whatever it has not folded is caught up at the next start.
     this.worker.unref();
     this.worker.on('error', () => this.state.fail());
