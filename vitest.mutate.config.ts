@@ -41,6 +41,8 @@ export default defineConfig({
       'test/secrets/secretForms.test.ts',
       'test/secrets/redactorBoundaries.test.ts',
       'test/secrets/searchFilesRedacted.test.ts',
+      'test/secrets/streamedSecretCuts.test.ts',
+      'test/secrets/placeholderRefusals.test.ts',
       'test/secrets/editFileRedacted.test.ts',
       // the shell reader's refusals and risk flags, protected paths, the seccomp filter
       'test/tools/shellRisks.test.ts',
