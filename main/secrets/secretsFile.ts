@@ -82,6 +82,14 @@ export function parseSecretsFile(text: string, path: string): SecretsFile {
   const parsed = SecretsFileSchema.safeParse(json);
   if (parsed.success) {
     for (const [name, secret] of Object.entries(parsed.data)) {
+      // A lone surrogate (a hand-written \udc00) has no UTF-8 form: no redactor could look for it in output.
+      if (!storedValue(secret).isWellFormed()) {
+        throw new GateError(
+          'EVALIDATION',
+          `secrets file ${path} is malformed: the value of ${name} holds a lone surrogate escape (\\ud800–\\udfff without its pair), which is no text a tool could send; set it again with \`toolgate secret set ${name}\``,
+          { path },
+        );
+      }
       try {
         storedDestinations(secret);
       } catch (error) {

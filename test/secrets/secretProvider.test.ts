@@ -64,6 +64,17 @@ describe('FileSecretProvider', () => {
     expect((await rejection(new FileSecretProvider(path).get('X'))).message).toContain('one JSON object');
   });
 
+  it('a value with a lone surrogate escape is EVALIDATION naming the secret and the command that sets it again, plain or bound', async () => {
+    for (const text of ['{"GH_TOKEN": "\\udc00abcdefgh"}', '{"GH_TOKEN": {"value": "abcdefgh\\ud800", "for": ["http_fetch:api.github.com"]}}']) {
+      writeSecrets(text);
+      const error = await rejection(new FileSecretProvider(path).get('GH_TOKEN'));
+      expect(error.code).toBe('EVALIDATION');
+      expect(error.message).toContain('the value of GH_TOKEN holds a lone surrogate');
+      expect(error.message).toContain('toolgate secret set GH_TOKEN');
+      expect(error.message).not.toContain('abcdefgh');
+    }
+  });
+
   it('picks up a change after the file is rewritten, in place or by rename', async () => {
     writeSecrets('{"GH_TOKEN": "first-value"}');
     const provider = new FileSecretProvider(path);
