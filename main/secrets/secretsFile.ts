@@ -2,6 +2,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { GateError } from '../../shared/errors';
+import { isWellFormedText } from '../../shared/jsonLimits';
 import { ensureHome, writePrivateFile } from '../state/stateFolder';
 import { parseDestination, type SecretDestination } from './secretDestinations';
 
@@ -83,7 +84,7 @@ export function parseSecretsFile(text: string, path: string): SecretsFile {
   if (parsed.success) {
     for (const [name, secret] of Object.entries(parsed.data)) {
       // A lone surrogate (a hand-written \udc00) has no UTF-8 form: no redactor could look for it in output.
-      if (!storedValue(secret).isWellFormed()) {
+      if (!isWellFormedText(storedValue(secret))) {
         throw new GateError(
           'EVALIDATION',
           `secrets file ${path} is malformed: the value of ${name} holds a lone surrogate escape (\\ud800–\\udfff without its pair), which is no text a tool could send; set it again with \`toolgate secret set ${name}\``,
