@@ -29,6 +29,7 @@ import { CallRun, roundMs } from './callRun';
 import type { EffectsWatch } from './steps/recordEffects';
 import type { ToolLogLine } from './callLogs';
 import { AUDIT_OUTPUT_BYTES, type CallOptions, type ExecutorDeps } from './executorDeps';
+import { runsOnlyGateCode } from '../tools/builtinTools';
 
 export { AUDIT_OUTPUT_BYTES, type AuditSink, type CallOptions, type ExecutorDeps } from './executorDeps';
 
@@ -423,7 +424,7 @@ export class Executor {
                 ...(resolved.own?.length ? { secrets: resolved.own } : {}),
               },
             },
-            { timeoutMs: manifest.bounds.timeoutMs, maxMemoryMb: manifest.bounds.maxMemoryMb },
+            { timeoutMs: manifest.bounds.timeoutMs, maxMemoryMb: manifest.bounds.maxMemoryMb, startsNothing: runsOnlyGateCode(entry.module, manifest) },
             profile,
             signal,
             () => (watch = this.deps.effects?.begin(manifest.name, resolved.input)),

@@ -186,8 +186,9 @@ signal?: AbortSignal,
         if (request.type === 'run') rules.onOutput?.(request.callId, answer.chunk);
         return;
       }
-      // A tool whose child the kernel killed for memory may still answer: the call broke its bound all the same.
-      const memoryVerdict = killedForMemory();
+      // A tool whose child the kernel killed for memory may still answer: the call broke its bound all
+      // the same. A call that starts nothing has no child to lose (its own process dying is an exit).
+      const memoryVerdict = limits.startsNothing ? undefined : killedForMemory();
       if (memoryVerdict) return stop(memoryVerdict);
       if (answer.type === 'health') {
         if (request.type !== 'health') return;

@@ -4,6 +4,7 @@ import { hashCanonical } from '../../shared/hash';
 import type { DefinedTool } from '../registry/defineTool';
 import { Socket } from 'node:net';
 import { loadToolModule } from '../tools/loadToolModule';
+import { runsOnlyGateCode } from '../tools/builtinTools';
 import { createFrameReader, createFrameWriter } from './frames';
 import { usePtyHere } from './ptyHere';
 import { clearPrivateScratch } from './privateScratch';
@@ -119,15 +120,11 @@ async function checkHealth(request: HealthRequest): Promise<HostReply> {
  */
 let mayHaveLeftScratch = true;
 
-function leavesNoScratch(module: string, tool: DefinedTool): boolean {
-  return module === 'builtin' && !tool.manifest.capabilities.some((capability) => capability.startsWith('fs:write') || capability.startsWith('process:'));
-}
-
 async function run(request: RunRequest): Promise<HostReply> {
   mayHaveLeftScratch = true;
   try {
     const tool = await findTool(request.module, request.tool);
-    mayHaveLeftScratch = !leavesNoScratch(request.module, tool);
+    mayHaveLeftScratch = !runsOnlyGateCode(request.module, tool.manifest);
     await initializeOnce(tool, request.context.workspace);
     const stale = await changedSinceApproval(tool, request);
     if (stale) return { type: 'result', callId: request.callId, ok: false, error: stale };

@@ -27,6 +27,8 @@ export interface CallLimits {
   timeoutMs: number;
   /** Resident memory of the whole process tree, in MiB. */
   maxMemoryMb: number;
+  /** The call runs only the gate's own code (runsOnlyGateCode): it can start no process, so none is looked for after it. */
+  startsNothing?: boolean;
 }
 
 /** How the processes of one sandbox profile are started. */
@@ -171,7 +173,7 @@ export class ToolProcessPool {
       outcome = await superviseCall(worker, { type: 'run', ...request }, request.tool, limits, this.rules(), signal);
       if (!isolation.afterCall) return outcome;
       sandboxRoot = isolation.singleUse ? viewSandboxRoot(worker) : undefined;
-      await this.quiet(worker, isolation);
+      if (!limits.startsNothing || isolation.singleUse) await this.quiet(worker, isolation);
     } finally {
       this.release(worker);
     }

@@ -1,3 +1,4 @@
+import type { ToolManifest } from '../../shared/manifest';
 import type { DefinedTool } from '../registry/defineTool';
 import { calculatorTool } from './calculator';
 import { deletePathTool } from './deletePath';
@@ -10,6 +11,16 @@ import { readFileTool } from './readFile';
 import { searchFilesTool } from './searchFiles';
 import { shellExecTool } from './shellExec';
 import { writeFileTool } from './writeFile';
+
+/**
+ * Whether a call of this tool runs only the gate's own code in its process: a built-in that neither
+ * writes files nor starts processes (only shell_exec starts any, and it writes files). Such a call
+ * leaves nothing in the process's scratch folders and no process behind, so the checks for those
+ * are skipped after it (the cgroup's reads, the walk of /tmp).
+ */
+export function runsOnlyGateCode(module: string, manifest: Pick<ToolManifest, 'capabilities'>): boolean {
+  return module === 'builtin' && !manifest.capabilities.some((capability) => capability.startsWith('fs:write') || capability.startsWith('process:'));
+}
 
 /** The tools every gate registers. */
 export const BUILTIN_TOOLS: readonly DefinedTool[] = [
