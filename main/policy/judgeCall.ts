@@ -69,7 +69,7 @@ function broadPathTest(paths: readonly ResolvedPath[], below: boolean, heads: He
   };
 }
 
-function pathTest(heads: HeadLookups, path: ResolvedPath | undefined, reaches: readonly ResolvedPath[] = path ? [path] : [], below = false) {
+function pathTest(heads: HeadLookups, path: ResolvedPath | undefined, reaches: readonly ResolvedPath[], below = false) {
   const broad = broadPathTest(reaches, below, heads);
   return (rule: CompiledRule, reading: 'allow' | 'broad'): boolean => {
     if (reading === 'broad') return broad(rule);
