@@ -31,6 +31,7 @@ export default defineConfig({
       'test/policy/redirectionsAndReachesJudged.test.ts',
       'test/policy/ruleEditorChecks.test.ts',
       'test/policy/ruleKinds.test.ts',
+      'test/policy/unreadableLineHeld.test.ts',
       // the audit chain, its anchor and checkpoints
       'test/audit/auditTampering.test.ts',
       'test/audit/auditStore.test.ts',

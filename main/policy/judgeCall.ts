@@ -104,7 +104,15 @@ function partsOf(manifest: ToolManifest, parts: CallParts, workspace: string): P
   const found: Part[] = [];
   const heads = headLookups();
   if (parts.unreadable !== undefined) {
-    found.push({ tool: manifest.name, test: (rule) => rule.matcher.kind === 'any', allowBlocked: parts.unreadable });
+    // A line the reader cannot read may run any command on any file: every deny or ask of the shell,
+    // and of reading or writing a path, may hold it (fail closed); no allow vouches for it.
+    found.push({
+      tool: manifest.name,
+      accesses: ['read', 'write'],
+      shown: `the whole line (${parts.unreadable})`,
+      test: (rule, reading) => rule.matcher.kind === 'any' || reading === 'broad',
+      allowBlocked: parts.unreadable,
+    });
     return found;
   }
   for (const command of parts.commands ?? []) {
