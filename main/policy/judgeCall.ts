@@ -110,7 +110,7 @@ function partsOf(manifest: ToolManifest, parts: CallParts, workspace: string): P
       tool: manifest.name,
       accesses: ['read', 'write'],
       shown: `the whole line (${parts.unreadable})`,
-      test: (rule, reading) => rule.matcher.kind === 'any' || reading === 'broad',
+      test: (_rule, reading) => reading === 'broad',
       allowBlocked: parts.unreadable,
     });
     return found;
