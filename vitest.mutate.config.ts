@@ -28,6 +28,10 @@ export default defineConfig({
       'test/policy/argumentRuleMatching.test.ts',
       'test/policy/hostRuleMatching.test.ts',
       'test/policy/shellAllowReadings.test.ts',
+      'test/policy/redirectionsAndReachesJudged.test.ts',
+      'test/policy/ruleEditorChecks.test.ts',
+      'test/policy/ruleKinds.test.ts',
+      'test/policy/unreadableLineHeld.test.ts',
       // the audit chain, its anchor and checkpoints
       'test/audit/auditTampering.test.ts',
       'test/audit/auditStore.test.ts',
@@ -57,6 +61,7 @@ export default defineConfig({
       'test/tools/pathSafety.test.ts',
       'test/tools/protectedPathNames.test.ts',
       'test/hosts/seccompRefusals.test.ts',
+      'test/hosts/seccompArchitectures.test.ts',
       // token checks on /mcp and /bridge, the hook's fail-closed answers
       'test/server/requestPathname.test.ts',
       'test/server/requestTokens.test.ts',

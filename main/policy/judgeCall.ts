@@ -69,7 +69,7 @@ function broadPathTest(paths: readonly ResolvedPath[], below: boolean, heads: He
   };
 }
 
-function pathTest(heads: HeadLookups, path: ResolvedPath | undefined, reaches: readonly ResolvedPath[] = path ? [path] : [], below = false) {
+function pathTest(heads: HeadLookups, path: ResolvedPath | undefined, reaches: readonly ResolvedPath[], below = false) {
   const broad = broadPathTest(reaches, below, heads);
   return (rule: CompiledRule, reading: 'allow' | 'broad'): boolean => {
     if (reading === 'broad') return broad(rule);
@@ -104,7 +104,15 @@ function partsOf(manifest: ToolManifest, parts: CallParts, workspace: string): P
   const found: Part[] = [];
   const heads = headLookups();
   if (parts.unreadable !== undefined) {
-    found.push({ tool: manifest.name, test: (rule) => rule.matcher.kind === 'any', allowBlocked: parts.unreadable });
+    // A line the reader cannot read may run any command on any file: every deny or ask of the shell,
+    // and of reading or writing a path, may hold it (fail closed); no allow vouches for it.
+    found.push({
+      tool: manifest.name,
+      accesses: ['read', 'write'],
+      shown: `the whole line (${parts.unreadable})`,
+      test: (_rule, reading) => reading === 'broad',
+      allowBlocked: parts.unreadable,
+    });
     return found;
   }
   for (const command of parts.commands ?? []) {

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { seccompFilter } from '../../main/hosts/seccompFilter';
+import { runSeccomp as run } from './classicBpf';
 
 const ALLOW = 0x7fff0000;
 const EPERM = 0x00050000 | 1;
@@ -21,39 +22,6 @@ const SYSCALLS = {
 
 const REACHING = ['ptrace', 'process_vm_readv', 'process_vm_writev', 'pidfd_getfd', 'process_madvise'] as const;
 const ORDINARY = ['read', 'write', 'execve', 'clone', 'kill', 'pidfd_open'] as const;
-
-/** Runs a classic-BPF seccomp program over one call; refuses any instruction a seccomp program of this shape should not hold. */
-function run(program: Buffer, arch: number, nr: number): number {
-  const data = Buffer.alloc(64);
-  data.writeInt32LE(nr, 0);
-  data.writeUInt32LE(arch >>> 0, 4);
-  let accumulator = 0;
-  let pc = 0;
-  for (let steps = 0; steps < 4096; steps += 1) {
-    if (pc * 8 >= program.length) throw new Error(`the program runs off its end at ${pc}`);
-    const code = program.readUInt16LE(pc * 8);
-    const jt = program.readUInt8(pc * 8 + 2);
-    const jf = program.readUInt8(pc * 8 + 3);
-    const k = program.readUInt32LE(pc * 8 + 4);
-    pc += 1;
-    switch (code) {
-      case 0x20: // BPF_LD | BPF_W | BPF_ABS
-        accumulator = data.readUInt32LE(k);
-        break;
-      case 0x15: // BPF_JMP | BPF_JEQ | BPF_K
-        pc += accumulator === k ? jt : jf;
-        break;
-      case 0x35: // BPF_JMP | BPF_JGE | BPF_K
-        pc += accumulator >= k ? jt : jf;
-        break;
-      case 0x06: // BPF_RET | BPF_K
-        return k;
-      default:
-        throw new Error(`unexpected BPF opcode 0x${code.toString(16)} at ${pc - 1}`);
-    }
-  }
-  throw new Error('the program did not return');
-}
 
 describe('the sandbox seccomp program', () => {
 
