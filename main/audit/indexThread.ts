@@ -33,7 +33,10 @@ export class IndexThread {
       return;
     }
     const workerData: IndexWorkerData = { auditPath, indexPath, shared: this.state.shared };
-    this.worker = new Worker(workerFile, { workerData, resourceLimits: { maxYoungGenerationSizeMb: 4 } });
+    // The folds' garbage is collected before the thread's heap grows: its live heap is about 12 MB,
+    // and V8 let it reach 40 MB of mostly garbage under load. A thread past the bound fails like any
+    // failed index (readers build one in memory); the log is written all the same.
+    this.worker = new Worker(workerFile, { workerData, resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 } });
     // The index thread never keeps a process alive: whatever it has not folded is caught up at the next start.
     this.worker.unref();
     this.worker.on('error', () => this.state.fail());
