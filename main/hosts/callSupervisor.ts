@@ -30,6 +30,8 @@ export interface PoolWorker {
   overLimit: (() => void) | undefined;
   /** The kernel's count of OOM kills in the process's cgroup when its last call ended (read once per call). */
   oomKills?: number;
+  /** Its last call ran only the gate's own code (CallLimits.startsNothing): it left no process to hunt. */
+  startedNothing?: boolean;
   /** The call whose stderr end marker was read last (see stderrEndMarker). */
   stderrEndedFor?: string;
   /** Told when the current call's stderr end marker is read. */
@@ -95,7 +97,7 @@ signal?: AbortSignal,
     const kernelHoldsMemory = process.setMemoryLimit(limitBytes);
     // Between calls the host sits idle (killStrays ended anything a call left): the count its last
     // call ended with stands for the start of this one, and the cgroup is read once per call, not twice.
-    const oomKillsBefore = worker.oomKills ?? process.memoryEvents()?.oomKills ?? 0;
+    const oomKillsBefore = (worker.oomKills ??= process.memoryEvents()?.oomKills ?? 0);
     /** EQUOTA when the kernel killed part of the tree for passing the memory bound during this call. */
     const killedForMemory = (): ToolError | undefined => {
       const events = process.memoryEvents();

@@ -37,8 +37,6 @@ function read(path: string): string | undefined {
 
 /** Where memory events files are read into: a few lines of ASCII (v1's memory.oom_control, v2's memory.events). */
 const eventsBuffer = Buffer.alloc(1024);
-/** Where cgroup.procs is read into: one tool process's tree, a few short lines (a longer list is read whole). */
-const procsBuffer = Buffer.alloc(4096);
 
 /** Mount points of cgroup filesystems: v1 by controller, and the v2 one. */
 function cgroupMounts(): { v1: Map<string, string>; v2: string | undefined } {
@@ -150,8 +148,6 @@ export class ProcessCgroup {
    * each read from offset 0 (cgroup.procs on v1 keeps its list for a while, so it is not read so).
    */
   private eventsFile: number | undefined;
-  /** cgroup.procs of the first cgroup, kept open as the events file is: read after every call. */
-  private procsFile: number | undefined;
 
   private constructor() {}
 
@@ -252,19 +248,9 @@ export class ProcessCgroup {
   members(): number[] {
     const path = this.paths()[0];
     if (!path) return [];
-    return (this.readProcs(join(path, 'cgroup.procs')) ?? '').split('\n').filter(Boolean).map(Number);
-  }
-
-  /** cgroup.procs' text now: one read from the start of the open file, instead of an open, a read and a close per call. */
-  private readProcs(path: string): string | undefined {
-    if (this.removing) return read(path);
-    try {
-      this.procsFile ??= openSync(path, 'r');
-      const bytes = readSync(this.procsFile, procsBuffer, 0, procsBuffer.length, 0);
-      return bytes < procsBuffer.length ? procsBuffer.toString('latin1', 0, bytes) : read(path);
-    } catch {
-      return undefined;
-    }
+    // Opened afresh each time: cgroup v1 keeps an open cgroup.procs file's list, so a descriptor
+    // kept open would name the processes of an earlier read and miss one the call started.
+    return (read(join(path, 'cgroup.procs')) ?? '').split('\n').filter(Boolean).map(Number);
   }
 
   /** Removes the cgroups once their processes are gone (retries briefly while the kernel reaps them). */
@@ -273,8 +259,6 @@ export class ProcessCgroup {
     this.removing = true;
     if (this.eventsFile !== undefined) closeSync(this.eventsFile);
     this.eventsFile = undefined;
-    if (this.procsFile !== undefined) closeSync(this.procsFile);
-    this.procsFile = undefined;
     let left = false;
     for (const path of this.paths()) {
       try {

@@ -170,6 +170,7 @@ export class ToolProcessPool {
     let sandboxRoot: SandboxRootView | undefined;
     try {
       beforeSend?.();
+      worker.startedNothing = limits.startsNothing === true;
       outcome = await superviseCall(worker, { type: 'run', ...request }, request.tool, limits, this.rules(), signal);
       if (!isolation.afterCall) return outcome;
       sandboxRoot = isolation.singleUse ? viewSandboxRoot(worker) : undefined;
@@ -222,6 +223,8 @@ export class ToolProcessPool {
       return undefined;
     }
     try {
+      // A check runs the tool's own code: what it started is hunted after it like any call's.
+      worker.startedNothing = false;
       const outcome = await superviseCall(
         worker,
         { type: 'health', callId: `health-${request.tool}-${Date.now()}`, ...request },
@@ -361,7 +364,7 @@ export class ToolProcessPool {
     // Strays are hunted after the caller has its result (finding them may scan /proc), but before the
     // process serves anyone else, so a call never loses what it started to its predecessor's cleanup.
     setImmediate(() => {
-      worker.process.killStrays();
+      if (!worker.startedNothing) worker.process.killStrays();
       if (!worker.exited && !worker.retired && !this.closed) this.idle.push(worker);
       this.dispatch();
     });

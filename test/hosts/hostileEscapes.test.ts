@@ -107,6 +107,16 @@ describe('hostile tools: processes left behind', () => {
     });
   }
 
+  it('kills what a tool declaring no side effect left running in its own session, in a process that serves the next call', async () => {
+    await open();
+    await warmUp();
+    const sleeper = marker('quiet');
+    const result = await call('quiet_spawner', { marker: sleeper });
+    expect(result).toMatchObject({ ok: true, data: { running: true } });
+    await waitUntil(() => processesWithMarker(sleeper).length === 0, 'the stray to be gone', 2000);
+    await expectGateRecovered(result);
+  });
+
   it('without a sandbox, still kills an orphaned grandchild at the deadline through its process group', async () => {
     await open({ sandbox: 'off' });
     await expectSleeperKilledAtDeadline(true, false);
