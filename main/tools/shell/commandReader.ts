@@ -85,6 +85,7 @@ export class CommandReader {
   private statement(node: Node, nested: boolean): SubCommand | undefined {
     if (node.type === 'redirected_statement') return this.redirected(node, nested);
     if (node.type === 'compound_statement' && node.firstChild?.type === '((') return this.simple(node, nested, []);
+    if (node.type === 'function_definition') return this.functionDefinition(node);
     if (SIMPLE.has(node.type)) return this.simple(node, nested, []);
     if (CONTAINERS.has(node.type)) return this.sequence(node.children, nested || NESTING.has(node.type));
     return this.simple(node, nested, []);
@@ -131,6 +132,27 @@ export class CommandReader {
       tail = CONTAINERS.has(continuation.type)
         ? this.sequence(continuation.children, nested, tail)
         : this.sequence([continuation], nested, tail);
+    }
+    return tail;
+  }
+
+  /**
+   * `f() { …; } > log`: the grammar hangs the redirections on the definition, and bash applies them to
+   * every run of the body, so each command of the body carries them (as in a redirected group).
+   */
+  private functionDefinition(node: Node): SubCommand | undefined {
+    const strayWords: string[] = [];
+    const redirects = named(node)
+      .filter((child) => REDIRECTS.has(child.type))
+      .flatMap((redirect) => this.readRedirect(redirect, [], strayWords));
+    if (strayWords.length > 0) {
+      throw new GateError('EVALIDATION', `the command is unreadable: words after the redirection of a function (${strayWords.join(' ')}) are a syntax error for bash; nothing was run`);
+    }
+    const first = this.commands.length;
+    // The redirections' own substitutions are read here too, as the words around the body.
+    const tail = this.sequence(node.children, true);
+    for (const command of this.commands.slice(first)) {
+      if (!this.substituted.has(command)) command.redirects.push(...redirects.map((redirect) => ({ ...redirect })));
     }
     return tail;
   }
