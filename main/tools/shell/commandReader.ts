@@ -184,8 +184,11 @@ export class CommandReader {
       const start = named(node).find((child) => child.type === 'heredoc_start');
       const operator = node.children.find((child) => child !== null && !child.isNamed && child.type.startsWith('<<'));
       const found: Redirect[] = [{ op: operator?.type ?? '<<', target: start?.text ?? '' }];
-      for (const child of named(node)) {
-        if (REDIRECTS.has(child.type)) found.push(...this.readRedirect(child, continuations, strayWords));
+      for (const child of node.children) {
+        if (!child?.isNamed) {
+          // `cat <<EOF && rm x`: the operator joining the rest of the line hangs here as well.
+          if (child && CONNECTORS.has(child.type)) continuations.push(child);
+        } else if (REDIRECTS.has(child.type)) found.push(...this.readRedirect(child, continuations, strayWords));
         else if (isStatement(child)) continuations.push(child);
         else if (!HEREDOC_PARTS.has(child.type) && child.type !== 'comment') strayWords.push(child.text);
       }
