@@ -72,6 +72,21 @@ describe('commands that are not a program and its words', () => {
     expect(await reading('(( 1 )) > f')).toEqual([{ argv: ['((', '1', '))'], nested: false, redirects: ['>f'] }]);
   });
 
+  it('the substitutions in a for loop’s words and a case’s subject run, as commands of their own', async () => {
+    expect(await reading('for f in $(ls); do rm "$f"; done')).toEqual([
+      { argv: ['ls'], nested: true },
+      { argv: ['rm', '"$f"'], nested: false },
+    ]);
+    expect(await reading('case $(id) in a) b;; esac')).toEqual([
+      { argv: ['id'], nested: true },
+      { argv: ['b'], nested: false },
+    ]);
+  });
+
+  it('a test runs no code of its own', async () => {
+    expect((await parseCommand('[ -f a ] && [[ -d b ]] && (( 1 ))')).map((command) => command.runsCode)).toEqual([[], [], []]);
+  });
+
   it('a [[ … ]] test lists every operand and operator, inside ! and ( … ) too', async () => {
     expect(await reading('[[ -f a && ! ( -d b ) ]]')).toEqual([{ argv: ['[[', '-f', 'a', '&&', '!', '(', '-d', 'b', ')', ']]'], nested: false }]);
   });
@@ -108,7 +123,8 @@ describe('redirections', () => {
       { argv: ['mktemp'], nested: true },
       { argv: ['a'], nested: false, redirects: ['>$(mktemp)'] },
     ]);
-    expect(await reading('{ echo $(id); } > f')).toEqual([
+    expect(await reading('{ a; echo $(id); } > f')).toEqual([
+      { argv: ['a'], nested: false, redirects: ['>f'], connector: ';' },
       { argv: ['id'], nested: true },
       { argv: ['echo', '$(id)'], nested: false, redirects: ['>f'] },
     ]);
@@ -139,10 +155,17 @@ describe('redirections', () => {
     expect((await gateErrorOf(() => parseCommand('f() { b; } > f x'))).message).toMatch(/^the command is unreadable: words after the redirection of a function \(x\)/);
   });
 
-  it('the rest of the line after a here-document is read as commands of their own', async () => {
+  it('the rest of the line after a here-document is read as commands of their own, not as the first one’s words', async () => {
     expect(await reading('cat <<EOF && rm -rf x\nbody\nEOF')).toEqual([
       { argv: ['cat'], nested: false, redirects: ['<<EOF'], connector: '&&' },
       { argv: ['rm', '-rf', 'x'], nested: false },
     ]);
+    const commands = await parseCommand('cat <<EOF && echo $(id)\nbody\nEOF');
+    expect(commands.map(({ argv, substitutions }) => ({ argv, substitutions }))).toEqual([
+      { argv: ['cat'], substitutions: [] },
+      { argv: ['id'], substitutions: [] },
+      { argv: ['echo', '$(id)'], substitutions: ['$(id)'] },
+    ]);
+    expect(await reading('cat <<EOF # a note\nbody\nEOF')).toEqual([{ argv: ['cat'], nested: false, redirects: ['<<EOF'] }]);
   });
 });
