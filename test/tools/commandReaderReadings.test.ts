@@ -54,6 +54,13 @@ describe('the operators joining commands', () => {
     ]);
   });
 
+  it('a & that ends a group in a redirected pipeline still puts its command in the background', async () => {
+    expect(await reading('a | { b & } > f')).toEqual([
+      { argv: ['a'], nested: false, connector: '|' },
+      { argv: ['b'], nested: false, redirects: ['>f'], connector: '&' },
+    ]);
+  });
+
   it('a comment after a command is neither a word nor a command', async () => {
     expect(await reading('a && b # rm -rf x')).toEqual([
       { argv: ['a'], nested: false, connector: '&&' },
@@ -70,6 +77,8 @@ describe('commands that are not a program and its words', () => {
       { argv: ['a'], nested: false },
     ]);
     expect(await reading('(( 1 )) > f')).toEqual([{ argv: ['((', '1', '))'], nested: false, redirects: ['>f'] }]);
+    // Bash reads words after its redirection as a syntax error, as after a group's.
+    expect((await gateErrorOf(() => parseCommand('(( 1 )) > f x'))).message).toMatch(/^the command is unreadable: words after the redirection of a group \(x\)/);
   });
 
   it('the substitutions in a for loop’s words and a case’s subject run, as commands of their own', async () => {
@@ -146,6 +155,10 @@ describe('redirections', () => {
     expect(await reading('function f() { b $(id); } 2>&1 > g')).toEqual([
       { argv: ['id'], nested: true },
       { argv: ['b', '$(id)'], nested: true, redirects: ['2>&1', '>g'] },
+    ]);
+    expect(await reading('x; f() { b; } > out')).toEqual([
+      { argv: ['x'], nested: false, connector: ';' },
+      { argv: ['b'], nested: true, redirects: ['>out'] },
     ]);
     expect(await reading('f() { g() { b; } > in; } > out')).toEqual([{ argv: ['b'], nested: true, redirects: ['>in', '>out'] }]);
     expect(await reading('f() ( b ) < $(mktemp)')).toEqual([

@@ -100,7 +100,8 @@ export class CommandReader {
     const strayWords: string[] = [];
     for (const redirect of redirectNodes) redirects.push(...this.readRedirect(redirect, continuations, strayWords));
     let tail: SubCommand | undefined;
-    if (!body || SIMPLE.has(body.type) || (body.type === 'compound_statement' && body.firstChild?.type === '((')) {
+    // `(( … ))` is a compound command too: bash refuses words after its redirection, as after a group's.
+    if (!body || SIMPLE.has(body.type)) {
       tail = this.simple(body ?? node, nested, redirectNodes, redirects, body === undefined);
       // `cat 0< f`: the grammar reads the descriptor 0 as an argument; bash reads `0<` as one operator.
       const digit = body?.lastNamedChild;
