@@ -86,7 +86,6 @@ export class CommandReader {
     if (node.type === 'redirected_statement') return this.redirected(node, nested);
     if (node.type === 'compound_statement' && node.firstChild?.type === '((') return this.simple(node, nested, []);
     if (node.type === 'function_definition') return this.functionDefinition(node);
-    if (SIMPLE.has(node.type)) return this.simple(node, nested, []);
     if (CONTAINERS.has(node.type)) return this.sequence(node.children, nested || NESTING.has(node.type));
     return this.simple(node, nested, []);
   }
@@ -220,10 +219,8 @@ export class CommandReader {
         for (const child of node.children) if (child) argv.push(...testWords(child));
       } else if (node.type === 'variable_assignment') {
         argv.push(node.text);
-      } else if (SIMPLE.has(node.type)) {
-        for (const child of node.children) if (child && child.type !== 'comment') argv.push(child.text);
       } else {
-        argv.push(node.text);
+        for (const child of node.children) if (child && child.type !== 'comment') argv.push(child.text);
       }
     }
     const substitutions: string[] = [];
