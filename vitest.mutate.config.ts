@@ -56,6 +56,7 @@ export default defineConfig({
       'test/tools/shellUnreadable.test.ts',
       'test/tools/unreadableLineReasons.test.ts',
       'test/tools/hereDocumentEnds.test.ts',
+      'test/tools/commandReaderReadings.test.ts',
       'test/tools/parseCommand.test.ts',
       'test/tools/wordShapes.test.ts',
       'test/tools/pathSafety.test.ts',

@@ -2,7 +2,9 @@
  * Redirections that write a file, in every spelling bash takes, through a real gate: the official MCP
  * client as the agent calls shell_exec, real bash runs in the sandbox. With the user's
  * `allow: echo *` and `deny: write_file(notes/**)`, `>& file` (bash's older spelling of `&> file`)
- * is judged as the write it is and refused, as `>` and `&>` are; `>&2` still names no file.
+ * is judged as the write it is and refused, as `>` and `&>` are; `>&2` still names no file. A
+ * redirection written on a function definition (`f() { …; } > file`) writes each time the function
+ * runs, and is refused as well.
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -33,12 +35,20 @@ function shell(command: string): Promise<CallToolResult> {
 }
 
 describe('a write by redirection into a denied folder', () => {
-  it.each([['echo pwned > notes/a.txt'], ['echo pwned &> notes/b.txt'], ['echo pwned >& notes/c.txt'], ['echo pwned >&notes/d.txt']])('%s is refused by the deny, unasked, and writes nothing', async (command) => {
+  it.each([
+    ['echo pwned > notes/a.txt', 'notes/a.txt'],
+    ['echo pwned &> notes/b.txt', 'notes/b.txt'],
+    ['echo pwned >& notes/c.txt', 'notes/c.txt'],
+    ['echo pwned >&notes/d.txt', 'notes/d.txt'],
+    // Bash applies a redirection written on a function definition to every call of the function.
+    ['f() { echo pwned; } > notes/e.txt; f', 'notes/e.txt'],
+    ['function f { echo pwned; } >> notes/f.txt; f', 'notes/f.txt'],
+    ['f() ( echo pwned ) 2>&1 > notes/g.txt; f', 'notes/g.txt'],
+  ])('%s is refused by the deny, unasked, and writes nothing', async (command, written) => {
     const result = await shell(command);
     expect(result.isError, textOf(result)).toBe(true);
     expect(textOf(result)).toContain('denied by `write_file(notes/**)`');
     expect(prompts).toEqual([]);
-    const written = command.slice(command.lastIndexOf('notes/'));
     expect(existsSync(join(gate.dirs.workspace, written))).toBe(false);
   });
 

@@ -85,7 +85,7 @@ export class CommandReader {
   private statement(node: Node, nested: boolean): SubCommand | undefined {
     if (node.type === 'redirected_statement') return this.redirected(node, nested);
     if (node.type === 'compound_statement' && node.firstChild?.type === '((') return this.simple(node, nested, []);
-    if (SIMPLE.has(node.type)) return this.simple(node, nested, []);
+    if (node.type === 'function_definition') return this.functionDefinition(node);
     if (CONTAINERS.has(node.type)) return this.sequence(node.children, nested || NESTING.has(node.type));
     return this.simple(node, nested, []);
   }
@@ -99,7 +99,8 @@ export class CommandReader {
     const strayWords: string[] = [];
     for (const redirect of redirectNodes) redirects.push(...this.readRedirect(redirect, continuations, strayWords));
     let tail: SubCommand | undefined;
-    if (!body || SIMPLE.has(body.type) || (body.type === 'compound_statement' && body.firstChild?.type === '((')) {
+    // `(( … ))` is a compound command too: bash refuses words after its redirection, as after a group's.
+    if (!body || SIMPLE.has(body.type)) {
       tail = this.simple(body ?? node, nested, redirectNodes, redirects, body === undefined);
       // `cat 0< f`: the grammar reads the descriptor 0 as an argument; bash reads `0<` as one operator.
       const digit = body?.lastNamedChild;
@@ -136,6 +137,27 @@ export class CommandReader {
   }
 
   /**
+   * `f() { …; } > log`: the grammar hangs the redirections on the definition, and bash applies them to
+   * every run of the body, so each command of the body carries them (as in a redirected group).
+   */
+  private functionDefinition(node: Node): SubCommand | undefined {
+    const strayWords: string[] = [];
+    const redirects = named(node)
+      .filter((child) => REDIRECTS.has(child.type))
+      .flatMap((redirect) => this.readRedirect(redirect, [], strayWords));
+    if (strayWords.length > 0) {
+      throw new GateError('EVALIDATION', `the command is unreadable: words after the redirection of a function (${strayWords.join(' ')}) are a syntax error for bash; nothing was run`);
+    }
+    const first = this.commands.length;
+    // The redirections' own substitutions are read here too, as the words around the body.
+    const tail = this.sequence(node.children, true);
+    for (const command of this.commands.slice(first)) {
+      if (!this.substituted.has(command)) command.redirects.push(...redirects.map((redirect) => ({ ...redirect })));
+    }
+    return tail;
+  }
+
+  /**
    * Reads the body of a redirected statement; returns the index of the first command its redirections
    * apply to, and the last stage they apply to. `a | b > f` and `a && b 2>&1`: the grammar hangs the redirection on the whole pipeline or
    * list, bash on its last command only (and on every command of a last `{ …; }`).
@@ -162,8 +184,11 @@ export class CommandReader {
       const start = named(node).find((child) => child.type === 'heredoc_start');
       const operator = node.children.find((child) => child !== null && !child.isNamed && child.type.startsWith('<<'));
       const found: Redirect[] = [{ op: operator?.type ?? '<<', target: start?.text ?? '' }];
-      for (const child of named(node)) {
-        if (REDIRECTS.has(child.type)) found.push(...this.readRedirect(child, continuations, strayWords));
+      for (const child of node.children) {
+        if (!child?.isNamed) {
+          // `cat <<EOF && rm x`: the operator joining the rest of the line hangs here as well.
+          if (child && CONNECTORS.has(child.type)) continuations.push(child);
+        } else if (REDIRECTS.has(child.type)) found.push(...this.readRedirect(child, continuations, strayWords));
         else if (isStatement(child)) continuations.push(child);
         else if (!HEREDOC_PARTS.has(child.type) && child.type !== 'comment') strayWords.push(child.text);
       }
@@ -194,10 +219,8 @@ export class CommandReader {
         for (const child of node.children) if (child) argv.push(...testWords(child));
       } else if (node.type === 'variable_assignment') {
         argv.push(node.text);
-      } else if (SIMPLE.has(node.type)) {
-        for (const child of node.children) if (child && child.type !== 'comment') argv.push(child.text);
       } else {
-        argv.push(node.text);
+        for (const child of node.children) if (child && child.type !== 'comment') argv.push(child.text);
       }
     }
     const substitutions: string[] = [];

@@ -22,8 +22,8 @@ import { unreadableReason } from './unreadableLine';
  *   they are listed before it, with `nested: true`. Commands in subshells and function bodies are
  *   listed in place, with `nested: true`.
  * - A newline between commands reads as `;`. `|&` is kept as written.
- * - Redirections on a compound command (`{ a; b; } > f`, `while …; done < f`) are shown on every
- *   command inside it.
+ * - Redirections on a compound command (`{ a; b; } > f`, `while …; done < f`) or on a function
+ *   definition (`f() { a; } > f`, applied each time it is called) are shown on every command inside it.
  * - tree-sitter recovers from syntax errors; we do not: any error or missing token fails closed.
  *   Known gaps of the grammar (it refuses, so the call is denied): `<>`, two here-documents on one line,
  *   a redirection and then a pipe after a here-document (`cat <<EOF > f | wc`).
