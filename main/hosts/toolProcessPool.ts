@@ -361,12 +361,17 @@ export class ToolProcessPool {
     // callId stays until the next call: lines the process wrote late still belong to this one.
     worker.overLimit = undefined;
     if (worker.exited || worker.retired) return this.dispatch();
+    const free = () => {
+      if (!worker.exited && !worker.retired && !this.closed) this.idle.push(worker);
+      this.dispatch();
+    };
+    // A call that started nothing left nothing to hunt: its process serves the next call at once.
+    if (worker.startedNothing) return free();
     // Strays are hunted after the caller has its result (finding them may scan /proc), but before the
     // process serves anyone else, so a call never loses what it started to its predecessor's cleanup.
     setImmediate(() => {
-      if (!worker.startedNothing) worker.process.killStrays();
-      if (!worker.exited && !worker.retired && !this.closed) this.idle.push(worker);
-      this.dispatch();
+      worker.process.killStrays();
+      free();
     });
   }
 
