@@ -357,9 +357,10 @@ export class Executor {
     // Only a tool that stays on this machine and changes nothing may run before its steps are in the
     // log (they are written at its end, the whole call in one record): one that reaches the network
     // could send data out (a GET's URL is enough). Its word for it is taken only where a sandbox holds
-    // it to that (no network, the workspace read-only). An external tool runs where no sandbox of the
-    // gate holds it to its word. Any other runs after a write-ahead record of its steps so far.
-    const staysLocal = !entry.external && this.deps.sandbox.kind !== 'none' && manifest.sideEffects.every((effect) => LOCAL_READS.has(effect));
+    // it to that (no network, the workspace read-only): a built-in's tool process, or an upstream
+    // server the gate runs in such a sandbox. Any other runs after a write-ahead record of its steps so far.
+    const sandboxHoldsIt = entry.external ? entry.external.staysLocal?.() === true : this.deps.sandbox.kind !== 'none';
+    const staysLocal = sandboxHoldsIt && manifest.sideEffects.every((effect) => LOCAL_READS.has(effect));
     run.at('queued');
     let outcome;
     try {

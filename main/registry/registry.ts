@@ -39,6 +39,12 @@ export interface ExternalRunner {
    * is data like a built-in's, not an upstream server's content blocks, and it takes no server's secrets.
    */
   readonly servedByGate?: boolean;
+  /**
+   * Whether it runs where the gate's sandbox holds it to its word, as a built-in's tool process is: a
+   * stdio server in bubblewrap with no network and nothing writable. A call of it that only reads
+   * may then run before its steps are in the log, written whole at its end; absent means no.
+   */
+  staysLocal?(): boolean;
   /** Checks arguments against the tool's own JSON Schema: what is wrong, or undefined. */
   validate(input: unknown): string | undefined;
   /** What the person sees before deciding. */

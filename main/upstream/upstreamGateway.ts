@@ -326,6 +326,10 @@ export class UpstreamGateway {
     const validate = this.parts.validator(tool.definition);
     const current = () => slot.tools.get(tool.definition.name);
     return {
+      staysLocal: () => {
+        const { config } = slot;
+        return config.transport === 'stdio' && this.options.sandboxed && !config.sandbox.network && config.sandbox.writable.length === 0;
+      },
       validate,
       preview: async (input) => writePreview(this.options.workspace, this.classOf(tool), input),
       run: (input, context) => this.run(slot, tool, input, context),

@@ -108,6 +108,16 @@ describe('upstream MCP servers behind the gate', () => {
     expect(kinds).toEqual(['invoked', 'capability', 'policy', 'approval-requested', 'approval-decided', 'started', 'completed']);
   }, 30_000);
 
+  it('a read of a server the sandbox holds (no network, nothing writable) is one record; of a server that may write, a write-ahead record and its end', async () => {
+    const held = await client.callTool({ name: 'everything__echo', arguments: { message: 'held' } });
+    expect(held.isError).toBe(false);
+    expect(running.gate.audit.recordsOfCall(callIdOf(held)).map((record) => record.kind)).toEqual(['call']);
+    writeFileSync(join(dirs.workspace, 'read-me.txt'), 'read');
+    const writable = await client.callTool({ name: 'fs__read_text_file', arguments: { path: join(dirs.workspace, 'read-me.txt') } });
+    expect(writable.isError).toBe(false);
+    expect(running.gate.audit.recordsOfCall(callIdOf(writable)).map((record) => record.kind)).toEqual(['call-begun', 'call-ended']);
+  });
+
   it('a call a rule denies never reaches the server', async () => {
     const target = join(dirs.workspace, 'private', 'plan.md');
     const result = await client.callTool({ name: 'fs__write_file', arguments: { path: target, content: 'leak' } });
