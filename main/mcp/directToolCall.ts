@@ -65,9 +65,9 @@ function sseEvent(message: JSONRPCMessage): string {
 }
 
 /**
- * Answers `call` on `response` as one SSE stream: its notifications as they come, then its result
- * (or its protocol error). An answer ready before anything else was sent leaves in one write, with
- * its length. `calls` holds the call's abort controller while it runs, for a cancel to find.
+ * Answers `call` on `response`: as one JSON object when nothing had to go ahead of its result (or
+ * its protocol error), else as an SSE stream of its notifications as they came, then the result.
+ * `calls` holds the call's abort controller while it runs, for a cancel to find.
  */
 export async function answerDirectly(
   call: PlainToolCall,
@@ -114,13 +114,16 @@ export async function answerDirectly(
   if (!open()) return;
   // A cancelled call is not answered (as the SDK does); its stream just ends.
   if (controller.signal.aborted) message = undefined;
-  const last = message === undefined ? '' : sseEvent(message);
-  if (response.headersSent) {
-    response.end(last);
+  if (response.headersSent || message === undefined) {
+    if (!response.headersSent) response.writeHead(200, headers);
+    response.end(message === undefined ? '' : sseEvent(message));
     return;
   }
-  response.writeHead(200, { ...headers, 'content-length': Buffer.byteLength(last) });
-  response.end(last);
+  // Nothing went ahead of the answer: it is the one JSON object MCP lets a server answer a POST with
+  // (the SDK's JSON response mode), which an agent reads without an event-stream parser.
+  const body = JSON.stringify(message);
+  response.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': sessionId, 'content-length': Buffer.byteLength(body) });
+  response.end(body);
 }
 
 /**

@@ -1,8 +1,9 @@
 /**
- * A 2025 session's plain tools/call is answered by the gate itself (main/mcp/directToolCall.ts), in
- * the SDK's own wire form; anything the SDK's transport would question goes to the SDK. What an
- * agent sees must not depend on which of the two answered: the same result for the same call, the
- * same refusals for requests the transport refuses, and a cancel that withdraws the call either way.
+ * A 2025 session's plain tools/call is answered by the gate itself (main/mcp/directToolCall.ts), as
+ * the one JSON object MCP allows (an SSE stream when a notification goes first); anything the SDK's
+ * transport would question goes to the SDK. What an agent reads must not depend on which of the two
+ * answered: the same result for the same call, the same refusals for requests the transport refuses,
+ * and a cancel that withdraws the call either way.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -54,7 +55,7 @@ function comparable(message: Record<string, unknown>): unknown {
 const echoCall = (id: number | string) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { text: 'same either way' } } });
 
 describe('a tools/call answered directly by the gate', () => {
-  it('gets the answer the SDK gives the same call: result, headers and session alike', async () => {
+  it('gets the answer the SDK gives the same call, as the one JSON object MCP allows when nothing goes ahead of it', async () => {
     gate = await startTestGate();
     const { session, post } = await rawSession(gate);
     const direct = await post(echoCall(7));
@@ -62,11 +63,11 @@ describe('a tools/call answered directly by the gate', () => {
     const throughSdk = await post([echoCall(8)]);
     for (const answer of [direct, throughSdk]) {
       expect(answer.status).toBe(200);
-      expect(answer.headers['content-type']).toBe('text/event-stream');
       expect(answer.headers['mcp-session-id']).toBe(session);
-      expect(answer.headers['cache-control']).toBe('no-cache, no-transform');
     }
-    const [directMessage] = events(direct);
+    expect(direct.headers['content-type']).toBe('application/json');
+    expect(throughSdk.headers['content-type']).toBe('text/event-stream');
+    const directMessage = JSON.parse(direct.body) as Record<string, unknown>;
     const [sdkMessage] = events(throughSdk);
     expect(directMessage).toMatchObject({ jsonrpc: '2.0', id: 7, result: { isError: false, structuredContent: { text: 'same either way' } } });
     expect(comparable(directMessage!)).toEqual({ ...(comparable(sdkMessage!) as object), id: 7 });
@@ -79,7 +80,7 @@ describe('a tools/call answered directly by the gate', () => {
     gate = await startTestGate();
     const { post } = await rawSession(gate);
     const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'no_such_tool', arguments: {} } });
-    const [direct] = events(await post(call(1)));
+    const direct = JSON.parse((await post(call(1))).body) as Record<string, unknown>;
     const [throughSdk] = events(await post([call(2)]));
     expect(direct).toMatchObject({ jsonrpc: '2.0', id: 1, error: { code: -32602, message: expect.stringContaining('no_such_tool') } });
     // The same error but for its id and the call id each refusal was audited under.
