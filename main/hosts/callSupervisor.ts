@@ -198,7 +198,9 @@ signal?: AbortSignal,
       } else if (request.type === 'run') {
         const outcome: RunOutcome = answer.ok ? { ok: true, data: answer.data } : { ok: false, error: answer.error };
         // Its log lines first: a line read after the answer would reach no agent, or the next call's.
-        void stderrRead(worker, request.callId).then(() => settle(outcome));
+        // A call that ran only the gate's own code wrote none, and its process sends no end marker.
+        if (limits.startsNothing) settle(outcome);
+        else void stderrRead(worker, request.callId).then(() => settle(outcome));
       }
     });
     const stopExit = process.onExit((exit) => {

@@ -114,17 +114,18 @@ async function checkHealth(request: HealthRequest): Promise<HostReply> {
 }
 
 /**
- * Whether the call just answered may have left something in /tmp or /dev/shm: any call but one of a
- * built-in tool that neither writes files nor starts processes (the gate's own code, which writes
- * no scratch file). Those are emptied after every other call, so such a call finds them empty too.
+ * Whether the call just answered ran code other than the gate's own (runsOnlyGateCode): any call but
+ * one of a built-in that neither writes files nor starts processes. Only such a call may have left
+ * something in /tmp or /dev/shm (emptied after every other call, so a built-in's finds them empty
+ * too) or written to stderr (so only its answer is preceded by the end marker the gate waits for).
  */
-let mayHaveLeftScratch = true;
+let ranOtherCode = true;
 
 async function run(request: RunRequest): Promise<HostReply> {
-  mayHaveLeftScratch = true;
+  ranOtherCode = true;
   try {
     const tool = await findTool(request.module, request.tool);
-    mayHaveLeftScratch = !runsOnlyGateCode(request.module, tool.manifest);
+    ranOtherCode = !runsOnlyGateCode(request.module, tool.manifest);
     await initializeOnce(tool, request.context.workspace);
     const stale = await changedSinceApproval(tool, request);
     if (stale) return { type: 'result', callId: request.callId, ok: false, error: stale };
@@ -180,9 +181,10 @@ channel.onMessage((message) => {
   if (!parsed.success) return;
   const handled = parsed.data.type === 'health' ? checkHealth(parsed.data) : run(parsed.data);
   void handled.then((reply) => {
+    const otherCode = ranOtherCode || parsed.data.type === 'health';
     // After all the call wrote to stderr, before its answer (see stderrEndMarker); writes to one stream keep their order.
     try {
-      writeStderr(`${stderrEndMarker(parsed.data.callId)}\n`);
+      if (otherCode) writeStderr(`${stderrEndMarker(parsed.data.callId)}\n`);
     } catch {
       // A closed stderr: the gate sends the answer on after a short wait.
     }
@@ -192,7 +194,7 @@ channel.onMessage((message) => {
       channel.send({ type: 'result', callId: parsed.data.callId, ok: false, error: { code: 'ERUNTIME', message: `the tool's output could not be sent: ${(error as Error).message}` } });
     } finally {
       // Before the next request is read: the next call starts with an empty /tmp.
-      if (mayHaveLeftScratch || parsed.data.type === 'health') clearPrivateScratch();
+      if (otherCode) clearPrivateScratch();
     }
   });
 });

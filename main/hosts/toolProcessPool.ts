@@ -27,7 +27,7 @@ export interface CallLimits {
   timeoutMs: number;
   /** Resident memory of the whole process tree, in MiB. */
   maxMemoryMb: number;
-  /** The call runs only the gate's own code (runsOnlyGateCode): it can start no process, so none is looked for after it. */
+  /** The call runs only the gate's own code (runsOnlyGateCode): it starts no process and writes no log line, so no stray is looked for and no stderr end marker awaited after it. */
   startsNothing?: boolean;
 }
 
