@@ -49,7 +49,8 @@ afterEach(async () => {
 /** POSTs `chunks` one write at a time; resolves with the status and body (or the socket's error). */
 function post(chunks: Buffer[]): Promise<{ status?: number; body: string; error?: string }> {
   return new Promise((resolve) => {
-    const request = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/', headers: { 'content-type': 'application/json' } }, (response) => {
+    // A connection of its own: a kept-alive one the server dropped after a refusal would fail the next request, not the server.
+    const request = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/', agent: false, headers: { 'content-type': 'application/json' } }, (response) => {
       let body = '';
       response.setEncoding('utf8');
       response.on('data', (text: string) => (body += text));
