@@ -174,7 +174,7 @@ export class ToolProcessPool {
       outcome = await superviseCall(worker, { type: 'run', ...request }, request.tool, limits, this.rules(), signal);
       if (!isolation.afterCall) return outcome;
       sandboxRoot = isolation.singleUse ? viewSandboxRoot(worker) : undefined;
-      if (!limits.startsNothing || isolation.singleUse) await this.quiet(worker, isolation);
+      await this.quiet(worker, isolation);
     } finally {
       this.release(worker);
     }
@@ -187,7 +187,7 @@ export class ToolProcessPool {
    */
   private async quiet(worker: PoolWorker, isolation: Isolation): Promise<void> {
     if (!isolation.singleUse) {
-      if (!worker.exited) worker.process.killStrays();
+      if (!worker.exited && !worker.startedNothing) worker.process.killStrays();
       return;
     }
     worker.retired = true;
