@@ -1,10 +1,10 @@
 import { GateError, type ToolError } from '../../shared/errors';
-import { inertText } from '../../shared/inertText';
 import type { CgroupSupport } from './cgroupLimits';
 import { statfsSync } from 'node:fs';
-import { describeExit, superviseCall, type PoolWorker, type SupervisionRules } from './callSupervisor';
+import { superviseCall, type PoolWorker, type SupervisionRules } from './callSupervisor';
+import { startPoolWorker } from './poolWorkerStart';
 import { processTree } from './processTree';
-import { HostReplySchema, stderrEndMarker, type HealthRequest, type RunRequest } from './protocol';
+import type { HealthRequest, RunRequest } from './protocol';
 import type { SandboxProfile } from './sandbox';
 import { profileName, SpareDemand, type SparePolicy } from './spareDemand';
 import type { ToolProcessFactory, ToolProcessOptions } from './toolProcess';
@@ -95,8 +95,6 @@ export interface ToolProcessPoolOptions {
 export const READ_ONLY_PROFILE: SandboxProfile = { writeWorkspace: false, network: false, spawnsProcesses: false };
 
 const MIB = 1024 * 1024;
-/** Lines of stderr kept from a tool process that has not started yet, to say why it could not. */
-const STARTUP_STDERR_LINES = 5;
 
 interface Waiter {
   isolation: Isolation;
@@ -260,65 +258,15 @@ export class ToolProcessPool {
   }
 
   private spawn(isolation: Isolation, profile: SandboxProfile): PoolWorker {
-    const label = `toolgate-tool-${++this.spawned}`;
-    let worker!: PoolWorker;
-    // What it printed on stderr before it was ready: why it could not start (bubblewrap's or Node's words).
-    let startupStderr: string[] | undefined = [];
-    const maxLogBytes = this.options.maxLogBytesPerCall ?? 4 * MIB;
-    const process = this.options.factory({
-      entry: this.options.entry,
-      env: this.options.env,
-      label,
-      wrapper: isolation.wrapper,
-      maxMessageBytes: this.options.maxMessageBytes,
-      ...(this.options.cgroups ? { processLimit: { cgroups: this.options.cgroups, maxProcesses: this.options.maxProcesses ?? 64 } } : {}),
-      onLog: (stream, line) => {
-        const marker = stream === 'stderr' && worker.callId !== undefined ? stderrEndMarker(worker.callId) : undefined;
-        if (marker && line.endsWith(marker)) {
-          // What the call left open on its last line ends with it.
-          if (line.length > marker.length) this.options.onLog?.(worker.callId, stream, line.slice(0, -marker.length));
-          worker.stderrEndedFor = worker.callId;
-          worker.onStderrEnd?.();
-          return;
-        }
-        if (stream === 'stderr' && startupStderr && startupStderr.length < STARTUP_STDERR_LINES && line.trim()) startupStderr.push(inertText(line.trim().slice(0, 300)));
-        this.options.onLog?.(worker.callId, stream, line);
-      },
-      onOutputBytes: (bytes) => {
-        worker.logBytes += bytes;
-        if (worker.logBytes > maxLogBytes && !worker.retired) {
-          worker.overLimit?.();
-          worker.retired = true;
-          process.kill();
-        }
-      },
-    });
-    const startTimeoutMs = this.options.startTimeoutMs ?? 10_000;
-    const ready = new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        worker.retired = true;
-        process.kill();
-        reject(new Error(`the tool process did not start within ${startTimeoutMs} ms`));
-      }, startTimeoutMs);
-      const stopListening = process.onMessage((message) => {
-        if (HostReplySchema.safeParse(message).data?.type !== 'ready') return;
-        clearTimeout(timer);
-        stopListening();
+    const worker = startPoolWorker(this.options, isolation, profileName(profile), `toolgate-tool-${++this.spawned}`, {
+      onReady: () => {
         this.failedStarts = 0;
-        startupStderr = undefined;
-        resolve();
-      });
-      process.onExit((exit) => {
-        clearTimeout(timer);
-        const said = startupStderr?.length ? `; it said: ${startupStderr.join(' / ')}` : '';
-        reject(new Error(`the tool process exited before it was ready (${describeExit(exit)})${said}`));
-      });
+      },
+      onFailedStart: () => {
+        this.failedStarts++;
+      },
     });
-    ready.catch(() => {
-      this.failedStarts++;
-    });
-    worker = { process, ready, isolation, profile: profileName(profile), callId: undefined, exited: undefined, retired: false, logBytes: 0, overLimit: undefined };
-    process.onExit((exit) => {
+    worker.process.onExit((exit) => {
       worker.exited = exit;
       this.workers.delete(worker);
       const at = this.idle.indexOf(worker);

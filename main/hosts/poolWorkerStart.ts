@@ -1,0 +1,82 @@
+import { inertText } from '../../shared/inertText';
+import { describeExit, type PoolWorker } from './callSupervisor';
+import { HostReplySchema, stderrEndMarker } from './protocol';
+import type { Isolation, ToolProcessPoolOptions } from './toolProcessPool';
+
+/**
+ * Starts one process of the tool-process pool: its log lines (a call's stderr end marker is read
+ * here, not passed on), its output budget (a call past it has its process killed: EQUOTA) and its
+ * readiness (the process says "ready", or it failed to start: exited first, or took too long).
+ */
+
+const MIB = 1024 * 1024;
+/** Lines of stderr kept from a tool process that has not started yet, to say why it could not. */
+const STARTUP_STDERR_LINES = 5;
+
+/** What the pool hears of a process's start. */
+export interface StartHooks {
+  /** The process said it is ready. */
+  onReady(): void;
+  /** It exited or timed out before it was ready. */
+  onFailedStart(): void;
+}
+
+/** Starts a process for `isolation`, labelled `label`, as a PoolWorker whose `ready` settles once it has started (or could not). */
+export function startPoolWorker(options: ToolProcessPoolOptions, isolation: Isolation, profileName: string, label: string, hooks: StartHooks): PoolWorker {
+  let worker!: PoolWorker;
+  // What it printed on stderr before it was ready: why it could not start (bubblewrap's or Node's words).
+  let startupStderr: string[] | undefined = [];
+  const maxLogBytes = options.maxLogBytesPerCall ?? 4 * MIB;
+  const process = options.factory({
+    entry: options.entry,
+    env: options.env,
+    label,
+    wrapper: isolation.wrapper,
+    maxMessageBytes: options.maxMessageBytes,
+    ...(options.cgroups ? { processLimit: { cgroups: options.cgroups, maxProcesses: options.maxProcesses ?? 64 } } : {}),
+    onLog: (stream, line) => {
+      const marker = stream === 'stderr' && worker.callId !== undefined ? stderrEndMarker(worker.callId) : undefined;
+      if (marker && line.endsWith(marker)) {
+        // What the call left open on its last line ends with it.
+        if (line.length > marker.length) options.onLog?.(worker.callId, stream, line.slice(0, -marker.length));
+        worker.stderrEndedFor = worker.callId;
+        worker.onStderrEnd?.();
+        return;
+      }
+      if (stream === 'stderr' && startupStderr && startupStderr.length < STARTUP_STDERR_LINES && line.trim()) startupStderr.push(inertText(line.trim().slice(0, 300)));
+      options.onLog?.(worker.callId, stream, line);
+    },
+    onOutputBytes: (bytes) => {
+      worker.logBytes += bytes;
+      if (worker.logBytes > maxLogBytes && !worker.retired) {
+        worker.overLimit?.();
+        worker.retired = true;
+        process.kill();
+      }
+    },
+  });
+  const startTimeoutMs = options.startTimeoutMs ?? 10_000;
+  const ready = new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      worker.retired = true;
+      process.kill();
+      reject(new Error(`the tool process did not start within ${startTimeoutMs} ms`));
+    }, startTimeoutMs);
+    const stopListening = process.onMessage((message) => {
+      if (HostReplySchema.safeParse(message).data?.type !== 'ready') return;
+      clearTimeout(timer);
+      stopListening();
+      startupStderr = undefined;
+      hooks.onReady();
+      resolve();
+    });
+    process.onExit((exit) => {
+      clearTimeout(timer);
+      const said = startupStderr?.length ? `; it said: ${startupStderr.join(' / ')}` : '';
+      reject(new Error(`the tool process exited before it was ready (${describeExit(exit)})${said}`));
+    });
+  });
+  ready.catch(() => hooks.onFailedStart());
+  worker = { process, ready, isolation, profile: profileName, callId: undefined, exited: undefined, retired: false, logBytes: 0, overLimit: undefined };
+  return worker;
+}
