@@ -61,6 +61,16 @@ describe('the CI test summary', () => {
     expect(run.out).toContain('tests: 57 passed, 2 failed');
   });
 
+  it('fails when a test file ran in both vitest runs, and names it', () => {
+    const withFiles = (passed: number, names: string[]) => ({ ...vitestReport(passed, 0), testResults: names.map((name) => ({ name })) });
+    const split = summarize([], 0, { 'vitest.json': withFiles(3, ['/r/test/policy/a.test.ts']), 'vitest-later.json': withFiles(2, ['/r/test/audit/b.test.ts']) });
+    expect(split.code).toBe(0);
+    const overlapping = summarize([], 0, { 'vitest.json': withFiles(3, ['/r/test/policy/a.test.ts', '/r/test/audit/b.test.ts']), 'vitest-later.json': withFiles(2, ['/r/test/audit/b.test.ts']) });
+    expect(overlapping.code).toBe(1);
+    expect(overlapping.out).toContain('1 test file ran in both vitest runs');
+    expect(overlapping.out).toContain('/r/test/audit/b.test.ts');
+  });
+
   it('names tests of a serial group left unstarted by a failure, without counting them as untestable', () => {
     const run = summarize([spec('e2e/upstreamTools.spec.ts', 'a trusted tool turned hostile', notStarted), spec('e2e/upstreamTools.spec.ts', 'a sandbox change', notStarted)], 1);
     expect(run.out).toContain('2 specs not run after a failure earlier in their serial group');
