@@ -46,6 +46,8 @@ export const RunRequestSchema = z.object({
   previewInput: z.unknown().optional(),
   /** Workspace and mode. */
   context: RunContextSchema,
+  /** The gate takes the call for one that runs only its own code (CallLimits.startsNothing) and waits for no stderr end marker after it. */
+  startsNothing: z.boolean().optional(),
 });
 export type RunRequest = z.infer<typeof RunRequestSchema>;
 

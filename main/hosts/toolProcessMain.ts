@@ -181,10 +181,13 @@ channel.onMessage((message) => {
   if (!parsed.success) return;
   const handled = parsed.data.type === 'health' ? checkHealth(parsed.data) : run(parsed.data);
   void handled.then((reply) => {
+    // The marker follows every call but one the gate and this process both take for the gate's own
+    // code: a gate that waits for it must not wait out its drain time.
     const otherCode = ranOtherCode || parsed.data.type === 'health';
+    const awaited = parsed.data.type === 'health' || parsed.data.startsNothing !== true;
     // After all the call wrote to stderr, before its answer (see stderrEndMarker); writes to one stream keep their order.
     try {
-      if (otherCode) writeStderr(`${stderrEndMarker(parsed.data.callId)}\n`);
+      if (otherCode || awaited) writeStderr(`${stderrEndMarker(parsed.data.callId)}\n`);
     } catch {
       // A closed stderr: the gate sends the answer on after a short wait.
     }

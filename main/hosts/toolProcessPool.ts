@@ -169,7 +169,7 @@ export class ToolProcessPool {
     try {
       beforeSend?.();
       worker.startedNothing = limits.startsNothing === true;
-      outcome = await superviseCall(worker, { type: 'run', ...request }, request.tool, limits, this.rules(), signal);
+      outcome = await superviseCall(worker, { type: 'run', ...request, ...(limits.startsNothing ? { startsNothing: true } : {}) }, request.tool, limits, this.rules(), signal);
       if (!isolation.afterCall) return outcome;
       sandboxRoot = isolation.singleUse ? viewSandboxRoot(worker) : undefined;
       await this.quiet(worker, isolation);
