@@ -87,6 +87,13 @@ export const httpFetchTool = defineTool({
         .max(MAX_MAX_BYTES)
         .default(DEFAULT_MAX_BYTES)
         .describe(`Body bytes to read before stopping (default ${DEFAULT_MAX_BYTES}, at most ${MAX_MAX_BYTES})`),
+      timeoutSeconds: z
+        .number()
+        .int()
+        .min(1)
+        .max(FETCH_DEADLINE_MS / 1000)
+        .default(FETCH_DEADLINE_MS / 1000)
+        .describe(`Seconds the whole fetch may take, redirects and body included (default and most ${FETCH_DEADLINE_MS / 1000})`),
     })
     .strict(),
   output: z.object({
@@ -104,7 +111,7 @@ export const httpFetchTool = defineTool({
   execute: async (input, context): Promise<Preview | FetchResult> => {
     const url = parseFetchUrl(input.url);
     if (context.dryRun) return { kind: 'request', method: input.method, url: url.href, host: url.hostname };
-    return fetchWithin(url, input.method, input.maxBytes);
+    return fetchWithin(url, input.method, input.maxBytes, input.timeoutSeconds * 1000);
   },
 });
 

@@ -140,6 +140,13 @@ describe('http_fetch: fetching', () => {
     expect(error.message).toMatch(/^the response body did not arrive within 1 s \(\d+ bytes had come\)$/);
   });
 
+  it('takes a shorter deadline from the call, 1 to 20 s, 20 when none is given', async () => {
+    const error = await gateErrorOf(() => fetchIt({ url: `${server.origin}/silent`, timeoutSeconds: 1 }));
+    expect(error).toMatchObject({ code: 'ETIMEOUT', message: `${server.origin}/silent did not answer within 1 s` });
+    expect(httpFetchTool.input.parse({ url: server.origin }).timeoutSeconds).toBe(20);
+    for (const timeoutSeconds of [0, 21, 1.5]) expect(httpFetchTool.input.safeParse({ url: server.origin, timeoutSeconds }).success).toBe(false);
+  });
+
   it('the same deadline covers headers that never come and a compressed body that stalls', async () => {
     const silent = await fetchWithin(new URL(`${server.origin}/silent`), 'GET', 1024, 500).catch((caught) => caught);
     expect(silent).toMatchObject({ code: 'ETIMEOUT', message: `${server.origin}/silent did not answer within 0.5 s` });
