@@ -143,7 +143,7 @@ describe('http_fetch: fetching', () => {
   it('takes a shorter deadline from the call, 1 to 20 s, 20 when none is given', async () => {
     const error = await gateErrorOf(() => fetchIt({ url: `${server.origin}/silent`, timeoutSeconds: 1 }));
     expect(error).toMatchObject({ code: 'ETIMEOUT', message: `${server.origin}/silent did not answer within 1 s` });
-    expect(httpFetchTool.input.parse({ url: server.origin }).timeoutSeconds).toBe(20);
+    expect((httpFetchTool.input.parse({ url: server.origin }) as { timeoutSeconds: number }).timeoutSeconds).toBe(20);
     for (const timeoutSeconds of [0, 21, 1.5]) expect(httpFetchTool.input.safeParse({ url: server.origin, timeoutSeconds }).success).toBe(false);
   });
 
