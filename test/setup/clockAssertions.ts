@@ -35,17 +35,26 @@ function sourceFiles(folder: string): string[] {
   });
 }
 
-/** The elapsed-time assertions in the test sources below `testRoot`, named relative to `projectRoot`. */
-export function findClockAssertions(testRoot: string, projectRoot: string): ClockAssertion[] {
+/**
+ * The elapsed-time assertions in the test sources below `testRoot`, named relative to `projectRoot`.
+ * `limitsOnly` (the end-to-end specs, which print what they timed beside what they check) flags
+ * only a limit: an elapsed time inside an expect(), or a duration held to a fixed bound, whatever
+ * name it was given in the file (`const renderMs = Date.now() - started` makes `renderMs` one).
+ */
+export function findClockAssertions(testRoot: string, projectRoot: string, { limitsOnly = false } = {}): ClockAssertion[] {
   const found: ClockAssertion[] = [];
   for (const path of sourceFiles(testRoot)) {
-    readFileSync(path, 'utf8')
-      .split('\n')
-      .forEach((text, index) => {
-        if (/^\s*(\/\/|\*)/.test(text)) return;
-        const limit = DURATION_LIMIT.exec(text);
-        if (ELAPSED.test(text) || (limit && fixedLimit(limit[1]!))) found.push({ file: relative(projectRoot, path), line: index + 1, text: text.trim() });
-      });
+    const lines = readFileSync(path, 'utf8').split('\n');
+    // Names given an elapsed time in this file: a limit on one is a limit on time.
+    const timed = new Set(lines.flatMap((text) => (ELAPSED.test(text) ? [...text.matchAll(/\b(?:const|let)\s+(\w+)\s*=/g)].map((match) => match[1]!) : [])));
+    lines.forEach((text, index) => {
+      if (/^\s*(\/\/|\*)/.test(text)) return;
+      const limit = DURATION_LIMIT.exec(text);
+      const bound = /expect\(\s*(\w+)\s*\)\s*\.toBeLessThan(?:OrEqual)?\(([^)]*)\)/.exec(text);
+      const namedLimit = bound !== null && timed.has(bound[1]!) && fixedLimit(bound[2]!);
+      const elapsedHeld = limitsOnly ? /expect\(/.test(text) && ELAPSED.test(text) : ELAPSED.test(text);
+      if (elapsedHeld || namedLimit || (limit && fixedLimit(limit[1]!))) found.push({ file: relative(projectRoot, path), line: index + 1, text: text.trim() });
+    });
   }
   return found;
 }

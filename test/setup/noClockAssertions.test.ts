@@ -38,6 +38,11 @@ describe('tests assert work, not wall-clock time', () => {
     expect(problems.join('\n')).toBe('');
   });
 
+  it('no end-to-end spec holds a timing it prints to a limit', () => {
+    const found = findClockAssertions(join(root, 'e2e'), root, { limitsOnly: true });
+    expect(found.map(({ file, line, text }) => `${file}:${line}: ${text}: print it, check what the page shows, and time it in bench/`)).toEqual([]);
+  });
+
   it('the scan finds a limit on an elapsed time, in its usual shapes, and leaves waits for a condition alone', () => {
     const folder = mkdtempSync(join(tmpdir(), 'toolgate-clocks-'));
     try {
@@ -49,6 +54,15 @@ describe('tests assert work, not wall-clock time', () => {
         'timed.test.ts:4',
         'timed.test.ts:5',
         'timed.test.ts:6',
+        'timed.test.ts:7',
+      ]);
+      // In the end-to-end specs, which print what they time, only the limits are flagged.
+      expect(findClockAssertions(folder, folder, { limitsOnly: true }).map(({ file, line }) => `${file}:${line}`)).toEqual([
+        'timed.test.ts:2',
+        'timed.test.ts:4',
+        'timed.test.ts:5',
+        'timed.test.ts:6',
+        'timed.test.ts:7',
       ]);
     } finally {
       rmSync(folder, { recursive: true, force: true });
