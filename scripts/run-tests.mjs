@@ -1,16 +1,13 @@
 #!/usr/bin/env node
-// Runs the test runners: vitest, then Playwright (the default), or all at once with --together.
-// On 2 cores vitest runs one test file at a time (its forks pool takes cores − 1 workers) and
-// Playwright one spec at a time. With --together, Playwright and one vitest run start at once, and
-// when Playwright ends (it takes about half as long) a second vitest run takes the folders in
-// LATER_FOLDERS, so both cores stay busy to the end instead of one idling while vitest finishes
-// alone. The first vitest run's output streams as it comes; the others' is held and printed after
-// it, so no run's log is cut into another's. The exit code is the first failing runner's (0 when all
-// pass). Each vitest run writes its own JSON report in CI (scripts/test-summary.mjs reads them all).
+// Runs the test runners: vitest, then Playwright (the default), or both at once with --together.
+// Most test files wait more than they compute (a sandbox starting, a gate answering, a deadline
+// passing): one at a time, they keep a core about half busy. With --together, vitest runs two files
+// at a time (two workers) while Playwright runs its specs one at a time beside them, so the 2 cores
+// stay busy until the last file ends. vitest's output streams as it comes; Playwright's is held and
+// printed after it, so neither log is cut into the other. The exit code is the first failing
+// runner's (0 when both pass). In CI each runner writes a JSON report (scripts/test-summary.mjs reads them).
 //   node scripts/run-tests.mjs [--together] [--vitest=ARG]... [--playwright=ARG]...
-// Given --vitest=ARG (a file filter, say), vitest runs once with it.
 import { spawn } from 'node:child_process';
-import { readdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -24,12 +21,8 @@ if (unknown.length > 0) {
 const together = options.includes('--together');
 const argsFor = (runner) => options.filter((option) => option.startsWith(`--${runner}=`)).map((option) => option.slice(runner.length + 3));
 
-/**
- * The test folders the second vitest run takes once Playwright is done: about a third of vitest's
- * time (measured in CI: audit, hooks, upstream and hosts), so that the first run, which starts
- * beside Playwright, and the second end about together.
- */
-export const LATER_FOLDERS = ['test/audit', 'test/hooks', 'test/upstream', 'test/hosts'];
+/** vitest's workers beside Playwright (see the top of this file). */
+const WORKERS_BESIDE_PLAYWRIGHT = 2;
 
 const VITEST = join(root, 'node_modules/vitest/vitest.mjs');
 const PLAYWRIGHT = join(root, 'node_modules/@playwright/test/cli.js');
@@ -63,37 +56,11 @@ function start(args, { hold, env = {} }) {
   return { exited, release };
 }
 
-/**
- * The first vitest run's file filters: every folder and file under test/ but LATER_FOLDERS (and the
- * fixtures). Filters rather than --exclude, which the config's projects do not take from the command line.
- */
-function firstFilters() {
-  return readdirSync(join(root, 'test'), { withFileTypes: true })
-    .map((entry) => (entry.isDirectory() ? `test/${entry.name}/` : `test/${entry.name}`))
-    .filter((path) => path !== 'test/fixtures/' && !LATER_FOLDERS.includes(path.replace(/\/$/, '')) && (path.endsWith('/') || /\.test\.tsx?$/.test(path)));
-}
-
-// A second run's report left by an earlier run would be counted with this one's.
-rmSync(join(root, 'test-results/vitest-later.json'), { force: true });
 const vitestArgs = argsFor('vitest');
 const playwrightArgs = [PLAYWRIGHT, 'test', ...argsFor('playwright')];
 let codes;
-if (together && vitestArgs.length === 0) {
-  const first = start([VITEST, 'run', ...firstFilters()], { hold: false });
-  const playwright = start(playwrightArgs, { hold: true });
-  const later = playwright.exited.then(() =>
-    start([VITEST, 'run', ...LATER_FOLDERS], { hold: true, env: { TOOLGATE_VITEST_REPORT: 'test-results/vitest-later.json' } }),
-  );
-  const firstCode = await first.exited;
-  console.log('\n── Playwright (ran beside vitest) ──');
-  playwright.release();
-  const playwrightCode = await playwright.exited;
-  console.log(`\n── vitest: ${LATER_FOLDERS.join(', ')} (started when Playwright ended) ──`);
-  const second = await later;
-  second.release();
-  codes = [firstCode, playwrightCode, await second.exited];
-} else if (together) {
-  const vitest = start([VITEST, 'run', ...vitestArgs], { hold: false });
+if (together) {
+  const vitest = start([VITEST, 'run', `--maxWorkers=${WORKERS_BESIDE_PLAYWRIGHT}`, ...vitestArgs], { hold: false });
   const playwright = start(playwrightArgs, { hold: true });
   const vitestCode = await vitest.exited;
   console.log('\n── Playwright (ran beside vitest) ──');

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Prints one line, "tests: N passed, N failed", from the JSON reports vitest (one per run) and Playwright write in CI,
+// Prints one line, "tests: N passed, N failed", from the JSON reports vitest (one run) and Playwright write in CI,
 // then the Playwright specs this machine did not run. The desktop shell's spec needs Electron's own
 // binary, which CI does not download: it is named on a line of its own and not counted, as it guards
 // nothing (the console's security is tested through `toolgate serve`). Any other skipped spec is a
@@ -14,10 +14,8 @@ let passed = 0;
 let failed = 0;
 let skipped = 0;
 let notes = '';
-/** Each vitest test file, by the reports that ran it: a file two runs both took is counted twice and wastes CI's time. */
-const runsOfFile = new Map();
-// vitest's reports: one per run (scripts/run-tests.mjs --together runs it twice, over separate folders).
-for (const file of ['test-results/vitest.json', 'test-results/vitest-later.json']) {
+// vitest's report.
+for (const file of ['test-results/vitest.json']) {
   if (!existsSync(file)) continue;
   const report = JSON.parse(readFileSync(file, 'utf8'));
   passed += report.numPassedTests;
@@ -25,9 +23,7 @@ for (const file of ['test-results/vitest.json', 'test-results/vitest-later.json'
   // Every test can pass while the run fails (an unhandled error): say so rather than print a clean line.
   if (report.success === false && report.numFailedTests === 0) notes += `; vitest failed on an unhandled error (see above; ${file})`;
   skipped += report.numPendingTests + (report.numTodoTests ?? 0);
-  for (const { name } of report.testResults ?? []) runsOfFile.set(name, [...(runsOfFile.get(name) ?? []), file]);
 }
-const twice = [...runsOfFile].filter(([, files]) => files.length > 1).map(([name]) => name);
 
 /** Every skipped Playwright test below a suite, with its file, title and the reason it gave. */
 function skippedSpecs(suite) {
@@ -70,10 +66,6 @@ if (existsSync('test-results/playwright.json')) {
 }
 console.log(`tests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}${notes}`);
 for (const line of lines) console.log(line);
-if (twice.length > 0) {
-  console.error(`vitest: ${twice.length} test file${twice.length === 1 ? '' : 's'} ran in both vitest runs (scripts/run-tests.mjs splits the folders between them): ${twice.slice(0, 5).join(', ')}`);
-  process.exit(1);
-}
 if (untestedGuards > 0 && process.env.CI === 'true') {
   console.error(`CI: ${untestedGuards} Playwright security guard spec${untestedGuards === 1 ? ' was' : 's were'} skipped; CI's machine must have what every guard needs`);
   process.exit(1);
