@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AuditStore } from '../../main/audit/auditStore';
 import { statePaths } from '../../main/state/paths';
 import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
-import { auditPaths, tamper, toolgateHere, writeRecords } from './auditFixture';
+import { auditPaths, tamper, toolgate as realToolgate, toolgateHere, writeRecords } from './auditFixture';
 
 let home: string;
 let paths: ReturnType<typeof statePaths>;
@@ -22,6 +22,11 @@ afterEach(() => removeTempFolder(home));
 
 function toolgate(...args: string[]) {
   return toolgateHere(home, ...args);
+}
+
+/** The built CLI in a process of its own, as a person runs it: for the tests docs/guards.md names as through the real CLI. */
+async function realCli(...args: string[]) {
+  return realToolgate(home, ...args);
 }
 
 /** What `audit list --json` shows: the log as a person reads it. */
@@ -88,14 +93,14 @@ describe('audit verify: a missing head anchor', () => {
 describe('audit verify: an anchor that does not match the log', () => {
   it('names the cut when the anchor points past the end', async () => {
     tamper(home, (db) => db.prepare('DELETE FROM audit WHERE seq > 6').run());
-    const run = (await toolgate('audit', 'verify'));
+    const run = (await realCli('audit', 'verify'));
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('audit log broken at seq 7: the log ends at seq 6 but the gate wrote up to seq 10: records were cut from its end');
   });
 
   it('names the record whose hash differs from the anchor', async () => {
     writeFileSync(paths.auditHead, `${'10'.padStart(20, '0')} ${'ab'.repeat(32)}\n`);
-    const run = (await toolgate('audit', 'verify'));
+    const run = (await realCli('audit', 'verify'));
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('audit log broken at seq 10: record 10 is not the one the gate wrote last');
     expect(run.stderr).toContain('abababababababab');
@@ -110,7 +115,7 @@ describe('audit verify: an anchor that does not match the log', () => {
 
   it('says the database is missing when its file was deleted and the anchor remains', async () => {
     for (const file of [paths.audit, `${paths.audit}-wal`, `${paths.audit}-shm`]) rmSync(file, { force: true });
-    const run = (await toolgate('audit', 'verify'));
+    const run = (await realCli('audit', 'verify'));
     expect(run.code).toBe(1);
     expect(run.stderr).toContain(`the audit database ${paths.audit} is missing, but the head anchor says the gate wrote 10 records: it was deleted or moved`);
   });

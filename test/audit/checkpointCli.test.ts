@@ -15,7 +15,7 @@ import { readCheckpointKey } from '../../main/audit/checkpointKey';
 import { signNote } from '../../main/audit/signedNote';
 import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
 import { rewriteRecord as rewriteChain, writeCheckpointedLog } from './checkpointFixture';
-import { auditPaths, tamper, toolgateHere } from './auditFixture';
+import { auditPaths, tamper, toolgate as realToolgate, toolgateHere } from './auditFixture';
 
 let root: string;
 let home: string;
@@ -31,6 +31,11 @@ afterEach(() => removeTempFolder(root));
 
 function toolgate(...args: string[]) {
   return toolgateHere(home, ...args);
+}
+
+/** The built CLI in a process of its own, as a person runs it: for the tests docs/guards.md names as through the real CLI. */
+async function realCli(...args: string[]) {
+  return realToolgate(home, ...args);
 }
 
 /** A log with checkpoints written as a gate writes them; the newest checkpoint's path. */
@@ -62,15 +67,15 @@ describe('audit verify --checkpoint', () => {
   it('catches one record edited with the chain and head anchor recomputed, which plain verify passes, and names that record', async () => {
     const checkpoint = writeLog(40);
     rewriteRecord(17, { tool: 'read_file', arguments: { path: 'README.md' }, step: 16 });
-    const plain = (await toolgate('audit', 'verify'));
+    const plain = (await realCli('audit', 'verify'));
     expect(plain.code).toBe(0);
     expect(plain.stdout).toContain('audit log intact: 40 records verified');
 
-    const run = (await toolgate('audit', 'verify', '--checkpoint', checkpoint));
+    const run = (await realCli('audit', 'verify', '--checkpoint', checkpoint));
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('checkpoint check failed (rewritten, at seq 17)');
     expect(run.stderr).toContain('record 17 is not the record the gate wrote and signed');
-    const json = (await toolgate('audit', 'verify', '--checkpoint', checkpoint, '--json'));
+    const json = (await realCli('audit', 'verify', '--checkpoint', checkpoint, '--json'));
     expect(json.code).toBe(1);
     expect(JSON.parse(json.stdout)).toMatchObject({ ok: true, checkpoint: { ok: false, problem: 'rewritten', firstBadSeq: 17, checkpointSize: 40, records: 40 } });
   });
@@ -122,10 +127,10 @@ describe('audit verify --checkpoint', () => {
     const text = note.slice(0, note.lastIndexOf('\n\n') + 1);
     const forged = join(folder, 'forged.checkpoint');
     writeFileSync(forged, signNote(text, 'someone-else', generateKeyPairSync('ed25519').privateKey));
-    let run = (await toolgate('audit', 'verify', '--checkpoint', forged));
+    let run = (await realCli('audit', 'verify', '--checkpoint', forged));
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/checkpoint check failed \(other-key\): .*forged\.checkpoint is signed by someone-else\+[0-9a-f]{8}, which is none of the keys trusted \(the key history in .*: toolgate\/[0-9a-f]{32}\+[0-9a-f]{8}\)/);
-    run = (await toolgate('audit', 'verify', '--checkpoint', forged, '--key', (await toolgate('audit', 'key')).stdout.trim()));
+    run = (await realCli('audit', 'verify', '--checkpoint', forged, '--key', (await realCli('audit', 'key')).stdout.trim()));
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/\(other-key\): .*signed by someone-else\+[0-9a-f]{8}, which is none of the keys trusted/);
   });
