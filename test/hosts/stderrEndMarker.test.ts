@@ -20,36 +20,41 @@ afterEach(async () => {
   workspace = undefined;
 });
 
-/** A real tool process of the built entry; `events` lists, in arrival order, each stderr marker and each answer. */
-async function startHost(): Promise<{ host: ToolProcess; events: string[]; answered: (callId: string) => Promise<void> }> {
-  const events: string[] = [];
+/**
+ * A real tool process of the built entry. `markers` lists the calls whose end marker its stderr
+ * carried, in order; `markerOf(callId)` resolves once that call's marker has been read. stderr is
+ * one ordered pipe, so a marker read for a later call means every earlier one written was read too.
+ */
+async function startHost(): Promise<{ host: ToolProcess; markers: string[]; markerOf: (callId: string) => Promise<void>; answerOf: (callId: string) => Promise<void> }> {
+  const markers: string[] = [];
   const waiting = new Map<string, () => void>();
   const started = createChildProcessHost({
     entry: builtAssets().toolProcess,
     env: toolEnvironment(),
     label: 'toolgate-tool-marker-test',
     onLog: (stream, line) => {
-      for (const callId of ['waits-1', 'skips-1', 'waits-2']) if (stream === 'stderr' && line.endsWith(stderrEndMarker(callId))) events.push(`marker ${callId}`);
+      const at = line.indexOf(stderrEndMarker(''));
+      if (stream !== 'stderr' || at < 0) return;
+      const callId = line.slice(at + stderrEndMarker('').length);
+      markers.push(callId);
+      waiting.get(callId)?.();
     },
   });
   await new Promise<void>((resolve) => {
     const stop = started.onMessage((message) => {
-      const reply = message as { type: string; callId?: string };
-      if (reply.type === 'ready') {
-        stop();
-        resolve();
-      }
+      if ((message as { type: string }).type !== 'ready') return;
+      stop();
+      resolve();
     });
   });
+  const answers = new Map<string, () => void>();
   started.onMessage((message) => {
     const reply = message as { type: string; callId?: string };
-    if (reply.type !== 'result' || !reply.callId) return;
-    events.push(`answer ${reply.callId}`);
-    waiting.get(reply.callId)?.();
+    if (reply.callId !== undefined && reply.type !== 'output') answers.get(reply.callId)?.();
   });
-  // The answer comes on the IPC channel, stderr on a pipe: give the pipe a moment after the answer.
-  const answered = (callId: string) => new Promise<void>((resolve) => waiting.set(callId, () => setTimeout(resolve, 100)));
-  return { host: started, events, answered };
+  const markerOf = (callId: string) => new Promise<void>((resolve) => waiting.set(callId, resolve));
+  const answerOf = (callId: string) => new Promise<void>((resolve) => answers.set(callId, resolve));
+  return { host: started, markers, markerOf, answerOf };
 }
 
 function echo(callId: string, extra: Partial<RunRequest> = {}): RunRequest {
@@ -61,15 +66,20 @@ describe("the tool process's stderr end marker", () => {
     workspace = makeTempFolder();
     const started = await startHost();
     host = started.host;
+    // One call at a time, as the pool sends them: each call's marker is written before its answer.
     for (const [callId, extra] of [
       ['waits-1', {}],
       ['skips-1', { startsNothing: true }],
       ['waits-2', { startsNothing: false }],
     ] as const) {
-      const answered = started.answered(callId);
+      const answered = started.answerOf(callId);
       host.send(echo(callId, extra));
       await answered;
     }
-    expect(started.events).toEqual(['marker waits-1', 'answer waits-1', 'answer skips-1', 'marker waits-2', 'answer waits-2']);
+    // A health check always ends with its marker: once it is read, every marker written before it was too.
+    const last = started.markerOf('health-last');
+    host.send({ type: 'health', callId: 'health-last', tool: 'echo', module: 'builtin', workspace });
+    await last;
+    expect(started.markers).toEqual(['waits-1', 'waits-2', 'health-last']);
   });
 });
