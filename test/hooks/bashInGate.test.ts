@@ -311,10 +311,12 @@ describe('where the gate cannot or should not run Bash', () => {
     // reaches outside the workspace, or where only the run decides, is a person's call (here nobody
     // answers in time, so Claude Code's own prompt takes over).
     // A write outside the workspace is left to the sandbox when the gate runs the line; on the host it would land.
-    for (const [index, line] of ['touch ../outside/planted', 'cat ../outside/id_rsa', `cat ${dirs.home}/console-token`, 'cat $TOOLGATE_HOME/token', 'ls -R ~root', "bash -c 'cat ~/.ssh/id_rsa'"].entries()) {
-      const { answer: asked } = await runHook(dirs.home, bashInput(dirs.workspace, line, `toolu_host_${index}`));
-      expect({ line, decision: asked.hookSpecificOutput?.permissionDecision }).toEqual({ line, decision: 'ask' });
-    }
+    // Asked at once, each waiting out the same 1 s prompt.
+    const lines = ['touch ../outside/planted', 'cat ../outside/id_rsa', `cat ${dirs.home}/console-token`, 'cat $TOOLGATE_HOME/token', 'ls -R ~root', "bash -c 'cat ~/.ssh/id_rsa'"];
+    const decisions = await Promise.all(
+      lines.map(async (line, index) => ({ line, decision: (await runHook(dirs.home, bashInput(dirs.workspace, line, `toolu_host_${index}`))).answer.hookSpecificOutput?.permissionDecision })),
+    );
+    expect(decisions).toEqual(lines.map((line) => ({ line, decision: 'ask' })));
     expect((await runHook(dirs.home, bashInput(dirs.workspace, 'cat notes.txt', 'toolu_host_inside'))).answer.hookSpecificOutput?.permissionDecision).toBe('allow');
     expect((await runHook(dirs.home, bashInput(dirs.workspace, 'touch notes.txt', 'toolu_host_touch'))).answer.hookSpecificOutput?.permissionDecision).toBe('allow');
 
