@@ -116,8 +116,8 @@ async function checkHealth(request: HealthRequest): Promise<HostReply> {
 /**
  * Whether the call just answered ran code other than the gate's own (runsOnlyGateCode): any call but
  * one of a built-in that neither writes files nor starts processes. Only such a call may have left
- * something in /tmp or /dev/shm (emptied after every other call, so a built-in's finds them empty
- * too) or written to stderr (so only its answer is preceded by the end marker the gate waits for).
+ * something in /tmp or /dev/shm (emptied after every other call, so a built-in's finds them empty too).
+ * This process judges that itself: the gate's word decides only whether it waits for the end marker.
  */
 let ranOtherCode = true;
 
@@ -181,13 +181,11 @@ channel.onMessage((message) => {
   if (!parsed.success) return;
   const handled = parsed.data.type === 'health' ? checkHealth(parsed.data) : run(parsed.data);
   void handled.then((reply) => {
-    // The marker follows every call but one the gate and this process both take for the gate's own
-    // code: a gate that waits for it must not wait out its drain time.
     const otherCode = ranOtherCode || parsed.data.type === 'health';
-    const awaited = parsed.data.type === 'health' || parsed.data.startsNothing !== true;
-    // After all the call wrote to stderr, before its answer (see stderrEndMarker); writes to one stream keep their order.
+    // After all the call wrote to stderr, before its answer (see stderrEndMarker); writes to one stream
+    // keep their order. The gate waits for it after every call but one it said started nothing.
     try {
-      if (otherCode || awaited) writeStderr(`${stderrEndMarker(parsed.data.callId)}\n`);
+      if (parsed.data.type === 'health' || parsed.data.startsNothing !== true) writeStderr(`${stderrEndMarker(parsed.data.callId)}\n`);
     } catch {
       // A closed stderr: the gate sends the answer on after a short wait.
     }
