@@ -8,7 +8,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AuditStore } from '../../main/audit/auditStore';
 import { statePaths } from '../../main/state/paths';
 import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
-import { auditPaths, tamper, toolgate as realToolgate, toolgateHere, writeRecords } from './auditFixture';
+import { auditPaths, tamper, toolgate as realToolgate, writeRecords } from './auditFixture';
+import { runCliHere } from '../integration/cliHere';
 
 let home: string;
 let paths: ReturnType<typeof statePaths>;
@@ -20,8 +21,9 @@ beforeEach(() => {
 });
 afterEach(() => removeTempFolder(home));
 
+/** A command run in this process, through the same main() the built CLI runs. */
 function toolgate(...args: string[]) {
-  return toolgateHere(home, ...args);
+  return runCliHere(args, home);
 }
 
 /** The built CLI in a process of its own, as a person runs it: for the tests docs/guards.md names as through the real CLI. */

@@ -3,8 +3,6 @@ import { join, resolve } from 'node:path';
 import type { AuditKind } from '../../shared/audit';
 import { AuditStore } from '../../main/audit/auditStore';
 import { openDatabase, type SqliteDatabase } from '../../main/audit/sqlite';
-import { runCliHere } from '../integration/cliHere';
-import type { CliRun } from '../integration/cliProcesses';
 
 /** Where a store in `home` keeps its files (the same names the gate uses). */
 export function auditPaths(home: string) {
@@ -36,15 +34,6 @@ export function tamper(home: string, change: (db: SqliteDatabase) => void): void
 }
 
 const CLI = resolve(__dirname, '../../bin/toolgate.js');
-
-/**
- * Runs a CLI command in this process, through the same main() the built CLI runs, with `home` as its
- * state folder: for tests that check what a command prints and its exit code without paying for a
- * Node process each (auditCli, auditLegacy and auditTampering keep running the real process).
- */
-export function toolgateHere(home: string, ...args: string[]): Promise<CliRun> {
-  return runCliHere(args, home);
-}
 
 /** Runs the real CLI (the built one, as a user would) with TOOLGATE_HOME pointing at `home`. */
 export function toolgate(home: string, ...args: string[]) {

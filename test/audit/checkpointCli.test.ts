@@ -15,7 +15,8 @@ import { readCheckpointKey } from '../../main/audit/checkpointKey';
 import { signNote } from '../../main/audit/signedNote';
 import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
 import { rewriteRecord as rewriteChain, writeCheckpointedLog } from './checkpointFixture';
-import { auditPaths, tamper, toolgate as realToolgate, toolgateHere } from './auditFixture';
+import { auditPaths, tamper, toolgate as realToolgate } from './auditFixture';
+import { runCliHere } from '../integration/cliHere';
 
 let root: string;
 let home: string;
@@ -29,8 +30,9 @@ beforeEach(() => {
 });
 afterEach(() => removeTempFolder(root));
 
+/** A command run in this process, through the same main() the built CLI runs. */
 function toolgate(...args: string[]) {
-  return toolgateHere(home, ...args);
+  return runCliHere(args, home);
 }
 
 /** The built CLI in a process of its own, as a person runs it: for the tests docs/guards.md names as through the real CLI. */

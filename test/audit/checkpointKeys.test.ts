@@ -15,7 +15,8 @@ import { CheckpointWriter } from '../../main/audit/checkpointWriter';
 import { openNote, signNote, splitNote } from '../../main/audit/signedNote';
 import { startCheckpoints } from '../../main/audit/startCheckpoints';
 import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
-import { auditPaths, toolgateHere } from './auditFixture';
+import { auditPaths } from './auditFixture';
+import { runCliHere } from '../integration/cliHere';
 
 let root: string;
 let home: string;
@@ -29,8 +30,9 @@ beforeEach(() => {
 });
 afterEach(() => removeTempFolder(root));
 
+/** A command run in this process, through the same main() the built CLI runs. */
 function toolgate(...args: string[]) {
-  return toolgateHere(home, ...args);
+  return runCliHere(args, home);
 }
 
 /** A gate's run as startCheckpoints sets it up: `count` records, a checkpoint every `every` and at close. */
