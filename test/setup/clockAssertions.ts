@@ -27,7 +27,7 @@ function fixedLimit(bound: string): boolean {
 }
 
 /** Every .ts and .tsx file below a folder. */
-function sourceFiles(folder: string): string[] {
+export function sourceFiles(folder: string): string[] {
   return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
     const path = join(folder, entry.name);
     if (entry.isDirectory()) return sourceFiles(path);

@@ -1,8 +1,9 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import picomatch from 'picomatch';
 import { describe, expect, it } from 'vitest';
 import { ISOLATED_FILES } from '../../vitest.config';
+import { sourceFiles } from './clockAssertions';
 
 // Most test files share one process with the files run before them (vitest.config.ts). A file that
 // mocks a module, stubs the environment or a global, swaps the timers or spies on a shared object
@@ -12,7 +13,7 @@ import { ISOLATED_FILES } from '../../vitest.config';
 const root = join(__dirname, '../..');
 
 /** What a test file does that outlives it in a shared process, by its words; undefined when none. */
-export function sharedStateChange(source: string): string | undefined {
+function sharedStateChange(source: string): string | undefined {
   const patterns: Array<[RegExp, string]> = [
     [/\bvi\.(do)?mock\(/, 'mocks a module'],
     [/\bvi\.(stubEnv|stubGlobal)\(/, 'stubs the environment or a global'],
@@ -26,12 +27,11 @@ export function sharedStateChange(source: string): string | undefined {
   return patterns.find(([pattern]) => pattern.test(source))?.[1];
 }
 
-function testFiles(folder: string): string[] {
-  return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(folder, entry.name);
-    if (entry.isDirectory()) return entry.name === 'fixtures' ? [] : testFiles(path);
-    return /\.test\.tsx?$/.test(entry.name) ? [relative(root, path)] : [];
-  });
+/** Every test file below test/, fixtures aside, relative to the project root. */
+function testFiles(): string[] {
+  return sourceFiles(join(root, 'test'))
+    .map((path) => relative(root, path))
+    .filter((file) => /\.test\.tsx?$/.test(file) && !file.startsWith('test/fixtures/'));
 }
 
 describe('test files that change shared state run alone', () => {
@@ -47,7 +47,7 @@ describe('test files that change shared state run alone', () => {
 
   it('lists every such file in ISOLATED_FILES, and no pattern that matches no file', () => {
     // This file names the patterns it looks for, and changes nothing.
-    const files = testFiles(join(root, 'test')).filter((file) => file !== relative(root, __filename));
+    const files = testFiles().filter((file) => file !== relative(root, __filename));
     const isolated = picomatch(ISOLATED_FILES);
     const unlisted = files
       .map((file) => [file, sharedStateChange(readFileSync(join(root, file), 'utf8'))] as const)
