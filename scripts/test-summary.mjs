@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Prints one line, "tests: N passed, N failed", from the JSON reports vitest (one run) and Playwright write in CI,
+// Prints one line, "tests: N passed, N failed", from the JSON reports vitest and Playwright write in CI,
 // then the Playwright specs this machine did not run. The desktop shell's spec needs Electron's own
 // binary, which CI does not download: it is named on a line of its own and not counted, as it guards
 // nothing (the console's security is tested through `toolgate serve`). Any other skipped spec is a
@@ -15,13 +15,13 @@ let failed = 0;
 let skipped = 0;
 let notes = '';
 // vitest's report.
-for (const file of ['test-results/vitest.json']) {
-  if (!existsSync(file)) continue;
-  const report = JSON.parse(readFileSync(file, 'utf8'));
+const VITEST_REPORT = 'test-results/vitest.json';
+if (existsSync(VITEST_REPORT)) {
+  const report = JSON.parse(readFileSync(VITEST_REPORT, 'utf8'));
   passed += report.numPassedTests;
   failed += report.numFailedTests;
   // Every test can pass while the run fails (an unhandled error): say so rather than print a clean line.
-  if (report.success === false && report.numFailedTests === 0) notes += `; vitest failed on an unhandled error (see above; ${file})`;
+  if (report.success === false && report.numFailedTests === 0) notes += `; vitest failed on an unhandled error (see above; ${VITEST_REPORT})`;
   skipped += report.numPendingTests + (report.numTodoTests ?? 0);
 }
 
