@@ -281,6 +281,14 @@ describe('http_fetch against hostile addresses and servers', () => {
       await expectAlive(gate);
     });
 
+    it('a deadline past 20 s, under 1 s or not whole is refused with EVALIDATION before anyone is asked', async () => {
+      for (const timeoutSeconds of [21, 3600, 0, -1, 1.5, '5']) {
+        const result = await callTool(gate, 'http_fetch', { url: `http://127.0.0.1:${port}/trickle`, timeoutSeconds });
+        expect(codeOf(result), String(timeoutSeconds)).toBe('EVALIDATION');
+      }
+      await expectAlive(gate);
+    });
+
     it('a body that never finishes ends in ETIMEOUT saying so, at the deadline the call asked for', async () => {
       const { result } = await callAnswering(gate, 'http_fetch', { url: `http://127.0.0.1:${port}/trickle`, timeoutSeconds: 2 }, 'approve');
       expect(result.isError).toBe(true);
