@@ -32,6 +32,8 @@ export interface PoolWorker {
   oomKills?: number;
   /** Its last call ran only the gate's own code (CallLimits.startsNothing): it left no process to hunt. */
   startedNothing?: boolean;
+  /** It has served a call or check that ran code other than the gate's own: no later call of it is taken to start nothing. */
+  ranOtherCode?: boolean;
   /** The call whose stderr end marker was read last (see stderrEndMarker). */
   stderrEndedFor?: string;
   /** Told when the current call's stderr end marker is read. */

@@ -168,8 +168,12 @@ export class ToolProcessPool {
     let sandboxRoot: SandboxRootView | undefined;
     try {
       beforeSend?.();
-      worker.startedNothing = limits.startsNothing === true;
-      outcome = await superviseCall(worker, { type: 'run', ...request, ...(limits.startsNothing ? { startsNothing: true } : {}) }, request.tool, limits, this.rules(), signal);
+      // Only a process that never ran other code takes a call's word that it starts nothing: a tool
+      // served earlier may have left code behind (a timer, a patched global) that acts during it.
+      const startsNothing = limits.startsNothing === true && !worker.ranOtherCode;
+      if (!startsNothing) worker.ranOtherCode = true;
+      worker.startedNothing = startsNothing;
+      outcome = await superviseCall(worker, { type: 'run', ...request, ...(startsNothing ? { startsNothing } : {}) }, request.tool, { ...limits, startsNothing }, this.rules(), signal);
       if (!isolation.afterCall) return outcome;
       sandboxRoot = isolation.singleUse ? viewSandboxRoot(worker) : undefined;
       await this.quiet(worker, isolation);
@@ -223,6 +227,7 @@ export class ToolProcessPool {
     try {
       // A check runs the tool's own code: what it started is hunted after it like any call's.
       worker.startedNothing = false;
+      worker.ranOtherCode = true;
       const outcome = await superviseCall(
         worker,
         { type: 'health', callId: `health-${request.tool}-${Date.now()}`, ...request },

@@ -117,6 +117,16 @@ describe('hostile tools: processes left behind', () => {
     await expectGateRecovered(result);
   });
 
+  it('kills what code a tool left in its process starts during a later built-in call, which itself starts nothing', async () => {
+    await open();
+    await warmUp();
+    const sleeper = marker('trap');
+    expect(await call('trap_setter', { marker: sleeper })).toMatchObject({ ok: true, data: { set: true } });
+    // The pool keeps two processes: two calls in a row reach the one the trap was left in.
+    for (let i = 0; i < 2; i++) expect(await call('echo', { text: `spring:${sleeper}` })).toMatchObject({ ok: true });
+    await waitUntil(() => processesWithMarker(sleeper).length === 0, 'the stray to be gone', 2000);
+  });
+
   it('without a sandbox, still kills an orphaned grandchild at the deadline through its process group', async () => {
     await open({ sandbox: 'off' });
     await expectSleeperKilledAtDeadline(true, false);
