@@ -100,7 +100,17 @@ function initializeOnce(tool: DefinedTool, workspace: string): Promise<void> {
   return done;
 }
 
+/**
+ * Whether this process has run code other than the gate's own (runsOnlyGateCode): a call of any tool
+ * but a built-in that neither writes files nor starts processes, or a health check. Until it has,
+ * nothing could have left anything in /tmp or /dev/shm; once it has, that code may still act during
+ * any later call (a timer, a patched global), so /tmp and /dev/shm are emptied after every call.
+ * This process judges that itself: the gate's word decides only whether it waits for the end marker.
+ */
+let ranOtherCode = false;
+
 async function checkHealth(request: HealthRequest): Promise<HostReply> {
+  ranOtherCode = true;
   try {
     const tool = await findTool(request.module, request.tool);
     await initializeOnce(tool, request.workspace);
@@ -113,19 +123,12 @@ async function checkHealth(request: HealthRequest): Promise<HostReply> {
   }
 }
 
-/**
- * Whether the call just answered ran code other than the gate's own (runsOnlyGateCode): any call but
- * one of a built-in that neither writes files nor starts processes. Only such a call may have left
- * something in /tmp or /dev/shm (emptied after every other call, so a built-in's finds them empty too).
- * This process judges that itself: the gate's word decides only whether it waits for the end marker.
- */
-let ranOtherCode = true;
-
 async function run(request: RunRequest): Promise<HostReply> {
-  ranOtherCode = true;
+  // Loading a module runs its code, even when the tool asked for is not in it.
+  if (request.module !== 'builtin') ranOtherCode = true;
   try {
     const tool = await findTool(request.module, request.tool);
-    ranOtherCode = !runsOnlyGateCode(request.module, tool.manifest);
+    if (!runsOnlyGateCode(request.module, tool.manifest)) ranOtherCode = true;
     await initializeOnce(tool, request.context.workspace);
     const stale = await changedSinceApproval(tool, request);
     if (stale) return { type: 'result', callId: request.callId, ok: false, error: stale };
@@ -181,7 +184,6 @@ channel.onMessage((message) => {
   if (!parsed.success) return;
   const handled = parsed.data.type === 'health' ? checkHealth(parsed.data) : run(parsed.data);
   void handled.then((reply) => {
-    const otherCode = ranOtherCode || parsed.data.type === 'health';
     // After all the call wrote to stderr, before its answer (see stderrEndMarker); writes to one stream
     // keep their order. The gate waits for it after every call but one it said started nothing.
     try {
@@ -195,7 +197,7 @@ channel.onMessage((message) => {
       channel.send({ type: 'result', callId: parsed.data.callId, ok: false, error: { code: 'ERUNTIME', message: `the tool's output could not be sent: ${(error as Error).message}` } });
     } finally {
       // Before the next request is read: the next call starts with an empty /tmp.
-      if (otherCode) clearPrivateScratch();
+      if (ranOtherCode) clearPrivateScratch();
     }
   });
 });

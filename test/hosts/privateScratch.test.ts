@@ -41,4 +41,12 @@ describe.skipIf(detectSandbox('auto').kind === 'none')('private scratch folders 
     expect(second).toMatchObject({ ok: true, data: { tmp: null, shm: null } });
     expect((second.data as { pid: number }).pid).toBe((first.data as { pid: number }).pid);
   });
+
+  it('a built-in call during which code an earlier tool left writes there is emptied after like any other call', async () => {
+    harness = await openGate({ sandbox: 'require', toolModules: [SCRATCH_TOOLS], poolSize: 1 });
+    const run = (tool: string, args: Record<string, unknown>) => harness!.gate.executor.call({ tool, arguments: args, source: 'test' });
+    expect(await run('scratch_trap', { note: 'planted' })).toMatchObject({ ok: true });
+    expect(await run('echo', { text: 'spring:planted' })).toMatchObject({ ok: true });
+    expect(await run('scratch_note', { note: 'next' })).toMatchObject({ ok: true, data: { tmp: null, shm: null } });
+  });
 });
