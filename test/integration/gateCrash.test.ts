@@ -82,6 +82,9 @@ describe('a gate killed with kill -9 while a call waits for approval', () => {
     const killed = new Promise((resolve) => first.serve.child.once('exit', resolve));
     first.serve.child.kill('SIGKILL');
     await killed;
+    // Copied as the killed gate left it, before any reader opens the log (the last one to close it folds the WAL in).
+    const copy = makeTempDirs();
+    for (const name of ['audit.db', 'audit.head']) copyFileSync(join(dirs.home, name), join(copy.home, name));
 
     const afterCrash = await runCli(['audit', 'verify'], dirs.home);
     expect(afterCrash.code, afterCrash.stderr).toBe(0);
@@ -89,9 +92,7 @@ describe('a gate killed with kill -9 while a call waits for approval', () => {
     expect(afterCrash.stdout).toContain(`${requested.callId}  at approval-requested`);
 
     // The killed gate's newest records are still in audit.db-wal: a copy of the folder without it is caught.
-    const copy = makeTempDirs();
     try {
-      for (const name of ['audit.db', 'audit.head']) copyFileSync(join(dirs.home, name), join(copy.home, name));
       const withoutWal = await runCliHere(['audit', 'verify'], copy.home);
       expect(withoutWal.code).toBe(1);
       expect(withoutWal.stderr).toContain("-wal file was removed after the gate was killed");
