@@ -356,11 +356,14 @@ export class Executor {
     const mutating = mutatingEffects(manifest.sideEffects).length > 0;
     // Only a tool that stays on this machine and changes nothing may run before its steps are in the
     // log (they are written at its end, the whole call in one record): one that reaches the network
-    // could send data out (a GET's URL is enough). Its word for it is taken only where a sandbox holds
-    // it to that (no network, the workspace read-only): a built-in's tool process, or an upstream
-    // server the gate runs in such a sandbox. Any other runs after a write-ahead record of its steps so far.
-    const sandboxHoldsIt = entry.external ? entry.external.staysLocal?.() === true : this.deps.sandbox.kind !== 'none';
-    const staysLocal = sandboxHoldsIt && manifest.sideEffects.every((effect) => LOCAL_READS.has(effect));
+    // could send data out (a GET's URL is enough). A built-in's word for it is taken where its tool
+    // process's sandbox holds it to that (no network, the workspace read-only), which it does for a
+    // tool declaring only reads. An upstream server the gate runs with no network and nothing writable
+    // can do no more than read whatever its tools' class says, so its calls need no word. Any other
+    // runs after a write-ahead record of its steps so far.
+    const staysLocal = entry.external
+      ? entry.external.staysLocal?.() === true
+      : this.deps.sandbox.kind !== 'none' && manifest.sideEffects.every((effect) => LOCAL_READS.has(effect));
     run.at('queued');
     let outcome;
     try {

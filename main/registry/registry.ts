@@ -40,9 +40,9 @@ export interface ExternalRunner {
    */
   readonly servedByGate?: boolean;
   /**
-   * Whether it runs where the gate's sandbox holds it to its word, as a built-in's tool process is: a
-   * stdio server in bubblewrap with no network and nothing writable. A call of it that only reads
-   * may then run before its steps are in the log, written whole at its end; absent means no.
+   * Whether it runs where a sandbox leaves it nothing to change and no network, whatever its class
+   * declares: a stdio server in bubblewrap with no network and nothing writable. A call of it may
+   * then run before its steps are in the log, written whole at its end; absent means no.
    */
   staysLocal?(): boolean;
   /** Checks arguments against the tool's own JSON Schema: what is wrong, or undefined. */

@@ -3,6 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UpstreamOverview } from '../../shared/upstream';
+import type { SideEffect } from '../../shared/manifest';
 import { serversCommand } from '../../main/cli/serverCommands';
 import { startGate, type RunningGate } from '../../main/gate/startGate';
 import { openReviewStore } from '../../main/upstream/reviews';
@@ -108,10 +109,20 @@ describe('upstream MCP servers behind the gate', () => {
     expect(kinds).toEqual(['invoked', 'capability', 'policy', 'approval-requested', 'approval-decided', 'started', 'completed']);
   }, 30_000);
 
-  it('a read of a server the sandbox holds (no network, nothing writable) is one record; of a server that may write, a write-ahead record and its end', async () => {
+  it('a call of a server the sandbox holds (no network, nothing writable) is one record whatever its class; of a server that may write, a write-ahead record and its end', async () => {
     const held = await client.callTool({ name: 'everything__echo', arguments: { message: 'held' } });
     expect(held.isError).toBe(false);
     expect(running.gate.audit.recordsOfCall(callIdOf(held)).map((record) => record.kind)).toEqual(['call']);
+    // Classed as writing files and the network, it still can do neither there: nothing to write ahead of.
+    const everything = (await running.backend.handlers.upstreamServers({})).servers.find((server) => server.name === 'everything')!;
+    const echo = everything.tools.find((tool) => tool.name === 'echo')!;
+    const review = (sideEffects: SideEffect[]) =>
+      running.backend.handlers.reviewUpstream({ server: 'everything', tools: [{ name: 'echo', definitionHash: echo.definitionHash, class: { tier: 'SAFE', sideEffects } }] });
+    await review(['FsWrite', 'NetWrite']);
+    const classedWriting = await client.callTool({ name: 'everything__echo', arguments: { message: 'classed writing' } });
+    expect(classedWriting.isError).toBe(false);
+    expect(running.gate.audit.recordsOfCall(callIdOf(classedWriting)).map((record) => record.kind)).toEqual(['call']);
+    await review([...echo.class.sideEffects]);
     writeFileSync(join(dirs.workspace, 'read-me.txt'), 'read');
     const writable = await client.callTool({ name: 'fs__read_text_file', arguments: { path: join(dirs.workspace, 'read-me.txt') } });
     expect(writable.isError).toBe(false);
