@@ -5,7 +5,7 @@ const PROGRESS_BURST = 10;
 const PROGRESS_INTERVAL_MS = 100;
 const PROGRESS_MESSAGE_CHARS = 200;
 
-type Progress = { progress: number; total?: number; message?: string };
+export type Progress = { progress: number; total?: number; message?: string };
 
 /**
  * Passes a call's progress on in a burst of PROGRESS_BURST, then at most once per

@@ -7,6 +7,7 @@ import { processTree } from '../hosts/processTree';
 import type { SandboxInfo } from '../hosts/sandbox';
 import { resolvePlaceholders, type ResolvedSecret } from '../secrets/placeholders';
 import { Redactor } from '../secrets/redactor';
+import { DirectToolCalls } from './directUpstreamCall';
 import { throttledProgress } from './progressThrottle';
 import { RunningUpstreamCalls, upstreamLogger } from './upstreamLogs';
 import { fetchWithOwnSignals } from './requestSignals';
@@ -162,7 +163,9 @@ class UpstreamServerConnection implements UpstreamConnection {
     const progress = options.onProgress ? throttledProgress(options.onProgress) : undefined;
     const stopHearing = options.onLog ? this.running.add(options.agentSession, options.onLog) : undefined;
     try {
-      const result = await session.client.callTool({ name: tool, arguments: args }, {
+      const result = session.direct
+        ? await session.direct.call({ name: tool, arguments: args }, { signal: options.signal, timeoutMs: options.timeoutMs, ...(progress ? { onProgress: progress.report } : {}) })
+        : await session.client.callTool({ name: tool, arguments: args }, {
         signal: options.signal,
         timeout: options.timeoutMs,
         resetTimeoutOnProgress: false,
@@ -301,8 +304,12 @@ class UpstreamServerConnection implements UpstreamConnection {
       if (this.closed) throw new Error('stopped');
       this.session = session;
       this.protocol = client.getNegotiatedProtocolVersion();
-      // A stdio server that settled on 2025 is the same approved program at its next start: it skips the probe (and its wait).
-      if (transport instanceof GateStdioTransport && client.getProtocolEra() === 'legacy') this.knownLegacy = true;
+      // A stdio server that settled on 2025 is the same approved program at its next start: it skips the
+      // probe (and its wait). Its tool calls are written on its pipe by the gate (directUpstreamCall.ts).
+      if (transport instanceof GateStdioTransport && client.getProtocolEra() === 'legacy') {
+        this.knownLegacy = true;
+        session.direct = new DirectToolCalls(transport, client.checkToolResult);
+      }
       this.takeList(session, listed);
       this.failuresInARow = 0;
       this.setStatus('ready', unheard);

@@ -1,6 +1,7 @@
 import { Client, SdkError, SdkErrorCode, type McpSubscription, type Transport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { processTree } from '../hosts/processTree';
+import { DirectToolCalls, type ToolResultCheck } from './directUpstreamCall';
 import type { Redactor } from '../secrets/redactor';
 
 /**
@@ -64,8 +65,10 @@ export function signalAll(pids: Iterable<number>, signal: NodeJS.Signals): void 
 
 /** One instance: a process (stdio) or a series of requests (http), and what the gate knows of it. */
 export interface Session {
-  client: Client;
+  client: GateClient;
   transport: Transport;
+  /** Its tools/call requests, written by the gate itself: a 2025-era stdio server (see directUpstreamCall.ts). */
+  direct?: DirectToolCalls;
   stderr?: StderrTail;
   /** Resolves when the connection has closed, for whatever reason. */
   closed: Promise<void>;
@@ -140,9 +143,21 @@ export class ToolListTap {
 /** How long a stdio server gets to answer the `server/discover` probe before it is taken for a 2025 server that ignores it. */
 const STDIO_PROBE_MS = 5000;
 
+/** The official client, with the negotiated era's check of a tools/call result to hand to a direct call. */
+export class GateClient extends Client {
+  /** The result as the client's request path would take it: the era's decoding (a 2026 `resultType` stripped), then its schema. */
+  readonly checkToolResult: ToolResultCheck = (raw) => {
+    const codec = this._wireCodec();
+    const decoded = codec.decodeResult('tools/call', raw);
+    if (decoded.kind !== 'complete') return { ok: false, message: `a ${decoded.kind} result, which a plain tools/call does not take` };
+    const outcome = codec.validateResult('tools/call', decoded.result);
+    return outcome.ok ? { ok: true, result: outcome.value } : { ok: false, message: outcome.reason === 'invalid' ? outcome.message : 'tools/call is not in its era' };
+  };
+}
+
 /** A v2 client that negotiates the revision ('auto'), or goes straight to `initialize` when the server is known to be 2025-only. */
-export function upstreamClient(options: { knownLegacy: boolean; stdio: boolean; startTimeoutMs: number }): Client {
-  return new Client(
+export function upstreamClient(options: { knownLegacy: boolean; stdio: boolean; startTimeoutMs: number }): GateClient {
+  return new GateClient(
     { name: 'toolgate', version: '1' },
     {
       // No capabilities: a server's sampling, elicitation and roots requests are refused, never passed to the agent or the person.

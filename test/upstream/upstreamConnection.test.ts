@@ -64,6 +64,8 @@ describe('an upstream stdio server', () => {
     const outcome = await connection.call('wait', {}, { ...options, timeoutMs: 700, onProgress: (update) => progress.push(update) });
     expect(outcome).toMatchObject({ ok: false, error: { code: 'ETIMEOUT', message: expect.stringMatching(/700 ms/) } });
     expect(progress).toEqual([{ progress: 1, total: 10, message: 'working' }]);
+    // The server was told to stop (notifications/cancelled), as the message says.
+    expect(JSON.parse(firstText(await connection.call('withdrawn', {}, options)))).toEqual([expect.stringMatching(/timed out/)]);
     expect(firstText(await connection.call('echo', { text: 'still here' }, options))).toBe('still here');
   });
 
@@ -71,9 +73,11 @@ describe('an upstream stdio server', () => {
     const connection = connections.make(fixtureConfig('never-answers'));
     await connection.start();
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 200);
+    setTimeout(() => controller.abort('the agent withdrew it'), 200);
     const outcome = await connection.call('wait', {}, { ...options, signal: controller.signal });
     expect(outcome).toMatchObject({ ok: false, error: { code: 'EDENIED', message: expect.stringMatching(/cancelled/), details: { cancelled: true } } });
+    // The server was told to stop, with the reason.
+    expect(JSON.parse(firstText(await connection.call('withdrawn', {}, options)))).toEqual(['the agent withdrew it']);
   });
 
   it('refuses a result over maxResultBytes with EQUOTA naming both sizes', async () => {
