@@ -240,11 +240,13 @@ export class AuditStore {
     this.queue = [];
     this.waiters = [];
     try {
-      this.db.exec('BEGIN');
+      // One record is its own transaction; several share one.
+      const inTransaction = batch.length > 1;
+      if (inTransaction) this.db.exec('BEGIN');
       for (const { record, payloadJson } of batch) {
         this.insert.run(record.seq, record.callId, record.kind, record.time, payloadJson, record.prevHash, record.hash);
       }
-      this.db.exec('COMMIT');
+      if (inTransaction) this.db.exec('COMMIT');
     } catch (error) {
       if (this.db.isTransaction) this.db.exec('ROLLBACK');
       this.last = this.committed;
