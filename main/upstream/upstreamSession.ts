@@ -1,4 +1,5 @@
-import { Client, SdkError, SdkErrorCode, type McpSubscription, type Transport } from '@modelcontextprotocol/client';
+import { Client, SdkError, SdkErrorCode, type CallToolResult, type McpSubscription, type Transport } from '@modelcontextprotocol/client';
+import { isJsonObject } from '../../shared/jsonLimits';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { processTree } from '../hosts/processTree';
 import { DirectToolCalls, type ToolResultCheck } from './directUpstreamCall';
@@ -147,12 +148,28 @@ const STDIO_PROBE_MS = 5000;
 export class GateClient extends Client {
   /** The result as the client's request path would take it: the era's decoding (a 2026 `resultType` stripped), then its schema. */
   readonly checkToolResult: ToolResultCheck = (raw) => {
+    if (isPlainTextResult(raw)) return { ok: true, result: raw };
     const codec = this._wireCodec();
     const decoded = codec.decodeResult('tools/call', raw);
     if (decoded.kind !== 'complete') return { ok: false, message: `a ${decoded.kind} result, which a plain tools/call does not take` };
     const outcome = codec.validateResult('tools/call', decoded.result);
     return outcome.ok ? { ok: true, result: outcome.value } : { ok: false, message: outcome.reason === 'invalid' ? outcome.message : 'tools/call is not in its era' };
   };
+}
+
+const PLAIN_RESULT_KEYS = new Set(['content', 'structuredContent', 'isError']);
+
+/**
+ * A result every era's codec takes as it is: only text blocks ({type, text}), a structuredContent
+ * object, an isError flag and nothing else. Most tool results are this; checking them here spares
+ * the zod parse, which would return an equal copy. Anything else goes to the codec.
+ */
+export function isPlainTextResult(raw: unknown): raw is CallToolResult {
+  if (!isJsonObject(raw) || !Array.isArray(raw.content)) return false;
+  for (const key of Object.keys(raw)) if (!PLAIN_RESULT_KEYS.has(key)) return false;
+  if (raw.structuredContent !== undefined && !isJsonObject(raw.structuredContent)) return false;
+  if (raw.isError !== undefined && typeof raw.isError !== 'boolean') return false;
+  return raw.content.every((block: unknown) => isJsonObject(block) && block.type === 'text' && typeof block.text === 'string' && Object.keys(block).length === 2);
 }
 
 /** A v2 client that negotiates the revision ('auto'), or goes straight to `initialize` when the server is known to be 2025-only. */
