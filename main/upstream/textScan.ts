@@ -73,7 +73,9 @@ export function scanText(text: string, options: ScanOptions, depth = 0): TextHit
   if (asking) {
     found('asks-for-secrets', asking.start, asking.end, `asks for ${asking.label}: no tool needs the person's keys or configuration, and the model could be made to hand them to this server`);
   }
-  const mentions = options.shadowed.flatMap((needle) => matchIn(normalized, needle.pattern).map((at) => ({ ...at, tool: needle.tool })));
+  const mentions = namesAny(normalized.text, options.shadowed)
+    ? options.shadowed.flatMap((needle) => matchIn(normalized, needle.pattern).map((at) => ({ ...at, tool: needle.tool })))
+    : [];
   if (mentions.length > 0) {
     const names = [...new Set(mentions.map((mention) => mention.tool))].join(', ');
     const first = mentions.reduce((earliest, mention) => (mention.start < earliest.start ? mention : earliest));
@@ -114,6 +116,23 @@ export function shadowNeedles(otherTools: readonly string[], ownNames: ReadonlyS
     }
   }
   return needles;
+}
+
+/** Each list of needles as one pattern that matches wherever any of them does. */
+const anyOf = new WeakMap<readonly ShadowNeedle[], RegExp>();
+
+/**
+ * Whether the text names any of the tools: most texts name none, and one pass of all the names
+ * together costs what one name's does, where reading the text once per name cost most of a result's checks.
+ */
+function namesAny(text: string, needles: readonly ShadowNeedle[]): boolean {
+  if (needles.length === 0) return false;
+  let any = anyOf.get(needles);
+  if (!any) {
+    any = new RegExp(needles.map((needle) => `(?:${needle.pattern.source})`).join('|'), 'u');
+    anyOf.set(needles, any);
+  }
+  return any.test(text);
 }
 
 /** Where a pattern matches in normalized text, as ranges of the original text. */
