@@ -113,8 +113,7 @@ export class DirectToolCalls {
       // An answer that came after its call timed out or was withdrawn is dropped here too.
       const call = this.pending.get(message.id);
       if (!call) return true;
-      if ('error' in message) call.settle({ error: ProtocolError.fromError(message.error.code, message.error.message, message.error.data) });
-      else call.settle({ result: message.result });
+      call.settle(answerOf(message));
       return true;
     }
     if (!('method' in message) || message.method !== 'notifications/progress' || !isJsonObject(message.params)) return false;
@@ -133,6 +132,16 @@ export class DirectToolCalls {
     this.closed = true;
     for (const call of [...this.pending.values()]) call.settle({ error: new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed') });
   }
+}
+
+/** A call's outcome from its answer: the result (checked by the caller), or the error MCP lets a server answer with. */
+function answerOf(message: Record<string, unknown>): { result: unknown } | { error: Error } {
+  if ('result' in message) return { result: message.result };
+  const { error } = message;
+  if (isJsonObject(error) && Number.isSafeInteger(error.code) && typeof error.message === 'string') {
+    return { error: ProtocolError.fromError(error.code as number, error.message, error.data) };
+  }
+  return { error: new SdkError(SdkErrorCode.InvalidResult, 'Invalid result for tools/call: an answer with neither a result nor an error of a code and a message') };
 }
 
 function isNumber(value: unknown): value is number {

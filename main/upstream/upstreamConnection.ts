@@ -340,17 +340,8 @@ class UpstreamServerConnection implements UpstreamConnection {
     const launch = stdioLaunch(config, upstreamEnvironment(config.name, config.sandbox, values), this.deps.home, this.deps.sandbox);
     this.isolation = launch.isolation;
     const stderr = new StderrTail(this.limits.maxStderrBytes, new Redactor(secrets));
-    // The SDK adds a few of the gate's variables (USER, SHELL, TERM…) to the given env; undefined keeps them out.
-    const inheritedBySdk = Object.fromEntries(['HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER'].map((key) => [key, undefined]));
-    const transport = new GateStdioTransport({
-      command: launch.command,
-      args: launch.args,
-      env: { ...inheritedBySdk, ...launch.env } as Record<string, string>,
-      cwd: config.cwd,
-      stderr: 'pipe',
-      maxBufferSize: this.limits.maxMessageBytes,
-    });
-    transport.stderr?.on('data', (chunk: Buffer) => stderr.append(chunk));
+    const transport = new GateStdioTransport({ command: launch.command, args: launch.args, env: launch.env, cwd: config.cwd, maxBufferSize: this.limits.maxMessageBytes });
+    transport.stderr.on('data', (chunk: Buffer) => stderr.append(chunk));
     return { transport, stderr };
   }
 

@@ -1,8 +1,8 @@
 import { Client, SdkError, SdkErrorCode, type CallToolResult, type McpSubscription, type Transport } from '@modelcontextprotocol/client';
 import { isJsonObject } from '../../shared/jsonLimits';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { processTree } from '../hosts/processTree';
 import { DirectToolCalls, type ToolResultCheck } from './directUpstreamCall';
+import { StdioServerTransport } from './stdioTransport';
 import type { Redactor } from '../secrets/redactor';
 
 /**
@@ -33,14 +33,15 @@ export class StderrTail {
 }
 
 /**
- * The v2 SDK's stdio transport, probed in place. Given its own base class, the client's 'auto'
- * negotiation would run `server/discover` on a second copy of the server spawned for the probe and
- * then start the real one: two starts of a program that may act on starting, a probe whose stderr
- * is lost, and a process the gate's sandbox teardown never tracked. A subclass keeps one process
- * life: the probe is the first message on the server's own pipe (a 2025 server answers it with
- * "method not found", or says nothing until the probe times out, and gets `initialize` after).
+ * A stdio server's transport, probed in place. Given the SDK's own StdioClientTransport, the
+ * client's 'auto' negotiation would run `server/discover` on a second copy of the server spawned
+ * for the probe and then start the real one: two starts of a program that may act on starting, a
+ * probe whose stderr is lost, and a process the gate's sandbox teardown never tracked. A transport
+ * of the gate's own keeps one process life: the probe is the first message on the server's own
+ * pipe (a 2025 server answers it with "method not found", or says nothing until the probe times
+ * out, and gets `initialize` after).
  */
-export class GateStdioTransport extends StdioClientTransport {
+export class GateStdioTransport extends StdioServerTransport {
   /**
    * Ends the server and whatever it started. The gate ends an instance's tree itself before it
    * gets here (see end() in upstreamConnection); this covers the SDK closing the transport on its

@@ -80,6 +80,32 @@ describe('an upstream stdio server', () => {
     expect(JSON.parse(firstText(await connection.call('withdrawn', {}, options)))).toEqual(['the agent withdrew it']);
   });
 
+  it('fails a call the server answers with a broken error, an answer with neither result nor error, or an answer to no call, and goes on serving', async () => {
+    // A 2025 server that answers each tools/call wrongly, by its arguments' "how".
+    const script = `
+      const send = (m) => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', ...m }) + '\\n');
+      require('node:readline').createInterface({ input: process.stdin }).on('line', (line) => {
+        const m = JSON.parse(line);
+        if (m.method === 'initialize') send({ id: m.id, result: { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'odd', version: '1' } } });
+        else if (m.method === 'tools/list') send({ id: m.id, result: { tools: [{ name: 'answer', inputSchema: { type: 'object' } }] } });
+        else if (m.method === 'tools/call') {
+          const how = m.params.arguments.how;
+          if (how === 'error-text') send({ id: m.id, error: 'no' });
+          else if (how === 'empty') send({ id: m.id });
+          else if (how === 'other-id') { send({ id: 'toolgate-call-999999', result: { content: [] } }); send({ id: 4242, result: {} }); send({ id: m.id, result: { content: [{ type: 'text', text: 'mine' }] } }); }
+          else send({ id: m.id, error: { code: -32000, message: 'refused by odd' } });
+        }
+      });`;
+    const connection = connections.make(scriptConfig('odd', script));
+    await connection.start();
+    expect(await connection.call('answer', { how: 'error-text' }, options)).toMatchObject({ ok: false, error: { code: 'ERUNTIME', message: expect.stringMatching(/not a valid tools\/call result: .*neither a result nor an error/) } });
+    expect(await connection.call('answer', { how: 'empty' }, options)).toMatchObject({ ok: false, error: { code: 'ERUNTIME', message: expect.stringMatching(/neither a result nor an error/) } });
+    expect(await connection.call('answer', { how: 'error' }, options)).toMatchObject({ ok: false, error: { code: 'ERUNTIME', message: expect.stringMatching(/answered with an error: .*refused by odd/) } });
+    // Answers to calls never made reach no call: the call gets its own.
+    expect(firstText(await connection.call('answer', { how: 'other-id' }, options))).toBe('mine');
+    expect(connection.state().status).toBe('ready');
+  });
+
   it('refuses a result over maxResultBytes with EQUOTA naming both sizes', async () => {
     const connection = connections.make(fixtureConfig('big-result'));
     await connection.start();

@@ -1,0 +1,121 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { PassThrough, type Stream } from 'node:stream';
+import { serializeMessage, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
+import { isJsonObject } from '../../shared/jsonLimits';
+
+/** How the gate starts a stdio server: the command, and the whole environment it gets (nothing else is inherited). */
+export interface StdioServerLaunch {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd?: string;
+  /** The longest line (one JSON-RPC message) read: past it the transport reports an error with "exceeded maximum size" and closes. */
+  maxBufferSize: number;
+}
+
+/** How long a server has to exit after its stdin closed, and then after SIGTERM, before it is killed. */
+const CLOSE_GRACE_MS = 2000;
+
+/**
+ * A stdio server's pipes as an MCP transport, as the SDK's StdioClientTransport keeps them (the
+ * same spawn, line framing, bound on a line and close), except that a line is parsed as JSON and
+ * not also checked against the SDK's JSON-RPC schema here: the client
+ * checks each message it reads with the same schemas again, and the gate's own tools/call answers
+ * (directUpstreamCall.ts) are checked where they are taken. On a gateway call that second zod
+ * parse was a sixth of what the gate spent reading a server's answer.
+ */
+export class StdioServerTransport implements Transport {
+  private process: ChildProcess | undefined;
+  /** Bytes read past the last whole line. */
+  private pending: Buffer | undefined;
+  private readonly stderrStream = new PassThrough();
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  constructor(private readonly launch: StdioServerLaunch) {}
+
+  start(): Promise<void> {
+    if (this.process) throw new Error('the stdio transport was already started');
+    return new Promise((resolve, reject) => {
+      const child = spawn(this.launch.command, this.launch.args, { env: this.launch.env, stdio: ['pipe', 'pipe', 'pipe'], shell: false, cwd: this.launch.cwd });
+      this.process = child;
+      child.on('error', (error) => {
+        reject(error);
+        this.onerror?.(error);
+      });
+      child.on('spawn', () => resolve());
+      child.on('close', () => {
+        this.process = undefined;
+        this.onclose?.();
+      });
+      child.stdin?.on('error', (error) => this.onerror?.(error));
+      child.stdout?.on('data', (chunk: Buffer) => this.read(chunk));
+      child.stdout?.on('error', (error) => this.onerror?.(error));
+      child.stderr?.pipe(this.stderrStream);
+    });
+  }
+
+  /** The server's stderr, readable from before it starts. */
+  get stderr(): Stream {
+    return this.stderrStream;
+  }
+
+  get pid(): number | null {
+    return this.process?.pid ?? null;
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const stdin = this.process?.stdin;
+      if (!stdin) return reject(new Error('Not connected'));
+      if (stdin.write(serializeMessage(message))) resolve();
+      else stdin.once('drain', resolve);
+    });
+  }
+
+  async close(): Promise<void> {
+    const child = this.process;
+    this.process = undefined;
+    if (child) {
+      const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+      const grace = () => new Promise<void>((resolve) => setTimeout(resolve, CLOSE_GRACE_MS).unref());
+      try {
+        child.stdin?.end();
+      } catch {
+        // Its stdin is already gone.
+      }
+      await Promise.race([closed, grace()]);
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        await Promise.race([closed, grace()]);
+      }
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+    this.pending = undefined;
+  }
+
+  /** Takes a chunk of stdout: each whole line that is JSON-RPC goes to onmessage; a line that is not JSON is skipped, as the SDK skips it. */
+  private read(chunk: Buffer): void {
+    if ((this.pending?.length ?? 0) + chunk.length > this.launch.maxBufferSize) {
+      this.pending = undefined;
+      this.onerror?.(new Error(`the server's message exceeded maximum size of ${this.launch.maxBufferSize} bytes`));
+      void this.close().catch(() => {});
+      return;
+    }
+    let buffer = this.pending ? Buffer.concat([this.pending, chunk]) : chunk;
+    for (let end = buffer.indexOf(10); end !== -1; end = buffer.indexOf(10)) {
+      const line = buffer.toString('utf8', 0, end).replace(/\r$/, '');
+      buffer = buffer.subarray(end + 1);
+      let message: unknown;
+      try {
+        message = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      if (isJsonObject(message) && message.jsonrpc === '2.0') this.onmessage?.(message as JSONRPCMessage);
+      else this.onerror?.(new Error(`the server wrote a line that is not a JSON-RPC 2.0 message: ${line.slice(0, 200)}`));
+    }
+    this.pending = buffer.length > 0 ? buffer : undefined;
+  }
+}
