@@ -70,24 +70,27 @@ export async function measureGatewayEcho(counts: McpEchoCounts): Promise<BenchSe
   try {
     const gateway = await startGateway(home, workspace, echoServer);
     started.push(gateway.child);
-    const [superPort, proxyPort] = [await freePort(), await freePort()];
+    const [superPort, proxyPort, barePort] = [await freePort(), await freePort(), await freePort()];
     const supergatewayChild = startProxy('supergateway', ['--stdio', `${process.execPath} ${echoServer}`, '--outputTransport', 'streamableHttp', '--stateful', '--port', String(superPort), '--logLevel', 'none']);
     started.push(supergatewayChild);
     const mcpProxyChild = startProxy('mcp-proxy', ['--port', String(proxyPort), '--host', '127.0.0.1', '--server', 'stream', '--', process.execPath, echoServer]);
     started.push(mcpProxyChild);
+    const bareChild = spawn(process.execPath, [join(toolgateRoot(), 'bench/fixtures/bareGateway.mjs'), String(barePort), process.execPath, echoServer], { stdio: ['ignore', 'ignore', 'inherit'] });
+    started.push(bareChild);
     const servers: { name: string; server: EchoServer }[] = [
       { name: 'Toolgate gateway (reviewed SAFE, sandboxed, audited)', server: gateway },
       { name: 'supergateway --stateful (baseline)', server: { url: `http://127.0.0.1:${superPort}/mcp`, headers: {}, child: supergatewayChild } },
       { name: 'mcp-proxy (baseline)', server: { url: `http://127.0.0.1:${proxyPort}/mcp`, headers: {}, child: mcpProxyChild } },
     ];
 
-    // Sequential latency: one agent each, alternated in blocks.
-    const sequentialClients = await Promise.all(servers.map(({ server }) => whenReady(server, server.tool ?? 'echo')));
-    const samples = servers.map(() => [] as number[]);
-    for (const [index, client] of sequentialClients.entries()) await timeSequential(counts.warmup, (i) => echo(client, i, servers[index]!.server.tool));
+    // Sequential latency: one agent each, alternated in blocks; the bare passthrough beside them is the floor.
+    const sequential = [...servers, { name: 'bare passthrough, no checks (the floor)', server: { url: `http://127.0.0.1:${barePort}/mcp`, headers: {}, child: bareChild } }];
+    const sequentialClients = await Promise.all(sequential.map(({ server }) => whenReady(server, server.tool ?? 'echo')));
+    const samples = sequential.map(() => [] as number[]);
+    for (const [index, client] of sequentialClients.entries()) await timeSequential(counts.warmup, (i) => echo(client, i, sequential[index]!.server.tool));
     for (let done = 0; done < counts.calls; done += counts.block) {
       for (const [index, client] of sequentialClients.entries()) {
-        await timeSequential(Math.min(counts.block, counts.calls - done), (i) => echo(client, i, servers[index]!.server.tool), samples[index]);
+        await timeSequential(Math.min(counts.block, counts.calls - done), (i) => echo(client, i, sequential[index]!.server.tool), samples[index]);
       }
     }
     await Promise.all(sequentialClients.map((client) => client.close()));
@@ -117,8 +120,11 @@ export async function measureGatewayEcho(counts: McpEchoCounts): Promise<BenchSe
     return [
       {
         title: `Gateway echo: one stdio MCP server behind Toolgate, supergateway --stateful and mcp-proxy (official SDK client), ${counts.calls} sequential calls each, alternated in blocks of ${counts.block}`,
-        rows: servers.map(({ name }, index) => ({ label: name, samples: samples[index]! })),
-        notes: ['the proxies keep no audit log and run the server unsandboxed; Toolgate reviews, sandboxes (bubblewrap, network off) and audits every call'],
+        rows: sequential.map(({ name }, index) => ({ label: name, samples: samples[index]! })),
+        notes: [
+          'the proxies keep no audit log and run the server unsandboxed; Toolgate reviews, sandboxes (bubblewrap, network off) and audits every call',
+          `the floor, a bare passthrough (bench/fixtures/bareGateway.mjs: no session, check or audit), p50 ÷ the best proxy's: ${(p50s[3]! / bestP50).toFixed(2)}×, so the limit is not out of any gateway's reach here`,
+        ],
       },
       {
         title: `Gateway echo, ${counts.agents} agents at once (one SDK client and session each), ${counts.rounds} rounds of ${counts.roundMs} ms each, alternated`,
