@@ -113,8 +113,16 @@ export class StdioServerTransport implements Transport {
       } catch {
         continue;
       }
-      if (isJsonObject(message) && message.jsonrpc === '2.0') this.onmessage?.(message as JSONRPCMessage);
-      else this.onerror?.(new Error(`the server wrote a line that is not a JSON-RPC 2.0 message: ${line.slice(0, 200)}`));
+      if (!isJsonObject(message) || message.jsonrpc !== '2.0') {
+        this.onerror?.(new Error(`the server wrote a line that is not a JSON-RPC 2.0 message: ${line.slice(0, 200)}`));
+        continue;
+      }
+      // Whatever a handler throws on one message is an error of the connection, never the gate's crash, and the next line is read.
+      try {
+        this.onmessage?.(message as JSONRPCMessage);
+      } catch (error) {
+        this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+      }
     }
     this.pending = buffer.length > 0 ? buffer : undefined;
   }
