@@ -83,7 +83,12 @@ export class DirectToolCalls {
           clearTimeout(timer);
           signal?.removeEventListener('abort', onAbort);
           if ('error' in outcome) return reject(outcome.error);
-          const checked = this.checkResult(outcome.result);
+          let checked: ReturnType<ToolResultCheck>;
+          try {
+            checked = this.checkResult(outcome.result);
+          } catch (error) {
+            checked = { ok: false, message: error instanceof Error ? error.message : String(error) };
+          }
           if (checked.ok) resolve(checked.result);
           else reject(new SdkError(SdkErrorCode.InvalidResult, `Invalid result for tools/call: ${checked.message}`));
         },
