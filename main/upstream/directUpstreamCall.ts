@@ -22,12 +22,12 @@ export type ToolResultCheck = (raw: unknown) => { ok: true; result: CallToolResu
 export interface DirectCallOptions {
   signal?: AbortSignal;
   timeoutMs: number;
-  onProgress?: (progress: Progress) => void;
+  onProgress?: ((progress: Progress) => void) | undefined;
 }
 
 interface PendingCall {
   settle(outcome: { result: unknown } | { error: Error }): void;
-  onProgress?: (progress: Progress) => void;
+  onProgress: ((progress: Progress) => void) | undefined;
 }
 
 export class DirectToolCalls {
@@ -92,7 +92,7 @@ export class DirectToolCalls {
           if (checked.ok) resolve(checked.result);
           else reject(new SdkError(SdkErrorCode.InvalidResult, `Invalid result for tools/call: ${checked.message}`));
         },
-        ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+        onProgress: options.onProgress,
       };
       this.pending.set(id, call);
       timer = setTimeout(() => {

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { PassThrough, type Stream } from 'node:stream';
 import { serializeMessage, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
 import { isJsonObject } from '../../shared/jsonLimits';
+import { processTree, signalAll } from '../hosts/processTree';
 
 /** How the gate starts a stdio server: the command, and the whole environment it gets (nothing else is inherited). */
 export interface StdioServerLaunch {
@@ -17,14 +18,20 @@ export interface StdioServerLaunch {
 const CLOSE_GRACE_MS = 2000;
 
 /**
- * A stdio server's pipes as an MCP transport, as the SDK's StdioClientTransport keeps them (the
- * same spawn, line framing, bound on a line and close), except that a line is parsed as JSON and
- * not also checked against the SDK's JSON-RPC schema here: the client
- * checks each message it reads with the same schemas again, and the gate's own tools/call answers
- * (directUpstreamCall.ts) are checked where they are taken. On a gateway call that second zod
- * parse was a sixth of what the gate spent reading a server's answer.
+ * A stdio server's pipes as an MCP transport: the SDK's StdioClientTransport's spawn, line framing,
+ * bound on a line and close, with two differences.
+ * - The probe stays in place. Given the SDK's transport, the client's 'auto' negotiation would run
+ *   `server/discover` on a second copy of the server spawned for the probe and then start the real
+ *   one: two starts of a program that may act on starting, a probe whose stderr is lost, and a
+ *   process the gate's sandbox teardown never tracked. Here the probe is the first message on the
+ *   server's own pipe (a 2025 server answers it with "method not found", or says nothing until the
+ *   probe times out, and gets `initialize` after).
+ * - A line is parsed as JSON and not also checked against the SDK's JSON-RPC schema: the client
+ *   checks each message it reads with the same schemas again, and the gate's own tools/call answers
+ *   (directUpstreamCall.ts) are checked where they are taken. On a gateway call that second zod
+ *   parse was a sixth of what the gate spent reading a server's answer.
  */
-export class StdioServerTransport implements Transport {
+export class GateStdioTransport implements Transport {
   private process: ChildProcess | undefined;
   /** Bytes read past the last whole line. */
   private pending: Buffer | undefined;
@@ -74,7 +81,19 @@ export class StdioServerTransport implements Transport {
     });
   }
 
+  /**
+   * Ends the server and whatever it started. The gate ends an instance's tree itself before it gets
+   * here (see end() in upstreamConnection); this covers the client closing the transport on its own,
+   * as it does when a connect fails mid-negotiation: the tree is noted while its root lives.
+   */
   async close(): Promise<void> {
+    const tree = this.pid === null ? [] : processTree(this.pid);
+    await this.endProcess();
+    signalAll(tree, 'SIGKILL');
+  }
+
+  /** Closes its stdin, then asks it to stop, then kills it, as the SDK's transport does. */
+  private async endProcess(): Promise<void> {
     const child = this.process;
     this.process = undefined;
     if (child) {

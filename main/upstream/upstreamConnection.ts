@@ -3,7 +3,7 @@ import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError, StreamableHTTPClie
 import { z } from 'zod';
 import { GateError, type ToolError } from '../../shared/errors';
 import type { RefusedTool, UpstreamServerConfig, UpstreamStatus, UpstreamToolDefinition } from '../../shared/upstream';
-import { processTree } from '../hosts/processTree';
+import { processTree, signalAll } from '../hosts/processTree';
 import type { SandboxInfo } from '../hosts/sandbox';
 import { resolvePlaceholders, type ResolvedSecret } from '../secrets/placeholders';
 import { Redactor } from '../secrets/redactor';
@@ -14,7 +14,8 @@ import { fetchWithOwnSignals } from './requestSignals';
 import { hiddenTmpHint, stdioLaunch, upstreamEnvironment } from './stdioSandbox';
 import { vetToolList } from './toolListVetting';
 import type { UpstreamCallOptions, UpstreamCallOutcome, UpstreamConnection, UpstreamState } from './types';
-import { exitedOnProbe, GateStdioTransport, listenForToolChanges, signalAll, StderrTail, ToolListTap, untilAborted, upstreamClient, type Session } from './upstreamSession';
+import { GateStdioTransport } from './stdioTransport';
+import { exitedOnProbe, listenForToolChanges, StderrTail, ToolListTap, untilAborted, upstreamClient, type Session } from './upstreamSession';
 
 /** The bounds one upstream server is held to. */
 export interface UpstreamLimits {
@@ -163,18 +164,19 @@ class UpstreamServerConnection implements UpstreamConnection {
     const progress = options.onProgress ? throttledProgress(options.onProgress) : undefined;
     const stopHearing = options.onLog ? this.running.add(options.agentSession, options.onLog) : undefined;
     try {
+      const params = { name: tool, arguments: args };
       const result = session.direct
-        ? await session.direct.call({ name: tool, arguments: args }, { signal: options.signal, timeoutMs: options.timeoutMs, ...(progress ? { onProgress: progress.report } : {}) })
-        : await session.client.callTool({ name: tool, arguments: args }, {
-        signal: options.signal,
-        timeout: options.timeoutMs,
-        resetTimeoutOnProgress: false,
-        onprogress: progress?.report,
-        // The gate lists tools itself (vetted, not through the SDK's cache), so it hands the SDK the
-        // definition: over 2026-07-28 http the SDK mirrors its x-mcp-header arguments into Mcp-Param-*
-        // headers from it. Its input schema only: results are not checked against an outputSchema here.
-        toolDefinition: { name: tool, inputSchema: definition.inputSchema as Tool['inputSchema'] },
-      });
+        ? await session.direct.call(params, { signal: options.signal, timeoutMs: options.timeoutMs, onProgress: progress?.report })
+        : await session.client.callTool(params, {
+            signal: options.signal,
+            timeout: options.timeoutMs,
+            resetTimeoutOnProgress: false,
+            onprogress: progress?.report,
+            // The gate lists tools itself (vetted, not through the SDK's cache), so it hands the SDK the
+            // definition: over 2026-07-28 http the SDK mirrors its x-mcp-header arguments into Mcp-Param-*
+            // headers from it. Its input schema only: results are not checked against an outputSchema here.
+            toolDefinition: { name: tool, inputSchema: definition.inputSchema as Tool['inputSchema'] },
+          });
       // The last progress held back by the throttle reaches the agent before the result does.
       progress?.flush();
       const bytes = Buffer.byteLength(JSON.stringify(result));

@@ -1,8 +1,6 @@
 import { Client, SdkError, SdkErrorCode, type CallToolResult, type McpSubscription, type Transport } from '@modelcontextprotocol/client';
 import { isJsonObject } from '../../shared/jsonLimits';
-import { processTree } from '../hosts/processTree';
 import { DirectToolCalls, type ToolResultCheck } from './directUpstreamCall';
-import { StdioServerTransport } from './stdioTransport';
 import type { Redactor } from '../secrets/redactor';
 
 /**
@@ -29,39 +27,6 @@ export class StderrTail {
   suffix(): string {
     const text = this.redactor.redactText(this.kept.toString('utf8')).trim();
     return text ? `; its stderr ends: ${text}` : '';
-  }
-}
-
-/**
- * A stdio server's transport, probed in place. Given the SDK's own StdioClientTransport, the
- * client's 'auto' negotiation would run `server/discover` on a second copy of the server spawned
- * for the probe and then start the real one: two starts of a program that may act on starting, a
- * probe whose stderr is lost, and a process the gate's sandbox teardown never tracked. A transport
- * of the gate's own keeps one process life: the probe is the first message on the server's own
- * pipe (a 2025 server answers it with "method not found", or says nothing until the probe times
- * out, and gets `initialize` after).
- */
-export class GateStdioTransport extends StdioServerTransport {
-  /**
-   * Ends the server and whatever it started. The gate ends an instance's tree itself before it
-   * gets here (see end() in upstreamConnection); this covers the SDK closing the transport on its
-   * own, as it does when a connect fails mid-negotiation: the tree is noted while its root lives.
-   */
-  override async close(): Promise<void> {
-    const tree = this.pid === null ? new Set<number>() : processTree(this.pid);
-    await super.close();
-    signalAll(tree, 'SIGKILL');
-  }
-}
-
-/** Sends a signal to each process, skipping those already gone. */
-export function signalAll(pids: Iterable<number>, signal: NodeJS.Signals): void {
-  for (const pid of pids) {
-    try {
-      process.kill(pid, signal);
-    } catch {
-      // Already gone.
-    }
   }
 }
 

@@ -4,17 +4,17 @@
  * the gate's read of its pipe, and the lines after it are still read.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { StdioServerTransport } from '../../main/upstream/stdioTransport';
+import { GateStdioTransport } from '../../main/upstream/stdioTransport';
 
-const open: StdioServerTransport[] = [];
+const open: GateStdioTransport[] = [];
 afterEach(async () => {
   await Promise.all(open.splice(0).map((transport) => transport.close()));
 });
 
 /** A transport to a server that writes `text` and stays up until its stdin closes. */
-async function serverWriting(text: string, maxBufferSize = 1024): Promise<{ messages: unknown[]; errors: string[]; transport: StdioServerTransport; closed: Promise<void> }> {
+async function serverWriting(text: string, maxBufferSize = 1024): Promise<{ messages: unknown[]; errors: string[]; transport: GateStdioTransport; closed: Promise<void> }> {
   const script = `process.stdout.write(${JSON.stringify(text)}); process.stdin.resume(); process.stdin.on("end", () => process.exit(0));`;
-  const transport = new StdioServerTransport({ command: process.execPath, args: ['-e', script], env: { PATH: process.env.PATH ?? '' }, maxBufferSize });
+  const transport = new GateStdioTransport({ command: process.execPath, args: ['-e', script], env: { PATH: process.env.PATH ?? '' }, maxBufferSize });
   open.push(transport);
   const messages: unknown[] = [];
   const errors: string[] = [];
