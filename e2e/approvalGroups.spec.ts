@@ -134,9 +134,13 @@ test('"Approve all" waits while one of its prompts is being edited: it would run
   await firstCard.getByLabel('Edited arguments (JSON)').fill('{ "label": "one, edited" }');
   await expect(approveAll).toBeDisabled();
   await expect(consolePage.approvals.agentGroup(sessionOf(agent)).getByTestId('agent-seen')).toHaveText('1 prompt is being edited: answer it on its card');
+  // The gate's verdict on the edit redraws the card; the close below is clicked on the card as it then stands.
+  await expect(firstCard.getByRole('button', { name: 'Approve', exact: true })).toBeEnabled();
 
   // Closing the editor drops the edit: the group can be approved as it was shown.
   await firstCard.getByRole('button', { name: 'Close the arguments editor' }).click();
+  await expect(firstCard.getByLabel('Edited arguments (JSON)')).toHaveCount(0);
+  await expect(consolePage.approvals.agentGroup(sessionOf(agent)).getByTestId('agent-seen')).not.toHaveText(/being edited/);
   await scrollThrough(consolePage);
   await consolePage.approvals.scrollListToTop();
   await expect(approveAll).toBeEnabled();
