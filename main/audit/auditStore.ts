@@ -17,6 +17,7 @@ import { recordsInOrder, walkChain, type ChainWalk, type StoredRow } from './cha
 import { fastBlake3Hex } from './fastBlake3';
 import { storedCanonicalText, storedLeafHash } from './recordLeaf';
 import { openDatabase, type SqliteDatabase } from './sqlite';
+import { PreparedStep } from './preparedStep';
 import { builtAssets } from '../state/paths';
 
 /**
@@ -60,6 +61,10 @@ export interface AuditStoreOptions {
   /** What a committed record survives: the gate's death ("process", the default) or also a power loss ("power"). See AuditDurability. */
   durability?: AuditDurability;
 }
+
+/** A payload of no steps, and its canonical text when redaction leaves its key alone. */
+const EMPTY_STEPS = { steps: [] };
+const EMPTY_STEPS_TEXT = '{"steps":[]}';
 
 /** A record appended but not yet committed: what its row and its listeners need. */
 interface QueuedRecord {
@@ -150,14 +155,13 @@ export class AuditStore {
    */
   append(entry: { callId: string; kind: AuditKind; payload: unknown }): AuditRecord {
     if (!this.insert || this.closed) throw new Error('the audit log is closed or read-only');
-    const payload = entry.payload ?? null;
-    const payloadJson = canonicalize(toWellFormedJson(this.options.redact ? this.options.redact(payload) : payload));
+    const { text: payloadJson, value: payloadValue } = this.withPreparedSteps(entry.payload) ?? this.prepared(entry.payload ?? null);
     const fields = {
       seq: this.last.seq + 1,
       callId: entry.callId,
       kind: entry.kind,
       time: this.now().toISOString(),
-      payload: JSON.parse(payloadJson) as unknown,
+      payload: payloadValue,
     };
     if (LONE_SURROGATE.test(fields.callId)) throw new TypeError('$.callId: string holds a lone surrogate');
     // The canonical text recordHash would build, spelled from the canonical payload text (the same
@@ -173,20 +177,57 @@ export class AuditStore {
   }
 
   /**
+   * Canonicalizes one step of a call ahead of its record, as append() would inside `{ steps }`: a
+   * payload `{ steps }` holding it is written exactly as if the step had been given as it was. The
+   * executor prepares a call's steps while its tool runs, so the record at the call's end is made of
+   * them at once. Throws as append() would on a step with no JSON form.
+   */
+  prepareStep(step: unknown): PreparedStep {
+    const { text, value } = this.prepared(step);
+    return new PreparedStep(text, value);
+  }
+
+  /** A value's canonical text as the log stores it (redacted, well-formed), and what that text reads back as. */
+  private prepared(value: unknown): { text: string; value: unknown } {
+    const text = canonicalize(toWellFormedJson(this.options.redact ? this.options.redact(value) : value));
+    return { text, value: JSON.parse(text) as unknown };
+  }
+
+  /**
+   * A `{ steps }` payload holding prepared steps, joined from their texts: the same text and value
+   * canonicalize() gives the payload with each step as it was (a step's canonical text does not depend
+   * on what is around it). Undefined for any other payload, and for one whose `steps` key itself
+   * would be redacted (then it is canonicalized whole, a prepared step read as its value).
+   */
+  private withPreparedSteps(payload: unknown): { text: string; value: unknown } | undefined {
+    if (typeof payload !== 'object' || payload === null || !('steps' in payload)) return undefined;
+    const { steps } = payload as { steps: unknown };
+    if (!Array.isArray(steps) || Object.keys(payload).length !== 1 || !steps.some((step) => step instanceof PreparedStep)) return undefined;
+    if (this.prepared(EMPTY_STEPS).text !== EMPTY_STEPS_TEXT) {
+      return this.prepared({ steps: steps.map((step: unknown) => (step instanceof PreparedStep ? step.value : step)) });
+    }
+    const parts = steps.map((step: unknown) => (step instanceof PreparedStep ? step : this.prepareStep(step)));
+    return { text: `{"steps":[${parts.map((part) => part.text).join(',')}]}`, value: { steps: parts.map((part) => part.value) } };
+  }
+
+  /**
    * Resolves once every record appended before it was called is committed and the head anchor
    * names the newest; rejects with ERUNTIME when that commit failed (those records are not in the
    * log). With nothing queued it settles at once: resolved, or rejected while the last commit failed
-   * and none succeeded since.
+   * and none succeeded since. `now` commits at once instead of when the event loop turns, for a
+   * caller that knows no other record is on its way this turn (the only call under way).
    */
-  durable(): Promise<void> {
+  durable(options: { now?: boolean } = {}): Promise<void> {
     this.writeHeld();
     if (this.queue.length === 0) return this.lastFailure ? Promise.reject(this.lastFailure) : Promise.resolve();
-    // Once per burst: every record appended before the event loop turns again shares the commit.
-    if (!this.commitSoon) {
+    const committed = new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
+    if (options.now) this.commitQueued();
+    else if (!this.commitSoon) {
+      // Once per burst: every record appended before the event loop turns again shares the commit.
       this.commitSoon = true;
       setImmediate(() => this.commitQueued());
     }
-    return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
+    return committed;
   }
 
   /**

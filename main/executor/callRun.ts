@@ -8,6 +8,7 @@ import { changedPathsOf, type CallEffects } from '../../shared/effects';
 import type { ToolResult } from '../../shared/result';
 import type { TextFinding } from '../../shared/upstream';
 import { editNote } from '../approvals/editedArguments';
+import { PreparedStep } from '../audit/preparedStep';
 import type { ExecutorDeps } from './executorDeps';
 import { shownOutput } from './steps/recordedArguments';
 
@@ -55,8 +56,8 @@ export class CallRun {
   effects: CallEffects | undefined;
   /** When its tool process was handed the call (performance.now()), once it was. */
   private ranFrom: number | undefined;
-  /** Steps not written yet, oldest first. */
-  private steps: CallStep[] = [];
+  /** Steps not written yet, oldest first (some canonicalized ahead: see prepareKept()). */
+  private steps: Array<CallStep | PreparedStep> = [];
   /** Whether a record of this call is in the log (or queued for it) already. */
   private begun = false;
   /** Lets go of the audit's hold on the steps kept (see audit()), while it has one. */
@@ -124,6 +125,25 @@ export class CallRun {
       if (hold) this.releaseHold = hold.call(this.deps.audit, () => this.writeSteps(false));
       else this.writeSteps(false);
     }
+  }
+
+  /**
+   * Canonicalizes the steps kept so far (AuditSink.prepareStep), so that the record written at the
+   * call's end only canonicalizes what came after; the executor calls it once the tool has the call,
+   * while the gate waits for it. A step that cannot be prepared is left as it is: append() then
+   * fails on it where it would have.
+   */
+  prepareKept(): void {
+    const { audit } = this.deps;
+    if (!audit.prepareStep) return;
+    this.steps = this.steps.map((step) => {
+      if (step instanceof PreparedStep) return step;
+      try {
+        return audit.prepareStep!(step);
+      } catch {
+        return step;
+      }
+    });
   }
 
   /** Appends the steps kept as one record: the call's first, a middle one, its last, or the whole call. */

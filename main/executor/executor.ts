@@ -110,8 +110,9 @@ export class Executor {
       this.stoppers.delete(run.callId);
       outer?.removeEventListener('abort', passOn);
     }
-    // No agent is answered ahead of its call's records: they are committed with the next group commit.
-    return this.deps.audit.durable().then(
+    // No agent is answered ahead of its call's records: they are committed with the next group
+    // commit, at once when no other call is under way to share it.
+    return this.deps.audit.durable({ now: this.stoppers.size === 0 }).then(
       () => result,
       (error: unknown) => auditLost(result, error),
     );
@@ -406,6 +407,7 @@ export class Executor {
               ...run.who(),
               onLog: (line: ToolLogLine) => this.deps.logs.deliver(run.callId, line),
             });
+            prepareWhileItRuns(run);
             return ranUpstream.finally(async () => (run.effects = await upstreamWatch?.end()));
           }
           // A built-in file tool matches the files as the redactor shows them (search_files, edit_file).
@@ -433,6 +435,7 @@ export class Executor {
             signal,
             () => (watch = this.deps.effects?.begin(manifest.name, resolved.input)),
           );
+          prepareWhileItRuns(run);
           return ran.finally(async () => (run.effects = await watch?.end()));
         },
       );
@@ -470,6 +473,15 @@ export class Executor {
     });
     return run.finish({ ok: true, data: shown.data }, normalized.responseHash, 'completed', 'completed', shown.truncated, isUpstream(entry), findings);
   }
+}
+
+/**
+ * Once a tool has its call, the call's steps so far are canonicalized while the gate waits for it
+ * (after this turn, so the call reaches the tool first): its record at the end is then made of them
+ * at once, and the agent's answer waits only for the last step's.
+ */
+function prepareWhileItRuns(run: CallRun): void {
+  setImmediate(() => run.prepareKept());
 }
 
 /** A decision to allow a tool that must ask (never reviewed) becomes a question; deny and ask stay. */

@@ -1,4 +1,5 @@
-import type { AuditKind } from '../../shared/audit';
+import type { AuditKind, CallStep } from '../../shared/audit';
+import type { PreparedStep } from '../audit/preparedStep';
 import type { Capability } from '../../shared/manifest';
 import type { ApprovalQueue } from '../approvals/approvalQueue';
 import type { SandboxInfo } from '../hosts/sandbox';
@@ -22,14 +23,20 @@ export interface AuditSink {
   /**
    * Resolves once every record appended so far is committed to the log; rejects when the commit
    * failed (those records are not in the log). The executor awaits it before a tool runs and before
-   * a call is answered, so no agent is answered, and no tool runs, ahead of its record.
+   * a call is answered, so no agent is answered, and no tool runs, ahead of its record. `now`: commit
+   * at once rather than when the event loop turns, as no other call's records are on their way.
    */
-  durable(): Promise<void>;
+  durable(options?: { now?: boolean }): Promise<void>;
   /**
    * Calls `write` (which appends) at the start of the next durable(), so what it writes is in that
    * commit; returns the way to let go of it first. Without it, a caller appends at once.
    */
   holdUntilDurable?(write: () => void): () => void;
+  /**
+   * Canonicalizes a step ahead of its record; a `{ steps }` payload appended with it is written as if
+   * the step had been given as it was. Without it, steps are canonicalized when appended.
+   */
+  prepareStep?(step: CallStep): PreparedStep;
 }
 
 /** Everything the pipeline needs, injected so each piece can be tested alone. */

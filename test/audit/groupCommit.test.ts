@@ -192,6 +192,26 @@ describe('records nobody waits for', () => {
     expect(watch.failure).toBeUndefined();
   });
 
+  it('are committed before the event loop turns when durable() is asked to commit now (the only call under way)', async () => {
+    const heard: number[] = [];
+    store.onAppend((record) => heard.push(record.seq));
+    appendCall('alone', 'nothing else is coming', ['invoked', 'policy', 'started', 'completed']);
+    let settled = false;
+    const committed = store.durable({ now: true }).then(() => (settled = true));
+    // Not a turn later: already on disk for another reader, the anchor moved, the listeners told.
+    expect(seqsOnDisk()).toEqual([1, 2, 3, 4]);
+    expect(anchoredSeq()).toBe(4);
+    expect(heard).toEqual([1, 2, 3, 4]);
+    await committed;
+    expect(settled).toBe(true);
+    // Without `now` the same records wait for the turn, to share the commit with others.
+    appendCall('later', 'shares the turn', ['invoked']);
+    const shared = store.durable();
+    expect(seqsOnDisk()).toEqual([1, 2, 3, 4]);
+    await shared;
+    expect(seqsOnDisk()).toEqual([1, 2, 3, 4, 5]);
+  });
+
   it('are watched without waiting: the failure of their commit shows on the watch the moment it fails', async () => {
     const restore = refuseRecordsOf('doomed');
     try {
