@@ -5,6 +5,7 @@
  * indexThread.ts for the other side and the shared state both use.
  */
 import { chmodSync, existsSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { CallIndex } from './callIndex';
 import { IndexState, type IndexThreadRequest, type IndexWorkerData } from './indexState';
@@ -12,9 +13,13 @@ import { openDatabase, type SqliteDatabase } from './sqlite';
 
 /**
  * How long committed records wait to be folded: folded later, a call's row and text are written
- * about once (most calls have ended by then) instead of once per group commit.
+ * about once (most calls have ended by then) instead of once per group commit, and the full-text
+ * index takes them in larger batches: a second's worth cost the thread about half the CPU per call
+ * that a tenth of a second's did (bench, 1,000 calls/s). A reader that needs the index current has
+ * it folded at once (IndexThread.current), so only a reader of the file in another process (the
+ * CLI) may find it up to this far behind, and is told so.
  */
-const FOLD_DELAY_MS = 100;
+const FOLD_DELAY_MS = 1000;
 
 function run(data: IndexWorkerData): void {
   const state = new IndexState(data.shared);
@@ -63,4 +68,16 @@ function run(data: IndexWorkerData): void {
   }
 }
 
-if (parentPort && workerData) run(workerData as IndexWorkerData);
+if (parentPort && workerData) {
+  // The index is kept in the background: the thread runs at the lowest priority (nice 19), so on a
+  // busy machine it takes the CPU the gate, its tools and its agents leave. Only on Linux, where a
+  // thread has a priority of its own; elsewhere it would lower the whole gate's.
+  if (process.platform === 'linux') {
+    try {
+      setPriority(19);
+    } catch {
+      // kept at the gate's priority where the system refuses
+    }
+  }
+  run(workerData as IndexWorkerData);
+}

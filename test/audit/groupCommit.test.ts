@@ -4,7 +4,8 @@
  * durable() says when they are in the log, and rejects, saying why and what to do, when the commit
  * failed; the chain then goes back to what is really in the log and the next commit succeeds.
  */
-import { readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { getPriority } from 'node:os';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { GENESIS_HASH, type AuditKind, type AuditRecord } from '../../shared/audit';
 import { GateError } from '../../shared/errors';
@@ -139,6 +140,25 @@ describe('group commit', () => {
     expect(found('needle')).toEqual([1]);
     expect(index().watermark()).toBe(4);
   });
+  it('keeps the index on a thread at the lowest priority, the gate\'s own thread left as it was', () => {
+    /** Each thread of this process and its nice value (field 19 of its stat, after the name in parentheses). */
+    const niceOfThreads = () =>
+      new Map(
+        readdirSync('/proc/self/task').map((tid) => {
+          const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+          return [tid, Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])] as const;
+        }),
+      );
+    store.close();
+    const before = niceOfThreads();
+    store = new AuditStore(auditPaths(home));
+    store.callIndexCatchUp();
+    const started = [...niceOfThreads()].filter(([tid]) => !before.has(tid));
+    expect(started.filter(([, nice]) => nice === 19)).toHaveLength(1);
+    expect(getPriority()).toBe(0);
+    expect(niceOfThreads().get(String(process.pid))).toBe(0);
+  });
+
   it('folds committed calls into the index on its own a moment later, so a reader of the file (the CLI) sees them without the gate being asked', async () => {
     // The index thread has opened the index (as a running gate's has, a moment after its start).
     store.callIndexCatchUp();
