@@ -20,7 +20,7 @@ import { detectSandbox } from '../main/hosts/sandbox';
 import { sandboxIsolation } from '../main/hosts/sandboxIsolation';
 import { toolEnvironment } from '../main/hosts/toolEnvironment';
 import { READ_ONLY_PROFILE, ToolProcessPool, type Isolation, type RunOutcome } from '../main/hosts/toolProcessPool';
-import { builtAssets, toolgateRoot } from '../main/state/paths';
+import { builtAssets, runtimeFolder, toolgateRoot } from '../main/state/paths';
 import { percentile, timeSequential, type BenchSection, type BenchTarget } from './benchResult';
 
 /** How many samples each measurement takes. */
@@ -54,7 +54,8 @@ interface Variant {
 function variants(workspace: string): { variants: Variant[]; notes: string[]; isolate: (profile: SandboxProfile) => Isolation } {
   const plain: Variant = { name: 'plain', isolation: { key: 'bare' } };
   const sandbox = detectSandbox('require');
-  const isolate = sandboxIsolation(sandbox, { workspace, readable: [toolgateRoot()], hidden: [], granted: () => false });
+  // As the gate's: the checkout and the Node that runs the tool process, either of which may live under /tmp (the sandbox's own).
+  const isolate = sandboxIsolation(sandbox, { workspace, readable: [toolgateRoot(), runtimeFolder()], hidden: [], granted: () => false });
   if (sandbox.kind === 'none') return { variants: [plain], notes: [`sandboxed rows skipped: ${sandbox.reason}`], isolate };
   return {
     variants: [plain, { name: 'sandboxed', isolation: isolate(READ_ONLY_PROFILE) }],
