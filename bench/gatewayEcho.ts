@@ -123,6 +123,7 @@ export async function measureGatewayEcho(counts: McpEchoCounts): Promise<BenchSe
         rows: sequential.map(({ name }, index) => ({ label: name, samples: samples[index]! })),
         notes: [
           'the proxies keep no audit log and run the server unsandboxed; Toolgate reviews, sandboxes (bubblewrap, network off) and audits every call',
+          `each server first answered ${counts.warmup} calls, not timed: long-running servers, measured warm`,
           `the floor, a bare passthrough (bench/fixtures/bareGateway.mjs: no session, check or audit), p50 ÷ the best proxy's: ${(p50s[3]! / bestP50).toFixed(2)}×, so the limit is not out of any gateway's reach here`,
         ],
       },

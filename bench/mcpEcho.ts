@@ -188,6 +188,7 @@ export async function measureMcpEcho(counts: McpEchoCounts): Promise<BenchSectio
       ],
       notes: [
         'all answer each POST with an SSE stream (the SDK default; the gate needs it for progress notifications), one session per client',
+        `each server first answered ${counts.warmup} calls, not timed: long-running servers, measured warm`,
         `the bare server with its echo in a child process over Node IPC shows what taking a tool out of the server costs alone: the gate's p50 is ${(percentile(gateSamples, 50) / percentile(isolatedSamples, 50)).toFixed(2)}× its`,
       ],
       differences: [[sequentialGate, sequentialBare]],
