@@ -60,6 +60,8 @@ export class CallRun {
   private steps: Array<CallStep | PreparedStep> = [];
   /** Whether a record of this call is in the log (or queued for it) already. */
   private begun = false;
+  /** Whether a record of it was written before its end. */
+  private wroteAhead = false;
   /** Lets go of the audit's hold on the steps kept (see audit()), while it has one. */
   private releaseHold: (() => void) | undefined;
 
@@ -99,6 +101,11 @@ export class CallRun {
       ...snapshot,
     });
     this.audit('invoked', { tool, source: this.source, ...this.who(), arguments: shown, ...recorded });
+  }
+
+  /** Whether nothing of the call was written ahead of its end (no write-ahead, no person asked): it is one record. */
+  get isOneRecord(): boolean {
+    return !this.wroteAhead;
   }
 
   /** Marks the moment its tool starts running, for the time it ran (apart from the time it waited). */
@@ -155,6 +162,7 @@ export class CallRun {
     const steps = this.steps;
     this.steps = [];
     this.begun = true;
+    if (!ends) this.wroteAhead = true;
     this.deps.audit.append({ callId: this.callId, kind, payload: { steps } });
   }
 

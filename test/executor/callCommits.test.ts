@@ -1,7 +1,8 @@
 /**
  * When a call's records are committed before its answer: at once for a call that is the only one
- * under way (no other record is coming to share the commit), and with the group commit of the
- * event loop's turn while other calls are under way, so that calls ending together share one.
+ * under way and is one record (no other record is coming to share the commit), and with the group
+ * commit of the event loop's turn while other calls are under way, so that calls ending together
+ * share one, or when the call was written ahead of its end (it may have changed files).
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { nextApproval, openGate, storedKinds, type Harness } from './gateHarness';
@@ -11,7 +12,7 @@ let harness: Harness;
 let asked: boolean[];
 
 beforeEach(async () => {
-  harness = await openGate();
+  harness = await openGate({ policyRules: ['write_file'] });
   asked = [];
   const { audit } = harness.gate;
   const durable = audit.durable.bind(audit);
@@ -41,11 +42,19 @@ describe('executor: committing a call before its answer', () => {
     expect(beside.ok).toBe(true);
     expect(asked).toEqual([false]);
 
-    // Denied, the waiting call ends alone: committed at once.
+    // Denied, the waiting call ends alone, but it was written ahead when the person was asked: it waits for the turn.
     asked = [];
     gate.approvals.decide(request.approvalId, 'deny', 'not now');
     expect((await waiting).ok).toBe(false);
-    expect(asked.at(-1)).toBe(true);
+    expect(asked).toEqual([false]);
+
+    // A call written ahead of its end (it may change files) waits for the turn, alone or not.
+    asked = [];
+    const written = await gate.executor.call({ tool: 'write_file', arguments: { path: 'note.txt', content: 'kept\n' } });
+    expect(written.ok).toBe(true);
+    expect(storedKinds(gate, written.meta.callId)).toEqual(['call-begun', 'call-ended']);
+    // Its write-ahead before the tool ran, and its end.
+    expect(asked).toEqual([false, false]);
 
     // Every call's record is in the log either way, and the chain holds.
     for (const result of [alone, beside]) expect(storedKinds(gate, result.meta.callId)).toEqual(['call']);
