@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGate, type RunningGate } from '../../main/gate/startGate';
 import { detectSandbox } from '../../main/hosts/sandbox';
 import { withLoopbackListener } from '../fixtures/loopbackListener';
-import { uniqueMarker } from '../fixtures/processes';
+import { processesWithMarker, uniqueMarker, waitUntil } from '../fixtures/processes';
 import { connectMcp, makeTempDirs, readConsoleToken, readToken, textOf, type TempDirs } from './helpers';
 
 const HOSTILE_PROCESS = resolve(__dirname, '../fixtures/tools/hostileProcess.mjs');
@@ -127,6 +127,22 @@ describe.skipIf(detectSandbox('auto').kind === 'none')('a hostile tool in the sa
     expect(existsSync(join(dirs.workspace, 'undeclared.txt'))).toBe(false);
     expect(readFileSync(join(dirs.workspace, 'declared.txt'), 'utf8')).toBe('allowed');
     expect(existsSync(outside)).toBe(false);
+  });
+
+  it('a process a tool declaring no side effect leaves running in its own session is gone once the call returns', async () => {
+    const sleeper = uniqueMarker('quiet');
+    const result = await call('quiet_spawner', { marker: sleeper });
+    expect(result.structuredContent).toEqual({ running: true });
+    await waitUntil(() => processesWithMarker(sleeper).length === 0, 'the stray to be gone', 2000);
+    await expectServing();
+  });
+
+  it('what code a tool left in its process starts during a later built-in call (which itself starts nothing) is gone once that call returns', async () => {
+    const sleeper = uniqueMarker('trap');
+    expect((await call('trap_setter', { marker: sleeper })).structuredContent).toEqual({ set: true });
+    // One tool process (and a spare): two calls in a row reach the one the trap was left in.
+    for (let i = 0; i < 2; i++) expect((await call('echo', { text: `spring:${sleeper}` })).structuredContent).toEqual({ text: `spring:${sleeper}` });
+    await waitUntil(() => processesWithMarker(sleeper).length === 0, 'the stray to be gone', 2000);
   });
 
   it('reaches a listener on the host only when it declares NetRead', async () => {
