@@ -13,6 +13,7 @@ export const ISOLATED_FILES = [
   'test/desktop/**/*.test.{ts,tsx}',
   'test/audit/groupCommit.test.ts',
   'test/executor/argumentBounds.test.ts',
+  'test/executor/callCommits.test.ts',
   'test/health/toolHealth.test.ts',
   'test/hooks/bashInGate.test.ts',
   'test/hosts/hostileEscapes.test.ts',
