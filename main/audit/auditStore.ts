@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { FIRST_KINDS, GENESIS_HASH, type AuditKind, type AuditRecord, type AuditVerifyReport, type OpenCall } from '../../shared/audit';
 import { stepsOfAll } from '../../shared/auditSteps';
-import { LONE_SURROGATE, canonicalize, toWellFormedJson } from '../../shared/canonicalJson';
+import { LONE_SURROGATE } from '../../shared/canonicalJson';
 import { GateError } from '../../shared/errors';
 import { CallIndex, type CatchUp } from './callIndex';
 import { openAuditDatabase, recordOfRow, type AuditDurability } from './auditDatabase';
@@ -17,7 +17,7 @@ import { recordsInOrder, walkChain, type ChainWalk, type StoredRow } from './cha
 import { fastBlake3Hex } from './fastBlake3';
 import { storedCanonicalText, storedLeafHash } from './recordLeaf';
 import { openDatabase, type SqliteDatabase } from './sqlite';
-import { PreparedStep } from './preparedStep';
+import { PreparedStep, storedPayload, storedStepsPayload } from './preparedStep';
 import { builtAssets } from '../state/paths';
 
 /**
@@ -61,10 +61,6 @@ export interface AuditStoreOptions {
   /** What a committed record survives: the gate's death ("process", the default) or also a power loss ("power"). See AuditDurability. */
   durability?: AuditDurability;
 }
-
-/** A payload of no steps, and its canonical text when redaction leaves its key alone. */
-const EMPTY_STEPS = { steps: [] };
-const EMPTY_STEPS_TEXT = '{"steps":[]}';
 
 /** A record appended but not yet committed: what its row and its listeners need. */
 interface QueuedRecord {
@@ -155,7 +151,8 @@ export class AuditStore {
    */
   append(entry: { callId: string; kind: AuditKind; payload: unknown }): AuditRecord {
     if (!this.insert || this.closed) throw new Error('the audit log is closed or read-only');
-    const { text: payloadJson, value: payloadValue } = this.withPreparedSteps(entry.payload) ?? this.prepared(entry.payload ?? null);
+    const { redact } = this.options;
+    const { text: payloadJson, value: payloadValue } = storedStepsPayload(entry.payload, redact) ?? storedPayload(entry.payload ?? null, redact);
     const fields = {
       seq: this.last.seq + 1,
       callId: entry.callId,
@@ -183,31 +180,8 @@ export class AuditStore {
    * them at once. Throws as append() would on a step with no JSON form.
    */
   prepareStep(step: unknown): PreparedStep {
-    const { text, value } = this.prepared(step);
+    const { text, value } = storedPayload(step, this.options.redact);
     return new PreparedStep(text, value);
-  }
-
-  /** A value's canonical text as the log stores it (redacted, well-formed), and what that text reads back as. */
-  private prepared(value: unknown): { text: string; value: unknown } {
-    const text = canonicalize(toWellFormedJson(this.options.redact ? this.options.redact(value) : value));
-    return { text, value: JSON.parse(text) as unknown };
-  }
-
-  /**
-   * A `{ steps }` payload holding prepared steps, joined from their texts: the same text and value
-   * canonicalize() gives the payload with each step as it was (a step's canonical text does not depend
-   * on what is around it). Undefined for any other payload, and for one whose `steps` key itself
-   * would be redacted (then it is canonicalized whole, a prepared step read as its value).
-   */
-  private withPreparedSteps(payload: unknown): { text: string; value: unknown } | undefined {
-    if (typeof payload !== 'object' || payload === null || !('steps' in payload)) return undefined;
-    const { steps } = payload as { steps: unknown };
-    if (!Array.isArray(steps) || Object.keys(payload).length !== 1 || !steps.some((step) => step instanceof PreparedStep)) return undefined;
-    if (this.prepared(EMPTY_STEPS).text !== EMPTY_STEPS_TEXT) {
-      return this.prepared({ steps: steps.map((step: unknown) => (step instanceof PreparedStep ? step.value : step)) });
-    }
-    const parts = steps.map((step: unknown) => (step instanceof PreparedStep ? step : this.prepareStep(step)));
-    return { text: `{"steps":[${parts.map((part) => part.text).join(',')}]}`, value: { steps: parts.map((part) => part.value) } };
   }
 
   /**

@@ -1,3 +1,5 @@
+import { canonicalize, toWellFormedJson } from '../../shared/canonicalJson';
+
 /**
  * One step of a call with its canonical text made ahead of the call's record (AuditStore.prepareStep),
  * while its tool runs: the record at the call's end then canonicalizes only the steps that came
@@ -9,4 +11,34 @@ export class PreparedStep {
     readonly text: string,
     readonly value: unknown,
   ) {}
+}
+
+/** How the log redacts a payload before it is stored. */
+export type Redact = ((payload: unknown) => unknown) | undefined;
+
+/** A payload's canonical text as the log stores it (redacted, well-formed), and what that text reads back as. */
+export function storedPayload(payload: unknown, redact: Redact): { text: string; value: unknown } {
+  const text = canonicalize(toWellFormedJson(redact ? redact(payload) : payload));
+  return { text, value: JSON.parse(text) as unknown };
+}
+
+/** A payload of no steps, and its canonical text when redaction leaves its key alone. */
+const EMPTY_STEPS = { steps: [] };
+const EMPTY_STEPS_TEXT = '{"steps":[]}';
+
+/**
+ * A `{ steps }` payload holding prepared steps, joined from their texts: the same text and value
+ * storedPayload() gives the payload with each step as it was (a step's canonical text does not
+ * depend on what is around it). Undefined for any other payload, and for one whose `steps` key
+ * itself would be redacted (then it is stored whole, a prepared step read as its value).
+ */
+export function storedStepsPayload(payload: unknown, redact: Redact): { text: string; value: unknown } | undefined {
+  if (typeof payload !== 'object' || payload === null || !('steps' in payload)) return undefined;
+  const { steps } = payload as { steps: unknown };
+  if (!Array.isArray(steps) || Object.keys(payload).length !== 1 || !steps.some((step) => step instanceof PreparedStep)) return undefined;
+  if (storedPayload(EMPTY_STEPS, redact).text !== EMPTY_STEPS_TEXT) {
+    return storedPayload({ steps: steps.map((step: unknown) => (step instanceof PreparedStep ? step.value : step)) }, redact);
+  }
+  const parts = steps.map((step: unknown) => (step instanceof PreparedStep ? step : storedPayload(step, redact)));
+  return { text: `{"steps":[${parts.map((part) => part.text).join(',')}]}`, value: { steps: parts.map((part) => part.value) } };
 }
