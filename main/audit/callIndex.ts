@@ -172,6 +172,7 @@ export interface CatchUp {
  */
 export class CallIndex {
   private readonly upsertRow;
+  private readonly replaceRow;
   private readonly deleteText;
   private readonly insertText;
   private readonly setState;
@@ -194,7 +195,13 @@ export class CallIndex {
     private readonly owned = false,
   ) {
     if (writable) {
-      this.upsertRow = db.prepare(`INSERT OR REPLACE INTO calls (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`);
+      const values = `(${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`;
+      const updates = COLUMNS.filter((column) => column !== 'seq').map((column) => `${column} = excluded.${column}`);
+      // A call's row is keyed by its first record's seq: written again when the call goes on. An
+      // upsert on that key costs a third of what OR REPLACE does with the facet indexes.
+      this.upsertRow = db.prepare(`INSERT INTO calls ${values} ON CONFLICT(seq) DO UPDATE SET ${updates.join(', ')}`);
+      // The rare row whose call id another row holds (a log whose call ids repeat) replaces that row, as before.
+      this.replaceRow = db.prepare(`INSERT OR REPLACE INTO calls ${values}`);
       this.deleteText = db.prepare('DELETE FROM calls_text WHERE rowid = ?');
       this.insertText = db.prepare('INSERT INTO calls_text (rowid, body) VALUES (?, ?)');
       this.setState = db.prepare('INSERT OR REPLACE INTO calls_index_state (key, value) VALUES (?, ?)');
@@ -288,7 +295,13 @@ export class CallIndex {
    * a call under way, e.g. `started`, add none). `fresh`: the call has no text row yet.
    */
   private write(summary: CallSummary, fresh: boolean): void {
-    this.upsertRow!.run(...columnValues(summary.row));
+    const values = columnValues(summary.row);
+    try {
+      this.upsertRow!.run(...values);
+    } catch (error) {
+      if (!isUniqueConflict(error)) throw error;
+      this.replaceRow!.run(...values);
+    }
     const callId = summary.row.callId;
     const unchanged = this.openTexts.get(callId) === summary.text;
     if (summary.row.outcome === 'open') this.openTexts.set(callId, summary.text);
@@ -388,6 +401,13 @@ export class CallIndex {
     if (this.owned && this.db.isOpen) this.db.close();
   }
 }
+
+/** Whether SQLite refused a statement for a UNIQUE constraint (SQLITE_CONSTRAINT_UNIQUE). */
+function isUniqueConflict(error: unknown): boolean {
+  return (error as { errcode?: unknown } | null)?.errcode === SQLITE_CONSTRAINT_UNIQUE;
+}
+
+const SQLITE_CONSTRAINT_UNIQUE = 2067;
 
 /** Whether a database holds the audit table (an empty or foreign file does not). */
 function hasAuditTable(db: SqliteDatabase): boolean {

@@ -56,3 +56,25 @@ describe('the call index under an agent’s input', () => {
     }
   });
 });
+
+describe('the call index under a log whose call ids repeat', () => {
+  it('shows the later call of a repeated id and every call after it', () => {
+    const store = new AuditStore(auditPaths(home));
+    try {
+      for (const text of ['the first', 'the second']) {
+        store.append({ callId: 'twice', kind: 'invoked', payload: { tool: 'echo', source: 'mcp', arguments: { text } } });
+        store.append({ callId: 'twice', kind: 'completed', payload: { responseHash: 'h', output: text } });
+      }
+      store.append({ callId: 'after', kind: 'invoked', payload: { tool: 'echo', source: 'mcp', arguments: { text: 'the call after' } } });
+      store.append({ callId: 'after', kind: 'completed', payload: { responseHash: 'h', output: 'ok' } });
+      const page = explorePage(store, { filter: {}, limit: 100, facets: false });
+      expect(page.rows.map((row) => [row.callId, row.argsBrief])).toEqual([
+        ['after', '{"text":"the call after"}'],
+        ['twice', '{"text":"the second"}'],
+      ]);
+      expect(page.notice ?? '').not.toMatch(/behind/);
+    } finally {
+      store.close();
+    }
+  });
+});
