@@ -123,11 +123,14 @@ export class ToolProcessPool {
   private readonly trimmer: ReturnType<typeof setInterval> | undefined;
   /** Set while a replenishment is scheduled, so a burst of calls schedules one. */
   private replenishing = false;
+  /** Set once the first call started the rest of the pool's warm processes. */
+  private filled = false;
 
   constructor(private readonly options: ToolProcessPoolOptions) {
+    // One process is started ahead of any call, the rest of the pool when the first call comes
+    // (fill): a gate that only relays upstream servers holds one idle process, not `size` of them.
     const warmProfile = options.warmProfile ?? READ_ONLY_PROFILE;
-    const warm = this.isolation(warmProfile);
-    for (let i = 0; i < options.size; i++) this.idle.push(this.spawn(warm, warmProfile));
+    if (options.size > 0) this.idle.push(this.spawn(this.isolation(warmProfile), warmProfile));
     if (options.spares && options.spares.spares > 0) {
       this.demand = new SpareDemand(options.spares);
       this.trimmer = setInterval(() => this.trimSpares(), Math.max(1000, options.spares.idleMs / 2));
@@ -160,6 +163,7 @@ export class ToolProcessPool {
   ): Promise<RunOutcome> {
     const isolation = this.isolation(profile);
     if (isolation.refusal) return { ok: false, error: isolation.refusal };
+    this.fill();
     this.demand?.note(profile);
     const worker = await this.acquire(isolation, profile);
     // The process taken may have been the profile's spare: another starts once this call is on its way.
@@ -396,6 +400,21 @@ export class ToolProcessPool {
         const isolation = this.isolation(profile);
         if (!isolation.refusal) this.idle.push(this.spawn(isolation, profile));
       }
+    });
+  }
+
+  /**
+   * Once, at the first call: starts processes of the warm profile until the pool holds `size`, so
+   * calls that come together find them ready. Deferred, as replenishSoon is.
+   */
+  private fill(): void {
+    if (this.filled) return;
+    this.filled = true;
+    setImmediate(() => {
+      if (this.closed || this.failedStarts >= 3) return;
+      const warmProfile = this.options.warmProfile ?? READ_ONLY_PROFILE;
+      const warm = this.isolation(warmProfile);
+      while (this.live() < this.options.size) this.idle.push(this.spawn(warm, warmProfile));
     });
   }
 

@@ -143,6 +143,20 @@ describe('ToolProcessPool with child processes', () => {
     for (const secret of ['TOOLGATE_TOKEN', 'NODE_OPTIONS', 'AWS_SECRET_ACCESS_KEY', 'TOOLGATE_HOME']) expect(names).not.toContain(secret);
   });
 
+  it('holds one idle process until the first call, which starts the rest of the pool for the calls that follow', async () => {
+    const tools = makePool({ size: 3 });
+    // A gate that only relays upstream servers never calls a built-in: it keeps one process, not three.
+    for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
+    expect(started).toHaveLength(1);
+    expect((await tools.run(request('echo', { text: 'first' }), { timeoutMs: 5000, maxMemoryMb: 512 })).ok).toBe(true);
+    await waitUntil(() => started.length === 3);
+    // Three calls at once each find a process ready: none is started for them.
+    const together = await Promise.all([1, 2, 3].map((i) => tools.run(request('echo', { text: `together ${i}` }), { timeoutMs: 5000, maxMemoryMb: 512 })));
+    expect(together.map((outcome) => outcome.ok)).toEqual([true, true, true]);
+    expect(started).toHaveLength(3);
+    expect(started.every((child) => isAlive(child.pid))).toBe(true);
+  });
+
   it('close() ends every process, is idempotent, and later calls are refused', async () => {
     const tools = makePool({ size: 2 });
     expect((await tools.run(request('echo', { text: 'warm' }), { timeoutMs: 5000, maxMemoryMb: 512 })).ok).toBe(true);
