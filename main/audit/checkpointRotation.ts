@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newCallId } from './callId';
 import { readFileSync } from 'node:fs';
 import type { AuditRecord } from '../../shared/audit';
 import { GateError } from '../../shared/errors';
@@ -107,7 +107,7 @@ export function rotateCheckpointKey(audit: AuditStore, request: RotationRequest)
   const key = generateCheckpointKey(checkpointOrigin(logId));
   const previousKey = verifierKeyText(old.verifier.name, old.verifier.publicKey);
   const record = audit.append({
-    callId: randomUUID(),
+    callId: newCallId(),
     kind: 'key-rotated',
     payload: { previousKey, key: key.verifierKey, fromSize, checkpointFolder: request.dir, by: request.by, reason: request.reason, previousKeySigned: oldPrivate !== undefined },
   });

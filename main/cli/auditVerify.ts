@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newCallId } from '../audit/callId';
 import { existsSync } from 'node:fs';
 import { hostname, userInfo } from 'node:os';
 import type { AuditVerifyReport, OpenCall } from '../../shared/audit';
@@ -102,7 +102,7 @@ async function acceptMissingAnchor(paths: Paths, io: Io): Promise<number> {
   try {
     const [head] = store.list({ limit: 1 });
     accepted = store.append({
-      callId: randomUUID(),
+      callId: newCallId(),
       kind: 'anchor-accepted',
       payload: {
         reason: 'the head anchor file was missing; a person accepted the log as it was',

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newCallId } from '../audit/callId';
 import { StepKindSchema, type AuditKind, type CallStep, type StepKind } from '../../shared/audit';
 import type { AgentInfo, CallSnapshot, CallSource } from '../../shared/call';
 import type { ToolError } from '../../shared/errors';
@@ -45,7 +45,7 @@ export function roundMs(ms: number): number {
  * `call` record written at its end.
  */
 export class CallRun {
-  readonly callId = randomUUID();
+  readonly callId = newCallId();
   readonly startedAt = new Date();
   private readonly started = performance.now();
   /** The step the call is at, for the record if the gate itself fails mid-call. */

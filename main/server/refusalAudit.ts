@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newCallId } from '../audit/callId';
 import type { ErrorCode } from '../../shared/errors';
 import type { AuditSink } from '../executor/executor';
 
@@ -49,7 +49,7 @@ export class RefusalAudit {
     const { step, code, message, surface, origin } = refusal;
     try {
       this.audit.append({
-        callId: randomUUID(),
+        callId: newCallId(),
         kind: 'rejected',
         payload: {
           step,

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newCallId } from '../audit/callId';
 import { hostname } from 'node:os';
 import type { ApprovalOutcome, ApprovalRequest } from '../../shared/approval';
 import type { BridgeParsedRequest } from '../../shared/contract';
@@ -193,7 +193,7 @@ export class TeamGate {
     this.deps.log(message);
     try {
       this.deps.audit.append({
-        callId: randomUUID(),
+        callId: newCallId(),
         kind: 'rejected',
         payload: { step: 'team-decision', surface: 'team', error: { code: 'EPERMISSION', message }, promptCallId: request.callId, approvalId: request.approvalId, ...(decision ? { decision } : {}) },
       });
