@@ -14,9 +14,9 @@ import { openDatabase, type SqliteDatabase } from './sqlite';
 /**
  * How long committed records wait to be folded: folded later, a call's row and text are written
  * about once (most calls have ended by then) instead of once per group commit, and the full-text
- * index takes them in larger batches. At 1,000 calls/s a third of a second's worth cost the thread
- * about 115 µs of CPU per call against 130 for a tenth's; a second's cost 75 µs, but held its
- * batch's rows long enough to add about 13 MB to the gate's memory under 16 agents. A reader that
+ * index takes them in larger batches. Folding 300 calls at a time cost the thread about 57 µs of CPU
+ * per call, 100 at a time 65 and 1,000 at a time 59 (a fold held longer holds its batch's rows in
+ * memory longer: a second's added about 13 MB to the gate under 16 agents). A reader that
  * needs the index current has it folded at once (IndexThread.current), so only a reader of the file
  * in another process (the CLI) may find it up to this far behind, and is told so.
  */
