@@ -147,7 +147,8 @@ describe('the built-in tools and the Node version', () => {
   });
 
   it('the README names the Node version package.json requires', () => {
-    const minimum = /^>=(\d+\.\d+)/.exec((JSON.parse(read('package.json')) as { engines: { node: string } }).engines.node)?.[1];
+    // `^22.16.0 || >=24`: the README names the lowest.
+    const minimum = /^(?:>=|\^)(\d+\.\d+)/.exec((JSON.parse(read('package.json')) as { engines: { node: string } }).engines.node)?.[1];
     expect(minimum).toBeDefined();
     expect(read('README.md')).toContain(`Node ${minimum}`);
   });

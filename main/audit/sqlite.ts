@@ -25,7 +25,7 @@ export function nodeSqlite(): typeof NodeSqlite {
     process.emitWarning = emitWarning;
   }
   if (!loaded) {
-    throw new Error(`this Node (${process.version}) has no built-in node:sqlite, which the audit log needs: use Node 22.13 or later`);
+    throw new Error(`this Node (${process.version}) has no built-in node:sqlite, which the audit log needs: use Node 22.16 or later, or 24`);
   }
   return loaded;
 }
