@@ -409,12 +409,14 @@ export class ToolProcessPool {
    */
   private fill(): void {
     if (this.filled) return;
-    this.filled = true;
     setImmediate(() => {
-      if (this.closed || this.failedStarts >= 3) return;
+      // Not while processes keep dying before they are ready: a later call fills the pool once they start again.
+      if (this.filled || this.closed || this.failedStarts >= 3) return;
+      this.filled = true;
       const warmProfile = this.options.warmProfile ?? READ_ONLY_PROFILE;
       const warm = this.isolation(warmProfile);
-      while (this.live() < this.options.size) this.idle.push(this.spawn(warm, warmProfile));
+      // Spares of other profiles do not count: the warm profile gets its `size`, as the spares keep their room.
+      while (this.serving(warm.key) < this.options.size && this.live() < this.capacity()) this.idle.push(this.spawn(warm, warmProfile));
     });
   }
 

@@ -177,7 +177,7 @@ describe('spare tool processes', () => {
   let profiles: string[] = [];
 
   /** A pool of one bare process per profile, keeping `spares` spares; records each process's profile. */
-  function sparePool(spares: number, idleMs = 60_000): ToolProcessPool {
+  function sparePool(spares: number, idleMs = 60_000, size = 1): ToolProcessPool {
     profiles = [];
     return makePool({
       factory: (options: ToolProcessOptions) => {
@@ -192,6 +192,7 @@ describe('spare tool processes', () => {
         ...(profile.spawnsProcesses ? { singleUse: true, afterCall: (_tool: string, outcome: RunOutcome) => outcome } : {}),
       }),
       spares: { spares, idleMs },
+      size,
     });
   }
 
@@ -207,6 +208,14 @@ describe('spare tool processes', () => {
     await expect(echo(READ_ONLY_PROFILE)).resolves.toMatchObject({ ok: true });
     // Neither call had to start a process, nor end the other profile's.
     expect(profiles).toEqual([profileName(READ_ONLY_PROFILE), profileName(WRITE)]);
+  });
+
+  it('the first call fills the read-only profile to the pool size, a spare of another profile beside it', async () => {
+    sparePool(2, 60_000, 2).expect(WRITE);
+    await waitUntil(() => profiles.length === 2, 10_000);
+    await expect(echo(READ_ONLY_PROFILE)).resolves.toMatchObject({ ok: true });
+    await waitUntil(() => profiles.filter((name) => name === profileName(READ_ONLY_PROFILE)).length === 2, 10_000);
+    expect(profiles.filter((name) => name === profileName(WRITE))).toHaveLength(1);
   });
 
   it('a single-use sandbox taken by a call is replaced by a fresh one started in the background', async () => {
