@@ -56,9 +56,18 @@ export function startPoolWorker(options: ToolProcessPoolOptions, isolation: Isol
     },
   });
   const startTimeoutMs = options.startTimeoutMs ?? 10_000;
+  let started = false;
+  let failed = false;
+  // Told at once, before the pool's own exit listener decides whether to start another in its place.
+  const failedStart = () => {
+    if (started || failed) return;
+    failed = true;
+    hooks.onFailedStart();
+  };
   const ready = new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => {
       worker.retired = true;
+      failedStart();
       process.kill();
       reject(new Error(`the tool process did not start within ${startTimeoutMs} ms`));
     }, startTimeoutMs);
@@ -67,16 +76,19 @@ export function startPoolWorker(options: ToolProcessPoolOptions, isolation: Isol
       clearTimeout(timer);
       stopListening();
       startupStderr = undefined;
+      started = true;
       hooks.onReady();
       resolve();
     });
     process.onExit((exit) => {
       clearTimeout(timer);
+      failedStart();
       const said = startupStderr?.length ? `; it said: ${startupStderr.join(' / ')}` : '';
       reject(new Error(`the tool process exited before it was ready (${describeExit(exit)})${said}`));
     });
   });
-  ready.catch(() => hooks.onFailedStart());
+  // A process nobody waits for yet (a spare) fails its start quietly: the pool was told above.
+  ready.catch(() => {});
   worker = { process, ready, isolation, profile: profileName, callId: undefined, exited: undefined, retired: false, logBytes: 0, overLimit: undefined };
   return worker;
 }

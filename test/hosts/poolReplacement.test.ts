@@ -45,7 +45,38 @@ afterEach(async () => {
   await pool?.close();
 });
 
+/** A tool process that exits on its own before it is ready (a sandbox that cannot start). */
+class ExitingProcess extends SilentProcess {
+  exited = false;
+  constructor() {
+    super();
+    this.onExit(() => (this.exited = true));
+    setTimeout(() => this.kill(), 1);
+  }
+}
+
 describe('a tool process that never starts', () => {
+  it('is started again at most three times in a row, then only when a call needs one', async () => {
+    const started: ExitingProcess[] = [];
+    pool = new ToolProcessPool({
+      factory: () => {
+        const process = new ExitingProcess();
+        started.push(process);
+        return process;
+      },
+      entry: 'unused',
+      env: {},
+      size: 1,
+      maxQueue: 4,
+    });
+    // The pool decides on a fourth as the third's exit is told: none is started then.
+    while (!(started.length >= 3 && started[2]!.exited)) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(started).toHaveLength(3);
+    const outcome = await pool.run({ callId: 'c1', tool: 'echo', module: 'builtin', input: {}, context: { workspace: '/', dryRun: false } }, { timeoutMs: 1000, maxMemoryMb: 512 });
+    expect(outcome).toMatchObject({ ok: false, error: { code: 'ECRASH' } });
+    expect(outcome.ok ? '' : outcome.error.message).toContain('exited before it was ready');
+  });
+
   it('fails the waiting call with ECRASH and is replaced, so the pool keeps its size', async () => {
     const started: SilentProcess[] = [];
     const factory: ToolProcessFactory = () => {
