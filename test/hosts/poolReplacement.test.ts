@@ -55,63 +55,47 @@ class ExitingProcess extends SilentProcess {
   }
 }
 
+/** A pool of one process at a time, each from `make` (kept in the list returned, in the order started). */
+function poolOf<P extends SilentProcess>(make: () => P, startTimeoutMs?: number): { tools: ToolProcessPool; started: P[] } {
+  const started: P[] = [];
+  const factory: ToolProcessFactory = () => {
+    const process = make();
+    started.push(process);
+    return process;
+  };
+  const tools = new ToolProcessPool({ factory, entry: 'unused', env: {}, size: 1, maxQueue: 4, ...(startTimeoutMs !== undefined ? { startTimeoutMs } : {}) });
+  pool = tools;
+  return { tools, started };
+}
+
 describe('a tool process that never starts', () => {
   it('is started again at most three times in a row, then only when a call needs one', async () => {
-    const started: ExitingProcess[] = [];
-    pool = new ToolProcessPool({
-      factory: () => {
-        const process = new ExitingProcess();
-        started.push(process);
-        return process;
-      },
-      entry: 'unused',
-      env: {},
-      size: 1,
-      maxQueue: 4,
-    });
+    const { tools, started } = poolOf(() => new ExitingProcess());
     // The pool decides on a fourth as the third's exit is told: none is started then.
     while (!(started.length >= 3 && started[2]!.exited)) await new Promise((resolve) => setTimeout(resolve, 5));
     expect(started).toHaveLength(3);
-    const outcome = await pool.run({ callId: 'c1', tool: 'echo', module: 'builtin', input: {}, context: { workspace: '/', dryRun: false } }, { timeoutMs: 1000, maxMemoryMb: 512 });
+    const outcome = await tools.run({ callId: 'c1', tool: 'echo', module: 'builtin', input: {}, context: { workspace: '/', dryRun: false } }, { timeoutMs: 1000, maxMemoryMb: 512 });
     expect(outcome).toMatchObject({ ok: false, error: { code: 'ECRASH' } });
     expect(outcome.ok ? '' : outcome.error.message).toContain('exited before it was ready');
   });
 
   it('fails the waiting call with ECRASH and is replaced, so the pool keeps its size', async () => {
-    const started: SilentProcess[] = [];
-    const factory: ToolProcessFactory = () => {
-      const process = new SilentProcess();
-      started.push(process);
-      return process;
-    };
-    pool = new ToolProcessPool({ factory, entry: 'unused', env: {}, size: 1, maxQueue: 4, startTimeoutMs: 30 });
-    const outcome = await pool.run({ callId: 'c1', tool: 'echo', module: 'builtin', input: {}, context: { workspace: '/', dryRun: false } }, { timeoutMs: 1000, maxMemoryMb: 512 });
+    const { tools, started } = poolOf(() => new SilentProcess(), 30);
+    const outcome = await tools.run({ callId: 'c1', tool: 'echo', module: 'builtin', input: {}, context: { workspace: '/', dryRun: false } }, { timeoutMs: 1000, maxMemoryMb: 512 });
     expect(outcome).toMatchObject({ ok: false, error: { code: 'ECRASH' } });
     expect(outcome.ok ? '' : outcome.error.message).toContain('did not start');
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(started[0]!.killed).toBe(true);
     expect(started.length).toBe(2);
-    expect(pool.stats()).toMatchObject({ processes: 1, idle: 1 });
+    expect(tools.stats()).toMatchObject({ processes: 1, idle: 1 });
   });
 
   it('never hands the next call to the process it killed', async () => {
-    const started: SilentProcess[] = [];
-    pool = new ToolProcessPool({
-      factory: () => {
-        const process = new SilentProcess();
-        started.push(process);
-        return process;
-      },
-      entry: 'unused',
-      env: {},
-      size: 1,
-      maxQueue: 4,
-      startTimeoutMs: 30,
-    });
+    const { tools, started } = poolOf(() => new SilentProcess(), 30);
     const request = { tool: 'echo', module: 'builtin', input: {}, context: { workspace: '/', dryRun: false } };
-    await pool.run({ callId: 'c1', ...request }, { timeoutMs: 1000, maxMemoryMb: 512 });
+    await tools.run({ callId: 'c1', ...request }, { timeoutMs: 1000, maxMemoryMb: 512 });
     // The second call starts while the first process is still dying (its exit comes 5 ms after the kill).
-    const second = await pool.run({ callId: 'c2', ...request }, { timeoutMs: 1000, maxMemoryMb: 512 });
+    const second = await tools.run({ callId: 'c2', ...request }, { timeoutMs: 1000, maxMemoryMb: 512 });
     expect(second).toMatchObject({ ok: false, error: { code: 'ECRASH' } });
     expect(second.ok ? '' : second.error.message).toContain('did not start');
     expect(started.length).toBeGreaterThanOrEqual(2);
