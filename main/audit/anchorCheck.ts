@@ -103,3 +103,8 @@ export class AuditAnchorError extends GateError {
     this.name = 'AuditAnchorError';
   }
 }
+
+/** Throws the finding, if there is one, as the reason the log at `databasePath` cannot be written. */
+export function refuseAnchorDamage(finding: AnchorFinding | undefined, databasePath: string): void {
+  if (finding) throw new AuditAnchorError(finding, databasePath);
+}

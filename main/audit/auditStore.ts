@@ -7,7 +7,7 @@ import { CallIndex, type CatchUp } from './callIndex';
 import { openAuditDatabase, recordOfRow, type AuditDurability } from './auditDatabase';
 
 export type { AuditDurability } from './auditDatabase';
-import { AuditAnchorError, anchorFinding, missingDatabaseFinding, type AnchorFinding } from './anchorCheck';
+import { anchorFinding, missingDatabaseFinding, refuseAnchorDamage } from './anchorCheck';
 import { HeadWriter, readAnchor } from './headAnchor';
 import { closedThroughOf, noteClosedThrough } from './closedThrough';
 import { IndexThread, indexPathFor } from './indexThread';
@@ -118,7 +118,7 @@ export class AuditStore {
     const readonly = options.readonly ?? false;
     // Checked before the database is created, so a deleted one is reported rather than replaced.
     const anchor = readAnchor(options.headPath);
-    if (!readonly && !existsSync(options.path)) refuseDamage(missingDatabaseFinding(anchor, options.path), options.path);
+    if (!readonly && !existsSync(options.path)) refuseAnchorDamage(missingDatabaseFinding(anchor, options.path), options.path);
     this.db = openAuditDatabase(options.path, { readonly, durability: options.durability ?? 'process' });
     try {
       this.hasTable = this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'audit'").get() !== undefined;
@@ -130,7 +130,7 @@ export class AuditStore {
       if (!readonly) {
         // Writing moves the anchor: a gate that wrote past damage would erase the evidence of it.
         const finding = anchorFinding(anchor, this.logEnd(), options.headPath);
-        if (!(finding?.problem === 'anchor-missing' && options.acceptMissingAnchor)) refuseDamage(finding, options.path);
+        if (!(finding?.problem === 'anchor-missing' && options.acceptMissingAnchor)) refuseAnchorDamage(finding, options.path);
         this.insert = this.db.prepare(
           'INSERT INTO audit (seq, call_id, kind, time, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?)',
         );
@@ -502,9 +502,4 @@ export class AuditStore {
     this.indexDb?.close();
     this.db.close();
   }
-}
-
-/** Throws the finding, if there is one, as the reason the log cannot be written. */
-function refuseDamage(finding: AnchorFinding | undefined, databasePath: string): void {
-  if (finding) throw new AuditAnchorError(finding, databasePath);
 }

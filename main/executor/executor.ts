@@ -13,8 +13,10 @@ import { contentEditable } from '../approvals/editedArguments';
 import { profileFor } from '../hosts/sandbox';
 import { deciderOf, deciderOfOutcome } from '../policy/policyDecisions';
 import { effectiveTier } from '../policy/sandboxTier';
-import { callTier, decideCall, type PolicyDecision } from '../policy/tierPolicy';
+import { callTier, decideCall } from '../policy/tierPolicy';
 import { isUpstream, type RegisteredTool } from '../registry/registry';
+import { auditLost } from './steps/auditLost';
+import { mustAsk } from './steps/mustAsk';
 import { checkCapabilities } from './steps/checkCapabilities';
 import { lookupTool } from './steps/lookupTool';
 import { normalizeOutput } from './steps/normalizeOutput';
@@ -485,31 +487,4 @@ export class Executor {
  */
 function prepareWhileItRuns(run: CallRun): void {
   setImmediate(() => run.prepareKept());
-}
-
-/** A decision to allow a tool that must ask (never reviewed) becomes a question; deny and ask stay. */
-export function mustAsk(entry: RegisteredTool, decision: PolicyDecision): PolicyDecision {
-  const why = decision.decision === 'allow' ? entry.external?.mustAsk() : undefined;
-  return why ? { ...decision, decision: 'ask', reason: why, rule: 'unreviewed upstream tool' } : decision;
-}
-
-/**
- * The answer to a call whose records could not be committed: its result is withheld, since the log
- * does not hold it (the next start finds the call without an end only if its first records landed).
- */
-function auditLost(result: ToolResult, error: unknown): ToolResult {
-  const reason = error instanceof Error ? error.message : String(error);
-  const lost: ToolError = {
-    code: 'ERUNTIME',
-    message: `the audit log could not be written (${reason}); the call's result is withheld. Check the disk holding the Toolgate home, then try again`,
-  };
-  return { ok: false, error: lost, meta: { ...result.meta, responseHash: hashCanonical(lost) } };
-}
-
-/** The canonical text of a result's data, as agents receive it. */
-export function resultText(result: ToolResult): string {
-  if (!result.ok) return `${result.error?.code}: ${result.error?.message}`;
-  // A cut output is already text: its head and the truncation notice.
-  if (result.meta.truncated && typeof result.data === 'string') return result.data;
-  return canonicalize(result.data ?? null);
 }

@@ -56,12 +56,12 @@ export function startPoolWorker(options: ToolProcessPoolOptions, isolation: Isol
     },
   });
   const startTimeoutMs = options.startTimeoutMs ?? 10_000;
-  let started = false;
-  let failed = false;
+  /** Set once the process said it is ready or its start failed: it is told to the pool once. */
+  let startSettled = false;
   // Told at once, before the pool's own exit listener decides whether to start another in its place.
   const failedStart = () => {
-    if (started || failed) return;
-    failed = true;
+    if (startSettled) return;
+    startSettled = true;
     hooks.onFailedStart();
   };
   const ready = new Promise<void>((resolve, reject) => {
@@ -76,7 +76,7 @@ export function startPoolWorker(options: ToolProcessPoolOptions, isolation: Isol
       clearTimeout(timer);
       stopListening();
       startupStderr = undefined;
-      started = true;
+      startSettled = true;
       hooks.onReady();
       resolve();
     });

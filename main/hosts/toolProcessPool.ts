@@ -125,12 +125,14 @@ export class ToolProcessPool {
   private replenishing = false;
   /** Set once the first call started the rest of the pool's warm processes. */
   private filled = false;
+  /** The profile of the processes started ahead of any call. */
+  private readonly warmProfile: SandboxProfile;
 
   constructor(private readonly options: ToolProcessPoolOptions) {
     // One process is started ahead of any call, the rest of the pool when the first call comes
     // (fill): a gate that only relays upstream servers holds one idle process, not `size` of them.
-    const warmProfile = options.warmProfile ?? READ_ONLY_PROFILE;
-    if (options.size > 0) this.idle.push(this.spawn(this.isolation(warmProfile), warmProfile));
+    this.warmProfile = options.warmProfile ?? READ_ONLY_PROFILE;
+    if (options.size > 0) this.idle.push(this.spawnWarm());
     if (options.spares && options.spares.spares > 0) {
       this.demand = new SpareDemand(options.spares);
       this.trimmer = setInterval(() => this.trimSpares(), Math.max(1000, options.spares.idleMs / 2));
@@ -266,6 +268,10 @@ export class ToolProcessPool {
     return this.options.isolate?.(profile) ?? { key: 'bare' };
   }
 
+  private spawnWarm(): PoolWorker {
+    return this.spawn(this.isolation(this.warmProfile), this.warmProfile);
+  }
+
   private spawn(isolation: Isolation, profile: SandboxProfile): PoolWorker {
     const worker = startPoolWorker(this.options, isolation, profileName(profile), `toolgate-tool-${++this.spawned}`, {
       onReady: () => {
@@ -284,12 +290,11 @@ export class ToolProcessPool {
       // Keep the pool warm, unless processes keep dying before they are ready (then start on demand).
       // A single-use sandbox is never made again: its place goes to a fresh one (or one of the warm profile).
       const successor = worker.isolation.successor?.();
-      const warmProfile = this.options.warmProfile ?? READ_ONLY_PROFILE;
       const [next, nextProfile] = !worker.isolation.singleUse
         ? [worker.isolation, profile]
         : successor && !successor.refusal
           ? [successor, profile]
-          : [this.isolation(warmProfile), warmProfile];
+          : [this.isolation(this.warmProfile), this.warmProfile];
       if (!this.closed && this.live() < this.options.size && this.failedStarts < 3) this.idle.push(this.spawn(next, nextProfile));
       this.replenishSoon();
     });
@@ -413,10 +418,9 @@ export class ToolProcessPool {
       // Not while processes keep dying before they are ready: a later call fills the pool once they start again.
       if (this.filled || this.closed || this.failedStarts >= 3) return;
       this.filled = true;
-      const warmProfile = this.options.warmProfile ?? READ_ONLY_PROFILE;
-      const warm = this.isolation(warmProfile);
+      const { key } = this.isolation(this.warmProfile);
       // Spares of other profiles do not count: the warm profile gets its `size`, as the spares keep their room.
-      while (this.serving(warm.key) < this.options.size && this.live() < this.capacity()) this.idle.push(this.spawn(warm, warmProfile));
+      while (this.serving(key) < this.options.size && this.live() < this.capacity()) this.idle.push(this.spawnWarm());
     });
   }
 

@@ -1,7 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolResult } from '../../shared/result';
 import { isJsonObject } from '../../shared/jsonLimits';
-import { resultText } from '../executor/executor';
+import { canonicalize } from '../../shared/canonicalJson';
 
 /** `_meta` key under which a client may send the arguments as raw JSON text (the gate parses and audits it). */
 export const RAW_ARGUMENTS_META = 'toolgate/rawArguments';
@@ -108,4 +108,12 @@ function boundedToolList(message: string, known: readonly unknown[]): string {
     shown++;
   }
   return `${text}${shown === 0 ? '' : ', '}… and ${names.length - shown} more (tools/list names them all)`;
+}
+
+/** The canonical text of a result's data, as agents receive it. */
+export function resultText(result: ToolResult): string {
+  if (!result.ok) return `${result.error?.code}: ${result.error?.message}`;
+  // A cut output is already text: its head and the truncation notice.
+  if (result.meta.truncated && typeof result.data === 'string') return result.data;
+  return canonicalize(result.data ?? null);
 }
