@@ -3,7 +3,7 @@ import { FIRST_KINDS, GENESIS_HASH, type AuditKind, type AuditRecord, type Audit
 import { stepsOfAll } from '../../shared/auditSteps';
 import { LONE_SURROGATE } from '../../shared/canonicalJson';
 import { GateError } from '../../shared/errors';
-import { CallIndex, type CatchUp } from './callIndex';
+import { CallIndex, logIdOf, type CatchUp } from './callIndex';
 import { openAuditDatabase, recordOfRow, type AuditDurability } from './auditDatabase';
 
 export type { AuditDurability } from './auditDatabase';
@@ -343,9 +343,7 @@ export class AuditStore {
 
   /** The log's random id, made when it was created (undefined for a log from before ids, never written since). */
   logId(): string | undefined {
-    const hasMeta = this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'audit_meta'").get() !== undefined;
-    if (!hasMeta) return undefined;
-    return (this.db.prepare("SELECT value FROM audit_meta WHERE key = 'log-id'").get() as { value: string } | undefined)?.value;
+    return logIdOf(this.db);
   }
 
   /** The Merkle leaf hash of every record, in log order (see recordLeaf.ts), read as it streams. */
