@@ -3,6 +3,9 @@ import { MIN_SECRET_LENGTH, type ResolvedSecret } from '../secrets/placeholders'
 import { Redactor } from '../secrets/redactor';
 import type { SecretProvider } from '../secrets/secretProvider';
 
+/** What current() reads when the gate has no provider. */
+const NO_SECRETS: readonly ResolvedSecret[] = [];
+
 /** How long a call's secrets are still redacted after it ended (late or buffered lines). */
 const LINGER_MS = 30_000;
 
@@ -16,14 +19,19 @@ const LINGER_MS = 30_000;
  */
 export class CallRedactions {
   private readonly live = new Map<string, { secrets: readonly ResolvedSecret[]; timer?: ReturnType<typeof setTimeout> }>();
-  private cached: { key: string; redactor: Redactor } | undefined;
+  /** Bumped whenever a call's secrets come or go. */
+  private liveVersion = 0;
+  /** The redactor, the secrets it was made of, and what they were read from (the provider's answer, the live calls' version). */
+  private cached: { key: string; redactor: Redactor; known: readonly ResolvedSecret[]; liveVersion: number } | undefined;
   private readonly endListeners = new Set<(callId: string) => void>();
 
   constructor(private readonly provider?: SecretProvider) {}
 
   /** Registers a call's resolved secrets while its tool runs. */
   set(callId: string, secrets: readonly ResolvedSecret[]): void {
-    if (secrets.length > 0) this.live.set(callId, { secrets });
+    if (secrets.length === 0) return;
+    this.live.set(callId, { secrets });
+    this.liveVersion++;
   }
 
   /** A call has ended: its streams are flushed, and its secrets stay redacted for a while longer. */
@@ -31,7 +39,10 @@ export class CallRedactions {
     for (const listener of [...this.endListeners]) listener(callId);
     const entry = this.live.get(callId);
     if (!entry || entry.timer) return;
-    entry.timer = setTimeout(() => this.live.delete(callId), LINGER_MS);
+    entry.timer = setTimeout(() => {
+      this.live.delete(callId);
+      this.liveVersion++;
+    }, LINGER_MS);
     entry.timer.unref?.();
   }
 
@@ -43,8 +54,12 @@ export class CallRedactions {
 
   /** Every secret known right now: the provider's (long enough to be used) and those of calls running or just ended. */
   secrets(): ResolvedSecret[] {
-    const known = (this.provider?.known() ?? []).filter((secret) => secret.value.length >= MIN_SECRET_LENGTH);
-    return [...known, ...[...this.live.values()].flatMap((entry) => entry.secrets)];
+    return this.secretsWith(this.provider?.known() ?? []);
+  }
+
+  private secretsWith(known: readonly ResolvedSecret[]): ResolvedSecret[] {
+    const used = known.filter((secret) => secret.value.length >= MIN_SECRET_LENGTH);
+    return [...used, ...[...this.live.values()].flatMap((entry) => entry.secrets)];
   }
 
   /**
@@ -58,12 +73,20 @@ export class CallRedactions {
     return entry.module === 'builtin' && !entry.external && filesOnly ? this.secrets() : [];
   }
 
-  /** The redactor of every secret known right now (rebuilt only when the set of secrets changes). */
+  /**
+   * The redactor of every secret known right now (rebuilt only when the set of secrets changes).
+   * While the provider answers with the same array and no call's secrets came or went, it is the
+   * last one, unlooked-at: that is every call of a gate whose secrets stay put, several times a call.
+   */
   current(): Redactor {
-    const secrets = this.secrets();
+    const known = this.provider?.known() ?? NO_SECRETS;
+    const { cached, liveVersion } = this;
+    if (cached && cached.known === known && cached.liveVersion === liveVersion) return cached.redactor;
+    const secrets = this.secretsWith(known);
     const key = secrets.map(({ name, value }) => `${name}\u0000${value}`).join('\u0000\u0000');
-    if (this.cached?.key !== key) this.cached = { key, redactor: new Redactor(secrets) };
-    return this.cached.redactor;
+    const redactor = cached?.key === key ? cached.redactor : new Redactor(secrets);
+    this.cached = { key, redactor, known, liveVersion };
+    return redactor;
   }
 
   /** A text (a log line, a piece of output) with every secret replaced by its placeholder. */

@@ -15,15 +15,20 @@ import {
   type SecretsFile,
 } from './secretsFile';
 
+/** A provider's answer when it has no secrets: one array, the same each time. */
+const NO_SECRETS: readonly ResolvedSecret[] = Object.freeze([]);
+
 /** Where secret values come from (the Vault-Warden protocol's provider). */
 export interface SecretProvider {
   /** The secret's value, or undefined when this provider does not have it. */
   get(name: string): Promise<string | undefined>;
   /**
    * Every secret this provider could serve, for redacting them from everything the gate shows or
-   * keeps. Synchronous, because the audit log's append path (the last line of defence) is.
+   * keeps. Synchronous, because the audit log's append path (the last line of defence) is. The same
+   * array for as long as the secrets are the same (never changed in place): redaction, asked a few
+   * times for every call, then keeps its redactor without comparing each secret again.
    */
-  known(): ResolvedSecret[];
+  known(): readonly ResolvedSecret[];
   /** Where it looks, for error messages ("environment", "secrets file /home/me/.toolgate/secrets.json"). */
   readonly label: string;
   /**
@@ -43,6 +48,7 @@ export interface SecretProvider {
 export class EnvironmentSecretProvider implements SecretProvider {
   readonly label = 'environment (--secret-env)';
   private readonly secrets: ReadonlyMap<string, string>;
+  private readonly all: readonly ResolvedSecret[];
 
   constructor(env: Readonly<Record<string, string | undefined>>, allowed?: readonly string[]) {
     const names = allowed ?? Object.keys(env).filter((name) => SECRET_NAME_PATTERN.test(name) && !name.startsWith(RESERVED_PREFIX));
@@ -59,14 +65,15 @@ export class EnvironmentSecretProvider implements SecretProvider {
       secrets.set(name, value);
     }
     this.secrets = secrets;
+    this.all = Object.freeze([...secrets].map(([name, value]) => ({ name, value })));
   }
 
   async get(name: string): Promise<string | undefined> {
     return this.secrets.get(name);
   }
 
-  known(): ResolvedSecret[] {
-    return [...this.secrets].map(([name, value]) => ({ name, value }));
+  known(): readonly ResolvedSecret[] {
+    return this.all;
   }
 }
 
@@ -86,7 +93,7 @@ const SECRETS_RECHECK_MS = 100;
  */
 export class FileSecretProvider implements SecretProvider {
   readonly label: string;
-  private cached: { version: string; secrets: SecretsFile; known: ResolvedSecret[] } | undefined;
+  private cached: { version: string; secrets: SecretsFile; known: readonly ResolvedSecret[] } | undefined;
   /** When redaction last looked at the file (`now()`), or undefined before the first look. */
   private lookedAt: number | undefined;
   private readonly recheckMs: number;
@@ -112,15 +119,15 @@ export class FileSecretProvider implements SecretProvider {
   }
 
   /** Redaction never fails: a file open to others is still redacted, a broken one by its last good contents. */
-  known(): ResolvedSecret[] {
-    if (this.lookedAt !== undefined && this.now() - this.lookedAt < this.recheckMs) return this.cached?.known ?? [];
+  known(): readonly ResolvedSecret[] {
+    if (this.lookedAt !== undefined && this.now() - this.lookedAt < this.recheckMs) return this.cached?.known ?? NO_SECRETS;
     try {
       this.load(false);
     } catch {
       // The last good contents stand; the next look tries again.
       this.lookedAt = this.now();
     }
-    return this.cached?.known ?? [];
+    return this.cached?.known ?? NO_SECRETS;
   }
 
   private load(refuseOpenFile: boolean): SecretsFile {
@@ -138,7 +145,7 @@ export class FileSecretProvider implements SecretProvider {
     const version = `${info.ino}:${info.size}:${info.mtimeMs}`;
     if (this.cached?.version !== version) {
       const secrets = parseSecretsFile(readFileSync(this.path, 'utf8'), this.path);
-      this.cached = { version, secrets, known: Object.entries(secrets).map(([name, secret]) => ({ name, value: storedValue(secret) })) };
+      this.cached = { version, secrets, known: Object.freeze(Object.entries(secrets).map(([name, secret]) => ({ name, value: storedValue(secret) }))) };
     }
     this.lookedAt = this.now();
     return this.cached.secrets;
@@ -148,6 +155,8 @@ export class FileSecretProvider implements SecretProvider {
 /** Asks each provider in turn; the first that has the name wins. */
 export class ChainSecretProvider implements SecretProvider {
   readonly label: string;
+  /** The last answer of each provider, and their secrets joined: kept while every provider answers the same. */
+  private last: { parts: ReadonlyArray<readonly ResolvedSecret[]>; all: readonly ResolvedSecret[] } | undefined;
 
   constructor(private readonly providers: readonly SecretProvider[]) {
     this.label = providers.map((provider) => provider.label).join(', then ');
@@ -170,7 +179,12 @@ export class ChainSecretProvider implements SecretProvider {
   }
 
   /** Every provider's secrets: a value shadowed by an earlier provider is still one to hide. */
-  known(): ResolvedSecret[] {
-    return this.providers.flatMap((provider) => provider.known());
+  known(): readonly ResolvedSecret[] {
+    const parts = this.providers.map((provider) => provider.known());
+    const { last } = this;
+    if (last && parts.every((part, index) => part === last.parts[index])) return last.all;
+    const all = Object.freeze(parts.flat());
+    this.last = { parts, all };
+    return all;
   }
 }
