@@ -143,14 +143,16 @@ export class CallRun {
   prepareKept(): void {
     const { audit } = this.deps;
     if (!audit.prepareStep) return;
-    this.steps = this.steps.map((step) => {
-      if (step instanceof PreparedStep) return step;
+    const { steps } = this;
+    for (let index = 0; index < steps.length; index++) {
+      const step = steps[index]!;
+      if (step instanceof PreparedStep) continue;
       try {
-        return audit.prepareStep!(step);
+        steps[index] = audit.prepareStep(step);
       } catch {
-        return step;
+        // left as it is
       }
-    });
+    }
   }
 
   /** Appends the steps kept as one record: the call's first, a middle one, its last, or the whole call. */

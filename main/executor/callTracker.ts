@@ -53,6 +53,7 @@ export class CallTracker {
 
 /** A tool's text as the console may show it: terminal escapes and other control characters made visible. */
 function inert(change: Partial<CallSnapshot>): Partial<CallSnapshot> {
+  if (typeof change.data !== 'string' && !change.error) return change;
   const shown = { ...change };
   if (typeof shown.data === 'string') shown.data = inertText(shown.data);
   if (shown.error) shown.error = { ...shown.error, message: inertText(shown.error.message) };
