@@ -100,7 +100,12 @@ export class AuditStore {
   private readonly holds = new Set<() => void>();
   /** A commit is due when the event loop turns: someone waits for it (durable()). */
   private commitSoon = false;
-  /** The commit at the end of the window, for records nobody hurried (append() alone, committed()). */
+  /**
+   * The commit at the end of the window, for records nobody hurried (append() alone, committed()).
+   * Left to run when an earlier commit took the records (it then finds nothing to write): the
+   * record that comes next is within the window of the same timer, and a call answered at once is
+   * not charged a timer made and cleared for it.
+   */
   private windowTimer: NodeJS.Timeout | undefined;
   /** The thread that folds committed records into the call index (a writable store's). */
   private indexThread: IndexThread | undefined;
@@ -169,7 +174,10 @@ export class AuditStore {
     this.queue.push({ record, payloadJson, canonicalText });
     this.last = { seq: fields.seq, hash };
     if (this.queue.length >= MAX_QUEUED) this.commitQueued();
-    else this.windowTimer ??= setTimeout(() => this.commitQueued(), COMMIT_WINDOW_MS);
+    else this.windowTimer ??= setTimeout(() => {
+      this.windowTimer = undefined;
+      this.commitQueued();
+    }, COMMIT_WINDOW_MS);
     return record;
   }
 
@@ -247,8 +255,6 @@ export class AuditStore {
    */
   private commitQueued(): void {
     this.commitSoon = false;
-    clearTimeout(this.windowTimer);
-    this.windowTimer = undefined;
     if (this.queue.length === 0 || !this.insert) return;
     const batch = this.queue;
     const waiters = this.waiters;
@@ -492,6 +498,8 @@ export class AuditStore {
     if (this.closed) return;
     this.writeHeld();
     this.commit();
+    clearTimeout(this.windowTimer);
+    this.windowTimer = undefined;
     this.indexThread?.close();
     this.closed = true;
     this.listeners.clear();

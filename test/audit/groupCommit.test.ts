@@ -212,6 +212,29 @@ describe('records nobody waits for', () => {
     expect(watch.failure).toBeUndefined();
   });
 
+  it('are committed within the window even after a commit took the records its timer was set for, and a closed store leaves no timer', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    appendCall('first', 'answered at once', ['invoked']);
+    await store.durable({ now: true });
+    expect(seqsOnDisk()).toEqual([1]);
+    vi.advanceTimersByTime(3);
+    appendCall('second', 'nobody asked', ['invoked']);
+    expect(seqsOnDisk()).toEqual([1]);
+    vi.advanceTimersByTime(2);
+    expect(seqsOnDisk()).toEqual([1, 2]);
+    // Once that timer has run, the next record alone gets a window of its own.
+    vi.advanceTimersByTime(20);
+    appendCall('third', 'nobody asked either', ['invoked']);
+    vi.advanceTimersByTime(4);
+    expect(seqsOnDisk()).toEqual([1, 2]);
+    vi.advanceTimersByTime(1);
+    expect(seqsOnDisk()).toEqual([1, 2, 3]);
+    appendCall('fourth', 'written at close', ['invoked']);
+    store.close();
+    expect(seqsOnDisk()).toEqual([1, 2, 3, 4]);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
   it('are committed before the event loop turns when durable() is asked to commit now (the only call under way)', async () => {
     const heard: number[] = [];
     store.onAppend((record) => heard.push(record.seq));
