@@ -109,8 +109,10 @@ class ChildProcessToolProcess implements ToolProcess {
 
   send(message: HostRequest): void {
     if (this.exit) return;
-    // With a cgroup, killStrays asks it who is left instead (see there).
-    if (!this.cgroup) this.newestAtRequest = newestProcessId();
+    // With a cgroup, killStrays asks it who is left instead (see there). A call of the gate's own
+    // code starts nothing and is not looked after: no /proc read for it (a later killStrays without
+    // the mark walks the tree).
+    if (!this.cgroup) this.newestAtRequest = message.type === 'run' && message.startsNothing === true ? undefined : newestProcessId();
     try {
       this.sendFrame(message);
     } catch {
