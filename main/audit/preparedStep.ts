@@ -13,7 +13,7 @@ export class PreparedStep {
   ) {}
 }
 
-/** How the log redacts a payload before it is stored. */
+/** How the log redacts a payload before it is stored: a new value, or the payload itself untouched when it has nothing to hide. */
 export type Redact = ((payload: unknown) => unknown) | undefined;
 
 /** A payload's canonical text as the log stores it (redacted, well-formed), and what that text reads back as. */
@@ -23,7 +23,7 @@ export function storedPayload(payload: unknown, redact: Redact): { text: string;
 }
 
 /** A payload of no steps, and its canonical text when redaction leaves its key alone. */
-const EMPTY_STEPS = { steps: [] };
+const EMPTY_STEPS = Object.freeze({ steps: Object.freeze([]) });
 const EMPTY_STEPS_TEXT = '{"steps":[]}';
 
 /**
@@ -62,6 +62,7 @@ function holdsPrepared(steps: readonly unknown[]): boolean {
  * judged by the text it stores.
  */
 function keepsStepsKey(redact: Redact): boolean {
-  if (!redact || redact(EMPTY_STEPS) === EMPTY_STEPS) return true;
-  return storedPayload(EMPTY_STEPS, redact).text === EMPTY_STEPS_TEXT;
+  if (!redact) return true;
+  const redacted = redact(EMPTY_STEPS);
+  return redacted === EMPTY_STEPS || canonicalize(toWellFormedJson(redacted)) === EMPTY_STEPS_TEXT;
 }

@@ -4,7 +4,7 @@ import { Redactor } from '../secrets/redactor';
 import type { SecretProvider } from '../secrets/secretProvider';
 
 /** What current() reads when the gate has no provider. */
-const NO_SECRETS: readonly ResolvedSecret[] = [];
+const NO_SECRETS: readonly ResolvedSecret[] = Object.freeze([]);
 
 /** How long a call's secrets are still redacted after it ended (late or buffered lines). */
 const LINGER_MS = 30_000;
@@ -30,7 +30,7 @@ export class CallRedactions {
   /** Registers a call's resolved secrets while its tool runs. */
   set(callId: string, secrets: readonly ResolvedSecret[]): void {
     if (secrets.length === 0) return;
-    this.live.set(callId, { secrets });
+    this.live.set(callId, { secrets: Object.freeze([...secrets]) });
     this.liveVersion++;
   }
 
@@ -75,13 +75,14 @@ export class CallRedactions {
 
   /**
    * The redactor of every secret known right now (rebuilt only when the set of secrets changes).
-   * While the provider answers with the same array and no call's secrets came or went, it is the
-   * last one, unlooked-at: that is every call of a gate whose secrets stay put, several times a call.
+   * While the provider answers with the same frozen array and no call's secrets came or went, it is
+   * the last one, unlooked-at: that is every call of a gate whose secrets stay put, several times a
+   * call. An array that is not frozen could have changed in place: its secrets are compared.
    */
   current(): Redactor {
     const known = this.provider?.known() ?? NO_SECRETS;
     const { cached, liveVersion } = this;
-    if (cached && cached.known === known && cached.liveVersion === liveVersion) return cached.redactor;
+    if (cached && cached.known === known && cached.liveVersion === liveVersion && Object.isFrozen(known)) return cached.redactor;
     const secrets = this.secretsWith(known);
     const key = secrets.map(({ name, value }) => `${name}\u0000${value}`).join('\u0000\u0000');
     const redactor = cached?.key === key ? cached.redactor : new Redactor(secrets);

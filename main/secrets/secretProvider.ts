@@ -24,9 +24,9 @@ export interface SecretProvider {
   get(name: string): Promise<string | undefined>;
   /**
    * Every secret this provider could serve, for redacting them from everything the gate shows or
-   * keeps. Synchronous, because the audit log's append path (the last line of defence) is. The same
-   * array for as long as the secrets are the same (never changed in place): redaction, asked a few
-   * times for every call, then keeps its redactor without comparing each secret again.
+   * keeps. Synchronous, because the audit log's append path (the last line of defence) is. A
+   * frozen array, the same one for as long as the secrets are the same, lets redaction (asked a few
+   * times for every call) keep its redactor without comparing each secret again.
    */
   known(): readonly ResolvedSecret[];
   /** Where it looks, for error messages ("environment", "secrets file /home/me/.toolgate/secrets.json"). */
