@@ -14,6 +14,10 @@ export interface StdioServerLaunch {
   maxBufferSize: number;
 }
 
+/** The pending buffer's first size, and the largest one kept for the next line (see GateStdioTransport.pending). */
+const MIN_PENDING_BYTES = 64 * 1024;
+const KEPT_PENDING_BYTES = 1024 * 1024;
+
 /** How long a server has to exit after its stdin closed, and then after SIGTERM, before it is killed. */
 const CLOSE_GRACE_MS = 2000;
 
@@ -33,8 +37,14 @@ const CLOSE_GRACE_MS = 2000;
  */
 export class GateStdioTransport implements Transport {
   private process: ChildProcess | undefined;
-  /** Bytes read past the last whole line. */
-  private pending: Buffer | undefined;
+  /**
+   * Bytes read past the last whole line: the first `pendingBytes` of a buffer that doubles as it
+   * fills, so each byte of a line is copied about twice however many chunks it came in (a 4 MB
+   * line joined afresh at every chunk cost some 130 MB of copies), and only a new chunk is searched
+   * for the line's end. A buffer grown past KEPT_PENDING_BYTES is let go once its line ended.
+   */
+  private pending = Buffer.alloc(0);
+  private pendingBytes = 0;
   private readonly stderrStream = new PassThrough();
   onclose?: () => void;
   onerror?: (error: Error) => void;
@@ -111,21 +121,33 @@ export class GateStdioTransport implements Transport {
       }
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     }
-    this.pending = undefined;
+    this.dropPending();
   }
 
   /** Takes a chunk of stdout: each whole line that is JSON-RPC goes to onmessage; a line that is not JSON is skipped, as the SDK skips it. */
   private read(chunk: Buffer): void {
-    if ((this.pending?.length ?? 0) + chunk.length > this.launch.maxBufferSize) {
-      this.pending = undefined;
+    if (this.pendingBytes + chunk.length > this.launch.maxBufferSize) {
+      this.dropPending();
+      // Nothing more of it is read: the rest of the message (and anything after) would only be read
+      // to be thrown away, for as long as the server takes to end, and each next maxBufferSize of it
+      // would be refused again.
+      this.process?.stdout?.destroy();
       this.onerror?.(new Error(`the server's message exceeded maximum size of ${this.launch.maxBufferSize} bytes`));
       void this.close().catch(() => {});
       return;
     }
-    let buffer = this.pending ? Buffer.concat([this.pending, chunk]) : chunk;
-    for (let end = buffer.indexOf(10); end !== -1; end = buffer.indexOf(10)) {
-      const line = buffer.toString('utf8', 0, end).replace(/\r$/, '');
-      buffer = buffer.subarray(end + 1);
+    let start = 0;
+    for (let end = chunk.indexOf(10); end !== -1; end = chunk.indexOf(10, start)) {
+      const tail = chunk.subarray(start, end);
+      let bytes = tail;
+      if (this.pendingBytes > 0) {
+        this.keep(tail);
+        bytes = this.pending.subarray(0, this.pendingBytes);
+      }
+      this.pendingBytes = 0;
+      start = end + 1;
+      const line = bytes.toString('utf8').replace(/\r$/, '');
+      if (this.pending.length > KEPT_PENDING_BYTES) this.dropPending();
       let message: unknown;
       try {
         message = JSON.parse(line);
@@ -143,6 +165,23 @@ export class GateStdioTransport implements Transport {
         this.onerror?.(error instanceof Error ? error : new Error(String(error)));
       }
     }
-    this.pending = buffer.length > 0 ? buffer : undefined;
+    if (start < chunk.length) this.keep(chunk.subarray(start));
+  }
+
+  /** Appends bytes of a line still open to the pending buffer, doubling it when they do not fit. */
+  private keep(bytes: Buffer): void {
+    const needed = this.pendingBytes + bytes.length;
+    if (needed > this.pending.length) {
+      const grown = Buffer.allocUnsafe(Math.max(needed, this.pending.length * 2, MIN_PENDING_BYTES));
+      this.pending.copy(grown, 0, 0, this.pendingBytes);
+      this.pending = grown;
+    }
+    bytes.copy(this.pending, this.pendingBytes);
+    this.pendingBytes = needed;
+  }
+
+  private dropPending(): void {
+    this.pending = Buffer.alloc(0);
+    this.pendingBytes = 0;
   }
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -7,6 +8,11 @@ import { z } from 'zod';
 import { GateError } from '../../shared/errors';
 import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
 import { Connections, eventually, firstText, fixtureConfig, scriptConfig } from './helpers';
+
+/** Every byte this process has read through a system call (the kernel's count, /proc/self/io). */
+function bytesRead(): number {
+  return Number(/^rchar: (\d+)$/m.exec(readFileSync('/proc/self/io', 'utf8'))?.[1]);
+}
 
 const home = makeTempFolder();
 const connections = new Connections({ home, resolveSecret: async () => undefined });
@@ -80,6 +86,38 @@ describe('an upstream stdio server', () => {
     expect(JSON.parse(firstText(await connection.call('withdrawn', {}, options)))).toEqual(['the agent withdrew it']);
   });
 
+  it('reads an answer a server writes a few bytes at a time: characters cut between writes, a CRLF end, two messages in one write', async () => {
+    // A 2025 server that drips its tools/call answer (a log line first) in pieces of 1 to 7 bytes.
+    const script = `
+      const line = (m) => JSON.stringify({ jsonrpc: '2.0', ...m });
+      const drip = (text) => {
+        const bytes = Buffer.from(text);
+        let at = 0;
+        const next = () => {
+          if (at >= bytes.length) return;
+          const size = Math.min(bytes.length - at, 1 + (at % 7));
+          process.stdout.write(bytes.subarray(at, at + size));
+          at += size;
+          setTimeout(next, 1);
+        };
+        next();
+      };
+      require('node:readline').createInterface({ input: process.stdin }).on('line', (text) => {
+        const m = JSON.parse(text);
+        if (m.method === 'initialize') process.stdout.write(line({ id: m.id, result: { protocolVersion: m.params.protocolVersion, capabilities: { tools: {}, logging: {} }, serverInfo: { name: 'drip', version: '1' } } }) + '\\n');
+        else if (m.method === 'tools/list') process.stdout.write(line({ id: m.id, result: { tools: [{ name: 'say', inputSchema: { type: 'object' } }] } }) + '\\n');
+        else if (m.method === 'tools/call') {
+          const log = line({ method: 'notifications/message', params: { level: 'info', data: 'saying it' } });
+          drip(log + '\\n' + line({ id: m.id, result: { content: [{ type: 'text', text: m.params.arguments.text }] } }) + '\\r\\n');
+        }
+      });`;
+    const connection = connections.make(scriptConfig('drip', script));
+    await connection.start();
+    const text = 'naïve — ✓ 漢字 🙂 done';
+    expect(firstText(await connection.call('say', { text }, options))).toBe(text);
+    expect(firstText(await connection.call('say', { text: 'and again' }, options))).toBe('and again');
+  });
+
   it('fails a call the server answers with a broken error, an answer with neither result nor error, or an answer to no call, and goes on serving', async () => {
     // A 2025 server that answers each tools/call wrongly, by its arguments' "how".
     const script = `
@@ -118,11 +156,13 @@ describe('an upstream stdio server', () => {
     const connection = connections.make(fixtureConfig('big-result'), { limits: { maxMessageBytes: 4 * 1024 * 1024 }, backoff: { initialMs: 50 } });
     const other = connections.make(fixtureConfig('normal', { name: 'other' }));
     await Promise.all([connection.start(), other.start()]);
-    const before = process.memoryUsage().rss;
+    const before = bytesRead();
     const outcome = await connection.call('big', { megabytes: 50 }, options);
     expect(outcome).toMatchObject({ ok: false, error: { code: 'EQUOTA', message: expect.stringMatching(/over 4194304 bytes \(this call allows 1048576\)/) } });
-    expect(process.memoryUsage().rss - before).toBeLessThan(100 * 1024 * 1024);
     await eventually(() => connection.state().status === 'ready');
+    // What this process read meanwhile (its pipes included): the 4 MB the bound allows and a chunk
+    // past it, not the 50 MB the server had to say while it was being ended.
+    expect(bytesRead() - before).toBeLessThan(8 * 1024 * 1024);
     expect(connection.state().restarts).toBe(1);
     expect(firstText(await other.call('echo', { text: 'unaffected' }, options))).toBe('unaffected');
   });
