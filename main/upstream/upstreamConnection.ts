@@ -232,6 +232,13 @@ class UpstreamServerConnection implements UpstreamConnection {
       }
       return { code: 'ECRASH', message: `${label}: server ${this.config.name} exited or dropped the connection mid-call${session.stderr?.suffix() ?? ''}` };
     }
+    // An http server's answer past the bound: its request was aborted, the server goes on serving.
+    if (/exceeded maximum size/.test(errorText(error))) {
+      return {
+        code: 'EQUOTA',
+        message: `${label}: the server sent a message over ${this.limits.maxMessageBytes} bytes (this call allows ${options.maxResultBytes}); the gate stopped reading it`,
+      };
+    }
     if (error instanceof SdkHttpError && error.status === 404) {
       void this.transportDropped(session);
       return { code: 'ECRASH', message: `${label}: server ${this.config.name} forgot the session (HTTP 404); the gate reconnects` };
@@ -336,7 +343,8 @@ class UpstreamServerConnection implements UpstreamConnection {
       if (url?.protocol !== 'http:' && url?.protocol !== 'https:') {
         throw new GateError('EVALIDATION', `server ${config.name}: its url ${JSON.stringify(config.url)} is not an http(s) URL; write it whole (https://host/mcp)`);
       }
-      return { transport: new StreamableHTTPClientTransport(url, { requestInit: { headers: values }, fetch: fetchWithOwnSignals() }) };
+      const fetch = fetchWithOwnSignals(globalThis.fetch, { maxMessageBytes: this.limits.maxMessageBytes });
+      return { transport: new StreamableHTTPClientTransport(url, { requestInit: { headers: values }, fetch }) };
     }
     const { values, secrets } = await this.resolveSecrets(config.env, 'env');
     const launch = stdioLaunch(config, upstreamEnvironment(config.name, config.sandbox, values), this.deps.home, this.deps.sandbox);

@@ -77,3 +77,47 @@ describe('fetch with a signal of its own per request', () => {
     expect(listeners(transport.signal)).toBe(0);
   });
 });
+
+/** A fetch that answers with `parts` (strings, sent as they are) of the given content type. */
+function answering(contentType: string, parts: string[]): typeof fetch {
+  return async () =>
+    new Response(
+      new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (const part of parts) controller.enqueue(new TextEncoder().encode(part));
+          controller.close();
+        },
+      }),
+      { status: 200, headers: { 'content-type': contentType } },
+    );
+}
+
+describe('fetch with a bound on one message', () => {
+  const bound = { maxMessageBytes: 100 };
+  const call = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'x' } });
+
+  it('lets a stream of many events through, each under the bound, whatever ends their lines (LF, CRLF, CR), cut anywhere', async () => {
+    const event = (n: number, end: string) => `event: message${end}data: ${'y'.repeat(60)}${n}${end}${end}`;
+    const stream = [0, 1, 2, 3, 4, 5].map((n) => event(n, ['\n', '\r\n', '\r'][n % 3]!)).join('');
+    // Pieces of 7 bytes: a CRLF and a blank line are cut between them too.
+    const parts = stream.match(/[\s\S]{1,7}/g)!;
+    const response = await fetchWithOwnSignals(answering('text/event-stream', parts), bound)('http://gate.test/mcp', { method: 'POST', body: call });
+    expect(await response.text()).toBe(stream);
+  });
+
+  it('answers the requests of a stream whose event passes the bound with the refusal, and reads no further', async () => {
+    const parts = ['event: message\ndata: ', 'z'.repeat(90), 'z'.repeat(90), 'never read\n\n'];
+    const response = await fetchWithOwnSignals(answering('text/event-stream; charset=utf-8', parts), bound)('http://gate.test/mcp', { method: 'POST', body: call });
+    const text = await response.text();
+    expect(text).not.toContain('never read');
+    const answer = /data: (\{.*\})\n\n$/.exec(text)?.[1];
+    expect(JSON.parse(answer!)).toEqual({ jsonrpc: '2.0', id: 7, error: { code: -32603, message: "the server's message exceeded maximum size of 100 bytes; the gate stopped reading it" } });
+  });
+
+  it('fails the read of a JSON answer past the bound, and of a stream that answers no request', async () => {
+    const json = await fetchWithOwnSignals(answering('application/json', ['{"a":"', 'q'.repeat(120), '"}']), bound)('http://gate.test/mcp', { method: 'POST', body: call });
+    await expect(json.json()).rejects.toThrow(/exceeded maximum size of 100 bytes/);
+    const listening = await fetchWithOwnSignals(answering('text/event-stream', ['data: ', 'w'.repeat(120)]), bound)('http://gate.test/mcp', { method: 'GET' });
+    await expect(listening.text()).rejects.toThrow(/exceeded maximum size of 100 bytes/);
+  });
+});

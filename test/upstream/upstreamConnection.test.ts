@@ -243,8 +243,25 @@ describe('an upstream stdio server', () => {
 
 process.on('exit', () => removeTempFolder(home));
 
-/** A Streamable HTTP MCP server with one tool, which can forget its sessions (as a restarted server does). */
-async function startHttpServer() {
+/** What a call of `flood` is answered with: 50 MB of text, as one JSON body or one event of a stream. */
+async function flood(response: import('node:http').ServerResponse, sessionId: string, id: unknown, as: 'json' | 'event'): Promise<void> {
+  const head = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"content":[{"type":"text","text":"`;
+  const tail = '"}]}}';
+  response.writeHead(200, { 'content-type': as === 'json' ? 'application/json' : 'text/event-stream', 'mcp-session-id': sessionId });
+  response.on('error', () => {});
+  response.write(as === 'json' ? head : `event: message\ndata: ${head}`);
+  const megabyte = 'x'.repeat(1024 * 1024);
+  for (let sent = 0; sent < 50 && !response.destroyed; sent++) {
+    if (!response.write(megabyte)) await new Promise((resolve) => response.once('drain', resolve).once('close', resolve));
+  }
+  if (!response.destroyed) response.end(as === 'json' ? tail : `${tail}\n\n`);
+}
+
+/**
+ * A Streamable HTTP MCP server with one tool, which can forget its sessions (as a restarted server
+ * does); `withFlood` adds a second, `flood`, answered with 50 MB (see flood()).
+ */
+async function startHttpServer(withFlood = false) {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const authorizations: (string | undefined)[] = [];
   const http = createServer(async (request, response) => {
@@ -259,10 +276,16 @@ async function startHttpServer() {
       const created = new StreamableHTTPServerTransport({ sessionIdGenerator: randomUUID, onsessioninitialized: (id) => void sessions.set(id, created) });
       const server = new McpServer({ name: 'remote', version: '1.0.0' });
       server.registerTool('echo', { inputSchema: { text: z.string() } }, ({ text }) => ({ content: [{ type: 'text', text }] }));
+      if (withFlood) server.registerTool('flood', { inputSchema: { as: z.enum(['json', 'event']) } }, () => ({ content: [] }));
       await server.connect(created);
       transport = created;
     }
-    await transport.handleRequest(request, response);
+    if (request.method !== 'POST') return void (await transport.handleRequest(request, response));
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { method?: string; id?: unknown; params?: { name?: string; arguments?: { as?: 'json' | 'event' } } };
+    if (withFlood && body.method === 'tools/call' && body.params?.name === 'flood' && transport.sessionId) return flood(response, transport.sessionId, body.id, body.params.arguments?.as ?? 'json');
+    await transport.handleRequest(request, response, body);
   });
   await new Promise<void>((done) => http.listen(0, '127.0.0.1', done));
   return {
@@ -305,6 +328,24 @@ describe('an upstream Streamable HTTP server', () => {
     const connection = httpConnections.make({ name: 'remote', transport: 'http', url: 'http://127.0.0.1:9/mcp', headers: { Authorization: 'Bearer $ENV.NOT_STORED' } });
     await expect(connection.start()).rejects.toThrow(/remote: its headers cannot be filled in: \$ENV\.NOT_STORED is not defined/);
   });
+
+  for (const as of ['json', 'event'] as const) {
+    it(`stops reading an answer over maxMessageBytes (50 MB as ${as === 'json' ? 'one JSON body' : 'one event of a stream'}), refuses the call and goes on serving`, async () => {
+      const server = await startHttpServer(true);
+      try {
+        const connection = httpConnections.make({ name: 'remote', transport: 'http', url: server.url, headers: {} }, { limits: { maxMessageBytes: 4 * 1024 * 1024 } });
+        await connection.start();
+        const before = bytesRead();
+        const outcome = await connection.call('flood', { as }, options);
+        expect(outcome).toMatchObject({ ok: false, error: { code: 'EQUOTA', message: expect.stringMatching(/over 4194304 bytes \(this call allows 1048576\); the gate stopped reading it/) } });
+        expect(bytesRead() - before).toBeLessThan(12 * 1024 * 1024);
+        expect(firstText(await connection.call('echo', { text: 'still here' }, options))).toBe('still here');
+        expect(connection.state()).toMatchObject({ status: 'ready', restarts: 0 });
+      } finally {
+        server.close();
+      }
+    });
+  }
 
   it('reconnects after its session drops', async () => {
     const server = await startHttpServer();
