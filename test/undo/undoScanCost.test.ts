@@ -45,9 +45,13 @@ async function shell(command: string): Promise<{ callId: string; effects: CallEf
 }
 
 /** Another program, not the gate, changing the workspace between two calls. */
-function otherProgram(script: string): void {
+async function otherProgram(script: string): Promise<void> {
   const ran = spawnSync('bash', ['-c', script], { cwd: gate.dirs.workspace, encoding: 'utf8' });
   expect(ran.status, ran.stderr).toBe(0);
+  // The loop turns before the next call: what came due while spawnSync held it runs first. The gate's
+  // server closes a connection idle past its keep-alive then, before the agent's next call picks it
+  // up (a run slower than that keep-alive otherwise ended in ECONNRESET).
+  for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
 }
 
 describe("a shell command's scans of the workspace", () => {
@@ -56,7 +60,7 @@ describe("a shell command's scans of the workspace", () => {
     const first = await shell('echo one > first.txt');
     expect(first.stats).toBeGreaterThan(FILES);
 
-    otherProgram('echo "edited elsewhere" > src-3/file-7.ts && chmod 600 src-5/file-1.ts && rm src-9/file-2.ts && mkdir -p made/deep && echo inside > made/deep/new.txt');
+    await otherProgram('echo "edited elsewhere" > src-3/file-7.ts && chmod 600 src-5/file-1.ts && rm src-9/file-2.ts && mkdir -p made/deep && echo inside > made/deep/new.txt');
     const second = await shell('echo two > second.txt');
     // What the other program did before the call is not the call's.
     expect(second.effects.effects.map((effect) => `${effect.path} ${effect.kind}`)).toEqual(['second.txt created']);
@@ -79,7 +83,7 @@ describe("a shell command's scans of the workspace", () => {
     linkSync(join(gate.dirs.workspace, 'shared.ts'), outsideName);
     await shell('true');
     // Written in place through the other name: the same file, changed, with no event in the workspace's folders.
-    otherProgram(`echo "through the link" > ${outsideName}`);
+    await otherProgram(`echo "through the link" > ${outsideName}`);
     const rewrote = await shell('echo "by the agent" > shared.ts');
     expect(rewrote.effects.effects.map((effect) => `${effect.path} ${effect.kind}`)).toEqual(['shared.ts modified']);
     const undone = await gate.running.backend.handlers.undoCall({ callId: rewrote.callId, rewind: false, dryRun: false, choices: {} });
@@ -92,7 +96,7 @@ describe("a shell command's scans of the workspace", () => {
     mkdirSync(join(gate.dirs.workspace, 'flood'));
     await shell('true');
     // spawnSync holds the gate's event loop (it runs in this process) while the program makes more files than the queue holds.
-    otherProgram(`cd flood && seq 1 ${overflowing} | xargs touch`);
+    await otherProgram(`cd flood && seq 1 ${overflowing} | xargs touch`);
     const removed = await shell('rm -r flood');
     expect(removed.effects.effects.length + (removed.effects.omitted ?? 0)).toBe(overflowing + 1);
   });
