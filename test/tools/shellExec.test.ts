@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { GateError } from '../../shared/errors';
 import { PreviewSchema } from '../../shared/approval';
 import type { ToolContext } from '../../main/registry/defineTool';
@@ -195,9 +195,12 @@ describe('shell_exec stdout and stderr (pseudo-terminal and FIFO)', () => {
     // The escaped process holds stderr until the test lets it go, after the call has returned: a call
     // that waited for it would never return. The pause lets setsid leave the group before the shell ends.
     const released = join(root, 'released');
-    const result = await run({ command: `setsid sh -c 'until [ -e ${released} ]; do sleep 0.05; done' & sleep 0.2; echo started` });
+    const gone = join(root, 'gone');
+    const result = await run({ command: `setsid sh -c 'until [ -e ${released} ]; do sleep 0.05; done; touch ${gone}' & sleep 0.2; echo started` });
     writeFileSync(released, '');
     expect(result).toEqual({ exitCode: 0, stdout: 'started\n', stderr: '', timedOut: false });
+    // It has seen the file and ended before the folder goes: removed first, it would wait for ever.
+    await vi.waitFor(() => expect(existsSync(gone)).toBe(true), { timeout: 10_000, interval: 50 });
   });
 
   it('kills the process group when aborted', async () => {
