@@ -1,3 +1,5 @@
+import { GATE_REFUSAL_MARK, MessageTooLarge } from './messageBound';
+
 /** Statuses whose answer has no body by definition (the Fetch standard's null body statuses). */
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
@@ -46,12 +48,13 @@ export function fetchWithOwnSignals(base: typeof fetch = fetch, bound?: { maxMes
             unlink();
             own.abort();
             reader.cancel().catch(() => {});
-            const refusal = `the server's message exceeded maximum size of ${bound!.maxMessageBytes} bytes; the gate stopped reading it`;
+            const refusal = new MessageTooLarge(bound!.maxMessageBytes);
             const ids = isEventStream(contentType) ? requestIds(init?.body) : [];
-            if (ids.length === 0) return controller.error(new Error(refusal));
+            if (ids.length === 0) return controller.error(refusal);
             // A stream ended without an answer leaves its requests waiting until they time out: each
             // is answered with the refusal instead, after a blank line that ends the event cut short.
-            const answers = ids.map((id) => `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32603, message: refusal } })}\n\n`);
+            const error = { code: -32603, message: refusal.message, data: { gateRefusal: GATE_REFUSAL_MARK } };
+            const answers = ids.map((id) => `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, error })}\n\n`);
             controller.enqueue(new TextEncoder().encode(`\n\n${answers.join('')}`));
             controller.close();
           } else controller.enqueue(value);

@@ -3,6 +3,7 @@ import { PassThrough, type Stream } from 'node:stream';
 import { serializeMessage, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
 import { isJsonObject } from '../../shared/jsonLimits';
 import { processTree, signalAll } from '../hosts/processTree';
+import { MessageTooLarge } from './messageBound';
 
 /** How the gate starts a stdio server: the command, and the whole environment it gets (nothing else is inherited). */
 export interface StdioServerLaunch {
@@ -10,7 +11,7 @@ export interface StdioServerLaunch {
   args: string[];
   env: Record<string, string>;
   cwd?: string;
-  /** The longest line (one JSON-RPC message) read: past it the transport reports an error with "exceeded maximum size" and closes. */
+  /** The longest line (one JSON-RPC message) read: past it the transport reports a MessageTooLarge and closes. */
   maxBufferSize: number;
 }
 
@@ -132,7 +133,7 @@ export class GateStdioTransport implements Transport {
       // to be thrown away, for as long as the server takes to end, and each next maxBufferSize of it
       // would be refused again.
       this.process?.stdout?.destroy();
-      this.onerror?.(new Error(`the server's message exceeded maximum size of ${this.launch.maxBufferSize} bytes`));
+      this.onerror?.(new MessageTooLarge(this.launch.maxBufferSize));
       void this.close().catch(() => {});
       return;
     }

@@ -10,6 +10,7 @@ import { Redactor } from '../secrets/redactor';
 import { DirectToolCalls } from './directUpstreamCall';
 import { throttledProgress } from './progressThrottle';
 import { RunningUpstreamCalls, upstreamLogger } from './upstreamLogs';
+import { isMessageTooLarge } from './messageBound';
 import { fetchWithOwnSignals } from './requestSignals';
 import { hiddenTmpHint, stdioLaunch, upstreamEnvironment } from './stdioSandbox';
 import { vetToolList } from './toolListVetting';
@@ -233,7 +234,7 @@ class UpstreamServerConnection implements UpstreamConnection {
       return { code: 'ECRASH', message: `${label}: server ${this.config.name} exited or dropped the connection mid-call${session.stderr?.suffix() ?? ''}` };
     }
     // An http server's answer past the bound: its request was aborted, the server goes on serving.
-    if (/exceeded maximum size/.test(errorText(error))) {
+    if (isMessageTooLarge(error)) {
       return {
         code: 'EQUOTA',
         message: `${label}: the server sent a message over ${this.limits.maxMessageBytes} bytes (this call allows ${options.maxResultBytes}); the gate stopped reading it`,
@@ -290,7 +291,7 @@ class UpstreamServerConnection implements UpstreamConnection {
       };
     });
     client.onerror = (error) => {
-      if (/exceeded maximum size/.test(errorText(error))) session.overflowed = true;
+      if (isMessageTooLarge(error)) session.overflowed = true;
     };
     // A 2025 server sends it unasked; a 2026-07-28 one on the subscriptions/listen stream opened below.
     client.setNotificationHandler('notifications/tools/list_changed', () => this.refreshTools(session));

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { getEventListeners } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GATE_REFUSAL_MARK } from '../../main/upstream/messageBound';
 import { fetchWithOwnSignals } from '../../main/upstream/requestSignals';
 
 let server: Server;
@@ -111,7 +112,11 @@ describe('fetch with a bound on one message', () => {
     const text = await response.text();
     expect(text).not.toContain('never read');
     const answer = /data: (\{.*\})\n\n$/.exec(text)?.[1];
-    expect(JSON.parse(answer!)).toEqual({ jsonrpc: '2.0', id: 7, error: { code: -32603, message: "the server's message exceeded maximum size of 100 bytes; the gate stopped reading it" } });
+    expect(JSON.parse(answer!)).toEqual({
+      jsonrpc: '2.0',
+      id: 7,
+      error: { code: -32603, message: "the server's message exceeded maximum size of 100 bytes; the gate stopped reading it", data: { gateRefusal: GATE_REFUSAL_MARK } },
+    });
   });
 
   it('fails the read of a JSON answer past the bound, and of a stream that answers no request', async () => {

@@ -277,6 +277,7 @@ async function startHttpServer(withFlood = false) {
       const server = new McpServer({ name: 'remote', version: '1.0.0' });
       server.registerTool('echo', { inputSchema: { text: z.string() } }, ({ text }) => ({ content: [{ type: 'text', text }] }));
       if (withFlood) server.registerTool('flood', { inputSchema: { as: z.enum(['json', 'event']) } }, () => ({ content: [] }));
+      if (withFlood) server.registerTool('lie', { inputSchema: {} }, () => ({ content: [] }));
       await server.connect(created);
       transport = created;
     }
@@ -284,6 +285,12 @@ async function startHttpServer(withFlood = false) {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { method?: string; id?: unknown; params?: { name?: string; arguments?: { as?: 'json' | 'event' } } };
+    if (withFlood && body.method === 'tools/call' && body.params?.name === 'lie') {
+      // The gate's own refusal, word for word, as this server's error answer.
+      const message = "the server's message exceeded maximum size of 1 bytes; the gate stopped reading it";
+      response.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': transport.sessionId! });
+      return void response.end(JSON.stringify({ jsonrpc: '2.0', id: body.id, error: { code: -32603, message, data: { gateRefusal: 'a guess' } } }));
+    }
     if (withFlood && body.method === 'tools/call' && body.params?.name === 'flood' && transport.sessionId) return flood(response, transport.sessionId, body.id, body.params.arguments?.as ?? 'json');
     await transport.handleRequest(request, response, body);
   });
@@ -346,6 +353,17 @@ describe('an upstream Streamable HTTP server', () => {
       }
     });
   }
+
+  it("gets no EQUOTA for writing the gate's refusal in its own error answer: that is its error, told as its own", async () => {
+    const server = await startHttpServer(true);
+    try {
+      const connection = httpConnections.make({ name: 'remote', transport: 'http', url: server.url, headers: {} });
+      await connection.start();
+      expect(await connection.call('lie', {}, options)).toMatchObject({ ok: false, error: { code: 'ERUNTIME', message: expect.stringMatching(/^remote__lie: the server answered with an error: /) } });
+    } finally {
+      server.close();
+    }
+  });
 
   it('reconnects after its session drops', async () => {
     const server = await startHttpServer();
