@@ -157,6 +157,33 @@ describe('ToolProcessPool with child processes', () => {
     expect(started.every((child) => isAlive(child.pid))).toBe(true);
   });
 
+  it('gives a call the process freed last: calls one after another all run in the same warm process', async () => {
+    const served: Array<number | undefined> = [];
+    const tools = makePool({
+      size: 2,
+      factory: (processOptions) => {
+        const child = createChildProcessHost(processOptions);
+        started.push(child);
+        const send = child.send.bind(child);
+        child.send = (message) => {
+          if (message.type === 'run') served.push(child.pid);
+          send(message);
+        };
+        return child;
+      },
+    });
+    const limits = { timeoutMs: 5000, maxMemoryMb: 512, startsNothing: true };
+    expect((await tools.run(request('echo', { text: 'first' }), limits)).ok).toBe(true);
+    await waitUntil(() => started.length === 2);
+    // Both processes serve a call at once, so both have run and been freed.
+    await Promise.all([1, 2].map((i) => tools.run(request('echo', { text: `together ${i}` }), limits)));
+    expect(new Set(served.slice(1)).size).toBe(2);
+    served.length = 0;
+    for (let i = 0; i < 6; i++) expect((await tools.run(request('echo', { text: `in turn ${i}` }), limits)).ok).toBe(true);
+    expect(served).toHaveLength(6);
+    expect(new Set(served).size).toBe(1);
+  });
+
   it('close() ends every process, is idempotent, and later calls are refused', async () => {
     const tools = makePool({ size: 2 });
     expect((await tools.run(request('echo', { text: 'warm' }), { timeoutMs: 5000, maxMemoryMb: 512 })).ok).toBe(true);
