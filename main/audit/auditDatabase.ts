@@ -66,6 +66,15 @@ export function openAuditDatabase(path: string, options: { readonly: boolean; du
   return db;
 }
 
+/** Why a group commit of records `first`–`last` failed: they are not in the log, and what to do. */
+export function recordsNotWritten(first: number, last: number, path: string, error: unknown): GateError {
+  return new GateError(
+    'ERUNTIME',
+    `records ${first}–${last} were not written to ${path} (${(error as Error).message}); ` +
+      'they are not in the log. Make room on its disk or make it writable again; the next records are written as soon as it is',
+  );
+}
+
 /** A record as the log's row holds it, its payload parsed. */
 export function recordOfRow(row: StoredRow): AuditRecord {
   return {

@@ -2,18 +2,17 @@ import { existsSync } from 'node:fs';
 import { FIRST_KINDS, GENESIS_HASH, type AuditKind, type AuditRecord, type AuditVerifyReport, type OpenCall } from '../../shared/audit';
 import { stepsOfAll } from '../../shared/auditSteps';
 import { LONE_SURROGATE } from '../../shared/canonicalJson';
-import { GateError } from '../../shared/errors';
 import { CallIndex, logIdOf, type CatchUp } from './callIndex';
-import { openAuditDatabase, recordOfRow, type AuditDurability } from './auditDatabase';
+import { openAuditDatabase, recordOfRow, recordsNotWritten, type AuditDurability } from './auditDatabase';
 
 export type { AuditDurability } from './auditDatabase';
 import { anchorFinding, missingDatabaseFinding, refuseAnchorDamage } from './anchorCheck';
-import { HeadWriter, readAnchor } from './headAnchor';
+import { anchorNotWritten, HeadWriter, readAnchor } from './headAnchor';
 import { closedThroughOf, noteClosedThrough } from './closedThrough';
 import { IndexThread, indexPathFor } from './indexThread';
 import { findOpenCalls } from './openCalls';
 import { walkChainInParallel } from './parallelChain';
-import { recordsInOrder, walkChain, type ChainWalk, type StoredRow } from './chainWalk';
+import { recordsInOrder, walkChain, walkOnFrom, type ChainWalk, type StoredRow } from './chainWalk';
 import { fastBlake3Hex } from './fastBlake3';
 import { storedCanonicalText, storedLeafHash } from './recordLeaf';
 import { openDatabase, type SqliteDatabase } from './sqlite';
@@ -271,11 +270,7 @@ export class AuditStore {
     } catch (error) {
       if (this.db.isTransaction) this.db.exec('ROLLBACK');
       this.last = this.committed;
-      const failure = new GateError(
-        'ERUNTIME',
-        `records ${batch[0]!.record.seq}–${batch.at(-1)!.record.seq} were not written to ${this.options.path} (${(error as Error).message}); ` +
-          'they are not in the log. Make room on its disk or make it writable again; the next records are written as soon as it is',
-      );
+      const failure = recordsNotWritten(batch[0]!.record.seq, batch.at(-1)!.record.seq, this.options.path, error);
       this.lastFailure = failure;
       for (const waiter of waiters) waiter.reject(failure);
       return;
@@ -287,12 +282,7 @@ export class AuditStore {
     try {
       this.head?.write(this.committed);
     } catch (error) {
-      // The records are in the log; an anchor behind it is not damage, but a cut tail would go unseen meanwhile.
-      anchorFailure = new GateError(
-        'ERUNTIME',
-        `the head anchor ${this.options.headPath} could not be written (${(error as Error).message}); records up to ${this.committed.seq} are in the log ` +
-          'but a cut of its end would go unnoticed. Make the state folder writable again',
-      );
+      anchorFailure = anchorNotWritten(this.options.headPath, this.committed.seq, error);
     }
     for (const waiter of waiters) {
       if (anchorFailure) waiter.reject(anchorFailure);
@@ -406,7 +396,7 @@ export class AuditStore {
    */
   verify(chain?: ChainWalk, openCalls?: OpenCall[]): AuditVerifyReport {
     this.commit();
-    const walked = chain ? this.walkOnFrom(chain) : this.hasTable ? walkChain(recordsInOrder(this.db), { seq: 1, prevHash: GENESIS_HASH }) : { ok: true as const, records: 0, lastSeq: 0 };
+    const walked = chain ? walkOnFrom(this.db, chain, this.last.seq) : this.hasTable ? walkChain(recordsInOrder(this.db), { seq: 1, prevHash: GENESIS_HASH }) : { ok: true as const, records: 0, lastSeq: 0 };
     if (!walked.ok) return { ok: false, records: walked.records, firstBadSeq: walked.seq, reason: walked.reason, problem: 'chain' };
     const records = walked.records;
     const finding = anchorFinding(readAnchor(this.options.headPath), this.logEnd(walked.lastSeq), this.options.headPath);
@@ -426,16 +416,6 @@ export class AuditStore {
     const walking = walkChainInParallel({ path: this.options.path, lastSeq: this.last.seq, workerFile }).catch(() => undefined);
     const openCalls = this.openCalls();
     return this.verify(await walking, openCalls);
-  }
-
-  /**
-   * A walk done elsewhere (in worker threads, while this store kept appending) carried on here over
-   * the records written since it read the log, so the anchor is checked against the log's end.
-   */
-  private walkOnFrom(chain: ChainWalk): ChainWalk {
-    if (!chain.ok || chain.lastHash === undefined || chain.lastSeq >= this.last.seq) return chain;
-    const rest = walkChain(recordsInOrder(this.db, chain.lastSeq + 1), { seq: chain.lastSeq + 1, prevHash: chain.lastHash });
-    return rest.ok ? { ...rest, records: chain.records + rest.records, firstPrevHash: chain.firstPrevHash } : { ...rest, records: chain.records + rest.records };
   }
 
   /** The newest seq in the log (0 when empty). */

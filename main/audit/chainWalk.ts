@@ -71,6 +71,16 @@ export function walkChain(rows: Iterable<StoredRow>, start: { seq: number; prevH
   return { ok: true, records, lastSeq: expected.seq - 1, firstPrevHash, lastHash };
 }
 
+/**
+ * A walk done elsewhere (in worker threads, while the log kept growing) carried on over the records
+ * written since it read the log, up to `lastSeq`, so the log's end is what the anchor is checked against.
+ */
+export function walkOnFrom(db: SqliteDatabase, chain: ChainWalk, lastSeq: number): ChainWalk {
+  if (!chain.ok || chain.lastHash === undefined || chain.lastSeq >= lastSeq) return chain;
+  const rest = walkChain(recordsInOrder(db, chain.lastSeq + 1), { seq: chain.lastSeq + 1, prevHash: chain.lastHash });
+  return rest.ok ? { ...rest, records: chain.records + rest.records, firstPrevHash: chain.firstPrevHash } : { ...rest, records: chain.records + rest.records };
+}
+
 const KINDS = new Set<string>(AuditKindSchema.options);
 
 /**

@@ -1,3 +1,4 @@
+import { GateError } from '../../shared/errors';
 import { closeSync, existsSync, fdatasyncSync, fstatSync, fsyncSync, openSync, readSync, statSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 
@@ -112,6 +113,18 @@ export class HeadWriter {
     closeSync(this.fd);
     this.fd = undefined;
   }
+}
+
+/**
+ * Why the anchor could not be moved after a commit. The records are in the log: an anchor behind it
+ * is not damage, but a cut of its end would go unseen meanwhile.
+ */
+export function anchorNotWritten(path: string, committedSeq: number, error: unknown): GateError {
+  return new GateError(
+    'ERUNTIME',
+    `the head anchor ${path} could not be written (${(error as Error).message}); records up to ${committedSeq} are in the log ` +
+      'but a cut of its end would go unnoticed. Make the state folder writable again',
+  );
 }
 
 /** Fsyncs the folder holding a file, so that the file's name survives a power loss. */

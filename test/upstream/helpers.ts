@@ -2,7 +2,8 @@ import { dirname, resolve } from 'node:path';
 import { toolgateRoot } from '../../main/state/paths';
 import { UpstreamSandboxSchema, type UpstreamSandbox, type UpstreamServerConfig } from '../../shared/upstream';
 import type { SandboxInfo } from '../../main/hosts/sandbox';
-import { createUpstreamConnection, type UpstreamDeps } from '../../main/upstream/upstreamConnection';
+import { createUpstreamConnection } from '../../main/upstream/upstreamConnection';
+import type { UpstreamDeps } from '../../main/upstream/upstreamLimits';
 import type { UpstreamConnection } from '../../main/upstream/types';
 
 /** The fixture server, run by the Node running the tests. */
