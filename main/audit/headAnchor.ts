@@ -1,6 +1,6 @@
-import { GateError } from '../../shared/errors';
 import { closeSync, existsSync, fdatasyncSync, fstatSync, fsyncSync, openSync, readSync, statSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { GateError } from '../../shared/errors';
 
 /** The last record the gate wrote, kept outside the database so that cutting the log's tail shows. */
 export interface Head {

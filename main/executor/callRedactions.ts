@@ -1,10 +1,7 @@
 import type { RegisteredTool } from '../registry/registry';
 import { MIN_SECRET_LENGTH, type ResolvedSecret } from '../secrets/placeholders';
 import { Redactor } from '../secrets/redactor';
-import type { SecretProvider } from '../secrets/secretProvider';
-
-/** What current() reads when the gate has no provider. */
-const NO_SECRETS: readonly ResolvedSecret[] = Object.freeze([]);
+import { NO_SECRETS, type SecretProvider } from '../secrets/secretProvider';
 
 /** How long a call's secrets are still redacted after it ended (late or buffered lines). */
 const LINGER_MS = 30_000;
@@ -54,7 +51,7 @@ export class CallRedactions {
 
   /** Every secret known right now: the provider's (long enough to be used) and those of calls running or just ended. */
   secrets(): ResolvedSecret[] {
-    return this.secretsWith(this.provider?.known() ?? []);
+    return this.secretsWith(this.provider?.known() ?? NO_SECRETS);
   }
 
   private secretsWith(known: readonly ResolvedSecret[]): ResolvedSecret[] {

@@ -16,7 +16,7 @@ import {
 } from './secretsFile';
 
 /** A provider's answer when it has no secrets: one array, the same each time. */
-const NO_SECRETS: readonly ResolvedSecret[] = Object.freeze([]);
+export const NO_SECRETS: readonly ResolvedSecret[] = Object.freeze([]);
 
 /** Where secret values come from (the Vault-Warden protocol's provider). */
 export interface SecretProvider {
