@@ -2,3 +2,6 @@
 
 /** Percentiles and mean of a list of milliseconds. */
 export function summarize(samples: readonly number[]): { n: number; p50: number; p95: number; p99: number; mean: number; max: number };
+
+/** One target line of the table: measured, baseline, ratio (with its interval when given), and whether it holds. */
+export function targetRow(target: import('./benchResult').BenchTarget, judged: number, holds: boolean): string;

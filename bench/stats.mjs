@@ -41,6 +41,14 @@ export function targetRow(target, judged, holds) {
         ? `baseline ${number(target.baseline)} ${target.unit}, ratio ${(target.measured / target.baseline).toFixed(2)}× (limit ${sign} ${number(target.limit)} ${target.unit})`
       : target.difference
         ? `baseline ${number(target.baseline)} ${target.unit}, difference ${number(judged)} ${target.unit} (limit ${sign} ${number(target.limit)})`
-        : `baseline ${number(target.baseline)} ${target.unit}, ratio ${judged.toFixed(2)}× (limit ${sign} ${target.limit}×)`;
+        : `baseline ${number(target.baseline)} ${target.unit}, ratio ${judged.toFixed(2)}× (limit ${sign} ${target.limit}×)${intervalText(target)}`;
   return `  ${holds ? 'HOLDS ' : 'MISSES'}  ${target.name}: ${measured}; ${against}`;
+}
+
+/** A ratio's 95 % interval, and whether this run's noise reaches across the limit. */
+function intervalText(target) {
+  if (!target.interval) return '';
+  const [low, high] = target.interval;
+  const straddles = low <= target.limit && target.limit <= high;
+  return `, 95 % interval ${low.toFixed(2)}–${high.toFixed(2)}×${straddles ? ': the limit is within this run\'s noise' : ''}`;
 }

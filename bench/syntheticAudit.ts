@@ -15,6 +15,7 @@ import { storedCanonicalText } from '../main/audit/recordLeaf';
 import { fastBlake3Hex, loadFastBlake3 } from '../main/audit/fastBlake3';
 import { openDatabase } from '../main/audit/sqlite';
 import { statePaths } from '../main/state/paths';
+import { seededRandom } from './benchResult';
 
 /** What writeSyntheticLog wrote, and how long the records and the index each took. */
 export interface SyntheticLog {
@@ -34,18 +35,6 @@ const BATCH = 50_000;
 const HUGE_EVERY = 20_000;
 const MODE = 'standard';
 const POLICY_FILE = '/home/dev/project/.toolgate/policy.json';
-
-/** A small fast seeded PRNG (mulberry32): the same seed gives the same log. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const TOOLS = [
   { name: 'read_file', tier: 'STANDARD', version: '1.1.0', weight: 30 },
@@ -92,7 +81,8 @@ export async function writeSyntheticLog(options: { home: string; calls: number; 
   new AuditStore({ path: paths.audit, headPath: paths.auditHead }).close();
 
   const started = performance.now();
-  const rand = random(options.seed ?? 1);
+  // The same seed gives the same log.
+  const rand = seededRandom(options.seed ?? 1);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(rand() * list.length)]!;
   const hex = (length: number) => {
     let out = '';
