@@ -63,34 +63,69 @@ export interface BenchTarget {
 const RESAMPLES = 2000;
 
 /**
- * Where the ratio of the p-th percentiles of two sample lists (measured ÷ baseline) lies with 95 %
- * confidence: a percentile bootstrap, each list resampled with replacement RESAMPLES times. It tells
- * a ratio that holds by a margin from one this run's noise could put on either side of its limit.
- * The draws come from a fixed seed, so the same samples always give the same interval. Written here:
+ * Samples of one server, grouped by the process that answered them: each process of the same
+ * server has a speed of its own (what its JIT compiled, where its memory landed), so a run that
+ * starts several counts them as several draws.
+ */
+export type ProcessSamples = readonly (readonly number[])[];
+
+/**
+ * Where the ratio of the p-th percentiles of two servers' samples (measured ÷ baseline) lies with
+ * 95 % confidence: a two-level percentile bootstrap, RESAMPLES times over. Each side's processes are
+ * drawn with replacement, then each drawn process's samples, so the interval holds both the calls'
+ * noise and the processes' differences (one process per server gives only the former). It tells a
+ * ratio that holds by a margin from one that the run's noise could put on either side of its limit.
+ * The draws come from a fixed seed: the same samples always give the same interval. Written here:
  * the statistics packages on npm have a quantile and a resampler, but no interval of a ratio of two.
  */
-export function ratioInterval(measured: readonly number[], baseline: readonly number[], p: number, resamples = RESAMPLES): [number, number] {
-  if (measured.length === 0 || baseline.length === 0) return [Number.NaN, Number.NaN];
+export function ratioInterval(measured: ProcessSamples, baseline: ProcessSamples, p: number, resamples = RESAMPLES): [number, number] {
+  const [ofMeasured, ofBaseline] = [measured, baseline].map((groups) => new PooledSamples(groups.filter((samples) => samples.length > 0)));
+  if (ofMeasured!.empty || ofBaseline!.empty) return [Number.NaN, Number.NaN];
   const random = seededRandom(0x70_6f_6f_6c);
-  const [sortedMeasured, sortedBaseline] = [measured, baseline].map((samples) => [...samples].sort((a, b) => a - b)) as [number[], number[]];
-  const ratios = Array.from({ length: resamples }, () => resampledPercentile(sortedMeasured, p, random) / resampledPercentile(sortedBaseline, p, random)).sort((a, b) => a - b);
+  const ratios = Array.from({ length: resamples }, () => ofMeasured!.resampledPercentile(p, random) / ofBaseline!.resampledPercentile(p, random)).sort((a, b) => a - b);
   return [ratios[Math.floor(0.025 * (resamples - 1))]!, ratios[Math.ceil(0.975 * (resamples - 1))]!];
 }
 
-/**
- * The p-th percentile (as percentile() takes it) of one resample of `sorted`: each sample drawn as
- * often as `random` picks it, then the rank found by counting rather than by sorting the draw.
- */
-function resampledPercentile(sorted: readonly number[], p: number, random: () => number): number {
-  const counts = new Uint32Array(sorted.length);
-  for (let i = 0; i < sorted.length; i++) counts[Math.floor(random() * sorted.length)]!++;
-  const rank = Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length));
-  let drawn = 0;
-  for (let i = 0; i < sorted.length; i++) {
-    drawn += counts[i]!;
-    if (drawn > rank) return sorted[i]!;
+/** Every process's samples in one sorted list, each sample knowing its place there, for resampling by counts. */
+class PooledSamples {
+  private readonly sorted: number[];
+  /** For each process, the places of its samples in `sorted`. */
+  private readonly places: Uint32Array[];
+
+  constructor(groups: ProcessSamples) {
+    const tagged = groups.flatMap((samples, group) => samples.map((value) => ({ value, group })));
+    tagged.sort((a, b) => a.value - b.value);
+    this.sorted = tagged.map(({ value }) => value);
+    const places = groups.map(() => [] as number[]);
+    tagged.forEach(({ group }, place) => places[group]!.push(place));
+    this.places = places.map((list) => Uint32Array.from(list));
   }
-  return sorted.at(-1)!;
+
+  get empty(): boolean {
+    return this.sorted.length === 0;
+  }
+
+  /**
+   * The p-th percentile (as percentile() takes it) of one resample: as many processes drawn as there
+   * are, then as many samples of each drawn process as it has, the rank found by counting rather
+   * than by sorting the draw.
+   */
+  resampledPercentile(p: number, random: () => number): number {
+    const counts = new Uint32Array(this.sorted.length);
+    let drawn = 0;
+    for (let i = 0; i < this.places.length; i++) {
+      const places = this.places[Math.floor(random() * this.places.length)]!;
+      for (let j = 0; j < places.length; j++) counts[places[Math.floor(random() * places.length)]!]!++;
+      drawn += places.length;
+    }
+    const rank = Math.min(drawn - 1, Math.floor((p / 100) * drawn));
+    let seen = 0;
+    for (let i = 0; i < this.sorted.length; i++) {
+      seen += counts[i]!;
+      if (seen > rank) return this.sorted[i]!;
+    }
+    return this.sorted.at(-1)!;
+  }
 }
 
 /** A small deterministic generator (mulberry32): uniform in [0, 1), the same numbers for the same seed. */

@@ -3,15 +3,15 @@
 // call audited), beside the two proxies people use to put a stdio server on Streamable HTTP,
 // `supergateway --stateful` and `mcp-proxy`, in front of the same server. The official SDK client
 // for all, in alternated blocks: sequential latency, 16-agent throughput and each tree's RSS.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { toolgateRoot } from '../main/state/paths';
-import { percentile, ratioInterval, startScript, timeSequential, type BenchSection, type BenchTarget } from './benchResult';
-import { connect, cpuPerCall, driveConcurrently, echo, GATE_RSS_LIMIT_MB, peakPssMb, peakRssMb, perSecond, total, type EchoServer, type McpEchoCounts, type Round } from './mcpEcho';
+import { percentile, ratioInterval, startScript, type BenchSection, type BenchTarget } from './benchResult';
+import { connect, cpuPerCall, driveConcurrently, GATE_RSS_LIMIT_MB, peakPssMb, peakRssMb, perSecond, sequentialLatency, stopProcesses, total, type EchoServer, type McpEchoCounts, type Round, type StartedServer } from './mcpEcho';
 
 /** The upstream server's name in servers.json; the gate lists its tool as `echo__echo`. */
 const SERVER = 'echo';
@@ -43,57 +43,72 @@ async function whenReady(server: EchoServer, tool: string): Promise<Client> {
   }
 }
 
-/** A proxy's Node script from node_modules, started on `port` with the echo server as its stdio child. */
-function startProxy(bin: string, args: string[]): ChildProcess {
+/** The stdio echo server every gateway here serves. */
+const ECHO_SERVER = join(toolgateRoot(), 'bench/fixtures/stdioEcho.mjs');
+
+/** A proxy's Node script from node_modules, started on a free port with the echo server as its stdio child. */
+async function startProxy(bin: string, args: (port: number) => string[]): Promise<StartedServer> {
+  const port = await freePort();
   const script = realpathSync(join(toolgateRoot(), 'node_modules/.bin', bin));
-  return spawn(process.execPath, [script, ...args], { cwd: toolgateRoot(), stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, [script, ...args(port)], { cwd: toolgateRoot(), stdio: ['ignore', 'ignore', 'inherit'] });
+  return { server: { url: `http://127.0.0.1:${port}/mcp`, headers: {}, child }, stop: () => stopProcesses([child]) };
 }
 
-/** Toolgate serving the echo server from servers.json, its launch approved and its tool trusted as SAFE with `servers review --yes`. */
-async function startGateway(home: string, workspace: string, echoServer: string): Promise<EchoServer> {
-  // The sandbox shows the server a /tmp of its own: a Node or a checkout under /tmp is made readable where it is.
-  const sandbox = { readable: [dirname(dirname(realpathSync(process.execPath))), toolgateRoot()] };
-  writeFileSync(join(home, 'servers.json'), JSON.stringify({ mcpServers: { [SERVER]: { command: process.execPath, args: [echoServer], sandbox } } }, null, 2));
-  const gate = await startScript('bin/toolgate.js', ['serve', '--workspace', workspace, '--port', '0'], { TOOLGATE_HOME: home }, /MCP\s+(\S+)\n/);
-  const review = spawnSync(process.execPath, ['bin/toolgate.js', 'servers', 'review', SERVER, '--yes', '--tier', 'SAFE'], { cwd: toolgateRoot(), env: { ...process.env, TOOLGATE_HOME: home }, encoding: 'utf8' });
-  if (review.status !== 0) throw new Error(`servers review ${SERVER} --yes failed (${review.status}): ${review.stdout}${review.stderr}`);
-  const token = readFileSync(join(home, 'token'), 'utf8').trim();
-  return { url: gate.match[1]!, headers: { authorization: `Bearer ${token}` }, child: gate.child, tool: `${SERVER}__echo` };
+const startSupergateway = () => startProxy('supergateway', (port) => ['--stdio', `${process.execPath} ${ECHO_SERVER}`, '--outputTransport', 'streamableHttp', '--stateful', '--port', String(port), '--logLevel', 'none']);
+const startMcpProxy = () => startProxy('mcp-proxy', (port) => ['--port', String(port), '--host', '127.0.0.1', '--server', 'stream', '--', process.execPath, ECHO_SERVER]);
+
+/** The floor: a bare passthrough (bench/fixtures/bareGateway.mjs) to the same echo server. */
+async function startBarePassthrough(): Promise<StartedServer> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [join(toolgateRoot(), 'bench/fixtures/bareGateway.mjs'), String(port), process.execPath, ECHO_SERVER], { stdio: ['ignore', 'ignore', 'inherit'] });
+  return { server: { url: `http://127.0.0.1:${port}/mcp`, headers: {}, child }, stop: () => stopProcesses([child]) };
+}
+
+/**
+ * Toolgate serving the echo server from servers.json, its launch approved and its tool trusted as
+ * SAFE with `servers review --yes`, in a state folder and workspace of its own.
+ */
+async function startGateway(): Promise<StartedServer> {
+  const home = mkdtempSync(join(tmpdir(), 'toolgate-bench-home-'));
+  const workspace = mkdtempSync(join(tmpdir(), 'toolgate-bench-ws-'));
+  const removeFolders = () => {
+    rmSync(home, { recursive: true, force: true });
+    rmSync(workspace, { recursive: true, force: true });
+  };
+  try {
+    // The sandbox shows the server a /tmp of its own: a Node or a checkout under /tmp is made readable where it is.
+    const sandbox = { readable: [dirname(dirname(realpathSync(process.execPath))), toolgateRoot()] };
+    writeFileSync(join(home, 'servers.json'), JSON.stringify({ mcpServers: { [SERVER]: { command: process.execPath, args: [ECHO_SERVER], sandbox } } }, null, 2));
+    const gate = await startScript('bin/toolgate.js', ['serve', '--workspace', workspace, '--port', '0'], { TOOLGATE_HOME: home }, /MCP\s+(\S+)\n/);
+    const stop = async () => {
+      await stopProcesses([gate.child]);
+      removeFolders();
+    };
+    const review = spawnSync(process.execPath, ['bin/toolgate.js', 'servers', 'review', SERVER, '--yes', '--tier', 'SAFE'], { cwd: toolgateRoot(), env: { ...process.env, TOOLGATE_HOME: home }, encoding: 'utf8' });
+    if (review.status !== 0) {
+      await stop();
+      throw new Error(`servers review ${SERVER} --yes failed (${review.status}): ${review.stdout}${review.stderr}`);
+    }
+    const token = readFileSync(join(home, 'token'), 'utf8').trim();
+    return { server: { url: gate.match[1]!, headers: { authorization: `Bearer ${token}` }, child: gate.child, tool: `${SERVER}__echo` }, stop };
+  } catch (error) {
+    removeFolders();
+    throw error;
+  }
 }
 
 /** The gateway route beside supergateway --stateful and mcp-proxy, in front of one stdio echo server. */
 export async function measureGatewayEcho(counts: McpEchoCounts): Promise<BenchSection[]> {
-  const home = mkdtempSync(join(tmpdir(), 'toolgate-bench-home-'));
-  const workspace = mkdtempSync(join(tmpdir(), 'toolgate-bench-ws-'));
-  const echoServer = join(toolgateRoot(), 'bench/fixtures/stdioEcho.mjs');
-  const started: ChildProcess[] = [];
+  const names = ['Toolgate gateway (reviewed SAFE, sandboxed, audited)', 'supergateway --stateful (baseline)', 'mcp-proxy (baseline)'];
+  // Sequential latency: one agent each, alternated in blocks, over fresh processes of each; the bare passthrough beside them is the floor.
+  const sequentialNames = [...names, 'bare passthrough, no checks (the floor)'];
+  const processes = await sequentialLatency([startGateway, startSupergateway, startMcpProxy, startBarePassthrough], counts, (server) => whenReady(server, server.tool ?? 'echo'));
+  const samples = processes.map((groups) => groups.flat());
+  const started: StartedServer[] = [];
   try {
-    const gateway = await startGateway(home, workspace, echoServer);
-    started.push(gateway.child);
-    const [superPort, proxyPort, barePort] = [await freePort(), await freePort(), await freePort()];
-    const supergatewayChild = startProxy('supergateway', ['--stdio', `${process.execPath} ${echoServer}`, '--outputTransport', 'streamableHttp', '--stateful', '--port', String(superPort), '--logLevel', 'none']);
-    started.push(supergatewayChild);
-    const mcpProxyChild = startProxy('mcp-proxy', ['--port', String(proxyPort), '--host', '127.0.0.1', '--server', 'stream', '--', process.execPath, echoServer]);
-    started.push(mcpProxyChild);
-    const bareChild = spawn(process.execPath, [join(toolgateRoot(), 'bench/fixtures/bareGateway.mjs'), String(barePort), process.execPath, echoServer], { stdio: ['ignore', 'ignore', 'inherit'] });
-    started.push(bareChild);
-    const servers: { name: string; server: EchoServer }[] = [
-      { name: 'Toolgate gateway (reviewed SAFE, sandboxed, audited)', server: gateway },
-      { name: 'supergateway --stateful (baseline)', server: { url: `http://127.0.0.1:${superPort}/mcp`, headers: {}, child: supergatewayChild } },
-      { name: 'mcp-proxy (baseline)', server: { url: `http://127.0.0.1:${proxyPort}/mcp`, headers: {}, child: mcpProxyChild } },
-    ];
-
-    // Sequential latency: one agent each, alternated in blocks; the bare passthrough beside them is the floor.
-    const sequential = [...servers, { name: 'bare passthrough, no checks (the floor)', server: { url: `http://127.0.0.1:${barePort}/mcp`, headers: {}, child: bareChild } }];
-    const sequentialClients = await Promise.all(sequential.map(({ server }) => whenReady(server, server.tool ?? 'echo')));
-    const samples = sequential.map(() => [] as number[]);
-    for (const [index, client] of sequentialClients.entries()) await timeSequential(counts.warmup, (i) => echo(client, i, sequential[index]!.server.tool));
-    for (let done = 0; done < counts.calls; done += counts.block) {
-      for (const [index, client] of sequentialClients.entries()) {
-        await timeSequential(Math.min(counts.block, counts.calls - done), (i) => echo(client, i, sequential[index]!.server.tool), samples[index]);
-      }
-    }
-    await Promise.all(sequentialClients.map((client) => client.close()));
+    for (const start of [startGateway, startSupergateway, startMcpProxy]) started.push(await start());
+    const servers = started.map(({ server }, index) => ({ name: names[index]!, server }));
+    await Promise.all(servers.map(({ server }) => whenReady(server, server.tool ?? 'echo').then((client) => client.close())));
 
     // Throughput: `agents` sessions on each, driven in alternating rounds.
     const agents = await Promise.all(servers.map(({ server }) => Promise.all(Array.from({ length: counts.agents }, () => connect(server)))));
@@ -113,17 +128,17 @@ export async function measureGatewayEcho(counts: McpEchoCounts): Promise<BenchSe
     const bestRate = Math.max(rates[1]!, rates[2]!);
     const bestProxyByRate = rates[1]! >= rates[2]! ? servers[1]!.name : servers[2]!.name;
     const targets: BenchTarget[] = [
-      { name: `gateway echo p50 ÷ the best proxy's (${bestProxyByP50.replace(/ \(baseline\)$/, '')})`, measured: p50s[0]!, baseline: bestP50, unit: 'ms', holdsWhen: 'at-most', limit: 1.0, interval: ratioInterval(samples[0]!, samples[p50s[1]! <= p50s[2]! ? 1 : 2]!, 50) },
+      { name: `gateway echo p50 ÷ the best proxy's (${bestProxyByP50.replace(/ \(baseline\)$/, '')})`, measured: p50s[0]!, baseline: bestP50, unit: 'ms', holdsWhen: 'at-most', limit: 1.0, interval: ratioInterval(processes[0]!, processes[p50s[1]! <= p50s[2]! ? 1 : 2]!, 50) },
       { name: `gateway echo, ${counts.agents} agents, calls/s ÷ the best proxy's (${bestProxyByRate.replace(/ \(baseline\)$/, '')})`, measured: rates[0]!, baseline: bestRate, unit: 'calls/s', holdsWhen: 'at-least', limit: 1.0 },
       { name: `gate memory (PSS) with its sandboxed upstream server, ${counts.agents} agents (peak sampled; baseline the lighter proxy tree)`, measured: peakPssMb(totals[0]!), baseline: Math.min(peakPssMb(totals[1]!), peakPssMb(totals[2]!)), unit: 'MB', holdsWhen: 'at-most', limit: GATE_RSS_LIMIT_MB, absolute: true },
     ];
     return [
       {
-        title: `Gateway echo: one stdio MCP server behind Toolgate, supergateway --stateful and mcp-proxy (official SDK client), ${counts.calls} sequential calls each, alternated in blocks of ${counts.block}`,
-        rows: sequential.map(({ name }, index) => ({ label: name, samples: samples[index]! })),
+        title: `Gateway echo: one stdio MCP server behind Toolgate, supergateway --stateful and mcp-proxy (official SDK client), ${counts.calls} sequential calls each over ${counts.instances} processes of it started in turn, alternated in blocks of ${counts.block}`,
+        rows: sequentialNames.map((name, index) => ({ label: name, samples: samples[index]! })),
         notes: [
           'the proxies keep no audit log and run the server unsandboxed; Toolgate reviews, sandboxes (bubblewrap, network off) and audits every call',
-          `each server first answered ${counts.warmup} calls, not timed: long-running servers, measured warm`,
+          `each process first answered ${counts.warmup} calls, not timed: long-running servers, measured warm`,
           `the floor, a bare passthrough (bench/fixtures/bareGateway.mjs: no session, check or audit), p50 ÷ the best proxy's: ${(p50s[3]! / bestP50).toFixed(2)}×, so the limit is not out of any gateway's reach here`,
         ],
       },
@@ -139,9 +154,6 @@ export async function measureGatewayEcho(counts: McpEchoCounts): Promise<BenchSe
       },
     ];
   } finally {
-    for (const child of started) child.kill('SIGTERM');
-    await Promise.all(started.map((child) => (child.exitCode === null && child.signalCode === null ? new Promise((resolve) => child.once('exit', resolve)) : undefined)));
-    rmSync(home, { recursive: true, force: true });
-    rmSync(workspace, { recursive: true, force: true });
+    await Promise.all(started.map(({ stop }) => stop()));
   }
 }

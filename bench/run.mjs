@@ -3,7 +3,9 @@
 //   1. [mcp] an auto-allowed echo through the whole gate over MCP (Streamable HTTP, official SDK client)
 //      beside the same echo served by a bare MCP SDK server, as the baseline: sequential latency, and
 //      calls/s of BENCH_AGENTS (16) agents at once, in BENCH_ROUNDS (3) rounds of BENCH_ROUND_MS (2000)
-//      each, then the gate alone for BENCH_MEMORY_SECONDS (60) for the memory its tree holds (bench/mcpEcho.ts)
+//      each, then the gate alone for BENCH_MEMORY_SECONDS (60) for the memory its tree holds (bench/mcpEcho.ts);
+//      the sequential calls of this section and the next are spread over BENCH_INSTANCES (3) processes of
+//      each server, started in turn (one process's speed is a draw of its own)
 //   1b. [gateway] an echo on a stdio MCP server through Toolgate (reviewed SAFE, sandboxed, audited) beside
 //      supergateway --stateful and mcp-proxy in front of the same server: sequential latency, BENCH_AGENTS
 //      agents' calls/s and each process tree's RSS, alternated (bench/gatewayEcho.ts)
@@ -97,6 +99,7 @@ async function typescript(module, name, ...args) {
 const echoCounts = () => ({
   calls: CALLS,
   block: BLOCK,
+  instances: count('BENCH_INSTANCES', 3),
   warmup: count('BENCH_ECHO_WARMUP', ECHO_WARMUP),
   agents: count('BENCH_AGENTS', 16),
   roundMs: count('BENCH_ROUND_MS', 2000),

@@ -18,7 +18,7 @@ function latencies(count: number, seed: number, scale = 1): number[] {
 
 describe('ratioInterval', () => {
   it('reaches either side of 1 for two runs of the same server', () => {
-    const [low, high] = ratioInterval(latencies(1000, 1), latencies(1000, 2), 50);
+    const [low, high] = ratioInterval([latencies(1000, 1)], [latencies(1000, 2)], 50);
     expect(low).toBeLessThan(1);
     expect(high).toBeGreaterThan(1);
   });
@@ -27,7 +27,7 @@ describe('ratioInterval', () => {
     const slower = latencies(1000, 3, 1.3);
     const baseline = latencies(1000, 4);
     const ratio = percentile(slower, 50) / percentile(baseline, 50);
-    const [low, high] = ratioInterval(slower, baseline, 50);
+    const [low, high] = ratioInterval([slower], [baseline], 50);
     expect(low).toBeGreaterThan(1.15);
     expect(low).toBeLessThan(ratio);
     expect(high).toBeGreaterThan(ratio);
@@ -36,23 +36,34 @@ describe('ratioInterval', () => {
 
   it('narrows as a run takes more samples', () => {
     const width = (count: number) => {
-      const [low, high] = ratioInterval(latencies(count, 5), latencies(count, 6), 50);
+      const [low, high] = ratioInterval([latencies(count, 5)], [latencies(count, 6)], 50);
       return high - low;
     };
     expect(width(4000)).toBeLessThan(width(250) / 2);
   });
 
+  it('counts processes of one server that differ in speed: wider than the same samples from one process', () => {
+    const processes = [latencies(400, 11, 0.95), latencies(400, 12, 1.05), latencies(400, 13, 1)];
+    const baseline = [latencies(400, 14), latencies(400, 15), latencies(400, 16)];
+    const [lowSplit, highSplit] = ratioInterval(processes, baseline, 50);
+    const [lowPooled, highPooled] = ratioInterval([processes.flat()], [baseline.flat()], 50);
+    expect(highSplit - lowSplit).toBeGreaterThan(1.5 * (highPooled - lowPooled));
+    expect(lowSplit).toBeLessThan(1);
+    expect(highSplit).toBeGreaterThan(1);
+  });
+
   it('is wider at p99 than at p50: the tail rests on few samples', () => {
     const [a, b] = [latencies(1000, 7), latencies(1000, 8)];
-    const [low50, high50] = ratioInterval(a, b, 50);
-    const [low99, high99] = ratioInterval(a, b, 99);
+    const [low50, high50] = ratioInterval([a], [b], 50);
+    const [low99, high99] = ratioInterval([a], [b], 99);
     expect(high99 - low99).toBeGreaterThan(high50 - low50);
   });
 
   it('gives the same interval for the same samples, and none for no samples', () => {
     const [a, b] = [latencies(500, 9), latencies(500, 10)];
-    expect(ratioInterval(a, b, 50)).toEqual(ratioInterval(a, b, 50));
-    expect(ratioInterval([], b, 50).every(Number.isNaN)).toBe(true);
+    expect(ratioInterval([a], [b], 50)).toEqual(ratioInterval([a], [b], 50));
+    expect(ratioInterval([], [b], 50).every(Number.isNaN)).toBe(true);
+    expect(ratioInterval([[]], [b], 50).every(Number.isNaN)).toBe(true);
   });
 });
 
