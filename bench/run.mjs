@@ -51,7 +51,7 @@ import { loadInternal } from './loadInternal.mjs';
 import { differenceRow, heading, row, summarize, targetRow } from './stats.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const CALLS = Number(process.env.BENCH_CALLS ?? 1000);
+
 const WARMUP = 50;
 /**
  * Calls each echo server answers before any is timed. The gate and the proxies are long-running
@@ -60,7 +60,18 @@ const WARMUP = 50;
  */
 const ECHO_WARMUP = 1000;
 const BLOCK = 100;
-const count = (name, fallback) => Number(process.env[name] ?? fallback);
+/** A count from the environment (`fallback` when unset): a whole number of at least `least` (0 where 0 skips a part), or the run stops naming the variable. */
+const count = (name, fallback, least = 1) => {
+  const raw = process.env[name];
+  if (raw === undefined) return fallback;
+  const value = Number(raw.trim() === '' ? Number.NaN : raw);
+  if (!Number.isSafeInteger(value) || value < least) {
+    console.error(`${name}=${raw} is not a whole number of at least ${least}: give one (its default is ${fallback}), or leave it unset`);
+    process.exit(2);
+  }
+  return value;
+};
+const CALLS = count('BENCH_CALLS', 1000);
 
 /** Prints one section of the table that a TypeScript bench module measured. */
 function printSection(section) {
@@ -100,11 +111,11 @@ const echoCounts = () => ({
   calls: CALLS,
   block: BLOCK,
   instances: count('BENCH_INSTANCES', 3),
-  warmup: count('BENCH_ECHO_WARMUP', ECHO_WARMUP),
+  warmup: count('BENCH_ECHO_WARMUP', ECHO_WARMUP, 0),
   agents: count('BENCH_AGENTS', 16),
   roundMs: count('BENCH_ROUND_MS', 2000),
   rounds: count('BENCH_ROUNDS', 3),
-  memoryMs: count('BENCH_MEMORY_SECONDS', 60) * 1000,
+  memoryMs: count('BENCH_MEMORY_SECONDS', 60, 0) * 1000,
 });
 
 /**
@@ -139,10 +150,10 @@ const SECTIONS = {
     typescript('bench/consoleLoad.ts', 'measureConsoleLoad', {
       callsPerSecond: count('BENCH_LIVE_RATE', 100),
       loadSeconds: count('BENCH_LIVE_SECONDS', 60),
-      idleSeconds: count('BENCH_LIVE_IDLE_SECONDS', 5),
-      settleSeconds: count('BENCH_LIVE_SETTLE_SECONDS', 60),
+      idleSeconds: count('BENCH_LIVE_IDLE_SECONDS', 5, 0),
+      settleSeconds: count('BENCH_LIVE_SETTLE_SECONDS', 60, 0),
       agents: count('BENCH_LIVE_AGENTS', 4),
-      bareSeconds: count('BENCH_LIVE_BARE_SECONDS', count('BENCH_LIVE_SECONDS', 60)),
+      bareSeconds: count('BENCH_LIVE_BARE_SECONDS', count('BENCH_LIVE_SECONDS', 60), 0),
     }),
 };
 
@@ -152,6 +163,8 @@ if (unknown.length > 0) {
   console.error(`BENCH_ONLY names no section called ${unknown.join(', ')}; the sections are ${Object.keys(SECTIONS).join(', ')}`);
   process.exit(2);
 }
+// The echo sections' counts are read now, so a mistyped one stops the run before anything is measured.
+echoCounts();
 console.log(`Toolgate bench — Node ${process.version}, ${process.platform} ${process.arch}, ${availableParallelism()} CPUs; all times in milliseconds`);
 for (const [name, measure] of Object.entries(SECTIONS)) {
   if (!only || only.includes(name)) await measure();
