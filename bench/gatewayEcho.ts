@@ -4,14 +4,13 @@
 // `supergateway --stateful` and `mcp-proxy`, in front of the same server. The official SDK client
 // for all, in alternated blocks: sequential latency, 16-agent throughput and each tree's RSS.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { realpathSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { toolgateRoot } from '../main/state/paths';
-import { percentile, ratioInterval, startScript, type BenchSection, type BenchTarget } from './benchResult';
-import { connect, cpuPerCall, driveConcurrently, GATE_RSS_LIMIT_MB, peakPssMb, peakRssMb, perSecond, sequentialLatency, stopProcesses, total, type EchoServer, type McpEchoCounts, type Round, type StartedServer } from './mcpEcho';
+import { percentile, ratioInterval, type BenchSection, type BenchTarget } from './benchResult';
+import { connect, cpuPerCall, driveConcurrently, GATE_RSS_LIMIT_MB, peakPssMb, peakRssMb, perSecond, sequentialLatency, startServe, stopProcesses, total, type EchoServer, type McpEchoCounts, type Round, type StartedServer } from './mcpEcho';
 
 /** The upstream server's name in servers.json; the gate lists its tool as `echo__echo`. */
 const SERVER = 'echo';
@@ -69,32 +68,17 @@ async function startBarePassthrough(): Promise<StartedServer> {
  * SAFE with `servers review --yes`, in a state folder and workspace of its own.
  */
 async function startGateway(): Promise<StartedServer> {
-  const home = mkdtempSync(join(tmpdir(), 'toolgate-bench-home-'));
-  const workspace = mkdtempSync(join(tmpdir(), 'toolgate-bench-ws-'));
-  const removeFolders = () => {
-    rmSync(home, { recursive: true, force: true });
-    rmSync(workspace, { recursive: true, force: true });
-  };
-  try {
-    // The sandbox shows the server a /tmp of its own: a Node or a checkout under /tmp is made readable where it is.
-    const sandbox = { readable: [dirname(dirname(realpathSync(process.execPath))), toolgateRoot()] };
-    writeFileSync(join(home, 'servers.json'), JSON.stringify({ mcpServers: { [SERVER]: { command: process.execPath, args: [ECHO_SERVER], sandbox } } }, null, 2));
-    const gate = await startScript('bin/toolgate.js', ['serve', '--workspace', workspace, '--port', '0'], { TOOLGATE_HOME: home }, /MCP\s+(\S+)\n/);
-    const stop = async () => {
-      await stopProcesses([gate.child]);
-      removeFolders();
-    };
-    const review = spawnSync(process.execPath, ['bin/toolgate.js', 'servers', 'review', SERVER, '--yes', '--tier', 'SAFE'], { cwd: toolgateRoot(), env: { ...process.env, TOOLGATE_HOME: home }, encoding: 'utf8' });
-    if (review.status !== 0) {
-      await stop();
-      throw new Error(`servers review ${SERVER} --yes failed (${review.status}): ${review.stdout}${review.stderr}`);
-    }
-    const token = readFileSync(join(home, 'token'), 'utf8').trim();
-    return { server: { url: gate.match[1]!, headers: { authorization: `Bearer ${token}` }, child: gate.child, tool: `${SERVER}__echo` }, stop };
-  } catch (error) {
-    removeFolders();
-    throw error;
+  // The sandbox shows the server a /tmp of its own: a Node or a checkout under /tmp is made readable where it is.
+  const sandbox = { readable: [dirname(dirname(realpathSync(process.execPath))), toolgateRoot()] };
+  const gate = await startServe((home) =>
+    writeFileSync(join(home, 'servers.json'), JSON.stringify({ mcpServers: { [SERVER]: { command: process.execPath, args: [ECHO_SERVER], sandbox } } }, null, 2)),
+  );
+  const review = spawnSync(process.execPath, ['bin/toolgate.js', 'servers', 'review', SERVER, '--yes', '--tier', 'SAFE'], { cwd: toolgateRoot(), env: { ...process.env, TOOLGATE_HOME: gate.home }, encoding: 'utf8' });
+  if (review.status !== 0) {
+    await gate.stop();
+    throw new Error(`servers review ${SERVER} --yes failed (${review.status}): ${review.stdout}${review.stderr}`);
   }
+  return { server: { ...gate.server, tool: `${SERVER}__echo` }, stop: gate.stop };
 }
 
 /** The gateway route beside supergateway --stateful and mcp-proxy, in front of one stdio echo server. */

@@ -165,8 +165,11 @@ export async function sequentialLatency(
   return samples;
 }
 
-/** The built-in echo through `toolgate serve`, in a state folder and workspace of its own. */
-async function startGate(): Promise<StartedServer> {
+/**
+ * `toolgate serve` in a state folder and workspace of its own, reached with its token; `prepare`
+ * writes into the state folder before it starts. Stopping it (or a failed start) removes both folders.
+ */
+export async function startServe(prepare: (home: string) => void = () => {}): Promise<StartedServer & { home: string }> {
   const home = mkdtempSync(join(tmpdir(), 'toolgate-bench-home-'));
   const workspace = mkdtempSync(join(tmpdir(), 'toolgate-bench-ws-'));
   const removeFolders = () => {
@@ -174,9 +177,11 @@ async function startGate(): Promise<StartedServer> {
     rmSync(workspace, { recursive: true, force: true });
   };
   try {
+    prepare(home);
     const gate = await startScript('bin/toolgate.js', ['serve', '--workspace', workspace, '--port', '0'], { TOOLGATE_HOME: home }, /MCP\s+(\S+)\n/);
     const token = readFileSync(join(home, 'token'), 'utf8').trim();
     return {
+      home,
       server: { url: gate.match[1]!, headers: { authorization: `Bearer ${token}` }, child: gate.child },
       stop: async () => {
         await stopProcesses([gate.child]);
@@ -188,6 +193,9 @@ async function startGate(): Promise<StartedServer> {
     throw error;
   }
 }
+
+/** The built-in echo through `toolgate serve`. */
+const startGate = () => startServe();
 
 /** The bare MCP SDK server (bench/bareEchoServer.mjs), with `args`. */
 async function startBare(args: string[]): Promise<StartedServer> {

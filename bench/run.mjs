@@ -106,8 +106,8 @@ async function typescript(module, name, ...args) {
   for (const section of Array.isArray(result) ? result : [result]) printSection(section);
 }
 
-/** How much the echo sections (mcp, gateway) do. */
-const echoCounts = () => ({
+/** How much the echo sections (mcp, gateway) do, read at the start: a mistyped count stops the run before anything is measured. */
+const ECHO_COUNTS = {
   calls: CALLS,
   block: BLOCK,
   instances: count('BENCH_INSTANCES', 3),
@@ -116,15 +116,15 @@ const echoCounts = () => ({
   roundMs: count('BENCH_ROUND_MS', 2000),
   rounds: count('BENCH_ROUNDS', 3),
   memoryMs: count('BENCH_MEMORY_SECONDS', 60, 0) * 1000,
-});
+};
 
 /**
  * The sections, in the order a full run takes them. BENCH_ONLY=name[,name…] runs only those
  * (e.g. BENCH_ONLY=policy, BENCH_ONLY=explorer, BENCH_ONLY=proof).
  */
 const SECTIONS = {
-  mcp: () => typescript('bench/mcpEcho.ts', 'measureMcpEcho', echoCounts()),
-  gateway: () => typescript('bench/gatewayEcho.ts', 'measureGatewayEcho', echoCounts()),
+  mcp: () => typescript('bench/mcpEcho.ts', 'measureMcpEcho', ECHO_COUNTS),
+  gateway: () => typescript('bench/gatewayEcho.ts', 'measureGatewayEcho', ECHO_COUNTS),
   hook: () => typescript('bench/hookStart.ts', 'measureHookStart', count('BENCH_HOOK_RUNS', 40)),
   effects: () => typescript('bench/effectsCost.ts', 'measureEffectsCost', count('BENCH_EFFECTS_FILES', 5000), count('BENCH_EFFECTS_CALLS', 30), count('BENCH_EFFECTS_UNDOS', 5)),
   tools: () =>
@@ -163,8 +163,6 @@ if (unknown.length > 0) {
   console.error(`BENCH_ONLY names no section called ${unknown.join(', ')}; the sections are ${Object.keys(SECTIONS).join(', ')}`);
   process.exit(2);
 }
-// The echo sections' counts are read now, so a mistyped one stops the run before anything is measured.
-echoCounts();
 console.log(`Toolgate bench — Node ${process.version}, ${process.platform} ${process.arch}, ${availableParallelism()} CPUs; all times in milliseconds`);
 for (const [name, measure] of Object.entries(SECTIONS)) {
   if (!only || only.includes(name)) await measure();
