@@ -99,9 +99,39 @@ test("a prompt's notification goes away once it is answered", async ({ page }) =
   await consolePage.approvals.notifyToggle().check();
   await setHidden(page, true);
   const asked = agent.callTool({ name: 'write_file', arguments: { path: 'c.md', content: 'c' } });
-  await expect.poll(async () => (await shownNotifications(page)).length).toBe(1);
+  // The notification is shown on the prompt's own event, before the console lists the prompt.
+  await expect.poll(() => consolePage.pendingApprovals()).toBe(1);
+  expect(await shownNotifications(page)).toHaveLength(1);
   await setHidden(page, false);
   await consolePage.approvals.deny('answered in the console');
   await asked;
+  await expect.poll(async () => (await shownNotifications(page))[0]!.closed).toBe(true);
+});
+
+test('a console that opens out of sight tells of the prompt already waiting, once, and takes it away when answered', async ({ page }) => {
+  const consolePage = new ConsolePage(page);
+  await consolePage.open(gate.consoleUrl);
+  const agent = await gate.connectAgent();
+  await consolePage.approvals.show();
+  await consolePage.approvals.notifyToggle().check();
+  await expect(consolePage.approvals.notifyToggle()).toBeChecked();
+
+  // Asked while the console was in sight: seen there, not notified.
+  const asked = agent.callTool({ name: 'write_file', arguments: { path: 'd.md', content: 'd' } });
+  await consolePage.approvals.waitForPrompt('write_file');
+  expect(await shownNotifications(page)).toEqual([]);
+
+  // The tab goes to the background and reloads there (as a restored browser's tabs do): the prompt
+  // reaches this console only in the list of pending ones, with no event of its own.
+  await setHidden(page, true);
+  await page.reload();
+  await expect.poll(async () => (await shownNotifications(page)).length).toBe(1);
+  const [notification] = await shownNotifications(page);
+  expect(notification!.title).toContain('write_file');
+  expect(`${notification!.title} ${notification!.body}`).not.toContain('d.md');
+
+  await setHidden(page, false);
+  await consolePage.approvals.deny('answered after the reload');
+  expect((await asked).isError).toBe(true);
   await expect.poll(async () => (await shownNotifications(page))[0]!.closed).toBe(true);
 });

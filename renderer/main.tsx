@@ -57,6 +57,8 @@ if (choice.kind === 'no-token') {
   const notifier = new PromptNotifier(browserEnvironment(shell), preferenceStore(), (approvalId) => sync.openPrompt(approvalId));
   bridge.onApprovalRequested((request) => notifier.promptArrived(request));
   bridge.onApprovalResolved((outcome) => notifier.promptResolved(outcome.approvalId));
+  // Prompts that reach the list without an event (the pending ones on opening, or after a lost link).
+  store.subscribe((state, previous) => state.approvals !== previous.approvals && notifier.follow(state.approvals));
   window.addEventListener('pagehide', () => {
     sync.stop();
     connection?.close();

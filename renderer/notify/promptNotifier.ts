@@ -6,6 +6,9 @@ import { readItem, writeItem, type KeyValueStore } from '../store/sessionStore';
 export const NOTIFY_KEY = 'toolgate.notify';
 export const SOUND_KEY = 'toolgate.sound';
 
+/** How many prompt ids the notifier remembers having told of (a bound on a flood's memory). */
+const KNOWN_LIMIT = 10_000;
+
 /** The parts of a shown notification the notifier uses. */
 export interface ShownNotification {
   onclick: ((event: Event) => unknown) | null;
@@ -38,6 +41,10 @@ export interface NotifierEnvironment {
 export class PromptNotifier {
   private readonly shown = new Map<string, ShownNotification>();
   private readonly listeners = new Set<() => void>();
+  /** Prompts already told of (or seen while the console was in sight): each is notified once at most. */
+  private readonly known = new Set<string>();
+  /** The prompts the console's list held when follow() last saw it. */
+  private listed = new Set<string>();
 
   constructor(
     private readonly environment: NotifierEnvironment,
@@ -73,8 +80,11 @@ export class PromptNotifier {
     return () => this.listeners.delete(listener);
   }
 
-  /** A prompt arrived. */
+  /** A prompt arrived (its event; or follow() found it in the list). Told of once, however it came. */
   promptArrived(request: ApprovalRequest): void {
+    if (this.known.has(request.approvalId)) return;
+    this.known.add(request.approvalId);
+    if (this.known.size > KNOWN_LIMIT) this.known.delete(this.known.values().next().value!);
     if (!this.environment.hidden()) return;
     if (this.soundOn) this.environment.playSound();
     if (!this.notifyOn || !this.environment.canNotify()) return;
@@ -87,6 +97,23 @@ export class PromptNotifier {
       this.openPrompt(request.approvalId);
       this.promptResolved(request.approvalId);
     };
+  }
+
+  /**
+   * The prompts waiting now, as the console lists them. A prompt can reach the list without its
+   * event: loaded with the pending prompts when the console opens, or after its link to the gate
+   * was lost and came back. One not told of before is notified like an arrival; one gone from the
+   * list is resolved. A prompt whose event came before the list caught up is left as it is.
+   */
+  follow(waiting: readonly ApprovalRequest[]): void {
+    const now = new Set(waiting.map((request) => request.approvalId));
+    for (const request of waiting) this.promptArrived(request);
+    for (const approvalId of this.listed) {
+      if (now.has(approvalId)) continue;
+      this.known.delete(approvalId);
+      this.promptResolved(approvalId);
+    }
+    this.listed = now;
   }
 
   /** A prompt was answered, expired or withdrawn: its notification goes. */

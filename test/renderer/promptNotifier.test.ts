@@ -92,6 +92,48 @@ describe('the prompt notifier', () => {
     expect(desktop.shown).toEqual([]);
   });
 
+  it('notifies a prompt that reached the list without its event (on opening, or after a lost link) once, and closes it when it leaves the list', () => {
+    const { env, shown, events } = environment(true);
+    const notifier = new PromptNotifier(env, memoryStore(), () => {});
+    notifier.setNotify(true);
+    notifier.setSound(true);
+    const second = approval('a2', { tool: 'delete_path' });
+    notifier.follow([PROMPT]);
+    expect(shown.map((notification) => notification.tag)).toEqual(['a1']);
+    // The same prompt listed again, or its event coming late, tells of it no second time.
+    notifier.follow([PROMPT, second]);
+    notifier.promptArrived(PROMPT);
+    expect(shown.map((notification) => notification.tag)).toEqual(['a1', 'a2']);
+    expect(events).toEqual(['sound', 'sound']);
+    // Answered while the link was down: gone from the next list, its notification goes.
+    notifier.follow([second]);
+    expect(shown.map((notification) => notification.closed)).toEqual([true, false]);
+  });
+
+  it('keeps the notification of a prompt whose event came before the list caught up', () => {
+    const { env, shown } = environment(true);
+    const notifier = new PromptNotifier(env, memoryStore(), () => {});
+    notifier.setNotify(true);
+    notifier.follow([]);
+    notifier.promptArrived(PROMPT);
+    notifier.follow([]);
+    expect(shown).toHaveLength(1);
+    expect(shown[0]!.closed).toBe(false);
+    notifier.follow([PROMPT]);
+    expect(shown).toHaveLength(1);
+  });
+
+  it('does not tell later of a prompt that arrived while the console was in sight', () => {
+    let hidden = false;
+    const { env, shown } = environment(true);
+    const notifier = new PromptNotifier({ ...env, hidden: () => hidden }, memoryStore(), () => {});
+    notifier.setNotify(true);
+    notifier.promptArrived(PROMPT);
+    hidden = true;
+    notifier.follow([PROMPT]);
+    expect(shown).toEqual([]);
+  });
+
   it('names an agent without a declared client by its session, and a call from no agent as local', () => {
     expect(promptNotice({ tool: 'shell_exec', agentSession: 'abcdef0123456789' }).body).toBe('Asked by agent session abcdef01. Click to open the prompt.');
     expect(promptNotice({ tool: 'shell_exec' }).body).toBe('Asked by a local caller. Click to open the prompt.');
