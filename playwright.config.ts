@@ -4,6 +4,9 @@ import { defineConfig } from '@playwright/test';
 export default defineConfig({
   testDir: 'e2e',
   timeout: 60_000,
+  // A wait for the gate's work (a prompt, a row's status, a notification) lasts until it comes or
+  // the test's own timeout ends, not 5 s: on a loaded CI machine a first prompt took longer.
+  expect: { timeout: 0 },
   retries: 0,
   workers: 1,
   reporter: process.env.CI ? [['list'], ['json', { outputFile: 'test-results/playwright.json' }]] : [['list']],

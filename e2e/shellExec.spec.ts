@@ -33,7 +33,7 @@ test('an approved command streams its coloured lines into the Live terminal befo
 
   await consolePage.live.show();
   const terminal = await consolePage.live.terminalFor('shell_exec');
-  await expect(terminal).toContainText('red 1', { timeout: 5_000 });
+  await expect(terminal).toContainText('red 1');
   // The first line is there while the command still runs, drawn in red.
   await expect(consolePage.live.rowFor('shell_exec')).toHaveAttribute('data-status', 'running');
   await expect(terminal.locator('.xterm-fg-1').first()).toContainText('red 1');
@@ -81,7 +81,7 @@ test('output that clears the screen, moves the cursor or overwrites a line canno
 
   await consolePage.live.show();
   const terminal = await consolePage.live.terminalFor('shell_exec');
-  await expect(terminal).toContainText('green after', { timeout: 5_000 });
+  await expect(terminal).toContainText('green after');
   // Each line the command printed is on a row of its own, in order, none drawn over.
   const rows = (await consolePage.live.terminalRows(terminal)).filter((row) => row.trim() !== '');
   expect(rows).toEqual(['first line', 'rm -rf ~', 'echo hello', 'concealed', 'green after']);
@@ -104,7 +104,7 @@ test('Stop kills a running command; the agent is told it was stopped', async ({ 
   const running = agent.callTool({ name: 'shell_exec', arguments: { command: 'echo started; sleep 20; touch finished.txt' } });
   await consolePage.approvals.approve(await consolePage.approvals.waitForPrompt('shell_exec'));
   await consolePage.live.show();
-  await expect(await consolePage.live.terminalFor('shell_exec')).toContainText('started', { timeout: 5_000 });
+  await expect(await consolePage.live.terminalFor('shell_exec')).toContainText('started');
 
   await consolePage.live.stop('shell_exec');
   // Stopped, not finished: the call fails as withdrawn, and the line after its 20 s sleep never ran.
