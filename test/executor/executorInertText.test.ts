@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CallSnapshot } from '../../shared/call';
 import { openGate, type Harness } from './gateHarness';
+import { waitUntil } from '../fixtures/processes';
 
 const OUTPUT_TOOLS = resolve(__dirname, '../fixtures/tools/outputs.mjs');
 /** Control characters a terminal would act on (tab and newline excepted). */
@@ -12,14 +13,6 @@ afterEach(async () => {
   await harness?.close();
   harness = undefined;
 });
-
-async function eventually(check: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((wake) => setTimeout(wake, 20));
-  }
-}
 
 describe('text from tools is made inert before the console shows it', () => {
   it('shows escape sequences in a tool error and its log lines as text, never as control characters', async () => {
@@ -35,7 +28,7 @@ describe('text from tools is made inert before the console shows it', () => {
     expect(shown.error?.message).not.toMatch(LIVE_CONTROL);
 
     await harness.gate.executor.call({ tool: 'control_chars', arguments: { channel: 'stdout' }, source: 'test' });
-    await eventually(() => lines.some((line) => line.includes('red')), 'the log line');
+    await waitUntil(() => lines.some((line) => line.includes('red')), 'the log line');
     const logged = lines.find((line) => line.includes('red'))!;
     expect(logged).toContain('\\x1b]0;title\\x07');
     expect(logged).not.toMatch(LIVE_CONTROL);
@@ -46,7 +39,7 @@ describe('text from tools is made inert before the console shows it', () => {
     harness = await openGate({ toolModules: [OUTPUT_TOOLS], onToolLog: (_callId, _stream, line) => lines.push(line) });
     const result = await harness.gate.executor.call({ tool: 'broken_text', arguments: {}, source: 'test' });
     expect(result.data).toEqual({ text: 'half \ufffd a pair' });
-    await eventually(() => lines.some((line) => line.startsWith('bad')), 'the log line');
+    await waitUntil(() => lines.some((line) => line.startsWith('bad')), 'the log line');
     expect(lines.find((line) => line.startsWith('bad'))).toBe('bad \ufffd\ufffd\ufffd');
   });
 });

@@ -8,6 +8,7 @@ import type { Gate, GateOptions } from '../../main/gate/createGate';
 import { EnvironmentSecretProvider } from '../../main/secrets/secretProvider';
 import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
 import { auditKinds, nextApproval, openGate, type Harness } from './gateHarness';
+import { waitUntil } from '../fixtures/processes';
 
 const OUTPUT_TOOLS = resolve(__dirname, '../fixtures/tools/outputs.mjs');
 
@@ -55,15 +56,6 @@ function leaks(value: unknown): boolean {
   return text.includes(CORE) || text.includes(API_KEY) || text.includes(JSON.stringify(API_KEY).slice(1, -1));
 }
 
-/** Waits until `check` holds (log lines arrive on their own pipe, apart from the result). */
-async function eventually(check: () => boolean, timeoutMs = 3000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('the condition did not hold in time');
-    await new Promise((wake) => setTimeout(wake, 20));
-  }
-}
-
 describe('executor: secrets ($ENV.NAME placeholders)', () => {
   it('a SAFE tool gets the real value once a person approved, while its result, logs, audit and Live view show only the placeholder', async () => {
     const logs: Array<{ callId: string | undefined; stream: string; line: string }> = [];
@@ -96,7 +88,7 @@ describe('executor: secrets ($ENV.NAME placeholders)', () => {
     expect(leaks(snapshots)).toBe(false);
     expect(leaks(await g.backend.handlers.listCalls({}))).toBe(false);
 
-    await eventually(() => logs.some((log) => log.line.startsWith('out: ')) && logs.some((log) => log.line.startsWith('err: ')));
+    await waitUntil(() => logs.some((log) => log.line.startsWith('out: ')) && logs.some((log) => log.line.startsWith('err: ')), 'a log line on each stream');
     expect(logs).toContainEqual({ callId: result.meta.callId, stream: 'stdout', line: 'out: token=$ENV.API_KEY' });
     expect(logs).toContainEqual({ callId: result.meta.callId, stream: 'stderr', line: 'err: token=$ENV.API_KEY' });
     expect(JSON.stringify(logs)).not.toContain(CORE);
@@ -111,7 +103,7 @@ describe('executor: secrets ($ENV.NAME placeholders)', () => {
     // The same (only) tool process serves the next call, which ends the line the first one left open.
     const second = await g.executor.call({ tool: 'secret_probe', arguments: { text: 'plain' } });
     expect(second.ok).toBe(true);
-    await eventually(() => logs.filter((log) => log.stream === 'stdout').length > 0 && logs.filter((log) => log.stream === 'stderr').length > 0);
+    await waitUntil(() => logs.filter((log) => log.stream === 'stdout').length > 0 && logs.filter((log) => log.stream === 'stderr').length > 0, 'a log line on each stream');
     expect(JSON.stringify(logs)).not.toContain(CORE);
   });
 

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EnvironmentSecretProvider } from '../../main/secrets/secretProvider';
 import { openGate, type Harness } from '../executor/gateHarness';
+import { waitUntil } from '../fixtures/processes';
 
 const STREAMING_TOOLS = resolve(__dirname, '../fixtures/tools/streaming.mjs');
 const SECRET = 'hunter2-Sw0rdf1sh';
@@ -11,14 +12,6 @@ afterEach(async () => {
   await harness?.close();
   harness = undefined;
 });
-
-async function eventually(check: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('the condition did not hold in time');
-    await new Promise((wake) => setTimeout(wake, 20));
-  }
-}
 
 describe('streamed output (context.emit → callOutput)', () => {
   it('reaches the console while the call runs, in order, before the result, with secrets redacted', async () => {
@@ -50,7 +43,7 @@ describe('streamed output (context.emit → callOutput)', () => {
     gate.events.subscribe('callOutput', (output) => (callId = output.callId));
 
     const pending = gate.executor.call({ tool: 'stream_forever', arguments: {} });
-    await eventually(() => callId !== undefined);
+    await waitUntil(() => callId !== undefined, 'the call to start');
     expect(await gate.backend.handlers.stopCall({ callId: callId! })).toEqual({ stopped: true });
     const result = await pending;
 

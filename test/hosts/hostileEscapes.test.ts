@@ -81,10 +81,10 @@ async function expectSleeperKilledAtDeadline(orphan: boolean, detached: boolean)
   await warmUp();
   const sleeper = marker('sleeper');
   const running = call('spawn_sleeper', { marker: sleeper, detached, orphan, hang: true });
-  await waitUntil(() => processesWithMarker(sleeper).length > 0, 'the grandchild to start', 10_000);
+  await waitUntil(() => processesWithMarker(sleeper).length > 0, 'the grandchild to start');
   const result = await running;
   expect(result.error).toMatchObject({ code: 'ETIMEOUT', details: { timeoutMs: 3000 } });
-  await waitUntil(() => processesWithMarker(sleeper).length === 0, 'the grandchild to be gone', 2000);
+  await waitUntil(() => processesWithMarker(sleeper).length === 0, 'the grandchild to be gone');
   await expectGateRecovered(result);
 }
 
@@ -102,7 +102,7 @@ describe('hostile tools: processes left behind', () => {
       const sleeper = marker('sleeper');
       const result = await call('spawn_sleeper', { marker: sleeper, detached: true, orphan, hang: false });
       expect(result).toMatchObject({ ok: true, data: { running: true } });
-      await waitUntil(() => processesWithMarker(sleeper).length === 0, 'the grandchild to be gone', 2000);
+      await waitUntil(() => processesWithMarker(sleeper).length === 0, 'the grandchild to be gone');
       await expectGateRecovered(result);
     });
   }
@@ -113,7 +113,7 @@ describe('hostile tools: processes left behind', () => {
     const sleeper = marker('quiet');
     const result = await call('quiet_spawner', { marker: sleeper });
     expect(result).toMatchObject({ ok: true, data: { running: true } });
-    await waitUntil(() => processesWithMarker(sleeper).length === 0, 'the stray to be gone', 2000);
+    await waitUntil(() => processesWithMarker(sleeper).length === 0, 'the stray to be gone');
     await expectGateRecovered(result);
   });
 
@@ -124,7 +124,7 @@ describe('hostile tools: processes left behind', () => {
     expect(await call('trap_setter', { marker: sleeper })).toMatchObject({ ok: true, data: { set: true } });
     // The pool keeps two processes: two calls in a row reach the one the trap was left in.
     for (let i = 0; i < 2; i++) expect(await call('echo', { text: `spring:${sleeper}` })).toMatchObject({ ok: true });
-    await waitUntil(() => processesWithMarker(sleeper).length === 0, 'the stray to be gone', 2000);
+    await waitUntil(() => processesWithMarker(sleeper).length === 0, 'the stray to be gone');
   });
 
   it('without a sandbox, still kills an orphaned grandchild at the deadline through its process group', async () => {

@@ -9,6 +9,7 @@ import type { ToolProcess, ToolProcessOptions } from '../../main/hosts/toolProce
 import { READ_ONLY_PROFILE, ToolProcessPool, type RunOutcome, type ToolProcessPoolOptions } from '../../main/hosts/toolProcessPool';
 import { builtAssets } from '../../main/state/paths';
 import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
+import { waitUntil } from '../fixtures/processes';
 
 const HOSTILE = resolve(__dirname, '../fixtures/tools/hostile.mjs');
 const PROBE = resolve(__dirname, '../fixtures/tools/probe.mjs');
@@ -57,14 +58,6 @@ function isAlive(pid: number | undefined): boolean {
   }
 }
 
-async function waitUntil(condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolveWait) => setTimeout(resolveWait, 20));
-  }
-}
-
 describe('ToolProcessPool with child processes', () => {
   it('runs a built-in tool in another process and returns its data', async () => {
     const outcome = await makePool().run(request('echo', { text: 'over IPC' }), { timeoutMs: 5000, maxMemoryMb: 512 });
@@ -79,7 +72,7 @@ describe('ToolProcessPool with child processes', () => {
     const next = await tools.run(request('echo', { text: 'next' }), { timeoutMs: 5000, maxMemoryMb: 512 });
     expect(next).toMatchObject({ ok: true, data: { text: 'next' } });
     expect(started.length).toBe(2);
-    await waitUntil(() => !isAlive(started[0]!.pid));
+    await waitUntil(() => !isAlive(started[0]!.pid), 'the first process to be gone');
   });
 
   it('fails a call whose process dies with ECRASH and the exit code, then replaces the process', async () => {
@@ -95,7 +88,7 @@ describe('ToolProcessPool with child processes', () => {
     const rogue = await tools.run(request('rogue_message'), { timeoutMs: 5000, maxMemoryMb: 512 });
     expect(rogue).toMatchObject({ ok: false, error: { code: 'ECRASH', message: expect.stringContaining('malformed message') } });
     expect((await tools.run(request('echo', { text: 'fine' }), { timeoutMs: 5000, maxMemoryMb: 512 })).ok).toBe(true);
-    await waitUntil(() => !isAlive(started[0]!.pid));
+    await waitUntil(() => !isAlive(started[0]!.pid), 'the first process to be gone');
   });
 
   it('queues calls for a busy process and refuses with EQUOTA once the queue is full', async () => {
@@ -125,7 +118,7 @@ describe('ToolProcessPool with child processes', () => {
     const tools = makePool({ onLog: (callId, stream, line) => lines.push([callId, stream, line]) });
     const call = request('log_lines', { text: 'hello' }, PROBE);
     expect((await tools.run(call, { timeoutMs: 5000, maxMemoryMb: 512 })).ok).toBe(true);
-    await waitUntil(() => lines.length >= 2);
+    await waitUntil(() => lines.length >= 2, 'two log lines');
     expect(lines).toEqual(
       expect.arrayContaining([
         [call.callId, 'stdout', 'out: hello'],
@@ -149,7 +142,7 @@ describe('ToolProcessPool with child processes', () => {
     for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
     expect(started).toHaveLength(1);
     expect((await tools.run(request('echo', { text: 'first' }), { timeoutMs: 5000, maxMemoryMb: 512 })).ok).toBe(true);
-    await waitUntil(() => started.length === 3);
+    await waitUntil(() => started.length === 3, 'a third process');
     // Three calls at once each find a process ready: none is started for them.
     const together = await Promise.all([1, 2, 3].map((i) => tools.run(request('echo', { text: `together ${i}` }), { timeoutMs: 5000, maxMemoryMb: 512 })));
     expect(together.map((outcome) => outcome.ok)).toEqual([true, true, true]);
@@ -174,7 +167,7 @@ describe('ToolProcessPool with child processes', () => {
     });
     const limits = { timeoutMs: 5000, maxMemoryMb: 512, startsNothing: true };
     expect((await tools.run(request('echo', { text: 'first' }), limits)).ok).toBe(true);
-    await waitUntil(() => started.length === 2);
+    await waitUntil(() => started.length === 2, 'a second process');
     // Both processes serve a call at once, so both have run and been freed.
     await Promise.all([1, 2].map((i) => tools.run(request('echo', { text: `together ${i}` }), limits)));
     expect(new Set(served.slice(1)).size).toBe(2);
@@ -229,7 +222,7 @@ describe('spare tool processes', () => {
 
   it('a write announced with expect() runs in the process started for it, beside the read-only one', async () => {
     sparePool(2).expect(WRITE);
-    await waitUntil(() => profiles.length === 2, 10_000);
+    await waitUntil(() => profiles.length === 2, 'two profiles started');
     expect(profiles).toEqual([profileName(READ_ONLY_PROFILE), profileName(WRITE)]);
     await expect(echo(WRITE)).resolves.toMatchObject({ ok: true });
     await expect(echo(READ_ONLY_PROFILE)).resolves.toMatchObject({ ok: true });
@@ -239,9 +232,9 @@ describe('spare tool processes', () => {
 
   it('the first call fills the read-only profile to the pool size, a spare of another profile beside it', async () => {
     sparePool(2, 60_000, 2).expect(WRITE);
-    await waitUntil(() => profiles.length === 2, 10_000);
+    await waitUntil(() => profiles.length === 2, 'two profiles started');
     await expect(echo(READ_ONLY_PROFILE)).resolves.toMatchObject({ ok: true });
-    await waitUntil(() => profiles.filter((name) => name === profileName(READ_ONLY_PROFILE)).length === 2, 10_000);
+    await waitUntil(() => profiles.filter((name) => name === profileName(READ_ONLY_PROFILE)).length === 2, 'two read-only processes');
     expect(profiles.filter((name) => name === profileName(WRITE))).toHaveLength(1);
   });
 
@@ -249,9 +242,9 @@ describe('spare tool processes', () => {
     sparePool(2);
     const singleUse = () => profiles.filter((name) => name === profileName(SPAWNS)).length;
     await expect(echo(SPAWNS)).resolves.toMatchObject({ ok: true });
-    await waitUntil(() => singleUse() === 2, 10_000);
+    await waitUntil(() => singleUse() === 2, 'two single-use processes');
     await expect(echo(SPAWNS)).resolves.toMatchObject({ ok: true });
-    await waitUntil(() => singleUse() === 3, 10_000);
+    await waitUntil(() => singleUse() === 3, 'three single-use processes');
   });
 
   it('calls of one profile at once wait for its process: the spares are kept for profiles no process serves', async () => {
@@ -267,7 +260,7 @@ describe('spare tool processes', () => {
   it('never holds more than size + spares processes, however many profiles are asked for', async () => {
     const spares = sparePool(2);
     for (const profile of [WRITE, NETWORK, SPAWNS, { ...WRITE, network: true }]) spares.expect(profile);
-    await waitUntil(() => profiles.length >= 3, 10_000);
+    await waitUntil(() => profiles.length >= 3, 'three profiles started');
     await new Promise((resolveWait) => setTimeout(resolveWait, 200));
     expect(spares.stats().processes).toBeLessThanOrEqual(3);
     // The two asked for last have the spares.
@@ -277,8 +270,8 @@ describe('spare tool processes', () => {
   it('ends the spare of a profile no one asked for within idleMs, keeping the pool its size', async () => {
     const spares = sparePool(2, 100);
     spares.expect(WRITE);
-    await waitUntil(() => spares.stats().processes === 2, 10_000);
-    await waitUntil(() => spares.stats().processes === 1, 10_000);
+    await waitUntil(() => spares.stats().processes === 2, 'two processes');
+    await waitUntil(() => spares.stats().processes === 1, 'one process left');
     expect(spares.stats()).toMatchObject({ processes: 1, idle: 1 });
   });
 });

@@ -133,7 +133,7 @@ describe.skipIf(detectSandbox('auto').kind === 'none')('a hostile tool in the sa
     const sleeper = uniqueMarker('quiet');
     const result = await call('quiet_spawner', { marker: sleeper });
     expect(result.structuredContent).toEqual({ running: true });
-    await waitUntil(() => processesWithMarker(sleeper).length === 0, 'the stray to be gone', 2000);
+    await waitUntil(() => processesWithMarker(sleeper).length === 0, 'the stray to be gone');
     await expectServing();
   });
 
@@ -142,7 +142,7 @@ describe.skipIf(detectSandbox('auto').kind === 'none')('a hostile tool in the sa
     expect((await call('trap_setter', { marker: sleeper })).structuredContent).toEqual({ set: true });
     // One tool process (and a spare): two calls in a row reach the one the trap was left in.
     for (let i = 0; i < 2; i++) expect((await call('echo', { text: `spring:${sleeper}` })).structuredContent).toEqual({ text: `spring:${sleeper}` });
-    await waitUntil(() => processesWithMarker(sleeper).length === 0, 'the stray to be gone', 2000);
+    await waitUntil(() => processesWithMarker(sleeper).length === 0, 'the stray to be gone');
   });
 
   it('reaches a listener on the host only when it declares NetRead', async () => {

@@ -14,6 +14,7 @@ import { createGateMcpServer } from '../../main/mcp/gateMcpServer';
 import { McpHttpEndpoint, type SessionLimits } from '../../main/mcp/mcpHttpEndpoint';
 import { ensureHome, loadOrCreateToken, writeGateAddress } from '../../main/state/stateFolder';
 import { connectStdioBridge, makeTempDirs, nextApproval, rawRequest, runCli, textOf, type TempDirs } from './helpers';
+import { waitUntil } from '../fixtures/processes';
 
 /** A real gate behind an McpHttpEndpoint this test can inspect, recorded in gate.json. */
 interface EndpointGate {
@@ -108,14 +109,6 @@ function post(port: number, sessionId: string | undefined, body: unknown) {
   });
 }
 
-async function waitFor(condition: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 describe('MCP sessions on the endpoint', () => {
   it('a long-lived agent keeps working while 100 one-call sessions open and end', async () => {
     const gate = await startEndpointGate();
@@ -171,7 +164,7 @@ describe('MCP sessions on the endpoint', () => {
     const idle = await RawSession.open(gate.port);
     const connected = await connectHttp(gate.mcpUrl);
     // (The idle one may already be gone on a slow machine: what counts is which one is left.)
-    await waitFor(() => gate.endpoint.sessionCount() === 1, 'the idle session to be closed');
+    await waitUntil(() => gate.endpoint.sessionCount() === 1, 'the idle session to be closed');
     expect((await idle.request('tools/list')).status).toBe(404);
     // The SDK client holds its GET stream open: it is connected, so its session stays.
     const result = await connected.client.callTool({ name: 'echo', arguments: { text: 'awake' } });
@@ -210,6 +203,6 @@ describe('clients that end their session when they exit', () => {
     expect((await client.callTool({ name: 'echo', arguments: { text: 'bridged' } })).structuredContent).toEqual({ text: 'bridged' });
     expect(gate.endpoint.sessionCount()).toBe(1);
     await client.close();
-    await waitFor(() => gate.endpoint.sessionCount() === 0, 'the bridge to end its session');
+    await waitUntil(() => gate.endpoint.sessionCount() === 0, 'the bridge to end its session');
   });
 });

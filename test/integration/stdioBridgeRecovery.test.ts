@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI, ROOT, cliEnv, connectStdioBridge, makeTempDirs, portAnswers, spawnServe, textOf, type ServeProcess, type TempDirs } from './helpers';
+import { waitUntil } from '../fixtures/processes';
 
 const NOT_RUNNING = /^Toolgate is not running: start it with `toolgate serve --workspace DIR` \(or `npm start` in the Toolgate folder\)$/;
 
@@ -38,14 +39,6 @@ async function bridgeFor(home: string): Promise<Client> {
 
 async function echo(client: Client, text: string) {
   return client.callTool({ name: 'echo', arguments: { text } });
-}
-
-async function waitUntil(condition: () => Promise<boolean> | boolean, what: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 describe('stdio bridge across gate restarts', () => {
@@ -105,7 +98,7 @@ describe('`toolgate serve` stops with whoever started it', () => {
     let out = '';
     shell.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     cleanups.push(() => void shell.kill('SIGKILL'));
-    await waitUntil(() => /^\s*MCP\s+\S+/m.test(out), 'serve to print its MCP line', 20_000);
+    await waitUntil(() => /^\s*MCP\s+\S+/m.test(out), 'serve to print its MCP line');
     const { pid, port } = JSON.parse(readFileSync(join(dirs.home, 'gate.json'), 'utf8')) as { pid: number; port: number };
     cleanups.push(() => {
       try {
@@ -118,8 +111,8 @@ describe('`toolgate serve` stops with whoever started it', () => {
     expect(await portAnswers(port)).toBe(true);
 
     shell.kill('SIGKILL');
-    await waitUntil(async () => !(await portAnswers(port)), 'the orphaned gate to stop', 5000);
-    await waitUntil(() => !existsSync(join(dirs.home, 'gate.json')), 'gate.json to be removed on a clean stop', 5000);
+    await waitUntil(async () => !(await portAnswers(port)), 'the orphaned gate to stop');
+    await waitUntil(() => !existsSync(join(dirs.home, 'gate.json')), 'gate.json to be removed on a clean stop');
   });
 
   it('stops cleanly on SIGHUP (the terminal closed)', async () => {
