@@ -119,7 +119,7 @@ test('a trusted tool whose description turns hostile is disabled, its findings a
 
   await tools.show();
   const weather = tools.upstreamTool('shifty__weather');
-  await expect(weather).toHaveAttribute('data-pin', 'changed', { timeout: 10_000 });
+  await expect(weather).toHaveAttribute('data-pin', 'changed');
   await expect(tools.pinBadge('shifty__weather')).toHaveText('changed: disabled until reviewed');
   await expect(tools.findings('shifty__weather').first()).toBeVisible();
   const kinds = await tools.findings('shifty__weather').evaluateAll((items) => items.map((item) => item.getAttribute('data-kind')));

@@ -30,7 +30,7 @@ export class ToolsPanel {
    * Waits until a tool's latest health check says `state`. The gate checks every tool as it starts,
    * in tool processes that may still be starting, so the default wait is longer than expect's 5 s.
    */
-  async waitForHealth(tool: string, state: ToolHealthState, timeout = 20_000): Promise<Locator> {
+  async waitForHealth(tool: string, state: ToolHealthState, timeout?: number): Promise<Locator> {
     await this.show();
     const row = this.rowFor(tool);
     await expect(row).toHaveAttribute('data-health', state, { timeout });
@@ -64,7 +64,7 @@ export class ToolsPanel {
   }
 
   /** Waits until a server's card says `status`; a launch in bubblewrap takes seconds, so the default wait is long. */
-  async waitForServerStatus(server: string, status: UpstreamStatus, timeout = 20_000): Promise<Locator> {
+  async waitForServerStatus(server: string, status: UpstreamStatus, timeout?: number): Promise<Locator> {
     await this.show();
     const card = this.upstreamServer(server);
     await expect(card).toHaveAttribute('data-status', status, { timeout });
