@@ -6,9 +6,6 @@ import { readItem, writeItem, type KeyValueStore } from '../store/sessionStore';
 export const NOTIFY_KEY = 'toolgate.notify';
 export const SOUND_KEY = 'toolgate.sound';
 
-/** How many prompt ids the notifier remembers having told of (a bound on a flood's memory). */
-const KNOWN_LIMIT = 10_000;
-
 /** The parts of a shown notification the notifier uses. */
 export interface ShownNotification {
   onclick: ((event: Event) => unknown) | null;
@@ -41,7 +38,10 @@ export interface NotifierEnvironment {
 export class PromptNotifier {
   private readonly shown = new Map<string, ShownNotification>();
   private readonly listeners = new Set<() => void>();
-  /** Prompts already told of (or seen while the console was in sight): each is notified once at most. */
+  /**
+   * Prompts already told of (or seen while the console was in sight): each is notified once at
+   * most. An id is forgotten when its prompt leaves the list, or resolves without having been in it.
+   */
   private readonly known = new Set<string>();
   /** The prompts the console's list held when follow() last saw it. */
   private listed = new Set<string>();
@@ -84,7 +84,6 @@ export class PromptNotifier {
   promptArrived(request: ApprovalRequest): void {
     if (this.known.has(request.approvalId)) return;
     this.known.add(request.approvalId);
-    if (this.known.size > KNOWN_LIMIT) this.known.delete(this.known.values().next().value!);
     if (!this.environment.hidden()) return;
     if (this.soundOn) this.environment.playSound();
     if (!this.notifyOn || !this.environment.canNotify()) return;
@@ -118,6 +117,8 @@ export class PromptNotifier {
 
   /** A prompt was answered, expired or withdrawn: its notification goes. */
   promptResolved(approvalId: string): void {
+    // One still listed is forgotten when it leaves the list: a list not yet caught up tells of it no second time.
+    if (!this.listed.has(approvalId)) this.known.delete(approvalId);
     const notification = this.shown.get(approvalId);
     if (!notification) return;
     this.shown.delete(approvalId);

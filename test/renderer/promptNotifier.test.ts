@@ -123,6 +123,19 @@ describe('the prompt notifier', () => {
     expect(shown).toHaveLength(1);
   });
 
+  it('tells no second time of a prompt answered while a list that still holds it is shown', () => {
+    const { env, shown } = environment(true);
+    const notifier = new PromptNotifier(env, memoryStore(), () => {});
+    notifier.setNotify(true);
+    notifier.follow([PROMPT]);
+    notifier.promptResolved('a1');
+    expect(shown.map((notification) => notification.closed)).toEqual([true]);
+    // The list has not caught up with the answer yet: it still holds the prompt.
+    notifier.follow([PROMPT]);
+    notifier.follow([]);
+    expect(shown).toHaveLength(1);
+  });
+
   it('does not tell later of a prompt that arrived while the console was in sight', () => {
     let hidden = false;
     const { env, shown } = environment(true);
