@@ -31,18 +31,27 @@ const FOLD_DELAY_MS = 300;
  * few frames behind the gate's newest commits, and the gate's own checkpoint still comes, with less
  * left to copy. A failed one is left to the gate's.
  */
-function checkpoint(auditDb: SqliteDatabase | undefined): void {
+function checkpoint(db: SqliteDatabase | undefined): void {
   try {
-    auditDb?.exec('PRAGMA wal_checkpoint(PASSIVE)');
+    db?.exec('PRAGMA wal_checkpoint(PASSIVE)');
   } catch {
     // the gate's own automatic checkpoint does it
+  }
+}
+
+/** A writable connection to the audit log for checkpoints alone; without one the gate's own checkpoint does them all. */
+function checkpointConnection(auditPath: string): SqliteDatabase | undefined {
+  try {
+    return openDatabase(auditPath);
+  } catch {
+    return undefined;
   }
 }
 
 function run(data: IndexWorkerData): void {
   const state = new IndexState(data.shared);
   let auditDb: SqliteDatabase | undefined;
-  /** Writable, for checkpoints only: it never writes a row. */
+  /** Writable, for checkpoints only: it never writes a row (checkpointConnection). */
   let checkpointDb: SqliteDatabase | undefined;
   let indexDb: SqliteDatabase | undefined;
   let index: CallIndex | undefined;
@@ -79,11 +88,7 @@ function run(data: IndexWorkerData): void {
   });
   try {
     auditDb = openDatabase(data.auditPath, { readOnly: true });
-    try {
-      checkpointDb = openDatabase(data.auditPath);
-    } catch {
-      // without it the gate's own automatic checkpoint does them all
-    }
+    checkpointDb = checkpointConnection(data.auditPath);
     const created = !existsSync(data.indexPath);
     indexDb = openDatabase(data.indexPath);
     // The index holds the calls' arguments and text: readable by the person alone, as the log is.

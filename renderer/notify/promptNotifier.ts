@@ -105,14 +105,10 @@ export class PromptNotifier {
    * list is resolved. A prompt whose event came before the list caught up is left as it is.
    */
   follow(waiting: readonly ApprovalRequest[]): void {
-    const now = new Set(waiting.map((request) => request.approvalId));
+    const before = this.listed;
+    this.listed = new Set(waiting.map((request) => request.approvalId));
     for (const request of waiting) this.promptArrived(request);
-    for (const approvalId of this.listed) {
-      if (now.has(approvalId)) continue;
-      this.known.delete(approvalId);
-      this.promptResolved(approvalId);
-    }
-    this.listed = now;
+    for (const approvalId of before) if (!this.listed.has(approvalId)) this.promptResolved(approvalId);
   }
 
   /** A prompt was answered, expired or withdrawn: its notification goes. */
