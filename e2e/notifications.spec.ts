@@ -91,12 +91,19 @@ test('a prompt arriving while the tab is hidden is notified by tool and agent on
   await seen;
 });
 
-test("a prompt's notification goes away once it is answered", async ({ page }) => {
+/** Opens the console, connects an agent, and turns "Notify me" on, as the person would. */
+async function withNotifyOn(page: Page) {
   const consolePage = new ConsolePage(page);
   await consolePage.open(gate.consoleUrl);
   const agent = await gate.connectAgent();
   await consolePage.approvals.show();
   await consolePage.approvals.notifyToggle().check();
+  await expect(consolePage.approvals.notifyToggle()).toBeChecked();
+  return { consolePage, agent };
+}
+
+test("a prompt's notification goes away once it is answered", async ({ page }) => {
+  const { consolePage, agent } = await withNotifyOn(page);
   await setHidden(page, true);
   const asked = agent.callTool({ name: 'write_file', arguments: { path: 'c.md', content: 'c' } });
   // The notification is shown on the prompt's own event, before the console lists the prompt.
@@ -109,12 +116,7 @@ test("a prompt's notification goes away once it is answered", async ({ page }) =
 });
 
 test('a console that opens out of sight tells of the prompt already waiting, once, and takes it away when answered', async ({ page }) => {
-  const consolePage = new ConsolePage(page);
-  await consolePage.open(gate.consoleUrl);
-  const agent = await gate.connectAgent();
-  await consolePage.approvals.show();
-  await consolePage.approvals.notifyToggle().check();
-  await expect(consolePage.approvals.notifyToggle()).toBeChecked();
+  const { consolePage, agent } = await withNotifyOn(page);
 
   // Asked while the console was in sight: seen there, not notified.
   const asked = agent.callTool({ name: 'write_file', arguments: { path: 'd.md', content: 'd' } });

@@ -5,7 +5,7 @@
  * automatic checkpoint (past 1,000 pages of WAL, a write-back and two fsyncs on its thread).
  */
 import { readFileSync, statSync } from 'node:fs';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { AuditStore } from '../../main/audit/auditStore';
 import { waitUntil } from '../fixtures/processes';
 import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
@@ -19,30 +19,18 @@ const GATE_CHECKPOINT_PAGES = 1000;
 const BURSTS = 10;
 const CALLS_PER_BURST = 150;
 
-let home: string;
-let store: AuditStore;
-
-beforeEach(() => {
-  home = makeTempFolder();
-  store = new AuditStore(auditPaths(home));
-});
-afterEach(() => {
-  store.close();
-  removeTempFolder(home);
-});
-
 /**
  * The WAL's last frame and how far a checkpoint has copied, from its shared-memory index (the
  * documented wal-index layout, https://www.sqlite.org/walformat.html: mxFrame at byte 16 of the
  * header, nBackfill at byte 96, in the machine's byte order).
  */
-function walProgress(): { frames: number; copied: number } {
+function walProgress(home: string): { frames: number; copied: number } {
   const shm = readFileSync(`${auditPaths(home).path}-shm`);
   return { frames: shm.readUInt32LE(16), copied: shm.readUInt32LE(96) };
 }
 
 /** Commits a burst of calls, each with an output of a few KB, as an agent's busy minute would. */
-async function burst(number: number): Promise<void> {
+async function burst(store: AuditStore, number: number): Promise<void> {
   for (let call = 0; call < CALLS_PER_BURST; call++) {
     const callId = `burst-${number}-call-${call}`;
     store.append({ callId, kind: 'invoked', payload: { tool: 'read_file', source: 'mcp', arguments: { path: `notes/${call}.md` } } });
@@ -53,16 +41,25 @@ async function burst(number: number): Promise<void> {
 
 describe("the audit log's WAL", () => {
   it('is copied back by the index thread while the gate is quiet, so it starts over and never grows to the gate\'s own checkpoint', async () => {
+    const home = makeTempFolder();
+    const store = new AuditStore(auditPaths(home));
+    onTestFinished(() => {
+      store.close();
+      removeTempFolder(home);
+    });
     let written = 0;
     for (let number = 0; number < BURSTS; number++) {
-      const before = walProgress().frames;
-      await burst(number);
-      const { frames } = walProgress();
+      const before = walProgress(home).frames;
+      await burst(store, number);
+      const { frames } = walProgress(home);
       // Each burst starts at the WAL's start once the last was copied back (or appends to it).
       written += frames > before ? frames - before : frames;
       // The gate goes quiet: the index thread folds the burst, then copies every frame back.
       await store.callIndexReady();
-      await waitUntil(() => walProgress().copied === walProgress().frames, `the index thread to copy burst ${number} back`);
+      await waitUntil(() => {
+        const { frames: now, copied } = walProgress(home);
+        return copied === now;
+      }, `the index thread to copy burst ${number} back`);
     }
     // The bursts wrote more than the gate's threshold, in a WAL that never held that much.
     expect(written).toBeGreaterThan(GATE_CHECKPOINT_PAGES);
