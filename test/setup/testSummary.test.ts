@@ -29,14 +29,14 @@ const notStarted: Test = { status: 'skipped', annotations: [{ type: 'serial' }],
 /** A vitest JSON report's counts. */
 const vitestReport = (passed: number, failed: number) => ({ numPassedTests: passed, numFailedTests: failed, numPendingTests: 0, success: failed === 0 });
 
-/** Runs the summary with CI=true over a Playwright report of these specs, and vitest reports by file name. */
-function summarize(specs: unknown[], unexpected: number, vitest: Record<string, object> = {}): { code: number | null; out: string } {
+/** Runs the summary with CI=true over a Playwright report of these specs, and vitest reports by file name (each made for the folder it runs in). */
+function summarize(specs: unknown[], unexpected: number, vitest: Record<string, object | ((folder: string) => object)> = {}): { code: number | null; out: string } {
   const folder = mkdtempSync(join(tmpdir(), 'toolgate-summary-'));
   folders.push(folder);
   mkdirSync(join(folder, 'test-results'));
   const report = { stats: { expected: 5, unexpected, flaky: 0, skipped: specs.length }, suites: [{ specs }] };
   writeFileSync(join(folder, 'test-results/playwright.json'), JSON.stringify(report));
-  for (const [name, content] of Object.entries(vitest)) writeFileSync(join(folder, 'test-results', name), JSON.stringify(content));
+  for (const [name, content] of Object.entries(vitest)) writeFileSync(join(folder, 'test-results', name), JSON.stringify(typeof content === 'function' ? content(folder) : content));
   const run = spawnSync(process.execPath, [SCRIPT], { cwd: folder, env: { ...process.env, CI: 'true' }, encoding: 'utf8' });
   return { code: run.status, out: run.stdout + run.stderr };
 }
@@ -59,6 +59,25 @@ describe('the CI test summary', () => {
   it("counts vitest's tests beside Playwright's, a failure among them", () => {
     const run = summarize([], 0, { 'vitest.json': vitestReport(40, 2) });
     expect(run.out).toContain('tests: 45 passed, 2 failed');
+  });
+
+  it("ends with each failed test of both runners, where it is and the first lines of its error", () => {
+    const failedTest = { status: 'unexpected', annotations: [], results: [{ status: 'failed', error: { message: '\u001b[31mError: expect(received).toBe(expected)\u001b[39m\n\nExpected: 1\nReceived: 2' } }] };
+    const vitest = (folder: string) => ({
+      ...vitestReport(3, 1),
+      testResults: [
+        { name: join(folder, 'test/audit/log.test.ts'), status: 'failed', assertionResults: [{ status: 'passed', fullName: 'the log keeps order' }, { status: 'failed', fullName: 'the log verifies after a crash', failureMessages: ['AssertionError: expected false to be true\n    at log.test.ts:12:3'] }] },
+        { name: join(folder, 'test/audit/index.test.ts'), status: 'failed', message: 'Hook timed out in 30000ms', assertionResults: [] },
+        { name: join(folder, 'test/audit/fine.test.ts'), status: 'passed', assertionResults: [{ status: 'passed', fullName: 'fine' }] },
+      ],
+    });
+    const run = summarize([{ ...spec('e2e/approvalView.spec.ts', 'Approve runs the call', failedTest), line: 17 }], 1, { 'vitest.json': vitest });
+    const failedPart = run.out.slice(run.out.indexOf('Failed (3):'));
+    expect(run.out.indexOf('Failed (3):')).toBeGreaterThan(run.out.indexOf('tests: '));
+    expect(failedPart).toContain('- test/audit/log.test.ts › the log verifies after a crash\n      AssertionError: expected false to be true');
+    expect(failedPart).toContain('- test/audit/index.test.ts\n      Hook timed out in 30000ms');
+    expect(failedPart).toContain('- e2e/approvalView.spec.ts:17 › Approve runs the call\n      Error: expect(received).toBe(expected)\n      Expected: 1\n      Received: 2');
+    expect(failedPart).not.toMatch(/keeps order|fine/);
   });
 
   it('names tests of a serial group left unstarted by a failure, without counting them as untestable', () => {
