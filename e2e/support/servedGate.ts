@@ -58,7 +58,7 @@ export async function startServedGate(
   });
   let output = '';
   const urls = await new Promise<{ consoleUrl: string; mcpUrl: string }>((resolveUrls, reject) => {
-    const timer = setTimeout(() => reject(new Error(`toolgate serve did not start:\n${output}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`toolgate serve did not start in 45 s:\n${output}`)), 45_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const consoleUrl = /console\s+(\S+)/.exec(output)?.[1];

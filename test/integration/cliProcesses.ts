@@ -5,6 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { WAIT_MS } from '../fixtures/processes';
 import type { TempDirs } from './helpers';
 
 /** The repository root (where bin/toolgate.js lives). */
@@ -53,7 +54,7 @@ export async function spawnServe(dirs: TempDirs, extraArgs: string[] = [], node 
   };
   try {
     const mcpUrl = await new Promise<string>((resolveUrl, reject) => {
-      const timer = setTimeout(() => reject(new Error(`serve printed no MCP line in 20 s:\n${out}\n${err}`)), 20_000);
+      const timer = setTimeout(() => reject(new Error(`serve printed no MCP line in ${WAIT_MS / 1000} s:\n${out}\n${err}`)), WAIT_MS);
       const onData = () => {
         const match = /^\s*MCP\s+(\S+)/m.exec(out);
         if (!match) return;
@@ -81,7 +82,7 @@ export interface CliRun {
   stderr: string;
 }
 
-/** Runs `node bin/toolgate.js ARGS` to completion (killed after 30 s). */
+/** Runs `node bin/toolgate.js ARGS` to completion (killed after WAIT_MS). */
 export function runCli(args: string[], home: string): Promise<CliRun> {
   return new Promise((resolveRun, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: cliEnv(home), stdio: 'pipe' });
@@ -89,7 +90,7 @@ export function runCli(args: string[], home: string): Promise<CliRun> {
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), WAIT_MS);
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
