@@ -2,6 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bindingHash } from '../../main/executor/executor';
+import { WAIT_MS } from '../fixtures/processes';
 import { auditKinds, nextApproval, openGate, type Harness } from './gateHarness';
 
 let harness: Harness | undefined;
@@ -10,7 +11,7 @@ afterEach(async () => {
   harness = undefined;
 });
 
-async function gate(approvalTimeoutMs = 10_000) {
+async function gate(approvalTimeoutMs = WAIT_MS) {
   harness = await openGate({ approvalTimeoutMs });
   return harness.gate;
 }

@@ -3,10 +3,12 @@ import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ToolStatus } from '../../shared/health';
 import type { Gate } from '../../main/gate/createGate';
+import { WAIT_MS, waitUntil } from '../fixtures/processes';
 import { auditKinds, nextApproval, openGate, type Harness } from './gateHarness';
 
 const OUTPUT_TOOLS = resolve(__dirname, '../fixtures/tools/outputs.mjs');
 const UNHEALTHY_TOOLS = resolve(__dirname, '../fixtures/tools/unhealthy.mjs');
+const STREAMING_TOOLS = resolve(__dirname, '../fixtures/tools/streaming.mjs');
 
 let harness: Harness | undefined;
 afterEach(async () => {
@@ -22,7 +24,7 @@ function watchPrompts(gate: Gate): { asked: () => boolean } {
 }
 
 /** The console's view of one tool, once `ready` holds for it (the first health check runs in the background). */
-async function toolStatusOnce(gate: Gate, name: string, ready: (status: ToolStatus) => boolean, timeoutMs = 15_000): Promise<ToolStatus> {
+async function toolStatusOnce(gate: Gate, name: string, ready: (status: ToolStatus) => boolean, timeoutMs = WAIT_MS): Promise<ToolStatus> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const status = (await gate.backend.handlers.listTools({})).find((tool) => tool.name === name);
@@ -108,14 +110,20 @@ describe('executor: scheduling', () => {
   });
 
   it('runs read-only calls side by side', async () => {
-    harness = await openGate({ toolModules: [OUTPUT_TOOLS], poolSize: 3 });
+    harness = await openGate({ toolModules: [STREAMING_TOOLS], poolSize: 3 });
     const g = harness.gate;
-    // Warm all three processes first, so their start-up does not stagger the measured calls.
-    await Promise.all([0, 1, 2].map(() => g.executor.call({ tool: 'timed_read', arguments: { sleepMs: 0 } })));
-    const results = await Promise.all([0, 1, 2].map(() => g.executor.call({ tool: 'timed_read', arguments: { sleepMs: 500 } })));
-    expect(results.map((result) => result.ok)).toEqual([true, true, true]);
-    const spans = results.map((result) => result.data as { start: number; end: number });
-    // All three were running at one moment: the last to start began before the first to end finished.
-    expect(Math.max(...spans.map((span) => span.start))).toBeLessThan(Math.min(...spans.map((span) => span.end)));
+    // Warm all three processes first, so the calls below need none started.
+    await Promise.all([0, 1, 2].map(() => g.executor.call({ tool: 'stream_lines', arguments: { text: 'warm', lines: 1, gapMs: 0 } })));
+    const started = new Set<string>();
+    g.events.subscribe('callOutput', ({ callId, chunk }) => {
+      if (chunk.includes('started')) started.add(callId);
+    });
+    // stream_forever never ends on its own: each is stopped only once all three have started.
+    const running = [0, 1, 2].map(() => g.executor.call({ tool: 'stream_forever', arguments: {} }));
+    await waitUntil(() => started.size === 3, 'three calls running at once');
+    for (const callId of started) g.executor.stop(callId);
+    const results = await Promise.all(running);
+    // All three were running at one moment: each was still running when it was stopped (not past its deadline).
+    expect(results.map((result) => result.error?.code)).toEqual(['EDENIED', 'EDENIED', 'EDENIED']);
   });
 });

@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import type { ApprovalRequest } from '../../shared/approval';
 import type { AuditKind } from '../../shared/audit';
 import { createGate, type Gate, type GateOptions } from '../../main/gate/createGate';
+import { WAIT_MS } from '../fixtures/processes';
 import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
 
 /** The misbehaving fixture tools (hang, crash, bad_output, throws, dangerous, …). */
@@ -26,7 +27,9 @@ export async function openGate(options: Partial<GateOptions> = {}): Promise<Harn
     home,
     workspace: join(root, 'workspace'),
     toolModules: [HOSTILE_TOOLS],
-    approvalTimeoutMs: 10_000,
+    // Long: a prompt a test answers waits for it however slow the machine; a test of a prompt nobody
+    // answers passes a short time of its own.
+    approvalTimeoutMs: WAIT_MS,
     poolSize: 1,
     ...options,
   });

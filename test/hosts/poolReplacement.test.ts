@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { HostRequest } from '../../main/hosts/protocol';
 import type { ToolProcess, ToolProcessExit, ToolProcessFactory } from '../../main/hosts/toolProcess';
 import { ToolProcessPool } from '../../main/hosts/toolProcessPool';
+import { WAIT_MS, waitUntil } from '../fixtures/processes';
 
 /** A tool process that never says it is ready and exits only when killed. */
 class SilentProcess implements ToolProcess {
@@ -72,30 +73,30 @@ describe('a tool process that never starts', () => {
   it('is started again at most three times in a row, then only when a call needs one', async () => {
     const { tools, started } = poolOf(() => new ExitingProcess());
     // The pool decides on a fourth as the third's exit is told: none is started then.
-    while (!(started.length >= 3 && started[2]!.exited)) await new Promise((resolve) => setTimeout(resolve, 5));
+    await waitUntil(() => started.length >= 3 && started[2]!.exited, 'the third process to exit');
     expect(started).toHaveLength(3);
-    const outcome = await tools.run({ callId: 'c1', tool: 'echo', module: 'builtin', input: {}, context: { workspace: '/', dryRun: false } }, { timeoutMs: 1000, maxMemoryMb: 512 });
+    const outcome = await tools.run({ callId: 'c1', tool: 'echo', module: 'builtin', input: {}, context: { workspace: '/', dryRun: false } }, { timeoutMs: WAIT_MS, maxMemoryMb: 512 });
     expect(outcome).toMatchObject({ ok: false, error: { code: 'ECRASH' } });
     expect(outcome.ok ? '' : outcome.error.message).toContain('exited before it was ready');
   });
 
   it('fails the waiting call with ECRASH and is replaced, so the pool keeps its size', async () => {
     const { tools, started } = poolOf(() => new SilentProcess(), 30);
-    const outcome = await tools.run({ callId: 'c1', tool: 'echo', module: 'builtin', input: {}, context: { workspace: '/', dryRun: false } }, { timeoutMs: 1000, maxMemoryMb: 512 });
+    const outcome = await tools.run({ callId: 'c1', tool: 'echo', module: 'builtin', input: {}, context: { workspace: '/', dryRun: false } }, { timeoutMs: WAIT_MS, maxMemoryMb: 512 });
     expect(outcome).toMatchObject({ ok: false, error: { code: 'ECRASH' } });
     expect(outcome.ok ? '' : outcome.error.message).toContain('did not start');
-    await new Promise((resolve) => setTimeout(resolve, 20));
     expect(started[0]!.killed).toBe(true);
-    expect(started.length).toBe(2);
+    // Its replacement starts once the killed process's exit is told.
+    await waitUntil(() => started.length === 2, 'a second process');
     expect(tools.stats()).toMatchObject({ processes: 1, idle: 1 });
   });
 
   it('never hands the next call to the process it killed', async () => {
     const { tools, started } = poolOf(() => new SilentProcess(), 30);
     const request = { tool: 'echo', module: 'builtin', input: {}, context: { workspace: '/', dryRun: false } };
-    await tools.run({ callId: 'c1', ...request }, { timeoutMs: 1000, maxMemoryMb: 512 });
+    await tools.run({ callId: 'c1', ...request }, { timeoutMs: WAIT_MS, maxMemoryMb: 512 });
     // The second call starts while the first process is still dying (its exit comes 5 ms after the kill).
-    const second = await tools.run({ callId: 'c2', ...request }, { timeoutMs: 1000, maxMemoryMb: 512 });
+    const second = await tools.run({ callId: 'c2', ...request }, { timeoutMs: WAIT_MS, maxMemoryMb: 512 });
     expect(second).toMatchObject({ ok: false, error: { code: 'ECRASH' } });
     expect(second.ok ? '' : second.error.message).toContain('did not start');
     expect(started.length).toBeGreaterThanOrEqual(2);

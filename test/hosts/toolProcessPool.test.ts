@@ -9,7 +9,7 @@ import type { ToolProcess, ToolProcessOptions } from '../../main/hosts/toolProce
 import { READ_ONLY_PROFILE, ToolProcessPool, type RunOutcome, type ToolProcessPoolOptions } from '../../main/hosts/toolProcessPool';
 import { builtAssets } from '../../main/state/paths';
 import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
-import { waitUntil } from '../fixtures/processes';
+import { WAIT_MS, waitUntil } from '../fixtures/processes';
 
 const HOSTILE = resolve(__dirname, '../fixtures/tools/hostile.mjs');
 const PROBE = resolve(__dirname, '../fixtures/tools/probe.mjs');
@@ -60,7 +60,7 @@ function isAlive(pid: number | undefined): boolean {
 
 describe('ToolProcessPool with child processes', () => {
   it('runs a built-in tool in another process and returns its data', async () => {
-    const outcome = await makePool().run(request('echo', { text: 'over IPC' }), { timeoutMs: 5000, maxMemoryMb: 512 });
+    const outcome = await makePool().run(request('echo', { text: 'over IPC' }), { timeoutMs: WAIT_MS, maxMemoryMb: 512 });
     expect(outcome).toMatchObject({ ok: true, data: { text: 'over IPC' } });
     expect(started[0]!.pid).not.toBe(process.pid);
   });
@@ -69,7 +69,7 @@ describe('ToolProcessPool with child processes', () => {
     const tools = makePool();
     const hung = await tools.run(request('hang'), { timeoutMs: 200, maxMemoryMb: 512 });
     expect(hung).toMatchObject({ ok: false, error: { code: 'ETIMEOUT', details: { timeoutMs: 200 } } });
-    const next = await tools.run(request('echo', { text: 'next' }), { timeoutMs: 5000, maxMemoryMb: 512 });
+    const next = await tools.run(request('echo', { text: 'next' }), { timeoutMs: WAIT_MS, maxMemoryMb: 512 });
     expect(next).toMatchObject({ ok: true, data: { text: 'next' } });
     expect(started.length).toBe(2);
     await waitUntil(() => !isAlive(started[0]!.pid), 'the first process to be gone');
@@ -77,39 +77,39 @@ describe('ToolProcessPool with child processes', () => {
 
   it('fails a call whose process dies with ECRASH and the exit code, then replaces the process', async () => {
     const tools = makePool();
-    const crashed = await tools.run(request('crash'), { timeoutMs: 5000, maxMemoryMb: 512 });
+    const crashed = await tools.run(request('crash'), { timeoutMs: WAIT_MS, maxMemoryMb: 512 });
     expect(crashed).toMatchObject({ ok: false, error: { code: 'ECRASH', details: { reason: 'crashed', code: 3 } } });
-    expect((await tools.run(request('echo', { text: 'after crash' }), { timeoutMs: 5000, maxMemoryMb: 512 })).ok).toBe(true);
+    expect((await tools.run(request('echo', { text: 'after crash' }), { timeoutMs: WAIT_MS, maxMemoryMb: 512 })).ok).toBe(true);
     expect(tools.stats().processes).toBe(1);
   });
 
   it('kills a process that sends a message outside the protocol', async () => {
     const tools = makePool();
-    const rogue = await tools.run(request('rogue_message'), { timeoutMs: 5000, maxMemoryMb: 512 });
+    const rogue = await tools.run(request('rogue_message'), { timeoutMs: WAIT_MS, maxMemoryMb: 512 });
     expect(rogue).toMatchObject({ ok: false, error: { code: 'ECRASH', message: expect.stringContaining('malformed message') } });
-    expect((await tools.run(request('echo', { text: 'fine' }), { timeoutMs: 5000, maxMemoryMb: 512 })).ok).toBe(true);
+    expect((await tools.run(request('echo', { text: 'fine' }), { timeoutMs: WAIT_MS, maxMemoryMb: 512 })).ok).toBe(true);
     await waitUntil(() => !isAlive(started[0]!.pid), 'the first process to be gone');
   });
 
   it('queues calls for a busy process and refuses with EQUOTA once the queue is full', async () => {
     const tools = makePool({ maxQueue: 1 });
     const hung = tools.run(request('hang'), { timeoutMs: 300, maxMemoryMb: 512 });
-    const queued = tools.run(request('echo', { text: 'queued' }), { timeoutMs: 5000, maxMemoryMb: 512 });
-    await expect(tools.run(request('echo', { text: 'one too many' }), { timeoutMs: 5000, maxMemoryMb: 512 })).rejects.toMatchObject({ code: 'EQUOTA' });
+    const queued = tools.run(request('echo', { text: 'queued' }), { timeoutMs: WAIT_MS, maxMemoryMb: 512 });
+    await expect(tools.run(request('echo', { text: 'one too many' }), { timeoutMs: WAIT_MS, maxMemoryMb: 512 })).rejects.toMatchObject({ code: 'EQUOTA' });
     expect((await hung).ok).toBe(false);
     expect(await queued).toMatchObject({ ok: true, data: { text: 'queued' } });
   });
 
   it('a process that cannot start says why: its own words on stderr are in the ECRASH message', async () => {
     const tools = makePool({ entry: '/nonexistent/toolProcess.js' });
-    const outcome = await tools.run(request('echo', { text: 'never' }), { timeoutMs: 5000, maxMemoryMb: 512 });
+    const outcome = await tools.run(request('echo', { text: 'never' }), { timeoutMs: WAIT_MS, maxMemoryMb: 512 });
     expect(outcome).toMatchObject({ ok: false, error: { code: 'ECRASH' } });
     const message = outcome.ok ? '' : outcome.error.message;
     expect(message).toMatch(/exited before it was ready \(exit code 1\); it said: .*Cannot find module '\/nonexistent\/toolProcess\.js'/);
   });
 
   it('reports a tool module that does not export the tool as ENOTFOUND, as data', async () => {
-    const outcome = await makePool().run(request('no_such_tool', {}, HOSTILE), { timeoutMs: 5000, maxMemoryMb: 512 });
+    const outcome = await makePool().run(request('no_such_tool', {}, HOSTILE), { timeoutMs: WAIT_MS, maxMemoryMb: 512 });
     expect(outcome).toMatchObject({ ok: false, error: { code: 'ENOTFOUND' } });
   });
 
@@ -117,7 +117,7 @@ describe('ToolProcessPool with child processes', () => {
     const lines: Array<[string | undefined, string, string]> = [];
     const tools = makePool({ onLog: (callId, stream, line) => lines.push([callId, stream, line]) });
     const call = request('log_lines', { text: 'hello' }, PROBE);
-    expect((await tools.run(call, { timeoutMs: 5000, maxMemoryMb: 512 })).ok).toBe(true);
+    expect((await tools.run(call, { timeoutMs: WAIT_MS, maxMemoryMb: 512 })).ok).toBe(true);
     await waitUntil(() => lines.length >= 2, 'two log lines');
     expect(lines).toEqual(
       expect.arrayContaining([
@@ -130,7 +130,7 @@ describe('ToolProcessPool with child processes', () => {
   it('starts tool processes with the scrubbed environment only', async () => {
     const env = toolEnvironment({ PATH: process.env.PATH, TOOLGATE_TOKEN: 'secret', NODE_OPTIONS: '--require /evil.js', AWS_SECRET_ACCESS_KEY: 'k' });
     expect(Object.keys(env)).toEqual(['PATH']);
-    const outcome = await makePool({ env }).run(request('env_names', {}, PROBE), { timeoutMs: 5000, maxMemoryMb: 512 });
+    const outcome = await makePool({ env }).run(request('env_names', {}, PROBE), { timeoutMs: WAIT_MS, maxMemoryMb: 512 });
     expect(outcome.ok).toBe(true);
     const names = (outcome as { data: { names: string[] } }).data.names;
     for (const secret of ['TOOLGATE_TOKEN', 'NODE_OPTIONS', 'AWS_SECRET_ACCESS_KEY', 'TOOLGATE_HOME']) expect(names).not.toContain(secret);
@@ -141,10 +141,10 @@ describe('ToolProcessPool with child processes', () => {
     // A gate that only relays upstream servers never calls a built-in: it keeps one process, not three.
     for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
     expect(started).toHaveLength(1);
-    expect((await tools.run(request('echo', { text: 'first' }), { timeoutMs: 5000, maxMemoryMb: 512 })).ok).toBe(true);
+    expect((await tools.run(request('echo', { text: 'first' }), { timeoutMs: WAIT_MS, maxMemoryMb: 512 })).ok).toBe(true);
     await waitUntil(() => started.length === 3, 'a third process');
     // Three calls at once each find a process ready: none is started for them.
-    const together = await Promise.all([1, 2, 3].map((i) => tools.run(request('echo', { text: `together ${i}` }), { timeoutMs: 5000, maxMemoryMb: 512 })));
+    const together = await Promise.all([1, 2, 3].map((i) => tools.run(request('echo', { text: `together ${i}` }), { timeoutMs: WAIT_MS, maxMemoryMb: 512 })));
     expect(together.map((outcome) => outcome.ok)).toEqual([true, true, true]);
     expect(started).toHaveLength(3);
     expect(started.every((child) => isAlive(child.pid))).toBe(true);
@@ -165,7 +165,7 @@ describe('ToolProcessPool with child processes', () => {
         return child;
       },
     });
-    const limits = { timeoutMs: 5000, maxMemoryMb: 512, startsNothing: true };
+    const limits = { timeoutMs: WAIT_MS, maxMemoryMb: 512, startsNothing: true };
     expect((await tools.run(request('echo', { text: 'first' }), limits)).ok).toBe(true);
     await waitUntil(() => started.length === 2, 'a second process');
     // Both processes serve a call at once, so both have run and been freed.
@@ -179,10 +179,10 @@ describe('ToolProcessPool with child processes', () => {
 
   it('close() ends every process, is idempotent, and later calls are refused', async () => {
     const tools = makePool({ size: 2 });
-    expect((await tools.run(request('echo', { text: 'warm' }), { timeoutMs: 5000, maxMemoryMb: 512 })).ok).toBe(true);
+    expect((await tools.run(request('echo', { text: 'warm' }), { timeoutMs: WAIT_MS, maxMemoryMb: 512 })).ok).toBe(true);
     await Promise.all([tools.close(), tools.close()]);
     for (const child of started) expect(isAlive(child.pid)).toBe(false);
-    const refused = tools.run(request('echo', { text: 'late' }), { timeoutMs: 5000, maxMemoryMb: 512 });
+    const refused = tools.run(request('echo', { text: 'late' }), { timeoutMs: WAIT_MS, maxMemoryMb: 512 });
     await expect(refused).rejects.toBeInstanceOf(GateError);
     await expect(refused).rejects.toMatchObject({ code: 'ECRASH' });
   });
@@ -217,7 +217,7 @@ describe('spare tool processes', () => {
   }
 
   function echo(profile: SandboxProfile) {
-    return pool!.run(request('echo', { text: 'hi' }), { timeoutMs: 10_000, maxMemoryMb: 1024 }, profile);
+    return pool!.run(request('echo', { text: 'hi' }), { timeoutMs: WAIT_MS, maxMemoryMb: 1024 }, profile);
   }
 
   it('a write announced with expect() runs in the process started for it, beside the read-only one', async () => {
@@ -269,8 +269,12 @@ describe('spare tool processes', () => {
 
   it('ends the spare of a profile no one asked for within idleMs, keeping the pool its size', async () => {
     const spares = sparePool(2, 100);
-    spares.expect(WRITE);
-    await waitUntil(() => spares.stats().processes === 2, 'two processes');
+    // Asked for until its spare is up: the pool looks at what was asked for a moment later, and on a
+    // busy machine that moment can come after idleMs, when the ask no longer earns a spare.
+    await waitUntil(() => {
+      spares.expect(WRITE);
+      return spares.stats().processes === 2;
+    }, 'two processes');
     await waitUntil(() => spares.stats().processes === 1, 'one process left');
     expect(spares.stats()).toMatchObject({ processes: 1, idle: 1 });
   });

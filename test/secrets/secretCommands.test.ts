@@ -7,6 +7,7 @@ import type { Io } from '../../main/cli/commands';
 import { secretCommand } from '../../main/cli/secretCommands';
 import { FileSecretProvider } from '../../main/secrets/secretProvider';
 import { GateError } from '../../shared/errors';
+import { WAIT_MS } from '../fixtures/processes';
 import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
 
 const CLI = resolve(__dirname, '../../bin/toolgate.js');
@@ -126,7 +127,7 @@ describe('toolgate secret (built CLI)', () => {
       env: { PATH: process.env.PATH ?? '', TOOLGATE_HOME: home },
       input,
       encoding: 'utf8',
-      timeout: 20_000,
+      timeout: WAIT_MS,
     });
     return { code: run.status, stdout: run.stdout, stderr: run.stderr };
   }

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GateError } from '../../shared/errors';
 import { PreviewSchema } from '../../shared/approval';
 import type { ToolContext } from '../../main/registry/defineTool';
@@ -9,6 +9,7 @@ import { forcePipesForTesting, runShell } from '../../main/tools/shell/runShell'
 import { usePtyHere } from '../../main/hosts/ptyHere';
 import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
 import { gateErrorOf } from '../fixtures/gateErrors';
+import { WAIT_MS, waitUntil } from '../fixtures/processes';
 
 // As the tool process does: only where tools run is node-pty loaded.
 usePtyHere();
@@ -94,7 +95,7 @@ describe('shell_exec run (pseudo-terminal)', () => {
     // The command waits for the test to hear its first line: only output streamed as it comes lets it end.
     const heard = join(root, 'heard');
     const result = await run(
-      { command: `printf '\\e[32mline 1\\e[0m\\n'; until [ -e ${heard} ]; do sleep 0.05; done; printf 'line 2\\n'`, timeoutMs: 10_000 },
+      { command: `printf '\\e[32mline 1\\e[0m\\n'; until [ -e ${heard} ]; do sleep 0.05; done; printf 'line 2\\n'`, timeoutMs: WAIT_MS },
       { emit: (chunk) => (chunks.push(chunk), writeFileSync(heard, '')) },
     );
     expect(result.timedOut).toBe(false);
@@ -103,21 +104,21 @@ describe('shell_exec run (pseudo-terminal)', () => {
   });
 
   it('kills the whole process group on its deadline', async () => {
-    const result = await run({ command: 'sleep 30 & echo $! > /dev/stderr; echo child $!; sleep 30', timeoutMs: 500 });
-    // Ended by its own 500 ms deadline (the test's 30 s would come long after the sleep's).
+    // The deadline leaves the shell time to start its child and say so first, on a busy machine too.
+    const result = await run({ command: 'sleep 30 & echo $! > /dev/stderr; echo child $!; sleep 30', timeoutMs: 2000 });
+    // Ended by its own 2 s deadline (the sleeps' 30 s would come long after it).
     expect(result.timedOut).toBe(true);
     expect(result.exitCode).toBe(137);
+    expect(result.stdout).toMatch(/child \d+/);
     const pid = Number(/child (\d+)/.exec(result.stdout)![1]);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(alive(pid)).toBe(false);
+    await waitUntil(() => !alive(pid), 'the background child to end');
   });
 
   it('ends what the command left running in the background when the shell exits', async () => {
     const result = await run({ command: 'sleep 30 & echo child $!' });
     expect(result.exitCode).toBe(0);
     const pid = Number(/child (\d+)/.exec(result.stdout)![1]);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(alive(pid)).toBe(false);
+    await waitUntil(() => !alive(pid), 'the background child to end');
   });
 
   it('keeps only the newest output, saying how much it left out', async () => {
@@ -157,7 +158,7 @@ describe('shell_exec stdout and stderr (pseudo-terminal and FIFO)', () => {
   it('reads 100k lines of stderr interleaved with 100k of stdout without a deadlock, newest kept', async () => {
     const emitted: string[] = [];
     const result = await run(
-      { command: "(seq 1 100000 | sed 's/^/e/' >&2 &); seq 1 100000; wait", timeoutMs: 30_000 },
+      { command: "(seq 1 100000 | sed 's/^/e/' >&2 &); seq 1 100000; wait", timeoutMs: WAIT_MS },
       { emit: (chunk) => emitted.push(chunk) },
     );
     expect(result).toMatchObject({ exitCode: 0, timedOut: false });
@@ -167,14 +168,14 @@ describe('shell_exec stdout and stderr (pseudo-terminal and FIFO)', () => {
     expect(result.droppedChars).toBeGreaterThan(0);
     // The Live view gets stderr too, with terminal line ends.
     expect(emitted.join('')).toContain('e100000\r\n');
-  }, 40_000);
+  });
 
   it('streams stderr to the Live view as it comes, with terminal line ends', async () => {
     const chunks: string[] = [];
     // As on stdout: the command ends only once the test has heard its first line.
     const heard = join(root, 'heard');
     const result = await run(
-      { command: `echo first >&2; until [ -e ${heard} ]; do sleep 0.05; done; echo second >&2`, timeoutMs: 10_000 },
+      { command: `echo first >&2; until [ -e ${heard} ]; do sleep 0.05; done; echo second >&2`, timeoutMs: WAIT_MS },
       { emit: (chunk) => (chunks.push(chunk), writeFileSync(heard, '')) },
     );
     expect(result.timedOut).toBe(false);
@@ -186,27 +187,32 @@ describe('shell_exec stdout and stderr (pseudo-terminal and FIFO)', () => {
     const fifo = result.stdout.trim();
     expect(fifo).toMatch(/toolgate-stderr-[^/]+\/stderr$/);
     expect(existsSync(dirname(fifo))).toBe(false);
-    const slow = await run({ command: 'readlink /proc/$$/fd/2; sleep 30 >&2', timeoutMs: 300 });
+    // The deadline leaves the shell time to name its FIFO first, on a busy machine too.
+    const slow = await run({ command: 'readlink /proc/$$/fd/2; sleep 30 >&2', timeoutMs: 2000 });
     expect(slow).toMatchObject({ timedOut: true, exitCode: 137 });
+    expect(slow.stdout.trim()).toMatch(/toolgate-stderr-[^/]+\/stderr$/);
     expect(existsSync(dirname(slow.stdout.trim()))).toBe(false);
   });
 
   it('does not wait long for a process that escaped the group and holds stderr', async () => {
     // The escaped process holds stderr until the test lets it go, after the call has returned: a call
-    // that waited for it would never return. The pause lets setsid leave the group before the shell ends.
+    // that waited for it would never return. The shell ends only once setsid has left the group.
+    const left = join(root, 'left');
     const released = join(root, 'released');
     const gone = join(root, 'gone');
-    const result = await run({ command: `setsid sh -c 'until [ -e ${released} ]; do sleep 0.05; done; touch ${gone}' & sleep 0.2; echo started` });
+    const result = await run({
+      command: `setsid sh -c 'touch ${left}; until [ -e ${released} ]; do sleep 0.05; done; touch ${gone}' & until [ -e ${left} ]; do sleep 0.05; done; echo started`,
+    });
     writeFileSync(released, '');
     expect(result).toEqual({ exitCode: 0, stdout: 'started\n', stderr: '', timedOut: false });
     // It has seen the file and ended before the folder goes: removed first, it would wait for ever.
-    await vi.waitFor(() => expect(existsSync(gone)).toBe(true), { timeout: 10_000, interval: 50 });
+    await waitUntil(() => existsSync(gone), 'the escaped process to end');
   });
 
   it('kills the process group when aborted', async () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 200);
-    const exit = await runShell({ command: 'sleep 30', cwd: workspace, timeoutMs: 10_000, env: {}, onOutput: () => undefined }, controller.signal);
+    const exit = await runShell({ command: 'sleep 30', cwd: workspace, timeoutMs: WAIT_MS, env: {}, onOutput: () => undefined }, controller.signal);
     expect(exit).toEqual({ exitCode: 137, timedOut: false, backend: 'pty' });
   });
 });
@@ -240,7 +246,12 @@ describe('shell_exec run (pipes, where node-pty is missing)', () => {
   it('streams both streams to the Live view with terminal line ends', async () => {
     forcePipesForTesting(true);
     const chunks: string[] = [];
-    await run({ command: 'echo out; sleep 0.2; echo err >&2' }, { emit: (chunk) => chunks.push(chunk) });
+    // stderr is written only once the test has heard stdout: the two pipes are read in no set order.
+    const heard = join(root, 'heard');
+    await run(
+      { command: `echo out; until [ -e ${heard} ]; do sleep 0.05; done; echo err >&2`, timeoutMs: WAIT_MS },
+      { emit: (chunk) => (chunks.push(chunk), writeFileSync(heard, '')) },
+    );
     expect(chunks.join('')).toBe('out\r\nerr\r\n');
   });
 });

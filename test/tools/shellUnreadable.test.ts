@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { GateError } from '../../shared/errors';
 import { gateErrorOf } from '../fixtures/gateErrors';
+import { WAIT_MS } from '../fixtures/processes';
 import { parseCommand } from '../../main/tools/shell/parseCommand';
 import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
 
@@ -24,7 +25,7 @@ const marker = join(scratch, 'hidden-command-ran');
 function bashRunsHiddenCommand(line: string): boolean {
   rmSync(marker, { force: true });
   try {
-    execFileSync('bash', ['-c', `x='a[$(touch ${marker})]'; ${line}`], { stdio: 'ignore', cwd: scratch, timeout: 5_000 });
+    execFileSync('bash', ['-c', `x='a[$(touch ${marker})]'; ${line}`], { stdio: 'ignore', cwd: scratch, timeout: WAIT_MS });
   } catch {
     // Many of these fail after the hidden command ran; whether it ran is what counts.
   }

@@ -11,6 +11,7 @@ import { Redactor } from '../../../main/secrets/redactor';
 import { gateServedRunner } from '../../../main/tools/gateServed';
 import { MEMORY_TOOLS } from '../../../main/tools/memory/memoryTools';
 import { ftsQuery, memoryFolder, NoteStore } from '../../../main/tools/memory/noteStore';
+import { WAIT_MS } from '../../fixtures/processes';
 
 let home: string;
 let store: NoteStore;
@@ -81,7 +82,7 @@ describe('the memory tools as the gate serves them', () => {
     const runner = served('memory_store');
     const input = { text: 'the db password is hunter2-hunter2, rotate monthly', tags: ['db'] };
     expect(await runner.preview(input)).toEqual({ kind: 'note', action: 'store', text: 'the db password is $ENV.DB_PASSWORD, rotate monthly', tags: ['db'] });
-    const outcome = await runner.run(input, { callId: 'call-9', timeoutMs: 1000, agent: { client: 'agent-b', version: '2', startedAt: new Date().toISOString() } as never });
+    const outcome = await runner.run(input, { callId: 'call-9', timeoutMs: WAIT_MS, agent: { client: 'agent-b', version: '2', startedAt: new Date().toISOString() } as never });
     expect(outcome).toMatchObject({ ok: true, data: { text: 'the db password is $ENV.DB_PASSWORD, rotate monthly', agent: 'agent-b 2', callId: 'call-9' } });
     store.close();
     const folder = memoryFolder(home, '/work/project-a');
@@ -97,7 +98,7 @@ describe('the memory tools as the gate serves them', () => {
     expect(preview).toEqual({ kind: 'note', action: 'delete', id: note.id, text: 'to be deleted', tags: [], writtenBy: 'agent-a 1.0' });
     store.delete(note.id);
     const { hashCanonical } = await import('../../../shared/hash');
-    const outcome = await runner.run({ id: note.id }, { callId: 'c', timeoutMs: 1000, approvedPreviewHash: hashCanonical(preview) });
+    const outcome = await runner.run({ id: note.id }, { callId: 'c', timeoutMs: WAIT_MS, approvedPreviewHash: hashCanonical(preview) });
     expect(outcome).toMatchObject({ ok: false, error: { code: 'EDENIED' } });
   });
 

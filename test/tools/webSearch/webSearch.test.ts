@@ -12,6 +12,7 @@ import { gateServedRunner } from '../../../main/tools/gateServed';
 import { normalizeAnswer } from '../../../main/tools/webSearch/searchProviders';
 import { WebSearchSettingsSchema, type WebSearchSettings } from '../../../main/tools/webSearch/searchSettings';
 import { MAX_RESULT_BYTES, webSearchTool } from '../../../main/tools/webSearch/webSearchTool';
+import { WAIT_MS } from '../../fixtures/processes';
 
 /** A secrets store of one secret, with the destinations it was stored --for (none: stored without). */
 function oneSecret(name: string, value: string, destinations?: string[]): SecretProvider {
@@ -67,7 +68,7 @@ describe('web_search as the gate serves it', () => {
   it('refuses a key stored without --for, or for another host, before any request', async () => {
     const settings: WebSearchSettings = { provider: 'brave', url: 'http://127.0.0.1:9/res/v1/web/search', keySecret: 'BRAVE_KEY' };
     for (const destinations of [undefined, ['web_search:api.search.brave.com'], ['http_fetch:127.0.0.1']]) {
-      const outcome = await runner(settings, oneSecret('BRAVE_KEY', 'brave-key-123456', destinations)).runner.run({ query: 'x' }, { callId: 'c', timeoutMs: 1000 });
+      const outcome = await runner(settings, oneSecret('BRAVE_KEY', 'brave-key-123456', destinations)).runner.run({ query: 'x' }, { callId: 'c', timeoutMs: WAIT_MS });
       expect(outcome).toMatchObject({ ok: false, error: { code: 'EPERMISSION', message: expect.stringContaining('--for web_search:127.0.0.1') } });
     }
   });
