@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { judgeHookInput, MAX_HOOK_INPUT_BYTES, readBounded } from '../../main/hooks/hookClient';
 import type { HookOutput } from '../../main/hooks/hookInput';
+import { WAIT_MS } from '../fixtures/processes';
 import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
 
 const LAUNCHER = { node: '/usr/bin/node', cli: '/opt/toolgate/bin/toolgate.js', home: '/home/me/.toolgate' };
@@ -41,7 +42,8 @@ function input(toolName = 'Bash', event = 'PreToolUse', toolInput: Record<string
   };
 }
 
-const judge = (value: unknown) => judgeHookInput(Buffer.from(JSON.stringify(value)), home, 2000, LAUNCHER);
+// The hook waits as long as a loaded machine may take to answer: a wait that ran out would answer ask, not what the stand-in gate said.
+const judge = (value: unknown) => judgeHookInput(Buffer.from(JSON.stringify(value)), home, WAIT_MS, LAUNCHER);
 
 function decision(output: HookOutput): string | undefined {
   return 'hookSpecificOutput' in output ? output.hookSpecificOutput.permissionDecision : undefined;

@@ -16,6 +16,7 @@ import { hookCommandLine, installClaudeHooks } from '../../main/hooks/claudeSett
 import { judgeHookInput } from '../../main/hooks/hookClient';
 import type { HookInput, HookOutput } from '../../main/hooks/hookInput';
 import { HookJudge } from '../../main/hooks/hookJudge';
+import { WAIT_MS } from '../fixtures/processes';
 import { auditKinds, makeTempDirs, startTestGate, type TestGate } from '../integration/helpers';
 
 const SESSION = '4f1c2b8e-9a3d-4c57-b1e2-7d0f6a9c3e21';
@@ -100,10 +101,10 @@ describe('answers that are not decisions', () => {
     writeFileSync(join(dirs.home, 'gate.json'), JSON.stringify({ pid: process.pid, port, mcpUrl: '', consoleUrl: '', workspace: dirs.workspace }));
     writeFileSync(join(dirs.home, 'token'), 'token\n');
     const input = pre(dirs.workspace, 'Bash', { command: 'rm -rf ~' });
-    const answer = await judgeHookInput(Buffer.from(JSON.stringify(input)), dirs.home, 2000);
+    const answer = await judgeHookInput(Buffer.from(JSON.stringify(input)), dirs.home, WAIT_MS);
     expect(answer).toMatchObject({ hookSpecificOutput: { permissionDecision: 'ask', permissionDecisionReason: expect.stringContaining('without a decision') } });
     reply = JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', permissionDecisionReason: 'x' } });
-    expect(await judgeHookInput(Buffer.from(JSON.stringify({ ...input, hook_event_name: 'PostToolUse', tool_response: {} })), dirs.home, 2000)).toEqual({});
+    expect(await judgeHookInput(Buffer.from(JSON.stringify({ ...input, hook_event_name: 'PostToolUse', tool_response: {} })), dirs.home, WAIT_MS)).toEqual({});
   });
 });
 
@@ -202,11 +203,11 @@ describe('attacks that are refused or asked about', () => {
       expect({ name, decision: decision(await running.gate.hooks.answer(pre(dirs.workspace, name, { command: 'rm -rf ~' }))) }).toEqual({ name, decision: 'ask' });
     }
     for (const toolInput of [['rm -rf ~'], 'rm -rf ~', null]) {
-      const answer = await judgeHookInput(Buffer.from(JSON.stringify({ ...pre(dirs.workspace, 'Bash', {}), tool_input: toolInput })), dirs.home, 1000);
+      const answer = await judgeHookInput(Buffer.from(JSON.stringify({ ...pre(dirs.workspace, 'Bash', {}), tool_input: toolInput })), dirs.home, WAIT_MS);
       expect(answer).toMatchObject({ hookSpecificOutput: { permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('tool_input') } });
     }
     for (const name of ['Bash ', ' Bash', 'Ваsh', 'Bash\u200b', 'Bash\n', '']) {
-      const answer = await judgeHookInput(Buffer.from(JSON.stringify(pre(dirs.workspace, name, { command: 'rm -rf ~' }))), dirs.home, 1000);
+      const answer = await judgeHookInput(Buffer.from(JSON.stringify(pre(dirs.workspace, name, { command: 'rm -rf ~' }))), dirs.home, WAIT_MS);
       expect({ name, decision: decision(answer) }).toEqual({ name, decision: 'deny' });
     }
   });
@@ -291,9 +292,10 @@ describe('attacks that are refused or asked about', () => {
   });
 
   it('never answers a prompt from a hook input: a flood of prompts from one session is handed to Claude Code past its quota', async () => {
-    const { running, dirs } = await open({ approvalTimeoutMs: 30_000 });
+    // The prompts stay open until the gate closes: none may expire while the test still counts them.
+    const { running, dirs } = await open({ approvalTimeoutMs: 10 * WAIT_MS });
     const pending = Array.from({ length: 50 }, (_, index) => running.gate.hooks.answer(pre(dirs.workspace, 'Write', { file_path: join(dirs.workspace, `f${index}.txt`), content: 'x' }, `toolu_w${index}`)));
-    await expect.poll(() => running.gate.approvals.list().length).toBe(50);
+    await expect.poll(() => running.gate.approvals.list().length, { timeout: WAIT_MS }).toBe(50);
     const over = await running.gate.hooks.answer(pre(dirs.workspace, 'Write', { file_path: join(dirs.workspace, 'f50.txt'), content: 'x' }, 'toolu_w50'));
     expect(over).toMatchObject({ hookSpecificOutput: { permissionDecision: 'ask', permissionDecisionReason: expect.stringContaining('could not ask in its console') } });
     expect(running.gate.approvals.list()).toHaveLength(50);

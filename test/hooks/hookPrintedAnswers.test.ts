@@ -16,6 +16,7 @@ import { answerClaudeCodeHook, hookWaitMs, judgeHookInput, MAX_HOOK_INPUT_BYTES 
 import type { HookOutput } from '../../main/hooks/hookInput';
 import { launchDefaults } from '../../main/settings/launchSettings';
 import { shellQuote } from '../../main/tools/shell/shellQuote';
+import { WAIT_MS } from '../fixtures/processes';
 import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
 
 /** This checkout's CLI, found from this file rather than by the code under test. */
@@ -98,7 +99,7 @@ describe('JSON that is no object, with a gate that cannot judge it', () => {
 describe('the command that runs an allowed Bash call', () => {
   it('starts this Node and this checkout\'s CLI, with the state folder of the gate that allowed it', async () => {
     await gateGrantingRuns();
-    const command = decisionOf(await judgeHookInput(Buffer.from(JSON.stringify(bashCall('ls'))), home, 2000))?.updatedInput?.command;
+    const command = decisionOf(await judgeHookInput(Buffer.from(JSON.stringify(bashCall('ls'))), home, WAIT_MS))?.updatedInput?.command;
     expect(command).toEqual(expect.stringMatching(new RegExp(`^TOOLGATE_HOME=\\S+ \\S+ \\S+ hook run ${GRANT.grant} --sha256 ${GRANT.sha256}`)));
     const [homeWord, nodeWord, cliWord] = String(command).split(' ');
     expect(homeWord).toBe(`TOOLGATE_HOME=${shellQuote(home)}`);
@@ -109,7 +110,7 @@ describe('the command that runs an allowed Bash call', () => {
   it('starts the launcher it was given instead, when one is', async () => {
     await gateGrantingRuns();
     const launcher = { node: '/opt/node22/bin/node', cli: '/opt/toolgate/bin/toolgate.js', home: '/srv/gate-state' };
-    const command = decisionOf(await judgeHookInput(Buffer.from(JSON.stringify(bashCall('ls'))), home, 2000, launcher))?.updatedInput?.command;
+    const command = decisionOf(await judgeHookInput(Buffer.from(JSON.stringify(bashCall('ls'))), home, WAIT_MS, launcher))?.updatedInput?.command;
     expect(String(command).split(' ').slice(0, 3)).toEqual([`TOOLGATE_HOME=${launcher.home}`, launcher.node, launcher.cli]);
   });
 });

@@ -22,7 +22,7 @@ beforeAll(async () => {
   gate = await startTestGate({ userPolicy: { deny: ['shell_exec(rm *)', 'read_file(secrets/**)'] }, claudeCodeBashInGate: false });
   // Anyone asked approves: a prompt here would let the line run.
   approveEveryPrompt(gate.running.backend, prompts);
-}, 60_000);
+});
 
 afterAll(async () => {
   await gate?.close();

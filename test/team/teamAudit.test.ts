@@ -10,7 +10,9 @@ import { GENESIS_HASH, type AuditKind } from '../../shared/audit';
 import { recordHash } from '../../main/audit/recordHash';
 import { openDatabase } from '../../main/audit/sqlite';
 import { runCliHere } from '../integration/cliHere';
-import { connectMcp, makeTempDirs, readToken, spawnServe, type TempDirs } from '../integration/helpers';
+import type { TeamStatus } from '../../shared/team';
+import { waitUntil } from '../fixtures/processes';
+import { BridgeClient, connectMcp, makeTempDirs, readConsoleToken, readToken, spawnServe, type TempDirs } from '../integration/helpers';
 import { startNatsServer, type TestNatsServer } from './natsServer';
 
 let server: TestNatsServer;
@@ -19,7 +21,7 @@ let dirs: TempDirs;
 beforeAll(async () => {
   server = await startNatsServer('acme', { a: ['gate'] });
   dirs = makeTempDirs();
-}, 60_000);
+});
 
 afterAll(async () => {
   dirs?.remove();
@@ -55,6 +57,17 @@ describe('a gate\'s audit, witnessed by the team', () => {
       writeFileSync(join(dirs.workspace, 'note.txt'), 'hello');
       expect((await agent.callTool({ name: 'read_file', arguments: { path: 'note.txt' } })).isError).toBe(false);
       await agent.close();
+      // The gate sends its last checkpoint as it stops, but only to a server it has reached and for a
+      // moment only: it is stopped once online, with nothing else waiting to be sent.
+      const bridge = await BridgeClient.open(serve.port, readConsoleToken(dirs.home));
+      try {
+        await waitUntil(async () => {
+          const status = (await bridge.request('teamStatus', {})) as { ok: boolean; value?: TeamStatus };
+          return status.ok && status.value?.state === 'online' && status.value.queued === 0;
+        }, 'the gate to reach the team server and send what it queued');
+      } finally {
+        bridge.close();
+      }
     } finally {
       await serve.stop();
     }

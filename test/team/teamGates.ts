@@ -2,6 +2,7 @@
  * Gates and consoles of a test team: a gate started by the integration helpers with `--team` and
  * its member's credentials, and a team console with no gate of its own (`toolgate console --team`).
  */
+import { WAIT_MS } from '../fixtures/processes';
 import { startTestGate, type TestGate } from '../integration/helpers';
 import { loadTeamCredentials } from '../../main/team/teamCredentials';
 import { TeamMode } from '../../main/team/teamMode';
@@ -17,10 +18,13 @@ function logFor(member: string): (message: string) => void {
   return (message) => lines.push(message);
 }
 
-/** A gate joined to the test team as `member`, once it is online. */
+/**
+ * A gate joined to the test team as `member`, once it is online. Its prompts wait as long as a test
+ * waits for anything: each is answered across the team's server, after several round trips.
+ */
 export async function startTeamGate(server: TestNatsServer, member: string, options: { approvalTimeoutMs?: number; wait?: boolean } = {}): Promise<TestGate> {
   const gate = await startTestGate({
-    ...(options.approvalTimeoutMs ? { approvalTimeoutMs: options.approvalTimeoutMs } : {}),
+    approvalTimeoutMs: options.approvalTimeoutMs ?? WAIT_MS,
     team: { url: server.url, credentials: loadTeamCredentials(server.members.get(member)!.file), log: logFor(member) },
   });
   if (options.wait !== false) await gate.running.gate.team!.whenOnline();
@@ -52,8 +56,8 @@ export function teamPromptWhere(list: () => Promise<TeamPrompt[]> | TeamPrompt[]
     const timer = setTimeout(() => {
       done = true;
       stop();
-      reject(new Error('no such team prompt in 10 s'));
-    }, 10_000);
+      reject(new Error(`no such team prompt in ${WAIT_MS / 1000} s`));
+    }, WAIT_MS);
     void check();
   });
 }

@@ -7,7 +7,9 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitUntil } from '../fixtures/processes';
 import { connectMcp, makeTempDirs, nextApproval, spawnServe, type TestGate } from '../integration/helpers';
+import { teamBannerLines } from '../../main/team/teamBanner';
 import { connectTeam } from '../../main/team/teamConnection';
 import type { TeamMode } from '../../main/team/teamMode';
 import type { TeamPrompt } from '../../shared/team';
@@ -24,7 +26,7 @@ beforeAll(async () => {
   gate = await startTeamGate(server, 'a');
   agent = await connectMcp(gate.running.mcpUrl, gate.token);
   carol = await startTeamConsole(server, 'carol');
-}, 60_000);
+});
 
 afterAll(async () => {
   await agent?.close();
@@ -41,11 +43,6 @@ function onCarol(approvalId: string, matches: (prompt: TeamPrompt) => boolean = 
   );
 }
 
-async function until(probe: () => boolean): Promise<void> {
-  for (let attempt = 0; attempt < 300 && !probe(); attempt++) await new Promise((resolveSoon) => setTimeout(resolveSoon, 50));
-  if (!probe()) throw new Error('gave up waiting after 15 s');
-}
-
 /** How many records of each kind a call has, its steps counted. */
 function decisionsOf(callId: string): number {
   return gate.running.gate.audit.forCall(callId).filter((record) => record.kind === 'approval-decided').length;
@@ -60,7 +57,7 @@ describe('the team server stopped mid-approval and started again', () => {
     const seen = await seenPrompt;
     await onCarol(seen.approvalId);
     await server.stop();
-    await until(() => team.status().state === 'offline');
+    await waitUntil(() => team.status().state === 'offline', 'the gate to see the team server gone');
     expect((await gate.running.backend.handlers.teamStatus({})).state).toBe('offline');
 
     // The team may have answered what it saw: this console may not answer it alone.
@@ -75,7 +72,7 @@ describe('the team server stopped mid-approval and started again', () => {
 
     await server.start();
     await team.whenOnline();
-    await until(() => carol.status().state === 'online');
+    await waitUntil(() => carol.status().state === 'online', "carol's console to reconnect");
     // The offline prompt reaches the team already decided by A's console: nobody can answer it again.
     const caughtUp = await onCarol(offline.approvalId, (prompt) => prompt.state === 'ended');
     expect(caughtUp.decision).toMatchObject({ approver: 'console of a', decision: 'approve' });
@@ -88,7 +85,7 @@ describe('the team server stopped mid-approval and started again', () => {
     expect(readFileSync(join(gate.dirs.workspace, 'seen.md'), 'utf8')).toBe('seen\n');
     expect(decisionsOf(seen.callId)).toBe(1);
     expect(decisionsOf(offline.callId)).toBe(1);
-    await until(() => team.status().queued === 0);
+    await waitUntil(() => team.status().queued === 0, "the gate's queue to empty");
 
     // Each card is in the stream once, however often it was sent across the outage.
     const admin = await connectTeam({ url: server.url, credentials: server.members.get('admin')!.credentials });
@@ -104,7 +101,11 @@ describe('a gate in a team, as `toolgate serve --team`', () => {
     const dirs = makeTempDirs();
     const serve = await spawnServe(dirs, ['--team', server.url, '--team-creds', server.members.get('d')!.file]);
     try {
-      expect(serve.stdout()).toMatch(/team\s+acme as d \(not an approver.*\); connected to nats:\/\//);
+      // The banner waits a few seconds for the server, then says the gate starts offline: on a loaded
+      // machine it may say either. What it says once connected is checked on gate a's team below.
+      expect(serve.stdout()).toMatch(/team\s+acme as d \(not an approver.*\); (connected to nats:\/\/|OFFLINE \(nats:\/\/\S+ not reached yet\))/);
+      await gate.running.gate.team!.whenOnline();
+      expect(await teamBannerLines(gate.running.gate.team)).toEqual([expect.stringMatching(new RegExp(`^  team\\s+acme as a \\(not an approver.*\\); connected to ${server.url}$`))]);
       const token = readFileSync(join(dirs.home, 'token'), 'utf8').trim();
       const client = await connectMcp(serve.mcpUrl, token);
       void client.callTool({ name: 'write_file', arguments: { path: 'killed.md', content: 'never\n' } }).catch(() => undefined);

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Kvm } from '@nats-io/kv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitUntil } from '../fixtures/processes';
 import { connectMcp, nextApproval, startTestGate, textOf, type TestGate } from '../integration/helpers';
 import { connectTeam } from '../../main/team/teamConnection';
 import { loadTeamCredentials } from '../../main/team/teamCredentials';
@@ -19,7 +20,7 @@ const opened: Array<{ close(): Promise<void> }> = [];
 
 beforeAll(async () => {
   server = await startNatsServer('acme', { a: ['gate'], b: ['gate'] });
-}, 60_000);
+});
 
 afterAll(async () => {
   for (const item of opened.reverse()) await item.close();
@@ -51,11 +52,9 @@ describe('the team policy layer', () => {
     expect(policyStep).toContain('nats:toolgate_acme_policy/policy');
 
     await putTeamPolicy({ deny: [{ rule: 'write_file(notes/**)', reason: 'the team froze notes' }] });
-    for (let attempt = 0; attempt < 100; attempt++) {
-      const status = (await gate.running.backend.handlers.getInfo({})).policy;
-      if (JSON.stringify(status).includes('froze') || attempt === 99) break;
-      await new Promise((resolveSoon) => setTimeout(resolveSoon, 50));
-    }
+    // The bucket's change reaches the gate's policy a moment later.
+    const engine = gate.running.gate.policyEngine!;
+    await waitUntil(() => engine.decide(engine.tool('write_file')!, { path: 'notes/b.md', content: 'no\n' }).decision === 'deny', "the team's new rules to reach the gate");
     const denied = await agent.callTool({ name: 'write_file', arguments: { path: 'notes/b.md', content: 'no\n' } });
     expect(denied.isError).toBe(true);
     expect(textOf(denied)).toContain('the team froze notes');

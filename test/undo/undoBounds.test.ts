@@ -13,6 +13,7 @@ import type { UndoReport } from '../../shared/effects';
 import { startGate, type RunningGate } from '../../main/gate/startGate';
 import { writeSecretsFile } from '../../main/secrets/secretsFile';
 import { statePaths } from '../../main/state/paths';
+import { WAIT_MS } from '../fixtures/processes';
 import { callIdOf, connectMcp, makeTempDirs, readToken, textOf, type TempDirs, approveEveryPrompt } from '../integration/helpers';
 
 const SECRET = 'dk-7Hq2Lw9Zp4Xv';
@@ -28,7 +29,7 @@ beforeAll(async () => {
   dirs = makeTempDirs();
   writeSecretsFile(statePaths(dirs.home).secrets, { DEPLOY_KEY: SECRET });
   mkdirSync(join(dirs.workspace, '.git/hooks'), { recursive: true });
-  running = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, approvalTimeoutMs: 30_000, poolSize: 1, undoStoreBytes: STORE_BYTES });
+  running = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, approvalTimeoutMs: WAIT_MS, poolSize: 1, undoStoreBytes: STORE_BYTES });
   approveEveryPrompt(running.backend);
   client = await connectMcp(running.mcpUrl, readToken(dirs.home));
 });

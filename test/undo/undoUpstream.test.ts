@@ -12,6 +12,7 @@ import type { ApprovalRequest } from '../../shared/approval';
 import { CallEffectsSchema, type CallEffects } from '../../shared/effects';
 import { startGate, type RunningGate } from '../../main/gate/startGate';
 import { toolgateRoot } from '../../main/state/paths';
+import { WAIT_MS, waitUntil } from '../fixtures/processes';
 import { approveEveryPrompt, callIdOf, connectMcp, makeTempDirs, readToken, textOf, type TempDirs } from '../integration/helpers';
 import { treeDigest, treeListing } from './undoTree';
 
@@ -29,21 +30,19 @@ beforeAll(async () => {
     join(dirs.home, 'servers.json'),
     JSON.stringify({ mcpServers: { fs: { command: process.execPath, args: [FILESYSTEM, dirs.workspace], sandbox: { readable, writable: [dirs.workspace] } } } }),
   );
-  running = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, approvalTimeoutMs: 30_000, poolSize: 1 });
+  running = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, approvalTimeoutMs: WAIT_MS, poolSize: 1 });
   approveEveryPrompt(running.backend, prompts);
   const [server] = (await running.backend.handlers.upstreamServers({})).servers;
   await running.backend.handlers.approveUpstreamLaunch({ server: server!.name, launchHash: server!.launchHash });
-  for (;;) {
+  await waitUntil(async () => {
     const [ready] = (await running.backend.handlers.upstreamServers({})).servers;
-    if (ready!.status === 'ready' && ready!.tools.length > 0) {
-      // Trusted at the class each tool's annotations suggest: write_file, edit_file and move_file write files.
-      await running.backend.handlers.reviewUpstream({ server: 'fs', tools: ready!.tools.map((tool) => ({ name: tool.name, definitionHash: tool.definitionHash, class: tool.class })) });
-      break;
-    }
-    await new Promise((wait) => setTimeout(wait, 100));
-  }
+    return ready!.status === 'ready' && ready!.tools.length > 0;
+  }, 'the filesystem server to start and list its tools');
+  const [ready] = (await running.backend.handlers.upstreamServers({})).servers;
+  // Trusted at the class each tool's annotations suggest: write_file, edit_file and move_file write files.
+  await running.backend.handlers.reviewUpstream({ server: 'fs', tools: ready!.tools.map((tool) => ({ name: tool.name, definitionHash: tool.definitionHash, class: tool.class })) });
   client = await connectMcp(running.mcpUrl, readToken(dirs.home));
-}, 60_000);
+});
 
 afterAll(async () => {
   await client?.close();
@@ -92,7 +91,7 @@ describe('upstream tools classed as writing files', () => {
     expect(rewound.calls).toEqual([edited.callId, wrote.callId]);
     expect(treeListing(ws).join('\n')).toBe(listed);
     expect(treeDigest(ws)).toBe(before);
-  }, 60_000);
+  });
 
   it('a tool classed as only reading records nothing', async () => {
     const read = await client.callTool({ name: 'fs__read_text_file', arguments: { path: join(dirs.workspace, 'docs/notes.md') } });

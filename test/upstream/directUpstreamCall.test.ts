@@ -7,6 +7,7 @@ import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
 import { DirectToolCalls, type ToolResultCheck } from '../../main/upstream/directUpstreamCall';
+import { WAIT_MS } from '../fixtures/processes';
 
 /** A transport whose sent messages the test reads, and on which it delivers the server's. */
 function playedTransport(): { transport: Transport; sent: JSONRPCMessage[]; toClient: JSONRPCMessage[]; deliver(message: JSONRPCMessage): void; close(): void } {
@@ -29,7 +30,7 @@ describe("the gate's own tools/call", () => {
   it("takes its answer off the pipe, and leaves the client every other message and no answer to a call it never made", async () => {
     const played = playedTransport();
     const calls = new DirectToolCalls(played.transport, acceptAll);
-    const pending = calls.call({ name: 'echo', arguments: { text: 'hi' } }, { timeoutMs: 5000 });
+    const pending = calls.call({ name: 'echo', arguments: { text: 'hi' } }, { timeoutMs: WAIT_MS });
     const { id } = played.sent[0] as { id: string };
     played.deliver({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'log' } });
     played.deliver({ jsonrpc: '2.0', id: 7, result: {} });
@@ -47,7 +48,7 @@ describe("the gate's own tools/call", () => {
     const calls = new DirectToolCalls(played.transport, () => {
       throw new Error('the check broke');
     });
-    const pending = calls.call({ name: 'echo', arguments: {} }, { timeoutMs: 60_000 });
+    const pending = calls.call({ name: 'echo', arguments: {} }, { timeoutMs: WAIT_MS });
     played.deliver({ jsonrpc: '2.0', id: (played.sent[0] as { id: string }).id, result: { content: [] } });
     await expect(pending).rejects.toMatchObject({ code: SdkErrorCode.InvalidResult, message: expect.stringMatching(/the check broke/) });
   });
@@ -55,9 +56,9 @@ describe("the gate's own tools/call", () => {
   it('fails every waiting call as the connection closing, and any later one at once', async () => {
     const played = playedTransport();
     const calls = new DirectToolCalls(played.transport, acceptAll);
-    const waiting = [calls.call({ name: 'a', arguments: {} }, { timeoutMs: 60_000 }), calls.call({ name: 'b', arguments: {} }, { timeoutMs: 60_000 })];
+    const waiting = [calls.call({ name: 'a', arguments: {} }, { timeoutMs: WAIT_MS }), calls.call({ name: 'b', arguments: {} }, { timeoutMs: WAIT_MS })];
     played.close();
     for (const call of waiting) await expect(call).rejects.toSatisfy((error) => error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed);
-    await expect(calls.call({ name: 'c', arguments: {} }, { timeoutMs: 60_000 })).rejects.toMatchObject({ code: SdkErrorCode.ConnectionClosed });
+    await expect(calls.call({ name: 'c', arguments: {} }, { timeoutMs: WAIT_MS })).rejects.toMatchObject({ code: SdkErrorCode.ConnectionClosed });
   });
 });

@@ -5,6 +5,7 @@ import type { SandboxInfo } from '../../main/hosts/sandbox';
 import { createUpstreamConnection } from '../../main/upstream/upstreamConnection';
 import type { UpstreamDeps } from '../../main/upstream/upstreamLimits';
 import type { UpstreamConnection } from '../../main/upstream/types';
+import { WAIT_MS } from '../fixtures/processes';
 
 /** The fixture server, run by the Node running the tests. */
 export const FIXTURE = resolve('test/fixtures/upstreamServer.mjs');
@@ -56,7 +57,7 @@ export function firstText(outcome: { ok: boolean; content?: unknown[] }): string
 }
 
 /** Polls until `check` holds, or fails after `ms`. */
-export async function eventually(check: () => boolean, ms = 10_000): Promise<void> {
+export async function eventually(check: () => boolean, ms = WAIT_MS): Promise<void> {
   const until = Date.now() + ms;
   while (!check()) {
     if (Date.now() > until) throw new Error('condition not met in time');

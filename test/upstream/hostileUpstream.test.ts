@@ -13,9 +13,10 @@ import { launchText } from '../../main/upstream/upstreamCallViews';
 import { UpstreamGateway } from '../../main/upstream/upstreamGateway';
 import { stdioLaunch, upstreamSandboxArguments } from '../../main/upstream/stdioSandbox';
 import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
+import { WAIT_MS } from '../fixtures/processes';
 import { Connections, eventually, firstText, fixtureConfig } from './helpers';
 
-const options = { timeoutMs: 10_000, maxResultBytes: 1024 * 1024 };
+const options = { timeoutMs: WAIT_MS, maxResultBytes: 1024 * 1024 };
 
 /** Connections to servers run bare (no sandbox), with a state folder of their own, closed after the describe. */
 function bareConnections(): Connections {

@@ -10,12 +10,13 @@ import { resolve } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { UpstreamSandboxSchema, type UpstreamServerConfig } from '../../shared/upstream';
 import type { UpstreamConnection } from '../../main/upstream/types';
+import { WAIT_MS, waitUntil } from '../fixtures/processes';
 import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
 import { Connections, eventually, firstText, fixtureConfig, scriptConfig, TEST_READABLE } from './helpers';
 import { startEnvelopelessHttpServer, startHeaderParamHttpServer, startModernHttpServer, type LoopbackServer } from './modernHttpServer';
 
 const MODERN_FIXTURE = resolve('test/fixtures/modernUpstreamServer.mjs');
-const options = { timeoutMs: 5_000, maxResultBytes: 1024 * 1024 };
+const options = { timeoutMs: WAIT_MS, maxResultBytes: 1024 * 1024 };
 
 const home = makeTempFolder();
 const connections = new Connections({ home, resolveSecret: async () => undefined });
@@ -76,26 +77,28 @@ describe('a Streamable HTTP upstream that speaks only 2026-07-28', () => {
     expect(connection.state().detail).toMatch(/subscriptions\/listen stream .* ended|could not start/);
     // The server is back on the same port: the gate reconnects and its tools answer again.
     const back = await startModernHttpServerOn(url);
-    await eventually(() => connection.state().status === 'ready', 15_000);
+    await eventually(() => connection.state().status === 'ready');
     expect(connection.state().restarts).toBeGreaterThanOrEqual(1);
     expect(firstText(await connection.call('echo', { text: 'back' }, options))).toBe('back');
     await back.close();
   });
 });
 
-/** A call that never answers: timed out, then withdrawn; each time the server is told to stop, and it answers the next call. */
+/**
+ * A call that never answers: timed out, then withdrawn; each time the server is told to stop, and it
+ * answers the next call. The server counts a wait it was told to stop only once it has taken it, so
+ * each is left a second or two first: ample for a server on a loaded machine to take a call.
+ */
 async function timeOutAndCancel(connection: UpstreamConnection): Promise<void> {
-  const timedOut = await connection.call('wait', {}, { ...options, timeoutMs: 300 });
-  expect(timedOut).toMatchObject({ ok: false, error: { code: 'ETIMEOUT', message: expect.stringMatching(/did not answer within 300 ms/) } });
+  const timedOut = await connection.call('wait', {}, { ...options, timeoutMs: 2_000 });
+  expect(timedOut).toMatchObject({ ok: false, error: { code: 'ETIMEOUT', message: expect.stringMatching(/did not answer within 2000 ms/) } });
   const withdraw = new AbortController();
-  setTimeout(() => withdraw.abort(), 200);
+  setTimeout(() => withdraw.abort(), 1_000);
   const cancelled = await connection.call('wait', {}, { ...options, signal: withdraw.signal });
   expect(cancelled).toMatchObject({ ok: false, error: { code: 'EDENIED', details: { cancelled: true } } });
   // The server hears of the second one as the gate leaves it: a stream closed (http), a notifications/cancelled (stdio).
   let count = '';
-  for (const until = Date.now() + 5000; count !== '2' && Date.now() < until; await new Promise((done) => setTimeout(done, 50))) {
-    count = firstText(await connection.call('cancelled', {}, options));
-  }
+  await waitUntil(async () => (count = firstText(await connection.call('cancelled', {}, options))) === '2', 'the server to count both waits as cancelled');
   expect(count).toBe('2');
   expect(connection.state().status).toBe('ready');
 }

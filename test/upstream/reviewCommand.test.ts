@@ -52,7 +52,7 @@ describe('toolgate servers review', () => {
     expect(openReviewStore(folder).approvedLaunch('notes')).toBeDefined();
     const saved = readFileSync(reviewsFile(folder), 'utf8');
     for (const tool of ['echo', 'add', 'probe']) expect(saved).toContain(`"${tool}"`);
-  }, 20_000);
+  });
 
   it('with --yes alone, trusts tools up to ELEVATED and leaves RESTRICTED ones for a person or --trust-all, naming each with its class', async () => {
     // The fixture's tools declare no annotations, so each is suggested as RESTRICTED.
@@ -72,7 +72,7 @@ describe('toolgate servers review', () => {
     const all = review('normal', { yes: true, trustAll: true, ask: undefined });
     expect(await all.run).toBe(0);
     expect(all.printed()).toContain('trusted echo (RESTRICTED), add (RESTRICTED), probe (RESTRICTED)');
-  }, 30_000);
+  });
 
   it('a person who says no to the start starts nothing and trusts nothing', async () => {
     const { run, printed, home: folder } = review('normal', { ask: async () => false });
@@ -94,7 +94,7 @@ describe('toolgate servers review', () => {
       inputSchema: {},
     });
     expect(pin.state === 'unreviewed' ? undefined : pin.review.class.tier).toBe('RESTRICTED');
-  }, 20_000);
+  });
 
   it('names the servers there are when asked for one that is not in servers.json, and refuses without a terminal unless --yes', async () => {
     const missing = review('normal', { server: 'nope' });

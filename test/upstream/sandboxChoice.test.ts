@@ -12,6 +12,7 @@ import { chooseSandbox } from '../../main/upstream/sandboxChoice';
 import { readServersFile, serversFilePath } from '../../main/upstream/serversFile';
 import { launchHash } from '../../main/upstream/definitionPin';
 import { openGate, type Harness } from '../executor/gateHarness';
+import { WAIT_MS } from '../fixtures/processes';
 import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
 import { FIXTURE, TEST_READABLE } from './helpers';
 
@@ -62,9 +63,9 @@ function serverOf(overview: UpstreamOverview, name: string) {
   return server;
 }
 
-/** The overview once `ready` holds for it, polled for up to 20 s. */
+/** The overview once `ready` holds for it, polled for up to WAIT_MS. */
 async function overviewWhen(ready: (overview: UpstreamOverview) => boolean): Promise<UpstreamOverview> {
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + WAIT_MS;
   for (;;) {
     const overview = await harness!.gate.backend.handlers.upstreamServers({});
     if (ready(overview)) return overview;
@@ -115,7 +116,7 @@ describe('choosing a sandbox in the Tools view (setUpstreamSandbox)', () => {
     // Approving the new launch starts it again.
     await handlers.approveUpstreamLaunch({ server: 'notes', launchHash: after.launchHash });
     await overviewWhen((overview) => serverOf(overview, 'notes').status === 'ready');
-  }, 60_000);
+  });
 
   it('refuses a card out of date, a relative folder (naming the field) and an HTTP server; nothing is written', async () => {
     const file = serversFilePath(home);
@@ -136,7 +137,7 @@ describe('choosing a sandbox in the Tools view (setUpstreamSandbox)', () => {
 
     expect(readFileSync(file, 'utf8')).toBe(serversText());
     expect(serverOf(await handlers.upstreamServers({}), 'notes').launchHash).toBe(notes.launchHash);
-  }, 30_000);
+  });
 });
 
 describe('chooseSandbox', () => {

@@ -11,6 +11,7 @@ import { EnvironmentSecretProvider } from '../../main/secrets/secretProvider';
 import { toolgateRoot } from '../../main/state/paths';
 import { reviewCommand } from '../../main/upstream/reviewCommand';
 import { nextApproval, openGate, type Harness } from '../executor/gateHarness';
+import { WAIT_MS } from '../fixtures/processes';
 
 let harness: Harness | undefined;
 afterEach(async () => {
@@ -18,9 +19,9 @@ afterEach(async () => {
   harness = undefined;
 });
 
-/** The overview once `ready` holds for it, polled for up to 15 s (the file is looked at every second; a busy machine is slower). */
+/** The overview once `ready` holds for it, polled for up to WAIT_MS (the file is looked at every second; a busy machine is slower). */
 async function overviewWhen(ready: (overview: UpstreamOverview) => boolean): Promise<UpstreamOverview> {
-  const deadline = Date.now() + 15_000;
+  const deadline = Date.now() + WAIT_MS;
   for (;;) {
     const overview = await harness!.gate.backend.handlers.upstreamServers({});
     if (ready(overview) || Date.now() > deadline) return overview;
@@ -70,5 +71,5 @@ describe('servers.json edited while the gate runs', () => {
     const echoed = await calling;
     expect(echoed.ok, JSON.stringify(echoed.error)).toBe(true);
     expect(JSON.stringify(echoed.data)).toContain('hot-added');
-  }, 60_000);
+  });
 });

@@ -7,9 +7,10 @@ import { processTree } from '../../main/hosts/processTree';
 import { detectSandbox } from '../../main/hosts/sandbox';
 import { upstreamEnvironment, upstreamSandboxArguments } from '../../main/upstream/stdioSandbox';
 import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
+import { WAIT_MS } from '../fixtures/processes';
 import { Connections, FIXTURE, TEST_READABLE, firstText, fixtureConfig, scriptConfig } from './helpers';
 
-const options = { timeoutMs: 10_000, maxResultBytes: 1024 * 1024 };
+const options = { timeoutMs: WAIT_MS, maxResultBytes: 1024 * 1024 };
 const SECRET = 'secret-value-0123456789';
 
 describe('the sandbox arguments and environment of a stdio server', () => {

@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { GateStdioTransport } from '../../main/upstream/stdioTransport';
+import { waitUntil } from '../fixtures/processes';
 
 const open: GateStdioTransport[] = [];
 afterEach(async () => {
@@ -25,11 +26,8 @@ async function serverWriting(text: string, maxBufferSize = 1024): Promise<{ mess
   return { messages, errors, transport, closed };
 }
 
-async function until(done: () => boolean): Promise<void> {
-  for (let waited = 0; !done(); waited += 10) {
-    if (waited > 10_000) throw new Error('not within 10 s');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+function until(done: () => boolean): Promise<void> {
+  return waitUntil(done, 'the lines the server wrote to be read');
 }
 
 describe("the gate's stdio transport", () => {

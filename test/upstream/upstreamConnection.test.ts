@@ -6,6 +6,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { GateError } from '../../shared/errors';
+import { WAIT_MS } from '../fixtures/processes';
 import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
 import { Connections, eventually, firstText, fixtureConfig, scriptConfig } from './helpers';
 
@@ -16,7 +17,7 @@ function bytesRead(): number {
 
 const home = makeTempFolder();
 const connections = new Connections({ home, resolveSecret: async () => undefined });
-const options = { timeoutMs: 5_000, maxResultBytes: 1024 * 1024 };
+const options = { timeoutMs: WAIT_MS, maxResultBytes: 1024 * 1024 };
 
 afterEach(() => connections.closeAll());
 
@@ -67,8 +68,9 @@ describe('an upstream stdio server', () => {
     const connection = connections.make(fixtureConfig('never-answers'));
     await connection.start();
     const progress: unknown[] = [];
-    const outcome = await connection.call('wait', {}, { ...options, timeoutMs: 700, onProgress: (update) => progress.push(update) });
-    expect(outcome).toMatchObject({ ok: false, error: { code: 'ETIMEOUT', message: expect.stringMatching(/700 ms/) } });
+    // Long enough for the server to take the call and report on it first, however loaded the machine.
+    const outcome = await connection.call('wait', {}, { ...options, timeoutMs: 2_000, onProgress: (update) => progress.push(update) });
+    expect(outcome).toMatchObject({ ok: false, error: { code: 'ETIMEOUT', message: expect.stringMatching(/2000 ms/) } });
     expect(progress).toEqual([{ progress: 1, total: 10, message: 'working' }]);
     // The server was told to stop (notifications/cancelled), as the message says.
     expect(JSON.parse(firstText(await connection.call('withdrawn', {}, options)))).toEqual([expect.stringMatching(/timed out/)]);
@@ -79,8 +81,8 @@ describe('an upstream stdio server', () => {
     const connection = connections.make(fixtureConfig('never-answers'));
     await connection.start();
     const controller = new AbortController();
-    setTimeout(() => controller.abort('the agent withdrew it'), 200);
-    const outcome = await connection.call('wait', {}, { ...options, signal: controller.signal });
+    // Withdrawn once the server is at work on it (its progress came), as an agent gives up on a call under way.
+    const outcome = await connection.call('wait', {}, { ...options, signal: controller.signal, onProgress: () => controller.abort('the agent withdrew it') });
     expect(outcome).toMatchObject({ ok: false, error: { code: 'EDENIED', message: expect.stringMatching(/cancelled/), details: { cancelled: true } } });
     // The server was told to stop, with the reason.
     expect(JSON.parse(firstText(await connection.call('withdrawn', {}, options)))).toEqual(['the agent withdrew it']);
@@ -168,12 +170,13 @@ describe('an upstream stdio server', () => {
   });
 
   it('reports a server dying mid-call as ECRASH with its stderr, restarts it after a backoff, and keeps the others working', async () => {
-    const connection = connections.make(fixtureConfig('crash-on-call'), { backoff: { initialMs: 300 } });
+    // A backoff long enough that the call made at once is made while it waits, however loaded the machine.
+    const connection = connections.make(fixtureConfig('crash-on-call'), { backoff: { initialMs: 1_000 } });
     const other = connections.make(fixtureConfig('normal', { name: 'other' }));
     await Promise.all([connection.start(), other.start()]);
     const outcome = await connection.call('crash', {}, options);
     expect(outcome).toMatchObject({ ok: false, error: { code: 'ECRASH', message: expect.stringMatching(/out of cheese/) } });
-    expect(connection.state()).toMatchObject({ status: 'restarting', detail: expect.stringMatching(/again in 300 ms/) });
+    expect(connection.state()).toMatchObject({ status: 'restarting', detail: expect.stringMatching(/again in 1000 ms/) });
     expect(await connection.call('echo', { text: 'too soon' }, options)).toMatchObject({ ok: false, error: { code: 'EUNAVAILABLE' } });
     expect(firstText(await other.call('echo', { text: 'fine' }, options))).toBe('fine');
     await eventually(() => connection.state().status === 'ready');
@@ -185,14 +188,18 @@ describe('an upstream stdio server', () => {
     const marker = `${makeTempFolder()}/started`;
     const connection = connections.make(fixtureConfig('starts-once', { args: [marker] }), { backoff: { initialMs: 100, maxRestarts: 3 } });
     await connection.start();
+    // Every wait as the connection sets it, so that none is missed by polling that runs late on a loaded machine.
+    const waits: string[] = [];
+    const watched = connection as unknown as { setStatus(status: string, detail: string | undefined): void };
+    const setStatus = watched.setStatus.bind(connection);
+    watched.setStatus = (status, detail) => {
+      const wait = /again in (\d+) ms/.exec(detail ?? '');
+      if (status === 'restarting' && wait) waits.push(wait[1]!);
+      setStatus(status, detail);
+    };
     await connection.call('crash', {}, options);
-    const waits = new Set<string>();
-    await eventually(() => {
-      const wait = /again in (\d+) ms/.exec(connection.state().detail ?? '');
-      if (wait) waits.add(wait[1]!);
-      return connection.state().status === 'failed';
-    });
-    expect([...waits]).toEqual(['100', '200', '400']);
+    await eventually(() => connection.state().status === 'failed');
+    expect(waits).toEqual(['100', '200', '400']);
     expect(connection.state()).toMatchObject({ restarts: 3, detail: expect.stringMatching(/gave up after 3 failed restarts.*refusing to start a second time/) });
   });
 

@@ -8,6 +8,7 @@ import { ToolRegistry } from '../../main/registry/registry';
 import type { PinState, ReviewStore, ToolReview, UpstreamCallOutcome, UpstreamConnection, UpstreamState } from '../../main/upstream/types';
 import { UpstreamGateway, type GatewayParts } from '../../main/upstream/upstreamGateway';
 import { checkCapabilities } from '../../main/executor/steps/checkCapabilities';
+import { WAIT_MS } from '../fixtures/processes';
 
 const config: UpstreamServerConfig = {
   name: 'files',
@@ -230,10 +231,10 @@ describe('upstream gateway', () => {
     await upstream.approveLaunch('files', upstream.overview().servers[0]!.launchHash);
     await settle();
     const runner = registry.get('files__read_note')!.external!;
-    expect(await runner.run({ path: 'a.txt' }, { callId: 'c1', timeoutMs: 1000 })).toEqual({ ok: true, data: { content: [{ type: 'text', text: 'done' }] } });
+    expect(await runner.run({ path: 'a.txt' }, { callId: 'c1', timeoutMs: WAIT_MS })).toEqual({ ok: true, data: { content: [{ type: 'text', text: 'done' }] } });
     expect(connections[0]!.calls).toEqual([{ tool: 'read_note', args: { path: 'a.txt' } }]);
     connections[0]!.answer = { ok: true, content: [{ type: 'text', text: 'no such note' }], isError: true };
-    expect(await runner.run({ path: 'b.txt' }, { callId: 'c2', timeoutMs: 1000 })).toMatchObject({
+    expect(await runner.run({ path: 'b.txt' }, { callId: 'c2', timeoutMs: WAIT_MS })).toMatchObject({
       ok: false,
       error: { code: 'ERUNTIME', message: 'files says read_note failed: no such note' },
     });
@@ -295,10 +296,10 @@ describe('upstream gateway', () => {
     await upstream.review({ server: 'files', tools: trustAt('STANDARD') });
     upstream.refreshReviews();
     expect(waiting.unavailable()).toBeUndefined();
-    expect(await waiting.run({ path: 'a.md', content: 'x' }, { callId: 'c1', timeoutMs: 1000 })).toMatchObject({ ok: true });
+    expect(await waiting.run({ path: 'a.md', content: 'x' }, { callId: 'c1', timeoutMs: WAIT_MS })).toMatchObject({ ok: true });
 
     connections[0]!.changeList([readTool, { ...writeTool, description: 'Writes a note, and more.' }]);
-    expect(await waiting.run({ path: 'a.md', content: 'x' }, { callId: 'c2', timeoutMs: 1000 })).toMatchObject({ ok: false, error: { code: 'EUNAVAILABLE' } });
+    expect(await waiting.run({ path: 'a.md', content: 'x' }, { callId: 'c2', timeoutMs: WAIT_MS })).toMatchObject({ ok: false, error: { code: 'EUNAVAILABLE' } });
     expect(connections[0]!.calls).toHaveLength(1);
   });
 
@@ -325,10 +326,10 @@ describe('upstream gateway', () => {
     const input = { path: file, content: 'one\ntwo\n' };
     const approvedPreviewHash = hashCanonical(await runner.preview(input));
     writeFileSync(file, 'changed by someone else\n');
-    expect(await runner.run(input, { callId: 'c1', timeoutMs: 1000, approvedPreviewHash })).toMatchObject({ ok: false, error: { code: 'EDENIED' } });
+    expect(await runner.run(input, { callId: 'c1', timeoutMs: WAIT_MS, approvedPreviewHash })).toMatchObject({ ok: false, error: { code: 'EDENIED' } });
     expect(connections[0]!.calls).toHaveLength(0);
     writeFileSync(file, 'one\n');
-    expect(await runner.run(input, { callId: 'c2', timeoutMs: 1000, approvedPreviewHash })).toMatchObject({ ok: true });
+    expect(await runner.run(input, { callId: 'c2', timeoutMs: WAIT_MS, approvedPreviewHash })).toMatchObject({ ok: true });
   });
 
   it('takes in an edited servers file: a removed server stops and its tools leave, a new one waits for its launch, an unchanged one goes on', async () => {
