@@ -43,7 +43,7 @@ async function runExport(argv: string[]): Promise<{ code: number; stdout: string
 
 beforeAll(async () => {
   gated = await gatedCalls();
-}, 60_000);
+});
 
 afterAll(async () => {
   await gated?.close();

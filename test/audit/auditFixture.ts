@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import type { AuditKind } from '../../shared/audit';
 import { AuditStore } from '../../main/audit/auditStore';
 import { openDatabase, type SqliteDatabase } from '../../main/audit/sqlite';
+import { WAIT_MS } from '../fixtures/processes';
 
 /** Where a store in `home` keeps its files (the same names the gate uses). */
 export function auditPaths(home: string) {
@@ -40,7 +41,7 @@ export function toolgate(home: string, ...args: string[]) {
   const run = spawnSync(process.execPath, [CLI, ...args], {
     env: { PATH: process.env.PATH ?? '', TOOLGATE_HOME: home },
     encoding: 'utf8',
-    timeout: 20_000,
+    timeout: WAIT_MS,
   });
   return { code: run.status, stdout: run.stdout, stderr: run.stderr };
 }

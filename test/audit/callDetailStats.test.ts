@@ -22,7 +22,7 @@ beforeAll(async () => {
   root = made.root;
   store = new AuditStore(made.paths);
   all = [...iterateCalls(store, {})];
-}, 60_000);
+});
 
 afterAll(() => {
   store?.close();

@@ -13,6 +13,7 @@ import { callsFromAudit } from '../../main/executor/callHistory';
 import type { CallStepsPayload } from '../../shared/audit';
 import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
 import { nextApproval, openGate, storedKinds, type Harness } from '../executor/gateHarness';
+import { waitUntil } from '../fixtures/processes';
 
 let harness: Harness | undefined;
 const folders: string[] = [];
@@ -74,8 +75,10 @@ describe('the records of a call', () => {
   it('leave a call killed while its tool runs open with its write-ahead record, and the next start ends it as interrupted', async () => {
     harness = await openGate({ toolModules: [resolve(__dirname, '../fixtures/tools/hostileProcess.mjs')] });
     const { gate, home } = harness;
-    const marker = `toolgate-records-${process.pid}`;
-    const running = gate.executor.call({ tool: 'spawn_sleeper', arguments: { marker, detached: false, orphan: false, hang: true } });
+    // A tool that never answers, stopped by the test once the copy is taken: the call is still open
+    // then, however long the copy took.
+    const stop = new AbortController();
+    const running = gate.executor.call({ tool: 'hold_open', arguments: {} }, { signal: stop.signal });
     // The write-ahead record is committed before the tool is handed the call: a copy of the state
     // folder taken then is the folder a gate killed at that moment leaves.
     const copy = makeTempFolder();
@@ -83,20 +86,19 @@ describe('the records of a call', () => {
     mkdirSync(join(copy, 'home'));
     const auditDb = openDatabase(join(home, 'audit.db'), { readOnly: true });
     try {
-      for (let waited = 0; ; waited += 10) {
-        const row = auditDb.prepare("SELECT kind FROM audit WHERE kind = 'call-begun' AND payload LIKE '%spawn_sleeper%'").get();
-        if (row) break;
-        if (waited > 10_000) throw new Error('no write-ahead record of spawn_sleeper was committed within 10 s');
-        await new Promise((resolveWait) => setTimeout(resolveWait, 10));
-      }
+      await waitUntil(
+        () => auditDb.prepare("SELECT kind FROM audit WHERE kind = 'call-begun' AND payload LIKE '%hold_open%'").get() !== undefined,
+        'the write-ahead record of hold_open to be committed',
+      );
       for (const name of ['audit.db', 'audit.db-wal', 'audit.head']) {
         if (existsSync(join(home, name))) copyFileSync(join(home, name), join(copy, 'home', name));
       }
     } finally {
       auditDb.close();
     }
+    stop.abort();
     const ended = await running;
-    expect(ended.error?.code).toBe('ETIMEOUT');
+    expect(ended.error).toMatchObject({ code: 'EDENIED', message: expect.stringContaining('stopped before it finished') });
 
     const restarted = new AuditStore({ path: join(copy, 'home', 'audit.db'), headPath: join(copy, 'home', 'audit.head') });
     try {
@@ -106,7 +108,7 @@ describe('the records of a call', () => {
       expect(restarted.recordsOfCall(ended.meta.callId).map((record) => record.kind)).toEqual(['call-begun', 'interrupted']);
       // The Live view's history and the explorer show it as interrupted.
       expect(callsFromAudit(restarted).find((call) => call.callId === ended.meta.callId)).toMatchObject({ status: 'failed', step: 'interrupted', error: { code: 'ECRASH' } });
-      expect(restarted.callIndex().row(ended.meta.callId)).toMatchObject({ outcome: 'interrupted', tool: 'spawn_sleeper' });
+      expect(restarted.callIndex().row(ended.meta.callId)).toMatchObject({ outcome: 'interrupted', tool: 'hold_open' });
       expect(restarted.verify()).toEqual({ ok: true, records: restarted.lastSeq() });
     } finally {
       restarted.close();

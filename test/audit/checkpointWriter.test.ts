@@ -3,7 +3,7 @@
  * come, and at close; the leaf hashes kept beside them; a gate refuses to write on a log that no
  * longer matches the checkpoints in its folder; a folder that fails never fails the log itself.
  */
-import { mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AuditStore } from '../../main/audit/auditStore';
@@ -13,6 +13,7 @@ import { checkpointOrigin, CheckpointWriter } from '../../main/audit/checkpointW
 import { openNote } from '../../main/audit/signedNote';
 import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
 import { auditPaths, tamper } from './auditFixture';
+import { waitUntil } from '../fixtures/processes';
 
 let root: string;
 let home: string;
@@ -64,7 +65,8 @@ describe('the checkpoint writer', () => {
     const log = open({ everyRecords: 1000, intervalMs: 50 });
     try {
       log.append(3);
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      // Nothing else comes: only the interval's timer signs these three.
+      await waitUntil(() => existsSync(log.writer.checkpointPath) && log.latest().size === 3, 'a checkpoint of the three records');
       expect(log.latest().size).toBe(3);
     } finally {
       log.close();

@@ -27,7 +27,7 @@ beforeAll(async () => {
   ({ root, paths } = await syntheticHome(CALLS));
   store = new AuditStore(paths);
   all = [...iterateCalls(store, {})];
-}, 60_000);
+});
 
 afterAll(() => {
   store?.close();

@@ -15,7 +15,7 @@ let calls: ExportedCall[];
 beforeAll(async () => {
   gated = await gatedCalls();
   calls = [gated.ids.completed, gated.ids.denied, gated.ids.timedOut, gated.ids.failed].map((id) => gated.exported(id));
-}, 60_000);
+});
 
 afterAll(async () => {
   await gated?.close();

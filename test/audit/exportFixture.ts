@@ -10,6 +10,7 @@ import { summarizeCall } from '../../main/audit/callSummary';
 import type { ExportedCall } from '../../main/audit/exportCalls';
 import { startGate, type RunningGate } from '../../main/gate/startGate';
 import { callIdOf, connectMcp, makeTempDirs, nextApproval, readToken, type TempDirs } from '../integration/helpers';
+import { WAIT_MS } from '../fixtures/processes';
 
 /** The text each call carried, to check content is exported only when asked. */
 export const SECRET_CONTENT = 'confidential-plan-7731';
@@ -31,22 +32,27 @@ export const EDITED_CONTENT = 'rewritten-by-a-person';
 /**
  * Starts a gate with a deny rule and a short prompt timeout, and makes the four calls over MCP;
  * with `edited`, a fifth: a write a person approved after editing its content. Its prompt must
- * outlive a busy machine's pause between showing and answering, so that gate waits 3 s, not 0.3 s,
- * before a prompt times out.
+ * outlive a busy machine's pause between showing and answering, so it is made after a restart over
+ * the same state folder, by a gate whose prompts wait WAIT_MS.
  */
 export async function gatedCalls(options: { edited?: boolean } = {}): Promise<GatedCalls> {
   const dirs = makeTempDirs();
   const managedPolicyFile = join(dirs.outside, 'managed-policy.json');
   writeFileSync(managedPolicyFile, JSON.stringify({ deny: [{ rule: 'write_file(private/**)', reason: 'private stays by hand' }] }));
   writeFileSync(join(dirs.workspace, 'plan.txt'), `${SECRET_CONTENT}\n`);
-  const running = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, approvalTimeoutMs: options.edited ? 3000 : 300, poolSize: 1, managedPolicyFile });
-  const client = await connectMcp(running.mcpUrl, readToken(dirs.home));
+  const start = (approvalTimeoutMs: number) => startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, approvalTimeoutMs, poolSize: 1, managedPolicyFile });
+  let running = await start(300);
+  let client = await connectMcp(running.mcpUrl, readToken(dirs.home));
   const completed = callIdOf(await client.callTool({ name: 'read_file', arguments: { path: 'plan.txt' } }));
   const denied = callIdOf(await client.callTool({ name: 'write_file', arguments: { path: 'private/x.txt', content: SECRET_CONTENT } }));
   const timedOut = callIdOf(await client.callTool({ name: 'write_file', arguments: { path: 'notes.txt', content: SECRET_CONTENT } }));
   const failed = callIdOf(await client.callTool({ name: 'read_file', arguments: { path: `missing-${SECRET_CONTENT}.txt` } }));
   let edited: string | undefined;
   if (options.edited) {
+    await client.close();
+    await running.close();
+    running = await start(WAIT_MS);
+    client = await connectMcp(running.mcpUrl, readToken(dirs.home));
     const asked = nextApproval(running.backend);
     const call = client.callTool({ name: 'write_file', arguments: { path: 'edited.txt', content: SECRET_CONTENT } });
     const { approvalId } = await asked;

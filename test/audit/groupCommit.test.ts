@@ -15,6 +15,7 @@ import { indexPathFor } from '../../main/audit/indexThread';
 import { openDatabase } from '../../main/audit/sqlite';
 import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
 import { auditPaths } from './auditFixture';
+import { WAIT_MS } from '../fixtures/processes';
 
 let home: string;
 let store: AuditStore;
@@ -166,7 +167,7 @@ describe('group commit', () => {
     await store.durable();
     const reader = new AuditStore({ ...auditPaths(home), readonly: true });
     try {
-      await vi.waitFor(() => expect(reader.callIndex().behind()).toBe(0), { timeout: 10_000, interval: 20 });
+      await vi.waitFor(() => expect(reader.callIndex().behind()).toBe(0), { timeout: WAIT_MS, interval: 20 });
       expect(reader.callIndex().row('later')).toMatchObject({ outcome: 'completed' });
     } finally {
       reader.close();
@@ -183,10 +184,14 @@ describe('records nobody waits for', () => {
     const heard: number[] = [];
     store.onAppend((record) => heard.push(record.seq));
     appendCall('reader', 'nobody asked for durable()', ['invoked', 'policy', 'started']);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(seqsOnDisk()).toEqual([1, 2, 3]);
-    expect(anchoredSeq()).toBe(3);
-    expect(heard).toEqual([1, 2, 3]);
+    await vi.waitFor(
+      () => {
+        expect(seqsOnDisk()).toEqual([1, 2, 3]);
+        expect(anchoredSeq()).toBe(3);
+        expect(heard).toEqual([1, 2, 3]);
+      },
+      { timeout: WAIT_MS, interval: 5 },
+    );
   });
 
   it('go with the records appended after them when durable() is asked within the window: a quick call, one commit', async () => {
@@ -261,8 +266,11 @@ describe('records nobody waits for', () => {
       appendCall('doomed', 'refused', ['invoked', 'started']);
       const watch = store.watchCommit();
       expect(watch.failure).toBeUndefined();
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(watch.failure).toMatchObject({ code: 'ERUNTIME', message: expect.stringMatching(/^records 1–2 were not written/) });
+      // Nobody waits on the watch: the commit fails on its own, a few milliseconds later.
+      await vi.waitFor(() => expect(watch.failure).toMatchObject({ code: 'ERUNTIME', message: expect.stringMatching(/^records 1–2 were not written/) }), {
+        timeout: WAIT_MS,
+        interval: 5,
+      });
       expect(seqsOnDisk()).toEqual([]);
     } finally {
       restore();

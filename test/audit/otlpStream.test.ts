@@ -11,29 +11,39 @@ import { OtlpStreamer } from '../../main/audit/otlpStream';
 import { startGate } from '../../main/gate/startGate';
 import { callIdOf, connectMcp, makeTempDirs, readToken, startTestGate, type TestGate } from '../integration/helpers';
 import { attributeMap, otlpProblems } from './otlpShape';
+import { WAIT_MS, waitUntil } from '../fixtures/processes';
 
 interface Collector {
   url: string;
   posts: Array<{ headers: IncomingHttpHeaders; body: string }>;
+  /** A hanging collector answers the POSTs it holds, and every one after. */
+  release(): void;
   close(): Promise<void>;
 }
 
-/** A local OTLP/HTTP "collector" answering every POST with `status` (or never, when `hang`). */
+/** A local OTLP/HTTP "collector" answering every POST with `status` (or never, when `hang`, until released). */
 async function collector(options: { status?: number; hang?: boolean } = {}): Promise<Collector> {
   const posts: Collector['posts'] = [];
+  let hang = options.hang === true;
+  const held: Array<() => void> = [];
   const server: Server = createServer((request, response) => {
     let body = '';
     request.on('data', (chunk) => (body += String(chunk)));
     request.on('end', () => {
       posts.push({ headers: request.headers, body });
-      if (options.hang) return;
-      response.writeHead(options.status ?? 200, { 'content-type': 'application/json' }).end('{}');
+      const answer = () => void response.writeHead(options.status ?? 200, { 'content-type': 'application/json' }).end('{}');
+      if (hang) held.push(answer);
+      else answer();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/traces`,
     posts,
+    release: () => {
+      hang = false;
+      for (const answer of held.splice(0)) answer();
+    },
     close: () => {
       server.closeAllConnections();
       return new Promise((resolve) => server.close(() => resolve()));
@@ -64,7 +74,8 @@ describe('OTLP streaming', () => {
   it('POSTs each ended call as a valid span, in batches, with the configured headers and no content', async () => {
     sink = await collector();
     gate = await startTestGate();
-    streamer = new OtlpStreamer(gate.running.gate.audit, { endpoint: sink.url, headers: { 'x-api-key': 'k-123' }, batchMs: 50, maxBatch: 2 });
+    // A POST is given WAIT_MS, not the 3 s default: the collector answers at once, however busy the machine.
+    streamer = new OtlpStreamer(gate.running.gate.audit, { endpoint: sink.url, headers: { 'x-api-key': 'k-123' }, batchMs: 50, maxBatch: 2, timeoutMs: WAIT_MS });
     client = await connectMcp(gate.running.mcpUrl, gate.token);
     const ids = await echoCalls(3);
     await streamer.close();
@@ -86,7 +97,7 @@ describe('OTLP streaming', () => {
     sink = await collector({ status: 503 });
     gate = await startTestGate();
     const logged: string[] = [];
-    streamer = new OtlpStreamer(gate.running.gate.audit, { endpoint: sink.url, batchMs: 10, maxBatch: 1, log: (message) => logged.push(message) });
+    streamer = new OtlpStreamer(gate.running.gate.audit, { endpoint: sink.url, batchMs: 10, maxBatch: 1, timeoutMs: WAIT_MS, log: (message) => logged.push(message) });
     client = await connectMcp(gate.running.mcpUrl, gate.token);
     const ids = await echoCalls(3);
     expect(ids).toHaveLength(3);
@@ -95,22 +106,34 @@ describe('OTLP streaming', () => {
     expect(logged).toEqual([`OTLP export to ${sink.url} failed (it answered HTTP 503); calls go on, their spans are counted as not sent until it works again`]);
   });
 
-  it('does not wait for a collector that hangs: the call returns at once and the POST gives up after its timeout', async () => {
+  it('does not wait for a collector that hangs: the call returns while the POST before it still hangs', async () => {
     sink = await collector({ hang: true });
     gate = await startTestGate();
-    const logged: string[] = [];
-    streamer = new OtlpStreamer(gate.running.gate.audit, { endpoint: sink.url, batchMs: 0, timeoutMs: 2000, log: (message) => logged.push(message) });
+    // A POST is given WAIT_MS: the call below returns long before, however busy the machine.
+    streamer = new OtlpStreamer(gate.running.gate.audit, { endpoint: sink.url, batchMs: 0, timeoutMs: WAIT_MS });
     client = await connectMcp(gate.running.mcpUrl, gate.token);
     await echoCalls(1);
-    // The first span's POST now hangs for its 2 s; the next call does not wait for it.
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await waitUntil(() => sink!.posts.length === 1, "the first span's POST to reach the collector");
+    // The first span's POST now hangs; the next call does not wait for it.
     await echoCalls(1);
     // The call came back while the first POST still hung: it had neither been answered nor given up on.
     expect(streamer.counts()).toMatchObject({ sent: 0, failed: 0 });
     expect(sink.posts).toHaveLength(1);
+    sink.release();
     await streamer.close();
-    expect(streamer.counts().failed).toBe(2);
-    expect(logged).toEqual([`OTLP export to ${sink.url} failed (it did not answer within 2000 ms); calls go on, their spans are counted as not sent until it works again`]);
+    expect(streamer.counts()).toEqual({ sent: 2, failed: 0, dropped: 0 });
+  });
+
+  it('gives up a POST the collector never answers after its timeout, counts its spans as not sent and logs the failure once', async () => {
+    sink = await collector({ hang: true });
+    gate = await startTestGate();
+    const logged: string[] = [];
+    streamer = new OtlpStreamer(gate.running.gate.audit, { endpoint: sink.url, batchMs: 0, timeoutMs: 300, log: (message) => logged.push(message) });
+    client = await connectMcp(gate.running.mcpUrl, gate.token);
+    await echoCalls(2);
+    await streamer.close();
+    expect(streamer.counts()).toEqual({ sent: 0, failed: 2, dropped: 0 });
+    expect(logged).toEqual([`OTLP export to ${sink.url} failed (it did not answer within 300 ms); calls go on, their spans are counted as not sent until it works again`]);
   });
 
   it('is started by the gate from its otlp option (settings otlpEndpoint) and sends what is left when the gate closes', async () => {

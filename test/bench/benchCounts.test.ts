@@ -5,10 +5,11 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { toolgateRoot } from '../../main/state/paths';
+import { WAIT_MS } from '../fixtures/processes';
 
 /** Runs the bench with `env`, the hook section only (the cheapest), and returns how it ended. */
 function bench(env: Record<string, string>) {
-  return spawnSync(process.execPath, ['bench/run.mjs'], { cwd: toolgateRoot(), env: { ...process.env, BENCH_ONLY: 'hook', ...env }, encoding: 'utf8', timeout: 60_000 });
+  return spawnSync(process.execPath, ['bench/run.mjs'], { cwd: toolgateRoot(), env: { ...process.env, BENCH_ONLY: 'hook', ...env }, encoding: 'utf8', timeout: WAIT_MS });
 }
 
 describe('the bench counts', () => {

@@ -18,6 +18,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BRIDGE_METHOD_NAMES } from '../../shared/contract';
 import { bridgeMethodChannel } from '../../shared/ipcChannels';
 import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
+import { WAIT_MS } from '../fixtures/processes';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const REGISTER = join(ROOT, 'test/fixtures/electronStandIn/register.mjs');
@@ -59,7 +60,7 @@ describe('the desktop shell, started with a stand-in for Electron', () => {
     const workspace = makeTempFolder();
     try {
       const desktop = startDesktop(['--workspace', workspace, '--port', '0', '--approval-timeout', '42']);
-      await expect.poll(() => desktop.events().some((event) => event.event.startsWith('getInfo-from')), { timeout: 30_000 }).toBe(true);
+      await expect.poll(() => desktop.events().some((event) => event.event.startsWith('getInfo-from')), { timeout: WAIT_MS }).toBe(true);
       const events = desktop.events();
 
       const window = events.find((event) => event.event === 'window')!.options;
@@ -97,13 +98,13 @@ describe('the desktop shell, started with a stand-in for Electron', () => {
     const client = new Client({ name: 'claude-code', version: '2.1.0' });
     try {
       const desktop = startDesktop(['--workspace', workspace, '--port', '0']);
-      await expect.poll(() => /MCP at (\S+),/.exec(desktop.output())?.[1], { timeout: 30_000 }).toBeTruthy();
+      await expect.poll(() => /MCP at (\S+),/.exec(desktop.output())?.[1], { timeout: WAIT_MS }).toBeTruthy();
       const mcpUrl = /MCP at (\S+),/.exec(desktop.output())![1]!;
       const token = readFileSync(join(base, 'home/token'), 'utf8').trim();
       await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
       const call = client.callTool({ name: 'write_file', arguments: { path: 'private-plan.md', content: 'launch codes\n' } }).catch((error: unknown) => error);
 
-      await expect.poll(() => desktop.events().some((event) => event.event === 'send' && event.type === 'openApproval'), { timeout: 15_000 }).toBe(true);
+      await expect.poll(() => desktop.events().some((event) => event.event === 'send' && event.type === 'openApproval'), { timeout: WAIT_MS }).toBe(true);
       const events = desktop.events();
       const notification = events.find((event) => event.event === 'notification')!.options;
       expect(notification).toEqual({

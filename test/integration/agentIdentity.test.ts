@@ -12,6 +12,7 @@ import { FORWARDED_CLIENT_META } from '../../main/mcp/forwardedClient';
 import { agentLabel } from '../../shared/agentName';
 import { promptNotice } from '../../shared/promptNotice';
 import { makeTempDirs, nextApproval, readToken, type TempDirs } from './helpers';
+import { WAIT_MS } from '../fixtures/processes';
 
 /** A character that must never reach a name raw: controls, format and bidi characters, separators. */
 const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
@@ -48,7 +49,7 @@ async function agentNamed(name: string, version: string): Promise<Client> {
 describe('who is asking', () => {
   it('names the client and its session start on the prompt, in Live, in the audit and on a session grant', async () => {
     dirs = makeTempDirs();
-    running = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, approvalTimeoutMs: 30_000, poolSize: 1 });
+    running = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, approvalTimeoutMs: WAIT_MS, poolSize: 1 });
     const { handlers } = running.backend;
     const connectedAt = Date.now();
     const claude = await agentNamed('claude-code', '2.1.0');
@@ -84,7 +85,7 @@ describe('who is asking', () => {
 
   it('cuts a long client name to 64 characters and its version to 32', async () => {
     dirs = makeTempDirs();
-    running = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, approvalTimeoutMs: 30_000, poolSize: 1 });
+    running = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, approvalTimeoutMs: WAIT_MS, poolSize: 1 });
     const agent = await agentNamed('x'.repeat(5000), '1'.repeat(500));
     await agent.callTool({ name: 'echo', arguments: { text: 'hi' } });
     const [call] = await running.backend.handlers.listCalls({});
@@ -94,7 +95,7 @@ describe('who is asking', () => {
 
   it('shows a hostile agent’s name as one clean line, with the session’s own client after any name it forwards, fixed for the session', async () => {
     dirs = makeTempDirs();
-    running = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, approvalTimeoutMs: 30_000, poolSize: 1 });
+    running = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, approvalTimeoutMs: WAIT_MS, poolSize: 1 });
     const hostileName = `Toolgate\nrm -rf ~ \u001b[31m\u202eexe.tnegA\u2066\u0085\u007f${'x'.repeat(500)}`;
     const agent = await agentNamed(hostileName, '9\u0007\u001b[31mred\r\n' + '1'.repeat(500));
     const forged = { name: `claude-code${' '.repeat(300)}`, version: '2.0.14' };

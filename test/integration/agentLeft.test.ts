@@ -15,6 +15,7 @@ import type { ApprovalOutcome, ApprovalRequest } from '../../shared/approval';
 import type { CallSnapshot } from '../../shared/call';
 import { BridgeClient, CLI, ROOT, cliEnv, nextApproval, startTestGate, type TestGate } from './helpers';
 import { connectModernMcp } from './modernClient';
+import { waitUntil } from '../fixtures/processes';
 
 let gate: TestGate | undefined;
 const closers: Array<() => Promise<void> | void> = [];
@@ -130,14 +131,15 @@ describe('an agent that leaves while its approved call runs', () => {
         if (call.tool === 'shell_exec' && call.status === 'running') resolveRunning(call);
       }),
     );
-    void client.callTool({ name: 'shell_exec', arguments: { command: 'sleep 60' } }).catch(() => {});
+    void client.callTool({ name: 'shell_exec', arguments: { command: 'sleep 600' } }).catch(() => {});
     const { callId } = await running;
     await client.close();
-    // `sleep 60` outlasts the test: only the agent leaving can end the call before it.
-    for (const deadline = Date.now() + 20_000; ; await new Promise((wait) => setTimeout(wait, 50))) {
-      if (started.running.gate.audit.forCall(callId).some((record) => record.kind === 'failed' || record.kind === 'completed')) break;
-      if (Date.now() > deadline) throw new Error('the call still runs 20 s after its agent left');
-    }
+    // `sleep 600` outlasts the test: only the agent leaving, or the shell's own deadline, ends the call
+    // before it, and the record below tells which.
+    await waitUntil(
+      () => started.running.gate.audit.forCall(callId).some((record) => record.kind === 'failed' || record.kind === 'completed'),
+      'the call to end after its agent left',
+    );
     const last = started.running.gate.audit.forCall(callId).at(-1);
     expect(last).toMatchObject({ kind: 'failed', payload: { error: { code: 'EDENIED', message: expect.stringMatching(/withdrawn.*killed/) } } });
   });

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startGate, type RunningGate } from '../../main/gate/startGate';
 import { connectMcp, makeTempDirs, readToken, textOf, type TempDirs } from './helpers';
 import { stepsOfAll } from '../../shared/auditSteps';
+import { WAIT_MS } from '../fixtures/processes';
 
 let running: RunningGate | undefined;
 let dirs: TempDirs | undefined;
@@ -19,10 +20,13 @@ afterEach(async () => {
   dirs = undefined;
 });
 
-/** A gate with small prompt caps, so a flood reaches them quickly. */
+/**
+ * A gate with small prompt caps, so a flood reaches them quickly. Its prompts outlast any test, however
+ * slow the machine: one that expired would leave the caps and be counted as refused at once.
+ */
 async function startCappedGate(caps: { maxPendingPerSession: number; maxPending: number }): Promise<{ gate: RunningGate; agent: () => Promise<Client> }> {
   dirs = makeTempDirs();
-  running = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, approvalTimeoutMs: 60_000, poolSize: 1, ...caps });
+  running = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, approvalTimeoutMs: 10 * 60_000, poolSize: 1, ...caps });
   const gate = running;
   const token = readToken(dirs.home);
   return {
@@ -53,7 +57,7 @@ async function floodWrites(client: Client, gate: RunningGate, count: number, pre
   // Wait until every call either holds a prompt or came back.
   const session = sessionOf(client);
   await expect
-    .poll(async () => settled.length + (await gate.backend.handlers.listApprovals({})).filter((p) => p.agentSession === session).length, { timeout: 20_000 })
+    .poll(async () => settled.length + (await gate.backend.handlers.listApprovals({})).filter((p) => p.agentSession === session).length, { timeout: WAIT_MS })
     .toBe(count);
   return { refusedAtOnce: [...settled], all: results };
 }
@@ -112,7 +116,7 @@ describe('a flood of prompts', () => {
     expect(kept.refusedAtOnce).toHaveLength(0);
     // Room again: the newcomer's next write waits for a person instead of being refused.
     const waiting = newcomer.callTool({ name: 'write_file', arguments: { path: 'n2.txt', content: 'x' } });
-    await expect.poll(async () => (await gate.backend.handlers.listApprovals({})).length, { timeout: 10_000 }).toBe(4);
+    await expect.poll(async () => (await gate.backend.handlers.listApprovals({})).length, { timeout: WAIT_MS }).toBe(4);
     const newcomerPrompt = (await gate.backend.handlers.listApprovals({})).find((p) => p.agentSession === sessionOf(newcomer))!;
     await gate.backend.handlers.decideApproval({ approvalId: newcomerPrompt.approvalId, decision: 'approve' });
     expect(((await waiting) as CallToolResult).isError).toBe(false);
@@ -125,7 +129,7 @@ describe('a flood of prompts', () => {
     const shown: string[] = [];
     gate.backend.subscribe('approvalRequested', (request) => shown.push(JSON.stringify(request.arguments)));
     const written = writer.callTool({ name: 'write_file', arguments: { path: 'big.txt', content } });
-    await expect.poll(() => shown.length, { timeout: 10_000 }).toBe(1);
+    await expect.poll(() => shown.length, { timeout: WAIT_MS }).toBe(1);
     const [prompt] = await gate.backend.handlers.listApprovals({});
     expect(shown[0]!.length).toBeLessThan(4096);
     expect(prompt!.arguments).toMatchObject({ path: 'big.txt', content: { 'toolgate/truncated': expect.any(String), chars: content.length } });

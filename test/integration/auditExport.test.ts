@@ -16,7 +16,7 @@ let gated: GatedCalls;
 
 beforeAll(async () => {
   gated = await gatedCalls();
-}, 60_000);
+});
 
 afterAll(async () => {
   await gated?.close();

@@ -10,6 +10,7 @@ import { HISTORY_CALLS } from '../../main/executor/callHistory';
 import { startGate, type RunningGate } from '../../main/gate/startGate';
 import { statePaths } from '../../main/state/paths';
 import { connectMcp, makeTempDirs, nextApproval, readToken, type TempDirs } from './helpers';
+import { WAIT_MS } from '../fixtures/processes';
 
 let dirs: TempDirs | undefined;
 let running: RunningGate | undefined;
@@ -22,7 +23,7 @@ afterEach(async () => {
 });
 
 function start(): Promise<RunningGate> {
-  return startGate({ home: dirs!.home, workspace: dirs!.workspace, port: 0, approvalTimeoutMs: 30_000, poolSize: 1 });
+  return startGate({ home: dirs!.home, workspace: dirs!.workspace, port: 0, approvalTimeoutMs: WAIT_MS, poolSize: 1 });
 }
 
 describe('Live after a restart', () => {

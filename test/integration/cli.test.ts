@@ -100,7 +100,7 @@ describe('with `toolgate serve` running', () => {
       let stdout = '';
       child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
       const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
-      const prompt = await bridge.waitForEvent('approvalRequested', (request) => request.arguments?.path === 'cli.txt', 20_000);
+      const prompt = await bridge.waitForEvent('approvalRequested', (request) => request.arguments?.path === 'cli.txt');
       expect(prompt.preview).toMatchObject({ kind: 'diff', after: 'via cli\n' });
       expect(child.exitCode).toBeNull();
       expect(existsSync(join(dirs.workspace, 'cli.txt'))).toBe(false);

@@ -19,6 +19,7 @@ import { startGate, type RunningGate } from '../../main/gate/startGate';
 import { toolgateRoot } from '../../main/state/paths';
 import { startBearerProxy, type BearerProxy } from '../fixtures/bearerProxy';
 import { connectMcp, makeTempDirs, rawRequest, readToken, textOf, type TempDirs } from './helpers';
+import { WAIT_MS } from '../fixtures/processes';
 
 const SUITE_CLI = resolve('node_modules/@modelcontextprotocol/conformance/dist/index.js');
 const REFERENCE_TOOLS = resolve('test/fixtures/referenceToolsServer.mjs');
@@ -97,12 +98,12 @@ beforeAll(async () => {
   // The reference tools as an upstream server `ref`; its sandbox must read this checkout and Node.
   const readable = [toolgateRoot(), dirname(dirname(process.execPath))];
   writeFileSync(join(dirs.home, 'servers.json'), JSON.stringify({ mcpServers: { ref: { command: process.execPath, args: [REFERENCE_TOOLS], sandbox: { readable } } } }));
-  running = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, approvalTimeoutMs: 30_000, poolSize: 1 });
+  running = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, approvalTimeoutMs: WAIT_MS, poolSize: 1 });
   token = readToken(dirs.home);
   proxy = await startBearerProxy(running.port, token);
   const [server] = (await running.backend.handlers.upstreamServers({})).servers;
   await running.backend.handlers.approveUpstreamLaunch({ server: server!.name, launchHash: server!.launchHash });
-  for (const deadline = Date.now() + 30_000; ; await new Promise((wait) => setTimeout(wait, 100))) {
+  for (const deadline = Date.now() + WAIT_MS; ; await new Promise((wait) => setTimeout(wait, 100))) {
     const [ref] = (await running.backend.handlers.upstreamServers({})).servers;
     if (ref!.status === 'ready' && ref!.tools.length > 0) {
       // Trusted as the person would at review, at the class each suggests: no tool is offered to agents before that.
@@ -114,7 +115,7 @@ beforeAll(async () => {
   }
   // The person approves every call their classes make ask about.
   running.backend.subscribe('approvalRequested', (request) => void running.backend.handlers.decideApproval({ approvalId: request.approvalId, decision: 'approve' }));
-}, 60_000);
+});
 
 afterAll(async () => {
   await proxy?.close();
@@ -127,8 +128,8 @@ async function runSuite(specVersion: string): Promise<Map<string, Check[]>> {
   const outputDir = join(dirs.outside, specVersion);
   const args = [SUITE_CLI, 'server', '--url', `http://127.0.0.1:${proxy.port}/mcp`, '--spec-version', specVersion, '-o', outputDir];
   // The CLI exits 1 whenever a check fails, the not-applicable ones included: its results are read from outputDir.
-  await promisify(execFile)(process.execPath, args, { cwd: dirs.outside, timeout: 50_000 }).catch((error: { killed?: boolean }) => {
-    if (error.killed) throw new Error(`the conformance suite did not finish in 50 s`);
+  await promisify(execFile)(process.execPath, args, { cwd: dirs.outside, timeout: WAIT_MS }).catch((error: { killed?: boolean }) => {
+    if (error.killed) throw new Error(`the conformance suite did not finish in ${WAIT_MS / 1000} s`);
   });
   const results = new Map<string, Check[]>();
   for (const entry of readdirSync(outputDir)) {
@@ -165,7 +166,7 @@ describe('MCP conformance suite', () => {
       const rebinding = results.get('dns-rebinding-protection')!.find((check) => check.id === 'localhost-host-rebinding-rejected')!;
       expect(rebinding.details).toMatchObject({ hostHeader: 'evil.example.com', statusCode: 403 });
     }
-  }, 60_000);
+  });
 
   it('a client asking for protocol 2025-06-18 gets it, and its session lists tools under that version', async () => {
     const post = (body: unknown, headers: Record<string, string> = {}) =>

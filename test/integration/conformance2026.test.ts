@@ -14,6 +14,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBearerProxy, type BearerProxy } from '../fixtures/bearerProxy';
 import { startTestGate, type TestGate } from './helpers';
+import { WAIT_MS } from '../fixtures/processes';
 
 const SUITE_CLI = resolve('node_modules/@modelcontextprotocol/conformance-2026/dist/index.js');
 
@@ -104,7 +105,7 @@ let proxy: BearerProxy;
 beforeAll(async () => {
   gate = await startTestGate();
   proxy = await startBearerProxy(gate.running.port, gate.token);
-}, 30_000);
+});
 
 afterAll(async () => {
   await proxy?.close();
@@ -116,8 +117,8 @@ async function runSuite(): Promise<Map<string, Check[]>> {
   const outputDir = join(gate.dirs.outside, 'conformance-2026');
   const args = [SUITE_CLI, 'server', '--url', `http://127.0.0.1:${proxy.port}/mcp`, '--requirements', '2026-07-28', '-o', outputDir];
   // The CLI exits 1 whenever a check fails, the not-applicable ones included: its results are read from outputDir.
-  await promisify(execFile)(process.execPath, args, { cwd: gate.dirs.outside, timeout: 50_000 }).catch((error: { killed?: boolean }) => {
-    if (error.killed) throw new Error('the conformance suite did not finish in 50 s');
+  await promisify(execFile)(process.execPath, args, { cwd: gate.dirs.outside, timeout: WAIT_MS }).catch((error: { killed?: boolean }) => {
+    if (error.killed) throw new Error(`the conformance suite did not finish in ${WAIT_MS / 1000} s`);
   });
   const results = new Map<string, Check[]>();
   for (const entry of readdirSync(outputDir)) {
@@ -158,5 +159,5 @@ describe('MCP conformance suite, requirement set 2026-07-28', () => {
     for (const check of ['server-stateless/sep-2575-server-implements-discover', 'server-stateless/sep-2575-server-sends-subscription-ack', 'tools-list/tools-list', 'http-header-validation/sep-2243-server-reject-invalid-headers', 'dns-rebinding-protection/localhost-host-rebinding-rejected']) {
       expect(passed).toContain(check);
     }
-  }, 60_000);
+  });
 });

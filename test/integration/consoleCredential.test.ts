@@ -13,6 +13,7 @@ import type { AuditRecord } from '../../shared/audit';
 import { startGate } from '../../main/gate/startGate';
 import { BridgeClient, connectMcp, makeTempDirs, openBridgeSocket, rawRequest, readToken, startTestGate, textOf, type TestGate } from './helpers';
 import { stepsOfAll } from '../../shared/auditSteps';
+import { WAIT_MS } from '../fixtures/processes';
 
 let gate: TestGate;
 const cleanups: Array<() => unknown> = [];
@@ -69,8 +70,9 @@ function agentAtTheConsole(token: string): Promise<{ closeCode: number; reason: 
       const pending = message.type === 'reply' && message.id === 1 ? message.reply?.value?.[0] : undefined;
       if (pending) ws.send(JSON.stringify({ id: 2, method: 'decideApproval', params: { approvalId: pending.approvalId, decision: 'approve' } }));
     });
-    // A bridge that stays open (the agent got in) ends the attempt after a while with code 0.
-    const timer = setTimeout(() => resolve({ closeCode: 0, reason: 'still open', replies }), 3_000);
+    // A bridge that stays open (the agent got in) ends the attempt after WAIT_MS with code 0: a refusal
+    // comes long before, however busy the machine.
+    const timer = setTimeout(() => resolve({ closeCode: 0, reason: 'still open', replies }), WAIT_MS);
     ws.on('close', (closeCode, reason) => {
       clearTimeout(timer);
       resolve({ closeCode, reason: reason.toString(), replies });

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ApprovalOutcome } from '../../shared/approval';
 import { connectMcp, nextApproval, rawRequest, startTestGate, type RawResponse, type TestGate } from './helpers';
+import { waitUntil } from '../fixtures/processes';
 
 let gate: TestGate | undefined;
 
@@ -126,9 +127,7 @@ describe('a tools/call answered directly by the gate', () => {
       expect(await resolved).toMatchObject({ approvalId: request.approvalId, outcome: 'withdrawn' });
       expect(await started.running.backend.handlers.listApprovals({})).toEqual([]);
       const ended = () => started.running.gate.audit.forCall(request.callId).some((record) => record.kind === 'rejected');
-      for (const deadline = Date.now() + 20_000; !ended(); await new Promise((wait) => setTimeout(wait, 20))) {
-        if (Date.now() > deadline) throw new Error('the withdrawn call was not audited as rejected');
-      }
+      await waitUntil(ended, 'the withdrawn call to be audited as rejected');
       const records = started.running.gate.audit.forCall(request.callId);
       expect(records.at(-1)).toMatchObject({ kind: 'rejected' });
       expect(records.some((record) => record.kind === 'started')).toBe(false);

@@ -16,6 +16,7 @@ import { writeSecretsFile } from '../../main/secrets/secretsFile';
 import { statePaths } from '../../main/state/paths';
 import { bindingHash } from '../../main/executor/executor';
 import { callIdOf, connectMcp, makeTempDirs, nextApproval, readToken, textOf, type TempDirs } from './helpers';
+import { WAIT_MS } from '../fixtures/processes';
 
 let dirs: TempDirs | undefined;
 const clients: Client[] = [];
@@ -33,7 +34,7 @@ async function open(options: Partial<GateOptions> = {}) {
   dirs = makeTempDirs();
   const managed = join(dirs.outside, 'managed.json');
   writeFileSync(managed, JSON.stringify({ deny: [{ rule: 'write_file(private/**)', reason: 'private notes stay by hand' }] }));
-  running = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, approvalTimeoutMs: 30_000, poolSize: 1, managedPolicyFile: managed, ...options });
+  running = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, approvalTimeoutMs: WAIT_MS, poolSize: 1, managedPolicyFile: managed, ...options });
   const agent = await connectMcp(running.mcpUrl, readToken(dirs.home));
   clients.push(agent);
   const gate = running;

@@ -14,6 +14,7 @@ import { CLOSING_KINDS, type AuditRecord } from '../../shared/audit';
 import { stepsOf } from '../../shared/auditSteps';
 import { runCliHere } from './cliHere';
 import { connectMcp, makeTempDirs, readToken, runCli, spawnServe, type ServeProcess, type TempDirs } from './helpers';
+import { WAIT_MS } from '../fixtures/processes';
 
 interface AuditLine {
   seq: number;
@@ -57,11 +58,11 @@ async function auditSteps(home: string): Promise<AuditLine[]> {
 }
 
 async function waitForRecord(home: string, kind: string): Promise<AuditLine> {
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + WAIT_MS;
   for (;;) {
     const found = (await auditSteps(home)).find((record) => record.kind === kind);
     if (found) return found;
-    if (Date.now() > deadline) throw new Error(`no ${kind} record within 20 s`);
+    if (Date.now() > deadline) throw new Error(`no ${kind} record within ${WAIT_MS / 1000} s`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }

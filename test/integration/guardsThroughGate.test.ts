@@ -17,6 +17,7 @@ import { startGate, type RunningGate } from '../../main/gate/startGate';
 import { writeSecretsFile } from '../../main/secrets/secretsFile';
 import { statePaths } from '../../main/state/paths';
 import { connectMcp, makeTempDirs, readToken, runCli, textOf, type TempDirs } from './helpers';
+import { WAIT_MS } from '../fixtures/processes';
 
 /** A stored secret that, put into a URL's authority, would send the request to another host. */
 const MOVER = '.evil.example';
@@ -38,7 +39,7 @@ async function serve(options: { sandbox?: 'off'; userPolicy?: unknown; policyMod
     workspace: dirs.workspace,
     port: 0,
     poolSize: 1,
-    approvalTimeoutMs: 30_000,
+    approvalTimeoutMs: WAIT_MS,
     // Every host granted: the host check passes whatever the URL says, so only the secrets step stands.
     grants: [...DEFAULT_GRANTS, 'net:read'],
     ...(options.sandbox ? { sandbox: options.sandbox } : {}),
@@ -59,13 +60,13 @@ async function close(served: Served | undefined): Promise<void> {
 }
 
 function call(served: Served, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
-  return served.agent.callTool({ name, arguments: args }, undefined, { timeout: 60_000 }) as Promise<CallToolResult>;
+  return served.agent.callTool({ name, arguments: args }, undefined, { timeout: WAIT_MS }) as Promise<CallToolResult>;
 }
 
 let gate: Served;
 beforeAll(async () => {
   gate = await serve({ userPolicy: { deny: ['shell_exec(git push *)'], allow: ['shell_exec(git push --dry-run *)', 'shell_exec(echo *)', 'write_file(notes/**)'] } });
-}, 60_000);
+});
 afterAll(() => close(gate));
 
 describe('secrets an agent tries to aim', () => {
@@ -134,19 +135,20 @@ describe('a gate without a sandbox', () => {
     expect(bare.prompts.map((prompt) => prompt.tool)).toEqual(['read_file']);
     expect(bare.prompts[0]!.rule).toBe('tier:ELEVATED→ask');
     expect(textOf(result)).toMatch(/^EDENIED: .*guard test/);
-  }, 60_000);
+  });
 });
 
 /**
  * Writes a new file `${stem}-N.ts` until the gate answers as `done` says (a policy file is reloaded
- * within a second); the last result and the file it named.
+ * within a second), for at most WAIT_MS; the last result and the file it named.
  */
 async function writeUntil(served: Served, stem: string, done: (asked: boolean) => boolean): Promise<{ result: CallToolResult; file: string }> {
+  const deadline = Date.now() + WAIT_MS;
   for (let attempt = 0; ; attempt++) {
     const before = served.prompts.length;
     const path = `${stem}-${attempt}.ts`;
     const result = await call(served, 'write_file', { path, content: `attempt ${attempt}\n` });
-    if (done(served.prompts.length > before) || attempt === 100) return { result, file: join(served.dirs.workspace, path) };
+    if (done(served.prompts.length > before) || Date.now() > deadline) return { result, file: join(served.dirs.workspace, path) };
     await new Promise((resolveWait) => setTimeout(resolveWait, 100));
   }
 }
@@ -176,7 +178,7 @@ describe('a project policy file', () => {
     const changed = await writeUntil(project, 'src/b', (asked) => asked);
     expect(textOf(changed.result)).toMatch(/^EDENIED: .*guard test/);
     expect(existsSync(changed.file)).toBe(false);
-  }, 60_000);
+  });
 });
 
 describe('strict mode', () => {
@@ -192,5 +194,5 @@ describe('strict mode', () => {
     expect(strict.prompts.map((prompt) => prompt.rule)).toEqual(['mode:strict']);
     expect(textOf(result)).toMatch(/^EDENIED: .*guard test/);
     expect(existsSync(join(strict.dirs.workspace, 'notes', 'a.md'))).toBe(false);
-  }, 60_000);
+  });
 });

@@ -17,6 +17,7 @@ import type { BridgeReply } from '../../shared/contract';
 import type { ConsoleBackend } from '../../main/bridge/consoleBackend';
 import type { GateOptions } from '../../main/gate/createGate';
 import { startGate, type RunningGate } from '../../main/gate/startGate';
+import { WAIT_MS } from '../fixtures/processes';
 
 /** A temp state folder, a temp workspace and a temp folder outside the workspace. */
 export interface TempDirs {
@@ -55,7 +56,10 @@ export interface TestGate {
   close(): Promise<void>;
 }
 
-/** Starts a gate over fresh temp folders, with a user policy file (written first), a mode or --grant rules, and a team when given. */
+/**
+ * Starts a gate over fresh temp folders, with a user policy file (written first), a mode or --grant rules, and a team when given.
+ * Its prompts wait WAIT_MS unless told otherwise: a prompt a test answers must outlast a busy machine's pause before the answer.
+ */
 export async function startTestGate(
   options: { approvalTimeoutMs?: number; userPolicy?: unknown } & Pick<GateOptions, 'policyMode' | 'policyRules' | 'claudeCodeBashInGate' | 'team'> = {},
 ): Promise<TestGate> {
@@ -65,7 +69,7 @@ export async function startTestGate(
     home: dirs.home,
     workspace: dirs.workspace,
     port: 0,
-    approvalTimeoutMs: options.approvalTimeoutMs ?? 30_000,
+    approvalTimeoutMs: options.approvalTimeoutMs ?? WAIT_MS,
     poolSize: 1,
     ...(options.policyMode ? { policyMode: options.policyMode } : {}),
     ...(options.policyRules ? { policyRules: options.policyRules } : {}),
@@ -178,7 +182,7 @@ export function rawRequest(options: {
       },
     );
     req.on('error', reject);
-    req.setTimeout(10_000, () => req.destroy(new Error(`no answer to ${options.path} in 10 s`)));
+    req.setTimeout(WAIT_MS, () => req.destroy(new Error(`no answer to ${options.path} in ${WAIT_MS / 1000} s`)));
     req.end(options.body);
   });
 }
@@ -223,7 +227,7 @@ export class BridgeClient {
   }
 
   /** Resolves with the first pushed event (seen so far or later) that matches. */
-  waitForEvent(event: string, matches: (payload: any) => boolean = () => true, timeoutMs = 10_000): Promise<any> {
+  waitForEvent(event: string, matches: (payload: any) => boolean = () => true, timeoutMs = WAIT_MS): Promise<any> {
     return new Promise((resolveEvent, reject) => {
       const check = () => {
         const found = this.events.find((item) => item.event === event && matches(item.payload));

@@ -12,6 +12,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGate, type RunningGate } from '../../main/gate/startGate';
 import { connectMcp, makeTempDirs, readToken, textOf, type TempDirs, approveEveryPrompt } from './helpers';
+import { WAIT_MS } from '../fixtures/processes';
 
 let service: Server;
 let port: number;
@@ -52,11 +53,11 @@ beforeAll(async () => {
       source: { kind: 'http', url: `http://127.0.0.1:${port}/v1/files/{{first}}.{{second}}`, response: 'json' },
     }),
   ];
-  gate = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, poolSize: 1, approvalTimeoutMs: 30_000, toolModules, grants: ['fs:read', `net:read:127.0.0.1:${port}`] });
+  gate = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, poolSize: 1, approvalTimeoutMs: WAIT_MS, toolModules, grants: ['fs:read', `net:read:127.0.0.1:${port}`] });
   agent = await connectMcp(gate.mcpUrl, readToken(dirs.home));
   // Whatever asks a person here is approved: the checks under test come after.
   approveEveryPrompt(gate.backend);
-}, 60_000);
+});
 
 afterAll(async () => {
   await agent?.close();

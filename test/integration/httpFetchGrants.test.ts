@@ -13,6 +13,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGate, type RunningGate } from '../../main/gate/startGate';
 import { connectMcp, makeTempDirs, nextApproval, readToken, textOf, type TempDirs } from './helpers';
+import { WAIT_MS } from '../fixtures/processes';
 
 const MIB = 1024 * 1024;
 const GIB = 1024 * MIB;
@@ -80,7 +81,7 @@ beforeAll(async () => {
     workspace: dirs.workspace,
     port: 0,
     poolSize: 1,
-    approvalTimeoutMs: 30_000,
+    approvalTimeoutMs: WAIT_MS,
     grants: ['fs:read', `net:read:127.0.0.1:${granted.port}`],
   });
   agent = await connectMcp(gate.mcpUrl, readToken(dirs.home));
@@ -88,7 +89,7 @@ beforeAll(async () => {
   gate.backend.subscribe('approvalRequested', (request) => {
     void gate.backend.handlers.decideApproval({ approvalId: request.approvalId, decision: 'approve' });
   });
-}, 60_000);
+});
 
 afterAll(async () => {
   await agent?.close();
@@ -162,7 +163,7 @@ describe('http_fetch cuts compression bombs while they stream', () => {
       const usage = (completed?.payload as { usage?: { peakMemoryMb: number } } | undefined)?.usage;
       // Where the gate can measure the tool process (a memory cgroup), it stayed far below the 1 GiB unpacked.
       if (usage) expect(usage.peakMemoryMb).toBeLessThan(256);
-    }, 60_000);
+    });
   }
 
   it('the gate keeps serving afterwards', async () => {

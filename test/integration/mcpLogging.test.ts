@@ -15,6 +15,7 @@ import { writeSecretsFile } from '../../main/secrets/secretsFile';
 import { statePaths, toolgateRoot } from '../../main/state/paths';
 import { connectMcp, makeTempDirs, readToken, textOf, type TempDirs } from './helpers';
 import { connectModernMcp } from './modernClient';
+import { WAIT_MS, waitUntil } from '../fixtures/processes';
 
 const LOGGING_TOOLS = resolve('test/fixtures/tools/logging.mjs');
 const FIXTURE = resolve('test/fixtures/upstreamServer.mjs');
@@ -42,13 +43,13 @@ beforeAll(async () => {
   writeSecretsFile(statePaths(dirs.home).secrets, { API_TOKEN: STORED });
   const readable = [toolgateRoot(), dirname(dirname(process.execPath))];
   writeFileSync(join(dirs.home, 'servers.json'), JSON.stringify({ mcpServers: { talk: { command: process.execPath, args: [FIXTURE, 'logs'], sandbox: { readable } } } }));
-  running = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, approvalTimeoutMs: 30_000, poolSize: 1, toolModules: [LOGGING_TOOLS] });
+  running = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, approvalTimeoutMs: WAIT_MS, poolSize: 1, toolModules: [LOGGING_TOOLS] });
   token = readToken(dirs.home);
   // The person approves every prompt (a call with a secret asks).
   running.backend.subscribe('approvalRequested', (request) => void running.backend.handlers.decideApproval({ approvalId: request.approvalId, decision: 'approve' }));
   const [server] = (await running.backend.handlers.upstreamServers({})).servers;
   await running.backend.handlers.approveUpstreamLaunch({ server: server!.name, launchHash: server!.launchHash });
-  for (const deadline = Date.now() + 30_000; ; await new Promise((wait) => setTimeout(wait, 100))) {
+  for (const deadline = Date.now() + WAIT_MS; ; await new Promise((wait) => setTimeout(wait, 100))) {
     const [talk] = (await running.backend.handlers.upstreamServers({})).servers;
     if (talk!.status === 'ready' && talk!.tools.length > 0) {
       const tools = talk!.tools.map((tool) => ({ name: tool.name, definitionHash: tool.definitionHash, class: { tier: 'SAFE' as const, sideEffects: [] } }));
@@ -57,7 +58,7 @@ beforeAll(async () => {
     }
     if (Date.now() > deadline) throw new Error(`the logging fixture server is not ready: ${talk!.status} ${talk!.detail ?? ''}`);
   }
-}, 60_000);
+});
 
 afterAll(async () => {
   for (const client of clients.splice(0)) await client.close().catch(() => {});
@@ -160,7 +161,7 @@ describe('MCP logging for a 2025 agent', () => {
     const other = await loggingAgent();
     const held = holder.client.callTool({ name: 'talk__hold', arguments: {} });
     // The server's own "holding" line: the holder's call is under way on it.
-    for (let tries = 0; holder.lines.length === 0 && tries < 300; tries++) await new Promise((wait) => setTimeout(wait, 20));
+    await waitUntil(() => holder.lines.length > 0, "the server's holding line");
     expect(holder.lines).toEqual([{ level: 'info', logger: 'talk/fixture', data: 'holding' }]);
     await other.client.callTool({ name: 'talk__say', arguments: { lines: [{ level: 'error', text: 'the other agent\'s work' }] } });
     await other.client.callTool({ name: 'talk__release', arguments: {} });

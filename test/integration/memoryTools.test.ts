@@ -15,6 +15,7 @@ import type { MemoryHit, MemoryNote } from '../../shared/memory';
 import { startGate, type RunningGate } from '../../main/gate/startGate';
 import { memoryFolder } from '../../main/tools/memory/noteStore';
 import { callIdOf, makeTempDirs, readToken, type TempDirs } from './helpers';
+import { WAIT_MS } from '../fixtures/processes';
 
 const SECRET = 'tok-7Hq2xV9mR4pL8wZ3';
 
@@ -35,7 +36,7 @@ async function agent(name: string, running: RunningGate, home: string): Promise<
 
 /** Starts a gate in strict mode (STANDARD asks), approving every prompt and keeping it. */
 async function strictGate(workspace: string): Promise<RunningGate> {
-  const running = await startGate({ home: dirs.home, workspace, port: 0, poolSize: 1, policyMode: 'strict', approvalTimeoutMs: 30_000 });
+  const running = await startGate({ home: dirs.home, workspace, port: 0, poolSize: 1, policyMode: 'strict', approvalTimeoutMs: WAIT_MS });
   running.backend.subscribe('approvalRequested', (request) => {
     prompts.push(request);
     const edit = nextEdit;

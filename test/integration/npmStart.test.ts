@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ROOT } from './cliProcesses';
 import { makeTempDirs, type TempDirs } from './helpers';
+import { WAIT_MS } from '../fixtures/processes';
 
 let dirs: TempDirs;
 afterEach(() => dirs?.remove());
@@ -24,7 +25,7 @@ describe('`npm start` in a terminal', () => {
     // 'close', not 'exit': npm can exit before its pipes are read to the end, and the gate, which holds
     // the same pipes, writes its last lines as it stops.
     const exited = new Promise<number | null>((resolveExit) => child.once('close', (code) => resolveExit(code)));
-    await expect.poll(() => output, { timeout: 20_000 }).toMatch(/Press Ctrl\+C to stop/);
+    await expect.poll(() => output, { timeout: WAIT_MS }).toMatch(/Press Ctrl\+C to stop/);
     expect(existsSync(join(dirs.home, 'gate.json'))).toBe(true);
 
     process.kill(-child.pid!, 'SIGINT');

@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { attributeMap, otlpProblems } from '../audit/otlpShape';
 import { runCli, spawnServe, type ServeProcess } from './cliProcesses';
 import { makeTempDirs, type TempDirs } from './helpers';
+import { WAIT_MS } from '../fixtures/processes';
 
 let dirs: TempDirs | undefined;
 let serve: ServeProcess | undefined;
@@ -40,7 +41,7 @@ async function collector(status: number): Promise<{ url: string; posts: Array<{ 
 }
 
 async function until(check: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + WAIT_MS;
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 50));

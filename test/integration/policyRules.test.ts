@@ -10,6 +10,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startGate } from '../../main/gate/startGate';
 import { auditKinds, callIdOf, connectMcp, makeTempDirs, nextApproval, readToken, textOf, type TempDirs } from './helpers';
+import { WAIT_MS } from '../fixtures/processes';
 
 let dirs: TempDirs | undefined;
 let client: Client | undefined;
@@ -30,7 +31,7 @@ async function open(policies: { managed?: unknown; user?: string | unknown }) {
   const managedPolicyFile = join(dirs.outside, 'managed-policy.json');
   if (policies.managed) writeFileSync(managedPolicyFile, JSON.stringify(policies.managed, null, 2));
   if (policies.user) writeFileSync(join(dirs.home, 'policy.json'), typeof policies.user === 'string' ? policies.user : JSON.stringify(policies.user, null, 2));
-  const running = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, approvalTimeoutMs: 30_000, poolSize: 1, managedPolicyFile });
+  const running = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, approvalTimeoutMs: WAIT_MS, poolSize: 1, managedPolicyFile });
   close = () => running.close();
   client = await connectMcp(running.mcpUrl, readToken(dirs.home));
   return { running, client, dirs, managedPolicyFile };

@@ -14,6 +14,7 @@ import type { ApprovalRequest } from '../../shared/approval';
 import { startGate, type RunningGate } from '../../main/gate/startGate';
 import { trustProjectFile } from '../../main/policy/projectTrust';
 import { callIdOf, connectMcp, makeTempDirs, nextApproval, readToken, textOf, type TempDirs } from './helpers';
+import { WAIT_MS } from '../fixtures/processes';
 
 let dirs: TempDirs;
 let running: RunningGate;
@@ -61,15 +62,16 @@ beforeAll(async () => {
     home: dirs.home,
     workspace: dirs.workspace,
     port: 0,
-    // A call wrongly asked ends with its prompt's expiry, well within the test's time.
-    approvalTimeoutMs: 10_000,
+    // A prompt the test answers outlasts a busy machine's pause before the answer; a call wrongly
+    // asked still ends with its prompt's expiry, within the test's time.
+    approvalTimeoutMs: WAIT_MS,
     poolSize: 1,
     managedPolicyFile,
     policyRules: [narrow(PROJECT_DENY_GRANT_ALLOW), narrow(USER_ASK_PROJECT_AND_GRANT_ALLOW), 'write_file(grant-allow/a.txt)'],
   });
   running.backend.subscribe('approvalRequested', (request) => void prompts.push(request));
   client = await connectMcp(running.mcpUrl, readToken(dirs.home));
-}, 30_000);
+});
 
 afterAll(async () => {
   await client?.close();

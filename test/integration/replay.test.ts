@@ -13,6 +13,7 @@ import { echoTool } from '../../main/tools/echo';
 import { startGate } from '../../main/gate/startGate';
 import { runCliHere } from './cliHere';
 import { ROOT, callIdOf, connectMcp, makeTempDirs, nextApproval, readToken, runCli, startTestGate, type TestGate } from './helpers';
+import { WAIT_MS } from '../fixtures/processes';
 
 let gate: TestGate;
 let client: Client;
@@ -175,7 +176,7 @@ describe('replay of a call the policy puts before a person', () => {
       home: dirs.home,
       workspace: dirs.workspace,
       port: 0,
-      approvalTimeoutMs: 30_000,
+      approvalTimeoutMs: WAIT_MS,
       poolSize: 1,
       toolModules: [join(ROOT, 'test/fixtures/tools/replayable.mjs')],
     });

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { detectSandbox } from '../../main/hosts/sandbox';
 import { startGate, type RunningGate } from '../../main/gate/startGate';
 import { connectMcp, makeTempDirs, nextApproval, readToken, textOf, type TempDirs } from './helpers';
+import { WAIT_MS } from '../fixtures/processes';
 
 interface SandboxedGate {
   running: RunningGate;
@@ -40,7 +41,7 @@ async function startSandboxedGate(grants?: string[]): Promise<SandboxedGate> {
 /** Runs a command line through shell_exec as the agent, the person approving it. */
 async function approvedShell(gate: SandboxedGate, command: string): Promise<CallToolResult> {
   const prompt = nextApproval(gate.running.backend);
-  const call = gate.agent.callTool({ name: 'shell_exec', arguments: { command } }, undefined, { timeout: 60_000 }) as Promise<CallToolResult>;
+  const call = gate.agent.callTool({ name: 'shell_exec', arguments: { command } }, undefined, { timeout: WAIT_MS }) as Promise<CallToolResult>;
   const request = await prompt;
   await gate.running.backend.handlers.decideApproval({ approvalId: request.approvalId, decision: 'approve' });
   return call;

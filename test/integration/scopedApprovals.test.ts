@@ -12,6 +12,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startGate } from '../../main/gate/startGate';
 import { connectMcp, makeTempDirs, nextApproval, readToken, textOf, type TempDirs } from './helpers';
+import { WAIT_MS } from '../fixtures/processes';
 
 let dirs: TempDirs | undefined;
 const clients: Client[] = [];
@@ -27,7 +28,7 @@ afterEach(async () => {
 
 async function open() {
   dirs = makeTempDirs();
-  const running = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, approvalTimeoutMs: 30_000, poolSize: 1, managedPolicyFile: join(dirs.outside, 'managed.json') });
+  const running = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, approvalTimeoutMs: WAIT_MS, poolSize: 1, managedPolicyFile: join(dirs.outside, 'managed.json') });
   close = () => running.close();
   const agent = async () => {
     const client = await connectMcp(running.mcpUrl, readToken(dirs!.home));

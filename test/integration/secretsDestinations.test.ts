@@ -19,6 +19,7 @@ import { secretCommand } from '../../main/cli/secretCommands';
 import { startGate, type RunningGate } from '../../main/gate/startGate';
 import { statePaths } from '../../main/state/paths';
 import { connectMcp, makeTempDirs, readToken, textOf, type TempDirs } from './helpers';
+import { WAIT_MS } from '../fixtures/processes';
 
 /** Stored `--for http_fetch:127.0.0.1`. */
 const HOST_TOKEN = 'hx-H0stB0und-6e1f9a2c';
@@ -57,7 +58,7 @@ beforeAll(async () => {
     home: dirs.home,
     workspace: dirs.workspace,
     port: 0,
-    approvalTimeoutMs: 30_000,
+    approvalTimeoutMs: WAIT_MS,
     poolSize: 1,
     // Both names of this machine are granted: only the secret's destination tells them apart.
     grants: ['fs:read', 'fs:write', `net:read:127.0.0.1:${port}`, `net:read:localhost:${port}`],
@@ -67,7 +68,7 @@ beforeAll(async () => {
     void running.backend.handlers.decideApproval({ approvalId: request.approvalId, decision: 'approve' });
   });
   client = await connectMcp(running.mcpUrl, readToken(dirs.home));
-}, 60_000);
+});
 
 afterAll(async () => {
   await client?.close();

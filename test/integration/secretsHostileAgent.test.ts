@@ -15,6 +15,7 @@ import { startGate, type RunningGate } from '../../main/gate/startGate';
 import { writeSecretsFile } from '../../main/secrets/secretsFile';
 import { statePaths } from '../../main/state/paths';
 import { connectMcp, makeTempDirs, readToken, textOf, type TempDirs } from './helpers';
+import { WAIT_MS } from '../fixtures/processes';
 
 const ENCODING_TOOLS = resolve(__dirname, '../fixtures/tools/secretEncodings.mjs');
 
@@ -67,7 +68,7 @@ beforeAll(async () => {
     home: dirs.home,
     workspace: dirs.workspace,
     port: 0,
-    approvalTimeoutMs: 30_000,
+    approvalTimeoutMs: WAIT_MS,
     poolSize: 1,
     toolModules: [ENCODING_TOOLS],
     secretEnv: ['IT_LISTED_TOKEN'],

@@ -13,6 +13,7 @@ import { startGate, type RunningGate } from '../../main/gate/startGate';
 import { writeSecretsFile } from '../../main/secrets/secretsFile';
 import { statePaths } from '../../main/state/paths';
 import { connectMcp, makeTempDirs, readToken, textOf, type TempDirs } from './helpers';
+import { WAIT_MS } from '../fixtures/processes';
 
 const SECRET = 'sh-S3cr3t-9d2f7a1c';
 
@@ -26,7 +27,7 @@ beforeAll(async () => {
   writeSecretsFile(statePaths(dirs.home).secrets, { DEPLOY_KEY: SECRET });
   // The secret sits in a file of the workspace (a .env someone committed); no call named it.
   writeFileSync(join(dirs.workspace, 'app.env'), SECRET);
-  running = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, approvalTimeoutMs: 30_000, poolSize: 1 });
+  running = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, approvalTimeoutMs: WAIT_MS, poolSize: 1 });
   running.backend.subscribe('callOutput', ({ chunk }) => streamed.push(chunk));
   running.backend.subscribe('approvalRequested', (request) => {
     void running.backend.handlers.decideApproval({ approvalId: request.approvalId, decision: 'approve' });

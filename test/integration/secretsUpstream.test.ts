@@ -16,6 +16,7 @@ import { secretCommand } from '../../main/cli/secretCommands';
 import { startGate, type RunningGate } from '../../main/gate/startGate';
 import { toolgateRoot } from '../../main/state/paths';
 import { connectMcp, makeTempDirs, readToken, textOf, type TempDirs } from './helpers';
+import { WAIT_MS, waitUntil } from '../fixtures/processes';
 
 const EVERYTHING = resolve('node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 /** Stored `--for server:good`. */
@@ -35,13 +36,13 @@ async function store(name: string, value: string, destination: string): Promise<
 
 /** The server's view once it has settled (ready, or stopped with why). */
 async function settled(name: string): Promise<UpstreamServerView> {
-  for (let tries = 0; tries < 300; tries++) {
-    const server = (await running.backend.handlers.upstreamServers({})).servers.find((candidate) => candidate.name === name)!;
-    if (server.status === 'ready' && server.tools.length > 0) return server;
-    if (server.status !== 'starting' && server.status !== 'awaiting-launch' && server.detail) return server;
-    await new Promise((resolveWait) => setTimeout(resolveWait, 100));
-  }
-  throw new Error(`server ${name} did not settle`);
+  let server: UpstreamServerView | undefined;
+  await waitUntil(async () => {
+    server = (await running.backend.handlers.upstreamServers({})).servers.find((candidate) => candidate.name === name)!;
+    if (server.status === 'ready' && server.tools.length > 0) return true;
+    return server.status !== 'starting' && server.status !== 'awaiting-launch' && Boolean(server.detail);
+  }, `server ${name} to settle`);
+  return server!;
 }
 
 beforeAll(async () => {
@@ -54,7 +55,7 @@ beforeAll(async () => {
     join(dirs.home, 'servers.json'),
     JSON.stringify({ mcpServers: { good: { ...everything, env: { GOOD_TOKEN: '$ENV.GOOD_TOKEN' } }, evil: { ...everything, env: { STOLEN: '$ENV.HOST_TOKEN' } } } }),
   );
-  running = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, approvalTimeoutMs: 30_000, poolSize: 1 });
+  running = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, approvalTimeoutMs: WAIT_MS, poolSize: 1 });
   running.backend.subscribe('approvalRequested', (request) => {
     prompts.push(request);
     void running.backend.handlers.decideApproval({ approvalId: request.approvalId, decision: 'approve' });
@@ -63,7 +64,7 @@ beforeAll(async () => {
     await running.backend.handlers.approveUpstreamLaunch({ server: server.name, launchHash: server.launchHash });
   }
   client = await connectMcp(running.mcpUrl, readToken(dirs.home));
-}, 60_000);
+});
 
 afterAll(async () => {
   await client?.close();
@@ -85,7 +86,7 @@ describe('secrets and upstream servers', () => {
     expect(evil.detail).not.toContain(HOST_TOKEN);
     // The server the secret is for starts with it.
     expect((await settled('good')).status).toBe('ready');
-  }, 60_000);
+  });
 
   it("a secret stored for the server reaches its tool's arguments once a person approves; one stored for a host is refused unasked", async () => {
     const good = await settled('good');
@@ -105,5 +106,5 @@ describe('secrets and upstream servers', () => {
     expect(textOf(refused)).toContain('EPERMISSION');
     expect(textOf(refused)).toContain('$ENV.HOST_TOKEN may go only to http_fetch:127.0.0.1, and this call would send it to server:good');
     expect(prompts.length).toBe(before + 1);
-  }, 60_000);
+  });
 });

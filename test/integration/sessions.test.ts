@@ -14,7 +14,7 @@ import { createGateMcpServer } from '../../main/mcp/gateMcpServer';
 import { McpHttpEndpoint, type SessionLimits } from '../../main/mcp/mcpHttpEndpoint';
 import { ensureHome, loadOrCreateToken, writeGateAddress } from '../../main/state/stateFolder';
 import { connectStdioBridge, makeTempDirs, nextApproval, rawRequest, runCli, textOf, type TempDirs } from './helpers';
-import { waitUntil } from '../fixtures/processes';
+import { WAIT_MS, waitUntil } from '../fixtures/processes';
 
 /** A real gate behind an McpHttpEndpoint this test can inspect, recorded in gate.json. */
 interface EndpointGate {
@@ -36,7 +36,7 @@ async function startEndpointGate(limits: Partial<SessionLimits> = {}): Promise<E
   const dirs = makeTempDirs();
   ensureHome(dirs.home);
   loadOrCreateToken(dirs.home);
-  const gate = await createGate({ home: dirs.home, workspace: dirs.workspace, approvalTimeoutMs: 30_000, poolSize: 1 });
+  const gate = await createGate({ home: dirs.home, workspace: dirs.workspace, approvalTimeoutMs: WAIT_MS, poolSize: 1 });
   const endpoint = new McpHttpEndpoint(() => createGateMcpServer(gate.registry, gate.executor), () => {}, limits);
   const server: HttpServer = createServer((request, response) => void endpoint.handle(request, response));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -160,7 +160,9 @@ describe('MCP sessions on the endpoint', () => {
   });
 
   it('closes a session idle past the limit, but not one whose client is still connected', async () => {
-    const gate = await startEndpointGate({ idleMs: 300, sweepMs: 50 });
+    // The connected client holds no request open for a moment while it connects (between its
+    // initialize and its GET stream): the limit is long beside that moment, however busy the machine.
+    const gate = await startEndpointGate({ idleMs: 2_000, sweepMs: 50 });
     const idle = await RawSession.open(gate.port);
     const connected = await connectHttp(gate.mcpUrl);
     // (The idle one may already be gone on a slow machine: what counts is which one is left.)

@@ -13,6 +13,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectMcp, denyPromptsUnattended, startTestGate, textOf, type TestGate } from './helpers';
+import { WAIT_MS } from '../fixtures/processes';
 
 let gate: TestGate;
 let agent: Client;
@@ -31,7 +32,7 @@ beforeAll(async () => {
   // Nobody is at the console: a prompt would be a failure here.
   prompts = denyPromptsUnattended(gate.running);
   agent = await connectMcp(gate.running.mcpUrl, gate.token);
-}, 60_000);
+});
 
 afterAll(async () => {
   await agent?.close();
@@ -39,7 +40,7 @@ afterAll(async () => {
 });
 
 function shell(command: string): Promise<CallToolResult> {
-  return agent.callTool({ name: 'shell_exec', arguments: { command } }, undefined, { timeout: 60_000 }) as Promise<CallToolResult>;
+  return agent.callTool({ name: 'shell_exec', arguments: { command } }, undefined, { timeout: WAIT_MS }) as Promise<CallToolResult>;
 }
 
 /** A folder with a file two levels down, in the workspace. */

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApprovalRequest } from '../../shared/approval';
 import type { CommandPreview } from '../../shared/commandPreview';
 import { BridgeClient, connectMcp, startTestGate, textOf, type TestGate } from './helpers';
+import { WAIT_MS } from '../fixtures/processes';
 
 let gate: TestGate;
 let agent: Client;
@@ -35,7 +36,7 @@ afterAll(async () => {
 });
 
 function shell(args: Record<string, unknown>): Promise<CallToolResult> {
-  return agent.callTool({ name: 'shell_exec', arguments: args }, undefined, { timeout: 60_000 }) as Promise<CallToolResult>;
+  return agent.callTool({ name: 'shell_exec', arguments: args }, undefined, { timeout: WAIT_MS }) as Promise<CallToolResult>;
 }
 
 /** Calls shell_exec and answers its prompt at the console; resolves with the preview the person saw and the result. */
@@ -79,7 +80,7 @@ describe('lines bash would read otherwise than the prompt', () => {
     }
     expect(((await console.request('listApprovals', {})) as { value: unknown[] }).value).toEqual([]);
     await expectServing();
-  }, 60_000);
+  });
 });
 
 describe('what the prompt shows', () => {
@@ -95,7 +96,7 @@ describe('what the prompt shows', () => {
       expect.arrayContaining(['runs-hidden-code', 'recursive-delete', 'network', 'privilege', 'background']),
     );
     await expectServing();
-  }, 60_000);
+  });
 
   it('a redirection after a pipeline is shown on its last command, where bash puts it', async () => {
     const { preview, result } = await prompted('sort < todo.txt | uniq > sorted.txt', 'approve');
@@ -104,7 +105,7 @@ describe('what the prompt shows', () => {
       ['uniq', [{ op: '>', target: 'sorted.txt' }]],
     ]);
     expect(result.structuredContent, textOf(result)).toMatchObject({ exitCode: 0 });
-  }, 60_000);
+  });
 
   it('cwd "." is the workspace root, accepted like no cwd; cwd ".git" is still refused', async () => {
     const { preview, result } = await prompted('pwd', 'approve', '.');
@@ -113,5 +114,5 @@ describe('what the prompt shows', () => {
     const git = await shell({ command: 'ls', cwd: '.git' });
     expect(git._meta?.['toolgate/errorCode']).toBe('EPERMISSION');
     expect(textOf(git)).toContain('protected:.git');
-  }, 60_000);
+  });
 });

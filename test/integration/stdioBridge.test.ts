@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BridgeClient, CLI, ROOT, cliEnv, connectStdioBridge, makeTempDirs, readConsoleToken, spawnServe, textOf, type ServeProcess, type TempDirs } from './helpers';
+import { WAIT_MS } from '../fixtures/processes';
 
 const clients: Client[] = [];
 
@@ -80,7 +81,7 @@ describe('stdio bridge to a running gate', () => {
       child.stdin.write(`${JSON.stringify(initialize)}\n`);
       expect(JSON.parse(await firstLine)).toMatchObject({ id: 1, result: { serverInfo: { name: 'toolgate' } } });
       child.stdin.end();
-      const code = await Promise.race([exited, new Promise((resolve) => setTimeout(() => resolve('still running'), 5000))]);
+      const code = await Promise.race([exited, new Promise((resolve) => setTimeout(() => resolve(`still running after ${WAIT_MS / 1000} s`), WAIT_MS))]);
       expect(code).toBe(0);
     } finally {
       child.kill('SIGKILL');

@@ -16,6 +16,7 @@ import { stepsOfAll } from '../../shared/auditSteps';
 import { startGate, type RunningGate } from '../../main/gate/startGate';
 import { toolgateRoot } from '../../main/state/paths';
 import { connectMcp, makeTempDirs, readToken, textOf, type TempDirs, approveEveryPrompt } from './helpers';
+import { WAIT_MS, waitUntil } from '../fixtures/processes';
 
 const UPSTREAM = resolve('test/fixtures/upstreamServer.mjs');
 const API_KEY = 'sk-test-0123456789abcdef';
@@ -88,7 +89,7 @@ beforeAll(async () => {
     workspace: dirs.workspace,
     port: 0,
     poolSize: 1,
-    approvalTimeoutMs: 30_000,
+    approvalTimeoutMs: WAIT_MS,
     toolModules,
     secretEnv: ['API_KEY'],
     grants: ['fs:read', `net:read:127.0.0.1:${granted.port}`],
@@ -96,7 +97,7 @@ beforeAll(async () => {
   agent = await connectMcp(gate.mcpUrl, readToken(dirs.home));
   // Whatever asks a person here (an unreviewed upstream tool) is approved: the checks under test come after.
   approveEveryPrompt(gate.backend);
-}, 60_000);
+});
 
 afterAll(async () => {
   await agent?.close();
@@ -202,10 +203,10 @@ describe("an upstream tool's declared outputSchema", () => {
     const server = waiting.servers.find((entry) => entry.name === 'counter')!;
     await gate.backend.handlers.approveUpstreamLaunch({ server: 'counter', launchHash: server.launchHash });
     let ready = await gate.backend.handlers.upstreamServers({});
-    for (let tries = 0; ready.servers[0]!.status !== 'ready' && tries < 300; tries++) {
-      await new Promise((wait) => setTimeout(wait, 100));
+    await waitUntil(async () => {
       ready = await gate.backend.handlers.upstreamServers({});
-    }
+      return ready.servers[0]!.status === 'ready';
+    }, 'the counter server to be ready');
     const tools = ready.servers[0]!.tools.map((tool) => ({ name: tool.name, definitionHash: tool.definitionHash, class: tool.class }));
     await gate.backend.handlers.reviewUpstream({ server: 'counter', tools });
 
@@ -217,5 +218,5 @@ describe("an upstream tool's declared outputSchema", () => {
     expect(codeOf(broken)).toBe('ERUNTIME');
     expect(textOf(broken)).toContain('counter__broken_count returned output that breaks its own schema: structuredContent: /count: must be number');
     expect(auditedCall(broken)).toContain('must be number');
-  }, 60_000);
+  });
 });

@@ -13,6 +13,7 @@ import { startGate, type RunningGate } from '../../main/gate/startGate';
 import { fileSha256 } from '../../main/tools/sources/sourcePins';
 import { saveToolPin } from '../../main/tools/sources/toolReviews';
 import { connectMcp, makeTempDirs, readToken, runCli, textOf, type TempDirs, approveEveryPrompt } from './helpers';
+import { WAIT_MS } from '../fixtures/processes';
 
 let dirs: TempDirs;
 let gate: RunningGate;
@@ -29,7 +30,7 @@ function writeManifest(args: string[]): void {
       description: 'Says its text back through a program',
       tier: 'SAFE',
       sideEffects: ['ProcessSpawn'],
-      bounds: { timeoutMs: 10_000 },
+      bounds: { timeoutMs: WAIT_MS },
       inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
       outputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
       source: { kind: 'subprocess', command: program, args, output: 'text' },
@@ -58,11 +59,11 @@ beforeAll(async () => {
   );
   const pinned = { manifestSha256: fileSha256(sneaky), codeFile: join(dirs.outside, 'innocent-program'), codeSha256: fileSha256(stateFile) };
   saveToolPin(dirs.home, { name: 'sneaky', manifestPath: sneaky, ...pinned, reviewedAt: new Date().toISOString() });
-  gate = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, poolSize: 1, approvalTimeoutMs: 30_000 });
+  gate = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, poolSize: 1, approvalTimeoutMs: WAIT_MS });
   agent = await connectMcp(gate.mcpUrl, readToken(dirs.home));
   // shell_exec asks a person: approved here, as the check is what the sandbox shows it.
   approveEveryPrompt(gate.backend);
-}, 60_000);
+});
 
 afterAll(async () => {
   await agent?.close();
@@ -74,11 +75,11 @@ async function say(text: string): Promise<CallToolResult> {
   return (await agent.callTool({ name: 'say', arguments: { text } })) as CallToolResult;
 }
 
-/** Calls until the answer passes `done` (the gate looks at the tools home once a second). */
+/** Calls until the answer passes `done` (the gate looks at the tools home once a second), for at most WAIT_MS. */
 async function sayUntil(done: (result: CallToolResult) => boolean): Promise<CallToolResult> {
-  for (let tries = 0; ; tries++) {
+  for (const deadline = Date.now() + WAIT_MS; ; ) {
     const result = await say('hello');
-    if (done(result) || tries > 100) return result;
+    if (done(result) || Date.now() > deadline) return result;
     await new Promise((wait) => setTimeout(wait, 100));
   }
 }
@@ -118,7 +119,7 @@ describe('tools home', () => {
     const held = await sayUntil((result) => textOf(result).includes('EUNAVAILABLE'));
     expect(textOf(held)).toContain(`say changed since it was reviewed: its program ${program} changed`);
     expect((await agent.listTools()).tools.map((tool) => tool.name)).not.toContain('say');
-  }, 30_000);
+  });
 
   it('refuses it when its manifest changes after review, until reviewed again', async () => {
     await review();
@@ -132,7 +133,7 @@ describe('tools home', () => {
 
     await review();
     expect((await sayUntil((result) => !result.isError)).structuredContent).toEqual({ text: 'hello and more' });
-  }, 30_000);
+  });
 
   it('shows tool processes the tools folder, but never a state-folder file a manifest names through a symlink', async () => {
     const result = (await agent.callTool({ name: 'shell_exec', arguments: { command: `ls ${join(dirs.home, 'tools')}; cat ${stateFile} > /dev/null && echo READABLE || echo HIDDEN` } })) as CallToolResult;
@@ -140,5 +141,5 @@ describe('tools home', () => {
     expect(stdout).toContain('say.json');
     expect(stdout).toContain('HIDDEN');
     expect(stdout).not.toContain('READABLE');
-  }, 30_000);
+  });
 });

@@ -12,13 +12,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createUpstreamConnection } from '../../main/upstream/upstreamConnection';
 import type { UpstreamConnection } from '../../main/upstream/types';
+import { WAIT_MS } from '../fixtures/processes';
 
 /** What MCP_CONFORMANCE_CONTEXT may hold: the calls a scenario wants made, with their arguments. */
 interface ScenarioContext {
   toolCalls?: { name: string; arguments: Record<string, unknown> }[];
 }
 
-const callOptions = { timeoutMs: 10_000, maxResultBytes: 1024 * 1024 };
+/** A scenario's server answers at once: the deadlines only run out when something is wrong, on a busy machine too. */
+const callOptions = { timeoutMs: WAIT_MS, maxResultBytes: 1024 * 1024 };
 
 /** The arguments for one tool: from the scenario's context, else what the scenario's description asks, else none. */
 function argumentsFor(tool: string, connection: UpstreamConnection, context: ScenarioContext): Record<string, unknown> {
@@ -38,7 +40,7 @@ async function main(): Promise<number> {
   const home = mkdtempSync(join(tmpdir(), 'clientconf-home-'));
   const connection = createUpstreamConnection(
     { name: 'conformance', transport: 'http', url, headers: {} },
-    { home, resolveSecret: async () => undefined, sandbox: { kind: 'none', reason: 'an http upstream runs no process' }, limits: { startTimeoutMs: 15_000 } },
+    { home, resolveSecret: async () => undefined, sandbox: { kind: 'none', reason: 'an http upstream runs no process' }, limits: { startTimeoutMs: WAIT_MS } },
   );
   try {
     try {

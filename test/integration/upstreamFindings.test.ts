@@ -15,6 +15,7 @@ import { serversCommand } from '../../main/cli/serverCommands';
 import { startGate, type RunningGate } from '../../main/gate/startGate';
 import { FIXTURE, TEST_READABLE } from '../upstream/helpers';
 import { callIdOf, connectMcp, makeTempDirs, readToken, textOf, type TempDirs } from './helpers';
+import { WAIT_MS } from '../fixtures/processes';
 
 let dirs: TempDirs;
 let running: RunningGate;
@@ -27,7 +28,7 @@ async function lure(): Promise<UpstreamServerView> {
 }
 
 async function until<T>(what: string, read: () => Promise<T>, holds: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + WAIT_MS;
   for (;;) {
     const value = await read();
     if (holds(value)) return value;
@@ -51,14 +52,14 @@ beforeAll(async () => {
     join(dirs.home, 'servers.json'),
     JSON.stringify({ mcpServers: { lure: { command: process.execPath, args: [FIXTURE, 'poisoned-languages'], sandbox: { readable: TEST_READABLE } } } }),
   );
-  running = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, approvalTimeoutMs: 30_000, poolSize: 1 });
+  running = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, approvalTimeoutMs: WAIT_MS, poolSize: 1 });
   agent = await connectMcp(running.mcpUrl, readToken(dirs.home));
   agent.setNotificationHandler(ToolListChangedNotificationSchema, () => {
     listChanges++;
   });
   await running.backend.handlers.approveUpstreamLaunch({ server: 'lure', launchHash: (await lure()).launchHash });
   await until('lure ready', lure, (server) => server.status === 'ready' && server.tools.length > 0);
-}, 60_000);
+});
 
 afterAll(async () => {
   await agent?.close();
@@ -105,7 +106,7 @@ describe('poisoned upstream definitions and results, through the gate', () => {
     expect(textOf(await agent.callTool({ name: 'lure__echo', arguments: { text: 'hi' } }))).toBe('hi');
     // The poisoned ones are still held back.
     expect((await agentTools()).filter((name) => name.startsWith('lure__notes'))).toEqual([]);
-  }, 30_000);
+  });
 
   it('hands the agent a poisoned result unchanged, with its finding count in _meta, and shows the findings in Live and on the audit detail', async () => {
     await trust('relay');
@@ -131,7 +132,7 @@ describe('poisoned upstream definitions and results, through the gate', () => {
     // A plain result says it was checked and nothing was found.
     const plain = await agent.callTool({ name: 'lure__relay', arguments: { text: 'Weather: sunny, 21 °C, light wind from the west.' } });
     expect(plain._meta?.['toolgate/findings']).toBe(0);
-  }, 30_000);
+  });
 
   it('`toolgate servers review` in a terminal shows the findings, trusts the rest only when told to accept them, and the running gate tells the agent', async () => {
     let printed = '';
@@ -145,5 +146,5 @@ describe('poisoned upstream definitions and results, through the gate', () => {
     expect(await serversCommand(['review', 'lure', '--yes', '--accept-findings', '--trust-all'], io)).toBe(0);
     await until('the agent told its list changed', async () => listChanges, (count) => count > heardBefore);
     await until('the trusted tools listed', agentTools, (names) => ['notes_fr', 'notes_zh', 'notes_b64'].every((tool) => names.includes(`lure__${tool}`)));
-  }, 60_000);
+  });
 });

@@ -17,6 +17,7 @@ import { startModernHttpServer, type LoopbackServer } from '../upstream/modernHt
 import { TEST_READABLE } from '../upstream/helpers';
 import { callIdOf, connectMcp, makeTempDirs, readToken, textOf, type TempDirs } from './helpers';
 import { connectModernMcp } from './modernClient';
+import { WAIT_MS } from '../fixtures/processes';
 
 const MODERN_FIXTURE = resolve('test/fixtures/modernUpstreamServer.mjs');
 
@@ -30,9 +31,9 @@ async function overview(): Promise<UpstreamOverview> {
   return running.backend.handlers.upstreamServers({});
 }
 
-/** Polls until `check` holds, or fails after 15 s saying what it waited for. */
+/** Polls until `check` holds, or fails after WAIT_MS saying what it waited for. */
 async function until<T>(what: string, read: () => Promise<T>, check: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 15_000;
+  const deadline = Date.now() + WAIT_MS;
   for (;;) {
     const value = await read();
     if (check(value)) return value;
@@ -53,7 +54,7 @@ beforeAll(async () => {
       },
     }),
   );
-  running = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, approvalTimeoutMs: 30_000, poolSize: 1 });
+  running = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, approvalTimeoutMs: WAIT_MS, poolSize: 1 });
   for (const server of (await overview()).servers) await running.backend.handlers.approveUpstreamLaunch({ server: server.name, launchHash: server.launchHash });
   const ready = await until('servers ready', overview, (view) => view.servers.every((server) => server.status === 'ready'));
   // Trusted as they are, so their calls run without a person asked (what asking looks like: upstreamServers.test.ts).
@@ -65,7 +66,7 @@ beforeAll(async () => {
   }
   legacyAgent = await connectMcp(running.mcpUrl, readToken(dirs.home));
   modernAgent = await connectModernMcp(running.mcpUrl, readToken(dirs.home));
-}, 60_000);
+});
 
 afterAll(async () => {
   await legacyAgent?.close();

@@ -9,6 +9,7 @@ import { startGate, type RunningGate } from '../../main/gate/startGate';
 import { openReviewStore } from '../../main/upstream/reviews';
 import { toolgateRoot } from '../../main/state/paths';
 import { callIdOf, connectMcp, makeTempDirs, nextApproval, readToken, textOf, type TempDirs } from './helpers';
+import { WAIT_MS } from '../fixtures/processes';
 
 const FILESYSTEM = resolve('node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
 const EVERYTHING = resolve('node_modules/@modelcontextprotocol/server-everything/dist/index.js');
@@ -20,7 +21,7 @@ let client: Client;
 
 /** Waits until every server of the overview is ready. */
 async function allReady(): Promise<UpstreamOverview> {
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + WAIT_MS;
   for (;;) {
     const overview = await running.backend.handlers.upstreamServers({});
     if (overview.servers.every((server) => server.status === 'ready' && server.tools.length > 0)) return overview;
@@ -48,9 +49,9 @@ beforeAll(async () => {
     managedPolicyFile,
     JSON.stringify({ deny: [{ rule: 'fs__write_file(path=**/private/**)', reason: 'private stays by hand' }], allow: ['everything__get-sum'] }),
   );
-  running = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, approvalTimeoutMs: 30_000, poolSize: 1, managedPolicyFile });
+  running = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, approvalTimeoutMs: WAIT_MS, poolSize: 1, managedPolicyFile });
   client = await connectMcp(running.mcpUrl, readToken(dirs.home));
-}, 60_000);
+});
 
 afterAll(async () => {
   await client?.close();
@@ -83,7 +84,7 @@ describe('upstream MCP servers behind the gate', () => {
     const names = (await client.listTools()).tools.map((tool) => tool.name);
     expect(names).toEqual(expect.arrayContaining(['fs__write_file', 'fs__read_text_file', 'everything__echo', 'read_file']));
     expect(names).not.toContain('everything__get-sum');
-  }, 60_000);
+  });
 
   it('toolgate servers list shows where each server stands in the running gate', async () => {
     let printed = '';
@@ -107,7 +108,7 @@ describe('upstream MCP servers behind the gate', () => {
     expect(readFileSync(join(dirs.workspace, 'notes.md'), 'utf8')).toBe('one\ntwo\n');
     const kinds = running.gate.audit.forCall(callIdOf(result)).map((record) => record.kind);
     expect(kinds).toEqual(['invoked', 'capability', 'policy', 'approval-requested', 'approval-decided', 'started', 'completed']);
-  }, 30_000);
+  });
 
   it('a call of a server the sandbox holds (no network, nothing writable) is one record whatever its class; of a server that may write, a write-ahead record and its end', async () => {
     const held = await client.callTool({ name: 'everything__echo', arguments: { message: 'held' } });
@@ -160,7 +161,7 @@ describe('upstream MCP servers behind the gate', () => {
 
     // The pin now says the person trusted another description: what the server sends is a changed definition.
     openReviewStore(dirs.home).trust('everything', [{ definition: { ...echo.definition, description: 'the echo the person once read' }, class: { tier: 'SAFE', sideEffects: [] } }]);
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + WAIT_MS;
     while ((await client.listTools()).tools.some((tool) => tool.name === 'everything__echo')) {
       if (Date.now() > deadline) throw new Error('the changed tool is still listed');
       await new Promise((resolveWait) => setTimeout(resolveWait, 100));
@@ -175,7 +176,7 @@ describe('upstream MCP servers behind the gate', () => {
 
     await running.backend.handlers.reviewUpstream({ server: 'everything', tools: [{ name: 'echo', definitionHash: changed.definitionHash, class: { tier: 'SAFE', sideEffects: [] } }] });
     expect(textOf(await client.callTool({ name: 'everything__echo', arguments: { message: 'again' } }))).toBe('Echo: again');
-  }, 30_000);
+  });
 
   it('a server that changes a trusted definition mid-session (tools/list_changed) gets it disabled, with a finding, until reviewed', async () => {
     const shifty = (await running.backend.handlers.upstreamServers({})).servers.find((server) => server.name === 'shifty')!;
@@ -186,7 +187,7 @@ describe('upstream MCP servers behind the gate', () => {
     expect(textOf(await client.callTool({ name: 'shifty__weather', arguments: { city: 'Oslo' } }))).toBe('sunny in Oslo');
 
     expect(textOf(await client.callTool({ name: 'shifty__swap', arguments: {} }))).toBe('swapped');
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + WAIT_MS;
     let weather = shifty.tools.find((tool) => tool.name === 'weather')!;
     while (weather.pin !== 'changed') {
       if (Date.now() > deadline) throw new Error('the changed definition was not noticed');
@@ -197,7 +198,7 @@ describe('upstream MCP servers behind the gate', () => {
     expect((await client.listTools()).tools.map((tool) => tool.name)).not.toContain('shifty__weather');
     const refused = await client.callTool({ name: 'shifty__weather', arguments: { city: 'Oslo' } });
     expect(textOf(refused)).toMatch(/^EUNAVAILABLE: shifty__weather changed since you reviewed it/);
-  }, 30_000);
+  });
 
   it('through the hook too, an unreviewed upstream tool is refused although a rule allows it', async () => {
     const names = (await client.listTools()).tools.map((tool) => tool.name);

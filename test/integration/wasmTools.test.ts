@@ -16,6 +16,7 @@ import { startTestServer, type TestServer } from '../tools/httpFetchServer';
 import { FETCHING_MANIFEST, GROW_WAT, SAMPLE_TOOLS, SPIN_WAT, WRITING_MANIFEST, fetchingWat, importingWat, readingWat, writeWasmTool, writingWat } from '../tools/wasm/wasmFixtures';
 import { runCliHere } from './cliHere';
 import { callIdOf, connectMcp, makeTempDirs, readToken, textOf, type TempDirs } from './helpers';
+import { WAIT_MS } from '../fixtures/processes';
 
 let dirs: TempDirs;
 let tools: string;
@@ -43,7 +44,7 @@ beforeAll(async () => {
     SAMPLE_TOOLS.textStats,
     SAMPLE_TOOLS.fileStats,
   ];
-  running = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, approvalTimeoutMs: 30_000, poolSize: 1, toolModules: modules });
+  running = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, approvalTimeoutMs: WAIT_MS, poolSize: 1, toolModules: modules });
   client = await connectMcp(running.mcpUrl, readToken(dirs.home));
   client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => void logs.push(String(notification.params.data)));
   // The person approves every prompt (the writing tools are ELEVATED): what is tested is the host's refusal.
@@ -239,7 +240,7 @@ describe('a deny rule on a path below the folder a WASM tool is given', () => {
     const manifest = writeWasmTool(gateDirs.outside, 'read_unnamed', readingWat('private.txt'), {
       manifest: { tier: 'STANDARD', determinism: 'Deterministic', sideEffects: ['FsRead'], capabilities: ['fs:read'], pathArguments: ['path'] },
     });
-    const gate = await startGate({ home: gateDirs.home, workspace: gateDirs.workspace, port: 0, poolSize: 1, approvalTimeoutMs: 30_000, toolModules: [manifest] });
+    const gate = await startGate({ home: gateDirs.home, workspace: gateDirs.workspace, port: 0, poolSize: 1, approvalTimeoutMs: WAIT_MS, toolModules: [manifest] });
     const agent = await connectMcp(gate.mcpUrl, readToken(gateDirs.home));
     try {
       const named = (await agent.callTool({ name: 'read_unnamed', arguments: { path: 'private.txt' } })) as CallToolResult;

@@ -16,6 +16,7 @@ import { DEFAULT_GRANTS } from '../../main/gate/createGate';
 import { startGate, type RunningGate } from '../../main/gate/startGate';
 import type { WebSearchSettings } from '../../main/tools/webSearch/searchSettings';
 import { connectMcp, makeTempDirs, readToken, textOf, type TempDirs } from './helpers';
+import { WAIT_MS } from '../fixtures/processes';
 
 const BRAVE_KEY = 'brave-key-5Tq8Lm2Xc7';
 const TAVILY_KEY = 'tvly-key-9Wd3Jr6Pn1';
@@ -107,7 +108,7 @@ async function gateWith(webSearch: WebSearchSettings, granted: boolean, secrets:
     workspace: dirs.workspace,
     port: 0,
     poolSize: 1,
-    approvalTimeoutMs: 30_000,
+    approvalTimeoutMs: WAIT_MS,
     grants: [...DEFAULT_GRANTS, ...(granted ? [`net:read:127.0.0.1:${port}`] : [])],
     webSearch,
   });

@@ -8,6 +8,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type WebSocket from 'ws';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BridgeClient, connectMcp, openBridgeSocket, startTestGate, textOf, type TestGate } from './helpers';
+import { WAIT_MS } from '../fixtures/processes';
 import { stepsOf, stepsOfAll } from '../../shared/auditSteps';
 import { GATE_TOOL_DEFINITIONS } from '../../main/tools/gateTools';
 
@@ -102,7 +103,7 @@ describe('bridge requests', () => {
     const reply = await bridge.request('getInfo', {});
     expect(reply).toMatchObject({
       ok: true,
-      value: { workspace: gate.running.gate.workspace, mcpUrl: gate.running.mcpUrl, approvalTimeoutMs: 30_000 },
+      value: { workspace: gate.running.gate.workspace, mcpUrl: gate.running.mcpUrl, approvalTimeoutMs: WAIT_MS },
     });
     const tools = await bridge.request('listTools', {});
     if (!tools.ok) throw new Error(tools.error.message);

@@ -8,6 +8,7 @@ import { createServer, request as httpRequest, type ServerResponse, type Server 
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { coalesceAnswerWrites, HEADER_HOLD_MS } from '../../main/mcp/coalescedAnswer';
+import { waitUntil } from '../fixtures/processes';
 
 let server: Server | undefined;
 
@@ -63,20 +64,22 @@ describe('coalesceAnswerWrites', () => {
   });
 
   it('an answer that takes long sends its headers first, then its events as they come', async () => {
-    let headersSeenAt: number | undefined;
-    let eventWrittenAt: number | undefined;
+    let headersSeen = false;
     const port = await serve((response) => {
       openStream(response);
-      // A call waiting for a person: its progress event and result come well after the hold.
-      setTimeout(() => {
-        eventWrittenAt = Date.now();
-        response.write(EVENT);
-        setTimeout(() => response.end(EVENT), 20);
-      }, HEADER_HOLD_MS * 10);
+      // A call waiting for a person: its progress event and result come only once the client has
+      // the headers, which the hold lets go of by itself.
+      void waitUntil(() => headersSeen, 'the client to see the headers').then(
+        () => {
+          response.write(EVENT);
+          setTimeout(() => response.end(EVENT), 20);
+        },
+        () => response.end(),
+      );
     });
-    const body = await new Promise<string>((resolve, reject) => {
+    const body = new Promise<string>((resolve, reject) => {
       const request = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/mcp' }, (response) => {
-        headersSeenAt = Date.now();
+        headersSeen = true;
         let text = '';
         response.setEncoding('utf8');
         response.on('data', (chunk: string) => (text += chunk));
@@ -85,23 +88,28 @@ describe('coalesceAnswerWrites', () => {
       request.on('error', reject);
       request.end('{}');
     });
-    expect(body).toBe(EVENT + EVENT);
-    expect(headersSeenAt).toBeLessThan(eventWrittenAt!);
+    // Headers held until the first event would never come: nothing is written before they arrive.
+    await waitUntil(() => headersSeen, 'the headers, sent ahead of any event');
+    expect(await body).toBe(EVENT + EVENT);
   });
 
   it('a client that leaves while the headers are held leaves nothing behind to fire', async () => {
     let closed!: () => void;
     const responseClosed = new Promise<void>((resolve) => (closed = resolve));
     let failure: unknown;
+    let served!: () => void;
+    const holding = new Promise<void>((resolve) => (served = resolve));
     const port = await serve((response) => {
       openStream(response);
       response.once('close', closed);
       response.on('error', (error) => (failure = error));
+      served();
     });
     const request = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/mcp' });
     request.on('error', () => {});
     request.end('{}');
-    await new Promise((resolve) => setTimeout(resolve, HEADER_HOLD_MS / 5));
+    // The server has just opened the stream: its headers are held.
+    await holding;
     request.destroy();
     await responseClosed;
     await new Promise((resolve) => setTimeout(resolve, HEADER_HOLD_MS * 2));

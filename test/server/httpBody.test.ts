@@ -100,8 +100,10 @@ describe('readJsonBody', () => {
   it('gives up on a client that leaves in the middle of its body, and the server keeps serving', async () => {
     const socket = connect(port, '127.0.0.1');
     await new Promise<void>((resolve) => socket.once('connect', resolve));
+    const arrived = new Promise((resolve) => server.once('request', resolve));
     socket.write('POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"half": "a bo');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The server is reading the request before the client leaves.
+    await arrived;
     socket.destroy();
     await nextOutcome;
     expect(outcomes[0]).toHaveProperty('failed');

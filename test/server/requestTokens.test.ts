@@ -89,18 +89,20 @@ describe('the console token on /bridge', () => {
     return { port, refusals };
   }
 
-  /** Opens /bridge offering these subprotocols: 'open', or the close code and reason the gate gave. */
+  /**
+   * Opens /bridge offering these subprotocols: 'open' once the bridge answers a request (a refused
+   * socket is closed before it answers anything), or the close code and reason the gate gave.
+   */
   function connect(port: number, protocols: string[]): Promise<'open' | { code: number; reason: string }> {
     const tab = new WebSocket(`ws://127.0.0.1:${port}/bridge`, protocols, { origin: `http://127.0.0.1:${port}` });
     return new Promise((resolve, reject) => {
       tab.once('error', reject);
       tab.once('close', (code, reason) => resolve({ code, reason: reason.toString() }));
-      tab.once('open', () => setTimeout(() => {
-        if (tab.readyState === tab.OPEN) {
-          tab.close();
-          resolve('open');
-        }
-      }, 50));
+      tab.once('open', () => tab.send(JSON.stringify({ id: 1, method: 'getInfo', params: {} })));
+      tab.once('message', () => {
+        tab.close();
+        resolve('open');
+      });
     });
   }
 

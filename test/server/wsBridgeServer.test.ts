@@ -63,5 +63,5 @@ describe('a console that stops reading', () => {
     }
     (tab as unknown as { _socket: { resume(): void } })._socket.resume();
     expect(await closed).toBe(CLOSE_FELL_BEHIND);
-  }, 60_000);
+  });
 });

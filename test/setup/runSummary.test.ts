@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { WAIT_MS } from '../fixtures/processes';
 
 const root = join(__dirname, '../..');
 const CONFIG = 'test/fixtures/runSummary/vitest.config.ts';
@@ -15,7 +16,7 @@ function runFixture(files: string[], ci: boolean): { code: number | null; output
     cwd: root,
     env,
     encoding: 'utf8',
-    timeout: 60_000,
+    timeout: WAIT_MS,
   });
   return { code: run.status, output: `${run.stdout}${run.stderr}` };
 }
