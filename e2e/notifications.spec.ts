@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { expect, test, type Page } from '@playwright/test';
 import { ConsolePage } from './pages/ConsolePage';
-import { startServedGate, type ServedGate } from './support/servedGate';
+import { sessionOf, startServedGate, type ServedGate } from './support/servedGate';
 
 // Notifications: a prompt that arrives while the console's tab is hidden shows a browser
 // notification naming the tool and the agent, never the arguments; clicking it opens that prompt.
@@ -136,4 +136,28 @@ test('a console that opens out of sight tells of the prompt already waiting, onc
   await consolePage.approvals.deny('answered after the reload');
   expect((await asked).isError).toBe(true);
   await expect.poll(async () => (await shownNotifications(page))[0]!.closed).toBe(true);
+});
+
+test('a flood of prompts out of sight is three notifications and one for the rest, which opens the oldest of the rest and goes once they are answered', async ({ page }) => {
+  const { consolePage, agent } = await withNotifyOn(page);
+  await consolePage.live.show();
+  await setHidden(page, true);
+  const asked = Array.from({ length: 6 }, (_, n) => agent.callTool({ name: 'write_file', arguments: { path: `flood-${n}.md`, content: 'f' } }));
+  await expect.poll(() => consolePage.pendingApprovals()).toBe(6);
+  const shown = await shownNotifications(page);
+  expect(shown.map((notification) => notification.title)).toEqual([...Array(3).fill('write_file is waiting for your approval'), 'More prompts are waiting for your approval']);
+  expect(shown[3]!.body).not.toContain('flood');
+
+  // Its click opens a prompt that had no notification of its own.
+  await setHidden(page, false);
+  await page.evaluate('window.notificationStandIn.click(3)');
+  await expect(consolePage.selectedTab()).toHaveText(/^Approvals/);
+  const opened = consolePage.approvals.openedCard();
+  await expect(opened).toHaveCount(1);
+  expect(shown.slice(0, 3).map((notification) => notification.tag)).not.toContain(await opened.getAttribute('data-approval-id'));
+  expect((await shownNotifications(page))[3]!.closed).toBe(true);
+
+  await consolePage.approvals.denyAllFromAgent(sessionOf(agent));
+  for (const call of asked) expect((await call).isError).toBe(true);
+  await expect.poll(async () => (await shownNotifications(page)).every((notification) => notification.closed)).toBe(true);
 });

@@ -1,5 +1,5 @@
 import type { ApprovalRequest } from '../../shared/approval';
-import { promptNotice } from '../../shared/promptNotice';
+import { closeQuietly, FOLDED_NOTICE, FoldedPrompts, promptNotice } from '../../shared/promptNotice';
 
 /** The part of Electron's Notification the desktop uses. */
 export interface DesktopNotification {
@@ -39,35 +39,50 @@ export interface DesktopNotificationOptions {
 /**
  * The desktop's notifications: a prompt that arrives while the console window is not focused shows
  * a system notification naming the tool and the agent, never the arguments; clicking it brings the
- * window forward on that prompt; answering the prompt takes it away. Returns the function that
- * stops them (idempotent).
+ * window forward on that prompt; answering the prompt takes it away. Past the first few notified
+ * at a time, the prompts that come share one notification (FOLDED_NOTICE), which opens the oldest of
+ * them. Returns the function that stops them (idempotent).
  */
 export function notifyPromptsOnDesktop(options: DesktopNotificationOptions): () => void {
   const shown = new Map<string, DesktopNotification>();
+  const folded = new FoldedPrompts<DesktopNotification>();
   const close = (approvalId: string) => {
+    folded.release(approvalId);
     const notification = shown.get(approvalId);
     shown.delete(approvalId);
-    try {
-      notification?.close();
-    } catch {
-      // already gone
-    }
+    closeQuietly(notification);
+  };
+  /** Brings the window forward on a prompt. */
+  const open = (approvalId: string | undefined) => {
+    const { window } = options;
+    if (window.isDestroyed()) return;
+    if (window.isMinimized()) window.restore();
+    window.show();
+    window.focus();
+    if (approvalId !== undefined) options.openPrompt(approvalId);
+  };
+  /** Makes, shows and returns a silent notification that runs `clicked` when clicked. */
+  const notify = (notice: { title: string; body: string }, clicked: () => void) => {
+    const notification = options.create({ ...notice, silent: true });
+    notification.on('click', clicked);
+    notification.show();
+    return notification;
   };
   const unsubscribes = [
     options.onPrompt((request) => {
       const { window } = options;
       if (!options.supported || window.isDestroyed() || window.isFocused()) return;
-      const notification = options.create({ ...promptNotice(request), silent: true });
-      notification.on('click', () => {
-        if (window.isDestroyed()) return;
-        if (window.isMinimized()) window.restore();
-        window.show();
-        window.focus();
-        options.openPrompt(request.approvalId);
-        close(request.approvalId);
-      });
-      shown.set(request.approvalId, notification);
-      notification.show();
+      if (FoldedPrompts.folds(shown.size)) {
+        folded.take(request.approvalId, () => notify(FOLDED_NOTICE, () => open(folded.clicked())));
+        return;
+      }
+      shown.set(
+        request.approvalId,
+        notify(promptNotice(request), () => {
+          open(request.approvalId);
+          close(request.approvalId);
+        }),
+      );
     }),
     options.onResolved(close),
   ];
@@ -77,5 +92,6 @@ export function notifyPromptsOnDesktop(options: DesktopNotificationOptions): () 
     stopped = true;
     for (const unsubscribe of unsubscribes) unsubscribe();
     for (const approvalId of [...shown.keys()]) close(approvalId);
+    folded.close();
   };
 }

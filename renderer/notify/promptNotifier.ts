@@ -1,5 +1,5 @@
 import type { ApprovalRequest } from '../../shared/approval';
-import { promptNotice } from '../../shared/promptNotice';
+import { closeQuietly, FOLDED_NOTICE, FoldedPrompts, promptNotice } from '../../shared/promptNotice';
 import { readItem, writeItem, type KeyValueStore } from '../store/sessionStore';
 
 /** Where the choices are kept (localStorage: per browser, kept across visits). */
@@ -33,10 +33,16 @@ export interface NotifierEnvironment {
  * Tells the person of a prompt that arrives while the console is out of sight: a notification
  * naming the tool and the agent (once they turned notifications on), a sound (once they turned it
  * on). Clicking the notification brings the console forward on that prompt; it goes away when the
- * prompt is answered.
+ * prompt is answered. Past the first few notified at a time, the prompts that come share one
+ * notification (FOLDED_NOTICE), which opens the oldest of them.
  */
 export class PromptNotifier {
   private readonly shown = new Map<string, ShownNotification>();
+  /** The prompts past the first few notified apart, sharing one notification. */
+  private readonly folded = new FoldedPrompts<ShownNotification>();
+  /** The waiting prompts that chimed apart; past them, prompts share one chime as they share one notification. */
+  private readonly chimed = new Set<string>();
+  private readonly chimedTogether = new FoldedPrompts<{ close(): void }>();
   private readonly listeners = new Set<() => void>();
   /**
    * Prompts already told of (or seen while the console was in sight): each is notified once at
@@ -85,8 +91,12 @@ export class PromptNotifier {
     if (this.known.has(request.approvalId)) return;
     this.known.add(request.approvalId);
     if (!this.environment.hidden()) return;
-    if (this.soundOn) this.environment.playSound();
+    if (this.soundOn) this.chime(request.approvalId);
     if (!this.notifyOn || !this.environment.canNotify()) return;
+    if (FoldedPrompts.folds(this.shown.size)) {
+      this.folded.take(request.approvalId, () => this.showFolded());
+      return;
+    }
     const { title, body } = promptNotice(request);
     const notification = this.environment.notify(title, { body, tag: request.approvalId });
     if (!notification) return;
@@ -115,14 +125,38 @@ export class PromptNotifier {
   promptResolved(approvalId: string): void {
     // One still listed is forgotten when it leaves the list: a list not yet caught up tells of it no second time.
     if (!this.listed.has(approvalId)) this.known.delete(approvalId);
+    this.folded.release(approvalId);
+    this.chimed.delete(approvalId);
+    this.chimedTogether.release(approvalId);
     const notification = this.shown.get(approvalId);
     if (!notification) return;
     this.shown.delete(approvalId);
-    try {
-      notification.close();
-    } catch {
-      // already gone
+    closeQuietly(notification);
+  }
+
+  /** Plays the sound for a prompt: apart for the first few waiting, then once for the ones that come after them. */
+  private chime(approvalId: string): void {
+    if (!FoldedPrompts.folds(this.chimed.size)) {
+      this.chimed.add(approvalId);
+      this.environment.playSound();
+      return;
     }
+    this.chimedTogether.take(approvalId, () => {
+      this.environment.playSound();
+      return { close: () => undefined };
+    });
+  }
+
+  /** The notification the prompts past the first few share; a click opens the oldest of them. */
+  private showFolded(): ShownNotification | undefined {
+    const notification = this.environment.notify(FOLDED_NOTICE.title, { body: FOLDED_NOTICE.body, tag: 'toolgate-more-prompts' });
+    if (!notification) return undefined;
+    notification.onclick = () => {
+      this.environment.focus();
+      const oldest = this.folded.clicked();
+      if (oldest !== undefined) this.openPrompt(oldest);
+    };
+    return notification;
   }
 
   private changed(): void {

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { notifyPromptsOnDesktop, type DesktopNotification, type NotifiedPrompt } from '../../main/desktop/promptNotifications';
+import { FOLDED_NOTICE } from '../../shared/promptNotice';
 
 /** A prompt as the notifications see it: its id, tool and agent. */
 function approval(approvalId: string, overrides: Partial<NotifiedPrompt> = {}): NotifiedPrompt {
@@ -90,5 +91,24 @@ describe('desktop prompt notifications', () => {
     expect(desktop.log.filter((line) => line.startsWith('closed'))).toEqual(['closed shell_exec is waiting for your approval', 'closed write_file is waiting for your approval']);
     desktop.ask(approval('a3'));
     expect(desktop.made).toHaveLength(2);
+  });
+
+  it('notifies the first three prompts apart; the ones after share one notification, which opens the oldest of them and goes when they are answered', () => {
+    const desktop = setUp({ focused: false, minimized: true });
+    for (const id of ['p1', 'p2', 'p3', 'p4', 'p5']) desktop.ask(approval(id));
+    expect(desktop.made.map((notification) => notification.options.title)).toEqual([...Array(3).fill('write_file is waiting for your approval'), FOLDED_NOTICE.title]);
+    expect(desktop.made[3]!.options).toEqual({ ...FOLDED_NOTICE, silent: true });
+    // Answering some of the prompts it stands for leaves it; answering the last takes it away.
+    desktop.resolve('p4');
+    expect(desktop.log).not.toContain(`closed ${FOLDED_NOTICE.title}`);
+    desktop.resolve('p5');
+    expect(desktop.log.at(-1)).toBe(`closed ${FOLDED_NOTICE.title}`);
+
+    // The next prompts share a new one; its click brings the window forward on the oldest.
+    desktop.ask(approval('p6'));
+    desktop.ask(approval('p7'));
+    expect(desktop.made).toHaveLength(5);
+    desktop.made[4]!.click();
+    expect(desktop.log.slice(-5)).toEqual([`closed ${FOLDED_NOTICE.title}`, 'restore', 'show', 'focus', 'open p6']);
   });
 });

@@ -5,7 +5,7 @@
  * takes the notification away. A console in sight is never notified.
  */
 import { describe, expect, it } from 'vitest';
-import { promptNotice } from '../../shared/promptNotice';
+import { FOLDED_NOTICE, promptNotice } from '../../shared/promptNotice';
 import { PromptNotifier, type NotifierEnvironment, type ShownNotification } from '../../renderer/notify/promptNotifier';
 import { approval, memoryStore } from './fixtures';
 
@@ -145,6 +145,50 @@ describe('the prompt notifier', () => {
     hidden = true;
     notifier.follow([PROMPT]);
     expect(shown).toEqual([]);
+  });
+
+  it('notifies the first three prompts apart; the ones after share one notification, which opens the oldest of them and goes when they are answered', () => {
+    const { env, shown, events } = environment(true);
+    const opened: string[] = [];
+    const notifier = new PromptNotifier(env, memoryStore(), (approvalId) => opened.push(approvalId));
+    notifier.setNotify(true);
+    for (const id of ['p1', 'p2', 'p3', 'p4', 'p5', 'p6']) notifier.promptArrived(approval(id));
+    expect(shown.map((notification) => notification.tag)).toEqual(['p1', 'p2', 'p3', 'toolgate-more-prompts']);
+    const more = shown[3]!;
+    expect(more).toMatchObject(FOLDED_NOTICE);
+    // Answering some of the prompts it stands for leaves it; answering the last takes it away.
+    notifier.promptResolved('p4');
+    notifier.promptResolved('p5');
+    expect(more.closed).toBe(false);
+    notifier.promptResolved('p6');
+    expect(more.closed).toBe(true);
+
+    // Once a prompt notified apart is answered, the next is notified apart again; a click on the shared one opens the oldest it stands for.
+    notifier.promptResolved('p1');
+    for (const id of ['p7', 'p8', 'p9']) notifier.promptArrived(approval(id));
+    expect(shown.slice(4).map((notification) => notification.tag)).toEqual(['p7', 'toolgate-more-prompts']);
+    shown[5]!.onclick!(new Event('click'));
+    expect(events).toEqual(['focus']);
+    expect(opened).toEqual(['p8']);
+    expect(shown[5]!.closed).toBe(true);
+    // What it stood for is not told of again.
+    notifier.follow([approval('p2'), approval('p3'), approval('p7'), approval('p8'), approval('p9')]);
+    expect(shown).toHaveLength(6);
+  });
+
+  it('chimes for the first three prompts apart and once for the ones after, again once those are answered', () => {
+    const { env, events } = environment(true);
+    const notifier = new PromptNotifier(env, memoryStore(), () => {});
+    notifier.setSound(true);
+    for (const id of ['p1', 'p2', 'p3', 'p4', 'p5', 'p6']) notifier.promptArrived(approval(id));
+    expect(events).toEqual(['sound', 'sound', 'sound', 'sound']);
+    for (const id of ['p4', 'p5', 'p6']) notifier.promptResolved(id);
+    notifier.promptArrived(approval('p7'));
+    notifier.promptArrived(approval('p8'));
+    expect(events).toHaveLength(5);
+    notifier.promptResolved('p1');
+    notifier.promptArrived(approval('p9'));
+    expect(events).toHaveLength(6);
   });
 
   it('names an agent without a declared client by its session, and a call from no agent as local', () => {
