@@ -33,7 +33,7 @@ export const PROMPTS_NOTIFIED_APART = 3;
 export const FOLDED_NOTICE = { title: 'More prompts are waiting for your approval', body: 'Click to open the console and see them all.' } as const;
 
 /** Something shown that can be closed: a browser's or the desktop's notification. */
-interface Closable {
+export interface Closable {
   close(): void;
 }
 
@@ -47,44 +47,58 @@ export function closeQuietly(notification: Closable | undefined): void {
 }
 
 /**
- * The one notification the prompts past the first few share, and which prompts it stands for. It
- * goes when the last of them ends, or when clicked.
+ * The alerts of waiting prompts (notifications, or chimes): the first few prompts waiting at a time
+ * get one each; the ones that come after share one, made once, which stands for them until the last
+ * of them ends or it is clicked.
  */
-export class FoldedPrompts<N extends Closable> {
-  private readonly held: string[] = [];
-  private notification: N | undefined;
+export class PromptAlerts<N extends Closable> {
+  private readonly own = new Map<string, N>();
+  private readonly sharing: string[] = [];
+  private shared: N | undefined;
 
-  /** Whether a prompt arriving while `apart` prompts have notifications of their own shares this one instead. */
-  static folds(apart: number): boolean {
-    return apart >= PROMPTS_NOTIFIED_APART;
+  /** Alerts of a prompt: `ownAlert` makes one of its own, `sharedAlert` the shared one when there is none yet (undefined: the platform refused). */
+  add(approvalId: string, ownAlert: () => N | undefined, sharedAlert: () => N | undefined): void {
+    if (this.own.size < PROMPTS_NOTIFIED_APART) {
+      const alert = ownAlert();
+      if (alert) this.own.set(approvalId, alert);
+      return;
+    }
+    this.sharing.push(approvalId);
+    this.shared ??= sharedAlert();
   }
 
-  /** Takes a prompt in; `show` makes the shared notification when there is none yet (undefined: the platform refused). */
-  take(approvalId: string, show: () => N | undefined): void {
-    this.held.push(approvalId);
-    this.notification ??= show();
-  }
-
-  /** A prompt ended: once none it stands for waits, the notification goes. */
-  release(approvalId: string): void {
-    const at = this.held.indexOf(approvalId);
+  /** A prompt ended, or its own alert was clicked: its alert goes, and the shared one once none it stands for waits. */
+  end(approvalId: string): void {
+    const alert = this.own.get(approvalId);
+    if (alert) {
+      this.own.delete(approvalId);
+      closeQuietly(alert);
+      return;
+    }
+    const at = this.sharing.indexOf(approvalId);
     if (at < 0) return;
-    this.held.splice(at, 1);
-    if (this.held.length === 0) this.close();
+    this.sharing.splice(at, 1);
+    if (this.sharing.length === 0) this.closeShared();
   }
 
-  /** The notification was clicked: returns the oldest prompt it stood for (the one to open), and lets all go. */
-  clicked(): string | undefined {
-    const oldest = this.held[0];
-    this.close();
+  /** The shared alert was clicked: returns the oldest prompt it stood for (the one to open), and lets them all go. */
+  sharedClicked(): string | undefined {
+    const oldest = this.sharing[0];
+    this.closeShared();
     return oldest;
   }
 
-  /** Closes the notification and forgets the prompts. */
+  /** Closes every alert. */
   close(): void {
-    this.held.length = 0;
-    const notification = this.notification;
-    this.notification = undefined;
-    closeQuietly(notification);
+    for (const alert of this.own.values()) closeQuietly(alert);
+    this.own.clear();
+    this.closeShared();
+  }
+
+  private closeShared(): void {
+    this.sharing.length = 0;
+    const shared = this.shared;
+    this.shared = undefined;
+    closeQuietly(shared);
   }
 }

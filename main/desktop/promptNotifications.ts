@@ -1,5 +1,5 @@
 import type { ApprovalRequest } from '../../shared/approval';
-import { closeQuietly, FOLDED_NOTICE, FoldedPrompts, promptNotice } from '../../shared/promptNotice';
+import { FOLDED_NOTICE, PromptAlerts, promptNotice } from '../../shared/promptNotice';
 
 /** The part of Electron's Notification the desktop uses. */
 export interface DesktopNotification {
@@ -44,14 +44,7 @@ export interface DesktopNotificationOptions {
  * them. Returns the function that stops them (idempotent).
  */
 export function notifyPromptsOnDesktop(options: DesktopNotificationOptions): () => void {
-  const shown = new Map<string, DesktopNotification>();
-  const folded = new FoldedPrompts<DesktopNotification>();
-  const close = (approvalId: string) => {
-    folded.release(approvalId);
-    const notification = shown.get(approvalId);
-    shown.delete(approvalId);
-    closeQuietly(notification);
-  };
+  const alerts = new PromptAlerts<DesktopNotification>();
   /** Brings the window forward on a prompt. */
   const open = (approvalId: string | undefined) => {
     const { window } = options;
@@ -72,26 +65,23 @@ export function notifyPromptsOnDesktop(options: DesktopNotificationOptions): () 
     options.onPrompt((request) => {
       const { window } = options;
       if (!options.supported || window.isDestroyed() || window.isFocused()) return;
-      if (FoldedPrompts.folds(shown.size)) {
-        folded.take(request.approvalId, () => notify(FOLDED_NOTICE, () => open(folded.clicked())));
-        return;
-      }
-      shown.set(
+      alerts.add(
         request.approvalId,
-        notify(promptNotice(request), () => {
-          open(request.approvalId);
-          close(request.approvalId);
-        }),
+        () =>
+          notify(promptNotice(request), () => {
+            open(request.approvalId);
+            alerts.end(request.approvalId);
+          }),
+        () => notify(FOLDED_NOTICE, () => open(alerts.sharedClicked())),
       );
     }),
-    options.onResolved(close),
+    options.onResolved((approvalId) => alerts.end(approvalId)),
   ];
   let stopped = false;
   return () => {
     if (stopped) return;
     stopped = true;
     for (const unsubscribe of unsubscribes) unsubscribe();
-    for (const approvalId of [...shown.keys()]) close(approvalId);
-    folded.close();
+    alerts.close();
   };
 }

@@ -1,6 +1,9 @@
 import type { ApprovalRequest } from '../../shared/approval';
-import { closeQuietly, FOLDED_NOTICE, FoldedPrompts, promptNotice } from '../../shared/promptNotice';
+import { FOLDED_NOTICE, PromptAlerts, promptNotice, type Closable } from '../../shared/promptNotice';
 import { readItem, writeItem, type KeyValueStore } from '../store/sessionStore';
+
+/** A chime, as an alert: nothing to close once played. */
+const SOUNDED: Closable = { close: () => undefined };
 
 /** Where the choices are kept (localStorage: per browser, kept across visits). */
 export const NOTIFY_KEY = 'toolgate.notify';
@@ -37,12 +40,10 @@ export interface NotifierEnvironment {
  * notification (FOLDED_NOTICE), which opens the oldest of them.
  */
 export class PromptNotifier {
-  private readonly shown = new Map<string, ShownNotification>();
-  /** The prompts past the first few notified apart, sharing one notification. */
-  private readonly folded = new FoldedPrompts<ShownNotification>();
-  /** The waiting prompts that chimed apart; past them, prompts share one chime as they share one notification. */
-  private readonly chimed = new Set<string>();
-  private readonly chimedTogether = new FoldedPrompts<{ close(): void }>();
+  /** The prompts' notifications: the first few each their own, the ones after one they share. */
+  private readonly notifications = new PromptAlerts<ShownNotification>();
+  /** The prompts' chimes, shared past the first few as the notifications are. */
+  private readonly chimes = new PromptAlerts<Closable>();
   private readonly listeners = new Set<() => void>();
   /**
    * Prompts already told of (or seen while the console was in sight): each is notified once at
@@ -91,21 +92,9 @@ export class PromptNotifier {
     if (this.known.has(request.approvalId)) return;
     this.known.add(request.approvalId);
     if (!this.environment.hidden()) return;
-    if (this.soundOn) this.chime(request.approvalId);
+    if (this.soundOn) this.chimes.add(request.approvalId, () => this.chime(), () => this.chime());
     if (!this.notifyOn || !this.environment.canNotify()) return;
-    if (FoldedPrompts.folds(this.shown.size)) {
-      this.folded.take(request.approvalId, () => this.showFolded());
-      return;
-    }
-    const { title, body } = promptNotice(request);
-    const notification = this.environment.notify(title, { body, tag: request.approvalId });
-    if (!notification) return;
-    this.shown.set(request.approvalId, notification);
-    notification.onclick = () => {
-      this.environment.focus();
-      this.openPrompt(request.approvalId);
-      this.promptResolved(request.approvalId);
-    };
+    this.notifications.add(request.approvalId, () => this.showOwn(request), () => this.showShared());
   }
 
   /**
@@ -125,35 +114,36 @@ export class PromptNotifier {
   promptResolved(approvalId: string): void {
     // One still listed is forgotten when it leaves the list: a list not yet caught up tells of it no second time.
     if (!this.listed.has(approvalId)) this.known.delete(approvalId);
-    this.folded.release(approvalId);
-    this.chimed.delete(approvalId);
-    this.chimedTogether.release(approvalId);
-    const notification = this.shown.get(approvalId);
-    if (!notification) return;
-    this.shown.delete(approvalId);
-    closeQuietly(notification);
+    this.notifications.end(approvalId);
+    this.chimes.end(approvalId);
   }
 
-  /** Plays the sound for a prompt: apart for the first few waiting, then once for the ones that come after them. */
-  private chime(approvalId: string): void {
-    if (!FoldedPrompts.folds(this.chimed.size)) {
-      this.chimed.add(approvalId);
-      this.environment.playSound();
-      return;
-    }
-    this.chimedTogether.take(approvalId, () => {
-      this.environment.playSound();
-      return { close: () => undefined };
-    });
+  /** Plays the prompt sound. */
+  private chime(): Closable {
+    this.environment.playSound();
+    return SOUNDED;
+  }
+
+  /** A prompt's own notification; a click focuses the console on it. */
+  private showOwn(request: ApprovalRequest): ShownNotification | undefined {
+    const { title, body } = promptNotice(request);
+    const notification = this.environment.notify(title, { body, tag: request.approvalId });
+    if (!notification) return undefined;
+    notification.onclick = () => {
+      this.environment.focus();
+      this.openPrompt(request.approvalId);
+      this.promptResolved(request.approvalId);
+    };
+    return notification;
   }
 
   /** The notification the prompts past the first few share; a click opens the oldest of them. */
-  private showFolded(): ShownNotification | undefined {
+  private showShared(): ShownNotification | undefined {
     const notification = this.environment.notify(FOLDED_NOTICE.title, { body: FOLDED_NOTICE.body, tag: 'toolgate-more-prompts' });
     if (!notification) return undefined;
     notification.onclick = () => {
       this.environment.focus();
-      const oldest = this.folded.clicked();
+      const oldest = this.notifications.sharedClicked();
       if (oldest !== undefined) this.openPrompt(oldest);
     };
     return notification;
