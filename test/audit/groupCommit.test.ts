@@ -142,12 +142,17 @@ describe('group commit', () => {
     expect(index().watermark()).toBe(4);
   });
   it('keeps the index on a thread at the lowest priority, the gate\'s own thread left as it was', () => {
-    /** Each thread of this process and its nice value (field 19 of its stat, after the name in parentheses). */
+    /** Each thread of this process and its nice value (field 19 of its stat, after the name in parentheses); one that ended while listed is left out. */
     const niceOfThreads = () =>
       new Map(
-        readdirSync('/proc/self/task').map((tid) => {
-          const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-          return [tid, Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])] as const;
+        readdirSync('/proc/self/task').flatMap((tid) => {
+          let stat: string;
+          try {
+            stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+          } catch {
+            return [];
+          }
+          return [[tid, Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])] as const];
         }),
       );
     store.close();
