@@ -80,7 +80,7 @@ async function expectGateRecovered(hostile: ToolResult): Promise<void> {
 async function expectSleeperKilledAtDeadline(orphan: boolean, detached: boolean): Promise<void> {
   await warmUp();
   const sleeper = marker('sleeper');
-  const running = call('spawn_sleeper', { marker: sleeper, detached, orphan, hang: true });
+  const running = call('spawn_sleeper', { marker: sleeper, detached, orphan });
   await waitUntil(() => processesWithMarker(sleeper).length > 0, 'the grandchild to start');
   const result = await running;
   expect(result.error).toMatchObject({ code: 'ETIMEOUT', details: { timeoutMs: 3000 } });
@@ -100,7 +100,7 @@ describe('hostile tools: processes left behind', () => {
       await open();
       await warmUp();
       const sleeper = marker('sleeper');
-      const result = await call('spawn_sleeper', { marker: sleeper, detached: true, orphan, hang: false });
+      const result = await call('spawn_and_return', { marker: sleeper, detached: true, orphan });
       expect(result).toMatchObject({ ok: true, data: { running: true } });
       await waitUntil(() => processesWithMarker(sleeper).length === 0, 'the grandchild to be gone');
       await expectGateRecovered(result);
