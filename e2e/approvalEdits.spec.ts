@@ -118,17 +118,18 @@ test('edited arguments: a field failing the schema or a deny rule is named and A
 
   await box.fill('{ "path": "notes/today.md", "content": 42 }');
   await expect(edit.problems()).toContainText('content: Invalid input: expected string');
-  await expect(edit.approveButton()).toBeDisabled();
+  // Disabled for a reason of its own: the property, not aria-disabled, which an approving button also carries for a moment after it moves.
+  await expect(edit.approveButton()).toHaveJSProperty('disabled', true);
   await expect(card.getByTestId('approve-blocked')).toHaveText(' Approve is disabled: fix content (see the edit above)');
 
   await box.fill('{ "path": "notes/today.md", "content": ');
   await expect(edit.problems()).toContainText('(arguments): not JSON');
-  await expect(edit.approveButton()).toBeDisabled();
+  await expect(edit.approveButton()).toHaveJSProperty('disabled', true);
 
   await box.fill('{ "path": "private/diary.md", "content": "x\\n" }');
   await expect(edit.problems()).toContainText('path: the edited call is denied by policy');
   await expect(edit.problems()).toContainText('private notes stay by hand');
-  await expect(edit.approveButton()).toBeDisabled();
+  await expect(edit.approveButton()).toHaveJSProperty('disabled', true);
 
   await edit.undo();
   await expect(edit.problems()).toHaveCount(0);

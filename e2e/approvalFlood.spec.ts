@@ -1,11 +1,10 @@
-import { fileURLToPath } from 'node:url';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { expect, test } from '@playwright/test';
 import { ConsolePage } from './pages/ConsolePage';
+import { ASK_FIRST } from './support/askFirst';
 import { sessionOf, startServedGate, type ServedGate } from './support/servedGate';
 
-const ASK_FIRST = fileURLToPath(new URL('../test/fixtures/tools/askFirst.mjs', import.meta.url));
 const FLOOD = 1_900;
 const OTHERS = 100;
 

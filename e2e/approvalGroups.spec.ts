@@ -1,11 +1,7 @@
-import { fileURLToPath } from 'node:url';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { expect, test, type Locator } from '@playwright/test';
 import { ConsolePage } from './pages/ConsolePage';
+import { ASK_FIRST, ringBell } from './support/askFirst';
 import { sessionOf, startServedGate, type ServedGate } from './support/servedGate';
-
-const ASK_FIRST = fileURLToPath(new URL('../test/fixtures/tools/askFirst.mjs', import.meta.url));
 
 let gate: ServedGate;
 
@@ -16,11 +12,6 @@ test.beforeEach(async () => {
 test.afterEach(async () => {
   await gate.stop();
 });
-
-/** A call that waits for a person; its result once answered. */
-function ringBell(agent: Client, label: string): Promise<CallToolResult> {
-  return agent.callTool({ name: 'ring_bell', arguments: { label } }) as Promise<CallToolResult>;
-}
 
 /** Scrolls the list down a little at a time to its end, as a person reading each card would. */
 async function scrollThrough(consolePage: ConsolePage): Promise<void> {
@@ -61,7 +52,8 @@ test('prompts are grouped by agent, oldest first; "Approve all" waits until ever
   const approveFirst = consolePage.approvals.approveAllButton(sessionOf(first));
   await expect(approveFirst).toHaveText('Approve all 3');
   // The list shows the first card or two: not every one of the group has been seen.
-  await expect(approveFirst).toBeDisabled();
+  // Disabled for a reason of its own: the property, not aria-disabled, which an approving button also carries for a moment after it moves.
+  await expect(approveFirst).toHaveJSProperty('disabled', true);
   await expect(consolePage.approvals.agentGroup(sessionOf(first)).getByTestId('agent-seen')).toHaveText(/^[0-2] of 3 seen in full$/);
 
   await scrollThrough(consolePage);
@@ -72,7 +64,7 @@ test('prompts are grouped by agent, oldest first; "Approve all" waits until ever
   await consolePage.approvals.scrollListToTop();
   fromFirst.push(ringBell(first, 'first-3'));
   await expect(approveFirst).toHaveText('Approve all 4');
-  await expect(approveFirst).toBeDisabled();
+  await expect(approveFirst).toHaveJSProperty('disabled', true);
   await scrollThrough(consolePage);
   await consolePage.approvals.scrollListToTop();
   await expect(approveFirst).toBeEnabled();
@@ -109,7 +101,7 @@ test('"Approve all" stays off for a prompt whose arguments the console only saw 
   await scrollThrough(consolePage);
   const group = consolePage.approvals.agentGroup(sessionOf(agent));
   await expect(group.getByTestId('agent-seen')).toHaveText('1 of 2 seen in full');
-  await expect(consolePage.approvals.approveAllButton(sessionOf(agent))).toBeDisabled();
+  await expect(consolePage.approvals.approveAllButton(sessionOf(agent))).toHaveJSProperty('disabled', true);
   await consolePage.approvals.denyAllFromAgent(sessionOf(agent));
   expect((await short).isError).toBe(true);
   expect((await long).isError).toBe(true);
@@ -132,7 +124,7 @@ test('"Approve all" waits while one of its prompts is being edited: it would run
   const firstCard = consolePage.approvals.cards().first();
   await firstCard.getByRole('button', { name: 'Edit arguments', exact: true }).click();
   await firstCard.getByLabel('Edited arguments (JSON)').fill('{ "label": "one, edited" }');
-  await expect(approveAll).toBeDisabled();
+  await expect(approveAll).toHaveJSProperty('disabled', true);
   await expect(consolePage.approvals.agentGroup(sessionOf(agent)).getByTestId('agent-seen')).toHaveText('1 prompt is being edited: answer it on its card');
   // The gate's verdict on the edit redraws the card; the close below is clicked on the card as it then stands.
   await expect(firstCard.getByRole('button', { name: 'Approve', exact: true })).toBeEnabled();

@@ -9,6 +9,7 @@ import { useConsoleSync } from '../consoleContext';
 import { approvableBatch, type AgentGroup } from './agentGroups';
 import { useEditsInProgress } from './edit/editsInProgress';
 import { ProblemNote } from '../common/ProblemNote';
+import { ApproveButton } from './ApproveButton';
 import { countOf } from '../../../shared/plural';
 
 /** How many characters of a session id the header shows (the whole id is in the tooltip). */
@@ -67,15 +68,15 @@ export function AgentGroupHeader({ group, shownInFull }: { group: AgentGroup; sh
             ? 'each seen in full'
             : `${seen} of ${prompts.length} seen in full`}
       </span>
-      <button
-        type="button"
+      <ApproveButton
+        holdKey={`agent:${agentSession ?? ''}`}
         className="approve approve-all"
         disabled={!batch || approving.inFlight}
         aria-describedby={noteId}
         onClick={() => batch && void approving.run(() => approveAll(batch))}
       >
         Approve all {prompts.length}
-      </button>
+      </ApproveButton>
       {agentSession ? (
         <button type="button" className="deny deny-all" disabled={denying.inFlight} onClick={() => void denying.run(() => sync.denyAllFromAgent(agentSession, ''))}>
           Deny all from this agent

@@ -1,8 +1,9 @@
-import { useCallback, useEffect, useMemo, useRef, type HTMLAttributes } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, type HTMLAttributes } from 'react';
 import type { ApprovalRequest } from '../../../shared/approval';
 import { useMeasuredVirtualizer } from '../common/measuredVirtualizer';
 import { useConsoleState } from '../consoleContext';
 import { AgentGroupHeader } from './AgentGroupHeader';
+import { ApproveHolds, ApproveHoldsContext } from './ApproveButton';
 import { groupByAgent, headerOfEachRow, rowsOf, type ApprovalRow } from './agentGroups';
 import { ApprovalCardBoundary } from './ApprovalCardBoundary';
 import { KeyHelp } from './KeyHelp';
@@ -40,6 +41,9 @@ export function ApprovalsView() {
   // The header of the group at the top of the list stays pinned there, its answers at hand while reading its prompts.
   const pinnedIndex = virtualizer.range ? headerOf[virtualizer.range.startIndex] : undefined;
   const viewRef = useRef<HTMLDivElement>(null);
+  // Approving buttons take no click until they have stood still a moment (ApproveButton).
+  const [holds] = useState(() => new ApproveHolds());
+  useEffect(() => holds.start(), [holds]);
   const reveal = useCallback(
     (approvalId: string) => {
       const index = rows.findIndex((row) => row.kind === 'prompt' && row.request.approvalId === approvalId);
@@ -75,47 +79,49 @@ export function ApprovalsView() {
     });
   }, [opened, openings, rows, virtualizer, scrollRef]);
   return (
-    <div ref={viewRef} className="approvals-view">
-      {keys.helpOpen ? <KeyHelp onClose={() => keys.setHelpOpen(false)} /> : null}
-      <div className="list-head">
-        <p className={approvals.length === 0 ? 'empty' : 'list-count'} role="status" data-testid="approval-count">
-          {countText(approvals.length)}
-        </p>
-        {approvals.length === 0 ? null : (
-          <button type="button" className="key-help-button" aria-keyshortcuts="?" aria-expanded={keys.helpOpen} onClick={() => keys.setHelpOpen(!keys.helpOpen)}>
-            Keyboard shortcuts (?)
-          </button>
-        )}
-        <NotificationSettings />
-      </div>
-      <LeftPrompts />
-      {approvals.length === 0 ? null : (
-        <>
-          <p className="visually-hidden" aria-live="polite" data-testid="approval-selected">
-            {selected ? `Selected: ${selected.tool}, prompt ${prompts.indexOf(selected) + 1}.` : ''}
+    <ApproveHoldsContext.Provider value={holds}>
+      <div ref={viewRef} className="approvals-view">
+        {keys.helpOpen ? <KeyHelp onClose={() => keys.setHelpOpen(false)} /> : null}
+        <div className="list-head">
+          <p className={approvals.length === 0 ? 'empty' : 'list-count'} role="status" data-testid="approval-count">
+            {countText(approvals.length)}
           </p>
-          <div ref={scrollRef} className="virtual-scroll" data-testid="approval-list">
-            <div className="virtual-space" style={{ height: virtualizer.getTotalSize() }}>
-              {virtualizer.getVirtualItems().map((item) => {
-                const row = rows[item.index]!;
-                const pinned = row.kind === 'agent' && item.index === pinnedIndex && item.start < (virtualizer.scrollOffset ?? 0);
-                return (
-                  <div
-                    key={item.key}
-                    data-index={item.index}
-                    ref={virtualizer.measureElement}
-                    style={pinned ? undefined : { transform: `translateY(${item.start}px)` }}
-                    {...(row.kind === 'prompt' ? promptSlot(row.request, keys, opened) : { className: `virtual-item agent-slot${pinned ? ' agent-slot-pinned' : ''}` })}
-                  >
-                    {row.kind === 'agent' ? <AgentGroupHeader group={row.group} shownInFull={shownInFull} /> : <ApprovalCardBoundary request={row.request} />}
-                  </div>
-                );
-              })}
+          {approvals.length === 0 ? null : (
+            <button type="button" className="key-help-button" aria-keyshortcuts="?" aria-expanded={keys.helpOpen} onClick={() => keys.setHelpOpen(!keys.helpOpen)}>
+              Keyboard shortcuts (?)
+            </button>
+          )}
+          <NotificationSettings />
+        </div>
+        <LeftPrompts />
+        {approvals.length === 0 ? null : (
+          <>
+            <p className="visually-hidden" aria-live="polite" data-testid="approval-selected">
+              {selected ? `Selected: ${selected.tool}, prompt ${prompts.indexOf(selected) + 1}.` : ''}
+            </p>
+            <div ref={scrollRef} className="virtual-scroll" data-testid="approval-list">
+              <div className="virtual-space" style={{ height: virtualizer.getTotalSize() }}>
+                {virtualizer.getVirtualItems().map((item) => {
+                  const row = rows[item.index]!;
+                  const pinned = row.kind === 'agent' && item.index === pinnedIndex && item.start < (virtualizer.scrollOffset ?? 0);
+                  return (
+                    <div
+                      key={item.key}
+                      data-index={item.index}
+                      ref={virtualizer.measureElement}
+                      style={pinned ? undefined : { transform: `translateY(${item.start}px)` }}
+                      {...(row.kind === 'prompt' ? promptSlot(row.request, keys, opened) : { className: `virtual-item agent-slot${pinned ? ' agent-slot-pinned' : ''}` })}
+                    >
+                      {row.kind === 'agent' ? <AgentGroupHeader group={row.group} shownInFull={shownInFull} /> : <ApprovalCardBoundary request={row.request} />}
+                    </div>
+                  );
+                })}
+              </div>
             </div>
-          </div>
-        </>
-      )}
-    </div>
+          </>
+        )}
+      </div>
+    </ApproveHoldsContext.Provider>
   );
 }
 

@@ -9,6 +9,7 @@ import { DenyOptions } from './DenyOptions';
 import { RuleEditor } from './RuleEditor';
 import type { CallEditing } from '../edit/useCallEdit';
 import { ProblemNote } from '../../common/ProblemNote';
+import { ApproveButton } from '../ApproveButton';
 
 const DURATIONS: ReadonlyArray<{ duration: GrantDuration; label: string }> = [
   { duration: '15m', label: 'Allow for 15 min' },
@@ -88,9 +89,16 @@ export function DecisionBar({
       </p>
       <ProblemNote problem={problem} testId="decision-problem" />
       <div className="decision-buttons" role="group" aria-label="Approve" aria-describedby={noteId}>
-        <button type="button" className="approve" data-key="approve" aria-keyshortcuts="A" disabled={inFlight || edit?.blockedBy !== undefined} onClick={() => void approveOnce()}>
+        <ApproveButton
+          holdKey={`approve:${request.approvalId}`}
+          className="approve"
+          data-key="approve"
+          aria-keyshortcuts="A"
+          disabled={inFlight || edit?.blockedBy !== undefined}
+          onClick={() => void approveOnce()}
+        >
           Approve
-        </button>
+        </ApproveButton>
         <button
           type="button"
           data-key="session"

@@ -7,6 +7,7 @@ import { useBridgeAction } from '../../common/useBridgeAction';
 import { useConsoleSync } from '../../consoleContext';
 import { saveLabel, scopeWords } from './scopeWords';
 import { ProblemNote } from '../../common/ProblemNote';
+import { ApproveButton } from '../ApproveButton';
 import { countOf } from '../../../../shared/plural';
 
 /** How long typing pauses before the rules are checked by the gate. */
@@ -93,9 +94,9 @@ export function RuleEditor({ request, scope, reason, onCancel }: { request: Appr
       {checked && !refused ? <RuleMatches matches={check.matches} /> : null}
       <ProblemNote problem={problem} testId="decision-problem" />
       <div className="decision-buttons">
-        <button type="button" className="approve" disabled={!checked || refused || inFlight} onClick={() => void save()}>
+        <ApproveButton holdKey={`rule:${request.approvalId}`} className="approve" disabled={!checked || refused || inFlight} onClick={() => void save()}>
           {saveLabel(scope)}
-        </button>
+        </ApproveButton>
         <button type="button" onClick={onCancel}>
           Cancel
         </button>
