@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import { ConsolePage } from './pages/ConsolePage';
 import { ASK_FIRST, ringBell } from './support/askFirst';
 import { startServedGate, type ServedGate } from './support/servedGate';
@@ -24,31 +24,38 @@ async function stillWaiting(call: Promise<unknown>): Promise<boolean> {
   return (await Promise.race([call.then(() => undefined), Promise.resolve(waiting)])) === waiting;
 }
 
-/** A pointer's click (it has a click count) on the Approve of the card whose arguments hold `label`; false when there is none. */
-const POINTER_CLICK = `(label) => {
-  for (const card of document.querySelectorAll('[data-testid="approval-card"]')) {
-    if (!card.textContent.includes(label)) continue;
-    const approve = [...card.querySelectorAll('button')].find((button) => button.textContent.trim() === 'Approve');
-    if (!approve) return false;
-    approve.dispatchEvent(new MouseEvent('click', { bubbles: true, cancelable: true, detail: 1 }));
-    return true;
-  }
-  return false;
-}`;
+/**
+ * In-page helpers: `approveOf(label)`, the Approve of the card whose arguments hold `label`; and
+ * `pointerClick(label)`, a pointer's click (it has a click count) on it, false when there is none.
+ */
+const IN_PAGE = `
+  const approveOf = (label) => {
+    const card = [...document.querySelectorAll('[data-testid="approval-card"]')].find((each) => each.textContent.includes(label));
+    return card && [...card.querySelectorAll('button')].find((button) => button.textContent.trim() === 'Approve');
+  };
+  const pointerClick = (label) => {
+    const approve = approveOf(label);
+    approve?.dispatchEvent(new MouseEvent('click', { bubbles: true, cancelable: true, detail: 1 }));
+    return approve !== undefined;
+  };`;
 
-test('a card that has just appeared takes no pointer click on Approve; once it has stood still a moment, a click approves', async ({ page }) => {
+/** The console open on Approvals, and an agent connected. */
+async function openWithAgent(page: Page) {
   const consolePage = new ConsolePage(page);
   await consolePage.open(gate.consoleUrl);
   await consolePage.approvals.show();
-  const agent = await gate.connectAgent();
+  return { consolePage, agent: await gate.connectAgent() };
+}
+
+test('a card that has just appeared takes no pointer click on Approve; once it has stood still a moment, a click approves', async ({ page }) => {
+  const { consolePage, agent } = await openWithAgent(page);
 
   // The page clicks Approve the moment the card is drawn, as a click meant for the empty list would land.
-  await page.evaluate(`window.clickedAsDrawn = new Promise((resolve) => {
-    const click = ${POINTER_CLICK};
+  await page.evaluate(`window.clickedAsDrawn = new Promise((resolve) => {${IN_PAGE}
     const observer = new MutationObserver(() => {
-      if (!click('drawn-under-pointer')) return;
+      if (!pointerClick('drawn-under-pointer')) return;
       observer.disconnect();
-      const approve = [...document.querySelectorAll('[data-testid="approval-card"] button')].find((button) => button.textContent.trim() === 'Approve');
+      const approve = approveOf('drawn-under-pointer');
       resolve({ ariaDisabled: approve.getAttribute('aria-disabled'), title: approve.getAttribute('title') });
     });
     observer.observe(document.body, { childList: true, subtree: true });
@@ -71,10 +78,7 @@ test('a card that has just appeared takes no pointer click on Approve; once it h
 });
 
 test('an agent that withdraws its prompt cannot slide the next one under a click meant for it: the card pushed up is held, then approves', async ({ page }) => {
-  const consolePage = new ConsolePage(page);
-  await consolePage.open(gate.consoleUrl);
-  await consolePage.approvals.show();
-  const agent = await gate.connectAgent();
+  const { consolePage, agent } = await openWithAgent(page);
   const withdraw = new AbortController();
   const first = ringBell(agent, 'withdrawn', { signal: withdraw.signal });
   first.catch(() => {});
@@ -87,17 +91,15 @@ test('an agent that withdraws its prompt cannot slide the next one under a click
 
   // The page clicks the second card's Approve (a click meant for the first) in the same task as the
   // first card leaves the list, before any frame is drawn, and notes how it is shown from then on.
-  await page.evaluate(`window.pushedUp = new Promise((resolve) => {
-    const click = ${POINTER_CLICK};
+  await page.evaluate(`window.pushedUp = new Promise((resolve) => {${IN_PAGE}
     const holds = [];
     const list = document.querySelector('[data-testid="approval-list"]');
     const observer = new MutationObserver(() => {
-      const labels = [...document.querySelectorAll('[data-testid="approval-card"]')].map((card) => card.textContent);
-      if (labels.some((text) => text.includes('withdrawn'))) return;
+      if (approveOf('withdrawn')) return;
       observer.disconnect();
-      const approve = [...document.querySelectorAll('[data-testid="approval-card"] button')].find((button) => button.textContent.trim() === 'Approve');
+      const approve = approveOf('pushed-up');
       const heldBefore = approve.getAttribute('aria-disabled');
-      const clicked = click('pushed-up');
+      const clicked = pointerClick('pushed-up');
       const watch = new MutationObserver(() => {
         holds.push(approve.getAttribute('aria-disabled'));
         if (approve.getAttribute('aria-disabled') === null) {
@@ -125,19 +127,16 @@ test('an agent that withdraws its prompt cannot slide the next one under a click
 });
 
 test('the console coming to the front holds its approving buttons: the click that brought it forward approves nothing', async ({ page }) => {
-  const consolePage = new ConsolePage(page);
-  await consolePage.open(gate.consoleUrl);
-  await consolePage.approvals.show();
-  const agent = await gate.connectAgent();
+  const { consolePage, agent } = await openWithAgent(page);
   const call = ringBell(agent, 'behind-a-window');
   const card = await consolePage.approvals.waitForPrompt('ring_bell');
   const approve = card.getByRole('button', { name: 'Approve', exact: true });
   await expect(approve).toBeEnabled();
 
   // The window is focused (brought forward) and clicked in one go, as a click on it from behind would.
-  const clicked = await page.evaluate(`(() => {
+  const clicked = await page.evaluate(`(() => {${IN_PAGE}
     window.dispatchEvent(new FocusEvent('focus'));
-    return (${POINTER_CLICK})('behind-a-window');
+    return pointerClick('behind-a-window');
   })()`);
   expect(clicked).toBe(true);
   await expect(approve).toBeEnabled();

@@ -43,7 +43,7 @@ export function ApprovalsView() {
   const viewRef = useRef<HTMLDivElement>(null);
   // Approving buttons take no click until they have stood still a moment (ApproveButton).
   const [holds] = useState(() => new ApproveHolds());
-  useEffect(() => holds.start(), [holds]);
+  useEffect(() => holds.start(viewRef.current!), [holds]);
   const reveal = useCallback(
     (approvalId: string) => {
       const index = rows.findIndex((row) => row.kind === 'prompt' && row.request.approvalId === approvalId);

@@ -19,9 +19,9 @@ export class ApproveHolds {
   private readonly listeners = new Map<string, Set<() => void>>();
   private frame: number | undefined;
 
-  /** Starts watching the page; returns how to stop. */
-  start(): () => void {
-    const soon = () => this.measureSoon();
+  /** Starts watching the buttons inside `view` (anything on the page may move them); returns how to stop. */
+  start(view: HTMLElement): () => void {
+    const soon = () => this.measureSoon(view);
     const mutations = new MutationObserver(soon);
     mutations.observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['style', 'class', 'hidden', 'open'] });
     const sizes = new ResizeObserver(soon);
@@ -34,7 +34,7 @@ export class ApproveHolds {
     };
     window.addEventListener('focus', shown);
     document.addEventListener('visibilitychange', shown);
-    this.measureSoon();
+    this.measureSoon(view);
     return () => {
       mutations.disconnect();
       sizes.disconnect();
@@ -75,10 +75,10 @@ export class ApproveHolds {
     };
   }
 
-  private measureSoon(): void {
+  private measureSoon(view: HTMLElement): void {
     this.frame ??= requestAnimationFrame(() => {
       this.frame = undefined;
-      this.measure();
+      this.measure(view);
     });
   }
 
@@ -87,9 +87,9 @@ export class ApproveHolds {
     for (const key of this.places.restartAll(performance.now())) this.tell(key);
   }
 
-  private measure(): void {
+  private measure(view: HTMLElement): void {
     const drawn = new Map<string, ButtonRect>();
-    for (const button of document.querySelectorAll<HTMLElement>(`[${HOLD_KEY}]`)) drawn.set(button.getAttribute(HOLD_KEY)!, rectOf(button));
+    for (const button of view.querySelectorAll<HTMLElement>(`[${HOLD_KEY}]`)) drawn.set(button.getAttribute(HOLD_KEY)!, rectOf(button));
     for (const key of this.places.seenAll(drawn, performance.now())) this.tell(key);
   }
 

@@ -42,7 +42,7 @@ export class ButtonPlaces {
 
   /** Notes where every drawn button is now (a rect of no size is not drawn); returns the keys whose hold started anew. */
   seenAll(drawn: ReadonlyMap<string, ButtonRect>, now: number): string[] {
-    for (const key of [...this.places.keys()]) if (!isDrawn(drawn.get(key))) this.places.delete(key);
+    for (const key of [...this.places.keys()]) if (!drawn.has(key)) this.places.delete(key);
     const restarted: string[] = [];
     for (const [key, rect] of drawn) if (this.seen(key, rect, now)) restarted.push(key);
     return restarted;
@@ -50,7 +50,10 @@ export class ButtonPlaces {
 
   /** Notes where one button is now; true when its hold started anew (it was not there before). */
   seen(key: string, rect: ButtonRect, now: number): boolean {
-    if (!isDrawn(rect)) return this.places.delete(key) && false;
+    if (!isDrawn(rect)) {
+      this.places.delete(key);
+      return false;
+    }
     const place = this.places.get(key);
     if (place && samePlace(place, rect)) return false;
     this.places.set(key, { left: rect.left, top: rect.top, width: rect.width, height: rect.height, since: now });
@@ -70,6 +73,6 @@ export class ButtonPlaces {
   }
 }
 
-function isDrawn(rect: ButtonRect | undefined): rect is ButtonRect {
-  return rect !== undefined && rect.width > 0 && rect.height > 0;
+function isDrawn(rect: ButtonRect): boolean {
+  return rect.width > 0 && rect.height > 0;
 }
