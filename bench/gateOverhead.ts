@@ -78,6 +78,7 @@ const inProcessEcho: ToolProcessFactory = () => {
     killStrays: () => undefined,
     setMemoryLimit: () => false,
     memoryEvents: () => undefined,
+    forksRefused: () => undefined,
     close,
   };
   return host;

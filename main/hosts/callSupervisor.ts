@@ -30,6 +30,8 @@ export interface PoolWorker {
   overLimit: (() => void) | undefined;
   /** The kernel's count of OOM kills in the process's cgroup when its last call ended (read once per call). */
   oomKills?: number;
+  /** The kernel's count of processes and threads it refused the process's cgroup, when last read. */
+  forksRefused?: number;
   /** Its last call ran only the gate's own code (CallLimits.startsNothing): it left no process to hunt. */
   startedNothing?: boolean;
   /** It has served a call or check that ran code other than the gate's own: no later call of it is taken to start nothing. */
@@ -111,6 +113,25 @@ signal?: AbortSignal,
         details: { maxMemoryMb: limits.maxMemoryMb, peakMemoryMb: Math.round(events.peakBytes / MIB), enforcedBy: 'cgroup' },
       };
     };
+    const forksRefusedBefore = (worker.forksRefused ??= process.forksRefused() ?? 0);
+    /**
+     * EQUOTA when the kernel refused the tree a process or thread at its task limit during this call:
+     * a fork bomb that hits the wall and dies out between two samples, or threads (which sampling,
+     * counting processes, does not see), past the limit all the same.
+     */
+    const refusedForks = (): ToolError | undefined => {
+      const refused = process.forksRefused();
+      if (refused === undefined) return undefined;
+      worker.forksRefused = refused;
+      if (refused <= forksRefusedBefore) return undefined;
+      return {
+        code: 'EQUOTA',
+        message: `${tool} tried to start more processes or threads than its tree may hold; the kernel refused them, and it was killed with all it started`,
+        details: { maxProcesses, enforcedBy: 'cgroup' },
+      };
+    };
+    /** The kernel's verdict on the call, where it held the tree to a bound: memory, or processes. */
+    const kernelVerdict = () => killedForMemory() ?? refusedForks();
     let settled = false;
     let verdict: ToolError | undefined;
     const settle = (outcome: RunOutcome) => {
@@ -159,6 +180,8 @@ signal?: AbortSignal,
     const sampler = setInterval(() => {
       const pid = process.pid;
       if (pid === undefined || verdict) return;
+      const refused = refusedForks();
+      if (refused) return stop(refused);
       const sample = sampleTree(pid, maxProcesses + 8);
       usage.peakResidentBytes = Math.max(usage.peakResidentBytes, sample.residentBytes);
       usage.peakProcesses = Math.max(usage.peakProcesses, sample.processes);
@@ -190,10 +213,11 @@ signal?: AbortSignal,
         if (request.type === 'run') rules.onOutput?.(request.callId, answer.chunk);
         return;
       }
-      // A tool whose child the kernel killed for memory may still answer: the call broke its bound all
-      // the same. A call that starts nothing has no child to lose (its own process dying is an exit).
-      const memoryVerdict = limits.startsNothing ? undefined : killedForMemory();
-      if (memoryVerdict) return stop(memoryVerdict);
+      // A tool whose child the kernel killed for memory, or refused a process, may still answer: the
+      // call broke its bound all the same. A call that starts nothing has no child to lose or start
+      // (its own process dying is an exit).
+      const boundVerdict = limits.startsNothing ? undefined : kernelVerdict();
+      if (boundVerdict) return stop(boundVerdict);
       if (answer.type === 'health') {
         if (request.type !== 'health') return;
         settle({ ok: true, data: { healthy: answer.healthy, ...(answer.message ? { message: answer.message } : {}) } });
@@ -208,8 +232,8 @@ signal?: AbortSignal,
     const stopExit = process.onExit((exit) => {
       if (verdict?.code === 'ETIMEOUT') return;
       if (verdict) return settle({ ok: false, error: verdict });
-      const memoryVerdict = killedForMemory();
-      if (memoryVerdict) return settle({ ok: false, error: memoryVerdict });
+      const boundVerdict = kernelVerdict();
+      if (boundVerdict) return settle({ ok: false, error: boundVerdict });
       if (exit.reason === 'refused') {
         return settle({ ok: false, error: { code: 'EQUOTA', message: `${tool}'s process was killed: ${exit.detail}`, details: exit } });
       }

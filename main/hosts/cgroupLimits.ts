@@ -143,11 +143,11 @@ export class ProcessCgroup {
   /** The memory limit last written, to skip writing it again. */
   private memoryLimit: number | undefined;
   /**
-   * The memory events file, open for the cgroup's life: read again from its start (pread) after
-   * every call, which costs a sixth of opening it each time. The kernel writes such a file anew on
-   * each read from offset 0 (cgroup.procs on v1 keeps its list for a while, so it is not read so).
+   * The events files (memory's, pids'), each open for the cgroup's life: read again from its start
+   * (pread), which costs a sixth of opening it each time. The kernel writes such a file anew on each
+   * read from offset 0 (cgroup.procs on v1 keeps its list for a while, so it is not read so).
    */
-  private eventsFile: number | undefined;
+  private readonly eventsFiles = new Map<string, number>();
 
   private constructor() {}
 
@@ -232,12 +232,25 @@ export class ProcessCgroup {
     };
   }
 
-  /** The events file's text now, or undefined when it cannot be read. */
+  /**
+   * How many times the kernel refused the tree a new process or thread at its task limit (pids.max),
+   * since the cgroup was made; undefined without a pids cgroup. A fork bomb that hits the wall and
+   * dies out between two samples leaves this behind.
+   */
+  forksRefused(): number | undefined {
+    const pids = this.folders.get('pids');
+    if (!pids) return undefined;
+    const events = this.readEvents(join(pids.path, 'pids.events'));
+    return events === undefined ? undefined : Number(/^max (\d+)/m.exec(events)?.[1] ?? 0);
+  }
+
+  /** An events file's text now, or undefined when it cannot be read. */
   private readEvents(path: string): string | undefined {
     if (this.removing) return undefined;
     try {
-      this.eventsFile ??= openSync(path, 'r');
-      const bytes = readSync(this.eventsFile, eventsBuffer, 0, eventsBuffer.length, 0);
+      let fd = this.eventsFiles.get(path);
+      if (fd === undefined) this.eventsFiles.set(path, (fd = openSync(path, 'r')));
+      const bytes = readSync(fd, eventsBuffer, 0, eventsBuffer.length, 0);
       return eventsBuffer.toString('latin1', 0, bytes);
     } catch {
       return undefined;
@@ -257,8 +270,8 @@ export class ProcessCgroup {
   remove(attempt = 0): void {
     if (this.removed) return;
     this.removing = true;
-    if (this.eventsFile !== undefined) closeSync(this.eventsFile);
-    this.eventsFile = undefined;
+    for (const fd of this.eventsFiles.values()) closeSync(fd);
+    this.eventsFiles.clear();
     let left = false;
     for (const path of this.paths()) {
       try {

@@ -191,6 +191,10 @@ class ChildProcessToolProcess implements ToolProcess {
     return this.cgroup?.memoryEvents();
   }
 
+  forksRefused(): number | undefined {
+    return this.cgroup?.forksRefused();
+  }
+
   close(): Promise<void> {
     if (this.exit) return Promise.resolve();
     this.closing ??= new Promise<void>((resolve) => {

@@ -40,6 +40,8 @@ export interface ToolProcess {
   setMemoryLimit(bytes: number): boolean;
   /** The kernel's OOM kills and peak memory for the tree, when it limits memory. */
   memoryEvents(): MemoryEvents | undefined;
+  /** New processes and threads the kernel refused the tree at its task limit, when it holds one. */
+  forksRefused(): number | undefined;
   /** Asks the process to end, kills it after a grace period. Idempotent. */
   close(): Promise<void>;
 }

@@ -136,6 +136,11 @@ export class UtilityProcessHost implements ToolProcess {
     return undefined;
   }
 
+  /** No cgroup, so no kernel task limit: the pool's sampling is the process limit. */
+  forksRefused(): undefined {
+    return undefined;
+  }
+
   /** Kills what the process started that still runs (utilityProcess cannot reach re-parented ones). */
   endLogLines(): void {
     for (const splitter of this.lineSplitters) splitter.end();

@@ -36,6 +36,9 @@ class SilentProcess implements ToolProcess {
   memoryEvents(): undefined {
     return undefined;
   }
+  forksRefused(): undefined {
+    return undefined;
+  }
   async close(): Promise<void> {
     this.kill();
   }

@@ -12,6 +12,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGate, type RunningGate } from '../../main/gate/startGate';
+import { detectCgroups } from '../../main/hosts/cgroupLimits';
 import { detectSandbox } from '../../main/hosts/sandbox';
 import { withLoopbackListener } from '../fixtures/loopbackListener';
 import { processesWithMarker, uniqueMarker, waitUntil } from '../fixtures/processes';
@@ -82,6 +83,15 @@ describe.skipIf(detectSandbox('auto').kind === 'none')('a hostile tool past its 
     const { code, text } = refusal(await call('fork_bomb', { marker: uniqueMarker('bomb') }));
     expect(code).toBe('EQUOTA');
     expect(text).toMatch(/processes/);
+    await expectServing();
+  });
+
+  it.skipIf(!detectCgroups().pids)('a tool whose threads pass the kernel\'s task limit ends in EQUOTA, though it never holds more processes than sampling allows', async () => {
+    const marker = uniqueMarker('threads');
+    const { code, text } = refusal(await call('thread_flood', { marker }));
+    expect(code).toBe('EQUOTA');
+    expect(text).toMatch(/more processes or threads than its tree may hold/);
+    await waitUntil(() => processesWithMarker(marker).length === 0, 'the flooding process to be gone');
     await expectServing();
   });
 
