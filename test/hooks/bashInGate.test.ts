@@ -193,8 +193,8 @@ describe("Claude Code's Bash allowed by a rule runs in the gate's sandbox", () =
     const { answer } = await hook;
     expect(answer.hookSpecificOutput?.permissionDecision).toBe('allow');
     const ran = await claudeCodeRuns(gate, answer.hookSpecificOutput!.updatedInput!.command as string);
-    expect(ran.stdout).toBe('approved\n');
-    expect(ran.status).toBe(1);
+    // Matched whole, so a failure shows the command's stderr too (a refusal says there why nothing ran).
+    expect(ran).toMatchObject({ stdout: 'approved\n', status: 1 });
     for (const secret of gate.secrets) expect(`${ran.stdout}${ran.stderr}`).not.toContain(secret);
   }, 120_000);
 });
