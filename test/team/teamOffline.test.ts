@@ -74,7 +74,8 @@ describe('the team server stopped mid-approval and started again', () => {
     await team.whenOnline();
     await waitUntil(() => carol.status().state === 'online', "carol's console to reconnect");
     // The offline prompt reaches the team already decided by A's console: nobody can answer it again.
-    const caughtUp = await onCarol(offline.approvalId, (prompt) => prompt.state === 'ended');
+    // Its end (the prompts' stream) and its decision (the decisions bucket) arrive on their own, in either order.
+    const caughtUp = await onCarol(offline.approvalId, (prompt) => prompt.state === 'ended' && prompt.decision !== undefined);
     expect(caughtUp.decision).toMatchObject({ approver: 'console of a', decision: 'approve' });
     const late = await carol.decide({ gate: 'a', approvalId: offline.approvalId, bindingHash: offline.bindingHash, decision: 'deny' }, () => Promise.reject(new Error('no gate')));
     expect(late.won).toBe(false);
