@@ -193,11 +193,23 @@ export class ApprovalsPanel {
     return (await this.cardOrOnly(card)).getByTestId('decision-problem');
   }
 
-  /** Clicks Approve on a prompt (the only one, if no card is given). */
+  /**
+   * Clicks Approve on a prompt (the only one, if no card is given). Waiting for it to be answered, a
+   * click the console held back (the card moved just before it, as a list still laying out can make
+   * it: see ApproveButton) is made again; one that was taken leaves Approve disabled until the card goes.
+   */
   async approve(card?: Locator, options: DecideOptions = {}): Promise<void> {
     const target = await this.cardOrOnly(card);
-    await target.getByRole('button', { name: 'Approve', exact: true }).click();
-    if (options.waitForResolution ?? true) await expect(target).toHaveCount(0);
+    const approve = target.getByRole('button', { name: 'Approve', exact: true });
+    if (!(options.waitForResolution ?? true)) {
+      await approve.click();
+      return;
+    }
+    await expect(async () => {
+      if ((await target.count()) === 0) return;
+      await approve.click({ timeout: 2_000 });
+      await expect(target).toHaveCount(0, { timeout: 2_000 });
+    }).toPass();
   }
 
   /** Types a reason and clicks Deny on a prompt (the only one, if no card is given). */
