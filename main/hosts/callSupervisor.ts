@@ -127,7 +127,8 @@ signal?: AbortSignal,
       return {
         code: 'EQUOTA',
         message: `${tool} tried to start more processes or threads than its tree may hold; the kernel refused them, and it was killed with all it started`,
-        details: { maxProcesses, enforcedBy: 'cgroup' },
+        // The most processes sampled at once (tasks past the wall were refused: it never held more than pids.max).
+        details: { maxProcesses, processes: usage.peakProcesses, enforcedBy: 'cgroup' },
       };
     };
     /** The kernel's verdict on the call, where it held the tree to a bound: memory, or processes. */
@@ -180,11 +181,11 @@ signal?: AbortSignal,
     const sampler = setInterval(() => {
       const pid = process.pid;
       if (pid === undefined || verdict) return;
-      const refused = refusedForks();
-      if (refused) return stop(refused);
       const sample = sampleTree(pid, maxProcesses + 8);
       usage.peakResidentBytes = Math.max(usage.peakResidentBytes, sample.residentBytes);
       usage.peakProcesses = Math.max(usage.peakProcesses, sample.processes);
+      const refused = refusedForks();
+      if (refused) return stop(refused);
       // With a kernel limit the kernel stops the tree at its bound (and says so); sampling only reports.
       if (!kernelHoldsMemory && sample.residentBytes > limitBytes) {
         stop({
