@@ -18,6 +18,9 @@ test.afterEach(async () => {
   await gate.stop();
 });
 
+/** The note shown while a pointer's click was just held back. */
+const HELD_BACK_NOTE = 'Not approved: that button had just appeared or moved when you clicked. Click it again if you meant it.';
+
 /** Whether the call is still waiting for its answer. */
 async function stillWaiting(call: Promise<unknown>): Promise<boolean> {
   const waiting = Symbol('waiting');
@@ -65,6 +68,8 @@ test('a card that has just appeared takes no pointer click on Approve; once it h
   // It was held when clicked, and said so.
   expect(await page.evaluate('window.clickedAsDrawn')).toEqual({ ariaDisabled: 'true', title: 'This prompt just appeared or moved: it takes a click in a moment' });
   const approve = card.getByRole('button', { name: 'Approve', exact: true });
+  // The person is told why nothing happened, and what to do.
+  await expect(page.getByTestId('held-back-note')).toHaveText(HELD_BACK_NOTE);
   // The hold ends by itself; the click it took did nothing: the call still waits.
   await expect(approve).toBeEnabled();
   await expect(approve).not.toHaveAttribute('aria-disabled');
@@ -118,8 +123,9 @@ test('an agent that withdraws its prompt cannot slide the next one under a click
   const pushed = (await page.evaluate('window.pushedUp')) as { heldBefore: string | null; clicked: boolean; holds: Array<string | null> };
   expect(pushed.heldBefore).toBeNull();
   expect(pushed.clicked).toBe(true);
-  // It was then shown held, and let go.
+  // It was then shown held, and let go; the note said why the click did nothing.
   expect(pushed.holds).toEqual(['true', null]);
+  await expect(page.getByTestId('held-back-note')).toHaveText(HELD_BACK_NOTE);
   expect(await stillWaiting(second)).toBe(true);
 
   await consolePage.approvals.approve();
@@ -139,6 +145,7 @@ test('the console coming to the front holds its approving buttons: the click tha
     return pointerClick('behind-a-window');
   })()`);
   expect(clicked).toBe(true);
+  await expect(page.getByTestId('held-back-note')).toHaveText(HELD_BACK_NOTE);
   await expect(approve).toBeEnabled();
   expect(await stillWaiting(call)).toBe(true);
 

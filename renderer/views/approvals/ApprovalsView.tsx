@@ -3,7 +3,7 @@ import type { ApprovalRequest } from '../../../shared/approval';
 import { useMeasuredVirtualizer } from '../common/measuredVirtualizer';
 import { useConsoleState } from '../consoleContext';
 import { AgentGroupHeader } from './AgentGroupHeader';
-import { ApproveHolds, ApproveHoldsContext } from './ApproveButton';
+import { ApproveHolds, ApproveHoldsContext, HeldBackNote } from './ApproveButton';
 import { groupByAgent, headerOfEachRow, rowsOf, type ApprovalRow } from './agentGroups';
 import { ApprovalCardBoundary } from './ApprovalCardBoundary';
 import { KeyHelp } from './KeyHelp';
@@ -94,6 +94,7 @@ export function ApprovalsView() {
           <NotificationSettings />
         </div>
         <LeftPrompts />
+        <HeldBackNote holds={holds} />
         {approvals.length === 0 ? null : (
           <>
             <p className="visually-hidden" aria-live="polite" data-testid="approval-selected">

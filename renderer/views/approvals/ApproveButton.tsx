@@ -17,6 +17,7 @@ const HELD_TITLE = 'This prompt just appeared or moved: it takes a click in a mo
 export class ApproveHolds {
   private readonly places = new ButtonPlaces();
   private readonly listeners = new Map<string, Set<() => void>>();
+  private readonly heldBackListeners = new Set<() => void>();
   private frame: number | undefined;
 
   /** Starts watching the buttons inside `view` (anything on the page may move them); returns how to stop. */
@@ -62,6 +63,17 @@ export class ApproveHolds {
       return false;
     }
     return now >= this.places.heldUntil(key);
+  }
+
+  /** Tells whoever listens (the view's note) that a pointer's click was just held back. */
+  heldBack(): void {
+    for (const listener of [...this.heldBackListeners]) listener();
+  }
+
+  /** Calls `listener` whenever a click is held back; returns how to stop. */
+  onHeldBack(listener: () => void): () => void {
+    this.heldBackListeners.add(listener);
+    return () => this.heldBackListeners.delete(listener);
   }
 
   /** Calls `listener` whenever the button's hold starts anew; returns how to stop. */
@@ -115,6 +127,34 @@ function rectOf(element: HTMLElement): ButtonRect {
   return { left: left + scrolledLeft, top: top + scrolledTop, width, height };
 }
 
+/** How long the note on a held-back click stays. */
+const HELD_BACK_NOTE_MS = 4_000;
+
+/**
+ * A note, fixed at the foot of the window so it moves no button, while a click was just held back:
+ * what happened and what to do. Polite to assistive technology, as the hold itself is.
+ */
+export function HeldBackNote({ holds }: { holds: ApproveHolds }) {
+  const [shown, setShown] = useState(false);
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const stop = holds.onHeldBack(() => {
+      clearTimeout(timer);
+      setShown(true);
+      timer = setTimeout(() => setShown(false), HELD_BACK_NOTE_MS);
+    });
+    return () => {
+      stop();
+      clearTimeout(timer);
+    };
+  }, [holds]);
+  return (
+    <p className="held-back-note" role="status" data-testid="held-back-note">
+      {shown ? 'Not approved: that button had just appeared or moved when you clicked. Click it again if you meant it.' : ''}
+    </p>
+  );
+}
+
 /** The Approvals view's watch; without one (a card drawn elsewhere) no button is held. */
 export const ApproveHoldsContext = createContext<ApproveHolds | undefined>(undefined);
 
@@ -154,7 +194,12 @@ export function ApproveButton({ holdKey, onClick, className, title, ...rest }: B
   const { held, holds } = useApproveHold(holdKey);
   function clicked(event: MouseEvent<HTMLButtonElement>): void {
     // A pointer's click has a count; a key's and a script's click() have none.
-    if (event.detail > 0 && holds && !holds.stillNow(holdKey, event.currentTarget)) return;
+    if (event.detail > 0 && holds && !holds.stillNow(holdKey, event.currentTarget)) {
+      // A button that looked ready can move in the very instant of the click: the person is told
+      // why nothing happened, not left to wonder.
+      holds.heldBack();
+      return;
+    }
     onClick?.(event);
   }
   return (
