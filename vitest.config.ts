@@ -19,6 +19,7 @@ export const ISOLATED_FILES = [
   'test/hooks/bashInGate.test.ts',
   'test/hosts/hostileEscapes.test.ts',
   'test/hosts/workspaceGuard.test.ts',
+  'test/integration/callWaits.test.ts',
   'test/integration/policyCli.test.ts',
   'test/integration/sandboxLimitsThroughGate.test.ts',
   'test/integration/secretsHostileAgent.test.ts',

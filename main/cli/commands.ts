@@ -9,6 +9,7 @@ import { iterateCalls } from '../audit/explorerQuery';
 import { auditExportCommand } from './auditExport';
 import { auditVerifyCommand } from './auditVerify';
 import { GATE_NOT_RUNNING_MESSAGE, GateConnection, LONG_CALL, openGateSession } from '../mcp/gateClient';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { GateError } from '../../shared/errors';
 import { RAW_ARGUMENTS_META } from '../mcp/gateMcpServer';
 import { answerGateNotRunning, runStdioBridge } from '../mcp/stdioBridge';
@@ -98,15 +99,34 @@ export async function callCommand(argv: string[], io: Io): Promise<number> {
   if (!tool) throw new UsageError('call needs a tool name: toolgate call TOOL \'{"arg": "value"}\'');
   if (extra.length > 0) throw new UsageError(`call takes one JSON argument, not ${extra.length + 1}: quote the JSON, e.g. toolgate call ${tool} '{"arg": "value"}'`);
   const session = await openGateSession(io.home, 'toolgate-cli');
+  const started = Date.now();
+  let noticeAt: number | undefined;
   // A call that needs approval blocks until the person answers: say so, and where, once it waits.
   const waiting = setTimeout(() => {
+    noticeAt = Date.now();
     const consoleUrl = readGateAddressQuietly(io.home)?.consoleUrl ?? 'the console';
     io.err(`toolgate call: ${tool} is waiting in the gate. If it needs approval, answer it in the console at ${consoleUrl} (\`toolgate console\` prints the link with your token). Ctrl+C cancels the call.\n`);
   }, WAITING_NOTICE_MS);
+  // The gate's heartbeats keep the call open for as long as the gate holds it (a person may take
+  // minutes); every so often the terminal is told it still waits.
+  const heartbeat = () => {
+    if (noticeAt === undefined || Date.now() - noticeAt < STILL_WAITING_NOTICE_MS) return;
+    noticeAt = Date.now();
+    io.err(`toolgate call: ${tool} is still waiting in the gate (${Math.round((noticeAt - started) / 1000)} s). Ctrl+C cancels the call.\n`);
+  };
   try {
-    const result = await session.client
-      .callTool({ name: tool, arguments: {}, _meta: { [RAW_ARGUMENTS_META]: json } }, undefined, LONG_CALL)
-      .finally(() => clearTimeout(waiting));
+    let result: Awaited<ReturnType<typeof session.client.callTool>>;
+    try {
+      result = await session.client
+        .callTool({ name: tool, arguments: {}, _meta: { [RAW_ARGUMENTS_META]: json } }, undefined, { ...LONG_CALL, onprogress: heartbeat })
+        .finally(() => clearTimeout(waiting));
+    } catch (error) {
+      // The gate refused the call itself (no such tool, arguments it cannot take) or went silent:
+      // the call failed, exit 1; exit 2 stays for no gate at all.
+      if (!(error instanceof McpError)) throw error;
+      io.err(`toolgate call: ${error.code === ErrorCode.RequestTimeout ? `the gate sent nothing about the call for ${LONG_CALL.timeout / 1000} s, so it was given up (\`toolgate audit list\` shows how it ended)` : error.message}\n`);
+      return 1;
+    }
     // What a tool returned reaches a terminal here: its escape sequences are shown, not obeyed.
     const text = terminalText((result.content as Array<{ type: string; text?: string }>).map((item) => item.text ?? '').join('\n'));
     if (result.isError) {
@@ -123,6 +143,8 @@ export async function callCommand(argv: string[], io: Io): Promise<number> {
 
 /** How long `toolgate call` waits for a result before it says where the person answers. */
 const WAITING_NOTICE_MS = 1000;
+/** How often, at most, `toolgate call` says again that the call still waits. */
+const STILL_WAITING_NOTICE_MS = 30_000;
 
 /** The running gate's address, or undefined when none runs (for a notice, never an error). */
 function readGateAddressQuietly(home: string) {
