@@ -5,7 +5,7 @@ import { GateError } from '../../../shared/errors';
 import { CommandReader } from './commandReader';
 import { hiddenCodeOf } from './hiddenCode';
 import { programWords } from './programWords';
-import { wordValue } from './shellWords';
+import { checkBraceWords, wordValue } from './shellWords';
 import { unreadableReason } from './unreadableLine';
 
 /**
@@ -96,6 +96,7 @@ function readLine(parser: Parser, command: string): SubCommand[] {
     if (unreadable) throw new GateError('EVALIDATION', `the command is unreadable: ${unreadable}; nothing was run`, { command: excerpt(command) });
     const reader = new CommandReader();
     reader.sequence(root.children, false);
+    checkBraceWords(reader.commands.flatMap((each) => [...each.argv, ...each.redirects.map((redirect) => redirect.target)]));
     const functions = functionBodies(root);
     for (const command of reader.commands) describeProgram(command, functions);
     return reader.commands;

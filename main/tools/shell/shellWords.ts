@@ -1,3 +1,5 @@
+import { GateError } from '../../../shared/errors';
+
 /**
  * The value bash gives one word as written, for judging what a command does (the preview keeps
  * words as written; this is what they become). Quotes and backslashes are removed, `$'…'` is
@@ -86,13 +88,41 @@ export function expandWord(text: string): WordValue[] {
  * included; braces and commas in quotes, after a backslash or inside `${…}`, `$(…)` and backquotes
  * are text (`{"r"m,-rf,x}` is rm -rf x, `${x:-a,b}` is one word).
  */
-export function expandBraces(text: string): string[] {
+export function expandBraces(text: string, limit = MAX_BRACE_WORDS): string[] {
+  const words: string[] = [];
+  expandInto(text, words, limit);
+  return words;
+}
+
+/**
+ * How many words the words of one command line may become by brace expansion, together. Lists
+ * multiply (`{a,b}` written 24 times is 16 million words, from 130 characters), so words are
+ * counted as they are made, and a line past this many is refused, not judged: nothing is run.
+ */
+export const MAX_BRACE_WORDS = 1024;
+
+/** Refuses a line whose words (arguments and redirection targets) become more than MAX_BRACE_WORDS words. */
+export function checkBraceWords(words: Iterable<string>): void {
+  let left = MAX_BRACE_WORDS;
+  for (const word of words) if (word.includes('{')) left -= expandBraces(word, left).length;
+}
+
+function expandInto(text: string, words: string[], limit: number): void {
   const open = findBraceList(text, braceSyntax(text));
-  if (!open) return [text];
+  if (!open) {
+    if (words.length >= limit) {
+      throw new GateError(
+        'EVALIDATION',
+        `the command's words become more than ${MAX_BRACE_WORDS} words by brace expansion (each {…,…} multiplies them); write them out, or put the command in a script; nothing was run`,
+      );
+    }
+    words.push(text);
+    return;
+  }
   const { start, end, parts } = open;
   const head = text.slice(0, start);
   const tail = text.slice(end + 1);
-  return parts.flatMap((part) => expandBraces(`${head}${part}${tail}`));
+  for (const part of parts) expandInto(`${head}${part}${tail}`, words, limit);
 }
 
 /** For each character, whether bash could read it as brace syntax (not quoted, escaped or inside an expansion). */
