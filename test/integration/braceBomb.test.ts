@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, expect, it } from 'vitest';
 import type { ApprovalRequest } from '../../shared/approval';
-import { MAX_BRACE_WORDS } from '../../main/tools/shell/shellWords';
+import { MAX_BRACE_LISTS, MAX_BRACE_WORDS } from '../../main/tools/shell/shellWords';
 import { runHook } from '../hooks/hookProcesses';
 import { approveEveryPrompt, connectMcp, startTestGate, textOf, type TestGate } from './helpers';
 
@@ -53,6 +53,20 @@ it('an MCP shell_exec of the line is refused, saying why, the call recorded, and
   const fine = await client.callTool({ name: 'shell_exec', arguments: { command: bomb(10) } });
   expect(fine.isError, textOf(fine)).not.toBe(true);
   expect(textOf(fine).match(/\b[ab]{10}\b/g)).toHaveLength(1024);
+});
+
+it.each([
+  ['12,000 lists in one word', `echo ${'{a,}'.repeat(12_000)}`],
+  ['one list nested 5,000 deep', `echo ${'{'.repeat(5_000)}a,b${'}'.repeat(5_000)}`],
+  ['60,000 opening braces', `echo ${'{'.repeat(60_000)}`],
+])('a word of %s is refused without being read list by list', async (_name, command) => {
+  const opened = await openGate();
+  gate = opened.gate;
+  client = await connectMcp(gate.running.mcpUrl, gate.token);
+  const refused = await client.callTool({ name: 'shell_exec', arguments: { command } });
+  expect(refused.isError).toBe(true);
+  expect(textOf(refused)).toContain(`more than the ${MAX_BRACE_LISTS} a word's brace lists are read for`);
+  expect(opened.prompts).toEqual([]);
 });
 
 it("Claude Code's Bash with the line is denied at once by the hook, and the gate answers the next call", async () => {

@@ -89,10 +89,21 @@ export function expandWord(text: string): WordValue[] {
  * are text (`{"r"m,-rf,x}` is rm -rf x, `${x:-a,b}` is one word).
  */
 export function expandBraces(text: string, limit = MAX_BRACE_WORDS): string[] {
+  const active = braceSyntax(text);
+  let braces = 0;
+  for (let at = text.indexOf('{'); at >= 0; at = text.indexOf('{', at + 1)) if (active[at]) braces++;
+  // Each list is read in a pass over the word: past a few dozen, a long word would take seconds (or
+  // overflow the stack) before its words could be counted.
+  if (braces > MAX_BRACE_LISTS) {
+    throw new GateError('EVALIDATION', `a word of the command holds ${braces} unquoted braces, more than the ${MAX_BRACE_LISTS} a word's brace lists are read for; quote them, or put the command in a script; nothing was run`);
+  }
   const words: string[] = [];
   expandInto(text, words, limit);
   return words;
 }
+
+/** How many unquoted `{` one word may hold: brace lists past this many are refused, not read. */
+export const MAX_BRACE_LISTS = 64;
 
 /**
  * How many words the words of one command line may become by brace expansion, together. Lists
