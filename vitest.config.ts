@@ -17,6 +17,7 @@ export const ISOLATED_FILES = [
   'test/executor/redactionCache.test.ts',
   'test/health/toolHealth.test.ts',
   'test/hooks/bashInGate.test.ts',
+  'test/hooks/processRelativePaths.test.ts',
   'test/hosts/hostileEscapes.test.ts',
   'test/hosts/workspaceGuard.test.ts',
   'test/integration/callWaits.test.ts',

@@ -1,5 +1,5 @@
-import { existsSync, lstatSync, realpathSync } from 'node:fs';
-import { basename, dirname, join, normalize, relative, resolve } from 'node:path';
+import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import { basename, dirname, join, normalize, relative, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
 import type { ToolManifest } from '../../shared/manifest';
 import { protectedMatch, slashed } from '../tools/protectedPaths';
@@ -179,9 +179,48 @@ export interface ResolvedPath {
 export function resolvePath(requested: string, from: string, anchors: PathAnchors, written = requested): ResolvedPath {
   const expanded = requested === '~' || requested.startsWith('~/') ? join(anchors.home, requested.slice(1)) : requested;
   const lexical = resolve(from, expanded);
-  const real = realpathQuickly(lexical);
+  const followed = realpathQuickly(lexical);
+  // A path through /proc/self (or /dev/fd, /dev/stdin…) leads where the process opening it stands:
+  // resolved here it would be judged in the gate's own folder, while the tool or Claude Code opens
+  // it in its own. It is judged as that path, outside every folder, so no rule of a folder allows it.
+  const real = isProcessRelative(lexical) ? lexical : followed !== lexical ? (processLinkOf(lexical) ?? followed) : followed;
   // A name that only begins with two dots (`..cache/x`) lies inside: only `..` itself leads out.
   return { written, lexical, real, ...(isInside(anchors.workspace, real) ? { inWorkspace: slashed(relative(anchors.workspace, real)) } : {}) };
+}
+
+/** Paths whose meaning is the opening process's own: its folder, root, open files, standard streams. */
+const PROCESS_RELATIVE = /^\/(?:proc\/(?:self|thread-self)|dev\/(?:fd|stdin|stdout|stderr))(?:\/|$)/;
+
+function isProcessRelative(path: string): boolean {
+  return PROCESS_RELATIVE.test(path) || path === `/proc/${process.pid}` || path.startsWith(`/proc/${process.pid}/`);
+}
+
+/**
+ * The process-relative path `path` leads to through its symlinks (a link in the workspace to
+ * /proc/self/cwd), if it does: each name is looked at in turn, and a link's target read, as the
+ * kernel follows them. Only walked for a path that did not resolve to itself.
+ */
+function processLinkOf(path: string, hops = 0): string | undefined {
+  const names = path.split(sep).filter(Boolean);
+  let current: string = sep;
+  for (let at = 0; at < names.length; at++) {
+    const next = join(current, names[at]!);
+    if (isProcessRelative(next)) return join(next, ...names.slice(at + 1));
+    const stats = lstatSync(next, { throwIfNoEntry: false });
+    if (!stats) return undefined;
+    if (stats.isSymbolicLink()) {
+      if (hops >= 40) return undefined;
+      let target: string;
+      try {
+        target = readlinkSync(next);
+      } catch {
+        return undefined;
+      }
+      return processLinkOf(join(resolve(current, target), ...names.slice(at + 1)), hops + 1);
+    }
+    current = next;
+  }
+  return undefined;
 }
 
 /**
