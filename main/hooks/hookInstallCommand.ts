@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { flag, UsageError, type ParsedArgs } from '../cli/argv';
 import type { Io } from '../cli/commands';
@@ -25,12 +26,26 @@ function describe(change: SettingsChange, done: string, nothing: string): string
   return `${done} in ${change.file}${change.backup ? ` (the file as it was: ${change.backup})` : ''}\n`;
 }
 
+/** A mistyped --project must not install the hooks somewhere new while the real project stays unguarded. */
+function requireProjectFolder(folder: string, sub: 'install' | 'uninstall'): void {
+  let isFolder = false;
+  try {
+    isFolder = statSync(folder).isDirectory();
+  } catch {
+    // Missing, or not reachable: said below.
+  }
+  if (!isFolder) {
+    throw new UsageError(`--project ${folder} is not a folder (it does not exist, or is a file); give the project's own folder, the one Claude Code runs in, to ${sub} the hooks in its .claude/settings.json`);
+  }
+}
+
 /** `toolgate hook install|uninstall claude-code [--project DIR]`: adds or removes the hooks in Claude Code's settings. */
 export function hookInstallCommand(sub: 'install' | 'uninstall', args: ParsedArgs, io: Io): number {
   const [, agent, ...extra] = args.positionals;
   requireClaudeCode(agent, `hook ${sub}`);
   if (extra.length > 0) throw new UsageError(`hook ${sub} claude-code takes no more arguments`);
   const project = flag(args, 'project');
+  if (project !== undefined) requireProjectFolder(resolve(project), sub);
   const file = claudeSettingsFile(project === undefined ? undefined : resolve(project));
   const command = hookCommandLine(process.execPath, resolve(toolgateRoot(), 'bin/toolgate.js'), process.env.TOOLGATE_HOME ? io.home : undefined);
   if (sub === 'install') {

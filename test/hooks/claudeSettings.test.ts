@@ -1,6 +1,6 @@
 /** `toolgate hook install|uninstall claude-code` as a person runs it, on a Claude Code settings file that has other settings and hooks. */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { shellQuote } from '../../main/tools/shell/shellQuote';
@@ -81,6 +81,13 @@ describe('toolgate hook install claude-code', () => {
     expect(refused.stderr).toContain(`${broken} is not a JSON object`);
     expect(readFileSync(broken, 'utf8')).toBe('{ "model": "opus", }');
     expect(toolgate(['hook', 'install', 'cursor'], dirs.home).stderr).toContain('claude-code');
+
+    // A mistyped project folder is refused, and nothing is made there.
+    const mistyped = join(dirs.outside, 'no-such-project');
+    const typo = toolgate(['hook', 'install', 'claude-code', '--project', mistyped], dirs.home);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain(`--project ${mistyped} is not a folder`);
+    expect(existsSync(mistyped)).toBe(false);
   });
   it('keeps every byte of a compact or differently shaped file outside what it adds, and uninstall restores it exactly', () => {
     dirs = makeTempDirs();
