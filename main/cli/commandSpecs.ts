@@ -22,11 +22,14 @@ export const SERVE_SPEC: CommandSpec = {
     { name: 'checkpoint-dir', value: 'DIR', description: 'write signed audit checkpoints here, outside the state folder and the workspace (default: none)' },
     { name: 'team', value: 'URL', description: "join a team: the team's NATS server, e.g. nats://nats.example.com:4222 (needs --team-creds; default: none)" },
     { name: 'team-creds', value: 'FILE', description: "the team credentials file the team's admin gave you (docs/team.md)" },
+    { name: 'keep-running', description: 'keep running when the terminal closes or the process that started it exits (for nohup, setsid, scripts and services)' },
   ],
   details: [
     'Options override $TOOLGATE_HOME/settings.json, which overrides the defaults; the console\'s',
     'Settings view shows the values in force and where each came from. Exit 2 on a bad option or',
-    'settings file (nothing starts), after Ctrl+C 0.',
+    'settings file (nothing starts), after Ctrl+C 0. Without --keep-running the gate stops, and says',
+    'why, when its terminal closes or the process that started it exits (an interrupted npx leaves',
+    'no gate behind).',
   ].join('\n'),
 };
 

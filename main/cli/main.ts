@@ -40,26 +40,37 @@ const PARENT_POLL_MS = 1000;
  * would leave the gate running as an orphan. Both arrive as SIGINT, which the command already
  * handles as Ctrl+C. Returns the function that stops watching.
  */
-function stopWithParent(): () => void {
+function stopWithParent(io: Io): () => void {
   const originalParent = process.ppid;
   let timer: NodeJS.Timeout | undefined;
   const unwatch = () => {
     clearInterval(timer);
-    process.off('SIGHUP', stop);
+    process.off('SIGHUP', hangUp);
   };
-  function stop(): void {
+  function stop(why: string): void {
     unwatch();
+    io.err(`toolgate serve: ${why}, so the gate stops with it; to keep a gate running on its own (nohup, setsid, a script or a service), start it with --keep-running\n`);
     process.kill(process.pid, 'SIGINT');
   }
-  process.once('SIGHUP', stop);
+  function hangUp(): void {
+    stop('the terminal it ran in closed (SIGHUP)');
+  }
+  process.once('SIGHUP', hangUp);
   // An orphan is re-parented (to init or a subreaper), so its parent pid changes; Windows has no such thing.
   if (process.platform !== 'win32') {
     timer = setInterval(() => {
-      if (process.ppid !== originalParent) stop();
+      if (process.ppid !== originalParent) stop(`the process that started it (pid ${originalParent}) has exited`);
     }, PARENT_POLL_MS);
     timer.unref();
   }
   return unwatch;
+}
+
+/** `serve --keep-running`: a closed terminal's SIGHUP is ignored, as nohup would have it, and the parent is not watched. */
+function keepRunning(): () => void {
+  const ignore = () => {};
+  process.on('SIGHUP', ignore);
+  return () => process.off('SIGHUP', ignore);
 }
 
 /** The process's own output: what the CLI prints on stdout and stderr, and the home it works in. */
@@ -103,7 +114,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     io.out(sub ? helpText(sub, `${commandName} ${sub.name}`) : helpText(spec, commandName));
     return 0;
   }
-  const unwatchParent = name === 'serve' ? stopWithParent() : undefined;
+  const unwatchParent = name !== 'serve' ? undefined : rest.includes('--keep-running') ? keepRunning() : stopWithParent(io);
   try {
     const command = await loadCommand();
     return await command(rest, io);

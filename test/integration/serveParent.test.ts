@@ -1,0 +1,76 @@
+/**
+ * `toolgate serve` started by a process that then exits (a script, nohup in a shell that ends, an
+ * interrupted npx) stops with it, and says why and how to keep it; with --keep-running it keeps
+ * serving, a closed terminal's SIGHUP included. Real processes: a shell starts the gate in the
+ * background and ends when the test closes its input.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { waitUntil } from '../fixtures/processes';
+import { CLI, cliEnv } from './cliProcesses';
+import { makeTempDirs, type TempDirs } from './helpers';
+
+let dirs: TempDirs | undefined;
+let gatePid: number | undefined;
+
+afterEach(() => {
+  if (gatePid !== undefined && alive(gatePid)) process.kill(gatePid, 'SIGKILL');
+  gatePid = undefined;
+  dirs?.remove();
+  dirs = undefined;
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A shell that starts the gate in the background, its output in files, and ends when its input closes. */
+async function startFromShell(flags: string[]): Promise<{ shell: ChildProcess; pid: number; stderr: () => string; stdout: () => string }> {
+  dirs = makeTempDirs();
+  const { home, workspace } = dirs;
+  const out = join(home, 'serve.out');
+  const err = join(home, 'serve.err');
+  const line = `"${process.execPath}" "${CLI}" serve --workspace "${workspace}" --port 0 ${flags.join(' ')} > "${out}" 2> "${err}" & echo $!; read finished`;
+  const shell = spawn('sh', ['-c', line], { env: cliEnv(home), stdio: ['pipe', 'pipe', 'inherit'] });
+  let printed = '';
+  shell.stdout!.on('data', (chunk) => (printed += chunk));
+  await waitUntil(() => /^\d+\n/.test(printed), 'the shell to print the gate pid');
+  const pid = Number(printed.trim());
+  gatePid = pid;
+  const stdout = () => (existsSync(out) ? readFileSync(out, 'utf8') : '');
+  await waitUntil(() => stdout().includes('Press Ctrl+C to stop.'), 'the gate to start');
+  return { shell, pid, stdout, stderr: () => (existsSync(err) ? readFileSync(err, 'utf8') : '') };
+}
+
+it('a gate whose starting process exits stops too, and says why and how to keep it running', async () => {
+  const { shell, pid, stderr, stdout } = await startFromShell([]);
+  shell.stdin!.end();
+  await waitUntil(() => !alive(pid), 'the gate to stop after the shell that started it ended');
+  expect(stderr()).toMatch(/the process that started it \(pid \d+\) has exited, so the gate stops with it; .*start it with --keep-running/);
+  expect(stdout()).toContain('Stopping: pending prompts are denied');
+});
+
+it('with --keep-running it outlives the process that started it and a hang-up, until it is told to stop', async () => {
+  const { shell, pid, stdout, stderr } = await startFromShell(['--keep-running']);
+  shell.stdin!.end();
+  await new Promise((resolve) => shell.once('exit', resolve));
+  // A closed terminal sends SIGHUP: ignored, as nohup would have it.
+  process.kill(pid, 'SIGHUP');
+  const address = JSON.parse(readFileSync(join(dirs!.home, 'gate.json'), 'utf8')) as { consoleUrl: string };
+  const answered = await fetch(new URL('/', address.consoleUrl));
+  expect(answered.status).toBe(200);
+
+  // Ctrl+C still stops it. A pending SIGHUP is handled before a SIGINT, so by the time it stops as
+  // Ctrl+C stops it, the hang-up was ignored, not taken as a reason to stop (or to die unannounced).
+  process.kill(pid, 'SIGINT');
+  await waitUntil(() => !alive(pid), 'the gate to stop on Ctrl+C');
+  expect(stdout()).toContain('Stopping: pending prompts are denied');
+  expect(stderr()).not.toContain('so the gate stops with it');
+});
