@@ -1,4 +1,5 @@
 import { fileSignature, watchFileChanges } from '../state/fileChanges';
+import { statePaths } from '../state/paths';
 import type { UpstreamOverview, UpstreamSandboxRequest } from '../../shared/upstream';
 import type { SandboxInfo } from '../hosts/sandbox';
 import type { ToolRegistry } from '../registry/registry';
@@ -66,6 +67,8 @@ export function startUpstream(start: UpstreamStart): RunningUpstream {
   );
   gateway.start();
   const stopReviews = watchFileChanges(reviewsFile(start.home), POLL_MS, () => gateway.refreshReviews());
+  // A server that failed for a secret it lacked starts again once `toolgate secret set` stored one.
+  const stopSecrets = watchFileChanges(statePaths(start.home).secrets, POLL_MS, () => gateway.retryFailed());
   const takeIn = () => {
     try {
       const changed = readServersFile(start.home);
@@ -84,6 +87,7 @@ export function startUpstream(start: UpstreamStart): RunningUpstream {
     },
     close: async () => {
       stopReviews();
+      stopSecrets();
       stopServers();
       await gateway.close();
     },

@@ -171,6 +171,22 @@ export class UpstreamGateway {
       if (slot.connection) this.sync(slot);
       else if (this.parts.reviews.approvedLaunch(slot.config.name) === slot.launchHash) this.launch(slot);
     }
+    this.retryFailed();
+  }
+
+  /**
+   * Starts again each approved server whose start failed, or whose restarts gave up: what it lacked
+   * may be there now (a secret just stored, a review just saved). Called when those files change.
+   */
+  retryFailed(): void {
+    for (const slot of this.slots.values()) {
+      const failed = slot.startError !== undefined || slot.connection?.state().status === 'failed';
+      if (!failed || this.parts.reviews.approvedLaunch(slot.config.name) !== slot.launchHash) continue;
+      slot.startError = undefined;
+      void this.stopServer(slot).then(() => {
+        if (!this.closed && this.slots.get(slot.config.name) === slot && !slot.connection) this.launch(slot);
+      });
+    }
   }
 
   /** Trusts tools as the person saw them (the hashes must be the current definitions'), with their classes. */
@@ -197,6 +213,7 @@ export class UpstreamGateway {
     }
     this.parts.reviews.approveLaunch(server, launchHash);
     if (!slot.connection) this.launch(slot);
+    else this.retryFailed();
     return this.overview();
   }
 

@@ -8,6 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { UpstreamOverview } from '../../shared/upstream';
 import { EnvironmentSecretProvider } from '../../main/secrets/secretProvider';
+import { writeSecretsFile } from '../../main/secrets/secretsFile';
 import { toolgateRoot } from '../../main/state/paths';
 import { reviewCommand } from '../../main/upstream/reviewCommand';
 import { nextApproval, openGate, type Harness } from '../executor/gateHarness';
@@ -28,6 +29,29 @@ async function overviewWhen(ready: (overview: UpstreamOverview) => boolean): Pro
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
+
+describe('a server whose start failed', () => {
+  it('starts again once the secret it lacked is stored, with no restart of the gate', async () => {
+    harness = await openGate();
+    const readable = [toolgateRoot(), dirname(dirname(process.execPath))];
+    const entry = { command: process.execPath, args: [resolve('test/fixtures/upstreamServer.mjs'), 'normal'], env: { NOTES_KEY: '$ENV.NOTES_KEY' }, sandbox: { readable } };
+    writeFileSync(join(harness.home, 'servers.json'), JSON.stringify({ mcpServers: { notes: entry } }));
+    await overviewWhen((overview) => overview.servers.length > 0);
+    // Reviewed from a terminal that has the secret in its environment; the gate has it nowhere.
+    const printed: string[] = [];
+    const reviewed = await reviewCommand({ home: harness.home, server: 'notes', yes: true, trustAll: true, acceptFindings: false, secrets: new EnvironmentSecretProvider({ NOTES_KEY: 'a-notes-key-1234' }), out: (text) => printed.push(text) });
+    expect(reviewed, printed.join('')).toBe(0);
+    const failed = await overviewWhen((overview) => overview.servers[0]?.status === 'failed');
+    expect(failed.servers[0]).toMatchObject({ status: 'failed' });
+    expect(failed.servers[0]!.detail).toContain('NOTES_KEY');
+
+    // What `toolgate secret set NOTES_KEY --for server:notes` writes.
+    writeSecretsFile(join(harness.home, 'secrets.json'), { NOTES_KEY: { value: 'a-notes-key-1234', for: ['server:notes'] } });
+    const ready = await overviewWhen((overview) => overview.servers[0]?.status === 'ready');
+    expect(ready.servers[0]).toMatchObject({ name: 'notes', status: 'ready' });
+    expect(ready.servers[0]!.tools.length).toBeGreaterThan(0);
+  });
+});
 
 describe('servers.json edited while the gate runs', () => {
   it('shows a new server waiting for its launch, keeps it through an unreadable edit, and drops it when removed', async () => {
