@@ -75,6 +75,13 @@ function keepRunning(): () => void {
 
 /** The process's own output: what the CLI prints on stdout and stderr, and the home it works in. */
 export function processIo(): Io {
+  // A reader that went away (`toolgate serve | head -3`, `audit list | less` quit early) closes the
+  // pipe: what is printed after that is dropped, and the command goes on (a gate keeps serving).
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') throw error;
+    });
+  }
   return {
     // Audit records, tool results, policy reasons and agent names reach a terminal through here: shown, never obeyed.
     out: (text) => process.stdout.write(terminalText(text)),

@@ -74,3 +74,21 @@ it('with --keep-running it outlives the process that started it and a hang-up, u
   expect(stdout()).toContain('Stopping: pending prompts are denied');
   expect(stderr()).not.toContain('so the gate stops with it');
 });
+
+it('a reader of its output that goes away (serve | head) costs the gate nothing: it stops cleanly when told, its address file removed', async () => {
+  dirs = makeTempDirs();
+  const gate = spawn(process.execPath, [CLI, 'serve', '--workspace', dirs.workspace, '--port', '0'], { env: cliEnv(dirs.home), stdio: ['ignore', 'pipe', 'pipe'] });
+  gatePid = gate.pid;
+  let printed = '';
+  let stderr = '';
+  gate.stdout!.on('data', (chunk) => (printed += chunk));
+  gate.stderr!.on('data', (chunk) => (stderr += chunk));
+  await waitUntil(() => printed.includes('Press Ctrl+C to stop.'), 'the gate to start');
+  // The reader quits: whatever the gate prints from now on meets a closed pipe.
+  gate.stdout!.destroy();
+  const exited = new Promise<number | null>((resolve) => gate.once('exit', resolve));
+  gate.kill('SIGINT');
+  expect(await exited, stderr).toBe(0);
+  expect(stderr).not.toContain('EPIPE');
+  expect(existsSync(join(dirs.home, 'gate.json'))).toBe(false);
+});
