@@ -26,6 +26,8 @@ export interface CommandSpec {
   options?: readonly OptionSpec[];
   /** Subcommands, e.g. `audit verify`. */
   subcommands?: readonly CommandSpec[];
+  /** Whether a command with subcommands also runs without one (`tools --format openai`). */
+  runsBare?: boolean;
 }
 
 /** Whether a command line asks for help: `--help` or `-h` before any `--`. */
@@ -91,11 +93,12 @@ export function helpText(spec: CommandSpec, path: string): string {
 
 /** The top-level usage: every command with its one line. */
 export function usageText(specs: readonly CommandSpec[]): string {
-  const rows = specs.flatMap((spec): [string, string][] =>
-    spec.subcommands
-      ? spec.subcommands.map((sub): [string, string] => [`${spec.name} ${sub.name}${sub.args ? ` ${sub.args}` : ''}`, sub.summary])
-      : [[`${spec.name}${spec.args ? ` ${spec.args}` : ''}`, spec.summary]],
-  );
+  const rows = specs.flatMap((spec): [string, string][] => {
+    const own: [string, string] = [`${spec.name}${spec.args ? ` ${spec.args}` : ''}`, spec.summary];
+    if (!spec.subcommands) return [own];
+    const subs = spec.subcommands.map((sub): [string, string] => [`${spec.name} ${sub.name}${sub.args ? ` ${sub.args}` : ''}`, sub.summary]);
+    return spec.runsBare ? [own, ...subs] : subs;
+  });
   return [
     'Usage: toolgate <command> [options]',
     '',

@@ -79,11 +79,12 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
     details: [
       'JSON is the arguments object, e.g. toolgate call write_file \'{"path":"a.txt","content":"hi"}\'.',
       'A call that needs approval waits for you in the console; toolgate call says where.',
-      'Exit 0 with the result, 1 when the call failed or was denied, 2 when no gate runs.',
+      'Exit 0 with the result, 1 when the call failed or was denied, 2 when no gate runs or it has no such tool.',
     ].join('\n'),
   },
   {
     name: 'tools',
+    runsBare: true,
     summary: 'print the tool schemas for your own agent code (reviewed manifest tools included); review the manifest tools of $TOOLGATE_HOME/tools',
     options: [
       { name: 'format', value: 'mcp|openai|anthropic', description: 'the schema dialect (default mcp)' },

@@ -121,10 +121,10 @@ export async function callCommand(argv: string[], io: Io): Promise<number> {
         .callTool({ name: tool, arguments: {}, _meta: { [RAW_ARGUMENTS_META]: json } }, undefined, { ...LONG_CALL, onprogress: heartbeat })
         .finally(() => clearTimeout(waiting));
     } catch (error) {
-      // The gate refused the call itself (no such tool, arguments it cannot take) or went silent:
-      // the call failed, exit 1; exit 2 stays for no gate at all.
-      if (!(error instanceof McpError)) throw error;
-      io.err(`toolgate call: ${error.code === ErrorCode.RequestTimeout ? `the gate sent nothing about the call for ${LONG_CALL.timeout / 1000} s, so it was given up (\`toolgate audit list\` shows how it ended)` : error.message}\n`);
+      // The gate went silent about a call it took: the call failed, exit 1. (A call the gate could not
+      // take, no such tool, is a usage problem: exit 2, as for no gate at all.)
+      if (!(error instanceof McpError) || error.code !== ErrorCode.RequestTimeout) throw error;
+      io.err(`toolgate call: the gate sent nothing about the call for ${LONG_CALL.timeout / 1000} s, so it was given up (\`toolgate audit list\` shows how it ended)\n`);
       return 1;
     }
     // What a tool returned reaches a terminal here: its escape sequences are shown, not obeyed.

@@ -73,6 +73,12 @@ function keepRunning(): () => void {
   return () => process.off('SIGHUP', ignore);
 }
 
+/** The known word nearest to a mistyped one, if one is close; loaded only on this error path. */
+async function nearestOf(word: string, names: readonly string[]): Promise<string | undefined> {
+  const { nearestName } = await import('../../shared/nearestName');
+  return nearestName(word, names);
+}
+
 /** The process's own output: what the CLI prints on stdout and stderr, and the home it works in. */
 export function processIo(): Io {
   // A reader that went away (`toolgate serve | head -3`, `audit list | less` quit early) closes the
@@ -111,7 +117,8 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   }
   const loadCommand = COMMANDS[commandName];
   if (!loadCommand) {
-    io.err(`toolgate: unknown command ${JSON.stringify(commandName)}\n\n${usage}`);
+    const near = await nearestOf(commandName, Object.keys(COMMANDS));
+    io.err(`toolgate: unknown command ${JSON.stringify(commandName)}${near ? `; did you mean \`toolgate ${near}\`?` : ''}\n\n${usage}`);
     return 2;
   }
   const spec = commandSpec(commandName);
@@ -120,6 +127,14 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     const sub = subcommandOf(spec, commandArgs);
     io.out(sub ? helpText(sub, `${commandName} ${sub.name}`) : helpText(spec, commandName));
     return 0;
+  }
+  // A command made of subcommands takes no word of its own: a mistyped one is named, not ignored.
+  const first = commandArgs[0];
+  if (spec.subcommands && spec.args === undefined && first !== undefined && !first.startsWith('-') && !spec.subcommands.some((sub) => sub.name === first)) {
+    const names = spec.subcommands.map((sub) => sub.name);
+    const near = await nearestOf(first, names);
+    io.err(`toolgate ${commandName}: unknown subcommand ${JSON.stringify(first)}${near ? `; did you mean \`toolgate ${commandName} ${near}\`?` : ''} (it takes ${names.map((each) => `\`${each}\``).join(', ')}; see \`toolgate ${commandName} --help\`)\n`);
+    return 2;
   }
   const unwatchParent = name !== 'serve' ? undefined : rest.includes('--keep-running') ? keepRunning() : stopWithParent(io);
   try {

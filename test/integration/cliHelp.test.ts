@@ -53,6 +53,22 @@ describe('toolgate --help', () => {
     expect(run.stdout).toContain('Usage: toolgate call TOOL [JSON]');
   });
 
+  it('a mistyped command or subcommand exits 2 and names the one meant; the word is never ignored', async () => {
+    const command = await runCliHere(['serv'], dirs.home);
+    expect(command.code).toBe(2);
+    expect(command.stderr).toContain('unknown command "serv"; did you mean `toolgate serve`?');
+    const sub = await runCliHere(['audit', 'verfy'], dirs.home);
+    expect(sub.code).toBe(2);
+    expect(sub.stderr).toContain('unknown subcommand "verfy"; did you mean `toolgate audit verify`?');
+    // `tools list` printed every schema and exit 0, as if the word were not there.
+    const ignored = await runCliHere(['tools', 'list'], dirs.home);
+    expect(ignored.code).toBe(2);
+    expect(ignored.stdout).toBe('');
+    expect(ignored.stderr).toContain('unknown subcommand "list" (it takes `review`');
+    // A command that also runs bare is listed bare in the overview.
+    expect((await runCliHere(['--help'], dirs.home)).stdout).toMatch(/^ {2}tools {3,}print the tool schemas/m);
+  });
+
   it('a wrong option exits 2 naming it and the help to read', async () => {
     const run = await runCliHere(['audit', 'list', '--limt', '5'], dirs.home);
     expect(run.code).toBe(2);
