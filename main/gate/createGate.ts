@@ -367,6 +367,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     redactions,
     workspace,
     grants,
+    programsRunning: () => executor.programsRunning,
     bash:
       options.claudeCodeBashInGate === false
         ? { inGate: false, stateFolder: resolve(options.home) }

@@ -23,6 +23,7 @@ import type { EffectsRecorder } from '../executor/steps/recordEffects';
 import { HookOutcomes } from './hookOutcomes';
 import { hookUndoability } from './hookUndoability';
 import { hookPreview } from './hookPreview';
+import { isInside } from '../tools/workspacePath';
 import { hookFacts, preToolUseAnswer, recordedHookTool, type GateAnswer, type HookInput, type PreToolUseInput } from './hookInput';
 
 /** What the judge needs from the gate: the same policy, approval queue, audit and Live view as every call. */
@@ -45,6 +46,8 @@ export interface HookJudgeDeps {
   bash: BashInGate;
   /** Records what Claude Code's Write, Edit, MultiEdit and host-run Bash changed, between PreToolUse and PostToolUse (absent: nothing). */
   effects?: EffectsRecorder;
+  /** How many programs started through the gate run now, able to change the workspace (Executor.programsRunning). */
+  programsRunning?: () => number;
 }
 
 /** A PreToolUse answered by the gate: the hook's answer, and for a Bash call the gate runs, its grant. */
@@ -174,7 +177,22 @@ export class HookJudge {
       return preToolUseAnswer('deny', `Toolgate: ${error.message}`);
     }
     if (decision.decision === 'ask') return this.askPerson(run, input, call, manifest, decision, signal);
+    const racing = this.swappableWhileItRuns(call);
+    if (racing) return this.askPerson(run, input, call, manifest, { decision: 'ask', rule: 'hook:program-running', reason: `${racing} (the rules would allow it: ${decision.reason})` }, signal);
     return this.letThrough(run, input, call, `Toolgate allows it: ${decision.reason}`);
+  }
+
+  /**
+   * Why a file call Claude Code makes itself, on the host, cannot be allowed unasked now: a program
+   * started through the gate is running, and may replace a name in the workspace with a link to a
+   * file outside it (the state folder, a file a deny names) between this check and Claude Code's
+   * open, which follows links. A person decides instead; with nothing running, the check holds.
+   */
+  private swappableWhileItRuns(call: EquivalentCall | undefined): string | undefined {
+    if (!call || call.command || call.paths.length === 0) return undefined;
+    const running = this.deps.programsRunning?.() ?? 0;
+    if (running === 0 || !call.paths.some((path) => isInside(this.deps.workspace, path))) return undefined;
+    return `${running === 1 ? 'a program' : `${running} programs`} started through Toolgate ${running === 1 ? 'is' : 'are'} still running in the workspace and could swap this path for a link to a file outside it before Claude Code opens it, so a person decides`;
   }
 
   /**

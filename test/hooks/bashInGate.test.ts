@@ -14,7 +14,7 @@ import { CallRedactions } from '../../main/executor/callRedactions';
 import { commandSha256, NOT_RUN_EXIT_CODE, sandboxedCommand } from '../../main/hooks/bashRun';
 import type { HookInput } from '../../main/hooks/hookInput';
 import { HookJudge } from '../../main/hooks/hookJudge';
-import { WAIT_MS } from '../fixtures/processes';
+import { WAIT_MS, waitUntil } from '../fixtures/processes';
 import { auditKinds, makeTempDirs, nextApproval, spawnServe } from '../integration/helpers';
 import { runBash, runHook, type BashRun } from './hookProcesses';
 
@@ -335,4 +335,46 @@ describe('where the gate cannot or should not run Bash', () => {
     writeFileSync(join(bad.home, 'settings.json'), JSON.stringify({ claudeCodeBashInGate: 'sometimes' }));
     await expect(spawnServe(bad)).rejects.toThrow(/"claudeCodeBashInGate".*Fix: true/s);
   });
+});
+
+describe("Claude Code's own file tools while a program started through the gate runs", () => {
+  it('are asked, not allowed, while it runs (it could swap a name for a link before Claude Code opens it), and allowed again once it ended', async () => {
+    const gate = await openHomeGate({ allow: ['shell_exec(sleep *)', 'read_file(**)'] });
+    writeFileSync(join(gate.workspace, 'notes.txt'), 'notes\n');
+    let reads = 0;
+    const read = () =>
+      runHook(
+        gate.home,
+        JSON.stringify({ session_id: SESSION, cwd: gate.workspace, permission_mode: 'default', hook_event_name: 'PreToolUse', tool_name: 'Read', tool_input: { file_path: join(gate.workspace, 'notes.txt') }, tool_use_id: `toolu_read_${++reads}` }),
+      );
+    expect((await read()).answer.hookSpecificOutput?.permissionDecision).toBe('allow');
+
+    // Claude Code runs the allowed command in the background (run_in_background): it goes on while other tools are judged.
+    const command = await allowedCommand(gate, 'sleep 120', 'toolu_sleep');
+    const background = spawn('bash', ['-c', command], { cwd: gate.workspace, env: { ...process.env, TOOLGATE_HOME: gate.home, HOME: gate.user }, stdio: 'ignore', detached: true });
+    const stopBackground = () => {
+      try {
+        process.kill(-background.pid!, 'SIGKILL');
+      } catch {
+        // Ended already.
+      }
+    };
+    onTestFinished(stopBackground);
+    await waitUntil(() => gate.running.gate.executor.programsRunning > 0, 'the background command to run in the gate');
+
+    const prompt = nextApproval(gate.running.backend);
+    const asked = read();
+    // A person is asked before any answer: an answer first was given unasked.
+    const first = await Promise.race([prompt, asked.then((run) => ({ answeredUnasked: run.answer.hookSpecificOutput?.permissionDecision }))]);
+    expect(first).not.toHaveProperty('answeredUnasked');
+    const request = await prompt;
+    expect(request.rule).toBe('hook:program-running');
+    await gate.running.backend.handlers.decideApproval({ approvalId: request.approvalId, decision: 'deny', reason: 'not while that runs' });
+    expect((await asked).answer.hookSpecificOutput?.permissionDecision).toBe('deny');
+
+    // Once it ended, the rules hold again, unasked.
+    stopBackground();
+    await waitUntil(() => gate.running.gate.executor.programsRunning === 0, 'the background command to end');
+    expect((await read()).answer.hookSpecificOutput?.permissionDecision).toBe('allow');
+  }, 120_000);
 });
