@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, expect, it, vi } from 'vitest';
 import { callCommand, type Io } from '../../main/cli/commands';
 import { startGate } from '../../main/gate/startGate';
-import { WAIT_MS } from '../fixtures/processes';
+import { WAIT_MS, waitUntil } from '../fixtures/processes';
 import { makeTempDirs, nextApproval } from './helpers';
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -32,6 +32,8 @@ it('a call answered minutes later still ends with its result, the terminal told 
   let stdout = '';
   const io: Io = { out: (text) => void (stdout += text), err: (text) => void (stderr += text), home: dirs.home };
 
+  // The warm tool process has started (its start has a deadline of its own, which the faked clock must not pass).
+  await waitUntil(() => running.gate.pool.stats().idle > 0, 'a warm tool process');
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] });
   const prompt = nextApproval(running.backend);
   const calling = callCommand(['write_file', JSON.stringify({ path: 'late.txt', content: 'answered late' })], io);
@@ -43,6 +45,8 @@ it('a call answered minutes later still ends with its result, the terminal told 
   await pass(35_000);
   await vi.waitFor(() => expect(stderr.match(/is still waiting in the gate/g)).toHaveLength(2), { timeout: WAIT_MS });
 
+  // The tool runs on the real clock: the process that replaces the one it takes starts against a real deadline.
+  vi.useRealTimers();
   await running.backend.handlers.decideApproval({ approvalId: request.approvalId, decision: 'approve' });
   expect(await calling, stderr).toBe(0);
   expect(readFileSync(join(dirs.workspace, 'late.txt'), 'utf8')).toBe('answered late');

@@ -140,7 +140,7 @@ describe('toolgate secret (built CLI)', () => {
     expect(listed.stdout + listed.stderr).not.toContain('ghp_piped_value');
     expect(toolgate(['secret', 'remove', 'GH_TOKEN'])).toMatchObject({ code: 0 });
     expect(toolgate(['secret', 'set', 'bad-name'], 'value')).toMatchObject({ code: 2, stderr: expect.stringContaining('is not a secret name') });
-    expect(toolgate(['secret', 'frobnicate'])).toMatchObject({ code: 2, stderr: expect.stringContaining('secret takes `set NAME`, `list` or `remove NAME`') });
+    expect(toolgate(['secret', 'frobnicate'])).toMatchObject({ code: 2, stderr: expect.stringContaining('unknown subcommand "frobnicate" (it takes `set`, `list`, `remove`') });
     expect(toolgate(['--help']).stdout).toContain('secret set NAME');
   });
 });
