@@ -7,7 +7,7 @@ export const SERVE_SPEC: CommandSpec = {
   name: 'serve',
   summary: 'run the gate and its console on 127.0.0.1 until Ctrl+C',
   options: [
-    { name: 'workspace', value: 'DIR', description: 'the folder tools may touch (default: settings.json, else the current folder)' },
+    { name: 'workspace', value: 'DIR', description: 'the folder tools may touch (default: $TOOLGATE_WORKSPACE, else settings.json, else the current folder)' },
     { name: 'port', value: 'N', description: 'loopback port of MCP and the console; 0 picks a free one (default 7749)' },
     { name: 'approval-timeout', value: 'SEC', description: 'seconds a prompt waits for you before it is denied (default 300)' },
     { name: 'tools', value: 'MODULE', repeatable: true, description: 'an ES module of more tools, or a tool manifest (.json: subprocess, HTTP or WASM), to load' },

@@ -144,7 +144,9 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     // Loaded only to tell the gate's own errors from the rest, on this path alone.
     const { GateError } = await import('../../shared/errors');
     if (error instanceof UsageError) {
-      const message = error.message.includes('--help`') ? error.message : `${error.message} (see \`toolgate ${name} --help\`)`;
+      // The help to read is the subcommand's own when one was named (`audit export --help`).
+      const sub = subcommandOf(spec, commandArgs);
+      const message = error.message.includes('--help`') ? error.message : `${error.message} (see \`toolgate ${sub ? `${name} ${sub.name}` : name} --help\`)`;
       io.err(`toolgate ${name}: ${message}\n`);
       return 2;
     }

@@ -88,7 +88,9 @@ function formatImportReport(report: ImportReport, from: string): string {
       `  undo with: toolgate servers undo --from ${from}`,
     );
   }
-  if (report.added.length + report.replaced.length > 0) lines.push('Servers start with the gate; `toolgate servers list` shows them.');
+  if (report.added.length + report.replaced.length > 0) {
+    lines.push('Nothing starts unasked: approve each launch and trust its tools in the console\'s Tools view, or with `toolgate servers review NAME`; `toolgate servers list` shows them.');
+  }
   return `${lines.join('\n')}\n`;
 }
 
@@ -99,10 +101,10 @@ function formatImportReport(report: ImportReport, from: string): string {
 function sandboxHint(server: UpstreamServerConfig): string[] {
   if (server.transport !== 'stdio' || server.sandbox.network || server.sandbox.writable.length > 0) return [];
   const folders = server.args.filter((arg) => isAbsolute(arg) && existsSync(arg) && statSync(arg).isDirectory());
-  const lines = [`${server.name} runs in its sandbox with no network and writes nothing; set "sandbox" in servers.json if it needs more:`];
-  if (folders.length > 0) lines.push(`  it names ${folders.join(', ')}: add to "writable" the folders it should change`);
+  const lines = [`${server.name} runs in its sandbox with no network and writes nothing; if it needs more, say so with \`toolgate servers sandbox ${server.name}\` (--writable DIR, --network on).`];
+  if (folders.length > 0) lines.push(`  it names ${folders.join(', ')}: make writable the folders it should change`);
   if (/(^|\/)(npx|uvx|bunx|pnpm|yarn)$/.test(server.command)) {
-    lines.push(`  it starts through ${basename(server.command)}, which downloads the server: set "network": true and add its cache (e.g. ~/.npm) to "writable", or install the server and run its file`);
+    lines.push(`  it starts through ${basename(server.command)}, which downloads the server: give it --network on and its cache (e.g. ~/.npm) as --writable, or install the server and run its file`);
   }
   return [`${lines.join('\n')}\n`];
 }

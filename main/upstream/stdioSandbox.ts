@@ -1,6 +1,7 @@
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { GateError } from '../../shared/errors';
+import { countOf } from '../../shared/plural';
 import type { UpstreamSandbox, UpstreamServerConfig } from '../../shared/upstream';
 import { isolationArguments, type SandboxInfo } from '../hosts/sandbox';
 
@@ -126,7 +127,7 @@ export function stdioLaunch(
     args: [...sandboxArgs, ...inside, '--', server.command, ...server.args],
     env: outside,
     isolation:
-      `runs in bubblewrap (network ${server.sandbox.network ? 'on' : 'off'}, ${server.sandbox.writable.length} writable folders)` +
+      `runs in bubblewrap (network ${server.sandbox.network ? 'on' : 'off'}, ${countOf(server.sandbox.writable.length, 'writable folder')})` +
       (missing.length > 0 ? `; not mounted, as they do not exist: ${missing.join(', ')}` : ''),
   };
 }

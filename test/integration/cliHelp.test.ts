@@ -74,6 +74,11 @@ describe('toolgate --help', () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('unknown option --limt');
     expect(run.stderr).toContain('toolgate audit list --help');
+    // A wrong value a subcommand checks itself points to that subcommand's help too.
+    const value = await runCliHere(['audit', 'export', '--outcome', 'bogus'], dirs.home);
+    expect(value.code).toBe(2);
+    expect(value.stderr).toContain('--outcome takes');
+    expect(value.stderr).toContain('(see `toolgate audit export --help`)');
   });
 
   it('`toolgate mcp` with no gate running answers the client\'s initialize with an error saying to start the gate', async () => {

@@ -104,6 +104,10 @@ describe('toolgate servers import and undo', () => {
     expect(run.out).toContain(`rewrote ${client}`);
     expect(run.out).toMatch(/backup: .*mcp\.json\.toolgate-backup-/);
     expect(run.out).toContain(`undo with: toolgate servers undo --from ${client}`);
+    // It says what comes next as the gate does it: nothing starts until its launch is approved.
+    expect(run.out).toContain('Nothing starts unasked: approve each launch');
+    // uvx downloads the server: the hint names the command that opens its sandbox, whole.
+    expect(run.out).toContain('say so with `toolgate servers sandbox git` (--writable DIR, --network on).');
     expect(readFileSync(client, 'utf8')).toContain('"toolgate"');
 
     const undo = await servers(['undo', '--from', client]);
