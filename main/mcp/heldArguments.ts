@@ -17,7 +17,15 @@ export function prepareBodyForSdk(body: unknown): SdkBody {
   const messages = Array.isArray(body) ? body : [body];
   if (messages.length > 100) return { refused: `the request batches ${messages.length} messages; send at most 100 at once` };
   const prepared: unknown[] = [];
+  const ids = new Set<unknown>();
   for (const message of messages) {
+    // Two requests of one batch with the same id would both run, and their answers could not be told apart.
+    if (isJsonObject(message) && typeof message.method === 'string' && message.id !== undefined && message.id !== null) {
+      if (ids.has(message.id)) return { refused: `the batch holds two requests with id ${JSON.stringify(message.id)}; give each request of a batch an id of its own` };
+      ids.add(message.id);
+    }
+    const unnamed = callWithoutName(message);
+    if (unnamed) return { refused: unnamed };
     const twice = argumentsSentTwice(message);
     if (twice) return { refused: twice };
     const held = holdOversizedArguments(message);
@@ -26,6 +34,13 @@ export function prepareBodyForSdk(body: unknown): SdkBody {
     prepared.push(moveOddArgumentsToMeta(held));
   }
   return { value: Array.isArray(body) ? prepared : prepared[0] };
+}
+
+/** Why a tools/call request cannot name a tool, if it cannot: it has no params object, or no name in it. */
+function callWithoutName(message: unknown): string | undefined {
+  if (!isJsonObject(message) || message.method !== 'tools/call' || message.id === undefined) return undefined;
+  if (isJsonObject(message.params) && typeof message.params.name === 'string') return undefined;
+  return 'a tools/call needs "params" with the tool\'s "name" (a string) and its "arguments", e.g. {"name": "echo", "arguments": {"text": "hi"}}';
 }
 
 /**

@@ -137,3 +137,28 @@ describe('a tools/call answered directly by the gate', () => {
     }
   });
 });
+
+describe('a request the gate cannot tell apart or cannot name a tool from', () => {
+  it('is refused with what to send, and runs nothing: a tools/call without params or a name, a batch with one id twice', async () => {
+    gate = await startTestGate();
+    const { post } = await rawSession(gate);
+    const callsBefore = gate.running.gate.calls.list().length;
+    for (const body of [
+      { jsonrpc: '2.0', id: 1, method: 'tools/call' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { arguments: { text: 'x' } } },
+      { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 7 } },
+    ]) {
+      const refused = await post(body);
+      expect(refused.status, refused.body).toBe(400);
+      expect(JSON.parse(refused.body)).toMatchObject({ error: { code: -32600, message: expect.stringContaining('a tools/call needs "params" with the tool\'s "name"') } });
+    }
+    const twice = await post([echoCall(9), echoCall(9)]);
+    expect(twice.status, twice.body).toBe(400);
+    expect(JSON.parse(twice.body)).toMatchObject({ error: { code: -32600, message: expect.stringContaining('two requests with id 9') } });
+    expect(gate.running.gate.calls.list().length).toBe(callsBefore);
+
+    // Ids of their own: both run and both are answered.
+    const both = await post([echoCall(10), echoCall(11)]);
+    expect(events(both).map((message) => message.id).sort()).toEqual([10, 11]);
+  });
+});
