@@ -88,6 +88,8 @@ async function check(args: ParsedArgs, io: Io): Promise<number> {
         ['matched', provenance?.matched],
         ['mode', decided.mode],
         ['reason', decided.reason],
+        // Beside the decision, not only on stderr: a refused file's denies are not in force either.
+        ['refused', engine.status().problems.length > 0 ? `${[...new Set(engine.status().problems.map((problem) => problem.file))].join(', ')}: none of its rules count until it is fixed (why: above, on stderr)` : undefined],
       ];
       io.out(`${rows.filter(([, value]) => value !== undefined).map(([label, value]) => `${label.padEnd(9)}${value}`).join('\n')}\n`);
     }

@@ -58,6 +58,12 @@ describe('toolgate policy', () => {
     const tested = await runCliHere(['policy', 'test', '--workspace', dirs.workspace], dirs.home);
     expect(tested.code).toBe(1);
     expect(tested.stderr).toContain(`${join(dirs.home, 'policy.json')} line 3, column 14: the rule "shell_exec(ls *)" does not match its example "lsof". Fix:`);
+
+    // A refused file's denies are not in force either: check says so beside its decision, not only on stderr.
+    writeUserPolicy('{"deny": ["shell_exec(git push *)"], "alow": []}');
+    const typo = await check('shell_exec', { command: 'git push' });
+    expect(typo.stdout).toMatch(/^decision ask$/m);
+    expect(typo.stdout).toContain(`refused  ${join(dirs.home, 'policy.json')}: none of its rules count until it is fixed`);
   });
 
   it('trust makes a project file count, until it changes', async () => {
