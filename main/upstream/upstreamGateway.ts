@@ -175,11 +175,13 @@ export class UpstreamGateway {
   }
 
   /**
-   * Starts again each approved server whose start failed, or whose restarts gave up: what it lacked
-   * may be there now (a secret just stored, a review just saved). Called when those files change.
+   * Starts again each approved server (or `only` that one) whose start failed, or whose restarts gave
+   * up: what it lacked may be there now (a secret just stored, a review just saved, a program
+   * installed). Called when those files change, and when the person approves its launch again.
    */
-  retryFailed(): void {
+  retryFailed(only?: string): void {
     for (const slot of this.slots.values()) {
+      if (only !== undefined && slot.config.name !== only) continue;
       const failed = slot.startError !== undefined || slot.connection?.state().status === 'failed';
       if (!failed || this.parts.reviews.approvedLaunch(slot.config.name) !== slot.launchHash) continue;
       slot.startError = undefined;
@@ -213,7 +215,7 @@ export class UpstreamGateway {
     }
     this.parts.reviews.approveLaunch(server, launchHash);
     if (!slot.connection) this.launch(slot);
-    else this.retryFailed();
+    else this.retryFailed(server);
     return this.overview();
   }
 

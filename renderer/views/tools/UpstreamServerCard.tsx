@@ -91,6 +91,23 @@ function LaunchApproval({ server, state, actions }: { server: UpstreamServerView
 }
 
 /**
+ * A server whose start failed, or whose restarts gave up: once what it lacked is fixed (a program
+ * installed, a folder made), the person starts it again, with the launch they approved.
+ */
+function StartAgain({ server, state, actions }: { server: UpstreamServerView; state: UpstreamReviewState; actions: UpstreamActions }) {
+  const key = launchKey(server.name);
+  const busy = state.busy[key] === true;
+  return (
+    <div className="upstream-action">
+      <button type="button" data-testid="start-again" disabled={busy} onClick={() => void actions.approveLaunch(server.name)}>
+        {busy ? 'Starting…' : 'Start again'}
+      </button>
+      <ProblemNote problem={state.problems[key]} testId="start-again-problem" inline />
+    </div>
+  );
+}
+
+/**
  * One upstream server: how it is reached and where it stands, what it may touch (a stdio server's
  * sandbox to change there), the exact command
  * or URL, its launch approval while it waits for one, the tools it lists and those the gate refused.
@@ -126,6 +143,7 @@ export function UpstreamServerCard({ server, state, actions }: { server: Upstrea
         <CommandLineText text={server.launch} />
       </pre>
       {server.launchApproved ? null : <LaunchApproval server={server} state={state} actions={actions} />}
+      {server.launchApproved && server.status === 'failed' ? <StartAgain server={server} state={state} actions={actions} /> : null}
       {server.refused.length > 0 ? (
         <ul className="upstream-refused" aria-label={`Tools of ${server.name} the gate refused`}>
           {server.refused.map((refused) => (
