@@ -52,16 +52,6 @@ export function bindingHash(manifest: ToolManifest, input: unknown): string {
 export class Executor {
   /** Calls under way, by id: what stop() aborts. */
   private readonly stoppers = new Map<string, AbortController>();
-  private programs = 0;
-
-  /**
-   * How many calls of tools that start programs (ProcessSpawn: shell_exec, Claude Code's Bash run
-   * here) are running now. Such a program can change the workspace at any moment while it runs
-   * (replace a file with a link, say); its process tree ends with its call.
-   */
-  get programsRunning(): number {
-    return this.programs;
-  }
 
   constructor(private readonly deps: ExecutorDeps) {}
 
@@ -382,7 +372,6 @@ export class Executor {
       : this.deps.sandbox.kind !== 'none' && manifest.sideEffects.every((effect) => LOCAL_READS.has(effect));
     run.at('queued');
     let outcome;
-    let countedProgram = false;
     try {
       outcome = await this.deps.scheduler.run(
         {
@@ -390,14 +379,11 @@ export class Executor {
           exclusive: mutating,
           maxConcurrent: manifest.bounds.maxConcurrent,
           signal,
+          startsPrograms: manifest.sideEffects.includes('ProcessSpawn'),
         },
         async () => {
           run.at('execute', { status: 'running' });
           run.startRunning();
-          if (manifest.sideEffects.includes('ProcessSpawn')) {
-            countedProgram = true;
-            this.programs++;
-          }
           run.audit(
             'started',
             {
@@ -463,7 +449,6 @@ export class Executor {
       const code = (error as { code?: ToolError['code'] }).code ?? 'ECRASH';
       return run.fail('failed', run.step === 'queued' ? 'queued' : 'execute', { code, message: (error as Error).message });
     } finally {
-      if (countedProgram) this.programs--;
       this.deps.redactions.delete(run.callId);
     }
     const usage = outcome.usage ? { peakMemoryMb: Math.round(outcome.usage.peakResidentBytes / 2 ** 20), peakProcesses: outcome.usage.peakProcesses } : undefined;

@@ -10,6 +10,8 @@ export interface CallTicket {
   maxConcurrent?: number;
   /** Aborting it while the call waits withdraws the call; once running, the caller handles cancellation. */
   signal?: AbortSignal;
+  /** True for tools that start programs (ProcessSpawn): counted while they run (programsRunning). */
+  startsPrograms?: boolean;
 }
 
 /** Options for a scheduler. */
@@ -43,6 +45,7 @@ export class CallScheduler {
   private readonly queue: Waiter[] = [];
   private readonly runningByTool = new Map<string, number>();
   private running = 0;
+  private programs = 0;
   private exclusiveRunning = false;
   private closed = false;
 
@@ -72,6 +75,14 @@ export class CallScheduler {
   /** Counts for the console. */
   stats(): SchedulerStats {
     return { running: this.running, queued: this.queue.length, exclusiveRunning: this.exclusiveRunning };
+  }
+
+  /**
+   * How many calls of tools that start programs run now. Such a program may change the workspace at
+   * any moment while it runs (replace a file with a link, say); its process tree ends with its call.
+   */
+  programsRunning(): number {
+    return this.programs;
   }
 
   /** Refuses every waiting and every later call; running calls finish on their own. Safe to call twice. */
@@ -117,9 +128,11 @@ export class CallScheduler {
   }
 
   private async execute<T>(ticket: CallTicket, work: () => Promise<T>): Promise<T> {
+    if (ticket.startsPrograms) this.programs++;
     try {
       return await work();
     } finally {
+      if (ticket.startsPrograms) this.programs--;
       this.release(ticket);
     }
   }

@@ -131,6 +131,8 @@ export interface Gate {
   readonly calls: CallTracker;
   readonly events: GateEvents;
   readonly pool: ToolProcessPool;
+  /** When each call runs, and what runs now. */
+  readonly scheduler: CallScheduler;
   readonly backend: ConsoleBackend;
   readonly workspace: string;
   readonly approvalTimeoutMs: number;
@@ -367,7 +369,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     redactions,
     workspace,
     grants,
-    programsRunning: () => executor.programsRunning,
+    programsRunning: () => scheduler.programsRunning(),
     bash:
       options.claudeCodeBashInGate === false
         ? { inGate: false, stateFolder: resolve(options.home) }
@@ -384,6 +386,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     calls,
     events,
     pool,
+    scheduler,
     workspace,
     approvalTimeoutMs,
     sandbox,

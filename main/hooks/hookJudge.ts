@@ -46,7 +46,7 @@ export interface HookJudgeDeps {
   bash: BashInGate;
   /** Records what Claude Code's Write, Edit, MultiEdit and host-run Bash changed, between PreToolUse and PostToolUse (absent: nothing). */
   effects?: EffectsRecorder;
-  /** How many programs started through the gate run now, able to change the workspace (Executor.programsRunning). */
+  /** How many programs started through the gate run now, able to change the workspace (CallScheduler.programsRunning). */
   programsRunning?: () => number;
 }
 

@@ -360,7 +360,7 @@ describe("Claude Code's own file tools while a program started through the gate 
       }
     };
     onTestFinished(stopBackground);
-    await waitUntil(() => gate.running.gate.executor.programsRunning > 0, 'the background command to run in the gate');
+    await waitUntil(() => gate.running.gate.scheduler.programsRunning() > 0, 'the background command to run in the gate');
 
     const prompt = nextApproval(gate.running.backend);
     const asked = read();
@@ -374,7 +374,7 @@ describe("Claude Code's own file tools while a program started through the gate 
 
     // Once it ended, the rules hold again, unasked.
     stopBackground();
-    await waitUntil(() => gate.running.gate.executor.programsRunning === 0, 'the background command to end');
+    await waitUntil(() => gate.running.gate.scheduler.programsRunning() === 0, 'the background command to end');
     expect((await read()).answer.hookSpecificOutput?.permissionDecision).toBe('allow');
   }, 120_000);
 });
