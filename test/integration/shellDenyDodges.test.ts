@@ -60,6 +60,8 @@ describe('a deny of rm -rf * holds what bash makes of the line', () => {
     ['rm -r? victim1', 'victim1'],
     ['rm --rec --for victim2', 'victim2'],
     ['rm {"-r",-f} victim4', 'victim4'],
+    // A stepped range: bash makes `rm` of it.
+    ['{r..r..1}m -rf victim5', 'victim5'],
   ])('%j is refused by the deny, unasked, and the tree stays', async (command, victim) => {
     const folder = victimTree(victim);
     // bash globs -r? into -rf when a file of that name is in the folder.

@@ -203,8 +203,8 @@ function findBraceList(text: string, active: readonly boolean[]): { start: numbe
           const cuts = [start, ...commas, at];
           return { start, end: at, parts: cuts.slice(1).map((cut, index) => text.slice(cuts[index]! + 1, cut)) };
         }
-        const range = /^(-?\d+|[a-zA-Z])\.\.(-?\d+|[a-zA-Z])$/.exec(inner);
-        if (range) return { start, end: at, parts: sequence(range[1]!, range[2]!) };
+        const range = /^(?:(-?\d+)\.\.(-?\d+)|([a-zA-Z])\.\.([a-zA-Z]))(?:\.\.(-?\d+))?$/.exec(inner);
+        if (range) return { start, end: at, parts: sequence(range[1] ?? range[3]!, range[2] ?? range[4]!, range[5]) };
         break;
       } else if (text[at] === ',' && depth === 1) commas.push(at);
     }
@@ -212,14 +212,20 @@ function findBraceList(text: string, active: readonly boolean[]): { start: numbe
   return undefined;
 }
 
-function sequence(from: string, to: string): string[] {
+/**
+ * A range as bash makes it: `{1..10..3}` steps (the step's sign is ignored, 0 is 1), and a number
+ * written with a leading zero (`{01..10}`, `{-02..2}`) pads every word to the wider end's width.
+ */
+function sequence(from: string, to: string, step?: string): string[] {
   const numeric = /\d/.test(from);
   const first = numeric ? Number(from) : from.charCodeAt(0);
   const last = numeric ? Number(to) : to.charCodeAt(0);
-  const step = first <= last ? 1 : -1;
+  const stride = (first <= last ? 1 : -1) * Math.max(1, Math.abs(Number(step ?? 1)));
+  const width = numeric && (/^-?0\d/.test(from) || /^-?0\d/.test(to)) ? Math.max(from.length, to.length) : 0;
+  const shown = (at: number) => (numeric ? (at < 0 ? `-${String(-at).padStart(width - 1, '0')}` : String(at).padStart(width, '0')) : String.fromCharCode(at));
   const out: string[] = [];
   // A long range is cut short: the words are judged, not run, and a few show what it is.
-  for (let at = first; out.length < 64 && (step > 0 ? at <= last : at >= last); at += step) out.push(numeric ? String(at) : String.fromCharCode(at));
+  for (let at = first; out.length < 64 && (stride > 0 ? at <= last : at >= last); at += stride) out.push(shown(at));
   return out;
 }
 
