@@ -60,7 +60,7 @@ function headLookups(): HeadLookups {
 
 /** Whether a deny or ask holds one of these paths (as written or where they lead, the rule's folder resolved too). */
 function broadPathTest(paths: readonly ResolvedPath[], below: boolean, heads: HeadLookups) {
-  const named = paths.flatMap((path) => [path.real, path.lexical]);
+  const named = paths.flatMap((path) => [path.real, path.lexical, ...(path.reachedHere ? [path.reachedHere] : [])]);
   return (rule: CompiledRule): boolean => {
     if (rule.matcher.kind === 'any') return true;
     if (rule.matcher.kind !== 'path') return false;

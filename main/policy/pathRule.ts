@@ -170,6 +170,8 @@ export interface ResolvedPath {
   readonly real: string;
   /** Workspace-relative (with /) when inside the workspace, for the protected-path check. */
   readonly inWorkspace?: string;
+  /** For a path through /proc/self and the like (judged as written): where it leads from the gate's own process. */
+  readonly reachedHere?: string;
 }
 
 /**
@@ -183,9 +185,16 @@ export function resolvePath(requested: string, from: string, anchors: PathAnchor
   // A path through /proc/self (or /dev/fd, /dev/stdin…) leads where the process opening it stands:
   // resolved here it would be judged in the gate's own folder, while the tool or Claude Code opens
   // it in its own. It is judged as that path, outside every folder, so no rule of a folder allows it.
+  // Where the gate's own process reaches through it is still held by every deny and ask (/proc/self/root is / for all).
   const real = isProcessRelative(lexical) ? lexical : followed !== lexical ? (processLinkOf(lexical) ?? followed) : followed;
-  // A name that only begins with two dots (`..cache/x`) lies inside: only `..` itself leads out.
-  return { written, lexical, real, ...(isInside(anchors.workspace, real) ? { inWorkspace: slashed(relative(anchors.workspace, real)) } : {}) };
+  return {
+    written,
+    lexical,
+    real,
+    ...(real !== followed ? { reachedHere: followed } : {}),
+    // A name that only begins with two dots (`..cache/x`) lies inside: only `..` itself leads out.
+    ...(isInside(anchors.workspace, real) ? { inWorkspace: slashed(relative(anchors.workspace, real)) } : {}),
+  };
 }
 
 /** Paths whose meaning is the opening process's own: its folder, root, open files, standard streams. */

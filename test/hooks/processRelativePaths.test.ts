@@ -66,6 +66,14 @@ describe('a path whose meaning is the opening process own is never allowed by a 
     expect(JSON.stringify(prompts.at(-1))).toContain('/proc/');
   });
 
+  it('a deny still holds where such a path leads from the gate too: /proc/self/root is / for every process', async () => {
+    const before = prompts.length;
+    const decided = await answer('Read', { file_path: `/proc/self/root${join(gate.dirs.workspace, 'sub', 'private', 'k.txt')}` }, gate.dirs.workspace);
+    expect(decided.permissionDecision).toBe('deny');
+    expect(decided.permissionDecisionReason).toContain('read_file(sub/private/**)');
+    expect(prompts.length).toBe(before);
+  });
+
   it('the same file by its own path is allowed, nobody asked', async () => {
     const before = prompts.length;
     const decided = await answer('Read', { file_path: join(gate.dirs.workspace, 'notes.txt') }, outside);
