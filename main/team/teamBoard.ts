@@ -180,14 +180,21 @@ export class TeamBoard {
 /** Writes a signed decision at a prompt's key unless one is there: won, or the decision that was first. */
 export async function claimDecision(link: TeamLink, promptKey: string, decision: TeamDecision): Promise<TeamDecideResult> {
   const kv = await link.bucket(link.names.decisionsBucket);
-  try {
-    await kv.create(promptKey, JSON.stringify(decision));
-    return { won: true, decision };
-  } catch (error) {
-    const existing = await kv.get(promptKey).catch(() => null);
-    if (!existing || existing.operation !== 'PUT') throw new GateError('EUNAVAILABLE', `the team did not take the answer: ${(error as Error).message}`);
-    const read = readDecision(existing.value);
-    if (!read.ok) throw new GateError('EUNAVAILABLE', `the prompt's key holds ${read.problem}; its gate removes it, answer again shortly`);
-    return { won: false, decision: read.value };
+  // Twice at most: a key that held something when the write was tried may be free when it is read
+  // (a gate removed a malformed decision in between), and is then tried once more.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await kv.create(promptKey, JSON.stringify(decision));
+      return { won: true, decision };
+    } catch (error) {
+      const existing = await kv.get(promptKey).catch(() => null);
+      if (!existing || existing.operation !== 'PUT') {
+        if (attempt < 2) continue;
+        throw new GateError('EUNAVAILABLE', `the team did not take the answer: ${(error as Error).message}`);
+      }
+      const read = readDecision(existing.value);
+      if (!read.ok) throw new GateError('EUNAVAILABLE', `the prompt's key holds ${read.problem}; its gate removes it, answer again shortly`);
+      return { won: false, decision: read.value };
+    }
   }
 }
