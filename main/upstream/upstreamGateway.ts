@@ -171,13 +171,12 @@ export class UpstreamGateway {
       if (slot.connection) this.sync(slot);
       else if (this.parts.reviews.approvedLaunch(slot.config.name) === slot.launchHash) this.launch(slot);
     }
-    this.retryFailed();
   }
 
   /**
    * Starts again each approved server (or `only` that one) whose start failed, or whose restarts gave
-   * up: what it lacked may be there now (a secret just stored, a review just saved, a program
-   * installed). Called when those files change, and when the person approves its launch again.
+   * up: what it lacked may be there now (a secret just stored, a program installed). Called when
+   * the secrets file changes, and when the person approves its launch again (Start again).
    */
   retryFailed(only?: string): void {
     for (const slot of this.slots.values()) {

@@ -47,6 +47,7 @@ it('a call answered minutes later still ends with its result, the terminal told 
 
   // The tool runs on the real clock: the process that replaces the one it takes starts against a real deadline.
   vi.useRealTimers();
+  await waitUntil(() => running.gate.pool.stats().idle > 0, 'a warm tool process for the approved call');
   await running.backend.handlers.decideApproval({ approvalId: request.approvalId, decision: 'approve' });
   expect(await calling, stderr).toBe(0);
   expect(readFileSync(join(dirs.workspace, 'late.txt'), 'utf8')).toBe('answered late');
