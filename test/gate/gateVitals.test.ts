@@ -1,9 +1,13 @@
 /**
  * The gate's own health as the console's Settings shows it: memory, and how late the event loop
- * ran. Only lower bounds are checked (a busy machine makes lag larger, never smaller).
+ * ran while it worked. Only lower bounds are checked (a busy machine makes lag larger, never
+ * smaller), except that an idle gate samples nothing at all.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { GateVitals } from '../../main/gate/gateVitals';
+import { waitUntil } from '../fixtures/processes';
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -37,4 +41,33 @@ describe('GateVitals', () => {
     expect(after.windowSeconds).toBeLessThan(held.windowSeconds);
     expect(after.eventLoopLagMs.max).toBeLessThan(held.eventLoopLagMs.max);
   });
+
+  it('stops sampling once the gate is idle, and samples again from its next HTTP request', async () => {
+    const vitals = new GateVitals();
+    /** Whether a 150 ms hold of the loop, now, is seen. */
+    const holdSeen = async () => {
+      vitals.read(true);
+      await pause(20);
+      blockLoop(150);
+      await pause(20);
+      return vitals.read().eventLoopLagMs.max >= 100;
+    };
+    expect(await holdSeen()).toBe(true);
+    // Idle (no request since): the sampler stops and an idle loop is no longer woken to be timed.
+    await waitUntil(async () => {
+      await pause(1_000);
+      return !(await holdSeen());
+    }, 'the lag sampler to stop on an idle gate');
+
+    const server = createServer((_request, response) => response.end('ok'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      await (await fetch(`http://127.0.0.1:${port}/`)).text();
+      expect(await holdSeen()).toBe(true);
+    } finally {
+      server.close();
+    }
+  });
 });
+

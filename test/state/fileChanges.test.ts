@@ -57,4 +57,19 @@ describe('watchFileChanges', () => {
     await tick();
     expect(changes).toBe(1);
   });
+
+  it('files watched at the same interval (one timer looks at them all) are each heard, and one watch stopped leaves the others watched', async () => {
+    const files = ['a.json', 'b.json', 'c.json'].map((name) => join(folder, name));
+    const changes = [0, 0, 0];
+    const stops = files.map((file, index) => watchFileChanges(file, 20, () => changes[index]!++));
+    stop = () => stops.forEach((each) => each());
+    files.forEach((file) => writeFileSync(file, '{}'));
+    await tick();
+    expect(changes).toEqual([1, 1, 1]);
+    stops[1]!();
+    files.forEach((file) => writeFileSync(file, '{ "deny": [] }'));
+    await tick();
+    expect(changes).toEqual([2, 1, 2]);
+  });
 });
+

@@ -1,6 +1,7 @@
 import { realpathSync } from 'node:fs';
 import type { ToolSourceInfo } from '../../../shared/toolSources';
 import type { ToolRegistry } from '../../registry/registry';
+import { everyTick } from '../../state/fileChanges';
 import { isInside } from '../workspacePath';
 import { scanToolsHome, sourceInfo, toolsFolder, toolsHomeSignature, type HomeTool } from './toolsHome';
 
@@ -111,10 +112,9 @@ export async function startToolsHome(start: ToolsHomeStart): Promise<RunningTool
     return scanning;
   };
   await refresh();
-  const timer = setInterval(() => {
+  const stopLooking = everyTick(POLL_MS, () => {
     if (!scanning && toolsHomeSignature(start.home, tools) !== seen) void refresh();
-  }, POLL_MS);
-  timer.unref();
+  });
   return {
     sourceOf: (name) => {
       const tool = current(name);
@@ -123,7 +123,7 @@ export async function startToolsHome(start: ToolsHomeStart): Promise<RunningTool
     refresh,
     close: () => {
       closed = true;
-      clearInterval(timer);
+      stopLooking();
     },
   };
 }
