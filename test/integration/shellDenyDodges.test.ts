@@ -4,7 +4,8 @@
  * user's `deny: rm -rf *`, `deny: git push *`, `allow: rm *`, `allow: git *`, a glob bash turns
  * into `-rf`, a shortened GNU long option, braces around quoted options, git's send-pack, a computed
  * subcommand and an alias from the repository's config are each refused by the deny (the victim
- * stays, the remote gets nothing), and the plain allowed form still runs unasked.
+ * stays, the remote gets nothing), as is a long brace range whose last word a path deny names, and
+ * the plain allowed form still runs unasked.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -26,6 +27,7 @@ beforeAll(async () => {
       deny: [
         { rule: 'shell_exec(rm -rf *)', reason: 'recursive deletes need review' },
         { rule: 'shell_exec(git push *)', reason: 'pushes need review' },
+        { rule: 'write_file(kept100/**)', reason: 'kept100 stays' },
       ],
     },
   });
@@ -69,6 +71,15 @@ describe('a deny of rm -rf * holds what bash makes of the line', () => {
     const result = await shell(command);
     expect(result.isError).toBe(true);
     expect(textOf(result)).toContain('denied by `shell_exec(rm -rf *)`');
+    expect(existsSync(join(folder, 'inner', 'keep.txt'))).toBe(true);
+    expect(prompts).toEqual([]);
+  });
+
+  it('a range of a hundred words is judged whole: the deny of its hundredth word holds the line', async () => {
+    const folder = victimTree('kept100');
+    const result = await shell('rm -r kept{1..100}');
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain('denied by `write_file(kept100/**)`');
     expect(existsSync(join(folder, 'inner', 'keep.txt'))).toBe(true);
     expect(prompts).toEqual([]);
   });

@@ -224,8 +224,9 @@ function sequence(from: string, to: string, step?: string): string[] {
   const width = numeric && (/^-?0\d/.test(from) || /^-?0\d/.test(to)) ? Math.max(from.length, to.length) : 0;
   const shown = (at: number) => (numeric ? (at < 0 ? `-${String(-at).padStart(width - 1, '0')}` : String(at).padStart(width, '0')) : String.fromCharCode(at));
   const out: string[] = [];
-  // A long range is cut short: the words are judged, not run, and a few show what it is.
-  for (let at = first; out.length < 64 && (stride > 0 ? at <= last : at >= last); at += stride) out.push(shown(at));
+  // Every word of the range is judged (a deny names one of them). One past the words a line may
+  // become is enough to refuse it (each value is at least one word), so a huge range costs no more.
+  for (let at = first; out.length <= MAX_BRACE_WORDS && (stride > 0 ? at <= last : at >= last); at += stride) out.push(shown(at));
   return out;
 }
 
