@@ -75,9 +75,9 @@ interface Folders {
 const BOTH: readonly PathAccess[] = ['read', 'write'];
 
 function wordsOf(written: string): Word[] {
-  // Brace expansion comes before the others, on unquoted words only (as shellWords.expandWord does).
-  const pieces = /['"\\$`]/.test(written) ? [written] : expandBraces(written);
-  return pieces.map((raw) => ({ raw, ...wordValue(raw) }));
+  // Brace expansion comes before the others, on the unquoted braces of the word: `"secre"{t,x}` is
+  // secret and secrex, as bash makes it (a brace in quotes or an expansion stays text).
+  return expandBraces(written).map((raw) => ({ raw, ...wordValue(raw) }));
 }
 
 function uniq(paths: readonly string[]): string[] {

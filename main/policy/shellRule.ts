@@ -171,7 +171,8 @@ export function redirectedPaths(command: SubCommand): RedirectedPath[] {
     const closes = /&-$/.test(op) && redirect.target.trim() === '';
     if (op.startsWith('<<') || closes || NO_FILE.test(redirect.target.trim())) continue;
     const access = op.startsWith('<') && op !== '<>' ? 'read' : 'write';
-    found.push({ access, target: wordValue(redirect.target.trim()), written: `${redirect.op} ${redirect.target}` });
+    // bash expands the target's braces too (`< secre{t..t}/key` reads secret/key); more than one word is an ambiguous redirect, each judged all the same.
+    for (const target of expandWord(redirect.target.trim())) found.push({ access, target, written: `${redirect.op} ${redirect.target}` });
   }
   return found;
 }

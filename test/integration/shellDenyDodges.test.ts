@@ -23,7 +23,7 @@ let prompts: string[] = [];
 beforeAll(async () => {
   gate = await startTestGate({
     userPolicy: {
-      allow: ['shell_exec(rm *)', 'shell_exec(git *)'],
+      allow: ['shell_exec(rm *)', 'shell_exec(git *)', 'shell_exec(echo *)', 'write_file(**)'],
       deny: [
         { rule: 'shell_exec(rm -rf *)', reason: 'recursive deletes need review' },
         { rule: 'shell_exec(git push *)', reason: 'pushes need review' },
@@ -81,6 +81,16 @@ describe('a deny of rm -rf * holds what bash makes of the line', () => {
     expect(result.isError).toBe(true);
     expect(textOf(result)).toContain('denied by `write_file(kept100/**)`');
     expect(existsSync(join(folder, 'inner', 'keep.txt'))).toBe(true);
+    expect(prompts).toEqual([]);
+  });
+
+  it.each([['rm -r "kept"{100,}'], ['echo x > kept{100..100}/new.txt']])('%j (braces beside quotes, or in a redirection) is refused by the deny of kept100', async (command) => {
+    const folder = victimTree('kept100');
+    const result = await shell(command);
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain('denied by `write_file(kept100/**)`');
+    expect(existsSync(join(folder, 'inner', 'keep.txt'))).toBe(true);
+    expect(existsSync(join(folder, 'new.txt'))).toBe(false);
     expect(prompts).toEqual([]);
   });
 
