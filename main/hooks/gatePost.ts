@@ -10,6 +10,9 @@ const RESPONSE_HEAD = /^HTTP\/1\.[01] (\d{3})[^\r\n]*((?:\r\n[^\r\n]*)*)$/;
 /** A connection refused before any byte was sent: the next way to the gate may be tried. */
 class NotConnectedError extends Error {}
 
+/** No way to the gate took the request: no gate runs there (or it is starting or stopping). */
+export class GateUnreachableError extends Error {}
+
 /**
  * One POST to the gate over `where` (its Unix socket or loopback port) as HTTP/1.0: the gate's
  * node:http server answers it with a Content-Length body and closes, so the reply is all bytes up
@@ -91,6 +94,6 @@ export async function postToGate(gate: RunningGateEndpoint, path: string, body: 
   try {
     return await exchange({ host: '127.0.0.1', port: gate.port }, gate, path, body, timeoutMs);
   } catch (error) {
-    throw error instanceof NotConnectedError ? new Error(`no gate answers at 127.0.0.1:${gate.port} (${error.message})`) : error;
+    throw error instanceof NotConnectedError ? new GateUnreachableError(`no gate answers at 127.0.0.1:${gate.port} (${error.message})`) : error;
   }
 }

@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { MAX_BODY_BYTES } from '../server/httpBody';
 import { toolgateRoot } from '../state/paths';
 import { GATE_NOT_RUNNING_MESSAGE, runningGateEndpoint } from '../state/runningGate';
-import { postToGate, type GateReply } from './gatePost';
+import { GateUnreachableError, postToGate, type GateReply } from './gatePost';
 import type { HookOutput } from './hookInput';
 import { asciiJson, CLAUDE_CODE_HOOK_PATH, preToolUseAnswer, readGateAnswer, sandboxedCommand, type ToolgateLauncher } from './hookWire';
 
@@ -69,12 +69,15 @@ export async function judgeHookInput(stdin: Buffer | undefined, home: string, ti
     const problem = await inputProblem(value);
     return problem === undefined ? unanswered(GATE_NOT_RUNNING_MESSAGE) : preToolUseAnswer('deny', `Toolgate refuses it: ${problem}`);
   }
-  // The gate checks the input against the same schema and refuses it 400, naming the field.
+  // The gate checks the input against the same schema and refuses it 400, naming the field. The
+  // bytes go as Claude Code wrote them: they are JSON, and no re-serialization can fail on them
+  // (JSON.stringify overflows the stack on an input nested a few thousand levels deep).
   let reply: GateReply;
   try {
-    reply = await postToGate(gate, CLAUDE_CODE_HOOK_PATH, JSON.stringify(value), timeoutMs);
+    reply = await postToGate(gate, CLAUDE_CODE_HOOK_PATH, stdin.toString('utf8'), timeoutMs);
   } catch (error) {
-    return unanswered(`${(error as Error).message}. ${GATE_NOT_RUNNING_MESSAGE}`);
+    const { message } = error as Error;
+    return unanswered(error instanceof GateUnreachableError ? `${message}. ${GATE_NOT_RUNNING_MESSAGE}` : `the gate did not answer (${message})`);
   }
   if ('value' in reply) {
     const answer = readGateAnswer(reply.value);

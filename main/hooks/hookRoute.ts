@@ -26,7 +26,13 @@ function clientGone(response: ServerResponse): AbortSignal {
  * a POST of a grant, answered with the sandboxed command's outcome. A client that goes away
  * withdraws its prompt, or stops its command.
  */
-export async function serveHookRequest(judge: HookJudge, request: IncomingMessage, response: ServerResponse, pathname = CLAUDE_CODE_HOOK_PATH): Promise<void> {
+export async function serveHookRequest(
+  judge: HookJudge,
+  request: IncomingMessage,
+  response: ServerResponse,
+  pathname = CLAUDE_CODE_HOOK_PATH,
+  onRefused: (message: string) => void = () => {},
+): Promise<void> {
   if (request.method !== 'POST') {
     response.setHeader('allow', 'POST');
     const what = pathname === CLAUDE_CODE_RUN_PATH ? 'a grant to run ({"grant": "…", "sha256": "…"})' : "Claude Code's hook input";
@@ -34,13 +40,15 @@ export async function serveHookRequest(judge: HookJudge, request: IncomingMessag
     return;
   }
   const body = await readJsonBody(request, response);
-  if ('unreadable' in body) return;
+  // Refused before it became a call (no call id, no step): recorded all the same, as at /mcp.
+  if ('unreadable' in body) return onRefused(body.unreadable);
   if (pathname === CLAUDE_CODE_RUN_PATH) {
     const grant = RunGrantSchema.safeParse(body.value);
     if (!grant.success) {
       const issue = grant.error.issues[0];
-      sendJsonRpcError(response, 400, -32602, `not a grant to run (${issue?.path.join('.') || 'the body'}: ${issue?.message ?? 'unreadable'})`);
-      return;
+      const message = `not a grant to run (${issue?.path.join('.') || 'the body'}: ${issue?.message ?? 'unreadable'})`;
+      sendJsonRpcError(response, 400, -32602, message);
+      return onRefused(message);
     }
     const reply = await judge.runGranted(grant.data, clientGone(response));
     if (!response.destroyed) response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(reply));
@@ -48,8 +56,9 @@ export async function serveHookRequest(judge: HookJudge, request: IncomingMessag
   }
   const input = HookInputSchema.safeParse(body.value);
   if (!input.success) {
-    sendJsonRpcError(response, 400, -32602, hookInputProblem(input.error));
-    return;
+    const message = hookInputProblem(input.error);
+    sendJsonRpcError(response, 400, -32602, message);
+    return onRefused(message);
   }
   const answer = await judge.answer(input.data, clientGone(response));
   if (response.destroyed) return;

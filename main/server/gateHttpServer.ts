@@ -46,6 +46,7 @@ export async function startGateHttpServer(
   let port = options.port ?? 0;
   const refusals = new RefusalAudit(gate.audit);
   const unreadable = (message: string) => refusals.record({ step: 'parse', code: 'EVALIDATION', message, surface: 'mcp' });
+  const hookUnreadable = (message: string) => refusals.record({ step: 'parse', code: 'EVALIDATION', message, surface: 'hook' });
   // Agents speak MCP 2025 (sessions) or 2026-07-28 (stateless); one route serves both at /mcp.
   const sessions = new McpHttpEndpoint(() => createGateMcpServer(gate.registry, gate.executor, { agents: gate.agents }), unreadable);
   const modern = new ModernMcpEndpoint(() => createModernGateServer(gate.registry, gate.executor, { agents: gate.agents }), unreadable);
@@ -80,7 +81,7 @@ export async function startGateHttpServer(
         sendJsonRpcError(response, 401, -32001, message);
         return;
       }
-      const served = pathname === '/mcp' ? mcp.handle(request, response) : serveHookRequest(gate.hooks, request, response, pathname);
+      const served = pathname === '/mcp' ? mcp.handle(request, response) : serveHookRequest(gate.hooks, request, response, pathname, hookUnreadable);
       served.catch((error: Error) => {
         sendJsonRpcError(response, 500, -32603, `the gate failed to serve the request: ${error.message}`);
       });

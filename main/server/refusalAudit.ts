@@ -10,8 +10,8 @@ export interface Refusal {
   code: ErrorCode;
   /** What the client was told. */
   message: string;
-  /** Where it came in: 'mcp' or 'console'. */
-  surface: 'mcp' | 'console';
+  /** Where it came in: 'mcp', Claude Code's 'hook', or 'console'. */
+  surface: 'mcp' | 'hook' | 'console';
   /** The Origin header, when there was one (never the token). */
   origin?: string;
 }

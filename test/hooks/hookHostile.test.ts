@@ -258,6 +258,27 @@ describe('attacks that are refused or asked about', () => {
     expect(answers.map((answer, index) => [urls[index], decision(answer)]).filter(([, said]) => said === 'allow')).toEqual([]);
   });
 
+  it('denies a hook input nested thousands of levels deep as too deep (not as a gate that is not running), and records each refusal', async () => {
+    const { running, dirs } = await open();
+    const secret = join(dirs.workspace, 'secret.txt');
+    for (const depth of [5_000, 100_000]) {
+      const deep = `${'['.repeat(depth)}${']'.repeat(depth)}`;
+      const stdin = `{"session_id":"${SESSION}","cwd":${JSON.stringify(dirs.workspace)},"hook_event_name":"PreToolUse","tool_name":"Read","tool_use_id":"toolu_01Deep${depth}","tool_input":{"file_path":${JSON.stringify(secret)},"x":${deep}}}`;
+      const answer = await judgeHookInput(Buffer.from(stdin), dirs.home, WAIT_MS);
+      expect(answer).toMatchObject({ hookSpecificOutput: { permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('nests deeper than') } });
+      expect(JSON.stringify(answer)).not.toContain('not running');
+    }
+    // A hook input of the wrong shape is refused at the door too, and recorded.
+    const shapeless = await judgeHookInput(Buffer.from(JSON.stringify({ ...pre(dirs.workspace, 'Read', { file_path: secret }), tool_name: 7 })), dirs.home, WAIT_MS);
+    expect(decision(shapeless)).toBe('deny');
+    const rejected = running.gate.audit.list({ limit: 20 }).filter((record) => record.kind === 'rejected');
+    expect(rejected.map((record) => record.payload)).toEqual([
+      expect.objectContaining({ surface: 'hook', step: 'parse', error: expect.objectContaining({ message: expect.stringContaining('tool_name') }) }),
+      expect.objectContaining({ surface: 'hook', step: 'parse', error: expect.objectContaining({ message: expect.stringContaining('nests deeper than') }) }),
+      expect.objectContaining({ surface: 'hook', step: 'parse', error: expect.objectContaining({ message: expect.stringContaining('nests deeper than') }) }),
+    ]);
+  });
+
   it('denies tool inputs of the wrong shape, and never writes unasked what configures Claude Code or a path that climbs out', async () => {
     const { running, dirs } = await open({ policyMode: 'permissive' });
     const denied: Array<[string, Record<string, unknown>]> = [
