@@ -1,5 +1,5 @@
 import type { SubCommand } from '../../shared/commandPreview';
-import { shellTextsOf } from '../tools/shell/hiddenCode';
+import { COMMAND_OPTION_PROGRAMS, shellTextsOf } from '../tools/shell/hiddenCode';
 import { baseName, programWords } from '../tools/shell/programWords';
 import { isAssignment, wordValue } from '../tools/shell/shellWords';
 import type { WordShape } from '../tools/shell/wordShapes';
@@ -18,7 +18,7 @@ export interface HandedCode {
 }
 
 /** Programs that take shell text or read shell code from a file or their input. */
-export const CODE_TAKERS = new Set(['hash', 'scp', 'sftp', 'rsync', 'tar', 'eval', 'bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'fish', 'ash', 'busybox', 'su', 'runuser', 'script', 'flock', 'trap', 'alias', 'watch', 'ssh', 'env', 'git', 'source', '.']);
+export const CODE_TAKERS = new Set([...COMMAND_OPTION_PROGRAMS, 'hash', 'scp', 'sftp', 'eval', 'bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'fish', 'ash', 'busybox', 'su', 'runuser', 'script', 'flock', 'trap', 'alias', 'watch', 'ssh', 'env', 'git', 'source', '.']);
 const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'fish', 'ash']);
 /** Shell options that take the next word as their value. */
 const SHELL_VALUE_OPTIONS = new Set(['-o', '+o', '-O', '+O', '--rcfile', '--init-file']);
@@ -31,7 +31,7 @@ const RUNTIME_WORD = '\0runtime\0';
 /** The code the program at the head of `words` is handed; `runs` says it is the program the line runs, not an argument that may be one. */
 export function handedCode(command: SubCommand, words: readonly WordShape[], runs: boolean): HandedCode {
   const program = baseName(words[0]?.literal ?? '');
-  const texts = shellTextsOf(words.map((word) => word.literal ?? RUNTIME_WORD));
+  const texts = shellTextsOf(words.map((word) => word.literal ?? `${knownHead(word.written)}${RUNTIME_WORD}`));
   if (texts.some((text) => text.includes(RUNTIME_WORD))) return { texts: [], opaque: `${program} runs shell text only known when the line runs` };
   if (texts.length > 0 || !runs || !(SHELLS.has(program) || program === 'source' || program === '.')) return { texts };
   const file = scriptOperand(program, words.slice(1));
@@ -41,6 +41,16 @@ export function handedCode(command: SubCommand, words: readonly WordShape[], run
   const fed = fromInput && inputs.length === 1 && inputs[0]!.op.endsWith('<<<') ? wordValue(inputs[0]!.target) : undefined;
   if (fed && !fed.computed) return { texts: [fed.value] };
   return { texts: [], opaque: `${program} runs shell code from its input or a file only known when the line runs, which the line does not show` };
+}
+
+/**
+ * The text a word only known at run time starts with for sure: `--to-command=` of
+ * `--to-command="$X"`, so the option is still seen and its value read as unknown, not dropped.
+ */
+function knownHead(written: string): string {
+  const { value } = wordValue(written);
+  const unknownAt = value.search(/[$`*?[]/);
+  return unknownAt < 0 ? value : value.slice(0, unknownAt);
 }
 
 /** The word a shell or `source` reads its script from, if it names one. */

@@ -23,7 +23,7 @@ let prompts: string[] = [];
 beforeAll(async () => {
   gate = await startTestGate({
     userPolicy: {
-      allow: ['shell_exec(rm *)', 'shell_exec(git *)', 'shell_exec(echo *)', 'write_file(**)'],
+      allow: ['shell_exec(rm *)', 'shell_exec(git *)', 'shell_exec(echo *)', 'shell_exec(split *)', 'shell_exec(tar *)', 'write_file(**)'],
       deny: [
         { rule: 'shell_exec(rm -rf *)', reason: 'recursive deletes need review' },
         { rule: 'shell_exec(git push *)', reason: 'pushes need review' },
@@ -64,6 +64,10 @@ describe('a deny of rm -rf * holds what bash makes of the line', () => {
     ['rm {"-r",-f} victim4', 'victim4'],
     // A stepped range: bash makes `rm` of it.
     ['{r..r..1}m -rf victim5', 'victim5'],
+    // A command handed to an allowed program in an option (split runs its --filter, abbreviated here, through the shell).
+    ['split --filt="rm -rf victim6" -l 1 victim6/inner/keep.txt', 'victim6'],
+    // The same with the command only known when the line runs.
+    ['X="rm -rf victim7"; tar -xf /dev/null --to-command="$X"', 'victim7'],
   ])('%j is refused by the deny, unasked, and the tree stays', async (command, victim) => {
     const folder = victimTree(victim);
     // bash globs -r? into -rf when a file of that name is in the folder.

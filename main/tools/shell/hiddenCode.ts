@@ -154,7 +154,8 @@ function shortOptionValue(args: readonly string[], letter: string): string | und
 /**
  * The shell text a program is handed to run (eval's words, `sh -c` text, `su -c`, a trap, an
  * alias's value or `hash -p`'s path with the arguments it will get, watch, ssh's remote command
- * and its -o ProxyCommand, rsync -e, tar's command options, `env -S`, git settings git runs), for the rules to
+ * and its -o ProxyCommand, rsync -e, tar's command options, split --filter, sort --compress-program,
+ * zip -TT, `env -S`, git settings git runs), for the rules to
  * read as commands of their own. Code in files, piped in, or in other languages is not in it.
  */
 export function shellTextsOf(argv: readonly string[]): string[] {
@@ -171,8 +172,8 @@ export function shellTextsOf(argv: readonly string[]): string[] {
   if (program === 'watch') return [afterOptions(args, ['-n', '-d', '--interval'])];
   if (program === 'ssh' || program === 'scp' || program === 'sftp') return [...(program === 'ssh' ? sshCode(args).map((code) => code.code) : []), ...sshLocalCommands(args)];
   if (program in COMMAND_OPTIONS) {
-    const { shorts, longs } = COMMAND_OPTIONS[program]!;
-    return optionValues(args, shorts, longs).map((value) => value.replace(/^exec=/, ''));
+    const { shorts, longs, twoLetters } = COMMAND_OPTIONS[program]!;
+    return optionValues(args, shorts, longs, twoLetters).map((value) => value.replace(/^exec=/, ''));
   }
   if (program === 'env') return args.flatMap((arg, at) => (arg === '-S' || arg === '--split-string' ? [args[at + 1] ?? ''] : /^(-S|--split-string=)./s.test(arg) ? [arg.replace(/^(-S|--split-string=)/, '')] : []));
   if (program === 'git') {
@@ -182,20 +183,35 @@ export function shellTextsOf(argv: readonly string[]): string[] {
   return [];
 }
 
-/** Options whose value a program runs as a shell command. */
-const COMMAND_OPTIONS: Record<string, { shorts: string[]; longs: string[] }> = {
+/** Options whose value a program runs as a shell command (or as a program, which a rule reads the same way). */
+const COMMAND_OPTIONS: Record<string, { shorts: string[]; longs: string[]; twoLetters?: string[] }> = {
   rsync: { shorts: ['e'], longs: ['rsh', 'rsync-path'] },
   tar: { shorts: ['I', 'F'], longs: ['to-command', 'use-compress-program', 'checkpoint-action', 'info-script', 'new-volume-script', 'rsh-command'] },
+  // GNU split hands each piece to `$SHELL -c FILTER`.
+  split: { shorts: [], longs: ['filter'] },
+  // sort runs PROG to compress and PROG -d to read back its temporary files.
+  sort: { shorts: [], longs: ['compress-program'] },
+  // zip -T runs the -TT command (through the shell) to test the archive.
+  zip: { shorts: [], longs: ['unzip-command'], twoLetters: ['TT'] },
 };
 
-/** The values of the given options: `-e CMD`, `-eCMD`, `--rsh CMD`, `--rsh=CMD`. */
-function optionValues(args: readonly string[], shorts: readonly string[], longs: readonly string[]): string[] {
+/** The programs with options whose value they run (rsync, tar, split, sort, zip). */
+export const COMMAND_OPTION_PROGRAMS: readonly string[] = Object.keys(COMMAND_OPTIONS);
+
+/**
+ * The values of the given options: `-e CMD`, `-eCMD`, `--rsh CMD`, `--rsh=CMD`, and a long option
+ * written as any prefix of its name (`--filt=CMD`: GNU getopt_long takes a unique prefix; an
+ * ambiguous one is counted too, which only makes a deny hold more).
+ */
+function optionValues(args: readonly string[], shorts: readonly string[], longs: readonly string[], twoLetters: readonly string[] = []): string[] {
   const found: string[] = [];
   for (let at = 0; at < args.length; at++) {
     const arg = args[at]!;
     if (arg === '--') break;
     const long = /^--([^=]+)(?:=(.*))?$/s.exec(arg);
-    if (long && longs.includes(long[1]!)) found.push(long[2] ?? args[++at] ?? '');
+    const two = twoLetters.find((letters) => arg.startsWith(`-${letters}`));
+    if (long && longs.some((name) => name.startsWith(long[1]!))) found.push(long[2] ?? args[++at] ?? '');
+    else if (!long && two) found.push(arg.length > two.length + 1 ? arg.slice(two.length + 1) : (args[++at] ?? ''));
     else if (!long && /^-[^-]/.test(arg) && shorts.includes(arg[1]!)) found.push(arg.length > 2 ? arg.slice(2) : (args[++at] ?? ''));
   }
   return found;
