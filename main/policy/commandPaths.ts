@@ -10,6 +10,7 @@ import { kernelPath } from './kernelPath';
 import type { PathAccess } from './pathRule';
 import { expandPathname, hasGlob } from './pathnameExpansion';
 import { PROGRAM_SPECS, type ProgramSpec, type ValueRole } from './programPaths';
+import { sedEffects, sedScripts } from './sedScript';
 import { redirectedPaths, type RedirectedPath } from './shellRule';
 
 /**
@@ -122,7 +123,24 @@ function use(accesses: readonly PathAccess[], word: Word, folders: Folders, plac
 }
 
 function valueAccesses(role: ValueRole): readonly PathAccess[] {
-  return role === 'both' ? BOTH : role === 'none' ? [] : [role];
+  return role === 'both' ? BOTH : role === 'read' || role === 'list' || role === 'named-read' ? ['read'] : role === 'write' ? ['write'] : [];
+}
+
+/** The files a list names (`tar -T LIST`): read, or read and written for a program that writes its operands too, and only known when it runs. */
+function listedFiles(spec: ProgramSpec, list: Word): PathUse {
+  return { accesses: spec.operands === 'read' ? ['read'] : BOTH, written: list.raw, paths: [], below: true, unknown: `the files named in ${list.raw} are only known when the line runs` };
+}
+
+/**
+ * The role of a long option given by name: the option itself, or the options it is a prefix of
+ * (GNU getopt_long takes any unique prefix: `--files0` is --files0-from). When several begin with
+ * it, one that names a file counts, which only makes a rule match more.
+ */
+function longRole(spec: ProgramSpec, name: string): ValueRole | undefined {
+  const values = spec.values ?? {};
+  if (Object.hasOwn(values, name)) return values[name];
+  const roles = Object.keys(values).filter((option) => option.length > 1 && option.startsWith(name)).map((option) => values[option]!);
+  return roles.find((role) => role !== 'none') ?? roles[0];
 }
 
 /** Uses of a program listed in programPaths.ts, by the roles of its arguments. */
@@ -131,7 +149,9 @@ function knownProgramUses(spec: ProgramSpec, args: readonly Word[], folders: Fol
   const operands: Word[] = [];
   const flags = new Set<string>();
   const valued = (role: ValueRole | undefined, word: Word | undefined) => {
-    if (word && role && role !== 'none') uses.push(use(valueAccesses(role), word, folders, place, false));
+    if (!word || !role || role === 'none') return;
+    uses.push(use(valueAccesses(role), word, folders, place, false));
+    if (role === 'list') uses.push(listedFiles(spec, word));
   };
   let ended = false;
   for (let at = 0; at < args.length; at++) {
@@ -141,10 +161,12 @@ function knownProgramUses(spec: ProgramSpec, args: readonly Word[], folders: Fol
     else if (arg.value.startsWith('--')) {
       const [name = '', ...rest] = arg.value.slice(2).split('=');
       flags.add(name);
-      const role = spec.values?.[name];
+      const role = longRole(spec, name);
       const value = rest.join('=');
+      // `--rawfile NAME FILE`: the name, then the file (which is the next word even after `--rawfile=NAME`).
+      if (role === 'named-read') valued(role, args[rest.length > 0 ? ++at : (at += 2)]);
       // An option this table does not know, given a path-like value, is read as reading it.
-      if (rest.length > 0) valued(role ?? (/[/~]/.test(value) ? 'read' : 'none'), { raw: value, value, computed: arg.computed });
+      else if (rest.length > 0) valued(role ?? (/[/~]/.test(value) ? 'read' : 'none'), { raw: value, value, computed: arg.computed });
       else if (role) valued(role, args[++at]);
     } else {
       const letters = arg.value.slice(1);
@@ -175,6 +197,7 @@ function knownProgramUses(spec: ProgramSpec, args: readonly Word[], folders: Fol
       : spec.operands === 'move' ? (last ? ['write'] : BOTH)
       : [];
     if (accesses.length > 0) uses.push(use(accesses, file, folders, place, below));
+    if (has(spec.lists)) uses.push(listedFiles(spec, file));
   });
   if (files.length === 0 && spec.operands === 'read' && (spec.readsCwd || (below && !alwaysRecursive))) {
     uses.push(use(read, { raw: '.', value: '.', computed: false }, folders, place, below));
@@ -224,7 +247,28 @@ function argumentUses(command: SubCommand, runs: readonly string[], folders: Fol
   const spec = PROGRAM_SPECS[program];
   if (program === 'find') return findUses(tail.slice(1), folders, place);
   if (program === 'dd') return ddUses(tail.slice(1), folders, place);
+  if (program === 'sed' && spec) return [...knownProgramUses(spec, tail.slice(1), folders, place), ...sedScriptUses(tail.slice(1), folders, place)];
   return spec ? knownProgramUses(spec, tail.slice(1), folders, place) : unknownProgramUses(tail.slice(1), folders, place);
+}
+
+/** sed: the files its script reads (`r`, `R`) and writes (`w`, `W`, `s///w`); a script in a file, only known when the line runs, or one that cannot be read, may touch any. */
+function sedScriptUses(args: readonly Word[], folders: Folders, place: CommandPlace): PathUse[] {
+  const { scripts, file, sandboxed } = sedScripts(args);
+  if (sandboxed) return [];
+  const anything = (word: Word, why: string): PathUse => ({ accesses: BOTH, written: word.raw, paths: [], below: true, unknown: why });
+  const uses: PathUse[] = [];
+  if (file) uses.push(anything(file, `sed runs the script in ${file.raw}, which may read or write any file`));
+  for (const script of scripts) {
+    if (script.computed) {
+      uses.push(anything(script, `sed's script ${script.raw} is only known when the line runs`));
+      continue;
+    }
+    const effects = sedEffects(script.value);
+    for (const read of effects.reads) uses.push(use(['read'], { raw: read, value: read, computed: false }, folders, place, false));
+    for (const written of effects.writes) uses.push(use(['write'], { raw: written, value: written, computed: false }, folders, place, false));
+    if (effects.unreadable) uses.push(anything(script, `sed: ${effects.unreadable}`));
+  }
+  return uses;
 }
 
 /** find: its start folders (before the first expression) are read below; `-delete`, `-exec` and `-fprint` may write. */

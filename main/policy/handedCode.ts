@@ -3,6 +3,7 @@ import { COMMAND_OPTION_PROGRAMS, shellTextsOf } from '../tools/shell/hiddenCode
 import { baseName, programWords } from '../tools/shell/programWords';
 import { isAssignment, wordValue } from '../tools/shell/shellWords';
 import type { WordShape } from '../tools/shell/wordShapes';
+import { sedEffects, sedScripts } from './sedScript';
 
 /**
  * The shell code a sub-command hands on to be run, as text a deny or ask rule can read: the text
@@ -18,7 +19,7 @@ export interface HandedCode {
 }
 
 /** Programs that take shell text or read shell code from a file or their input. */
-export const CODE_TAKERS = new Set([...COMMAND_OPTION_PROGRAMS, 'hash', 'scp', 'sftp', 'eval', 'bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'fish', 'ash', 'busybox', 'su', 'runuser', 'script', 'flock', 'trap', 'alias', 'watch', 'ssh', 'env', 'git', 'source', '.']);
+export const CODE_TAKERS = new Set([...COMMAND_OPTION_PROGRAMS, 'sed', 'hash', 'scp', 'sftp', 'eval', 'bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'fish', 'ash', 'busybox', 'su', 'runuser', 'script', 'flock', 'trap', 'alias', 'watch', 'ssh', 'env', 'git', 'source', '.']);
 const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'fish', 'ash']);
 /** Shell options that take the next word as their value. */
 const SHELL_VALUE_OPTIONS = new Set(['-o', '+o', '-O', '+O', '--rcfile', '--init-file']);
@@ -31,6 +32,7 @@ const RUNTIME_WORD = '\0runtime\0';
 /** The code the program at the head of `words` is handed; `runs` says it is the program the line runs, not an argument that may be one. */
 export function handedCode(command: SubCommand, words: readonly WordShape[], runs: boolean): HandedCode {
   const program = baseName(words[0]?.literal ?? '');
+  if (program === 'sed') return sedCode(words.slice(1));
   const texts = shellTextsOf(words.map((word) => word.literal ?? `${knownHead(word.written)}${RUNTIME_WORD}`));
   if (texts.some((text) => text.includes(RUNTIME_WORD))) return { texts: [], opaque: `${program} runs shell text only known when the line runs` };
   if (texts.length > 0 || !runs || !(SHELLS.has(program) || program === 'source' || program === '.')) return { texts };
@@ -51,6 +53,25 @@ function knownHead(written: string): string {
   const { value } = wordValue(written);
   const unknownAt = value.search(/[$`*?[]/);
   return unknownAt < 0 ? value : value.slice(0, unknownAt);
+}
+
+/**
+ * The commands a sed script runs through the shell: `e COMMAND` as text; `e` alone, `s///e` or a
+ * script only known at run time, opaque. A script in a file is code in a file, out of reach as
+ * `bash script.sh` is (the files it may read or write are judged as unknown paths).
+ */
+function sedCode(args: readonly WordShape[]): HandedCode {
+  const { scripts, sandboxed } = sedScripts(args.map((word) => ({ value: word.literal ?? RUNTIME_WORD, raw: word.written })));
+  if (sandboxed) return { texts: [] };
+  const texts: string[] = [];
+  for (const script of scripts) {
+    if (script.value.includes(RUNTIME_WORD)) return { texts: [], opaque: `sed's script ${script.raw} is only known when the line runs` };
+    const effects = sedEffects(script.value);
+    const opaque = effects.unreadable ?? effects.runsInput;
+    if (opaque) return { texts: [], opaque: `sed: ${opaque}` };
+    texts.push(...effects.commands);
+  }
+  return { texts };
 }
 
 /** The word a shell or `source` reads its script from, if it names one. */

@@ -19,8 +19,12 @@ export type OperandRole =
   /** No files at all (echo, printf): its words are text. */
   | 'none';
 
-/** What the value of an option names. */
-export type ValueRole = 'read' | 'write' | 'both' | 'none';
+/**
+ * What the value of an option names: a file read, written or both, nothing, a file whose contents
+ * name the files the program works on (`tar -T LIST`, `wc --files0-from=LIST`: those files are only
+ * known when it runs), or a name then a file read (`jq --rawfile NAME FILE`).
+ */
+export type ValueRole = 'read' | 'write' | 'both' | 'none' | 'list' | 'named-read';
 
 /** How one program uses its arguments. */
 export interface ProgramSpec {
@@ -31,6 +35,8 @@ export interface ProgramSpec {
   readonly skipUnless?: readonly string[];
   /** Options that take a value (the next word, or glued), by name, and what the value names. */
   readonly values?: Readonly<Record<string, ValueRole>>;
+  /** Options that make its operands lists of the files it reads (md5sum -c): those are only known when it runs. */
+  readonly lists?: readonly string[];
   /** Options that make it write its read operands too (sed -i, find -delete). */
   readonly writes?: readonly string[];
   /** Whether it reaches below the folders it is given: always, or with one of these options. */
@@ -54,11 +60,15 @@ const GREP: ProgramSpec = {
 const COPY: ProgramSpec = { operands: 'copy', values: { t: 'write', 'target-directory': 'write', S: 'none', suffix: 'none', m: 'none', mode: 'none', o: 'none', g: 'none', owner: 'none', group: 'none' }, recursive: ['r', 'R', 'a', 'recursive', 'archive'] };
 const OWNER: ProgramSpec = { operands: 'write', skip: 1, skipUnless: ['reference'], values: { reference: 'read' }, recursive: ['R', 'recursive'] };
 const ARCHIVE: ProgramSpec = { operands: 'both', values: { f: 'both', C: 'none', directory: 'none' }, recursive: true };
+const CHECKSUM: ProgramSpec = { operands: 'read', lists: ['c', 'check'] };
+const FILES0_FROM = { 'files0-from': 'list' } as const;
 
 /** The programs whose arguments are read by their roles, by base name. */
 export const PROGRAM_SPECS: Readonly<Record<string, ProgramSpec>> = {
-  cat: READ, tac: READ, nl: READ, less: READ, more: READ, wc: READ, file: READ, stat: READ, readlink: READ, realpath: READ,
-  md5sum: READ, sha1sum: READ, sha224sum: READ, sha256sum: READ, sha384sum: READ, sha512sum: READ, b2sum: READ, cksum: READ, sum: READ,
+  cat: READ, tac: READ, nl: READ, less: READ, more: READ, stat: READ, readlink: READ, realpath: READ,
+  wc: { operands: 'read', values: FILES0_FROM },
+  file: { operands: 'read', values: { f: 'list', 'files-from': 'list', m: 'read', 'magic-file': 'read' } },
+  md5sum: CHECKSUM, sha1sum: CHECKSUM, sha224sum: CHECKSUM, sha256sum: CHECKSUM, sha384sum: CHECKSUM, sha512sum: CHECKSUM, b2sum: CHECKSUM, cksum: CHECKSUM, sum: READ,
   base64: READ, base32: READ, basenc: READ, xxd: READ, od: READ, hexdump: READ, strings: READ, fold: READ, fmt: READ, expand: READ, unexpand: READ,
   rev: READ, column: READ, comm: READ, diff: READ, cmp: READ, source: READ, '.': READ, vi: { operands: 'both' }, vim: { operands: 'both' }, nano: { operands: 'both' },
   head: { operands: 'read', values: LINES },
@@ -67,7 +77,7 @@ export const PROGRAM_SPECS: Readonly<Record<string, ProgramSpec>> = {
   paste: { operands: 'read', values: { d: 'none', delimiters: 'none' } },
   join: { operands: 'read', values: { t: 'none', j: 'none', '1': 'none', '2': 'none', o: 'none', e: 'none' } },
   iconv: { operands: 'read', values: { f: 'none', t: 'none', o: 'write', output: 'write' } },
-  sort: { operands: 'read', values: { o: 'write', output: 'write', k: 'none', key: 'none', t: 'none', S: 'none', T: 'none' } },
+  sort: { operands: 'read', values: { o: 'write', output: 'write', k: 'none', key: 'none', t: 'none', S: 'none', T: 'none', ...FILES0_FROM } },
   uniq: { operands: 'copy', values: { f: 'none', s: 'none', w: 'none' } },
   grep: GREP, egrep: GREP, fgrep: GREP, zgrep: GREP,
   rg: { ...GREP, recursive: true, readsCwd: true, values: { ...GREP.values, g: 'none', glob: 'none', t: 'none', type: 'none' } },
@@ -75,9 +85,9 @@ export const PROGRAM_SPECS: Readonly<Record<string, ProgramSpec>> = {
   awk: { operands: 'read', skip: 1, skipUnless: ['f', 'file'], values: { f: 'read', file: 'read', v: 'none', F: 'none' } },
   gawk: { operands: 'read', skip: 1, skipUnless: ['f', 'file'], values: { f: 'read', file: 'read', v: 'none', F: 'none' } },
   sed: { operands: 'read', skip: 1, skipUnless: ['e', 'f', 'expression', 'file'], values: { e: 'none', expression: 'none', f: 'read', file: 'read', l: 'none' }, writes: ['i', 'in-place'] },
-  jq: { operands: 'read', skip: 1, skipUnless: ['f', 'from-file'], values: { f: 'read', 'from-file': 'read', slurpfile: 'read', rawfile: 'read', indent: 'none' } },
+  jq: { operands: 'read', skip: 1, skipUnless: ['f', 'from-file'], values: { f: 'read', 'from-file': 'read', slurpfile: 'named-read', rawfile: 'named-read', indent: 'none', L: 'read' } },
   ls: { operands: 'read', recursive: ['R', 'recursive'], readsCwd: true },
-  du: { operands: 'read', recursive: true, readsCwd: true, values: { d: 'none', 'max-depth': 'none', B: 'none' } },
+  du: { operands: 'read', recursive: true, readsCwd: true, values: { d: 'none', 'max-depth': 'none', B: 'none', X: 'read', 'exclude-from': 'read', ...FILES0_FROM } },
   tree: { operands: 'read', recursive: true, readsCwd: true, values: { L: 'none', I: 'none', P: 'none', o: 'write' } },
   test: NONE, '[': NONE, '[[': NONE,
   rm: { operands: 'write', recursive: ['r', 'R', 'recursive'] }, rmdir: WRITE, unlink: WRITE, shred: WRITE, touch: { operands: 'write', values: { r: 'read', reference: 'read', d: 'none', t: 'none' } }, mkdir: { operands: 'write', values: { m: 'none', mode: 'none' } },
@@ -86,8 +96,9 @@ export const PROGRAM_SPECS: Readonly<Record<string, ProgramSpec>> = {
   chmod: { ...OWNER }, chown: OWNER, chgrp: OWNER,
   cp: COPY, install: COPY, ln: { operands: 'copy', values: { t: 'write', 'target-directory': 'write', S: 'none', suffix: 'none' } },
   mv: { ...COPY, operands: 'move' },
-  rsync: { ...COPY, recursive: true }, scp: { ...COPY, recursive: ['r'] },
-  tar: ARCHIVE, zip: ARCHIVE, unzip: ARCHIVE, gzip: ARCHIVE, gunzip: ARCHIVE, bzip2: ARCHIVE, xz: ARCHIVE, zstd: ARCHIVE, '7z': ARCHIVE,
+  rsync: { ...COPY, recursive: true, values: { ...COPY.values, 'files-from': 'list', 'exclude-from': 'read', 'include-from': 'read' } }, scp: { ...COPY, recursive: ['r'] },
+  tar: { ...ARCHIVE, values: { ...ARCHIVE.values, T: 'list', 'files-from': 'list', X: 'read', 'exclude-from': 'read' } },
+  zip: ARCHIVE, unzip: ARCHIVE, gzip: ARCHIVE, gunzip: ARCHIVE, bzip2: ARCHIVE, xz: ARCHIVE, zstd: ARCHIVE, '7z': ARCHIVE,
   echo: NONE, printf: NONE, true: NONE, false: NONE, pwd: NONE, exit: NONE, return: NONE, sleep: NONE, date: NONE, whoami: NONE, id: NONE,
   uname: NONE, hostname: NONE, seq: NONE, yes: NONE, expr: NONE, let: NONE, export: NONE, unset: NONE, set: NONE, shift: NONE, local: NONE,
   declare: NONE, typeset: NONE, readonly: NONE, kill: NONE, wait: NONE, jobs: NONE, read: NONE, type: NONE, which: NONE, hash: NONE, basename: NONE, dirname: NONE,

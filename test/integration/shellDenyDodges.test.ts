@@ -23,7 +23,7 @@ let prompts: string[] = [];
 beforeAll(async () => {
   gate = await startTestGate({
     userPolicy: {
-      allow: ['shell_exec(rm *)', 'shell_exec(git *)', 'shell_exec(echo *)', 'shell_exec(split *)', 'shell_exec(tar *)', 'write_file(**)'],
+      allow: ['shell_exec(rm *)', 'shell_exec(git *)', 'shell_exec(echo *)', 'shell_exec(split *)', 'shell_exec(tar *)', 'shell_exec(sed *)', 'write_file(**)'],
       deny: [
         { rule: 'shell_exec(rm -rf *)', reason: 'recursive deletes need review' },
         { rule: 'shell_exec(git push *)', reason: 'pushes need review' },
@@ -68,6 +68,8 @@ describe('a deny of rm -rf * holds what bash makes of the line', () => {
     ['split --filt="rm -rf victim6" -l 1 victim6/inner/keep.txt', 'victim6'],
     // The same with the command only known when the line runs.
     ['X="rm -rf victim7"; tar -xf /dev/null --to-command="$X"', 'victim7'],
+    // A command a sed script runs (its e command).
+    ["sed '1e rm -rf victim8' victim8/inner/keep.txt", 'victim8'],
   ])('%j is refused by the deny, unasked, and the tree stays', async (command, victim) => {
     const folder = victimTree(victim);
     // bash globs -r? into -rf when a file of that name is in the folder.
@@ -88,7 +90,7 @@ describe('a deny of rm -rf * holds what bash makes of the line', () => {
     expect(prompts).toEqual([]);
   });
 
-  it.each([['rm -r "kept"{100,}'], ['echo x > kept{100..100}/new.txt']])('%j (braces beside quotes, or in a redirection) is refused by the deny of kept100', async (command) => {
+  it.each([['rm -r "kept"{100,}'], ['echo x > kept{100..100}/new.txt'], ["sed -n 'w kept100/new.txt' kept100/inner/keep.txt"]])('%j (braces beside quotes, in a redirection, a file a sed script writes) is refused by the deny of kept100', async (command) => {
     const folder = victimTree('kept100');
     const result = await shell(command);
     expect(result.isError).toBe(true);

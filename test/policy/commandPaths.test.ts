@@ -48,6 +48,31 @@ describe('commandPathUses', () => {
     expect(await uses('cat <<< real/key.txt > /dev/null')).toEqual([]);
   });
 
+  it("reads and writes the files a sed script names (r, R, w, W, s///w), and takes a script file or one only known at run time as reaching anything", async () => {
+    const key = join(workspace, 'real/key.txt');
+    expect(reads(await uses("sed 'r real/key.txt' src/a"))).toEqual([join(workspace, 'src/a'), key]);
+    expect(reads(await uses("sed -e '$R real/key.txt' -e p src/a"))).toEqual([join(workspace, 'src/a'), key]);
+    expect(writes(await uses("sed -n 'w real/out' src/a"))).toEqual([join(workspace, 'real/out')]);
+    expect(writes(await uses("sed 's/a/b/gw real/out' src/a"))).toEqual([join(workspace, 'real/out')]);
+    // w /dev/stdout is sed's own output; --sandbox refuses r, w and e.
+    expect(writes(await uses("sed -n 'w /dev/stdout' src/a"))).toEqual([]);
+    expect(reads(await uses("sed --sandbox 'r real/key.txt' src/a"))).toEqual([join(workspace, 'src/a')]);
+    for (const line of ['sed -f src/script.sed src/a', 'sed "$S" src/a', "sed 'k' src/a"]) {
+      expect((await uses(line)).some((found) => found.unknown !== undefined && found.accesses.includes('read') && found.accesses.includes('write'))).toBe(true);
+    }
+  });
+
+  it('reads the files a list names as only known when the line runs (tar -T, --files0-from, md5sum -c, file -f), and jq --rawfile NAME FILE as reading FILE', async () => {
+    for (const line of ['tar -cf - -T src/list', 'tar -cf out.tar --files-from=src/list', 'wc --files0-from=src/list', 'sort --files0=src/list', 'du --files0-from src/list', 'md5sum -c src/list', 'sha256sum --check src/list', 'file -f src/list']) {
+      const found = await uses(line);
+      expect(reads(found), line).toContain(join(workspace, 'src/list'));
+      expect(found.some((one) => one.unknown?.includes('src/list') && one.accesses.includes('read')), line).toBe(true);
+    }
+    expect((await uses('md5sum src/list')).some((one) => one.unknown !== undefined)).toBe(false);
+    expect(reads(await uses("jq -n --rawfile a real/key.txt '$a'"))).toEqual([join(workspace, 'real/key.txt')]);
+    expect(reads(await uses("jq -n --slurpfile=a real/key.txt '$a'"))).toEqual([join(workspace, 'real/key.txt')]);
+  });
+
   it('reads the operands of readers, skipping patterns, scripts and option values', async () => {
     expect(reads(await uses('cat real/key.txt'))).toEqual([join(workspace, 'real/key.txt')]);
     expect(reads(await uses('head -n 5 real/key.txt'))).toEqual([join(workspace, 'real/key.txt')]);
