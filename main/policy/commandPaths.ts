@@ -8,6 +8,7 @@ import { isInside, realpathOfLongestExisting } from '../tools/workspacePath';
 import { expandTilde } from './homeFolders';
 import { kernelPath } from './kernelPath';
 import type { PathAccess } from './pathRule';
+import { followedLinks } from './followedLinks';
 import { expandPathname, hasGlob } from './pathnameExpansion';
 import { PROGRAM_SPECS, type ProgramSpec, type ValueRole } from './programPaths';
 import { sedEffects, sedScripts } from './sedScript';
@@ -202,7 +203,19 @@ function knownProgramUses(spec: ProgramSpec, args: readonly Word[], folders: Fol
   if (files.length === 0 && spec.operands === 'read' && (spec.readsCwd || (below && !alwaysRecursive))) {
     uses.push(use(read, { raw: '.', value: '.', computed: false }, folders, place, below));
   }
-  return uses;
+  const follows = spec.follows === true || has(typeof spec.follows === 'object' ? spec.follows : undefined);
+  return below && follows ? [...uses, ...linksFollowed(uses)] : uses;
+}
+
+/** What a program that follows links reaches through the links below the folders it works on recursively: their targets, whole. */
+function linksFollowed(uses: readonly PathUse[]): PathUse[] {
+  return uses
+    .filter((found) => found.below && found.paths.length > 0)
+    .flatMap((found) => {
+      const links = followedLinks(found.paths);
+      if (links.targets.length === 0 && !links.unknown) return [];
+      return [{ accesses: found.accesses, written: `${found.written} (the links below it)`, paths: links.targets, below: true, ...(links.unknown ? { unknown: links.unknown } : {}) }];
+    });
 }
 
 /** Uses of a program nobody listed: every argument, and every option's value, may be a file it reads and writes below. */
@@ -283,7 +296,9 @@ function findUses(args: readonly Word[], folders: Folders, place: CommandPlace):
     const next = expression[index + 1];
     if (next && /^-(fprint|fprint0|fprintf|fls)$/.test(arg.value)) uses.push(use(['write'], next, folders, place, false));
   });
-  return uses;
+  // -L (before the roots) or -follow (in the expression) follows every link it meets.
+  const follows = args.slice(0, start < 0 ? args.length : start).some((arg) => arg.value === '-L') || expression.some((arg) => arg.value === '-follow');
+  return follows ? [...uses, ...linksFollowed(uses)] : uses;
 }
 
 /** dd: `if=` is read, `of=` written. */

@@ -43,6 +43,8 @@ export interface ProgramSpec {
   readonly recursive?: true | readonly string[];
   /** Whether, given no file operand, it reads its working folder (ls, find, grep -r). */
   readonly readsCwd?: boolean;
+  /** Whether it follows the symbolic links it meets below the folders it reaches: always, or with one of these options. */
+  readonly follows?: true | readonly string[];
 }
 
 const READ: ProgramSpec = { operands: 'read' };
@@ -56,8 +58,14 @@ const GREP: ProgramSpec = {
   skipUnless: ['e', 'f', 'regexp', 'file'],
   values: { e: 'none', regexp: 'none', f: 'read', file: 'read', m: 'none', 'max-count': 'none', A: 'none', B: 'none', C: 'none', include: 'none', exclude: 'none', 'exclude-dir': 'none', label: 'none' },
   recursive: ['r', 'R', 'recursive', 'dereference-recursive'],
+  follows: ['R', 'dereference-recursive'],
 };
-const COPY: ProgramSpec = { operands: 'copy', values: { t: 'write', 'target-directory': 'write', S: 'none', suffix: 'none', m: 'none', mode: 'none', o: 'none', g: 'none', owner: 'none', group: 'none' }, recursive: ['r', 'R', 'a', 'recursive', 'archive'] };
+const COPY: ProgramSpec = {
+  operands: 'copy',
+  values: { t: 'write', 'target-directory': 'write', S: 'none', suffix: 'none', m: 'none', mode: 'none', o: 'none', g: 'none', owner: 'none', group: 'none' },
+  recursive: ['r', 'R', 'a', 'recursive', 'archive'],
+  follows: ['L', 'dereference'],
+};
 const OWNER: ProgramSpec = { operands: 'write', skip: 1, skipUnless: ['reference'], values: { reference: 'read' }, recursive: ['R', 'recursive'] };
 const ARCHIVE: ProgramSpec = { operands: 'both', values: { f: 'both', C: 'none', directory: 'none' }, recursive: true };
 const CHECKSUM: ProgramSpec = { operands: 'read', lists: ['c', 'check'] };
@@ -80,15 +88,15 @@ export const PROGRAM_SPECS: Readonly<Record<string, ProgramSpec>> = {
   sort: { operands: 'read', values: { o: 'write', output: 'write', k: 'none', key: 'none', t: 'none', S: 'none', T: 'none', ...FILES0_FROM } },
   uniq: { operands: 'copy', values: { f: 'none', s: 'none', w: 'none' } },
   grep: GREP, egrep: GREP, fgrep: GREP, zgrep: GREP,
-  rg: { ...GREP, recursive: true, readsCwd: true, values: { ...GREP.values, g: 'none', glob: 'none', t: 'none', type: 'none' } },
-  ag: { operands: 'read', skip: 1, recursive: true, readsCwd: true },
+  rg: { ...GREP, recursive: true, readsCwd: true, follows: ['L', 'follow'], values: { ...GREP.values, g: 'none', glob: 'none', t: 'none', type: 'none' } },
+  ag: { operands: 'read', skip: 1, recursive: true, readsCwd: true, follows: ['f', 'follow'] },
   awk: { operands: 'read', skip: 1, skipUnless: ['f', 'file'], values: { f: 'read', file: 'read', v: 'none', F: 'none' } },
   gawk: { operands: 'read', skip: 1, skipUnless: ['f', 'file'], values: { f: 'read', file: 'read', v: 'none', F: 'none' } },
   sed: { operands: 'read', skip: 1, skipUnless: ['e', 'f', 'expression', 'file'], values: { e: 'none', expression: 'none', f: 'read', file: 'read', l: 'none' }, writes: ['i', 'in-place'] },
   jq: { operands: 'read', skip: 1, skipUnless: ['f', 'from-file'], values: { f: 'read', 'from-file': 'read', slurpfile: 'named-read', rawfile: 'named-read', indent: 'none', L: 'read' } },
-  ls: { operands: 'read', recursive: ['R', 'recursive'], readsCwd: true },
-  du: { operands: 'read', recursive: true, readsCwd: true, values: { d: 'none', 'max-depth': 'none', B: 'none', X: 'read', 'exclude-from': 'read', ...FILES0_FROM } },
-  tree: { operands: 'read', recursive: true, readsCwd: true, values: { L: 'none', I: 'none', P: 'none', o: 'write' } },
+  ls: { operands: 'read', recursive: ['R', 'recursive'], readsCwd: true, follows: ['L', 'dereference'] },
+  du: { operands: 'read', recursive: true, readsCwd: true, follows: ['L', 'dereference'], values: { d: 'none', 'max-depth': 'none', B: 'none', X: 'read', 'exclude-from': 'read', ...FILES0_FROM } },
+  tree: { operands: 'read', recursive: true, readsCwd: true, follows: ['l'], values: { L: 'none', I: 'none', P: 'none', o: 'write' } },
   test: NONE, '[': NONE, '[[': NONE,
   rm: { operands: 'write', recursive: ['r', 'R', 'recursive'] }, rmdir: WRITE, unlink: WRITE, shred: WRITE, touch: { operands: 'write', values: { r: 'read', reference: 'read', d: 'none', t: 'none' } }, mkdir: { operands: 'write', values: { m: 'none', mode: 'none' } },
   mkfifo: WRITE, mknod: WRITE, truncate: { operands: 'write', values: { s: 'none', size: 'none', r: 'read', reference: 'read' } },
@@ -96,9 +104,11 @@ export const PROGRAM_SPECS: Readonly<Record<string, ProgramSpec>> = {
   chmod: { ...OWNER }, chown: OWNER, chgrp: OWNER,
   cp: COPY, install: COPY, ln: { operands: 'copy', values: { t: 'write', 'target-directory': 'write', S: 'none', suffix: 'none' } },
   mv: { ...COPY, operands: 'move' },
-  rsync: { ...COPY, recursive: true, values: { ...COPY.values, 'files-from': 'list', 'exclude-from': 'read', 'include-from': 'read' } }, scp: { ...COPY, recursive: ['r'] },
-  tar: { ...ARCHIVE, values: { ...ARCHIVE.values, T: 'list', 'files-from': 'list', X: 'read', 'exclude-from': 'read' } },
-  zip: ARCHIVE, unzip: ARCHIVE, gzip: ARCHIVE, gunzip: ARCHIVE, bzip2: ARCHIVE, xz: ARCHIVE, zstd: ARCHIVE, '7z': ARCHIVE,
+  rsync: { ...COPY, recursive: true, follows: ['L', 'copy-links', 'K', 'keep-dirlinks', 'copy-unsafe-links'], values: { ...COPY.values, 'files-from': 'list', 'exclude-from': 'read', 'include-from': 'read' } },
+  scp: { ...COPY, recursive: ['r'], follows: true },
+  tar: { ...ARCHIVE, follows: ['h', 'dereference'], values: { ...ARCHIVE.values, T: 'list', 'files-from': 'list', X: 'read', 'exclude-from': 'read' } },
+  // zip stores what a link leads to unless told -y.
+  zip: { ...ARCHIVE, follows: true }, unzip: ARCHIVE, gzip: ARCHIVE, gunzip: ARCHIVE, bzip2: ARCHIVE, xz: ARCHIVE, zstd: ARCHIVE, '7z': ARCHIVE,
   echo: NONE, printf: NONE, true: NONE, false: NONE, pwd: NONE, exit: NONE, return: NONE, sleep: NONE, date: NONE, whoami: NONE, id: NONE,
   uname: NONE, hostname: NONE, seq: NONE, yes: NONE, expr: NONE, let: NONE, export: NONE, unset: NONE, set: NONE, shift: NONE, local: NONE,
   declare: NONE, typeset: NONE, readonly: NONE, kill: NONE, wait: NONE, jobs: NONE, read: NONE, type: NONE, which: NONE, hash: NONE, basename: NONE, dirname: NONE,

@@ -8,7 +8,7 @@
  * the plain allowed form still runs unasked.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -23,11 +23,12 @@ let prompts: string[] = [];
 beforeAll(async () => {
   gate = await startTestGate({
     userPolicy: {
-      allow: ['shell_exec(rm *)', 'shell_exec(git *)', 'shell_exec(echo *)', 'shell_exec(split *)', 'shell_exec(tar *)', 'shell_exec(sed *)', 'write_file(**)'],
+      allow: ['shell_exec(rm *)', 'shell_exec(git *)', 'shell_exec(echo *)', 'shell_exec(split *)', 'shell_exec(tar *)', 'shell_exec(sed *)', 'shell_exec(grep *)', 'write_file(**)'],
       deny: [
         { rule: 'shell_exec(rm -rf *)', reason: 'recursive deletes need review' },
         { rule: 'shell_exec(git push *)', reason: 'pushes need review' },
         { rule: 'write_file(kept100/**)', reason: 'kept100 stays' },
+        { rule: 'read_file(private/**)', reason: 'private stays private' },
       ],
     },
   });
@@ -97,6 +98,22 @@ describe('a deny of rm -rf * holds what bash makes of the line', () => {
     expect(textOf(result)).toContain('denied by `write_file(kept100/**)`');
     expect(existsSync(join(folder, 'inner', 'keep.txt'))).toBe(true);
     expect(existsSync(join(folder, 'new.txt'))).toBe(false);
+    expect(prompts).toEqual([]);
+  });
+
+  it('a recursive read that follows links (grep -R) is refused by the deny of the folder a link below it leads to; one that does not (grep -r) runs', async () => {
+    mkdirSync(join(gate.dirs.workspace, 'private'), { recursive: true });
+    writeFileSync(join(gate.dirs.workspace, 'private', 'key.txt'), 'KEY-7f3a\n');
+    mkdirSync(join(gate.dirs.workspace, 'notes'), { recursive: true });
+    writeFileSync(join(gate.dirs.workspace, 'notes', 'todo.txt'), 'no key here\n');
+    symlinkSync('../private', join(gate.dirs.workspace, 'notes', 'evil'));
+    const followed = await shell('grep -R KEY notes');
+    expect(followed.isError).toBe(true);
+    expect(textOf(followed)).toContain('denied by `read_file(private/**)`');
+    expect(textOf(followed)).not.toContain('KEY-7f3a');
+    const unfollowed = await shell('grep -r KEY notes');
+    expect(unfollowed.isError).toBe(false);
+    expect(JSON.stringify(unfollowed.structuredContent)).not.toContain('KEY-7f3a');
     expect(prompts).toEqual([]);
   });
 

@@ -73,6 +73,18 @@ describe('commandPathUses', () => {
     expect(reads(await uses("jq -n --slurpfile=a real/key.txt '$a'"))).toEqual([join(workspace, 'real/key.txt')]);
   });
 
+  it('reads, whole, where the links below a folder lead for a program that follows them (grep -R, ls -RL, find -L, cp -rL), and not for one that does not', async () => {
+    symlinkSync('../real', join(workspace, 'src', 'evil'));
+    const real = join(workspace, 'real');
+    for (const line of ['grep -R key src', 'ls -RL src', 'find -L src -name key.txt', 'find src -follow', 'cp -rL src copy', 'tar -chf out.tar src', 'rg -L key src']) {
+      const found = await uses(line);
+      expect(found.some((one) => one.below && one.paths.includes(real) && one.accesses.includes('read')), line).toBe(true);
+    }
+    for (const line of ['grep -r key src', 'ls -R src', 'find src -name key.txt', 'cp -r src copy', 'tar -cf out.tar src']) {
+      expect(reads(await uses(line)), line).not.toContain(real);
+    }
+  });
+
   it('reads the operands of readers, skipping patterns, scripts and option values', async () => {
     expect(reads(await uses('cat real/key.txt'))).toEqual([join(workspace, 'real/key.txt')]);
     expect(reads(await uses('head -n 5 real/key.txt'))).toEqual([join(workspace, 'real/key.txt')]);
