@@ -1,3 +1,4 @@
+import { lstatSync } from 'node:fs';
 import { isAbsolute, resolve, sep } from 'node:path';
 import type { SubCommand } from '../../shared/commandPreview';
 import { GateError } from '../../shared/errors';
@@ -7,6 +8,7 @@ import { expandBraces, isAssignment, wordValue } from '../tools/shell/shellWords
 import { isInside, realpathOfLongestExisting } from '../tools/workspacePath';
 import { expandTilde } from './homeFolders';
 import { kernelPath } from './kernelPath';
+import { mayMakeLinks } from './linkMakers';
 import type { PathAccess } from './pathRule';
 import { followedLinks } from './followedLinks';
 import { expandPathname, hasGlob } from './pathnameExpansion';
@@ -339,18 +341,31 @@ function followDirectoryChange(command: SubCommand, runs: readonly string[], fol
 function lineUses(commands: readonly SubCommand[], place: CommandPlace, reading: Reading): PathUse[] {
   const folders: Folders = { cwds: [resolve(place.cwd)] };
   const uses: PathUse[] = [];
+  /** Why a command earlier on the line may have left links behind (tar extracting, git checkout, ln…). */
+  let linksMade: string | undefined;
   for (const command of commands) {
-    uses.push(...redirectUses(command, folders, place));
+    const own: PathUse[] = [...redirectUses(command, folders, place)];
     // The program that runs, wrappers and prefixes aside (`sudo cd` is no cd, `command cat` is cat).
     const runs = programWords(command.argv).argv;
     const moved = followDirectoryChange(command, runs, folders, place);
     if (moved) {
-      if (reading.everyWord) uses.push(moved);
-      continue;
-    }
-    uses.push(...argumentUses(command, runs, folders, place, reading));
+      if (reading.everyWord) own.push(moved);
+    } else own.push(...argumentUses(command, runs, folders, place, reading));
+    uses.push(...(linksMade ? own.map((found) => madeLater(found, linksMade!)) : own));
+    linksMade ??= mayMakeLinks(runs);
   }
   return uses;
+}
+
+/**
+ * A path not there when the line is judged, named after a command that may leave links behind:
+ * that command may make it (or a folder on its way) a link to anywhere (`tar -xf t.tar && cat
+ * src/evil/key.txt`, the archive holding src/evil -> ../secret), so where it leads is unknown.
+ */
+function madeLater(found: PathUse, linksMade: string): PathUse {
+  if (found.unknown !== undefined || found.paths.length === 0) return found;
+  const missing = found.paths.find((path) => lstatSync(path, { throwIfNoEntry: false }) === undefined);
+  return missing === undefined ? found : { ...found, unknown: `${found.written} is not there yet, and ${linksMade} before it on the line may make it a link to anywhere` };
 }
 
 /** Every file and folder the parsed line reads or writes, redirections first in each sub-command. */

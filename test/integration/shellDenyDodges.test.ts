@@ -23,7 +23,7 @@ let prompts: string[] = [];
 beforeAll(async () => {
   gate = await startTestGate({
     userPolicy: {
-      allow: ['shell_exec(rm *)', 'shell_exec(git *)', 'shell_exec(echo *)', 'shell_exec(split *)', 'shell_exec(tar *)', 'shell_exec(sed *)', 'shell_exec(grep *)', 'write_file(**)'],
+      allow: ['shell_exec(rm *)', 'shell_exec(git *)', 'shell_exec(echo *)', 'shell_exec(split *)', 'shell_exec(tar *)', 'shell_exec(sed *)', 'shell_exec(grep *)', 'shell_exec(cat *)', 'write_file(**)'],
       deny: [
         { rule: 'shell_exec(rm -rf *)', reason: 'recursive deletes need review' },
         { rule: 'shell_exec(git push *)', reason: 'pushes need review' },
@@ -115,6 +115,22 @@ describe('a deny of rm -rf * holds what bash makes of the line', () => {
     expect(unfollowed.isError).toBe(false);
     expect(JSON.stringify(unfollowed.structuredContent)).not.toContain('KEY-7f3a');
     expect(prompts).toEqual([]);
+  });
+
+  it('a path an archive extracted earlier on the line may have made a link is not read unasked', async () => {
+    mkdirSync(join(gate.dirs.workspace, 'private'), { recursive: true });
+    writeFileSync(join(gate.dirs.workspace, 'private', 'key.txt'), 'KEY-7f3a\n');
+    // An archive whose one member is the link notes2/evil -> ../private, made outside the workspace.
+    const staging = join(gate.dirs.outside, 'staging');
+    mkdirSync(join(staging, 'notes2'), { recursive: true });
+    symlinkSync('../private', join(staging, 'notes2', 'evil'));
+    execFileSync('tar', ['-cf', join(gate.dirs.workspace, 'links.tar'), '-C', staging, 'notes2']);
+    const result = await shell('tar -xf links.tar && cat notes2/evil/key.txt');
+    expect(result.isError).toBe(true);
+    expect(JSON.stringify(result)).not.toContain('KEY-7f3a');
+    // Where it leads was unknown when judged, and a deny might hold it: a person was asked (nobody answered).
+    expect(prompts.length).toBe(1);
+    prompts.length = 0;
   });
 
   it('the plain form the allow names still runs unasked', async () => {

@@ -85,6 +85,20 @@ describe('commandPathUses', () => {
     }
   });
 
+  it('takes a path not there yet as leading anywhere when a command before it on the line may leave links behind (tar -x, git apply, cp, ln)', async () => {
+    const unknownOf = (found: readonly PathUse[], written: string) => found.find((one) => one.written === written)?.unknown;
+    for (const maker of ['tar -xf t.tar', 'tar xf t.tar', 'unzip t.zip', 'git apply p.patch', 'git -C src checkout main', 'cp -a from to', 'ln -s a b']) {
+      const found = await uses(`${maker} && cat src/evil/key.txt`);
+      expect(unknownOf(found, 'src/evil/key.txt'), maker).toMatch(/is not there yet, and .* before it on the line may make it a link to anywhere/);
+      // A path that is there, or one named before the command, stays as it was.
+      expect(unknownOf(await uses(`${maker} && cat real/key.txt`), 'real/key.txt'), maker).toBeUndefined();
+      expect(unknownOf(await uses(`cat src/evil/key.txt; ${maker}`), 'src/evil/key.txt'), maker).toBeUndefined();
+    }
+    for (const other of ['tar -cf t.tar src', 'git status', 'echo hi']) {
+      expect(unknownOf(await uses(`${other} && cat src/evil/key.txt`), 'src/evil/key.txt'), other).toBeUndefined();
+    }
+  });
+
   it('reads the operands of readers, skipping patterns, scripts and option values', async () => {
     expect(reads(await uses('cat real/key.txt'))).toEqual([join(workspace, 'real/key.txt')]);
     expect(reads(await uses('head -n 5 real/key.txt'))).toEqual([join(workspace, 'real/key.txt')]);
