@@ -13,6 +13,8 @@ export interface RuleHit {
   readonly matched?: string;
   /** Where the matched path resolves, when that reads otherwise than written. */
   readonly resolvesTo?: string;
+  /** Why the rule holds the call whole, whatever it names (a line that cannot be read part by part). */
+  readonly heldBecause?: string;
 }
 
 /** What the rules say of one call, before modes and tier defaults. */
@@ -44,6 +46,8 @@ interface Part {
   /** Why where it leads is unknown: then no allow covers the call while a deny or ask of its access could. */
   readonly unknown?: string;
   readonly protectedPath?: string;
+  /** Why every deny or ask that could apply holds it, whatever it names (an unreadable line). */
+  readonly heldWhole?: string;
 }
 
 /** Where each rule's folder leads, looked up once per judged call (each lookup costs system calls). */
@@ -96,6 +100,7 @@ function optionalResolution(resolved: string | undefined): { resolvesTo?: string
 
 /** The rule hit on a part: the rule, and what of the call it matched. */
 function hitOn(part: Part, rule: CompiledRule): RuleHit {
+  if (part.heldWhole !== undefined) return { rule, heldBecause: part.heldWhole };
   return { rule, ...(part.shown !== undefined ? { matched: part.shown } : {}), ...optionalResolution(part.resolvesTo) };
 }
 
@@ -112,6 +117,7 @@ function partsOf(manifest: ToolManifest, parts: CallParts, workspace: string): P
       shown: `the whole line (${parts.unreadable})`,
       test: (_rule, reading) => reading === 'broad',
       allowBlocked: parts.unreadable,
+      heldWhole: parts.unreadable,
     });
     return found;
   }

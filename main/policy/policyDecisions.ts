@@ -14,10 +14,12 @@ const VERBS = { allow: 'allowed', ask: 'asks because of', deny: 'denied by' } as
 
 /** The decision a matching rule makes, with its provenance, in words the agent and the person read. */
 export function decisionFromRule(effect: 'allow' | 'ask' | 'deny', hit: RuleHit, mode: PolicyMode): PolicyDecision {
-  const { rule, matched, resolvesTo } = hit;
+  const { rule, matched, resolvesTo, heldBecause } = hit;
   const part = matched === undefined ? '' : ` (matched ${JSON.stringify(matched)}${resolvesTo === undefined ? '' : `, which resolves to ${resolvesTo}`})`;
   const where = describeSource(rule.source);
-  const reason = `${VERBS[effect]} \`${rule.text}\`, ${where}${rule.reason ? `: ${rule.reason}` : ''}${part}`;
+  const byRule = `${VERBS[effect]} \`${rule.text}\`, ${where}${rule.reason ? `: ${rule.reason}` : ''}`;
+  // A line held whole says first why: the rule did not match anything it names.
+  const reason = heldBecause === undefined ? `${byRule}${part}` : `the line cannot be judged command by command (${heldBecause}), so every ${effect} rule that could apply holds it; ${byRule}`;
   return {
     decision: effect,
     // The prompt shows this: the rule, where it was written and its reason.

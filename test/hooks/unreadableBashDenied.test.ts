@@ -43,7 +43,7 @@ describe('a deny holds a Bash line the gate cannot read', () => {
     expect(answer.permissionDecision).toBe('deny');
     // Either deny may hold the line (the first is named), and the reason says why it holds it.
     expect(answer.permissionDecisionReason).toMatch(/denied by `(shell_exec\(rm \*\)|read_file\(secrets\/\*\*\))`/);
-    expect(answer.permissionDecisionReason).toContain('(matched "the whole line (the command is unreadable: $((i))');
+    expect(answer.permissionDecisionReason).toContain('the line cannot be judged command by command (the command is unreadable: $((i))');
     expect(prompts).toEqual([]);
   });
 
