@@ -40,6 +40,8 @@ async function timedScroll(page: Page, steps: number): Promise<{ frames: number;
 }
 
 test('a million calls: facets, search, the URL, a detail with its diff, and a smooth scripted scroll that keeps loading', async ({ page }) => {
+  // Made-up calls by the hundred thousand: on a CI machine shared with the unit tests this took over a minute.
+  test.setTimeout(180_000);
   gate = await startServedGate();
   const { seen, push } = await answerWithMadeUpCalls(page);
   const consolePage = new ConsolePage(page);
