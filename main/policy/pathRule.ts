@@ -1,6 +1,7 @@
 import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { basename, dirname, join, normalize, relative, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
+import { GateError } from '../../shared/errors';
 import type { ToolManifest } from '../../shared/manifest';
 import { protectedMatch, slashed } from '../tools/protectedPaths';
 import { isInside, realpathOfLongestExisting } from '../tools/workspacePath';
@@ -179,6 +180,8 @@ export interface ResolvedPath {
  * `written` is the text to name it by when the caller already rewrote what the agent wrote.
  */
 export function resolvePath(requested: string, from: string, anchors: PathAnchors, written = requested): ResolvedPath {
+  // No file name holds one: said so here, before the file system refuses it in words of its own.
+  if (requested.includes('\0')) throw new GateError('EVALIDATION', `the path ${JSON.stringify(written)} holds a NUL byte, which no file name can hold; remove it`);
   const expanded = requested === '~' || requested.startsWith('~/') ? join(anchors.home, requested.slice(1)) : requested;
   const lexical = resolve(from, expanded);
   const followed = realpathQuickly(lexical);

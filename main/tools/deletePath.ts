@@ -73,7 +73,7 @@ interface DeleteTarget {
 
 /** Confines the parent (symlinks on the way are resolved and must stay inside) and names the entry itself, unresolved. */
 function locate(workspace: string, requested: string): DeleteTarget {
-  if (requested.includes('\0')) throw new GateError('EPERMISSION', 'the path holds a NUL byte');
+  if (requested.includes('\0')) throw new GateError('EPERMISSION', 'the path holds a NUL byte, which no file name can hold; remove it');
   refuseInvisibleCharacters(requested, 'path');
   const lexical = resolve(workspace, requested);
   if (lexical === workspace) throw new GateError('EPERMISSION', 'the workspace root itself cannot be deleted; delete what is in it');

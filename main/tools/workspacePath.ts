@@ -46,7 +46,7 @@ export function refuseInvisibleCharacters(requested: string, argument: string): 
  * naming `argument`. `workspace` must already be a real path.
  */
 export function confinePath(workspace: string, requested: string, argument = 'path'): ConfinedPath {
-  if (requested.includes('\0')) throw new GateError('EPERMISSION', 'the path holds a NUL byte');
+  if (requested.includes('\0')) throw new GateError('EPERMISSION', 'the path holds a NUL byte, which no file name can hold; remove it');
   refuseInvisibleCharacters(requested, argument);
   const lexical = resolve(workspace, requested);
   if (!isInside(workspace, lexical)) {

@@ -279,6 +279,18 @@ describe('attacks that are refused or asked about', () => {
     ]);
   });
 
+  it('denies a Read or Write of a path holding a NUL byte, saying so and how to fix it (not in the words of the file system)', async () => {
+    const { running, dirs } = await open();
+    for (const [tool, toolInput] of [
+      ['Read', { file_path: join(dirs.workspace, 'a\u0000b') }],
+      ['Write', { file_path: join(dirs.workspace, 'a\u0000b'), content: 'x' }],
+    ] as const) {
+      const answer = await running.gate.hooks.answer(pre(dirs.workspace, tool, toolInput));
+      expect(answer).toMatchObject({ hookSpecificOutput: { permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('holds a NUL byte, which no file name can hold; remove it') } });
+      expect(JSON.stringify(answer)).not.toContain('without null bytes');
+    }
+  });
+
   it('denies tool inputs of the wrong shape, and never writes unasked what configures Claude Code or a path that climbs out', async () => {
     const { running, dirs } = await open({ policyMode: 'permissive' });
     const denied: Array<[string, Record<string, unknown>]> = [
