@@ -1,7 +1,7 @@
 /**
  * A gate left running in the background with nothing to do stays asleep: it times its event loop
- * only while it works (and looks at its watched files together, once per interval). Before, its
- * lag sampler woke it a hundred times a second, which a laptop pays for in battery all day.
+ * only while it works. Before, its lag sampler woke it a hundred times a second, which a laptop
+ * pays for in battery all day.
  * Measured on a real `toolgate serve` from outside: the main thread's wake-ups (voluntary context
  * switches).
  */

@@ -58,7 +58,7 @@ describe('watchFileChanges', () => {
     expect(changes).toBe(1);
   });
 
-  it('files watched at the same interval (one timer looks at them all) are each heard, and one watch stopped leaves the others watched', async () => {
+  it('files watched at the same interval are each heard, and one watch stopped leaves the others watched', async () => {
     const files = ['a.json', 'b.json', 'c.json'].map((name) => join(folder, name));
     const changes = [0, 0, 0];
     const stops = files.map((file, index) => watchFileChanges(file, 20, () => changes[index]!++));

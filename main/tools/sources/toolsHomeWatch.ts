@@ -1,7 +1,6 @@
 import { realpathSync } from 'node:fs';
 import type { ToolSourceInfo } from '../../../shared/toolSources';
 import type { ToolRegistry } from '../../registry/registry';
-import { everyTick } from '../../state/fileChanges';
 import { isInside } from '../workspacePath';
 import { scanToolsHome, sourceInfo, toolsFolder, toolsHomeSignature, type HomeTool } from './toolsHome';
 
@@ -112,9 +111,10 @@ export async function startToolsHome(start: ToolsHomeStart): Promise<RunningTool
     return scanning;
   };
   await refresh();
-  const stopLooking = everyTick(POLL_MS, () => {
+  const timer = setInterval(() => {
     if (!scanning && toolsHomeSignature(start.home, tools) !== seen) void refresh();
-  });
+  }, POLL_MS);
+  timer.unref();
   return {
     sourceOf: (name) => {
       const tool = current(name);
@@ -123,7 +123,7 @@ export async function startToolsHome(start: ToolsHomeStart): Promise<RunningTool
     refresh,
     close: () => {
       closed = true;
-      stopLooking();
+      clearInterval(timer);
     },
   };
 }
