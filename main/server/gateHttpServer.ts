@@ -9,7 +9,7 @@ import { ModernMcpEndpoint } from '../mcp/modernEndpoint';
 import type { Gate } from '../gate/createGate';
 import { sendJsonRpcError } from './httpBody';
 import { bearerToken, foreignHeaders, requestPathname, tokenMatches, type GateTokens } from './requestGuards';
-import { RefusalAudit } from './refusalAudit';
+import { RefusalAudit, type Refusal } from './refusalAudit';
 import { serveStatic } from './staticFiles';
 import { listenOnUnixSocket } from './unixSocket';
 import { WsBridgeServer } from './wsBridgeServer';
@@ -45,8 +45,10 @@ export async function startGateHttpServer(
 ): Promise<GateHttpServer> {
   let port = options.port ?? 0;
   const refusals = new RefusalAudit(gate.audit);
-  const unreadable = (message: string) => refusals.record({ step: 'parse', code: 'EVALIDATION', message, surface: 'mcp' });
-  const hookUnreadable = (message: string) => refusals.record({ step: 'parse', code: 'EVALIDATION', message, surface: 'hook' });
+  /** Records a request refused as unreadable where it came in. */
+  const unreadableAt = (surface: Refusal['surface']) => (message: string) => refusals.record({ step: 'parse', code: 'EVALIDATION', message, surface });
+  const unreadable = unreadableAt('mcp');
+  const hookUnreadable = unreadableAt('hook');
   // Agents speak MCP 2025 (sessions) or 2026-07-28 (stateless); one route serves both at /mcp.
   const sessions = new McpHttpEndpoint(() => createGateMcpServer(gate.registry, gate.executor, { agents: gate.agents }), unreadable);
   const modern = new ModernMcpEndpoint(() => createModernGateServer(gate.registry, gate.executor, { agents: gate.agents }), unreadable);

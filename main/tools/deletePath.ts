@@ -6,7 +6,7 @@ import type { Preview } from '../../shared/approval';
 import { GateError } from '../../shared/errors';
 import { defineTool } from '../registry/defineTool';
 import { entryType, surveyDelete } from './deleteSurvey';
-import { assertSameDirectory, confinePath, directoryIdentity, refuseInvisibleCharacters, type DirectoryIdentity } from './workspacePath';
+import { assertSameDirectory, confinePath, directoryIdentity, refuseUnnamablePath, type DirectoryIdentity } from './workspacePath';
 
 const DeleteOutputSchema = z.object({
   path: z.string().describe('Workspace-relative path deleted'),
@@ -73,8 +73,7 @@ interface DeleteTarget {
 
 /** Confines the parent (symlinks on the way are resolved and must stay inside) and names the entry itself, unresolved. */
 function locate(workspace: string, requested: string): DeleteTarget {
-  if (requested.includes('\0')) throw new GateError('EPERMISSION', 'the path holds a NUL byte, which no file name can hold; remove it');
-  refuseInvisibleCharacters(requested, 'path');
+  refuseUnnamablePath(requested, 'path');
   const lexical = resolve(workspace, requested);
   if (lexical === workspace) throw new GateError('EPERMISSION', 'the workspace root itself cannot be deleted; delete what is in it');
   // A path that climbs out has a parent outside (resolve() leaves no `..`), which confinePath refuses.

@@ -39,6 +39,12 @@ export function refuseInvisibleCharacters(requested: string, argument: string): 
   );
 }
 
+/** Refuses a path no file can have (a NUL byte: EPERMISSION) or one that would not show as it is (refuseInvisibleCharacters). */
+export function refuseUnnamablePath(requested: string, argument: string): void {
+  if (requested.includes('\0')) throw new GateError('EPERMISSION', 'the path holds a NUL byte, which no file name can hold; remove it');
+  refuseInvisibleCharacters(requested, argument);
+}
+
 /**
  * Resolves `requested` against the workspace root and proves it stays inside: `..` that climbs out,
  * an absolute path elsewhere, and a symlink (anywhere on the way) that points out are refused with
@@ -46,8 +52,7 @@ export function refuseInvisibleCharacters(requested: string, argument: string): 
  * naming `argument`. `workspace` must already be a real path.
  */
 export function confinePath(workspace: string, requested: string, argument = 'path'): ConfinedPath {
-  if (requested.includes('\0')) throw new GateError('EPERMISSION', 'the path holds a NUL byte, which no file name can hold; remove it');
-  refuseInvisibleCharacters(requested, argument);
+  refuseUnnamablePath(requested, argument);
   const lexical = resolve(workspace, requested);
   if (!isInside(workspace, lexical)) {
     throw new GateError(
