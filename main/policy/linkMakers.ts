@@ -1,5 +1,6 @@
 import { baseName } from '../tools/shell/programWords';
 import { gitSubcommandIndex, mayBeGitAlias } from './gitCommands';
+import { PROGRAM_SPECS } from './programPaths';
 
 /** git subcommands that write the work tree (and so may make a symbolic link where a file was, or was not). */
 const GIT_TREE_WRITERS = new Set([
@@ -9,10 +10,13 @@ const GIT_TREE_WRITERS = new Set([
 const UNPACKERS = new Set(['unzip', 'cpio', 'patch']);
 /** Programs that make, copy or move links themselves. */
 const LINKERS = new Set(['ln', 'cp', 'mv', 'rsync', 'install']);
+/** Commands that only move the line to another folder (followed on their own). */
+const FOLDER_CHANGES = new Set(['cd', 'pushd', 'popd']);
 
 /**
  * Why the program `argv` runs may leave symbolic links behind in the workspace (tar or unzip
- * extracting, git writing the work tree, ln, cp or mv copying or moving links), if it may: a path a
+ * extracting, git writing the work tree, ln, cp or mv copying or moving links, any program the gate
+ * does not know), if it may: a path a
  * later command of the same line names may then lead anywhere, though it did not exist, or was
  * no link, when the line was judged.
  */
@@ -31,5 +35,9 @@ export function mayMakeLinks(argv: readonly string[]): string | undefined {
     if (subcommand === undefined || GIT_TREE_WRITERS.has(subcommand) || mayBeGitAlias(subcommand)) return `git ${subcommand ?? ''}`.trim();
     return undefined;
   }
+  if (program === 'find') return args.some((arg) => /^-(exec|execdir|ok|okdir)$/.test(arg)) ? 'find -exec' : undefined;
+  // A program whose arguments the gate does not know may do anything (npm run, python, make, xargs),
+  // links included, as its arguments are already judged as any file read and written.
+  if (!Object.hasOwn(PROGRAM_SPECS, program) && !FOLDER_CHANGES.has(program)) return program === '' ? 'a program only known when the line runs' : program;
   return undefined;
 }

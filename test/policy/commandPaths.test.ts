@@ -85,16 +85,16 @@ describe('commandPathUses', () => {
     }
   });
 
-  it('takes a path not there yet as leading anywhere when a command before it on the line may leave links behind (tar -x, git apply, cp, ln)', async () => {
+  it('takes a path not there yet as leading anywhere when a command before it on the line may leave links behind (tar -x, git apply, cp, ln, a program the gate does not know)', async () => {
     const unknownOf = (found: readonly PathUse[], written: string) => found.find((one) => one.written === written)?.unknown;
-    for (const maker of ['tar -xf t.tar', 'tar xf t.tar', 'unzip t.zip', 'git apply p.patch', 'git -C src checkout main', 'cp -a from to', 'ln -s a b']) {
+    for (const maker of ['tar -xf t.tar', 'tar xf t.tar', 'unzip t.zip', 'git apply p.patch', 'git -C src checkout main', 'cp -a from to', 'ln -s a b', 'python3 make_links.py', 'npm run setup', 'find . -exec ln -s ../real x \\;', '"$P" x']) {
       const found = await uses(`${maker} && cat src/evil/key.txt`);
       expect(unknownOf(found, 'src/evil/key.txt'), maker).toMatch(/is not there yet, and .* before it on the line may make it a link to anywhere/);
       // A path that is there, or one named before the command, stays as it was.
       expect(unknownOf(await uses(`${maker} && cat real/key.txt`), 'real/key.txt'), maker).toBeUndefined();
       expect(unknownOf(await uses(`cat src/evil/key.txt; ${maker}`), 'src/evil/key.txt'), maker).toBeUndefined();
     }
-    for (const other of ['tar -cf t.tar src', 'git status', 'echo hi']) {
+    for (const other of ['tar -cf t.tar src', 'git status', 'echo hi', 'cat src/a', 'mkdir -p out', 'find . -name x', 'cd .']) {
       expect(unknownOf(await uses(`${other} && cat src/evil/key.txt`), 'src/evil/key.txt'), other).toBeUndefined();
     }
   });
