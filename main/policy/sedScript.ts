@@ -182,7 +182,8 @@ export function sedScripts<Word extends { value: string }>(args: readonly Word[]
     if (value.startsWith('--')) {
       const [name = '', ...rest] = value.slice(2).split('=');
       const glued = rest.join('=');
-      const takes = (option: string) => name.length > 1 && option.startsWith(name);
+      // GNU getopt takes any unique prefix (`--e=` is --expression); `--s` is ambiguous, and sed refuses it.
+      const takes = (option: string) => name.length >= (option === 'sandbox' ? 2 : 1) && option.startsWith(name);
       if (takes('sandbox')) sandboxed = true;
       else if (takes('expression') || takes('file')) {
         const { word, skip } = valueOf(rest.length > 0 ? glued : '', at, arg);

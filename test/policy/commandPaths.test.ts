@@ -52,6 +52,8 @@ describe('commandPathUses', () => {
     const key = join(workspace, 'real/key.txt');
     expect(reads(await uses("sed 'r real/key.txt' src/a"))).toEqual([join(workspace, 'src/a'), key]);
     expect(reads(await uses("sed -e '$R real/key.txt' -e p src/a"))).toEqual([join(workspace, 'src/a'), key]);
+    // --e= is --expression to GNU sed (a unique prefix).
+    expect(reads(await uses("sed -n --e='r real/key.txt' src/a"))).toEqual([join(workspace, 'src/a'), key]);
     expect(writes(await uses("sed -n 'w real/out' src/a"))).toEqual([join(workspace, 'real/out')]);
     expect(writes(await uses("sed 's/a/b/gw real/out' src/a"))).toEqual([join(workspace, 'real/out')]);
     // w /dev/stdout is sed's own output; --sandbox refuses r, w and e.
