@@ -151,6 +151,8 @@ function knownProgramUses(spec: ProgramSpec, args: readonly Word[], folders: Fol
   const uses: PathUse[] = [];
   const operands: Word[] = [];
   const flags = new Set<string>();
+  /** The long options as written (perhaps shortened). */
+  const longs: string[] = [];
   const valued = (role: ValueRole | undefined, word: Word | undefined) => {
     if (!word || !role || role === 'none') return;
     uses.push(use(valueAccesses(role), word, folders, place, false));
@@ -164,6 +166,7 @@ function knownProgramUses(spec: ProgramSpec, args: readonly Word[], folders: Fol
     else if (arg.value.startsWith('--')) {
       const [name = '', ...rest] = arg.value.slice(2).split('=');
       flags.add(name);
+      longs.push(name);
       const role = longRole(spec, name);
       const value = rest.join('=');
       // `--rawfile NAME FILE`: the name, then the file (which is the next word even after `--rawfile=NAME`).
@@ -184,12 +187,13 @@ function knownProgramUses(spec: ProgramSpec, args: readonly Word[], folders: Fol
       }
     }
   }
-  const has = (names: readonly string[] | undefined) => (names ?? []).some((name) => flags.has(name));
+  // A long option may be written as any prefix of its name (`--dereference-rec`), as getopt_long takes it.
+  const has = (names: readonly string[] | undefined) => (names ?? []).some((name) => flags.has(name) || (name.length > 1 && longs.some((long) => name.startsWith(long))));
   const files = spec.skip && !has(spec.skipUnless) ? operands.slice(spec.skip) : operands;
   const alwaysRecursive = spec.recursive === true;
   const below = alwaysRecursive || has(typeof spec.recursive === 'object' ? spec.recursive : undefined);
   const read: readonly PathAccess[] = has(spec.writes) ? BOTH : ['read'];
-  const targetFolder = flags.has('t') || flags.has('target-directory');
+  const targetFolder = has(['t', 'target-directory']);
   files.forEach((file, index) => {
     const last = index === files.length - 1 && files.length > 1 && !targetFolder;
     const accesses: readonly PathAccess[] =

@@ -78,7 +78,7 @@ describe('commandPathUses', () => {
   it('reads, whole, where the links below a folder lead for a program that follows them (grep -R, ls -RL, find -L, cp -rL), and not for one that does not', async () => {
     symlinkSync('../real', join(workspace, 'src', 'evil'));
     const real = join(workspace, 'real');
-    for (const line of ['grep -R key src', 'ls -RL src', 'find -L src -name key.txt', 'find src -follow', 'cp -rL src copy', 'tar -chf out.tar src', 'rg -L key src']) {
+    for (const line of ['grep -R key src', 'grep --dereference-rec key src', 'ls -RL src', 'find -L src -name key.txt', 'find src -follow', 'cp -rL src copy', 'tar -chf out.tar src', 'rg -L key src']) {
       const found = await uses(line);
       expect(found.some((one) => one.below && one.paths.includes(real) && one.accesses.includes('read')), line).toBe(true);
     }
