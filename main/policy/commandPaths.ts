@@ -330,16 +330,22 @@ function redirectUses(command: SubCommand, folders: Folders, place: CommandPlace
 function followDirectoryChange(command: SubCommand, runs: readonly string[], folders: Folders, place: CommandPlace): PathUse | undefined {
   const program = runs[0];
   if (program !== 'cd' && program !== 'pushd' && program !== 'popd') return undefined;
-  const target = command.argv.slice(command.argv.length - runs.length + 1).filter((word) => !/^-[LPe@]+$/.test(word));
-  if (program === 'popd' || target[0] === '-' || (program === 'pushd' && target.length === 0) || /^[+-]\d+$/.test(target[0] ?? '')) {
+  // The words after the program as bash makes them (braces expanded, as `runs` is), wrappers and prefixes aside.
+  const prefixCount = command.argv.findIndex((word) => !isAssignment(word));
+  const words = (prefixCount < 0 ? [] : command.argv.slice(prefixCount)).flatMap(wordsOf);
+  const target = words.slice(words.length - runs.length + 1).filter((word) => !/^-[LPe@]+$/.test(word.value));
+  const first = target[0]?.value;
+  if (program === 'popd' || first === '-' || (program === 'pushd' && target.length === 0) || /^[+-]\d+$/.test(first ?? '')) {
     folders.unknown = `${command.text} moves to a folder known only when the line runs`;
     return undefined;
   }
-  const word = wordsOf(target[0] ?? '~')[0]!;
-  const located = locate(word, folders, place);
-  if (located.unknown) folders.unknown = located.unknown;
-  folders.cwds = uniq([...folders.cwds, ...located.paths]);
-  return { accesses: ['read'], written: word.raw, paths: located.paths, below: false, ...(located.unknown ? { unknown: located.unknown } : {}) };
+  // Every word counts (`cd "secre"{t,}` is two): bash refuses more than one, another shell may take the first.
+  const located = (target.length > 0 ? target : wordsOf('~')).map((word) => locate(word, folders, place));
+  const paths = uniq(located.flatMap((one) => one.paths));
+  const unknown = located.find((one) => one.unknown)?.unknown;
+  if (unknown) folders.unknown = unknown;
+  folders.cwds = uniq([...folders.cwds, ...paths]);
+  return { accesses: ['read'], written: target.map((word) => word.raw).join(' ') || '~', paths, below: false, ...(unknown ? { unknown } : {}) };
 }
 
 function lineUses(commands: readonly SubCommand[], place: CommandPlace, reading: Reading): PathUse[] {

@@ -101,6 +101,10 @@ describe('commandPathUses', () => {
     }
   });
 
+  it('follows every folder a cd could move to, each word its braces make included', async () => {
+    expect(reads(await uses('cd "sec"{ret,x} && cat key.txt'))).toContain(join(workspace, 'secret', 'key.txt'));
+  });
+
   it('reads the operands of readers, skipping patterns, scripts and option values', async () => {
     expect(reads(await uses('cat real/key.txt'))).toEqual([join(workspace, 'real/key.txt')]);
     expect(reads(await uses('head -n 5 real/key.txt'))).toEqual([join(workspace, 'real/key.txt')]);
