@@ -6,6 +6,7 @@ import { hostTarget } from './hostRule';
 import { literalPathGlob, type PathAnchors, type ResolvedPath } from './pathRule';
 import { literalShellRule } from './shellRule';
 import { programWords } from '../tools/shell/programWords';
+import { expandBraces } from '../tools/shell/shellWords';
 import { isInside } from '../tools/workspacePath';
 
 /**
@@ -24,7 +25,9 @@ export function suggestRules(manifest: ToolManifest, input: unknown, facts: Call
     const words = programWords(command.argv).argv;
     narrow.push(`${manifest.name}(${literalShellRule(command.argv.join(' '))})`);
     const subcommand = words.slice(1).find((word) => !word.startsWith('-'));
-    const head = [...command.argv.slice(0, command.argv.length - words.length + 1), ...(subcommand ? [subcommand] : [])];
+    // The written words as bash splits them by braces, so they line up with `words` (`rm -rf {a,b}` is four).
+    const written = command.argv.flatMap((word) => expandBraces(word));
+    const head = [...written.slice(0, written.length - words.length + 1), ...(subcommand ? [subcommand] : [])];
     const prefix = `${manifest.name}(${literalShellRule(head.join(' '))} *)`;
     broader ||= prefix !== narrow.at(-1);
     broad.push(prefix);

@@ -31,4 +31,13 @@ describe('the rules a prompt suggests for a path', () => {
     const [exact] = await (await policyEngine(folders)).suggestRules(writeFile, input);
     expect(exact?.rule).toMatch(/^write_file\(\/\/.*\/outside\.txt\)$/);
   });
+
+  it('suggests for a command whose braces make several words the broad rule of the same command written out', async () => {
+    const shell = builtinLookup('shell_exec')!;
+    const engine = await policyEngine(folders);
+    const braced = await engine.suggestRules(shell, { command: 'git -C {a,b} status' });
+    const written = await engine.suggestRules(shell, { command: 'git -C a b status' });
+    expect(braced.map((one) => one.rule).at(-1)).toBe(written.map((one) => one.rule).at(-1));
+    expect(braced.map((one) => one.rule).at(-1)).toMatch(/^shell_exec\(git /);
+  });
 });
