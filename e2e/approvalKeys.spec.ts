@@ -4,8 +4,13 @@ import { expect, test } from '@playwright/test';
 import { ConsolePage } from './pages/ConsolePage';
 import { startServedGate, type ServedGate } from './support/servedGate';
 
-/** A little longer than the keys' guard after a prompt is selected (350 ms). */
-const PAST_GUARD_MS = 450;
+/** The keys do nothing for this long after a prompt is selected, as the console promises. */
+const KEY_GUARD_MS = 350;
+/** A little longer than the keys' guard. */
+const PAST_GUARD_MS = KEY_GUARD_MS + 100;
+/** A frame of the page's clock: the console draws what the gate sent once a frame. */
+const FRAME_MS = 16;
+const WAIT_MS = 60_000;
 
 let gate: ServedGate;
 
@@ -18,37 +23,52 @@ test.afterEach(async () => {
 });
 
 test('A approves, but not in the first 350 ms of a prompt; D denies with the reason typed, and typing a or d in the reason is only text', async ({ page }) => {
+  // The page's clock is the test's: the guard is judged on it, so a busy machine cannot stretch it.
+  await page.clock.install();
   const consolePage = new ConsolePage(page);
   await consolePage.open(gate.consoleUrl);
   await consolePage.approvals.show();
   const agent = await gate.connectAgent();
 
-  // The page presses A itself, 50 ms after the prompt shows, timed on its own clock: a busy test
-  // runner may notice the card hundreds of milliseconds late, and a press it sent then would
-  // rightly fall past the guard. The watch is in place before the call is made.
-  await page.evaluate(`window.pressedAfterShown = new Promise((resolve) => {
+  // From here the page's time moves only when the test moves it, a frame at a time until the
+  // prompt is drawn; the page notes the time on its clock when it was, so the keys below are
+  // pressed at chosen times after it, however long this machine takes between the steps.
+  await page.clock.pauseAt((await page.evaluate(() => Date.now())) + 1_000);
+  await page.evaluate(`window.promptShownAt = new Promise((resolve) => {
     const observer = new MutationObserver(() => {
       if (!document.querySelector('[data-testid="approval-card"]')) return;
       observer.disconnect();
-      const shownAt = performance.now();
-      setTimeout(() => {
-        document.body.dispatchEvent(new KeyboardEvent('keydown', { key: 'a', bubbles: true }));
-        resolve(performance.now() - shownAt);
-      }, 50);
+      resolve(performance.now());
     });
     observer.observe(document.body, { childList: true, subtree: true });
   }); undefined`);
   const first = agent.callTool({ name: 'write_file', arguments: { path: 'a.txt', content: 'a\n' } });
   const card = consolePage.approvals.cards().first();
-  const pressedAfter = (await page.evaluate('window.pressedAfterShown')) as number;
+  await expect(async () => {
+    await page.clock.runFor(FRAME_MS);
+    await expect(card).toBeVisible({ timeout: 1_000 });
+  }).toPass({ timeout: WAIT_MS });
+  const shownAt = (await page.evaluate('window.promptShownAt')) as number;
+  const sinceShown = async (): Promise<number> => (await page.evaluate(() => performance.now())) - shownAt;
+  expect(await sinceShown()).toBeLessThan(KEY_GUARD_MS);
+  await page.keyboard.press('a');
   // The key came within the guard, and did nothing: the prompt waits, nothing was written.
-  expect(pressedAfter).toBeLessThan(350);
   await page.waitForTimeout(PAST_GUARD_MS);
   await expect(card).toHaveCount(1);
   expect(existsSync(join(gate.workspace, 'a.txt'))).toBe(false);
-  // The same key, later, approves it.
+  // A millisecond before the guard's end, still nothing; at its end, the same key approves it.
+  await page.clock.runFor(KEY_GUARD_MS - 1 - (await sinceShown()));
   await page.keyboard.press('a');
-  await expect(card).toHaveCount(0);
+  await page.waitForTimeout(PAST_GUARD_MS);
+  await expect(card).toHaveCount(1);
+  expect(existsSync(join(gate.workspace, 'a.txt'))).toBe(false);
+  await page.clock.runFor(1);
+  await page.keyboard.press('a');
+  await expect(async () => {
+    await page.clock.runFor(FRAME_MS);
+    await expect(card).toHaveCount(0, { timeout: 100 });
+  }).toPass({ timeout: WAIT_MS });
+  await page.clock.resume();
   expect((await first).isError).toBe(false);
   expect(readFileSync(join(gate.workspace, 'a.txt'), 'utf8')).toBe('a\n');
 
