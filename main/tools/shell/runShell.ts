@@ -50,10 +50,20 @@ export function shellProgram(): { path: string; args: string[] } {
 }
 
 /** Kills a process group; a group that is gone already is fine. */
-function killGroup(pid: number | undefined): void {
+function killGroup(pid: number | undefined, leaderToo = false): void {
   if (!pid) return;
   try {
     process.kill(-pid, 'SIGKILL');
+    return;
+  } catch {
+    // Already gone, or not made yet: see below.
+  }
+  if (!leaderToo) return;
+  try {
+    // A pty's child makes its group (setsid) only once it runs: a kill that comes sooner finds no
+    // group, and the command would start unstopped. The child itself is there from the fork, and
+    // has started nothing yet.
+    process.kill(pid, 'SIGKILL');
   } catch {
     // Already gone.
   }
@@ -117,7 +127,8 @@ function runInPty(pty: typeof import('node-pty'), run: ShellRun, stderrFifo: str
  */
 function guardGroup(pid: number | undefined, timeoutMs: number, abort: AbortSignal | undefined): { end(): boolean } {
   let timedOut = false;
-  const stop = (): void => killGroup(pid);
+  // Before the shell has exited (and been reaped), its pid is still its own: a kill may go to it too.
+  const stop = (): void => killGroup(pid, true);
   const timer = setTimeout(() => {
     timedOut = true;
     stop();
@@ -128,7 +139,8 @@ function guardGroup(pid: number | undefined, timeoutMs: number, abort: AbortSign
     end: () => {
       clearTimeout(timer);
       abort?.removeEventListener('abort', stop);
-      stop();
+      // What the command left running in the background; the shell itself is gone.
+      killGroup(pid);
       return timedOut;
     },
   };
