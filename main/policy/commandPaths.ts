@@ -11,6 +11,7 @@ import { kernelPath } from './kernelPath';
 import { mayMakeLinks } from './linkMakers';
 import type { PathAccess } from './pathRule';
 import { followedLinks } from './followedLinks';
+import { gitStoreReads } from './gitStoreReads';
 import { expandPathname, hasGlob } from './pathnameExpansion';
 import { PROGRAM_SPECS, type ProgramSpec, type ValueRole } from './programPaths';
 import { sedEffects, sedScripts } from './sedScript';
@@ -266,8 +267,24 @@ function argumentUses(command: SubCommand, runs: readonly string[], folders: Fol
   const spec = PROGRAM_SPECS[program];
   if (program === 'find') return findUses(tail.slice(1), folders, place);
   if (program === 'dd') return ddUses(tail.slice(1), folders, place);
+  if (program === 'git') return [...unknownProgramUses(tail.slice(1), folders, place), ...gitStoreUses(command, tail, folders)];
   if (program === 'sed' && spec) return [...knownProgramUses(spec, tail.slice(1), folders, place), ...sedScriptUses(tail.slice(1), folders, place)];
   return spec ? knownProgramUses(spec, tail.slice(1), folders, place) : unknownProgramUses(tail.slice(1), folders, place);
+}
+
+/** git: the stored files of the repository, which a command that prints or copies their content reads whole (gitStoreReads.ts). */
+function gitStoreUses(command: SubCommand, words: readonly Word[], folders: Folders): PathUse[] {
+  const prefixes = programWords(command.argv).prefixes;
+  const reads = gitStoreReads(
+    words.map((word) => (word.computed && /[$`]/.test(word.value) ? undefined : word.value)),
+    prefixes,
+    folders.cwds,
+  );
+  if (reads.kind === 'none') return [];
+  if (reads.kind === 'unknown' || folders.unknown) {
+    return [{ accesses: ['read'], written: command.text, paths: [], below: true, unknown: reads.kind === 'unknown' ? reads.why : folders.unknown }];
+  }
+  return [{ accesses: ['read'], written: `git ${reads.subcommand}, which can print any file the repository holds`, paths: reads.folders, below: true }];
 }
 
 /** sed: the files its script reads (`r`, `R`) and writes (`w`, `W`, `s///w`); a script in a file, only known when the line runs, or one that cannot be read, may touch any. */

@@ -5,7 +5,8 @@
  * into `-rf`, a shortened GNU long option, braces around quoted options, git's send-pack, a computed
  * subcommand and an alias from the repository's config are each refused by the deny (the victim
  * stays, the remote gets nothing), as is a long brace range whose last word a path deny names, and
- * the plain allowed form still runs unasked.
+ * the plain allowed form still runs unasked. A file the repository keeps in its history is
+ * not read out of it past a deny of its folder (git show REV:path, git log -p, git clone).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -169,6 +170,50 @@ describe('a deny of git push * holds what git makes of the line', () => {
     const result = await shell('git -C work log --format=%s');
     expect(result.isError).toBe(false);
     expect(result.structuredContent).toMatchObject({ exitCode: 0, stdout: expect.stringContaining('one') });
+    expect(prompts).toEqual([]);
+  });
+});
+
+describe('a deny of a folder holds git reading it from the repository', () => {
+  beforeAll(() => {
+    // The workspace is a repository whose history holds private/key.txt, gone from the working files.
+    mkdirSync(join(gate.dirs.workspace, 'private'), { recursive: true });
+    writeFileSync(join(gate.dirs.workspace, 'private', 'key.txt'), 'KEY-7f3a\n');
+    mkdirSync(join(gate.dirs.workspace, 'docs'), { recursive: true });
+    writeFileSync(join(gate.dirs.workspace, 'docs', 'readme.txt'), 'hello\n');
+    git(['init', '-q', '-b', 'main']);
+    git(['add', 'private/key.txt', 'docs/readme.txt']);
+    git(['-c', 'user.email=a@example.com', '-c', 'user.name=a', 'commit', '-q', '-m', 'keys']);
+    git(['rm', '-q', '--cached', 'private/key.txt']);
+    git(['-c', 'user.email=a@example.com', '-c', 'user.name=a', 'commit', '-q', '-m', 'no keys']);
+    execFileSync('rm', ['-r', join(gate.dirs.workspace, 'private')]);
+  });
+
+  it.each([
+    ['git show HEAD~1:private/key.txt'],
+    ['git cat-file -p HEAD~1:private/key.txt'],
+    ['git log -p'],
+    // An unambiguous prefix of --patch, as git takes it.
+    ['git log --pat'],
+    ['git grep KEY HEAD~1'],
+    ['cd docs && git show HEAD~1:private/key.txt'],
+    ['git archive HEAD~1 | tar -xO'],
+    ['git clone -q . copy && cat copy/private/key.txt'],
+  ])('%j is refused by the deny, unasked, and nothing of the file comes out', async (command) => {
+    const result = await shell(command);
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain('denied by `read_file(private/**)`');
+    expect(JSON.stringify(result)).not.toContain('KEY-7f3a');
+    expect(existsSync(join(gate.dirs.workspace, 'copy'))).toBe(false);
+    expect(prompts).toEqual([]);
+  });
+
+  it('git commands that print no stored content still run unasked', async () => {
+    for (const command of ['git log --oneline', 'git status --short', 'git diff --stat HEAD~1', 'git show-ref']) {
+      const result = await shell(command);
+      expect(result.isError, command).toBe(false);
+      expect(result.structuredContent, command).toMatchObject({ exitCode: 0 });
+    }
     expect(prompts).toEqual([]);
   });
 });

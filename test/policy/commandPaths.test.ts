@@ -169,6 +169,25 @@ describe('commandPathUses', () => {
     // up → the temp root, so up/../x is the root's parent's x to the kernel, ws/x as text.
     expect(reads(await uses('cat up/../x')).sort()).toEqual([join(root, '..', 'x'), join(workspace, 'x')].sort());
   });
+
+  it('reads the whole repository below its top for a git command that prints or copies stored content, and only its arguments for one that does not', async () => {
+    mkdirSync(join(workspace, '.git'));
+    /** The recursive reads of the repository's stored files, apart from the words as paths. */
+    const stored = async (line: string, cwd = workspace) =>
+      (await uses(line, cwd)).filter((found) => found.written.includes('repository holds') || (found.unknown ?? '').includes('repository')).map((found) => found.paths.join() || 'unknown');
+    for (const line of ['git show HEAD:real/key.txt', 'git cat-file -p HEAD:x', 'git log -p', 'git log --pat', 'git log -Skey', 'git log -pn3', 'git diff', 'git diff --stat -p', 'git grep key', 'git clone . /tmp/x', 'git lg', 'git $sub', 'git log $opt']) {
+      expect(await stored(line), line).toEqual([workspace]);
+    }
+    for (const line of ['git log --oneline -5', 'git diff --stat', 'git diff --name-only HEAD~1', 'git status', 'git add src', 'git commit -m x', 'git stash list', 'git --version']) {
+      expect(await stored(line), line).toEqual([]);
+    }
+    // From a folder inside it, or one -C names, the repository is still the whole of it.
+    expect(await stored('git show HEAD:key.txt', join(workspace, 'src'))).toEqual([workspace]);
+    expect(await stored('git -C src show HEAD:key.txt')).toEqual([workspace]);
+    // Another repository named by an option or a variable is only known when the line runs.
+    expect(await stored('git --git-dir=/elsewhere show HEAD:x')).toEqual(['unknown']);
+    expect(await stored('GIT_DIR=/elsewhere git log -p')).toEqual(['unknown']);
+  });
 });
 
 describe('bashStaysInWorkspace', () => {
