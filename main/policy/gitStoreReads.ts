@@ -12,10 +12,14 @@ import { gitSubcommandIndex, mayBeGitAlias } from './gitCommands';
  * counted here; their path arguments are judged as any program's.
  */
 
-/** Git commands that print or copy the content of stored files, from any revision, whatever their options. */
+/**
+ * Git commands that print, copy out or serve the content of stored files, from any revision,
+ * whatever their options: a note or a pack can hold any file's content, a daemon serves it all.
+ */
 const ALWAYS_READ = new Set(
   (
-    'annotate archive blame bundle cat-file clone difftool fast-export format-patch grep range-diff request-pull send-email show unpack-file worktree'
+    'annotate archive blame bundle cat-file checkout-index clone daemon difftool fast-export format-patch fsck grep http-backend instaweb merge-tree ' +
+    'notes pack-objects range-diff request-pull send-email show unpack-file upload-archive upload-pack worktree'
   ).split(' '),
 );
 /** Commands that print changes as patches unless told to print only names or counts. */

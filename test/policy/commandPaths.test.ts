@@ -175,7 +175,7 @@ describe('commandPathUses', () => {
     /** The recursive reads of the repository's stored files, apart from the words as paths. */
     const stored = async (line: string, cwd = workspace) =>
       (await uses(line, cwd)).filter((found) => found.written.includes('repository holds') || (found.unknown ?? '').includes('repository')).map((found) => found.paths.join() || 'unknown');
-    for (const line of ['git show HEAD:real/key.txt', 'git cat-file -p HEAD:x', 'git log -p', 'git log --pat', 'git log -Skey', 'git log -pn3', 'git diff', 'git diff --stat -p', 'git grep key', 'git clone . /tmp/x', 'git lg', 'git $sub', 'git log $opt']) {
+    for (const line of ['git show HEAD:real/key.txt', 'git cat-file -p HEAD:x', 'git log -p', 'git log --pat', 'git log -Skey', 'git log -pn3', 'git diff', 'git diff --stat -p', 'git grep key', 'git clone . /tmp/x', 'git checkout-index -a --prefix=/tmp/x/', 'git notes show', 'git upload-pack .', 'git lg', 'git $sub', 'git log $opt']) {
       expect(await stored(line), line).toEqual([workspace]);
     }
     for (const line of ['git log --oneline -5', 'git diff --stat', 'git diff --name-only HEAD~1', 'git status', 'git add src', 'git commit -m x', 'git stash list', 'git --version']) {
