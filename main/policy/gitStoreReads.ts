@@ -9,7 +9,8 @@ import { gitSubcommandIndex, mayBeGitAlias } from './gitCommands';
  * copy every file out. A command that can print or copy stored content reads the whole repository,
  * as a recursive read of its top folder: a deny rule on any file inside it holds the command.
  * Commands that only list names or change the working files (`status`, `add`, `commit`) are not
- * counted here; their path arguments are judged as any program's.
+ * counted here, unless asked to show the changes' hunks (`add -p`, `commit -v`); their path
+ * arguments are judged as any program's.
  */
 
 /**
@@ -25,7 +26,11 @@ const ALWAYS_READ = new Set(
 /** Commands that print changes as patches unless told to print only names or counts. */
 const PATCH_UNLESS_NAMES = new Set(['diff']);
 /** Commands that print patches only when asked (`git log -p`). */
-const PATCH_ON_REQUEST = new Set(['log', 'whatchanged', 'reflog', 'stash', 'diff-tree', 'diff-index', 'diff-files']);
+const PATCH_ON_REQUEST = new Set(['log', 'whatchanged', 'reflog', 'diff-tree', 'diff-index', 'diff-files']);
+/** Commands that show the changes they work on, hunk by hunk, only when asked (`git add -p`, `git commit -v`, `git status -v`). */
+const HUNKS_ON_REQUEST = new Set(['add', 'checkout', 'commit', 'reset', 'restore', 'stash', 'status', 'switch']);
+/** Options that show hunks: -p, -i, -v (alone or in a cluster), and the long forms or prefixes git takes for them. */
+const HUNK_OPTION = /^(-[a-zA-Z0-9]*[piv][a-zA-Z0-9]*|--(p|pa|pat|patc|patch|i|in|int|inte|inter|intera|interac|interact|interacti|interactiv|interactive|verb|verbo|verbos|verbose)(=.*)?)$/;
 /**
  * Options that print content: patches, searches of it (`-S`, `-G`), line ranges. A cluster of short
  * options (`-pn`) counts when one of its letters does.
@@ -88,6 +93,7 @@ function printsContent(subcommand: string, args: readonly GitWord[]): boolean {
   }
   const asksContent = options.some((option) => option === undefined || CONTENT_OPTION.test(option) || abbreviatesContentOption(option));
   if (PATCH_UNLESS_NAMES.has(subcommand)) return asksContent || !options.some((option) => option !== undefined && NAMES_OPTION.test(option));
+  if (HUNKS_ON_REQUEST.has(subcommand)) return options.some((option) => option === undefined || HUNK_OPTION.test(option));
   return PATCH_ON_REQUEST.has(subcommand) && asksContent;
 }
 

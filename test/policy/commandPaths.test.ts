@@ -175,10 +175,10 @@ describe('commandPathUses', () => {
     /** The recursive reads of the repository's stored files, apart from the words as paths. */
     const stored = async (line: string, cwd = workspace) =>
       (await uses(line, cwd)).filter((found) => found.written.includes('repository holds') || (found.unknown ?? '').includes('repository')).map((found) => found.paths.join() || 'unknown');
-    for (const line of ['git show HEAD:real/key.txt', 'git cat-file -p HEAD:x', 'git log -p', 'git log --pat', 'git log -Skey', 'git log -pn3', 'git diff', 'git diff --stat -p', 'git grep key', 'git clone . /tmp/x', 'git checkout-index -a --prefix=/tmp/x/', 'git notes show', 'git upload-pack .', 'git lg', 'git $sub', 'git log $opt']) {
+    for (const line of ['git show HEAD:real/key.txt', 'git cat-file -p HEAD:x', 'git log -p', 'git log --pat', 'git log -Skey', 'git log -pn3', 'git diff', 'git diff --stat -p', 'git grep key', 'git clone . /tmp/x', 'git checkout-index -a --prefix=/tmp/x/', 'git notes show', 'git upload-pack .', 'git add -p', 'git commit -v -m x', 'git status --verbose', 'git stash show -p', 'git checkout --patch', 'git lg', 'git $sub', 'git log $opt']) {
       expect(await stored(line), line).toEqual([workspace]);
     }
-    for (const line of ['git log --oneline -5', 'git diff --stat', 'git diff --name-only HEAD~1', 'git status', 'git add src', 'git commit -m x', 'git stash list', 'git --version']) {
+    for (const line of ['git log --oneline -5', 'git diff --stat', 'git diff --name-only HEAD~1', 'git status', 'git status -s', 'git add src', 'git add -u', 'git commit -a -m x', 'git stash -u', 'git stash list', 'git checkout -b topic', 'git reset --hard', 'git --version']) {
       expect(await stored(line), line).toEqual([]);
     }
     // From a folder inside it, or one -C names, the repository is still the whole of it.
