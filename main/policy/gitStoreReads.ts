@@ -29,8 +29,9 @@ const PATCH_UNLESS_NAMES = new Set(['diff']);
 const PATCH_ON_REQUEST = new Set(['log', 'whatchanged', 'reflog', 'diff-tree', 'diff-index', 'diff-files']);
 /** Commands that show the changes they work on, hunk by hunk, only when asked (`git add -p`, `git commit -v`, `git status -v`). */
 const HUNKS_ON_REQUEST = new Set(['add', 'checkout', 'commit', 'reset', 'restore', 'stash', 'status', 'switch']);
-/** Options that show hunks: -p, -i, -v (alone or in a cluster), and the long forms or prefixes git takes for them. */
-const HUNK_OPTION = /^(-[a-zA-Z0-9]*[piv][a-zA-Z0-9]*|--(p|pa|pat|patc|patch|i|in|int|inte|inter|intera|interac|interact|interacti|interactiv|interactive|verb|verbo|verbos|verbose)(=.*)?)$/;
+/** Options that show hunks: -p, -i, -v, alone or in a cluster; their long forms are HUNK_LONG_OPTIONS. */
+const HUNK_OPTION = /^-[a-zA-Z0-9]*[piv][a-zA-Z0-9]*$/;
+const HUNK_LONG_OPTIONS = ['patch', 'interactive', 'verbose'];
 /**
  * Options that print content: patches, searches of it (`-S`, `-G`), line ranges. A cluster of short
  * options (`-pn`) counts when one of its letters does.
@@ -91,16 +92,16 @@ function printsContent(subcommand: string, args: readonly GitWord[]): boolean {
     if (arg === '--') break;
     if (arg === undefined || arg.startsWith('-')) options.push(arg);
   }
-  const asksContent = options.some((option) => option === undefined || CONTENT_OPTION.test(option) || abbreviatesContentOption(option));
+  const asksContent = options.some((option) => option === undefined || CONTENT_OPTION.test(option) || abbreviates(option, CONTENT_LONG_OPTIONS));
   if (PATCH_UNLESS_NAMES.has(subcommand)) return asksContent || !options.some((option) => option !== undefined && NAMES_OPTION.test(option));
-  if (HUNKS_ON_REQUEST.has(subcommand)) return options.some((option) => option === undefined || HUNK_OPTION.test(option));
+  if (HUNKS_ON_REQUEST.has(subcommand)) return options.some((option) => option === undefined || HUNK_OPTION.test(option) || abbreviates(option, HUNK_LONG_OPTIONS));
   return PATCH_ON_REQUEST.has(subcommand) && asksContent;
 }
 
-/** `--pat`, `--word-d`: a prefix git may read as a long option that prints content. */
-function abbreviatesContentOption(option: string): boolean {
+/** `--pat`, `--word-d`: a prefix git may read as one of these long options. */
+function abbreviates(option: string, longs: readonly string[]): boolean {
   const name = /^--([a-z-]+)(=|$)/.exec(option)?.[1];
-  return name !== undefined && CONTENT_LONG_OPTIONS.some((long) => long.startsWith(name));
+  return name !== undefined && longs.some((long) => long.startsWith(name));
 }
 
 /** The top folder of the repository `folder` is in (where `.git` is), or the folder itself outside any. */
