@@ -75,6 +75,8 @@ interface Word {
 interface Folders {
   cwds: string[];
   unknown?: string;
+  /** Every variable assignment on the line, wherever it stands (`export GIT_DIR=x; …` sets it for what follows). */
+  readonly assignments: readonly string[];
 }
 
 const BOTH: readonly PathAccess[] = ['read', 'write'];
@@ -274,10 +276,9 @@ function argumentUses(command: SubCommand, runs: readonly string[], folders: Fol
 
 /** git: the stored files of the repository, which a command that prints or copies their content reads whole (gitStoreReads.ts). */
 function gitStoreUses(command: SubCommand, words: readonly Word[], folders: Folders): PathUse[] {
-  const prefixes = programWords(command.argv).prefixes;
   const reads = gitStoreReads(
     words.map((word) => (word.computed && /[$`]/.test(word.value) ? undefined : word.value)),
-    prefixes,
+    folders.assignments,
     folders.cwds,
   );
   if (reads.kind === 'none') return [];
@@ -366,7 +367,7 @@ function followDirectoryChange(command: SubCommand, runs: readonly string[], fol
 }
 
 function lineUses(commands: readonly SubCommand[], place: CommandPlace, reading: Reading): PathUse[] {
-  const folders: Folders = { cwds: [resolve(place.cwd)] };
+  const folders: Folders = { cwds: [resolve(place.cwd)], assignments: commands.flatMap((command) => command.argv.filter(isAssignment)) };
   const uses: PathUse[] = [];
   /** Why a command earlier on the line may have left links behind (tar extracting, git checkout, ln…). */
   let linksMade: string | undefined;

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { gitSubcommandIndex, mayBeGitAlias } from './gitCommands';
 
@@ -56,16 +56,17 @@ export type GitWord = string | undefined;
 export type StoreReads = { kind: 'none' } | { kind: 'folders'; subcommand: string; folders: string[] } | { kind: 'unknown'; why: string };
 
 /**
- * `words`: git and its arguments (index 0 is git); `prefixes`: the line's variable assignments
- * before it; `cwds`: the folders the line may be in.
+ * `words`: git and its arguments (index 0 is git); `assignments`: the line's variable assignments,
+ * before git or anywhere else on the line (`export GIT_DIR=x; git show`); `cwds`: the folders the
+ * line may be in.
  */
-export function gitStoreReads(words: readonly GitWord[], prefixes: readonly string[], cwds: readonly string[]): StoreReads {
+export function gitStoreReads(words: readonly GitWord[], assignments: readonly string[], cwds: readonly string[]): StoreReads {
   const at = gitSubcommandIndex(words);
   const subcommand = words[at];
   if (at >= words.length) return { kind: 'none' };
   if (subcommand !== undefined && !mayBeGitAlias(subcommand) && !printsContent(subcommand, words.slice(at + 1))) return { kind: 'none' };
   const shown = subcommand ?? 'a subcommand only known when the line runs';
-  if (prefixes.some((prefix) => ELSEWHERE_VARIABLE.test(prefix))) {
+  if (assignments.some((assignment) => ELSEWHERE_VARIABLE.test(assignment))) {
     return { kind: 'unknown', why: `git ${shown} reads stored files of a repository a variable points to` };
   }
   let starts = [...cwds];
@@ -81,7 +82,13 @@ export function gitStoreReads(words: readonly GitWord[], prefixes: readonly stri
       starts = starts.map((start) => resolve(start, folder));
     }
   }
-  return { kind: 'folders', subcommand: shown, folders: [...new Set(starts.map(repositoryTop))] };
+  const tops: string[] = [];
+  for (const start of starts) {
+    const top = repositoryTop(start);
+    if (typeof top !== 'string') return { kind: 'unknown', why: `git ${shown} reads stored files of ${top.elsewhere}` };
+    tops.push(top);
+  }
+  return { kind: 'folders', subcommand: shown, folders: [...new Set(tops)] };
 }
 
 /** Whether a git command of git's own prints or copies stored content with these arguments (a word only known when it runs may be any option). */
@@ -104,10 +111,17 @@ function abbreviates(option: string, longs: readonly string[]): boolean {
   return name !== undefined && longs.some((long) => long.startsWith(name));
 }
 
-/** The top folder of the repository `folder` is in (where `.git` is), or the folder itself outside any. */
-function repositoryTop(folder: string): string {
+/**
+ * The top folder of the repository `folder` is in (where `.git` is), or the folder itself outside
+ * any. Where git would find the stored files elsewhere, why: a `.git` file (a linked work tree or a
+ * submodule) leads to another folder's store, and a folder not there yet is made by the line, which
+ * may put a `.git` in it.
+ */
+function repositoryTop(folder: string): string | { elsewhere: string } {
+  if (!existsSync(folder)) return { elsewhere: `the repository around ${folder}, a folder the line makes` };
   for (let at = folder; ; at = dirname(at)) {
-    if (existsSync(join(at, '.git'))) return at;
+    const dotGit = join(at, '.git');
+    if (existsSync(dotGit)) return statSync(dotGit).isDirectory() ? at : { elsewhere: `the repository ${dotGit} (a file) leads to` };
     if (dirname(at) === at) return folder;
   }
 }

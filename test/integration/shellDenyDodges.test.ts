@@ -9,7 +9,7 @@
  * not read out of it past a deny of its folder (git show REV:path, git log -p, git clone).
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -206,6 +206,19 @@ describe('a deny of a folder holds git reading it from the repository', () => {
     expect(JSON.stringify(result)).not.toContain('KEY-7f3a');
     expect(existsSync(join(gate.dirs.workspace, 'copy'))).toBe(false);
     expect(prompts).toEqual([]);
+  });
+
+  it('a repository pointed to elsewhere on the line (an exported GIT_DIR, a .git file) is not read unasked', async () => {
+    writeFileSync(join(gate.dirs.workspace, 'docs', '.git'), `gitdir: ${join(gate.dirs.workspace, '.git')}\n`);
+    for (const command of ['export GIT_DIR="$PWD/.git"; cd / && git show HEAD~1:private/key.txt', 'cd docs && git show HEAD~1:private/key.txt']) {
+      const result = await shell(command);
+      expect(result.isError, command).toBe(true);
+      expect(JSON.stringify(result), command).not.toContain('KEY-7f3a');
+      // Which stored files it reads is known only when it runs: a person was asked (nobody answered).
+      expect(prompts.length, command).toBe(1);
+      prompts.length = 0;
+    }
+    rmSync(join(gate.dirs.workspace, 'docs', '.git'));
   });
 
   it('git commands that print no stored content still run unasked', async () => {

@@ -187,6 +187,12 @@ describe('commandPathUses', () => {
     // Another repository named by an option or a variable is only known when the line runs.
     expect(await stored('git --git-dir=/elsewhere show HEAD:x')).toEqual(['unknown']);
     expect(await stored('GIT_DIR=/elsewhere git log -p')).toEqual(['unknown']);
+    // Set earlier on the line and exported, it points the git that follows elsewhere all the same.
+    expect(await stored('export GIT_DIR=/elsewhere; git show HEAD:x')).toEqual(['unknown']);
+    // A .git file (a linked work tree, a submodule) leads to another folder's stored files; a folder the line makes may get one.
+    writeFileSync(join(workspace, 'src', '.git'), `gitdir: ${join(workspace, '.git')}\n`);
+    expect(await stored('git -C src show HEAD:key.txt')).toEqual(['unknown']);
+    expect(await stored('mkdir made && cd made && git show HEAD:key.txt')).toEqual(['unknown']);
   });
 });
 
