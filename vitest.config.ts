@@ -18,6 +18,7 @@ export const ISOLATED_FILES = [
   'test/health/toolHealth.test.ts',
   'test/hooks/bashInGate.test.ts',
   'test/hooks/processRelativePaths.test.ts',
+  'test/hosts/closeAfterExit.test.ts',
   'test/hosts/hostileEscapes.test.ts',
   'test/hosts/workspaceGuard.test.ts',
   'test/integration/callWaits.test.ts',

@@ -25,6 +25,8 @@ class ChildProcessToolProcess implements ToolProcess {
   private exit: ToolProcessExit | undefined;
   private intent: ToolProcessExit | undefined;
   private closing: Promise<void> | undefined;
+  /** close()'s SIGKILL after its grace, cleared when the process exits first. */
+  private closeTimer: NodeJS.Timeout | undefined;
   /** Processes that are the host itself (bubblewrap and the tool process), spared by killStrays. */
   private core: Set<number> | undefined;
   /** The kernel's process limit for the tree, when a cgroup could be made. */
@@ -201,7 +203,7 @@ class ChildProcessToolProcess implements ToolProcess {
       this.intent ??= { reason: 'closed' };
       this.onExit(() => resolve());
       this.signalTree('SIGTERM');
-      setTimeout(() => this.signalTree('SIGKILL'), CLOSE_GRACE_MS).unref();
+      this.closeTimer = setTimeout(() => this.signalTree('SIGKILL'), CLOSE_GRACE_MS).unref();
     });
     return this.closing;
   }
@@ -235,7 +237,9 @@ class ChildProcessToolProcess implements ToolProcess {
    */
   private signalTree(signal: NodeJS.Signals): void {
     const root = this.child.pid;
-    if (root === undefined) return;
+    // Once it has exited its pid is free for the machine's next process: whatever it left behind was
+    // signalled through its group and cgroup at the exit (killLeftovers), never by that pid again.
+    if (root === undefined || this.child.exitCode !== null || this.child.signalCode !== null) return;
     if (signal === 'SIGKILL') {
       // Root first: bubblewrap's death ends its pid namespace whole, and a growing tree (a fork bomb)
       // must not be walked before anything is killed.
@@ -268,6 +272,7 @@ class ChildProcessToolProcess implements ToolProcess {
   private finish(code: number | null, signal: NodeJS.Signals | null): void {
     if (this.exit) return;
     this.exit = this.intent ?? { reason: 'crashed', code, signal };
+    clearTimeout(this.closeTimer);
     this.killLeftovers();
     const listeners = [...this.exitListeners];
     this.exitListeners.clear();
