@@ -16,7 +16,7 @@ import { vetToolList } from './toolListVetting';
 import type { UpstreamCallOptions, UpstreamCallOutcome, UpstreamConnection, UpstreamState } from './types';
 import { GateStdioTransport } from './stdioTransport';
 import { DEFAULT_BACKOFF, DEFAULT_UPSTREAM_LIMITS, type UpstreamBackoff, type UpstreamDeps, type UpstreamLimits } from './upstreamLimits';
-import { exitedOnProbe, listenForToolChanges, StderrTail, ToolListTap, untilAborted, upstreamClient, type Session } from './upstreamSession';
+import { exitedOnProbe, listenForToolChanges, revisionOffered, StderrTail, ToolListTap, untilAborted, upstreamClient, type Session } from './upstreamSession';
 
 /** A tools/list page, loosely: each tool is vetted by the gate, not by the SDK's schema (one bad tool must not sink the list). */
 const ToolListPageSchema = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
@@ -48,6 +48,8 @@ class UpstreamServerConnection implements UpstreamConnection {
   private protocol: string | undefined;
   /** A stdio server found to speak only 2025 (it settled on a 2025 session, or exited on the server/discover probe): started with initialize from then on. */
   private knownLegacy = false;
+  /** The revision a server that refused a 2025 initialize said it speaks: it is started pinned to it from then on. */
+  private pinned: string | undefined;
   private restarts = 0;
   private failuresInARow = 0;
   private vetted: UpstreamToolDefinition[] = [];
@@ -214,6 +216,14 @@ class UpstreamServerConnection implements UpstreamConnection {
         this.knownLegacy = true;
         failure = await this.tryLaunch(deadline.signal);
       }
+      const offered = failure && !this.pinned ? revisionOffered(failure.error) : undefined;
+      if (offered && !this.closed && !deadline.signal.aborted) {
+        // Its probe went unanswered in time (a server slow to start) and it refused the 2025 initialize
+        // that followed, naming what it speaks: started again, pinned to that, it gets the time it needs.
+        this.pinned = offered;
+        this.knownLegacy = false;
+        failure = await this.tryLaunch(deadline.signal);
+      }
       if (!failure) return;
       if (this.closed) throw new GateError('EUNAVAILABLE', `server ${name} was stopped while it started`);
       if (deadline.signal.aborted) {
@@ -233,7 +243,7 @@ class UpstreamServerConnection implements UpstreamConnection {
     const { transport, stderr } = await this.makeTransport();
     if (this.closed) throw new GateError('EUNAVAILABLE', `server ${this.config.name} was stopped while it started`);
     const timeout = this.limits.startTimeoutMs;
-    const client = upstreamClient({ knownLegacy: this.knownLegacy, stdio: transport instanceof GateStdioTransport, startTimeoutMs: timeout });
+    const client = upstreamClient({ knownLegacy: this.knownLegacy, pinned: this.pinned, stdio: transport instanceof GateStdioTransport, startTimeoutMs: timeout });
     const session: Session = { client, transport, stderr, lists: new ToolListTap(transport), closed: Promise.resolve(), ending: false, overflowed: false };
     session.closed = new Promise((resolve) => {
       client.onclose = () => {

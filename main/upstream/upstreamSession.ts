@@ -1,4 +1,4 @@
-import { Client, SdkError, SdkErrorCode, type CallToolResult, type McpSubscription, type Transport } from '@modelcontextprotocol/client';
+import { Client, SdkError, SdkErrorCode, UnsupportedProtocolVersionError, type CallToolResult, type McpSubscription, type Transport } from '@modelcontextprotocol/client';
 import { isJsonObject } from '../../shared/jsonLimits';
 import { DirectToolCalls, type ToolResultCheck } from './directUpstreamCall';
 import type { Redactor } from '../secrets/redactor';
@@ -108,7 +108,7 @@ export class ToolListTap {
 }
 
 /** How long a stdio server gets to answer the `server/discover` probe before it is taken for a 2025 server that ignores it. */
-const STDIO_PROBE_MS = 5000;
+export const STDIO_PROBE_MS = 5000;
 
 /** The official client, with the negotiated era's check of a tools/call result to hand to a direct call. */
 export class GateClient extends Client {
@@ -138,20 +138,38 @@ export function isPlainTextResult(raw: unknown): raw is CallToolResult {
   return raw.content.every((block: unknown) => isJsonObject(block) && block.type === 'text' && typeof block.text === 'string' && Object.keys(block).length === 2);
 }
 
-/** A v2 client that negotiates the revision ('auto'), or goes straight to `initialize` when the server is known to be 2025-only. */
-export function upstreamClient(options: { knownLegacy: boolean; stdio: boolean; startTimeoutMs: number }): GateClient {
+/** The revisions of the 2026 era the gate speaks, newest first (the 2025 ones are the SDK's SUPPORTED_PROTOCOL_VERSIONS). */
+const MODERN_REVISIONS = ['2026-07-28'];
+
+/**
+ * A v2 client that negotiates the revision ('auto'), goes straight to `initialize` when the server is
+ * known to be 2025-only, or, pinned, speaks the one revision a server said it speaks (its probe then
+ * has the start's whole time: there is no fallback to wait for).
+ */
+export function upstreamClient(options: { knownLegacy: boolean; pinned?: string; stdio: boolean; startTimeoutMs: number }): GateClient {
+  const probeMs = options.pinned ? options.startTimeoutMs : Math.min(STDIO_PROBE_MS, options.startTimeoutMs);
   return new GateClient(
     { name: 'toolgate', version: '1' },
     {
       // No capabilities: a server's sampling, elicitation and roots requests are refused, never passed to the agent or the person.
       capabilities: {},
       versionNegotiation: {
-        mode: options.knownLegacy ? 'legacy' : 'auto',
+        mode: options.pinned ? { pin: options.pinned } : options.knownLegacy ? 'legacy' : 'auto',
         // Over http the probe shares the start's deadline (silence there is an outage, not a 2025 server).
-        ...(options.stdio ? { probe: { timeoutMs: Math.min(STDIO_PROBE_MS, options.startTimeoutMs) } } : {}),
+        ...(options.stdio ? { probe: { timeoutMs: probeMs } } : {}),
       },
     },
   );
+}
+
+/**
+ * The 2026 revision to pin a server to that refused the 2025 `initialize` the gate fell back to,
+ * naming the revisions it speaks (-32022): a stdio server slow to start leaves the probe unanswered
+ * past its time, and the spec has the client choose a revision both speak and try again.
+ */
+export function revisionOffered(error: unknown): string | undefined {
+  if (!(error instanceof UnsupportedProtocolVersionError)) return undefined;
+  return MODERN_REVISIONS.find((revision) => error.supported.includes(revision));
 }
 
 /**

@@ -10,6 +10,7 @@ import { resolve } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { UpstreamSandboxSchema, type UpstreamServerConfig } from '../../shared/upstream';
 import type { UpstreamConnection } from '../../main/upstream/types';
+import { STDIO_PROBE_MS } from '../../main/upstream/upstreamSession';
 import { WAIT_MS, waitUntil } from '../fixtures/processes';
 import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
 import { Connections, eventually, firstText, fixtureConfig, scriptConfig, TEST_READABLE } from './helpers';
@@ -28,8 +29,9 @@ afterEach(async () => {
 afterAll(() => removeTempFolder(home));
 
 /** A stdio entry running the v2-SDK fixture in one of its modes. */
-function modernStdio(mode: string): UpstreamServerConfig {
-  return { name: 'modern', transport: 'stdio', command: process.execPath, args: [MODERN_FIXTURE, mode], env: {}, sandbox: UpstreamSandboxSchema.parse({ readable: TEST_READABLE }) };
+function modernStdio(mode: string, startAfterMs?: number): UpstreamServerConfig {
+  const args = [MODERN_FIXTURE, mode, ...(startAfterMs === undefined ? [] : [String(startAfterMs)])];
+  return { name: 'modern', transport: 'stdio', command: process.execPath, args, env: {}, sandbox: UpstreamSandboxSchema.parse({ readable: TEST_READABLE }) };
 }
 
 async function http(legacy: 'reject' | 'stateless'): Promise<LoopbackServer> {
@@ -149,6 +151,14 @@ describe('a Streamable HTTP upstream that speaks both eras', () => {
 });
 
 describe('a stdio upstream', () => {
+  it('that speaks only 2026-07-28 and starts too slowly for the probe is started again, pinned to the revision its refusal of a 2025 initialize names', async () => {
+    // It reads nothing until past the probe's time: the gate falls back to a 2025 initialize, which it refuses (-32022).
+    const connection = connections.make(modernStdio('modern', STDIO_PROBE_MS + 500));
+    await connection.start();
+    expect(connection.state()).toMatchObject({ status: 'ready', protocol: '2026-07-28' });
+    await exercise(connection);
+  });
+
   it('that speaks only 2026-07-28 (the v2 SDK, a 2025 initialize refused) is spoken to in 2026-07-28 on its own pipe', async () => {
     const connection = connections.make(modernStdio('modern'));
     await connection.start();
