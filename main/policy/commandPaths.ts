@@ -2,7 +2,7 @@ import { lstatSync } from 'node:fs';
 import { isAbsolute, resolve, sep } from 'node:path';
 import type { SubCommand } from '../../shared/commandPreview';
 import { GateError } from '../../shared/errors';
-import { parseCommand } from '../tools/shell/parseCommand';
+import { parseCommand, parseNestedCommand } from '../tools/shell/parseCommand';
 import { baseName, programWords } from '../tools/shell/programWords';
 import { expandBraces, isAssignment, wordValue } from '../tools/shell/shellWords';
 import { isInside, realpathOfLongestExisting } from '../tools/workspacePath';
@@ -11,7 +11,8 @@ import { kernelPath } from './kernelPath';
 import { mayMakeLinks } from './linkMakers';
 import type { PathAccess } from './pathRule';
 import { followedLinks } from './followedLinks';
-import { gitStoreReads } from './gitStoreReads';
+import { codeHandedOn } from './handedCode';
+import { gitRepositoryUses } from './gitRepositoryUses';
 import { expandPathname, hasGlob } from './pathnameExpansion';
 import { PROGRAM_SPECS, type ProgramSpec, type ValueRole } from './programPaths';
 import { sedEffects, sedScripts } from './sedScript';
@@ -274,18 +275,18 @@ function argumentUses(command: SubCommand, runs: readonly string[], folders: Fol
   return spec ? knownProgramUses(spec, tail.slice(1), folders, place) : unknownProgramUses(tail.slice(1), folders, place);
 }
 
-/** git: the stored files of the repository, which a command that prints or copies their content reads whole (gitStoreReads.ts). */
+/** git: the repository's stored files, which a command that prints or copies their content reads whole, and its work tree, which a command that changes it writes whole (gitRepositoryUses.ts). */
 function gitStoreUses(command: SubCommand, words: readonly Word[], folders: Folders): PathUse[] {
-  const reads = gitStoreReads(
+  const found = gitRepositoryUses(
     words.map((word) => (word.computed && /[$`]/.test(word.value) ? undefined : word.value)),
     folders.assignments,
     folders.cwds,
   );
-  if (reads.kind === 'none') return [];
-  if (reads.kind === 'unknown' || folders.unknown) {
-    return [{ accesses: ['read'], written: command.text, paths: [], below: true, unknown: reads.kind === 'unknown' ? reads.why : folders.unknown }];
+  if (found.kind === 'none') return [];
+  if (found.kind === 'unknown' || folders.unknown) {
+    return [{ accesses: found.accesses, written: command.text, paths: [], below: true, unknown: found.kind === 'unknown' ? found.why : folders.unknown }];
   }
-  return [{ accesses: ['read'], written: `git ${reads.subcommand}, which can print any file the repository holds`, paths: reads.folders, below: true }];
+  return [{ accesses: found.accesses, written: `git ${found.subcommand}, which ${found.does}`, paths: found.folders, below: true }];
 }
 
 /** sed: the files its script reads (`r`, `R`) and writes (`w`, `W`, `s///w`); a script in a file, only known when the line runs, or one that cannot be read, may touch any. */
@@ -366,8 +367,15 @@ function followDirectoryChange(command: SubCommand, runs: readonly string[], fol
   return { accesses: ['read'], written: target.map((word) => word.raw).join(' ') || '~', paths, below: false, ...(unknown ? { unknown } : {}) };
 }
 
-function lineUses(commands: readonly SubCommand[], place: CommandPlace, reading: Reading): PathUse[] {
-  const folders: Folders = { cwds: [resolve(place.cwd)], assignments: commands.flatMap((command) => command.argv.filter(isAssignment)) };
+/**
+ * `outer`: for shell text a command on an enclosing line hands on, where that command runs (its
+ * folders and the enclosing line's assignments); `depth`: how many such lines enclose this one.
+ */
+function lineUses(commands: readonly SubCommand[], place: CommandPlace, reading: Reading, outer?: Folders, depth = 0): PathUse[] {
+  const assignments = commands.flatMap((command) => command.argv.filter(isAssignment));
+  const folders: Folders = outer
+    ? { cwds: [...outer.cwds], assignments: [...outer.assignments, ...assignments], ...(outer.unknown ? { unknown: outer.unknown } : {}) }
+    : { cwds: [resolve(place.cwd)], assignments };
   const uses: PathUse[] = [];
   /** Why a command earlier on the line may have left links behind (tar extracting, git checkout, ln…). */
   let linksMade: string | undefined;
@@ -379,9 +387,45 @@ function lineUses(commands: readonly SubCommand[], place: CommandPlace, reading:
     if (moved) {
       if (reading.everyWord) own.push(moved);
     } else own.push(...argumentUses(command, runs, folders, place, reading));
+    own.push(...handedUses(command, folders, place, reading, depth));
     uses.push(...(linksMade ? own.map((found) => madeLater(found, linksMade!)) : own));
     linksMade ??= mayMakeLinks(runs);
   }
+  return uses;
+}
+
+/** How deep shell text handed on inside handed text is followed. */
+const MAX_HANDED_DEPTH = 4;
+
+/**
+ * The files the shell text a sub-command hands on reads and writes (`sh -c TEXT`, `eval`, `rsync -e
+ * TEXT`, `tar -I TEXT`, `git -c core.pager=TEXT`, `git rebase --exec TEXT`, `PAGER=TEXT`…,
+ * handedCode.ts): the text is parsed and judged as a line of its own, run where the command runs.
+ * Text that cannot be read, and code a handed line runs without showing it (`python3 -c`, a
+ * script), leave what is touched known only when the line runs. (Code the line itself runs without
+ * showing it already makes the line ask: see riskFlags.)
+ */
+function handedUses(command: SubCommand, folders: Folders, place: CommandPlace, reading: Reading, depth: number): PathUse[] {
+  const unknown = (why: string): PathUse => ({ accesses: BOTH, written: command.text, paths: [], below: true, unknown: why });
+  const codes = codeHandedOn(command);
+  const uses: PathUse[] = [];
+  for (const code of codes) {
+    if (code.opaque) uses.push(unknown(code.opaque));
+    for (const text of code.texts) {
+      if (depth >= MAX_HANDED_DEPTH) {
+        uses.push(unknown(`${command.text} hands on shell text nested too deep to read`));
+        continue;
+      }
+      try {
+        uses.push(...lineUses(parseNestedCommand(text), place, reading, folders, depth + 1));
+      } catch (error) {
+        if (!(error instanceof GateError)) throw error;
+        uses.push(unknown(`the shell text ${JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text)} cannot be read (${error.message})`));
+      }
+    }
+  }
+  const followed = codes.some((code) => code.texts.length > 0 || code.opaque);
+  if (depth > 0 && !followed && command.runsCode.length > 0) uses.push(unknown(`${command.text} runs code the line does not show (${command.runsCode[0]!.why})`));
   return uses;
 }
 

@@ -1,16 +1,26 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { gitSubcommandIndex, mayBeGitAlias } from './gitCommands';
+import type { PathAccess } from './pathRule';
 
 /**
- * What git reads of a repository's stored files beyond the paths a line names. Everything ever
- * committed is in the repository's objects: `git show HEAD:secret/key`, `git log -p` or `git grep x
- * HEAD` print a file's content without naming it as a path, and `git clone .` or `git archive HEAD`
- * copy every file out. A command that can print or copy stored content reads the whole repository,
- * as a recursive read of its top folder: a deny rule on any file inside it holds the command.
- * Commands that only list names or change the working files (`status`, `add`, `commit`) are not
- * counted here, unless asked to show the changes' hunks (`add -p`, `commit -v`); their path
- * arguments are judged as any program's.
+ * What git reads and writes of a repository beyond the paths a line names.
+ *
+ * Reads: everything ever committed is in the repository's objects: `git show HEAD:secret/key`,
+ * `git log -p` or `git grep x HEAD` print a file's content without naming it as a path, and `git
+ * clone .` or `git archive HEAD` copy every file out. A command that can print or copy stored
+ * content reads the whole repository, as a recursive read of its top folder: a deny rule on any
+ * file inside it holds the command. Commands that only list names (`status`, `log --oneline`) are
+ * not counted, unless asked to show hunks (`add -p`, `commit -v`).
+ *
+ * Writes: `git checkout main`, `git stash`, `git reset --hard`, `git clean -fdx`, `git pull`
+ * rewrite or remove working files they never name, and a pathspec is git's own pattern (`git
+ * checkout HEAD~1 -- '*.key'`, `git rm -r ':/'`), not a path the shell places. A command that
+ * changes the work tree writes the whole of it, as a recursive write of the repository's top: a
+ * deny of writing any file inside holds it. `add`, `commit`, `fetch`, `push` only write in `.git`
+ * (itself a protected folder) and are not counted.
+ *
+ * Other path arguments are judged as any program's.
  */
 
 /**
@@ -52,43 +62,128 @@ const ELSEWHERE_VARIABLE = /^GIT_(DIR|WORK_TREE|OBJECT_DIRECTORY|ALTERNATE_OBJEC
 /** One git word: its value, or undefined when it is only known when the line runs. */
 export type GitWord = string | undefined;
 
-/** The repository folders a git command reads whole, or why they are only known when it runs; none when it reads no stored content. */
-export type StoreReads = { kind: 'none' } | { kind: 'folders'; subcommand: string; folders: string[] } | { kind: 'unknown'; why: string };
+/**
+ * The repository folders a git command reads or writes whole (`accesses`), or why they are only
+ * known when it runs; none when it neither prints stored content nor changes the work tree.
+ */
+export type RepositoryUses =
+  | { kind: 'none' }
+  | { kind: 'folders'; subcommand: string; folders: string[]; accesses: PathAccess[]; does: string }
+  | { kind: 'unknown'; why: string; accesses: PathAccess[] };
 
 /**
  * `words`: git and its arguments (index 0 is git); `assignments`: the line's variable assignments,
  * before git or anywhere else on the line (`export GIT_DIR=x; git show`); `cwds`: the folders the
  * line may be in.
  */
-export function gitStoreReads(words: readonly GitWord[], assignments: readonly string[], cwds: readonly string[]): StoreReads {
+export function gitRepositoryUses(words: readonly GitWord[], assignments: readonly string[], cwds: readonly string[]): RepositoryUses {
   const at = gitSubcommandIndex(words);
   const subcommand = words[at];
   if (at >= words.length) return { kind: 'none' };
-  if (subcommand !== undefined && !mayBeGitAlias(subcommand) && !printsContent(subcommand, words.slice(at + 1))) return { kind: 'none' };
+  const args = words.slice(at + 1);
+  // An alias, or a subcommand only known when the line runs, may be any of git's commands.
+  const any = subcommand === undefined || mayBeGitAlias(subcommand);
+  const reads = any || printsContent(subcommand, args);
+  const writes = any || writesTree(subcommand, args);
+  if (!reads && !writes) return { kind: 'none' };
+  const accesses: PathAccess[] = [...(reads ? (['read'] as const) : []), ...(writes ? (['write'] as const) : [])];
   const shown = subcommand ?? 'a subcommand only known when the line runs';
+  const does = reads && writes ? 'can print any file the repository holds and rewrite any of its work tree' : reads ? 'can print any file the repository holds' : 'can rewrite or remove any file of its work tree';
+  const touches = reads && writes ? 'reads and writes the files' : reads ? 'reads stored files' : 'writes the working files';
   if (assignments.some((assignment) => ELSEWHERE_VARIABLE.test(assignment))) {
-    return { kind: 'unknown', why: `git ${shown} reads stored files of a repository a variable points to` };
+    return { kind: 'unknown', why: `git ${shown} ${touches} of a repository a variable points to`, accesses };
   }
   let starts = [...cwds];
   for (let index = 1; index < at; index++) {
     const word = words[index];
     const option = word?.split('=')[0];
     if (word === undefined || (option !== undefined && ELSEWHERE_OPTIONS.has(option))) {
-      return { kind: 'unknown', why: `git ${shown} reads stored files of a repository its options name` };
+      return { kind: 'unknown', why: `git ${shown} ${touches} of a repository its options name`, accesses };
     }
     if (word === '-C' || word.startsWith('-C')) {
       const folder = word === '-C' ? words[++index] : word.slice(2);
-      if (folder === undefined) return { kind: 'unknown', why: `git ${shown} reads stored files of a folder only known when the line runs` };
+      if (folder === undefined) return { kind: 'unknown', why: `git ${shown} ${touches} of a folder only known when the line runs`, accesses };
       starts = starts.map((start) => resolve(start, folder));
     }
   }
   const tops: string[] = [];
   for (const start of starts) {
     const top = repositoryTop(start);
-    if (typeof top !== 'string') return { kind: 'unknown', why: `git ${shown} reads stored files of ${top.elsewhere}` };
+    if (typeof top !== 'string') return { kind: 'unknown', why: `git ${shown} ${touches} of ${top.elsewhere}`, accesses };
     tops.push(top);
   }
-  return { kind: 'folders', subcommand: shown, folders: [...new Set(tops)] };
+  return { kind: 'folders', subcommand: shown, folders: [...new Set(tops)], accesses, does };
+}
+
+/**
+ * Options spelled as git takes them: a long name by any prefix of it (`--har` is --hard), a short
+ * letter alone or, where `clusters`, in a cluster of short options (`-fdx`).
+ */
+interface Spelling {
+  readonly longs: readonly string[];
+  readonly shorts?: string;
+}
+
+/**
+ * git commands that change the work tree. `only`: they do only with one of these options (`reset
+ * --hard`); `unless`: they do not with one of these (`rm --cached`, `apply --check`), though they do
+ * again with one of `also` (`apply --stat --apply`); `readOnlyVerbs`: their subcommands that leave
+ * it (`stash list`). `clone` and `worktree add` make a new folder, which they name (judged as any path).
+ */
+const TREE_WRITERS: Record<string, { only?: Spelling; unless?: Spelling; also?: Spelling; readOnlyVerbs?: readonly string[] }> = {
+  am: {},
+  apply: { unless: { longs: ['cached', 'check', 'stat', 'numstat', 'summary'] }, also: { longs: ['apply', 'index'] } },
+  bisect: { readOnlyVerbs: ['log', 'view', 'visualize', 'terms', 'help'] },
+  checkout: {},
+  'checkout-index': {},
+  'cherry-pick': {},
+  clean: { unless: { longs: ['dry-run'], shorts: 'n' } },
+  'filter-branch': {},
+  merge: {},
+  'merge-file': {},
+  mv: {},
+  pull: {},
+  'read-tree': { only: { longs: [], shorts: 'u' } },
+  rebase: {},
+  reset: { only: { longs: ['hard', 'merge', 'keep'] } },
+  restore: { unless: { longs: ['staged'], shorts: 'S' }, also: { longs: ['worktree'], shorts: 'W' } },
+  revert: {},
+  rm: { unless: { longs: ['cached', 'dry-run'], shorts: 'n' } },
+  'sparse-checkout': { readOnlyVerbs: ['list'] },
+  stash: { readOnlyVerbs: ['list', 'show', 'create', 'store', 'drop', 'clear'] },
+  submodule: { readOnlyVerbs: ['status', 'summary'] },
+  switch: {},
+};
+/** Options that make checkout or switch only start a branch where HEAD is (`git checkout -b topic`), given no commit to start it from. */
+const NEW_BRANCH = /^(-b|-B|-c|-C|--create|--force-create)$/;
+
+/** Whether a git command of git's own changes the work tree with these arguments (a word only known when it runs may be any option). */
+function writesTree(subcommand: string, args: readonly GitWord[]): boolean {
+  const writer = TREE_WRITERS[subcommand];
+  if (!writer) return false;
+  const end = args.indexOf('--');
+  const before = end < 0 ? args : args.slice(0, end);
+  if (before.includes(undefined)) return true;
+  const options = (before as string[]).filter((arg) => arg.startsWith('-'));
+  const operands = (before as string[]).filter((arg) => !arg.startsWith('-'));
+  if (writer.readOnlyVerbs?.includes(operands[0] ?? '')) return false;
+  if ((subcommand === 'checkout' || subcommand === 'switch') && end < 0 && operands.length === 1 && options.some((option) => NEW_BRANCH.test(option))) return false;
+  // A cluster counts for an option that writes, never for one that would spare the work tree:
+  // in `-en` the n may be -e's value, not --dry-run.
+  const has = (spelling: Spelling | undefined, clusters: boolean) =>
+    spelling !== undefined &&
+    options.some((option) => abbreviates(option, spelling.longs) || (spelling.shorts !== undefined && (clusters ? new RegExp(`^-[a-zA-Z]*[${spelling.shorts}]`).test(option) : option === `-${spelling.shorts}`)));
+  if (has(writer.also, true)) return true;
+  if (writer.only) return has(writer.only, true);
+  return !has(writer.unless, false);
+}
+
+/** Whether git, with these words (index 0 is git), may write working files: of its work tree, or of a new one (`clone`, `worktree add`). */
+export function gitWritesFiles(words: readonly GitWord[]): boolean {
+  const at = gitSubcommandIndex(words);
+  const subcommand = words[at];
+  if (at >= words.length) return false;
+  return subcommand === undefined || mayBeGitAlias(subcommand) || subcommand === 'clone' || subcommand === 'worktree' || writesTree(subcommand, words.slice(at + 1));
 }
 
 /** Whether a git command of git's own prints or copies stored content with these arguments (a word only known when it runs may be any option). */

@@ -2,7 +2,7 @@ import type { SubCommand } from '../../shared/commandPreview';
 import { COMMAND_OPTION_PROGRAMS, shellTextsOf } from '../tools/shell/hiddenCode';
 import { baseName, programWords } from '../tools/shell/programWords';
 import { isAssignment, wordValue } from '../tools/shell/shellWords';
-import type { WordShape } from '../tools/shell/wordShapes';
+import { wordShapes, type WordShape } from '../tools/shell/wordShapes';
 import { sedEffects, sedScripts } from './sedScript';
 
 /**
@@ -28,6 +28,22 @@ const COMMAND_VARIABLES = /^(GIT_SSH_COMMAND|GIT_SSH|GIT_EXTERNAL_DIFF|GIT_PAGER
 const DECLARATIONS = new Set(['export', 'declare', 'typeset', 'local', 'readonly']);
 /** Stands for a word only known at run time in text handed to shellTextsOf (a parsed line holds no NUL). */
 const RUNTIME_WORD = '\0runtime\0';
+
+/** A sub-command's words past its assignments, as shapes, and where the program that runs starts among them (wrappers such as `sudo` or `env` aside). */
+export function programShapes(command: SubCommand): { words: WordShape[]; stripped: number } {
+  let first = 0;
+  while (first < command.argv.length && isAssignment(command.argv[first]!)) first++;
+  const words = command.argv.slice(first).flatMap((word) => wordShapes(word));
+  return { words, stripped: words.length - programWords(command.argv).argv.length };
+}
+
+/** The code a sub-command hands on to be run: its program's (`sh -c TEXT`, `rsync -e TEXT`, `git rebase --exec TEXT`), its wrapper's (`env -S TEXT`) and its variables' (`PAGER=TEXT`). */
+export function codeHandedOn(command: SubCommand): HandedCode[] {
+  const { words, stripped } = programShapes(command);
+  // The wrapper too, where it takes code itself (`env -S TEXT`).
+  const starts = [...new Set([0, stripped])].filter((start) => start >= 0 && start < words.length);
+  return [commandVariables(command), ...starts.map((start) => handedCode(command, words.slice(start), true))];
+}
 
 /** The code the program at the head of `words` is handed; `runs` says it is the program the line runs, not an argument that may be one. */
 export function handedCode(command: SubCommand, words: readonly WordShape[], runs: boolean): HandedCode {

@@ -1,11 +1,8 @@
 import { baseName } from '../tools/shell/programWords';
-import { gitSubcommandIndex, mayBeGitAlias } from './gitCommands';
+import { gitSubcommandIndex } from './gitCommands';
+import { gitWritesFiles } from './gitRepositoryUses';
 import { PROGRAM_SPECS } from './programPaths';
 
-/** git subcommands that write the work tree (and so may make a symbolic link where a file was, or was not). */
-const GIT_TREE_WRITERS = new Set([
-  'am', 'apply', 'checkout', 'checkout-index', 'cherry-pick', 'clone', 'merge', 'pull', 'read-tree', 'rebase', 'reset', 'restore', 'revert', 'stash', 'submodule', 'switch', 'worktree',
-]);
 /** Programs that unpack archives, whose members may be links. */
 const UNPACKERS = new Set(['unzip', 'cpio', 'patch']);
 /** Programs that make, copy or move links themselves. */
@@ -30,10 +27,8 @@ export function mayMakeLinks(argv: readonly string[]): string | undefined {
   if (program === '7z' || program === '7za') return args[0] === 'x' || args[0] === 'e' ? `${program} extracting` : undefined;
   if (UNPACKERS.has(program) || LINKERS.has(program)) return program;
   if (program === 'git') {
-    const subcommand = argv[gitSubcommandIndex(argv)];
-    // A subcommand git does not know (an alias) may be any of them.
-    if (subcommand === undefined || GIT_TREE_WRITERS.has(subcommand) || mayBeGitAlias(subcommand)) return `git ${subcommand ?? ''}`.trim();
-    return undefined;
+    // Writing the work tree, git may write a link where a file was, or was not (an alias may be any command).
+    return gitWritesFiles(argv) ? `git ${argv[gitSubcommandIndex(argv)] ?? ''}`.trim() : undefined;
   }
   if (program === 'find') return args.some((arg) => /^-(exec|execdir|ok|okdir)$/.test(arg)) ? 'find -exec' : undefined;
   // A program whose arguments the gate does not know may do anything (npm run, python, make, xargs),

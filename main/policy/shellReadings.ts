@@ -1,10 +1,9 @@
 import type { SubCommand } from '../../shared/commandPreview';
 import { GateError } from '../../shared/errors';
 import { parseNestedCommand } from '../tools/shell/parseCommand';
-import { baseName, programWords } from '../tools/shell/programWords';
-import { isAssignment } from '../tools/shell/shellWords';
-import { ANY_TEXT, wordShapes, type WordShape } from '../tools/shell/wordShapes';
-import { CODE_TAKERS, commandVariables, handedCode } from './handedCode';
+import { baseName } from '../tools/shell/programWords';
+import { ANY_TEXT, type WordShape } from '../tools/shell/wordShapes';
+import { CODE_TAKERS, commandVariables, handedCode, programShapes } from './handedCode';
 import { gitCommandsLike, gitSubcommandIndex, mayBeGitAlias } from './gitCommands';
 import { npmMayRun } from './npmCommands';
 import { onlyOptions, optionGiven, ruleOptionSpelling, type OptionSpelling, type WrittenOptions } from './optionSpellings';
@@ -86,10 +85,7 @@ export function broadPattern(words: readonly string[], prefix: boolean): BroadPa
 
 /** Reads a sub-command broadly (see the comment at the top). */
 export function commandReadings(command: SubCommand, depth = 0): CommandReadings {
-  let first = 0;
-  while (first < command.argv.length && isAssignment(command.argv[first]!)) first++;
-  const words = command.argv.slice(first).flatMap((word) => wordShapes(word));
-  const stripped = words.length - programWords(command.argv).argv.length;
+  const { words, stripped } = programShapes(command);
   // xargs and parallel add words read from their input after the command they run (`echo -rf x | xargs rm`).
   if (words.some((word) => ARGUMENT_ADDERS.has(baseName(word.literal ?? '')))) words.push(ANY_WORD);
   const starts = new Set<number>(words.length > 0 ? [0] : []);

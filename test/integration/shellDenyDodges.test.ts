@@ -9,7 +9,7 @@
  * not read out of it past a deny of its folder (git show REV:path, git log -p, git clone).
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -223,6 +223,56 @@ describe('a deny of a folder holds git reading it from the repository', () => {
 
   it('git commands that print no stored content still run unasked', async () => {
     for (const command of ['git log --oneline', 'git status --short', 'git diff --stat HEAD~1', 'git show-ref']) {
+      const result = await shell(command);
+      expect(result.isError, command).toBe(false);
+      expect(result.structuredContent, command).toMatchObject({ exitCode: 0 });
+    }
+    expect(prompts).toEqual([]);
+  });
+});
+
+describe('a deny of a folder holds the code a command hands on, and git rewriting the work tree', () => {
+  beforeAll(() => {
+    // The workspace repository (above) now tracks kept100, whose file has a change not committed, and
+    // holds an untracked file in it and a private file now.
+    victimTree('kept100');
+    git(['add', 'kept100']);
+    git(['-c', 'user.email=a@example.com', '-c', 'user.name=a', 'commit', '-q', '-m', 'kept']);
+    writeFileSync(join(gate.dirs.workspace, 'kept100', 'inner', 'keep.txt'), 'changed\n');
+    writeFileSync(join(gate.dirs.workspace, 'kept100', 'untracked.txt'), 'mine\n');
+    mkdirSync(join(gate.dirs.workspace, 'private'), { recursive: true });
+    writeFileSync(join(gate.dirs.workspace, 'private', 'now.txt'), 'NOW-91c2\n');
+  });
+
+  it.each([
+    ['bash -c "cd private && cat now.txt"'],
+    ['tar -I "cat private/now.txt" -cf docs.tar docs'],
+    ['git -c core.pager="cat private/now.txt" -P log'],
+    // A prefix of --upload-pack, as git takes it.
+    ['git ls-remote --upload-p="cat private/now.txt" .'],
+    ['git fetch --upload-pack "cat private/now.txt" .'],
+  ])('%j (shell text handed on) is refused by the deny of the file it reads, unasked, and nothing of it comes out', async (command) => {
+    const result = await shell(command);
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain('denied by `read_file(private/**)`');
+    expect(JSON.stringify(result)).not.toContain('NOW-91c2');
+    expect(prompts).toEqual([]);
+  });
+
+  it.each([['git stash'], ['git reset --har'], ['git checkout HEAD -- "*.txt"'], ['git restore :/'], ['git clean -fdx']])(
+    '%j (git rewriting files it does not name) is refused by the deny of writing kept100, unasked, and nothing there changes',
+    async (command) => {
+      const result = await shell(command);
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toContain('denied by `write_file(kept100/**)`');
+      expect(readFileSync(join(gate.dirs.workspace, 'kept100', 'inner', 'keep.txt'), 'utf8')).toBe('changed\n');
+      expect(existsSync(join(gate.dirs.workspace, 'kept100', 'untracked.txt'))).toBe(true);
+      expect(prompts).toEqual([]);
+    },
+  );
+
+  it('git commands that leave the work tree as it is still run unasked', async () => {
+    for (const command of ['git stash list', 'git restore --staged docs/readme.txt', 'git clean -n', 'git checkout -q -b topic']) {
       const result = await shell(command);
       expect(result.isError, command).toBe(false);
       expect(result.structuredContent, command).toMatchObject({ exitCode: 0 });

@@ -194,6 +194,50 @@ describe('commandPathUses', () => {
     expect(await stored('git -C src show HEAD:key.txt')).toEqual(['unknown']);
     expect(await stored('mkdir made && cd made && git show HEAD:key.txt')).toEqual(['unknown']);
   });
+
+  it('writes the whole work tree for a git command that changes it, whatever paths it names, and only its arguments for one that does not', async () => {
+    mkdirSync(join(workspace, '.git'));
+    /** The recursive writes of the work tree, apart from the words as paths. */
+    const tree = async (line: string) =>
+      (await uses(line))
+        .filter((found) => found.accesses.includes('write') && (found.written.includes('work tree') || (found.unknown ?? '').includes('working files')))
+        .map((found) => found.paths.join() || 'unknown');
+    const writers = [
+      'git checkout main', 'git checkout HEAD~1 -- "*.key"', 'git switch main', 'git restore :/', 'git restore --staged --worktree x', 'git reset --hard',
+      // A prefix of --hard, as git takes it.
+      'git reset --har', 'git reset --keep HEAD~1', 'git stash', 'git stash pop', 'git stash -u', 'git clean -fdx',
+      // In -fden the n is -e's value, not --dry-run.
+      'git clean -fden', 'git rm -r ":/"', 'git mv a b', 'git pull', 'git merge topic', 'git rebase main', 'git cherry-pick abc', 'git revert abc', 'git am p.mbox',
+      'git apply p.patch', 'git apply --stat --apply p.patch', 'git read-tree -mu HEAD', 'git checkout-index -a', 'git bisect start', 'git sparse-checkout set a',
+      'git submodule update', 'git filter-branch HEAD', 'git checkout -b topic main', 'git lg', 'git $sub', 'git reset $opt',
+    ];
+    for (const line of writers) expect(await tree(line), line).toEqual([workspace]);
+    const others = [
+      'git status', 'git add -A', 'git commit -m x', 'git stash list', 'git stash show', 'git reset', 'git reset --soft HEAD~1', 'git restore --staged x', 'git rm --cached x',
+      'git clean -n', 'git clean --dry-run', 'git apply --check p.patch', 'git checkout -b topic', 'git switch -c topic', 'git log -p', 'git fetch', 'git push', 'git read-tree HEAD',
+      'git bisect log', 'git submodule status', 'git --version',
+    ];
+    for (const line of others) expect(await tree(line), line).toEqual([]);
+    expect(await tree('GIT_WORK_TREE=/elsewhere git checkout main')).toEqual(['unknown']);
+  });
+
+  it('judges the files of shell text a command hands on as a line of its own, run where the command runs', async () => {
+    const key = join(workspace, 'real/key.txt');
+    const handed = [
+      'sh -c "cat real/key.txt"', 'bash -c "cd real && cat key.txt"', 'eval "cat real/key.txt"', 'env -S "cat real/key.txt"', 'sudo sh -c "cat real/key.txt"',
+      'sh -c "sh -c \'cat real/key.txt\'"', 'rsync -avze "cat real/key.txt" a b', 'tar -I "cat real/key.txt" -cf x.tar src', 'git -c core.pager="cat real/key.txt" log',
+      'PAGER="cat real/key.txt" git log', 'git rebase -x "cat real/key.txt" main', 'git rebase --exe="cat real/key.txt" main', 'git submodule foreach "cat real/key.txt"',
+      'git bisect run sh -c "cat real/key.txt"', 'git fetch --upload-pack="cat real/key.txt" origin', 'git grep -O"cat real/key.txt" x', 'git difftool -x "cat real/key.txt"',
+    ];
+    for (const line of handed) expect(reads(await uses(line)), line).toContain(key);
+    expect(reads(await uses('cd src && sh -c "cat ../real/key.txt"'))).toContain(key);
+    // Text only known when it runs, and code the handed line does not show, leave the files unknown.
+    for (const line of ['sh -c "$X"', 'sh -c "python3 -c 1"', 'rsync -e "$CMD" a b']) {
+      expect((await uses(line)).some((found) => found.unknown !== undefined), line).toBe(true);
+    }
+    // What a plain command names is all it touches.
+    expect(await uses('rsync -e ssh a b')).not.toContainEqual(expect.objectContaining({ unknown: expect.anything() }));
+  });
 });
 
 describe('bashStaysInWorkspace', () => {

@@ -1,5 +1,6 @@
 import type { HiddenCode } from '../../../shared/commandPreview';
 import { baseName, type ProgramWords } from './programWords';
+import { gitSubcommandIndex } from '../../policy/gitCommands';
 import { shellQuote } from './shellQuote';
 
 /**
@@ -119,15 +120,67 @@ function findCode(args: readonly string[]): HiddenCode[] {
 
 function gitCode(args: readonly string[]): HiddenCode[] {
   const found: HiddenCode[] = [];
-  for (let at = 0; at < args.length; at++) {
-    const setting = args[at] === '-c' ? args[at + 1] : args[at]!.startsWith('-c') && args[at]!.length > 2 ? args[at]!.slice(2) : undefined;
-    const fromEnv = args[at]!.startsWith('--config-env=') ? args[at]!.slice('--config-env='.length) : args[at] === '--config-env' ? args[at + 1] : undefined;
+  const at = gitSubcommandIndex(['git', ...args]) - 1;
+  for (let index = 0; index < Math.min(at, args.length); index++) {
+    const arg = args[index]!;
+    const setting = arg === '-c' ? args[index + 1] : arg.startsWith('-c') && arg.length > 2 ? arg.slice(2) : undefined;
+    const fromEnv = arg.startsWith('--config-env=') ? arg.slice('--config-env='.length) : arg === '--config-env' ? args[index + 1] : undefined;
     const pair = setting ?? fromEnv;
-    if (pair === undefined) continue;
-    const key = pair.slice(0, pair.includes('=') ? pair.indexOf('=') : undefined);
-    if (GIT_COMMAND_SETTINGS.test(key)) found.push({ why: `git -c ${key} makes git run this`, code: pair.slice(key.length + 1) });
+    if (pair !== undefined) {
+      const key = pair.slice(0, pair.includes('=') ? pair.indexOf('=') : undefined);
+      if (GIT_COMMAND_SETTINGS.test(key)) found.push({ why: `git -c ${key} makes git run this`, code: pair.slice(key.length + 1) });
+    }
+    // Programs git does not build in (an alias's `git-NAME`, scripts) are looked up there first.
+    const execPath = arg.startsWith('--exec-path=') ? arg.slice('--exec-path='.length) : undefined;
+    if (execPath) found.push({ why: 'git --exec-path runs its commands from this folder', code: execPath });
   }
-  return found;
+  const subcommand = args[at];
+  return subcommand === undefined ? found : [...found, ...gitCommandCode(subcommand, args.slice(at + 1))];
+}
+
+/**
+ * Options of git's own commands whose value git runs as a shell command: `rebase --exec`,
+ * `filter-branch --tree-filter`, `difftool --extcmd`, `clone --upload-pack`, `send-email --to-cmd`…
+ * (a long option by any prefix, as git takes it).
+ */
+const GIT_COMMAND_OPTIONS: Record<string, { shorts: string[]; longs: string[] }> = {
+  rebase: { shorts: ['x'], longs: ['exec'] },
+  'filter-branch': { shorts: [], longs: ['env-filter', 'tree-filter', 'index-filter', 'parent-filter', 'msg-filter', 'commit-filter', 'tag-name-filter'] },
+  difftool: { shorts: ['x'], longs: ['extcmd'] },
+  clone: { shorts: ['u'], longs: ['upload-pack'] },
+  fetch: { shorts: [], longs: ['upload-pack'] },
+  pull: { shorts: [], longs: ['upload-pack'] },
+  'ls-remote': { shorts: [], longs: ['upload-pack'] },
+  'fetch-pack': { shorts: [], longs: ['upload-pack', 'exec'] },
+  archive: { shorts: [], longs: ['exec'] },
+  push: { shorts: [], longs: ['receive-pack', 'exec'] },
+  'send-pack': { shorts: [], longs: ['receive-pack', 'exec'] },
+  'send-email': { shorts: [], longs: ['to-cmd', 'cc-cmd', 'header-cmd', 'sendmail-cmd', 'smtp-server'] },
+  instaweb: { shorts: ['d', 'b'], longs: ['httpd', 'browser'] },
+};
+
+/** The commands a git subcommand is told to run on its line: by an option, or as its arguments (`submodule foreach`, `bisect run`). */
+function gitCommandCode(subcommand: string, args: readonly string[]): HiddenCode[] {
+  const options = GIT_COMMAND_OPTIONS[subcommand];
+  if (options) return optionValues(args, options.shorts, options.longs).map((code) => ({ why: `git ${subcommand} runs this command`, code }));
+  // grep's pager is optional and glued: -Oless, --open-files-in-pager=less (`-O` alone is the configured pager).
+  if (subcommand === 'grep') {
+    return args.flatMap((arg) => {
+      const long = /^--([^=]+)=(.*)$/s.exec(arg);
+      const code = long && 'open-files-in-pager'.startsWith(long[1]!) ? long[2] : /^-[a-zA-Z]*O(.+)$/s.exec(arg)?.[1];
+      return code ? [{ why: 'git grep opens the files it finds with this command', code }] : [];
+    });
+  }
+  const verb = args.findIndex((arg) => !arg.startsWith('-'));
+  // foreach runs one argument through the shell, several as a command with its arguments; bisect run, as a command.
+  const command = (from: number): string => (args.length - from === 1 ? args[from]! : args.slice(from).map(shellQuote).join(' '));
+  if (subcommand === 'submodule' && args[verb] === 'foreach') {
+    let from = verb + 1;
+    while (from < args.length && args[from]!.startsWith('-')) from++;
+    if (from < args.length) return [{ why: 'git submodule foreach runs this command in every submodule', code: command(from) }];
+  }
+  if (subcommand === 'bisect' && args[verb] === 'run' && verb + 1 < args.length) return [{ why: 'git bisect run runs this command at each step', code: command(verb + 1) }];
+  return [];
 }
 
 function sshCode(args: readonly string[]): HiddenCode[] {
@@ -171,10 +224,7 @@ export function shellTextsOf(argv: readonly string[]): string[] {
   if (program === 'hash' && args.includes('-p')) return [`${shellQuote(args[args.indexOf('-p') + 1] ?? '')} "$@"`];
   if (program === 'watch') return [afterOptions(args, ['-n', '-d', '--interval'])];
   if (program === 'ssh' || program === 'scp' || program === 'sftp') return [...(program === 'ssh' ? sshCode(args).map((code) => code.code) : []), ...sshLocalCommands(args)];
-  if (program in COMMAND_OPTIONS) {
-    const { shorts, longs, twoLetters } = COMMAND_OPTIONS[program]!;
-    return optionValues(args, shorts, longs, twoLetters).map((value) => value.replace(/^exec=/, ''));
-  }
+  if (program in COMMAND_OPTIONS) return commandOptionValues(program, args);
   if (program === 'env') return args.flatMap((arg, at) => (arg === '-S' || arg === '--split-string' ? [args[at + 1] ?? ''] : /^(-S|--split-string=)./s.test(arg) ? [arg.replace(/^(-S|--split-string=)/, '')] : []));
   if (program === 'git') {
     // An alias's value is a git command line, or with a leading ! a shell command line.
@@ -195,11 +245,17 @@ const COMMAND_OPTIONS: Record<string, { shorts: string[]; longs: string[]; twoLe
   zip: { shorts: [], longs: ['unzip-command'], twoLetters: ['TT'] },
 };
 
+/** The commands `program` (one of COMMAND_OPTIONS) is told to run by its options. */
+function commandOptionValues(program: string, args: readonly string[]): string[] {
+  const { shorts, longs, twoLetters } = COMMAND_OPTIONS[program]!;
+  return optionValues(args, shorts, longs, twoLetters).map((value) => value.replace(/^exec=/, ''));
+}
+
 /** The programs with options whose value they run (rsync, tar, split, sort, zip). */
 export const COMMAND_OPTION_PROGRAMS: readonly string[] = Object.keys(COMMAND_OPTIONS);
 
 /**
- * The values of the given options: `-e CMD`, `-eCMD`, `--rsh CMD`, `--rsh=CMD`, and a long option
+ * The values of the given options: `-e CMD`, `-eCMD`, `-avze CMD`, `--rsh CMD`, `--rsh=CMD`, and a long option
  * written as any prefix of its name (`--filt=CMD`: GNU getopt_long takes a unique prefix; an
  * ambiguous one is counted too, which only makes a deny hold more).
  */
@@ -212,7 +268,12 @@ function optionValues(args: readonly string[], shorts: readonly string[], longs:
     const two = twoLetters.find((letters) => arg.startsWith(`-${letters}`));
     if (long && longs.some((name) => name.startsWith(long[1]!))) found.push(long[2] ?? args[++at] ?? '');
     else if (!long && two) found.push(arg.length > two.length + 1 ? arg.slice(two.length + 1) : (args[++at] ?? ''));
-    else if (!long && /^-[^-]/.test(arg) && shorts.includes(arg[1]!)) found.push(arg.length > 2 ? arg.slice(2) : (args[++at] ?? ''));
+    else if (!long && /^-[^-]/.test(arg)) {
+      // A cluster of short options ends in the one that takes the command: `rsync -avze CMD`, `-aveCMD`.
+      const letters = /^-([a-zA-Z0-9]*)/.exec(arg)![1]!;
+      const taker = [...letters].findIndex((letter) => shorts.includes(letter));
+      if (taker >= 0) found.push(arg.length > taker + 2 ? arg.slice(taker + 2) : (args[++at] ?? ''));
+    }
   }
   return found;
 }
