@@ -12,7 +12,7 @@ import { mayMakeLinks } from './linkMakers';
 import type { PathAccess } from './pathRule';
 import { followedLinks } from './followedLinks';
 import { codeHandedOn } from './handedCode';
-import { gitRepositoryUses } from './gitRepositoryUses';
+import { gitConfigWrites, gitRepositoryUses } from './gitRepositoryUses';
 import { expandPathname, hasGlob } from './pathnameExpansion';
 import { PROGRAM_SPECS, type ProgramSpec, type ValueRole } from './programPaths';
 import { sedEffects, sedScripts } from './sedScript';
@@ -270,23 +270,29 @@ function argumentUses(command: SubCommand, runs: readonly string[], folders: Fol
   const spec = PROGRAM_SPECS[program];
   if (program === 'find') return findUses(tail.slice(1), folders, place);
   if (program === 'dd') return ddUses(tail.slice(1), folders, place);
-  if (program === 'git') return [...unknownProgramUses(tail.slice(1), folders, place), ...gitStoreUses(command, tail, folders)];
+  if (program === 'git') return [...unknownProgramUses(tail.slice(1), folders, place), ...gitStoreUses(command, tail, folders, place)];
   if (program === 'sed' && spec) return [...knownProgramUses(spec, tail.slice(1), folders, place), ...sedScriptUses(tail.slice(1), folders, place)];
   return spec ? knownProgramUses(spec, tail.slice(1), folders, place) : unknownProgramUses(tail.slice(1), folders, place);
 }
 
-/** git: the repository's stored files, which a command that prints or copies their content reads whole, and its work tree, which a command that changes it writes whole (gitRepositoryUses.ts). */
-function gitStoreUses(command: SubCommand, words: readonly Word[], folders: Folders): PathUse[] {
-  const found = gitRepositoryUses(
-    words.map((word) => (word.computed && /[$`]/.test(word.value) ? undefined : word.value)),
-    folders.assignments,
-    folders.cwds,
-  );
-  if (found.kind === 'none') return [];
-  if (found.kind === 'unknown' || folders.unknown) {
-    return [{ accesses: found.accesses, written: command.text, paths: [], below: true, unknown: found.kind === 'unknown' ? found.why : folders.unknown }];
-  }
-  return [{ accesses: found.accesses, written: `git ${found.subcommand}, which ${found.does}`, paths: found.folders, below: true }];
+/**
+ * git: the repository's stored files, which a command that prints or copies their content reads
+ * whole; its work tree, which a command that changes it writes whole; its settings file, which
+ * `git config` writes (gitRepositoryUses.ts).
+ */
+function gitStoreUses(command: SubCommand, words: readonly Word[], folders: Folders, place: CommandPlace): PathUse[] {
+  const values = words.map((word) => (word.computed && /[$`]/.test(word.value) ? undefined : word.value));
+  const found = [
+    { ...gitRepositoryUses(values, folders.assignments, folders.cwds), below: true },
+    { ...gitConfigWrites(values, folders.assignments, folders.cwds, place.home), below: false },
+  ];
+  return found.flatMap((uses): PathUse[] => {
+    if (uses.kind === 'none') return [];
+    if (uses.kind === 'unknown' || folders.unknown) {
+      return [{ accesses: uses.accesses, written: command.text, paths: [], below: true, unknown: uses.kind === 'unknown' ? uses.why : folders.unknown }];
+    }
+    return [{ accesses: uses.accesses, written: `git ${uses.subcommand}, which ${uses.does}`, paths: uses.folders, below: uses.below }];
+  });
 }
 
 /** sed: the files its script reads (`r`, `R`) and writes (`w`, `W`, `s///w`); a script in a file, only known when the line runs, or one that cannot be read, may touch any. */

@@ -90,29 +90,84 @@ export function gitRepositoryUses(words: readonly GitWord[], assignments: readon
   const shown = subcommand ?? 'a subcommand only known when the line runs';
   const does = reads && writes ? 'can print any file the repository holds and rewrite any of its work tree' : reads ? 'can print any file the repository holds' : 'can rewrite or remove any file of its work tree';
   const touches = reads && writes ? 'reads and writes the files' : reads ? 'reads stored files' : 'writes the working files';
-  if (assignments.some((assignment) => ELSEWHERE_VARIABLE.test(assignment))) {
-    return { kind: 'unknown', why: `git ${shown} ${touches} of a repository a variable points to`, accesses };
+  const tops = repositoryTops(words, at, assignments, cwds, `git ${shown} ${touches}`);
+  if ('why' in tops) return { kind: 'unknown', why: tops.why, accesses };
+  return { kind: 'folders', subcommand: shown, folders: tops.folders, accesses, does };
+}
+
+/** Options of `git config` that only read settings. */
+const CONFIG_READS = /^(--get|--get-all|--get-regexp|--get-urlmatch|--get-color|--get-colorbool|-l|--list)$/;
+/** Options of `git config` that write settings (a key and a value given alone write too). */
+const CONFIG_WRITES = /^(--add|--unset|--unset-all|--replace-all|--rename-section|--remove-section|-e|--edit)$/;
+/** The subcommands of `git config` (2.46 and later) that write settings. */
+const CONFIG_WRITE_VERBS = new Set(['set', 'unset', 'rename-section', 'remove-section', 'edit']);
+/** Variables that point `git config` at another file than the one its scope names. */
+const CONFIG_ELSEWHERE = /^GIT_CONFIG(_GLOBAL|_SYSTEM)?=/;
+
+/** Which settings file a `git config` line writes: none (a read, or another command), one its options name, or one only known when it runs. */
+export type GitConfigTarget = 'none' | 'unknown' | 'file' | 'repository' | 'worktree' | 'global' | 'system';
+
+/** Which settings file `git config` writes with these words (index 0 is git). */
+export function gitConfigTarget(words: readonly GitWord[]): GitConfigTarget {
+  const at = gitSubcommandIndex(words);
+  if (words[at] !== 'config') return 'none';
+  const args = words.slice(at + 1);
+  const options = args.filter((arg) => arg === undefined || arg.startsWith('-'));
+  if (options.includes(undefined)) return 'unknown';
+  const given = options as string[];
+  const operands = args.filter((arg): arg is string => arg !== undefined && !arg.startsWith('-'));
+  const writes = given.some((option) => CONFIG_WRITES.test(option)) || CONFIG_WRITE_VERBS.has(operands[0] ?? '') || operands.length >= 2;
+  if (!writes || given.some((option) => CONFIG_READS.test(option))) return 'none';
+  if (given.some((option) => /^(-f|--file|--blob)(=|$)/.test(option))) return 'file';
+  return given.includes('--global') ? 'global' : given.includes('--system') ? 'system' : given.includes('--worktree') ? 'worktree' : 'repository';
+}
+
+/**
+ * The settings file `git config` writes, when it writes one: the repository's `.git/config` (a
+ * protected file: its settings name programs git runs, an alias among them), `config.worktree`,
+ * `~/.gitconfig` and `~/.config/git/config`, or `/etc/gitconfig`. A file `--file` names is judged
+ * as any path argument. None for a read (`--get`, `--list`, a key alone).
+ */
+export function gitConfigWrites(words: readonly GitWord[], assignments: readonly string[], cwds: readonly string[], home: string): RepositoryUses {
+  const target = gitConfigTarget(words);
+  if (target === 'none' || target === 'file') return { kind: 'none' };
+  const accesses: PathAccess[] = ['write'];
+  const does = "writes git's settings, which name programs git runs";
+  if (target === 'unknown' || assignments.some((assignment) => CONFIG_ELSEWHERE.test(assignment))) {
+    return { kind: 'unknown', why: 'git config writes a settings file only known when the line runs', accesses };
   }
+  if (target === 'global') return { kind: 'folders', subcommand: 'config', folders: [join(home, '.gitconfig'), join(home, '.config/git/config')], accesses, does };
+  if (target === 'system') return { kind: 'folders', subcommand: 'config', folders: ['/etc/gitconfig'], accesses, does };
+  const tops = repositoryTops(words, gitSubcommandIndex(words), assignments, cwds, 'git config writes the settings');
+  if ('why' in tops) return { kind: 'unknown', why: tops.why, accesses };
+  return { kind: 'folders', subcommand: 'config', folders: tops.folders.map((top) => join(top, '.git', target === 'worktree' ? 'config.worktree' : 'config')), accesses, does };
+}
+
+/**
+ * The top folders of the repositories git works on, from every folder the line may be in and the
+ * `-C` options before its subcommand (`at`); or why they are only known when it runs (`what`
+ * begins the reason: "git show reads stored files").
+ */
+function repositoryTops(words: readonly GitWord[], at: number, assignments: readonly string[], cwds: readonly string[], what: string): { folders: string[] } | { why: string } {
+  if (assignments.some((assignment) => ELSEWHERE_VARIABLE.test(assignment))) return { why: `${what} of a repository a variable points to` };
   let starts = [...cwds];
   for (let index = 1; index < at; index++) {
     const word = words[index];
     const option = word?.split('=')[0];
-    if (word === undefined || (option !== undefined && ELSEWHERE_OPTIONS.has(option))) {
-      return { kind: 'unknown', why: `git ${shown} ${touches} of a repository its options name`, accesses };
-    }
+    if (word === undefined || (option !== undefined && ELSEWHERE_OPTIONS.has(option))) return { why: `${what} of a repository its options name` };
     if (word === '-C' || word.startsWith('-C')) {
       const folder = word === '-C' ? words[++index] : word.slice(2);
-      if (folder === undefined) return { kind: 'unknown', why: `git ${shown} ${touches} of a folder only known when the line runs`, accesses };
+      if (folder === undefined) return { why: `${what} of a folder only known when the line runs` };
       starts = starts.map((start) => resolve(start, folder));
     }
   }
   const tops: string[] = [];
   for (const start of starts) {
     const top = repositoryTop(start);
-    if (typeof top !== 'string') return { kind: 'unknown', why: `git ${shown} ${touches} of ${top.elsewhere}`, accesses };
+    if (typeof top !== 'string') return { why: `${what} of ${top.elsewhere}` };
     tops.push(top);
   }
-  return { kind: 'folders', subcommand: shown, folders: [...new Set(tops)], accesses, does };
+  return { folders: [...new Set(tops)] };
 }
 
 /**

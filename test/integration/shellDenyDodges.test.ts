@@ -271,8 +271,19 @@ describe('a deny of a folder holds the code a command hands on, and git rewritin
     },
   );
 
+  it('git config setting an alias or a pager in the repository’s settings asks a person (nobody answered here), and the settings stay as they were', async () => {
+    const before = readFileSync(join(gate.dirs.workspace, '.git', 'config'), 'utf8');
+    for (const command of ['git config alias.x "!cat private/now.txt"', 'git config --add core.pager "cat private/now.txt"']) {
+      const result = await shell(command);
+      expect(result.isError, command).toBe(true);
+      expect(prompts.length, command).toBe(1);
+      prompts.length = 0;
+    }
+    expect(readFileSync(join(gate.dirs.workspace, '.git', 'config'), 'utf8')).toBe(before);
+  });
+
   it('git commands that leave the work tree as it is still run unasked', async () => {
-    for (const command of ['git stash list', 'git restore --staged docs/readme.txt', 'git clean -n', 'git checkout -q -b topic']) {
+    for (const command of ['git stash list', 'git restore --staged docs/readme.txt', 'git clean -n', 'git checkout -q -b topic', 'git config --get core.bare']) {
       const result = await shell(command);
       expect(result.isError, command).toBe(false);
       expect(result.structuredContent, command).toMatchObject({ exitCode: 0 });

@@ -221,6 +221,22 @@ describe('commandPathUses', () => {
     expect(await tree('GIT_WORK_TREE=/elsewhere git checkout main')).toEqual(['unknown']);
   });
 
+  it('writes the settings file git config sets a value in: the repository’s, the worktree’s, the user’s or the system’s; a read writes none', async () => {
+    mkdirSync(join(workspace, '.git'));
+    const settings = async (line: string) =>
+      (await uses(line)).filter((found) => found.written.includes("git's settings") || (found.unknown ?? '').includes('settings')).map((found) => (found.paths.join() || 'unknown'));
+    expect(await settings('git config alias.x "!cat ~/.ssh/id_rsa"')).toEqual([join(workspace, '.git/config')]);
+    expect(await settings('git -C src config --add core.pager less')).toEqual([join(workspace, '.git/config')]);
+    expect(await settings('git config set alias.x y')).toEqual([join(workspace, '.git/config')]);
+    expect(await settings('git config --worktree a.b c')).toEqual([join(workspace, '.git/config.worktree')]);
+    expect(await settings('git config --global alias.x y')).toEqual([`${join(home, '.gitconfig')},${join(home, '.config/git/config')}`]);
+    expect(await settings('git config --system core.pager x')).toEqual(['/etc/gitconfig']);
+    expect(await settings('git config $OPT alias.x y')).toEqual(['unknown']);
+    for (const read of ['git config user.name', 'git config --get user.name', 'git config --global --list', 'git config -l', 'git config --get-regexp alias']) {
+      expect(await settings(read), read).toEqual([]);
+    }
+  });
+
   it('judges the files of shell text a command hands on as a line of its own, run where the command runs', async () => {
     const key = join(workspace, 'real/key.txt');
     const handed = [

@@ -3,6 +3,7 @@ import type { RiskFlag, RiskFlagKind, SubCommand } from '../../../shared/command
 import { baseName, programWords, type ProgramWords } from './programWords';
 import { wordValue } from './shellWords';
 import { gitSubcommandIndex } from '../../policy/gitCommands';
+import { gitConfigTarget } from '../../policy/gitRepositoryUses';
 
 /**
  * The risks of a command line, worked out from its sub-commands as bash would run them (see
@@ -126,6 +127,11 @@ function writtenPaths(program: string, args: readonly string[], command: SubComm
     targets.push(into >= 0 && args[into + 1] ? args[into + 1]! : operands.at(-1)!);
   }
   if (program === 'dd') targets.push(...args.filter((arg) => arg.startsWith('of=')).map((arg) => arg.slice(3)));
+  if (program === 'git') {
+    const settings = gitConfigTarget([program, ...args]);
+    if (settings === 'global') targets.push('~/.gitconfig');
+    if (settings === 'system') targets.push('/etc/gitconfig');
+  }
   return targets;
 }
 
