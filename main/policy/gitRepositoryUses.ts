@@ -33,6 +33,8 @@ const ALWAYS_READ = new Set(
     'notes pack-objects range-diff request-pull send-email show unpack-file upload-archive upload-pack worktree'
   ).split(' '),
 );
+/** Commands that list refs, and print what they point to in the format asked for. */
+const FORMAT_PRINTERS = new Set(['for-each-ref', 'tag', 'branch']);
 /** Commands that print changes as patches unless told to print only names or counts. */
 const PATCH_UNLESS_NAMES = new Set(['diff']);
 /** Commands that print patches only when asked (`git log -p`). */
@@ -52,8 +54,8 @@ const CONTENT_LONG_OPTIONS = (
   'patch patch-with-stat patch-with-raw pickaxe-all pickaxe-regex word-diff word-diff-regex color-words cc full-diff binary text unified ' +
   'function-context find-object textconv ext-diff'
 ).split(' ');
-/** Options that make a diff print only names or counts. */
-const NAMES_OPTION = /^(--stat.*|--numstat|--shortstat|--dirstat.*|--name-only|--name-status|--summary|--quiet|--exit-code|--raw|-s|--no-patch|--check)$/;
+/** Options that make a diff print only names or counts (`--exit-code`, `--check` and `--summary` print the patch, or lines of it, too). */
+const NAMES_OPTION = /^(--stat.*|--numstat|--shortstat|--dirstat.*|--name-only|--name-status|--quiet|--raw|-s|--no-patch)$/;
 
 /** Options and variables that point git at another repository than the one around its folder. */
 const ELSEWHERE_OPTIONS = new Set(['--git-dir', '--work-tree', '--namespace']);
@@ -81,6 +83,9 @@ export function gitRepositoryUses(words: readonly GitWord[], assignments: readon
   const subcommand = words[at];
   if (at >= words.length) return { kind: 'none' };
   const args = words.slice(at + 1);
+  if ((subcommand === 'init' || subcommand === 'clone') && args.some((arg) => arg === undefined || abbreviates(arg, ['template']))) {
+    return { kind: 'unknown', why: `git ${subcommand} --template copies a folder's hooks, programs git runs, into the repository it makes`, accesses: ['read', 'write'] };
+  }
   // An alias, or a subcommand only known when the line runs, may be any of git's commands.
   const any = subcommand === undefined || mayBeGitAlias(subcommand);
   const reads = any || printsContent(subcommand, args);
@@ -172,7 +177,7 @@ function repositoryTops(words: readonly GitWord[], at: number, assignments: read
 
 /**
  * Options spelled as git takes them: a long name by any prefix of it (`--har` is --hard), a short
- * letter alone or, where `clusters`, in a cluster of short options (`-fdx`).
+ * letter alone or in a cluster of short options (`-fdx`).
  */
 interface Spelling {
   readonly longs: readonly string[];
@@ -181,36 +186,61 @@ interface Spelling {
 
 /**
  * git commands that change the work tree. `only`: they do only with one of these options (`reset
- * --hard`); `unless`: they do not with one of these (`rm --cached`, `apply --check`), though they do
- * again with one of `also` (`apply --stat --apply`); `readOnlyVerbs`: their subcommands that leave
- * it (`stash list`). `clone` and `worktree add` make a new folder, which they name (judged as any path).
+ * --hard`); `unless`: they do not with one of these (`rm --cached`, `apply --check`), as long as
+ * every option given is one of `quiet` (any other may undo it: `--no-cached`, `apply --stat
+ * --apply`, or `-e -n`, where the n is -e's value); `readOnlyVerbs`: their subcommands
+ * that leave it (`stash list`), given first. `clone` and `worktree add` make a new folder, which
+ * they name (judged as any path).
  */
-const TREE_WRITERS: Record<string, { only?: Spelling; unless?: Spelling; also?: Spelling; readOnlyVerbs?: readonly string[] }> = {
+interface TreeWriter {
+  readonly only?: Spelling;
+  readonly unless?: Spelling;
+  readonly quiet?: RegExp;
+  readonly readOnlyVerbs?: readonly string[];
+}
+const TREE_WRITERS: Record<string, TreeWriter> = {
   am: {},
-  apply: { unless: { longs: ['cached', 'check', 'stat', 'numstat', 'summary'] }, also: { longs: ['apply', 'index'] } },
+  apply: {
+    unless: { longs: ['cached', 'check', 'stat', 'numstat', 'summary'] },
+    quiet: /^(--cached|--check|--stat|--numstat|--summary|--verbose|--reverse|--recount|--unidiff-zero|--allow-empty|--quiet|-[vRzq]+)$/,
+  },
   bisect: { readOnlyVerbs: ['log', 'view', 'visualize', 'terms', 'help'] },
   checkout: {},
   'checkout-index': {},
   'cherry-pick': {},
-  clean: { unless: { longs: ['dry-run'], shorts: 'n' } },
+  clean: { unless: { longs: ['dry-run'], shorts: 'n' }, quiet: /^(--dry-run|--quiet|--force|-[ndxXqf]+)$/ },
   'filter-branch': {},
   merge: {},
   'merge-file': {},
+  'merge-index': {},
+  'merge-octopus': {},
+  'merge-one-file': {},
+  'merge-ours': {},
+  'merge-recursive': {},
+  'merge-resolve': {},
+  'merge-subtree': {},
+  mergetool: {},
   mv: {},
   pull: {},
+  quiltimport: {},
   'read-tree': { only: { longs: [], shorts: 'u' } },
   rebase: {},
+  rerere: {},
   reset: { only: { longs: ['hard', 'merge', 'keep'] } },
-  restore: { unless: { longs: ['staged'], shorts: 'S' }, also: { longs: ['worktree'], shorts: 'W' } },
+  restore: { unless: { longs: ['staged'], shorts: 'S' }, quiet: /^(--staged|--quiet|--source=.*|-s|-[Sq]+)$/ },
   revert: {},
-  rm: { unless: { longs: ['cached', 'dry-run'], shorts: 'n' } },
+  rm: { unless: { longs: ['cached', 'dry-run'], shorts: 'n' }, quiet: /^(--cached|--dry-run|--quiet|--force|--ignore-unmatch|-[rfnq]+)$/ },
   'sparse-checkout': { readOnlyVerbs: ['list'] },
   stash: { readOnlyVerbs: ['list', 'show', 'create', 'store', 'drop', 'clear'] },
   submodule: { readOnlyVerbs: ['status', 'summary'] },
   switch: {},
 };
-/** Options that make checkout or switch only start a branch where HEAD is (`git checkout -b topic`), given no commit to start it from. */
+/**
+ * What `git checkout -b topic` may add and still only start a branch where HEAD is, given no commit
+ * to start it from (`-f` would reset the working files).
+ */
 const NEW_BRANCH = /^(-b|-B|-c|-C|--create|--force-create)$/;
+const NEW_BRANCH_QUIET = /^(-b|-B|-c|-C|--create|--force-create|-q|--quiet|-t|--track|--no-track)$/;
 
 /** Whether a git command of git's own changes the work tree with these arguments (a word only known when it runs may be any option). */
 function writesTree(subcommand: string, args: readonly GitWord[]): boolean {
@@ -221,16 +251,17 @@ function writesTree(subcommand: string, args: readonly GitWord[]): boolean {
   if (before.includes(undefined)) return true;
   const options = (before as string[]).filter((arg) => arg.startsWith('-'));
   const operands = (before as string[]).filter((arg) => !arg.startsWith('-'));
-  if (writer.readOnlyVerbs?.includes(operands[0] ?? '')) return false;
-  if ((subcommand === 'checkout' || subcommand === 'switch') && end < 0 && operands.length === 1 && options.some((option) => NEW_BRANCH.test(option))) return false;
-  // A cluster counts for an option that writes, never for one that would spare the work tree:
-  // in `-en` the n may be -e's value, not --dry-run.
-  const has = (spelling: Spelling | undefined, clusters: boolean) =>
+  // The subcommand comes first (`git stash -m list` is a push with the message "list"); submodule takes --quiet before it.
+  const verb = subcommand === 'submodule' ? (before as string[]).find((arg) => arg !== '-q' && arg !== '--quiet') : before[0];
+  if (verb !== undefined && writer.readOnlyVerbs?.includes(verb)) return false;
+  if ((subcommand === 'checkout' || subcommand === 'switch') && end < 0 && operands.length === 1 && options.some((option) => NEW_BRANCH.test(option)) && options.every((option) => NEW_BRANCH_QUIET.test(option))) return false;
+  const has = (spelling: Spelling | undefined) =>
     spelling !== undefined &&
-    options.some((option) => abbreviates(option, spelling.longs) || (spelling.shorts !== undefined && (clusters ? new RegExp(`^-[a-zA-Z]*[${spelling.shorts}]`).test(option) : option === `-${spelling.shorts}`)));
-  if (has(writer.also, true)) return true;
-  if (writer.only) return has(writer.only, true);
-  return !has(writer.unless, false);
+    options.some((option) => abbreviates(option, spelling.longs) || (spelling.shorts !== undefined && new RegExp(`^-[a-zA-Z]*[${spelling.shorts}]`).test(option)));
+  if (writer.only) return has(writer.only);
+  // Only options known to leave the work tree (and to take no value) can spare it: then a cluster is safe to read.
+  const spared = writer.unless !== undefined && writer.quiet !== undefined && options.every((option) => writer.quiet!.test(option)) && has(writer.unless);
+  return !spared;
 }
 
 /** Whether git, with these words (index 0 is git), may write working files: of its work tree, or of a new one (`clone`, `worktree add`). */
@@ -249,6 +280,8 @@ function printsContent(subcommand: string, args: readonly GitWord[]): boolean {
     if (arg === '--') break;
     if (arg === undefined || arg.startsWith('-')) options.push(arg);
   }
+  // A ref may point at any stored file (`git tag x HEAD:secret/key`): a format prints its content (`%(raw)`, `%(contents)`).
+  if (FORMAT_PRINTERS.has(subcommand)) return options.some((option) => option === undefined || abbreviates(option, ['format']) || (subcommand === 'tag' && /^-n\d*$/.test(option)));
   const asksContent = options.some((option) => option === undefined || CONTENT_OPTION.test(option) || abbreviates(option, CONTENT_LONG_OPTIONS));
   if (PATCH_UNLESS_NAMES.has(subcommand)) return asksContent || !options.some((option) => option !== undefined && NAMES_OPTION.test(option));
   if (HUNKS_ON_REQUEST.has(subcommand)) return options.some((option) => option === undefined || HUNK_OPTION.test(option) || abbreviates(option, HUNK_LONG_OPTIONS));

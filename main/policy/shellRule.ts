@@ -3,6 +3,7 @@ import { GateError } from '../../shared/errors';
 import { parseCommand } from '../tools/shell/parseCommand';
 import { baseName, programWords } from '../tools/shell/programWords';
 import { expandWord, wordValue, type WordValue } from '../tools/shell/shellWords';
+import { gitSubcommandIndex } from './gitCommands';
 import { RuleError } from './ruleText';
 import { broadPattern, commandReadings, readingsMatch, type BroadPattern, type CommandReadings } from './shellReadings';
 
@@ -131,7 +132,9 @@ export function unreadableForAllow(command: SubCommand): string | undefined {
     if (fedInput || inline || !args.some((arg) => !arg.startsWith('-'))) return `${program} runs code handed to it as text or input`;
   }
   if (program === 'find' && args.some((arg) => /^-(exec|execdir|ok|okdir)$/.test(arg))) return 'find -exec runs another program';
-  if (program === 'git' && args.some((arg) => arg === '-c' || arg.startsWith('-c') || arg.startsWith('--config-env'))) return 'git -c may set a command git runs';
+  // Git's own -c, before its subcommand (`git switch -c topic` is a new branch).
+  const globals = program === 'git' ? args.slice(0, gitSubcommandIndex([program, ...args]) - 1) : [];
+  if (globals.some((arg) => arg.startsWith('-c') || arg.startsWith('--config-env'))) return 'git -c may set a command git runs';
   if (command.runsCode.some((code) => code.why.startsWith('calls the function'))) return 'it calls a function defined on the line';
   return undefined;
 }

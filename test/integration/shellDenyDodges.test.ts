@@ -251,6 +251,8 @@ describe('a deny of a folder holds the code a command hands on, and git rewritin
     // A prefix of --upload-pack, as git takes it.
     ['git ls-remote --upload-p="cat private/now.txt" .'],
     ['git fetch --upload-pack "cat private/now.txt" .'],
+    // --exec, the older name of --upload-pack.
+    ['git ls-remote --exec="cat private/now.txt" nowhere'],
   ])('%j (shell text handed on) is refused by the deny of the file it reads, unasked, and nothing of it comes out', async (command) => {
     const result = await shell(command);
     expect(result.isError).toBe(true);
@@ -259,7 +261,17 @@ describe('a deny of a folder holds the code a command hands on, and git rewritin
     expect(prompts).toEqual([]);
   });
 
-  it.each([['git stash'], ['git reset --har'], ['git checkout HEAD -- "*.txt"'], ['git restore :/'], ['git clean -fdx']])(
+  it.each([
+    ['git stash'],
+    ['git reset --har'],
+    ['git checkout HEAD -- "*.txt"'],
+    ['git restore :/'],
+    ['git clean -fdx'],
+    // Spellings where what looks like a sparing option is not one: a message, -e's value, undone by --no-.
+    ['git stash -m list'],
+    ['git clean -fd -e -n'],
+    ['git rm --cached --no-cached -q ":/kept100/inner/keep.txt"'],
+  ])(
     '%j (git rewriting files it does not name) is refused by the deny of writing kept100, unasked, and nothing there changes',
     async (command) => {
       const result = await shell(command);

@@ -175,10 +175,10 @@ describe('commandPathUses', () => {
     /** The recursive reads of the repository's stored files, apart from the words as paths. */
     const stored = async (line: string, cwd = workspace) =>
       (await uses(line, cwd)).filter((found) => found.written.includes('repository holds') || (found.unknown ?? '').includes('repository')).map((found) => found.paths.join() || 'unknown');
-    for (const line of ['git show HEAD:real/key.txt', 'git cat-file -p HEAD:x', 'git log -p', 'git log --pat', 'git log -Skey', 'git log -pn3', 'git diff', 'git diff --stat -p', 'git grep key', 'git clone . /tmp/x', 'git checkout-index -a --prefix=/tmp/x/', 'git notes show', 'git upload-pack .', 'git add -p', 'git commit -v -m x', 'git status --verbose', 'git stash show -p', 'git checkout --patch', 'git lg', 'git $sub', 'git log $opt']) {
+    for (const line of ['git diff --exit-code', 'git diff --check', 'git for-each-ref --format="%(raw)" refs/x', 'git tag -n', 'git branch --form="%(contents)"', 'git show HEAD:real/key.txt', 'git cat-file -p HEAD:x', 'git log -p', 'git log --pat', 'git log -Skey', 'git log -pn3', 'git diff', 'git diff --stat -p', 'git grep key', 'git clone . /tmp/x', 'git checkout-index -a --prefix=/tmp/x/', 'git notes show', 'git upload-pack .', 'git add -p', 'git commit -v -m x', 'git status --verbose', 'git stash show -p', 'git checkout --patch', 'git lg', 'git $sub', 'git log $opt']) {
       expect(await stored(line), line).toEqual([workspace]);
     }
-    for (const line of ['git log --oneline -5', 'git diff --stat', 'git diff --name-only HEAD~1', 'git status', 'git status -s', 'git add src', 'git add -u', 'git commit -a -m x', 'git stash -u', 'git stash list', 'git checkout -b topic', 'git reset --hard', 'git --version']) {
+    for (const line of ['git for-each-ref', 'git tag -l', 'git branch -a', 'git diff --quiet', 'git log --oneline -5', 'git diff --stat', 'git diff --name-only HEAD~1', 'git status', 'git status -s', 'git add src', 'git add -u', 'git commit -a -m x', 'git stash -u', 'git stash list', 'git checkout -b topic', 'git reset --hard', 'git --version']) {
       expect(await stored(line), line).toEqual([]);
     }
     // From a folder inside it, or one -C names, the repository is still the whole of it.
@@ -210,15 +210,22 @@ describe('commandPathUses', () => {
       'git clean -fden', 'git rm -r ":/"', 'git mv a b', 'git pull', 'git merge topic', 'git rebase main', 'git cherry-pick abc', 'git revert abc', 'git am p.mbox',
       'git apply p.patch', 'git apply --stat --apply p.patch', 'git read-tree -mu HEAD', 'git checkout-index -a', 'git bisect start', 'git sparse-checkout set a',
       'git submodule update', 'git filter-branch HEAD', 'git checkout -b topic main', 'git lg', 'git $sub', 'git reset $opt',
+      // Spellings that undo the option that would spare the work tree, or that only look like it.
+      'git stash -m list', 'git checkout -f -b topic', 'git clean -fd -e -n', 'git clean -n --no-dry-run -fd', 'git rm --cached --no-cached -rf :/',
+      'git rm -n --no-dry-run -rf :/', 'git apply --stat --no-stat p.patch', 'git apply --check --apply p.patch', 'git restore -SW x',
+      'git merge-recursive HEAD -- HEAD other', 'git merge-octopus HEAD -- HEAD other', 'git mergetool', 'git rerere',
     ];
     for (const line of writers) expect(await tree(line), line).toEqual([workspace]);
     const others = [
       'git status', 'git add -A', 'git commit -m x', 'git stash list', 'git stash show', 'git reset', 'git reset --soft HEAD~1', 'git restore --staged x', 'git rm --cached x',
       'git clean -n', 'git clean --dry-run', 'git apply --check p.patch', 'git checkout -b topic', 'git switch -c topic', 'git log -p', 'git fetch', 'git push', 'git read-tree HEAD',
-      'git bisect log', 'git submodule status', 'git --version',
+      'git bisect log', 'git submodule status', 'git submodule --quiet status', 'git clean -fdn', 'git rm -r --cached src', 'git apply -R --stat p.patch',
+      'git checkout -q -b topic', 'git --version',
     ];
     for (const line of others) expect(await tree(line), line).toEqual([]);
     expect(await tree('GIT_WORK_TREE=/elsewhere git checkout main')).toEqual(['unknown']);
+    // A template's hooks are programs git runs: what they are is only known when the line runs.
+    expect((await uses('git init --template=tpl')).some((found) => (found.unknown ?? '').includes('hooks'))).toBe(true);
   });
 
   it('writes the settings file git config sets a value in: the repository’s, the worktree’s, the user’s or the system’s; a read writes none', async () => {
@@ -244,6 +251,8 @@ describe('commandPathUses', () => {
       'sh -c "sh -c \'cat real/key.txt\'"', 'rsync -avze "cat real/key.txt" a b', 'tar -I "cat real/key.txt" -cf x.tar src', 'git -c core.pager="cat real/key.txt" log',
       'PAGER="cat real/key.txt" git log', 'git rebase -x "cat real/key.txt" main', 'git rebase --exe="cat real/key.txt" main', 'git submodule foreach "cat real/key.txt"',
       'git bisect run sh -c "cat real/key.txt"', 'git fetch --upload-pack="cat real/key.txt" origin', 'git grep -O"cat real/key.txt" x', 'git difftool -x "cat real/key.txt"',
+      // --exec is an older name of --upload-pack; tar's old-style options take their values from the words after them.
+      'git ls-remote --exec="cat real/key.txt" origin', 'tar xIf "cat real/key.txt" t.tar',
     ];
     for (const line of handed) expect(reads(await uses(line)), line).toContain(key);
     expect(reads(await uses('cd src && sh -c "cat ../real/key.txt"'))).toContain(key);

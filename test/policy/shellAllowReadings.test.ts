@@ -94,11 +94,13 @@ describe('why an allow cannot vouch for a command', () => {
     expect(await why('grep -r -exec .')).toBeUndefined();
   });
 
-  it('git with a -c or --config-env setting, which may name a command git runs', async () => {
+  it('git with a -c or --config-env setting before its subcommand, which may name a command git runs', async () => {
     for (const line of ['git -c core.pager=less log', 'git -ccore.pager=less log', 'git --config-env=core.pager=PAGER log']) {
       expect(await why(line), line).toBe('git -c may set a command git runs');
     }
     expect(await why('git log -n 5')).toBeUndefined();
+    // After the subcommand, -c is that command's own option: a new branch, a message taken from a commit, a count.
+    for (const line of ['git switch -c topic', 'git commit -c HEAD', 'git grep -c foo']) expect(await why(line), line).toBeUndefined();
     expect(await why('ls -c')).toBeUndefined();
   });
 });

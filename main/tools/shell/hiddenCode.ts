@@ -37,7 +37,7 @@ const INTERPRETERS: Record<string, string[]> = {
 const PACKAGE_MANAGERS = new Set(['npm', 'pnpm', 'yarn', 'bun']);
 const PACKAGE_RUNNERS = new Set(['run', 'run-script', 'exec', 'x', 'dlx', 'start', 'test', 'restart', 'stop', 'install', 'i', 'ci', 'add', 'rebuild']);
 /** git settings whose value git runs as a command. */
-const GIT_COMMAND_SETTINGS = /^(alias\..*|core\.(pager|sshcommand|fsmonitor|editor|hookspath|askpass|gitproxy)|pager\..*|diff\.external|sequence\.editor|gpg\..*program|credential\..*|uploadpack\..*|.*\.(textconv|command|cmd|clean|smudge|process|program|helper))$/i;
+const GIT_COMMAND_SETTINGS = /^(alias\..*|core\.(pager|sshcommand|fsmonitor|editor|hookspath|askpass|gitproxy)|init\.templatedir|pager\..*|diff\.external|sequence\.editor|gpg\..*program|credential\..*|uploadpack\..*|.*\.(textconv|command|cmd|clean|smudge|process|program|helper))$/i;
 
 /** The code `words` runs that is not shown as commands, with how it runs it. */
 export function hiddenCodeOf(words: ProgramWords, prefixWritten: readonly string[] = words.prefixes): HiddenCode[] {
@@ -147,10 +147,11 @@ const GIT_COMMAND_OPTIONS: Record<string, { shorts: string[]; longs: string[] }>
   rebase: { shorts: ['x'], longs: ['exec'] },
   'filter-branch': { shorts: [], longs: ['env-filter', 'tree-filter', 'index-filter', 'parent-filter', 'msg-filter', 'commit-filter', 'tag-name-filter'] },
   difftool: { shorts: ['x'], longs: ['extcmd'] },
-  clone: { shorts: ['u'], longs: ['upload-pack'] },
-  fetch: { shorts: [], longs: ['upload-pack'] },
-  pull: { shorts: [], longs: ['upload-pack'] },
-  'ls-remote': { shorts: [], longs: ['upload-pack'] },
+  // --exec is an older name of --upload-pack that git still takes.
+  clone: { shorts: ['u'], longs: ['upload-pack', 'exec'] },
+  fetch: { shorts: [], longs: ['upload-pack', 'exec'] },
+  pull: { shorts: [], longs: ['upload-pack', 'exec'] },
+  'ls-remote': { shorts: [], longs: ['upload-pack', 'exec'] },
   'fetch-pack': { shorts: [], longs: ['upload-pack', 'exec'] },
   archive: { shorts: [], longs: ['exec'] },
   push: { shorts: [], longs: ['receive-pack', 'exec'] },
@@ -248,7 +249,28 @@ const COMMAND_OPTIONS: Record<string, { shorts: string[]; longs: string[]; twoLe
 /** The commands `program` (one of COMMAND_OPTIONS) is told to run by its options. */
 function commandOptionValues(program: string, args: readonly string[]): string[] {
   const { shorts, longs, twoLetters } = COMMAND_OPTIONS[program]!;
-  return optionValues(args, shorts, longs, twoLetters).map((value) => value.replace(/^exec=/, ''));
+  const oldStyle = program === 'tar' ? tarOldStyleValues(args) : [];
+  return [...oldStyle, ...optionValues(args, shorts, longs, twoLetters).map((value) => value.replace(/^exec=/, ''))];
+}
+
+/** tar's letters that take a value, in its old style of options. */
+const TAR_VALUE_LETTERS = 'bCfFgHIKLNTVX';
+
+/**
+ * The commands of tar's old-style options (`tar xIf CMD t.tar`): a first word of letters without a
+ * dash, whose letters that take a value take the words after it, in order.
+ */
+function tarOldStyleValues(args: readonly string[]): string[] {
+  const letters = args[0];
+  if (letters === undefined || !/^[a-zA-Z]+$/.test(letters)) return [];
+  const found: string[] = [];
+  let next = 1;
+  for (const letter of letters) {
+    if (!TAR_VALUE_LETTERS.includes(letter)) continue;
+    const value = args[next++];
+    if ((letter === 'I' || letter === 'F') && value !== undefined) found.push(value);
+  }
+  return found;
 }
 
 /** The programs with options whose value they run (rsync, tar, split, sort, zip). */
