@@ -91,6 +91,8 @@ export function gitRepositoryUses(words: readonly GitWord[], assignments: readon
   const reads = any || printsContent(subcommand, args);
   const writes = any || writesTree(subcommand, args);
   if (!reads && !writes) return { kind: 'none' };
+  // Held to the files it names, which are judged as any program's arguments (`git diff -- src/a.ts`).
+  if (!any && namesItsFiles(subcommand, words, at, assignments)) return { kind: 'none' };
   const accesses: PathAccess[] = [...(reads ? (['read'] as const) : []), ...(writes ? (['write'] as const) : [])];
   const shown = subcommand ?? 'a subcommand only known when the line runs';
   const does = reads && writes ? 'can print any file the repository holds and rewrite any of its work tree' : reads ? 'can print any file the repository holds' : 'can rewrite or remove any file of its work tree';
@@ -262,6 +264,41 @@ function writesTree(subcommand: string, args: readonly GitWord[]): boolean {
   // Only options known to leave the work tree (and to take no value) can spare it: then a cluster is safe to read.
   const spared = writer.unless !== undefined && writer.quiet !== undefined && options.every((option) => writer.quiet!.test(option)) && has(writer.unless);
   return !spared;
+}
+
+/** Commands whose output a pathspec after `--` limits to those files: the patches they print. */
+const PATCHES_LIMITED = new Set(['diff', 'log', 'show', 'whatchanged', 'diff-tree', 'diff-index', 'diff-files', 'grep']);
+/** Commands whose every operand is a pathspec (after `--` for checkout), and which write only the files it matches. */
+const WRITES_LIMITED = new Set(['restore', 'rm', 'checkout']);
+/** Options that reach past the pathspec: a file's history under other names, every file of a commit, the sources of moved lines. */
+const PAST_PATHSPEC = /^(--follow|--full-diff|--find-copies-harder|-C.*|--find-copies.*|--no-index|--pathspec-from-file.*)$/;
+
+/**
+ * Whether a git command that reads or writes stored files touches only the files it names: its
+ * pathspecs (after `--`, or every operand of `restore` and `rm`) are plain paths, with none of git's
+ * own patterns (`*`, `?`, `[`, a `:` magic word), no option that reaches past them (`--follow`,
+ * `--full-diff`, `--pathspec-from-file`) nor a revision naming a stored file (`HEAD:secret/key`),
+ * no global option or variable that changes where or how git reads them (`-C`,
+ * `--icase-pathspecs`, `GIT_ICASE_PATHSPECS=1`), and, for `checkout`, after `--`.
+ */
+function namesItsFiles(subcommand: string, words: readonly GitWord[], at: number, assignments: readonly string[]): boolean {
+  if (!PATCHES_LIMITED.has(subcommand) && !WRITES_LIMITED.has(subcommand)) return false;
+  if (assignments.some((assignment) => assignment.startsWith('GIT_'))) return false;
+  // Global options aside: -C moves where git places the paths, away from where the line's words are placed.
+  if (at !== 1) return false;
+  const args = words.slice(at + 1);
+  if (args.includes(undefined)) return false;
+  const given = args as string[];
+  const end = given.indexOf('--');
+  const before = end < 0 ? given : given.slice(0, end);
+  if (before.some((arg) => PAST_PATHSPEC.test(arg) || abbreviates(arg, ['follow', 'full-diff', 'find-copies-harder', 'no-index', 'pathspec-from-file']))) return false;
+  // A revision may name a stored file itself (`HEAD:secret/key`), whose content it prints.
+  if (PATCHES_LIMITED.has(subcommand) && before.some((arg) => arg.includes(':'))) return false;
+  const everyOperand = subcommand === 'restore' || subcommand === 'rm';
+  const pathspecs = end >= 0 ? given.slice(end + 1) : everyOperand ? before.filter((arg) => !arg.startsWith('-')) : [];
+  // restore's -s/--source takes the next word as a revision, not a path: then only `--` says which words are paths.
+  if (end < 0 && subcommand === 'restore' && before.some((arg) => arg === '-s' || arg === '--source')) return false;
+  return pathspecs.length > 0 && pathspecs.every((path) => path !== '' && !/[*?[\]]/.test(path) && !path.startsWith(':'));
 }
 
 /** Whether git, with these words (index 0 is git), may write working files: of its work tree, or of a new one (`clone`, `worktree add`). */

@@ -221,8 +221,8 @@ describe('a deny of a folder holds git reading it from the repository', () => {
     rmSync(join(gate.dirs.workspace, 'docs', '.git'));
   });
 
-  it('git commands that print no stored content still run unasked', async () => {
-    for (const command of ['git log --oneline', 'git status --short', 'git diff --stat HEAD~1', 'git show-ref']) {
+  it('git commands that print no stored content, or only that of the plain paths they name, still run unasked', async () => {
+    for (const command of ['git log --oneline', 'git status --short', 'git diff --stat HEAD~1', 'git show-ref', 'git log -p -- docs']) {
       const result = await shell(command);
       expect(result.isError, command).toBe(false);
       expect(result.structuredContent, command).toMatchObject({ exitCode: 0 });

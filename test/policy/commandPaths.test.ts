@@ -181,6 +181,11 @@ describe('commandPathUses', () => {
     for (const line of ['git for-each-ref', 'git tag -l', 'git branch -a', 'git diff --quiet', 'git log --oneline -5', 'git diff --stat', 'git diff --name-only HEAD~1', 'git status', 'git status -s', 'git add src', 'git add -u', 'git commit -a -m x', 'git stash -u', 'git stash list', 'git checkout -b topic', 'git reset --hard', 'git --version']) {
       expect(await stored(line), line).toEqual([]);
     }
+    // Patches held to plain paths after --, judged as its arguments; not a file's history under other names, nor a revision naming a stored file.
+    for (const line of ['git diff -- src/a.txt', 'git log -p -- src', 'git grep key HEAD -- src']) expect(await stored(line), line).toEqual([]);
+    for (const line of ['git log -p --follow -- src/a.txt', 'git log -p --full-diff -- src', 'git diff HEAD:real/key.txt -- src', 'git --icase-pathspecs diff -- SRC']) {
+      expect(await stored(line), line).toEqual([workspace]);
+    }
     // From a folder inside it, or one -C names, the repository is still the whole of it.
     expect(await stored('git show HEAD:key.txt', join(workspace, 'src'))).toEqual([workspace]);
     expect(await stored('git -C src show HEAD:key.txt')).toEqual([workspace]);
@@ -203,7 +208,7 @@ describe('commandPathUses', () => {
         .filter((found) => found.accesses.includes('write') && (found.written.includes('work tree') || (found.unknown ?? '').includes('working files')))
         .map((found) => found.paths.join() || 'unknown');
     const writers = [
-      'git checkout main', 'git checkout HEAD~1 -- "*.key"', 'git switch main', 'git restore :/', 'git restore --staged --worktree x', 'git reset --hard',
+      'git checkout main', 'git checkout HEAD~1 -- "*.key"', 'git switch main', 'git restore :/', 'git restore --staged --worktree "*.txt"', 'git reset --hard',
       // A prefix of --hard, as git takes it.
       'git reset --har', 'git reset --keep HEAD~1', 'git stash', 'git stash pop', 'git stash -u', 'git clean -fdx',
       // In -fden the n is -e's value, not --dry-run.
@@ -212,7 +217,7 @@ describe('commandPathUses', () => {
       'git submodule update', 'git filter-branch HEAD', 'git checkout -b topic main', 'git lg', 'git $sub', 'git reset $opt',
       // Spellings that undo the option that would spare the work tree, or that only look like it.
       'git stash -m list', 'git checkout -f -b topic', 'git clean -fd -e -n', 'git clean -n --no-dry-run -fd', 'git rm --cached --no-cached -rf :/',
-      'git rm -n --no-dry-run -rf :/', 'git apply --stat --no-stat p.patch', 'git apply --check --apply p.patch', 'git restore -SW x',
+      'git rm -n --no-dry-run -rf :/', 'git apply --stat --no-stat p.patch', 'git apply --check --apply p.patch', 'git restore -SW :/',
       'git merge-recursive HEAD -- HEAD other', 'git merge-octopus HEAD -- HEAD other', 'git mergetool', 'git rerere',
     ];
     for (const line of writers) expect(await tree(line), line).toEqual([workspace]);
@@ -224,6 +229,14 @@ describe('commandPathUses', () => {
     ];
     for (const line of others) expect(await tree(line), line).toEqual([]);
     expect(await tree('GIT_WORK_TREE=/elsewhere git checkout main')).toEqual(['unknown']);
+    // Held to plain paths it names, which are then judged as its arguments; not past them, nor moved elsewhere.
+    for (const line of ['git checkout HEAD~1 -- src/a.txt', 'git restore src/a.txt', 'git rm -r src']) {
+      expect(await tree(line), line).toEqual([]);
+      expect(writes(await uses(line)), line).toContain(join(workspace, 'src'.concat(line.endsWith('src') ? '' : '/a.txt')));
+    }
+    for (const line of ['git checkout HEAD~1 src/a.txt', 'git -C real restore key.txt', 'GIT_ICASE_PATHSPECS=1 git rm -r SRC', 'git restore --pathspec-from-file=list', 'git restore -s HEAD~1 src/a.txt']) {
+      expect(await tree(line), line).toEqual([workspace]);
+    }
     // A template's hooks are programs git runs: what they are is only known when the line runs.
     expect((await uses('git init --template=tpl')).some((found) => (found.unknown ?? '').includes('hooks'))).toBe(true);
   });
