@@ -52,8 +52,13 @@ const CONTENT_OPTION = /^(-[a-zA-Z0-9]*[pu][a-zA-Z0-9]*|-[SGLUW].*|--patch.*|--p
 /** Long options that print content, which git also takes by any prefix only they begin with (`--pat` is --patch). */
 const CONTENT_LONG_OPTIONS = (
   'patch patch-with-stat patch-with-raw pickaxe-all pickaxe-regex word-diff word-diff-regex color-words cc full-diff binary text unified ' +
-  'function-context find-object textconv ext-diff'
+  'function-context find-object textconv ext-diff notes show-notes'
 ).split(' ');
+/** A format that prints a commit's notes (`%N`), which may hold any stored file. */
+function printsNotes(option: string): boolean {
+  const format = /^--([a-z-]+)=(.*)$/s.exec(option);
+  return format !== null && ['format', 'pretty'].some((name) => name.startsWith(format[1]!)) && format[2]!.includes('%N');
+}
 /** Options that make a diff print only names or counts (`--exit-code`, `--check` and `--summary` print the patch, or lines of it, too). */
 const NAMES_OPTION = /^(--stat.*|--numstat|--shortstat|--dirstat.*|--name-only|--name-status|--quiet|--raw|-s|--no-patch)$/;
 
@@ -88,11 +93,12 @@ export function gitRepositoryUses(words: readonly GitWord[], assignments: readon
   }
   // An alias, or a subcommand only known when the line runs, may be any of git's commands.
   const any = subcommand === undefined || mayBeGitAlias(subcommand);
-  const reads = any || printsContent(subcommand, args);
-  const writes = any || writesTree(subcommand, args);
+  // Writing the work tree from the store copies stored content out (`git checkout REV:secret -- key`),
+  // unless it only removes or moves files; a write held to plain paths it names is judged by them.
+  const changesTree = any || writesTree(subcommand, args);
+  const reads = any || printsContent(subcommand, args) || (changesTree && !ONLY_REMOVE_OR_MOVE.has(subcommand));
+  const writes = changesTree && (any || !writesOnlyNamed(subcommand, words, at, assignments));
   if (!reads && !writes) return { kind: 'none' };
-  // Held to the files it names, which are judged as any program's arguments (`git diff -- src/a.ts`).
-  if (!any && namesItsFiles(subcommand, words, at, assignments)) return { kind: 'none' };
   const accesses: PathAccess[] = [...(reads ? (['read'] as const) : []), ...(writes ? (['write'] as const) : [])];
   const shown = subcommand ?? 'a subcommand only known when the line runs';
   const does = reads && writes ? 'can print any file the repository holds and rewrite any of its work tree' : reads ? 'can print any file the repository holds' : 'can rewrite or remove any file of its work tree';
@@ -266,23 +272,23 @@ function writesTree(subcommand: string, args: readonly GitWord[]): boolean {
   return !spared;
 }
 
-/** Commands whose output a pathspec after `--` limits to those files: the patches they print. */
-const PATCHES_LIMITED = new Set(['diff', 'log', 'show', 'whatchanged', 'diff-tree', 'diff-index', 'diff-files', 'grep']);
+/** Work-tree writers that only remove or move files, copying nothing out of the store. */
+const ONLY_REMOVE_OR_MOVE = new Set(['rm', 'clean', 'mv']);
 /** Commands whose every operand is a pathspec (after `--` for checkout), and which write only the files it matches. */
 const WRITES_LIMITED = new Set(['restore', 'rm', 'checkout']);
-/** Options that reach past the pathspec: a file's history under other names, every file of a commit, the sources of moved lines. */
-const PAST_PATHSPEC = /^(--follow|--full-diff|--find-copies-harder|-C.*|--find-copies.*|--no-index|--pathspec-from-file.*)$/;
+/** Options that reach past the pathspec: paths read from a file. */
+const PAST_PATHSPEC = /^--pathspec-from-file.*$/;
 
 /**
- * Whether a git command that reads or writes stored files touches only the files it names: its
- * pathspecs (after `--`, or every operand of `restore` and `rm`) are plain paths, with none of git's
- * own patterns (`*`, `?`, `[`, a `:` magic word), no option that reaches past them (`--follow`,
- * `--full-diff`, `--pathspec-from-file`) nor a revision naming a stored file (`HEAD:secret/key`),
- * no global option or variable that changes where or how git reads them (`-C`,
- * `--icase-pathspecs`, `GIT_ICASE_PATHSPECS=1`), and, for `checkout`, after `--`.
+ * Whether a git command that changes the work tree writes only the files it names: its pathspecs
+ * (after `--`, or every operand of `restore` and `rm`) are plain paths, with none of git's own
+ * patterns (`*`, `?`, `[`, `\`, a `:` magic word), no `--pathspec-from-file`, and no global option or
+ * variable that changes where or how git reads them (`-C`, `--icase-pathspecs`,
+ * `GIT_ICASE_PATHSPECS=1`). What it copies out of the store is read all the same: a revision, the
+ * index or a replace ref may map a named path to any stored file.
  */
-function namesItsFiles(subcommand: string, words: readonly GitWord[], at: number, assignments: readonly string[]): boolean {
-  if (!PATCHES_LIMITED.has(subcommand) && !WRITES_LIMITED.has(subcommand)) return false;
+function writesOnlyNamed(subcommand: string, words: readonly GitWord[], at: number, assignments: readonly string[]): boolean {
+  if (!WRITES_LIMITED.has(subcommand)) return false;
   if (assignments.some((assignment) => assignment.startsWith('GIT_'))) return false;
   // Global options aside: -C moves where git places the paths, away from where the line's words are placed.
   if (at !== 1) return false;
@@ -291,14 +297,12 @@ function namesItsFiles(subcommand: string, words: readonly GitWord[], at: number
   const given = args as string[];
   const end = given.indexOf('--');
   const before = end < 0 ? given : given.slice(0, end);
-  if (before.some((arg) => PAST_PATHSPEC.test(arg) || abbreviates(arg, ['follow', 'full-diff', 'find-copies-harder', 'no-index', 'pathspec-from-file']))) return false;
-  // A revision may name a stored file itself (`HEAD:secret/key`), whose content it prints.
-  if (PATCHES_LIMITED.has(subcommand) && before.some((arg) => arg.includes(':'))) return false;
+  if (before.some((arg) => PAST_PATHSPEC.test(arg) || abbreviates(arg, ['pathspec-from-file']))) return false;
   const everyOperand = subcommand === 'restore' || subcommand === 'rm';
   const pathspecs = end >= 0 ? given.slice(end + 1) : everyOperand ? before.filter((arg) => !arg.startsWith('-')) : [];
   // restore's -s/--source takes the next word as a revision, not a path: then only `--` says which words are paths.
   if (end < 0 && subcommand === 'restore' && before.some((arg) => arg === '-s' || arg === '--source')) return false;
-  return pathspecs.length > 0 && pathspecs.every((path) => path !== '' && !/[*?[\]]/.test(path) && !path.startsWith(':'));
+  return pathspecs.length > 0 && pathspecs.every((path) => path !== '' && !/[*?[\]\\]/.test(path) && !path.startsWith(':'));
 }
 
 /** Whether git, with these words (index 0 is git), may write working files: of its work tree, or of a new one (`clone`, `worktree add`). */
@@ -319,7 +323,7 @@ function printsContent(subcommand: string, args: readonly GitWord[]): boolean {
   }
   // A ref may point at any stored file (`git tag x HEAD:secret/key`): a format prints its content (`%(raw)`, `%(contents)`).
   if (FORMAT_PRINTERS.has(subcommand)) return options.some((option) => option === undefined || abbreviates(option, ['format']) || (subcommand === 'tag' && /^-n\d*$/.test(option)));
-  const asksContent = options.some((option) => option === undefined || CONTENT_OPTION.test(option) || abbreviates(option, CONTENT_LONG_OPTIONS));
+  const asksContent = options.some((option) => option === undefined || CONTENT_OPTION.test(option) || abbreviates(option, CONTENT_LONG_OPTIONS) || printsNotes(option));
   if (PATCH_UNLESS_NAMES.has(subcommand)) return asksContent || !options.some((option) => option !== undefined && NAMES_OPTION.test(option));
   if (HUNKS_ON_REQUEST.has(subcommand)) return options.some((option) => option === undefined || HUNK_OPTION.test(option) || abbreviates(option, HUNK_LONG_OPTIONS));
   return PATCH_ON_REQUEST.has(subcommand) && asksContent;

@@ -199,6 +199,9 @@ describe('a deny of a folder holds git reading it from the repository', () => {
     ['cd docs && git show HEAD~1:private/key.txt'],
     ['git archive HEAD~1 | tar -xO'],
     ['git clone -q . copy && cat copy/private/key.txt'],
+    // Writing the work tree copies stored content out, under any name the line gives it.
+    ['git checkout HEAD~1:private -- key.txt && cat key.txt'],
+    ['git restore --source=HEAD~1:private key.txt && cat key.txt'],
   ])('%j is refused by the deny, unasked, and nothing of the file comes out', async (command) => {
     const result = await shell(command);
     expect(result.isError).toBe(true);
@@ -221,8 +224,8 @@ describe('a deny of a folder holds git reading it from the repository', () => {
     rmSync(join(gate.dirs.workspace, 'docs', '.git'));
   });
 
-  it('git commands that print no stored content, or only that of the plain paths they name, still run unasked', async () => {
-    for (const command of ['git log --oneline', 'git status --short', 'git diff --stat HEAD~1', 'git show-ref', 'git log -p -- docs']) {
+  it('git commands that print no stored content still run unasked', async () => {
+    for (const command of ['git log --oneline', 'git status --short', 'git diff --stat HEAD~1', 'git show-ref']) {
       const result = await shell(command);
       expect(result.isError, command).toBe(false);
       expect(result.structuredContent, command).toMatchObject({ exitCode: 0 });
@@ -272,11 +275,13 @@ describe('a deny of a folder holds the code a command hands on, and git rewritin
     ['git clean -fd -e -n'],
     ['git rm --cached --no-cached -q ":/kept100/inner/keep.txt"'],
   ])(
-    '%j (git rewriting files it does not name) is refused by the deny of writing kept100, unasked, and nothing there changes',
+    '%j (git rewriting files it does not name) is refused by a deny, unasked, and nothing there changes',
     async (command) => {
       const result = await shell(command);
       expect(result.isError).toBe(true);
-      expect(textOf(result)).toContain('denied by `write_file(kept100/**)`');
+      // What only removes files is held by the deny of writing kept100; what also copies stored content out, by the deny of reading private first.
+      const deny = /^git (clean|rm) /.test(command) ? 'write_file(kept100/**)' : 'read_file(private/**)';
+      expect(textOf(result)).toContain(`denied by \`${deny}\``);
       expect(readFileSync(join(gate.dirs.workspace, 'kept100', 'inner', 'keep.txt'), 'utf8')).toBe('changed\n');
       expect(existsSync(join(gate.dirs.workspace, 'kept100', 'untracked.txt'))).toBe(true);
       expect(prompts).toEqual([]);
