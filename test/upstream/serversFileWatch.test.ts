@@ -74,6 +74,8 @@ describe('servers.json edited while the gate runs', () => {
     expect(removed.fileProblem).toBeUndefined();
   });
 
+  // Two waits of up to WAIT_MS each (the file seen, the server ready) and a call: the test's own time covers them
+  // all, so on a busy machine a slow step fails saying what never came, not with the test's timeout.
   it('starts a server added while it runs once `servers review NAME --yes --trust-all` approves it from a terminal, and serves its tools', async () => {
     harness = await openGate();
     const readable = [toolgateRoot(), dirname(dirname(process.execPath))];
@@ -95,5 +97,5 @@ describe('servers.json edited while the gate runs', () => {
     const echoed = await calling;
     expect(echoed.ok, JSON.stringify(echoed.error)).toBe(true);
     expect(JSON.stringify(echoed.data)).toContain('hot-added');
-  });
+  }, 4 * WAIT_MS);
 });
