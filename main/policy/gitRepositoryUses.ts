@@ -17,8 +17,11 @@ import type { PathAccess } from './pathRule';
  * rewrite or remove working files they never name, and a pathspec is git's own pattern (`git
  * checkout HEAD~1 -- '*.key'`, `git rm -r ':/'`), not a path the shell places. A command that
  * changes the work tree writes the whole of it, as a recursive write of the repository's top: a
- * deny of writing any file inside holds it. `add`, `commit`, `fetch`, `push` only write in `.git`
- * (itself a protected folder) and are not counted.
+ * deny of writing any file inside holds it, unless it is held to plain paths it names. It also
+ * copies stored content out, under whatever name a revision, the index or a replace ref gives it
+ * (`git checkout HEAD~1:secret -- key`), so it reads the whole repository too, unless it only
+ * removes or moves files (`rm`, `clean`, `mv`). `add`, `commit`, `fetch`, `push` only write in
+ * `.git` (itself a protected folder) and are not counted; `git config` writes its settings file.
  *
  * Other path arguments are judged as any program's.
  */
