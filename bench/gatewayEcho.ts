@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { toolgateRoot } from '../main/state/paths';
 import { percentile, ratioInterval, type BenchSection, type BenchTarget } from './benchResult';
-import { connect, cpuPerCall, driveConcurrently, GATE_RSS_LIMIT_MB, peakPssMb, peakRssMb, perSecond, sequentialLatency, startServe, stopProcesses, total, type EchoServer, type McpEchoCounts, type Round, type StartedServer } from './mcpEcho';
+import { connect, cpuPerCall, driveConcurrently, GATE_RSS_LIMIT_MB, loadWarm, peakPssMb, peakRssMb, perSecond, sequentialLatency, startServe, stopProcesses, total, type EchoServer, type McpEchoCounts, type Round, type StartedServer } from './mcpEcho';
 
 /** The upstream server's name in servers.json; the gate lists its tool as `echo__echo`. */
 const SERVER = 'echo';
@@ -96,7 +96,8 @@ export async function measureGatewayEcho(counts: McpEchoCounts): Promise<BenchSe
 
     // Throughput: `agents` sessions on each, driven in alternating rounds.
     const agents = await Promise.all(servers.map(({ server }) => Promise.all(Array.from({ length: counts.agents }, () => connect(server)))));
-    for (const [index, { server }] of servers.entries()) await driveConcurrently(server, agents[index]!, Math.min(1000, counts.roundMs), []);
+    const cold: number[] = [];
+    for (const [index, { server }] of servers.entries()) cold.push(await loadWarm(server, agents[index]!, counts));
     const rounds = servers.map(() => [] as Round[]);
     const loaded = servers.map(() => [] as number[]);
     for (let round = 0; round < counts.rounds; round++) {
@@ -130,6 +131,7 @@ export async function measureGatewayEcho(counts: McpEchoCounts): Promise<BenchSe
         title: `Gateway echo, ${counts.agents} agents at once (one SDK client and session each), ${counts.rounds} rounds of ${counts.roundMs} ms each, alternated`,
         rows: servers.map(({ name }, index) => ({ label: `${name.replace(/ \(.*\)$/, '')}, ${counts.agents} agents`, samples: loaded[index]! })),
         notes: [
+          `each first carried the agents for ${(counts.loadWarmupMs / 1000).toFixed(0)} s, not timed: long-running servers, measured warm; their first second, cold (calls/s): ${servers.map(({ name }, index) => `${name.replace(/ \(.*\)$/, '')} ${cold[index]!.toFixed(0)}`).join(', ')}`,
           `calls/s: ${servers.map(({ name }, index) => `${name.replace(/ \(.*\)$/, '')} ${rates[index]!.toFixed(0)}`).join(', ')}`,
           `CPU ms per call, server side (process and its children): ${servers.map(({ name }, index) => `${name.replace(/ \(.*\)$/, '')} ${cpuPerCall(totals[index]!.serverCpuMs, totals[index]!)}`).join(', ')}`,
           `memory of each process tree under the load, peak of samples each second, PSS (each page once) / RSS summed over its processes: ${servers.map(({ name }, index) => `${name.replace(/ \(.*\)$/, '')} ${peakPssMb(totals[index]!).toFixed(0)} / ${peakRssMb(totals[index]!).toFixed(0)} MB`).join(', ')}`,

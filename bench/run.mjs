@@ -3,7 +3,8 @@
 //   1. [mcp] an auto-allowed echo through the whole gate over MCP (Streamable HTTP, official SDK client)
 //      beside the same echo served by a bare MCP SDK server, as the baseline: sequential latency, and
 //      calls/s of BENCH_AGENTS (16) agents at once, in BENCH_ROUNDS (3) rounds of BENCH_ROUND_MS (2000)
-//      each, then the gate alone for BENCH_MEMORY_SECONDS (60) for the memory its tree holds (bench/mcpEcho.ts);
+//      each after BENCH_LOAD_WARMUP_SECONDS (10) of the same load untimed (the gateway section's too), then
+//      the gate alone for BENCH_MEMORY_SECONDS (60) for the memory its tree holds (bench/mcpEcho.ts);
 //      the sequential calls of this section and the next are spread over BENCH_INSTANCES (3) processes of
 //      each server, started in turn (one process's speed is a draw of its own)
 //   1b. [gateway] an echo on a stdio MCP server through Toolgate (reviewed SAFE, sandboxed, audited) beside
@@ -115,6 +116,7 @@ const ECHO_COUNTS = {
   agents: count('BENCH_AGENTS', 16),
   roundMs: count('BENCH_ROUND_MS', 2000),
   rounds: count('BENCH_ROUNDS', 3),
+  loadWarmupMs: count('BENCH_LOAD_WARMUP_SECONDS', 10, 0) * 1000,
   memoryMs: count('BENCH_MEMORY_SECONDS', 60, 0) * 1000,
 };
 
