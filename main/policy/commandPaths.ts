@@ -2,7 +2,7 @@ import { lstatSync } from 'node:fs';
 import { isAbsolute, resolve, sep } from 'node:path';
 import type { SubCommand } from '../../shared/commandPreview';
 import { GateError } from '../../shared/errors';
-import { parseCommand, parseNestedCommand } from '../tools/shell/parseCommand';
+import { parseCommand } from '../tools/shell/parseCommand';
 import { baseName, programWords } from '../tools/shell/programWords';
 import { expandBraces, isAssignment, wordValue } from '../tools/shell/shellWords';
 import { isInside, realpathOfLongestExisting } from '../tools/workspacePath';
@@ -11,7 +11,7 @@ import { kernelPath } from './kernelPath';
 import { mayMakeLinks } from './linkMakers';
 import type { PathAccess } from './pathRule';
 import { followedLinks } from './followedLinks';
-import { codeHandedOn } from './handedCode';
+import { codeHandedOn, handedLine } from './handedCode';
 import { gitConfigWrites, gitRepositoryUses } from './gitRepositoryUses';
 import { expandPathname, hasGlob } from './pathnameExpansion';
 import { PROGRAM_SPECS, type ProgramSpec, type ValueRole } from './programPaths';
@@ -422,12 +422,8 @@ function handedUses(command: SubCommand, folders: Folders, place: CommandPlace, 
         uses.push(unknown(`${command.text} hands on shell text nested too deep to read`));
         continue;
       }
-      try {
-        uses.push(...lineUses(parseNestedCommand(text), place, reading, folders, depth + 1));
-      } catch (error) {
-        if (!(error instanceof GateError)) throw error;
-        uses.push(unknown(`the shell text ${JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text)} cannot be read (${error.message})`));
-      }
+      const line = handedLine(command, text);
+      uses.push(...('unreadable' in line ? [unknown(line.unreadable)] : lineUses(line.commands, place, reading, folders, depth + 1)));
     }
   }
   const followed = codes.some((code) => code.texts.length > 0 || code.opaque);

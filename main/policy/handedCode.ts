@@ -1,5 +1,7 @@
 import type { SubCommand } from '../../shared/commandPreview';
+import { GateError } from '../../shared/errors';
 import { COMMAND_OPTION_PROGRAMS, shellTextsOf } from '../tools/shell/hiddenCode';
+import { parseNestedCommand } from '../tools/shell/parseCommand';
 import { baseName, programWords } from '../tools/shell/programWords';
 import { isAssignment, wordValue } from '../tools/shell/shellWords';
 import { wordShapes, type WordShape } from '../tools/shell/wordShapes';
@@ -18,6 +20,9 @@ export interface HandedCode {
   readonly opaque?: string;
 }
 
+/** Shell text a sub-command hands on, read as a line of its own: its sub-commands, or why it cannot be read. */
+export type HandedLine = { readonly commands: readonly SubCommand[] } | { readonly unreadable: string };
+
 /** Programs that take shell text or read shell code from a file or their input. */
 export const CODE_TAKERS = new Set([...COMMAND_OPTION_PROGRAMS, 'sed', 'hash', 'scp', 'sftp', 'eval', 'bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'fish', 'ash', 'busybox', 'su', 'runuser', 'script', 'flock', 'trap', 'alias', 'watch', 'ssh', 'env', 'git', 'source', '.']);
 const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'fish', 'ash']);
@@ -28,6 +33,33 @@ const COMMAND_VARIABLES = /^(GIT_SSH_COMMAND|GIT_SSH|GIT_EXTERNAL_DIFF|GIT_PAGER
 const DECLARATIONS = new Set(['export', 'declare', 'typeset', 'local', 'readonly']);
 /** Stands for a word only known at run time in text handed to shellTextsOf (a parsed line holds no NUL). */
 const RUNTIME_WORD = '\0runtime\0';
+
+/** The handed texts of each sub-command, parsed: kept with the sub-command, so the path reader and the rule reader parse each text once between them. */
+const handedLines = new WeakMap<SubCommand, Map<string, HandedLine>>();
+
+/** `text`, which `command` hands on, parsed as a line of its own (once, whichever reader asks first). */
+export function handedLine(command: SubCommand, text: string): HandedLine {
+  let lines = handedLines.get(command);
+  if (!lines) {
+    lines = new Map();
+    handedLines.set(command, lines);
+  }
+  let line = lines.get(text);
+  if (!line) {
+    line = parsedLine(text);
+    lines.set(text, line);
+  }
+  return line;
+}
+
+function parsedLine(text: string): HandedLine {
+  try {
+    return { commands: parseNestedCommand(text) };
+  } catch (error) {
+    if (!(error instanceof GateError)) throw error;
+    return { unreadable: `the shell text ${JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text)} cannot be read (${error.message})` };
+  }
+}
 
 /** A sub-command's words past its assignments, as shapes, and where the program that runs starts among them (wrappers such as `sudo` or `env` aside). */
 export function programShapes(command: SubCommand): { words: WordShape[]; stripped: number } {

@@ -1,9 +1,7 @@
 import type { SubCommand } from '../../shared/commandPreview';
-import { GateError } from '../../shared/errors';
-import { parseNestedCommand } from '../tools/shell/parseCommand';
 import { baseName } from '../tools/shell/programWords';
 import { ANY_TEXT, type WordShape } from '../tools/shell/wordShapes';
-import { CODE_TAKERS, commandVariables, handedCode, programShapes } from './handedCode';
+import { CODE_TAKERS, commandVariables, handedCode, handedLine, programShapes } from './handedCode';
 import { gitCommandsLike, gitSubcommandIndex, mayBeGitAlias } from './gitCommands';
 import { npmMayRun } from './npmCommands';
 import { onlyOptions, optionGiven, ruleOptionSpelling, type OptionSpelling, type WrittenOptions } from './optionSpellings';
@@ -100,22 +98,13 @@ export function commandReadings(command: SubCommand, depth = 0): CommandReadings
   const handed = takers.map((start) => handedCode(command, words.slice(start), start === 0 || start === stripped));
   for (const code of [commandVariables(command), ...handed]) {
     for (const text of code.texts) {
-      const read = depth >= MAX_DEPTH ? { opaque: 'shell text nested too deep to read' } : readText(text, depth);
-      if ('opaque' in read) opaque ??= read.opaque;
-      else nested.push(...read.commands);
+      const line = depth >= MAX_DEPTH ? { unreadable: 'shell text nested too deep to read' } : handedLine(command, text);
+      if ('unreadable' in line) opaque ??= line.unreadable;
+      else nested.push(...line.commands.map((each) => commandReadings(each, depth + 1)));
     }
     opaque ??= code.opaque;
   }
   return { words, starts: [...starts].sort((a, b) => a - b), nested, ...(opaque ? { opaque } : {}) };
-}
-
-function readText(text: string, depth: number): { commands: CommandReadings[] } | { opaque: string } {
-  try {
-    return { commands: parseNestedCommand(text).map((command) => commandReadings(command, depth + 1)) };
-  } catch (error) {
-    if (!(error instanceof GateError)) throw error;
-    return { opaque: `the shell text ${JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text)} cannot be read (${error.message})` };
-  }
 }
 
 /** Whether a deny or ask pattern may match one of the commands a sub-command could run. */
