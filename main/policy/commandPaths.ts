@@ -10,13 +10,14 @@ import { expandTilde } from './homeFolders';
 import { kernelPath } from './kernelPath';
 import { mayMakeLinks } from './linkMakers';
 import type { PathAccess } from './pathRule';
+import { BOTH, type CommandPlace, type Folders, type PathUse } from './pathUse';
 import { followedLinks } from './followedLinks';
-import { codeHandedOn, handedLine } from './handedCode';
-import { gitConfigWrites, gitRepositoryUses } from './gitRepositoryUses';
+import { gitStoreUses } from './gitStoreUses';
+import { handedUses } from './handedUses';
 import { expandPathname, hasGlob } from './pathnameExpansion';
 import { PROGRAM_SPECS, type ProgramSpec, type ValueRole } from './programPaths';
 import { sedEffects, sedScripts } from './sedScript';
-import { redirectedPaths, type RedirectedPath } from './shellRule';
+import { redirectedPaths } from './shellRule';
 
 /**
  * Which files and folders a shell line reads and writes, worked out from the tree-sitter parse:
@@ -31,32 +32,7 @@ import { redirectedPaths, type RedirectedPath } from './shellRule';
  * value bash computes when it runs (`$x`, `$(…)`) is reported as unknown, not guessed.
  */
 
-export type { PathAccess };
-
-/** One file or folder a line reads or writes, as far as it is known before it runs. */
-export interface PathUse {
-  readonly accesses: readonly PathAccess[];
-  /** The word or redirection as written, for the prompt and the decision's provenance. */
-  readonly written: string;
-  /** The absolute paths it may name (not yet resolved through symlinks); several for a glob or a `cd`. */
-  readonly paths: readonly string[];
-  /** Whether the program reaches everything below these paths (recursive, or unknown). */
-  readonly below: boolean;
-  /** Why where it leads is only known when the line runs, if it is. */
-  readonly unknown?: string;
-  /** The redirection it comes from, when it does. */
-  readonly redirect?: RedirectedPath;
-}
-
-/** Where a line's words are placed. */
-export interface CommandPlace {
-  /** The folder the line starts in (absolute). */
-  readonly cwd: string;
-  /** HOME, for `~`. */
-  readonly home: string;
-  /** The passwd file for `~user` (the system's by default). */
-  readonly passwdFile?: string;
-}
+export type { CommandPlace, PathAccess, PathUse };
 
 /** How strictly arguments are read: by what each program does, or every word as a possible path. */
 interface Reading {
@@ -71,16 +47,6 @@ interface Word {
   readonly value: string;
   readonly computed: boolean;
 }
-
-/** Where the line may be when a word is read: the folders a `cd` may have moved it to. */
-interface Folders {
-  cwds: string[];
-  unknown?: string;
-  /** Every variable assignment on the line, wherever it stands (`export GIT_DIR=x; …` sets it for what follows). */
-  readonly assignments: readonly string[];
-}
-
-const BOTH: readonly PathAccess[] = ['read', 'write'];
 
 function wordsOf(written: string): Word[] {
   // Brace expansion comes before the others, on the unquoted braces of the word: `"secre"{t,x}` is
@@ -270,29 +236,14 @@ function argumentUses(command: SubCommand, runs: readonly string[], folders: Fol
   const spec = PROGRAM_SPECS[program];
   if (program === 'find') return findUses(tail.slice(1), folders, place);
   if (program === 'dd') return ddUses(tail.slice(1), folders, place);
-  if (program === 'git') return [...unknownProgramUses(tail.slice(1), folders, place), ...gitStoreUses(command, tail, folders, place)];
+  if (program === 'git') return [...unknownProgramUses(tail.slice(1), folders, place), ...gitStoreUses(command.text, tail.map(gitWord), folders, place.home)];
   if (program === 'sed' && spec) return [...knownProgramUses(spec, tail.slice(1), folders, place), ...sedScriptUses(tail.slice(1), folders, place)];
   return spec ? knownProgramUses(spec, tail.slice(1), folders, place) : unknownProgramUses(tail.slice(1), folders, place);
 }
 
-/**
- * git: the repository's stored files, which a command that prints or copies their content reads
- * whole; its work tree, which a command that changes it writes whole; its settings file, which
- * `git config` writes (gitRepositoryUses.ts).
- */
-function gitStoreUses(command: SubCommand, words: readonly Word[], folders: Folders, place: CommandPlace): PathUse[] {
-  const values = words.map((word) => (word.computed && /[$`]/.test(word.value) ? undefined : word.value));
-  const found = [
-    { ...gitRepositoryUses(values, folders.assignments, folders.cwds), below: true },
-    { ...gitConfigWrites(values, folders.assignments, folders.cwds, place.home), below: false },
-  ];
-  return found.flatMap((uses): PathUse[] => {
-    if (uses.kind === 'none') return [];
-    if (uses.kind === 'unknown' || folders.unknown) {
-      return [{ accesses: uses.accesses, written: command.text, paths: [], below: true, unknown: uses.kind === 'unknown' ? uses.why : folders.unknown }];
-    }
-    return [{ accesses: uses.accesses, written: `git ${uses.subcommand}, which ${uses.does}`, paths: uses.folders, below: uses.below }];
-  });
+/** A word as git gets it: its value, or undefined when it is only known when the line runs. */
+function gitWord(word: Word): string | undefined {
+  return word.computed && /[$`]/.test(word.value) ? undefined : word.value;
 }
 
 /** sed: the files its script reads (`r`, `R`) and writes (`w`, `W`, `s///w`); a script in a file, only known when the line runs, or one that cannot be read, may touch any. */
@@ -393,41 +344,11 @@ function lineUses(commands: readonly SubCommand[], place: CommandPlace, reading:
     if (moved) {
       if (reading.everyWord) own.push(moved);
     } else own.push(...argumentUses(command, runs, folders, place, reading));
-    own.push(...handedUses(command, folders, place, reading, depth));
+    // Handed text is judged as a line of its own, run where this command runs, one level deeper.
+    own.push(...handedUses(command, depth, (handed) => lineUses(handed, place, reading, folders, depth + 1)));
     uses.push(...(linksMade ? own.map((found) => madeLater(found, linksMade!)) : own));
     linksMade ??= mayMakeLinks(runs);
   }
-  return uses;
-}
-
-/** How deep shell text handed on inside handed text is followed. */
-const MAX_HANDED_DEPTH = 4;
-
-/**
- * The files the shell text a sub-command hands on reads and writes (`sh -c TEXT`, `eval`, `rsync -e
- * TEXT`, `tar -I TEXT`, `git -c core.pager=TEXT`, `git rebase --exec TEXT`, `PAGER=TEXT`…,
- * handedCode.ts): the text is parsed and judged as a line of its own, run where the command runs.
- * Text that cannot be read, and code a handed line runs without showing it (`python3 -c`, a
- * script), leave what is touched known only when the line runs. (Code the line itself runs without
- * showing it already makes the line ask: see riskFlags.)
- */
-function handedUses(command: SubCommand, folders: Folders, place: CommandPlace, reading: Reading, depth: number): PathUse[] {
-  const unknown = (why: string): PathUse => ({ accesses: BOTH, written: command.text, paths: [], below: true, unknown: why });
-  const codes = codeHandedOn(command);
-  const uses: PathUse[] = [];
-  for (const code of codes) {
-    if (code.opaque) uses.push(unknown(code.opaque));
-    for (const text of code.texts) {
-      if (depth >= MAX_HANDED_DEPTH) {
-        uses.push(unknown(`${command.text} hands on shell text nested too deep to read`));
-        continue;
-      }
-      const line = handedLine(command, text);
-      uses.push(...('unreadable' in line ? [unknown(line.unreadable)] : lineUses(line.commands, place, reading, folders, depth + 1)));
-    }
-  }
-  const followed = codes.some((code) => code.texts.length > 0 || code.opaque);
-  if (depth > 0 && !followed && command.runsCode.length > 0) uses.push(unknown(`${command.text} runs code the line does not show (${command.runsCode[0]!.why})`));
   return uses;
 }
 
