@@ -3,6 +3,7 @@ import { GateError } from '../../shared/errors';
 import { parseCommand } from '../tools/shell/parseCommand';
 import { baseName, programWords } from '../tools/shell/programWords';
 import { expandWord, wordValue, type WordValue } from '../tools/shell/shellWords';
+import { awkProgramEffects } from './awkProgram';
 import { gitSubcommandIndex } from './gitCommands';
 import { RuleError } from './ruleText';
 import { broadPattern, commandReadings, readingsMatch, type BroadPattern, type CommandReadings } from './shellReadings';
@@ -50,14 +51,32 @@ const SAFE_PREFIXES = /^(LANG|LANGUAGE|LC_[A-Z]+|TZ|NO_COLOR|FORCE_COLOR|COLUMNS
 /** Wrappers an allow looks through: they only limit or reprioritise the program they start. */
 const HARMLESS_WRAPPERS = new Set(['timeout', 'nice', 'ionice', 'nohup', 'time', 'stdbuf']);
 const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'fish', 'ash', 'busybox']);
-const INTERPRETERS = new Set(['python', 'python2', 'python3', 'node', 'nodejs', 'deno', 'bun', 'perl', 'ruby', 'php', 'lua', 'Rscript', 'osascript', 'awk', 'gawk']);
+const INTERPRETERS = new Set([
+  'python', 'python2', 'python3', 'node', 'nodejs', 'deno', 'bun', 'perl', 'ruby', 'php', 'lua', 'luajit', 'Rscript', 'R', 'julia', 'osascript',
+  'awk', 'gawk', 'mawk', 'nawk', 'tclsh', 'wish', 'expect', 'jimsh', 'guile', 'racket', 'sbcl', 'clisp', 'ocaml', 'ghci', 'irb', 'jshell',
+  'elixir', 'iex', 'erl', 'escript', 'pwsh', 'powershell', 'octave', 'gnuplot', 'raku', 'perl6', 'swipl', 'groovy', 'scala',
+]);
+/** An interpreter's options whose value is code (beyond one-letter -c, -e, -E, -p, -r, alone or ending a cluster). */
+const INLINE_CODE_OPTION = /^--?(eval|print|command|encodedcommand|execute|expr|source|exec|ex|cmd|eval-command)(=|$)/i;
+/**
+ * Programs whose every run can execute commands of their own language, given as options, operands
+ * or input (an editor's `:!`, sqlite3's `.shell` and readfile(), gdb's `shell`, dc's `!`, m4's
+ * syscmd): an allow of them cannot vouch for what a run touches.
+ */
+const COMMAND_LANGUAGES = new Set([
+  'vim', 'vi', 'nvim', 'ex', 'view', 'gvim', 'evim', 'rvim', 'rview', 'vimdiff', 'emacs', 'emacsclient', 'ed', 'red',
+  'sqlite3', 'duckdb', 'psql', 'mysql', 'mariadb', 'gdb', 'lldb', 'dc', 'm4', 'lftp', 'ftp',
+]);
+const AWKS = new Set(['awk', 'gawk', 'mawk', 'nawk']);
+/** awk's options that take a value as the next word. */
+const AWK_VALUE_OPTIONS = new Set(['-F', '-v', '-f', '-i', '-l', '-E', '-e', '-W', '--field-separator', '--assign', '--file', '--include', '--load', '--exec', '--source']);
 /** Programs that run text or files of code the line does not show. */
 const RUNS_TEXT = new Set(['eval', 'source', '.', 'xargs', 'watch', 'trap', 'alias', 'exec', 'builtin', 'command', 'coproc', 'parallel', 'su', 'sudo', 'doas', 'env']);
 
 /** Whether a program runs whatever code it is handed (a shell, an interpreter, eval, sudo): an allow of it allows anything. */
 export function runsAnyCode(program: string): boolean {
   const name = baseName(program);
-  return SHELLS.has(name) || INTERPRETERS.has(name) || RUNS_TEXT.has(name);
+  return SHELLS.has(name) || INTERPRETERS.has(name) || RUNS_TEXT.has(name) || COMMAND_LANGUAGES.has(name);
 }
 
 /** Compiles a shell specifier by parsing it as one simple command; throws RuleError when it is not one. */
@@ -128,15 +147,48 @@ export function unreadableForAllow(command: SubCommand): string | undefined {
   if (RUNS_TEXT.has(program)) return `${program} runs code or programs the line does not show`;
   if (SHELLS.has(program) || INTERPRETERS.has(program)) {
     const fedInput = command.redirects.some((redirect) => redirect.op.startsWith('<<') || redirect.op === '<');
-    const inline = args.some((arg) => /^-[a-zA-Z]*[ceEpr]$/.test(arg) || arg === '--eval' || arg === '--print');
+    const inline = args.some((arg) => /^-[a-zA-Z]*[ceEpr]$/.test(arg) || INLINE_CODE_OPTION.test(arg));
     if (fedInput || inline || !args.some((arg) => !arg.startsWith('-'))) return `${program} runs code handed to it as text or input`;
   }
+  if (AWKS.has(program)) {
+    const effects = awkEffects(command, args);
+    if (effects) return `${program}: ${effects}`;
+  }
+  if (COMMAND_LANGUAGES.has(program)) return `${program} runs commands of its own language, which can read, write and run anything the rules cannot see`;
+  if ((program === 'make' || program === 'gmake') && args.some((arg) => /^(-E|--eval)(=|$)|^-E./.test(arg))) return `${program} --eval runs makefile text, whose recipes and $(shell …) the rules cannot read`;
+  if (['less', 'more', 'most'].includes(program) && args.some((arg) => arg.startsWith('+'))) return `${program} runs the commands given with + (! runs a shell command)`;
+  if (program === 'man' && args.some((arg) => /^(-[a-zA-Z]*[PH]|--pager|--html)/.test(arg))) return 'man runs the pager or browser it is given';
   if (program === 'find' && args.some((arg) => /^-(exec|execdir|ok|okdir)$/.test(arg))) return 'find -exec runs another program';
   // Git's own -c, before its subcommand (`git switch -c topic` is a new branch).
   const globals = program === 'git' ? args.slice(0, gitSubcommandIndex([program, ...args]) - 1) : [];
   if (globals.some((arg) => arg.startsWith('-c') || arg.startsWith('--config-env'))) return 'git -c may set a command git runs';
   if (command.runsCode.some((code) => code.why.startsWith('calls the function'))) return 'it calls a function defined on the line';
   return undefined;
+}
+
+/**
+ * What an awk program handed on the line does besides reading its input and printing (awkProgram.ts),
+ * or undefined. A program from a file (-f) is code in a file, judged as `python3 x.py` is.
+ */
+function awkEffects(command: SubCommand, args: readonly string[]): string | undefined {
+  let at = 0;
+  for (; at < args.length && args[at]!.startsWith('-') && args[at] !== '-'; at++) {
+    const option = args[at]!;
+    if (option === '--') {
+      at++;
+      break;
+    }
+    if (/^(-f|--file(=|$))/.test(option)) return undefined;
+    if (AWK_VALUE_OPTIONS.has(option)) at++;
+  }
+  const program = args[at];
+  if (program === undefined) return undefined;
+  // The program as written: a part bash computes (`awk "$p"`) could be any program.
+  const written = command.argv.flatMap((word) => expandWord(word));
+  const fromEnd = args.length - at;
+  const word = written[written.length - fromEnd];
+  if (word?.value !== program || word.computed) return 'its program is computed when the line runs';
+  return awkProgramEffects(program);
 }
 
 /** Whether an allow pattern matches the sub-command exactly as written (prefixes and harmless wrappers aside). */

@@ -147,6 +147,33 @@ export function denyPromptsUnattended(running: RunningGate): string[] {
   return prompts;
 }
 
+/** A gate nobody attends (each prompt refused and recorded), with an agent calling shell_exec over MCP. */
+export interface UnattendedShell {
+  gate: TestGate;
+  /** The command of each prompt so far, in order. */
+  prompts: string[];
+  /** Calls shell_exec with the command, as the agent. */
+  shell(command: string): Promise<CallToolResult>;
+  close(): Promise<void>;
+}
+
+/** Starts a gate with this user policy and nobody at its console, and connects an agent to it; `prepare` runs before the agent connects. */
+export async function startUnattendedShell(userPolicy: unknown, prepare: (gate: TestGate) => void = () => {}): Promise<UnattendedShell> {
+  const gate = await startTestGate({ userPolicy });
+  prepare(gate);
+  const prompts = denyPromptsUnattended(gate.running);
+  const agent = await connectMcp(gate.running.mcpUrl, gate.token);
+  return {
+    gate,
+    prompts,
+    shell: (command) => agent.callTool({ name: 'shell_exec', arguments: { command } }, undefined, { timeout: WAIT_MS }) as Promise<CallToolResult>,
+    close: async () => {
+      await agent.close();
+      await gate.close();
+    },
+  };
+}
+
 /** A raw HTTP response. */
 export interface RawResponse {
   status: number;

@@ -84,6 +84,62 @@ describe('why an allow cannot vouch for a command', () => {
     }
   });
 
+  it('an interpreter of another language given code inline, by one letter or a long option', async () => {
+    for (const line of ["R -e 'readLines(1)'", "julia -e 'read(1)'", "erl -noshell -eval 'x'", "pwsh -Command 'gc key'", "sbcl --eval '(x)'", "tclsh <<< 'exec cat key'", "expect -c 'spawn cat key'", 'octave --eval=x']) {
+      expect(await why(line), line).toMatch(/runs code handed to it as text or input$/);
+    }
+    expect(await why('julia script.jl')).toBeUndefined();
+  });
+
+  it('a program whose every run can execute commands of its own language', async () => {
+    for (const line of ["sqlite3 :memory: '.shell cat key'", "sqlite3 app.db \"select readfile('key')\"", "vim -c '!cat key' -c q", 'vim notes.txt', "dc -e '!cat key'", "gdb -batch -ex 'shell cat key'", "ex -sc 'r key|%p|q!' README", "m4 <<< 'syscmd(cat key)'", "psql -c '\\! cat key'"]) {
+      expect(await why(line), line).toMatch(/runs commands of its own language, which can read, write and run anything the rules cannot see$/);
+    }
+  });
+
+  it('make --eval, a pager started with a command, man given a pager or browser', async () => {
+    for (const line of ["make --eval='$(shell cat key)'", 'make -E x', 'make -Ex', "less '+!cat key' README", "more +!x README", "man -P 'cat key' ls", 'man --pager=cat ls', 'man -H ls']) expect(await why(line), line).toBeDefined();
+    for (const line of ['make test', 'make -j4 all', 'less README', 'man ls', 'man -k printf']) expect(await why(line), line).toBeUndefined();
+  });
+
+  it('an awk program that reads or writes files it names itself, or runs commands', async () => {
+    const cases: Array<[string, RegExp]> = [
+      ['awk \'BEGIN { while ((getline line < "key") > 0) print line }\'', /getline </],
+      ['awk \'BEGIN { getline < "key"; print }\'', /getline </],
+      ['awk \'{ print > "out" }\' README', /print >/],
+      ['awk \'{ print $1 >> "out" }\' README', /print >/],
+      ['awk \'{ printf("%s\\n", $1) > "out" }\' README', /print >/],
+      ['awk \'{ print > "/dev/stderr" $1 }\' README', /print >/],
+      ['awk \'BEGIN { system("cat key") }\'', /system\(\)/],
+      ['awk \'{ print | "sh" }\' README', /pipes/],
+      ['awk \'BEGIN { "cat key" | getline x; print x }\'', /pipes/],
+      ['gawk \'BEGIN { print |& "cat" }\'', /pipes/],
+      ['gawk \'@include "lib"\'', /@/],
+      ['awk -F: -v n=1 \'BEGIN { system("id") }\'', /system\(\)/],
+      ['awk "$prog" README', /computed when the line runs/],
+    ];
+    for (const [line, reason] of cases) expect(await why(line), line).toMatch(reason);
+  });
+
+  it('not an awk program that only reads its input and prints, whatever > and / it compares or divides with', async () => {
+    for (const line of [
+      "awk '{ print $1 }' README",
+      "awk '$3 > 100 { print $1, $2 }' README",
+      "awk '{ print ($1 > 2) }' README",
+      "awk '{ if ($2 > 3) print $1 > \"/dev/stderr\" }' README",
+      "awk -F'|' '{ print $2 }' README",
+      "awk '/a\\/b>c|d/ { print }' README",
+      "awk '{ n = $1 / 2 > 1; print n }' README",
+      "awk '{ s = \"x > y | z\"; print s }' README",
+      "awk '# print > \"out\"\n{ print }' README",
+      "awk '(getline line) < 0 { print }' README",
+      "awk '$1 < 5 { while (getline > 0) n++ } END { print n }' README",
+      'awk -f prog.awk README',
+    ]) {
+      expect(await why(line), line).toBeUndefined();
+    }
+  });
+
   it('find -exec and its kin, but not a find that only lists, nor a name that looks like the option', async () => {
     for (const option of ['-exec', '-execdir', '-ok', '-okdir']) {
       expect(await why(`find . ${option} rm {} ;`), option).toBe('find -exec runs another program');
@@ -107,7 +163,7 @@ describe('why an allow cannot vouch for a command', () => {
 
 describe('programs that run whatever code they are handed', () => {
   it('are shells, interpreters and runners of text, by base name', () => {
-    for (const program of ['bash', '/bin/sh', 'python3', '/usr/bin/node', 'eval', 'sudo', 'xargs']) expect(runsAnyCode(program), program).toBe(true);
+    for (const program of ['bash', '/bin/sh', 'python3', '/usr/bin/node', 'eval', 'sudo', 'xargs', 'sqlite3', 'vim', 'Rscript']) expect(runsAnyCode(program), program).toBe(true);
     for (const program of ['git', 'ls', '/usr/bin/make']) expect(runsAnyCode(program), program).toBe(false);
   });
 });

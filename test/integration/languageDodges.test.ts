@@ -1,0 +1,78 @@
+/**
+ * An allow of a program that runs a language of its own (awk, sqlite3, vim, ed) against a deny of a
+ * folder, through a real gate: the official MCP client as the agent calls shell_exec, real programs
+ * run in the sandbox. With `allow: awk *` and `allow: sqlite3 *`, a program that reads the denied
+ * file by a name in its own text (awk's getline, sqlite3's readfile() and .shell) is not run unasked:
+ * the person is asked (here nobody is there, so it is refused) and nothing of the file reaches the
+ * agent; a file awk writes by its own name is not written. The plain awk the allow is for still runs
+ * unasked.
+ */
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startUnattendedShell, textOf, type UnattendedShell } from './helpers';
+
+const SECRET = 'the-private-key-text';
+
+let unattended: UnattendedShell;
+let workspace: string;
+const shell = (command: string) => unattended.shell(command);
+const prompts = () => unattended.prompts;
+
+beforeAll(async () => {
+  unattended = await startUnattendedShell(
+    {
+      allow: ['shell_exec(awk *)', 'shell_exec(sqlite3 *)', 'shell_exec(ed *)'],
+      deny: [
+        { rule: 'read_file(private/**)', reason: 'private stays private' },
+        { rule: 'write_file(private/**)', reason: 'private stays private' },
+      ],
+    },
+    (gate) => {
+      workspace = gate.dirs.workspace;
+      mkdirSync(join(workspace, 'private'), { recursive: true });
+      writeFileSync(join(workspace, 'private', 'key'), `${SECRET}\n`);
+      writeFileSync(join(workspace, 'table.txt'), 'a 150\nb 50\n');
+    },
+  );
+});
+
+afterAll(async () => {
+  await unattended?.close();
+});
+
+describe('an allowed language runner does not carry a program past a path deny', () => {
+  it.each([
+    `awk 'BEGIN { while ((getline line < "private/key") > 0) print line }'`,
+    `awk 'BEGIN { system("cat private/key") }'`,
+    `awk 'BEGIN { "cat private/key" | getline x; print x }'`,
+    `sqlite3 :memory: "select readfile('private/key')"`,
+    `sqlite3 :memory: '.shell cat private/key'`,
+    `ed -s table.txt <<< 'r private/key
+,p
+Q'`,
+  ])('%j asks a person first, and with nobody there nothing of the file comes back', async (command) => {
+    const before = prompts().length;
+    const result = await shell(command);
+    expect(prompts().slice(before)).toEqual([command]);
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).not.toContain(SECRET);
+  });
+
+  it('an awk program that writes a file by its own name asks, and the file is not written', async () => {
+    const before = prompts().length;
+    const result = await shell(`awk 'BEGIN { print "planted" > "private/planted" }'`);
+    expect(prompts().length).toBe(before + 1);
+    expect(result.isError).toBe(true);
+    expect(existsSync(join(workspace, 'private', 'planted'))).toBe(false);
+  });
+
+  it('the awk the allow is for runs unasked, comparisons and all', async () => {
+    const before = prompts().length;
+    const result = await shell(`awk '$2 > 100 { print $1 }' table.txt`);
+    expect(prompts().length).toBe(before);
+    expect(result.isError).toBeFalsy();
+    expect(textOf(result)).toContain('a');
+    expect(textOf(result)).not.toContain('b');
+  });
+});
