@@ -47,6 +47,24 @@ export function gitSubcommandIndex(words: readonly (string | undefined)[]): numb
   return at;
 }
 
+/** Options `git submodule` takes before its verb. */
+const SUBMODULE_QUIET = new Set(['-q', '--quiet']);
+
+/**
+ * How a git command's verb (`list` of `git stash list`) is found in the arguments after its name:
+ * `as-git`, the first of them, as git reads it (`git stash -m list` is a push with the message
+ * "list"), past the `--quiet` `submodule` takes before it; `past-options`, the first that is not an
+ * option, past options git would refuse there too, for a check that may count a verb git never runs
+ * but must miss none.
+ */
+export type GitVerbReading = 'as-git' | 'past-options';
+
+/** The index of a git command's verb in `args` (the words after the subcommand's name), read as `reading` says; `args.length` when there is none. */
+export function gitVerbIndex(subcommand: string, args: readonly string[], reading: GitVerbReading): number {
+  const at = args.findIndex((arg) => (reading === 'past-options' ? !arg.startsWith('-') : subcommand !== 'submodule' || !SUBMODULE_QUIET.has(arg)));
+  return at < 0 ? args.length : at;
+}
+
 /** The other commands a rule on `subcommand` holds (a rule on `push` also holds `send-pack`). */
 export function gitCommandsLike(subcommand: string): readonly string[] {
   return SAME_AS.find((group) => group.includes(subcommand)) ?? [subcommand];

@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { gitSubcommandIndex, mayBeGitAlias } from './gitCommands';
+import { gitSubcommandIndex, gitVerbIndex, mayBeGitAlias } from './gitCommands';
 import type { PathAccess } from './pathRule';
 
 /**
@@ -262,8 +262,7 @@ function writesTree(subcommand: string, args: readonly GitWord[]): boolean {
   if (before.includes(undefined)) return true;
   const options = (before as string[]).filter((arg) => arg.startsWith('-'));
   const operands = (before as string[]).filter((arg) => !arg.startsWith('-'));
-  // The subcommand comes first (`git stash -m list` is a push with the message "list"); submodule takes --quiet before it.
-  const verb = subcommand === 'submodule' ? (before as string[]).find((arg) => arg !== '-q' && arg !== '--quiet') : before[0];
+  const verb = before[gitVerbIndex(subcommand, before as string[], 'as-git')];
   if (verb !== undefined && writer.readOnlyVerbs?.includes(verb)) return false;
   if ((subcommand === 'checkout' || subcommand === 'switch') && end < 0 && operands.length === 1 && options.some((option) => NEW_BRANCH.test(option)) && options.every((option) => NEW_BRANCH_QUIET.test(option))) return false;
   const has = (spelling: Spelling | undefined) =>

@@ -1,6 +1,6 @@
 import type { HiddenCode } from '../../../shared/commandPreview';
 import { baseName, type ProgramWords } from './programWords';
-import { gitSubcommandIndex } from '../../policy/gitCommands';
+import { gitSubcommandIndex, gitVerbIndex } from '../../policy/gitCommands';
 import { shellQuote } from './shellQuote';
 
 /**
@@ -172,7 +172,8 @@ function gitCommandCode(subcommand: string, args: readonly string[]): HiddenCode
       return code ? [{ why: 'git grep opens the files it finds with this command', code }] : [];
     });
   }
-  const verb = args.findIndex((arg) => !arg.startsWith('-'));
+  // Any word past the options may be the verb: one git would refuse after them still counts.
+  const verb = gitVerbIndex(subcommand, args, 'past-options');
   // foreach runs one argument through the shell, several as a command with its arguments; bisect run, as a command.
   const command = (from: number): string => (args.length - from === 1 ? args[from]! : args.slice(from).map(shellQuote).join(' '));
   if (subcommand === 'submodule' && args[verb] === 'foreach') {
