@@ -99,12 +99,15 @@ export function gitRepositoryUses(words: readonly GitWord[], assignments: readon
   // Writing the work tree from the store copies stored content out (`git checkout REV:secret -- key`),
   // unless it only removes or moves files; a write held to plain paths it names is judged by them.
   const changesTree = any || writesTree(subcommand, args);
-  const reads = any || printsContent(subcommand, args) || (changesTree && !ONLY_REMOVE_OR_MOVE.has(subcommand));
+  const prints = any || printsContent(subcommand, args);
+  const reads = prints || (changesTree && !ONLY_REMOVE_OR_MOVE.has(subcommand));
   const writes = changesTree && (any || !writesOnlyNamed(subcommand, words, at, assignments));
   if (!reads && !writes) return { kind: 'none' };
   const accesses: PathAccess[] = [...(reads ? (['read'] as const) : []), ...(writes ? (['write'] as const) : [])];
   const shown = subcommand ?? 'a subcommand only known when the line runs';
-  const does = reads && writes ? 'can print any file the repository holds and rewrite any of its work tree' : reads ? 'can print any file the repository holds' : 'can rewrite or remove any file of its work tree';
+  // A write held to the paths it names (`checkout REV -- path`, `restore path`) reads by copying stored files out, not by printing them.
+  const readsOnly = prints ? 'can print any file the repository holds' : 'can copy any file the repository holds into its work tree';
+  const does = reads && writes ? 'can print any file the repository holds and rewrite any of its work tree' : reads ? readsOnly : 'can rewrite or remove any file of its work tree';
   const touches = reads && writes ? 'reads and writes the files' : reads ? 'reads stored files' : 'writes the working files';
   const tops = repositoryTops(words, at, assignments, cwds, `git ${shown} ${touches}`);
   if ('why' in tops) return { kind: 'unknown', why: tops.why, accesses };

@@ -183,6 +183,11 @@ describe('commandPathUses', () => {
     for (const line of ['git for-each-ref', 'git tag -l', 'git branch -a', 'git diff --quiet', 'git log --oneline -5', 'git diff --stat', 'git diff --name-only HEAD~1', 'git status', 'git status -s', 'git add src', 'git add -u', 'git commit -a -m x', 'git stash list', 'git checkout -b topic', 'git rm -r src', 'git clean -fdx', 'git mv a b', 'git --version']) {
       expect(await stored(line), line).toEqual([]);
     }
+    // Held to the paths they name, checkout and restore still copy any stored file out.
+    for (const line of ['git checkout HEAD~1 -- src/a.txt', 'git restore src/a.txt']) {
+      expect((await uses(line)).map((found) => found.written), line).toContain(`git ${line.split(' ')[1]}, which can copy any file the repository holds into its work tree`);
+    }
+    expect((await uses('git show HEAD:real/key.txt')).map((found) => found.written)).toContain('git show, which can print any file the repository holds');
     // From a folder inside it, or one -C names, the repository is still the whole of it.
     expect(await stored('git show HEAD:key.txt', join(workspace, 'src'))).toEqual([workspace]);
     expect(await stored('git -C src show HEAD:key.txt')).toEqual([workspace]);
