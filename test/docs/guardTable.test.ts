@@ -15,12 +15,12 @@ const SILENT_SKIPS = new Set(['skip', 'todo', 'only']);
 
 /**
  * What a file that tests through the real gate uses: a gate started by the integration helpers on a
- * real port (startTestGate) or the official MCP client against one (connectMcp, its transport), a gate
+ * real port (startTestGate, startUnattendedShell) or the official MCP client against one (connectMcp, its transport), a gate
  * or CLI in a process of its own (spawnServe, runCli, the audit fixture's toolgate), the real hook
  * command (runHook), Playwright against `toolgate serve`, or a real process in bubblewrap (detectSandbox).
  */
 const REAL_GATE =
-  /\b(?:startTestGate|connectMcp|StreamableHTTPClientTransport|connectStdioBridge|spawnServe|runCli|runHook|detectSandbox)\b|import \{[^}]*\btoolgate\b[^}]*\} from '\.\/auditFixture'|@playwright\/test/;
+  /\b(?:startTestGate|startUnattendedShell|connectMcp|StreamableHTTPClientTransport|connectStdioBridge|spawnServe|runCli|runHook|detectSandbox)\b|import \{[^}]*\btoolgate\b[^}]*\} from '\.\/auditFixture'|@playwright\/test/;
 
 const rows = guardRows(readFileSync(join(ROOT, 'docs/guards.md'), 'utf8'));
 const declared = new Map<string, DeclaredTest[] | undefined>();
