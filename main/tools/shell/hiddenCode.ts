@@ -209,7 +209,7 @@ function shortOptionValue(args: readonly string[], letter: string): string | und
 /**
  * The shell text a program is handed to run (eval's words, `sh -c` text, `su -c`, a trap, an
  * alias's value or `hash -p`'s path with the arguments it will get, watch, ssh's remote command
- * and its -o ProxyCommand, rsync -e, tar's command options, split --filter, sort --compress-program,
+ * and its -o ProxyCommand, rsync -e, tar's command options, split --filter, sort --compress-program, man -P,
  * zip -TT, `env -S`, git settings git runs), for the rules to
  * read as commands of their own. Code in files, piped in, or in other languages is not in it.
  */
@@ -245,6 +245,8 @@ const COMMAND_OPTIONS: Record<string, { shorts: string[]; longs: string[]; twoLe
   sort: { shorts: [], longs: ['compress-program'] },
   // zip -T runs the -TT command (through the shell) to test the archive.
   zip: { shorts: [], longs: ['unzip-command'], twoLetters: ['TT'] },
+  // man pipes the page through the -P pager, run by the shell.
+  man: { shorts: ['P'], longs: ['pager'] },
 };
 
 /** The commands `program` (one of COMMAND_OPTIONS) is told to run by its options. */
