@@ -178,7 +178,10 @@ function awkEffects(command: SubCommand, args: readonly string[]): string | unde
       at++;
       break;
     }
-    if (/^(-f|--file(=|$))/.test(option)) return undefined;
+    if (/^(-f|--file(=|$))/.test(option)) {
+      const file = /^(-f|--file=)./.test(option) ? option.replace(/^(-f|--file=)/, '') : args[at + 1];
+      return file === '-' ? 'its program is read from its input, which the rules cannot read' : undefined;
+    }
     if (AWK_VALUE_OPTIONS.has(option)) at++;
   }
   const program = args[at];

@@ -117,6 +117,9 @@ describe('why an allow cannot vouch for a command', () => {
       ['gawk \'@include "lib"\'', /@/],
       ['awk -F: -v n=1 \'BEGIN { system("id") }\'', /system\(\)/],
       ['awk "$prog" README', /computed when the line runs/],
+      ['awk -f - README', /read from its input/],
+      ['awk -f- README', /read from its input/],
+      ['gawk --file=- README', /read from its input/],
     ];
     for (const [line, reason] of cases) expect(await why(line), line).toMatch(reason);
   });
