@@ -17,12 +17,20 @@ const STANDARD_OUTPUTS = new Set(['/dev/stdout', '/dev/stderr', '-']);
 
 type Token = { kind: 'word' | 'string' | 'regex' | 'number' | 'op'; text: string };
 
-/** Whether a `/` after this token divides (it follows an operand) rather than starting a regex. */
-function endsOperand(token: Token | undefined): boolean {
+/**
+ * Tokens after which awks differ on whether a `/` divides or starts a regex (mawk divides after
+ * `getline` but starts a regex after `length`, `$`, `do`, `else` or `x++`; `case` is a keyword only
+ * to gawk): a program with a `/` there cannot be read for certain.
+ */
+const AMBIGUOUS_BEFORE_SLASH = new Set(['getline', 'length', 'do', 'else', 'exit', 'return', 'case', 'in', 'print', 'printf', 'delete', 'next', 'nextfile', 'func', 'function', 'BEGIN', 'END', '$', '++', '--']);
+
+/** Whether a `/` after this token divides (it follows an operand) rather than starting a regex; undefined where awks differ. */
+function divides(token: Token | undefined): boolean | undefined {
   if (!token) return false;
-  if (token.kind === 'string' || token.kind === 'number' || token.kind === 'regex') return true;
-  if (token.kind === 'word') return !['print', 'printf', 'return', 'in', 'getline', 'case'].includes(token.text);
-  return token.text === ')' || token.text === ']' || token.text === '$' || token.text === '++' || token.text === '--';
+  if (token.kind !== 'op' && AMBIGUOUS_BEFORE_SLASH.has(token.text)) return undefined;
+  if (token.kind === 'op' && AMBIGUOUS_BEFORE_SLASH.has(token.text)) return undefined;
+  if (token.kind !== 'op') return true;
+  return token.text === ')' || token.text === ']';
 }
 
 /** The closing delimiter's index, honouring backslash escapes (and, in a regex, bracket expressions). */
@@ -41,19 +49,21 @@ function closing(text: string, from: number, quote: string): number {
 
 const OPERATORS = ['>>', '>=', '<=', '==', '!=', '||', '|&', '&&', '++', '--', '+=', '-=', '*=', '/=', '%=', '^=', '**'];
 
-/** The program's tokens; newlines are kept (they end statements). */
-function tokens(program: string): Token[] {
+/** The program's tokens, newlines kept (they end statements); or why it cannot be read for certain. */
+function tokens(program: string): Token[] | { ambiguous: string } {
   const found: Token[] = [];
   for (let at = 0; at < program.length; ) {
     const char = program[at]!;
     if (char === '\\' && program[at + 1] === '\n') at += 2;
-    else if (char === ' ' || char === '\t' || char === '\r') at++;
+    else if (/[ \t\r\f\v]/.test(char)) at++;
     else if (char === '#') at = program.indexOf('\n', at) < 0 ? program.length : program.indexOf('\n', at);
     else if (char === '"') {
       const end = closing(program, at + 1, '"');
       found.push({ kind: 'string', text: program.slice(at + 1, end) });
       at = end + 1;
-    } else if (char === '/' && !endsOperand(found.at(-1)) && program[at + 1] !== '=') {
+    } else if (char === '/' && divides(found.at(-1)) === undefined) {
+      return { ambiguous: `its program has a / after ${found.at(-1)!.text} that awks read differently (a division or a regex), so what it does cannot be read for certain` };
+    } else if (char === '/' && !divides(found.at(-1))) {
       const end = closing(program, at + 1, '/');
       found.push({ kind: 'regex', text: program.slice(at + 1, end) });
       at = end + 1;
@@ -85,6 +95,7 @@ const STATEMENT_ENDS = new Set([';', '\n', '{', '}']);
  */
 export function awkProgramEffects(program: string): string | undefined {
   const list = tokens(program);
+  if (!Array.isArray(list)) return list.ambiguous;
   let depth = 0;
   /** The depth a print statement started at, while one is being read. */
   let printDepth: number | undefined;
@@ -113,6 +124,7 @@ export function awkProgramEffects(program: string): string | undefined {
       if (token.text === 'print' || token.text === 'printf') printDepth = depth;
       else if (token.text === 'getline') getlineDepth = depth;
       else if (token.text === 'system' && next?.text === '(') return 'its program runs a command (system()), which the rules cannot read';
+      else if (token.text === 'ARGV' || token.text === 'ARGC') return 'its program can change the files it reads (ARGV), which the path rules cannot see';
     }
   }
   return undefined;

@@ -68,14 +68,32 @@ const COMMAND_LANGUAGES = new Set([
   'sqlite3', 'duckdb', 'psql', 'mysql', 'mariadb', 'gdb', 'lldb', 'dc', 'm4', 'lftp', 'ftp',
 ]);
 const AWKS = new Set(['awk', 'gawk', 'mawk', 'nawk']);
-/** awk's options that take a value as the next word. */
-const AWK_VALUE_OPTIONS = new Set(['-F', '-v', '-f', '-i', '-l', '-E', '-e', '-W', '--field-separator', '--assign', '--file', '--include', '--load', '--exec', '--source']);
+/** awk's options that only set how input is split or a variable's value (the next word, or glued). */
+const AWK_PLAIN_OPTIONS = /^(-[Fv]|--field-separator|--assign)(=|$)|^-[Fv]./;
 /** Programs that run text or files of code the line does not show. */
 const RUNS_TEXT = new Set(['eval', 'source', '.', 'xargs', 'watch', 'trap', 'alias', 'exec', 'builtin', 'command', 'coproc', 'parallel', 'su', 'sudo', 'doas', 'env']);
 
+/** Names Debian's alternatives give a language's program (`editor` is vim or nano, `pager` less). */
+const ALTERNATIVES: Record<string, string> = { editor: 'vim', 'sensible-editor': 'vim', pager: 'less', 'sensible-pager': 'less', gdbtui: 'gdb' };
+
+/**
+ * The language a program's name says it runs: its base name without a version (`python3.11`,
+ * `perl5.36.0`, `tclsh8.6`, `lua5.4`) or a build's suffix (`vim.basic`, `vim.tiny`), when what is
+ * left names a known shell, interpreter or command language; otherwise the base name as it is.
+ */
+function languageOf(program: string): string {
+  const name = baseName(program);
+  const known = (candidate: string) => SHELLS.has(candidate) || INTERPRETERS.has(candidate) || COMMAND_LANGUAGES.has(candidate);
+  if (ALTERNATIVES[name]) return ALTERNATIVES[name];
+  if (known(name)) return name;
+  const unversioned = name.replace(/[-.]?\d+(\.\d+)*$/, '');
+  const unsuffixed = name.replace(/\.[a-z0-9]+$/, '');
+  return [unversioned, unsuffixed].find(known) ?? name;
+}
+
 /** Whether a program runs whatever code it is handed (a shell, an interpreter, eval, sudo): an allow of it allows anything. */
 export function runsAnyCode(program: string): boolean {
-  const name = baseName(program);
+  const name = languageOf(program);
   return SHELLS.has(name) || INTERPRETERS.has(name) || RUNS_TEXT.has(name) || COMMAND_LANGUAGES.has(name);
 }
 
@@ -142,7 +160,7 @@ export function unreadableForAllow(command: SubCommand): string | undefined {
   if (words.computedProgram) return 'the program name is computed when the line runs';
   const wrapper = words.wrappers.find((name) => !HARMLESS_WRAPPERS.has(name));
   if (wrapper) return `${wrapper} runs another program`;
-  const program = baseName(words.argv[0] ?? '');
+  const program = languageOf(words.argv[0] ?? '');
   const args = words.argv.slice(1);
   if (RUNS_TEXT.has(program)) return `${program} runs code or programs the line does not show`;
   if (SHELLS.has(program) || INTERPRETERS.has(program)) {
@@ -182,7 +200,9 @@ function awkEffects(command: SubCommand, args: readonly string[]): string | unde
       const file = /^(-f|--file=)./.test(option) ? option.replace(/^(-f|--file=)/, '') : args[at + 1];
       return file === '-' ? 'its program is read from its input, which the rules cannot read' : undefined;
     }
-    if (AWK_VALUE_OPTIONS.has(option)) at++;
+    // Any other option (gawk's -W source=, -i FILE, -l LIB, -o/-p/-d FILE, -D, mawk's -W exec) may load code or write a file.
+    if (!AWK_PLAIN_OPTIONS.test(option)) return `its option ${option} may load code or write a file, which the rules cannot read`;
+    if (/^(-[Fv]|--field-separator|--assign)$/.test(option)) at++;
   }
   const program = args[at];
   if (program === undefined) return undefined;

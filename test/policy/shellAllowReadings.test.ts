@@ -91,6 +91,14 @@ describe('why an allow cannot vouch for a command', () => {
     expect(await why('julia script.jl')).toBeUndefined();
   });
 
+  it('an interpreter or editor by a versioned or alternative name', async () => {
+    for (const line of ["python3.11 -c 'x'", "perl5.36.0 -e 'x'", "tclsh8.6 <<< 'exec id'", "php8.2 -r 'x'", "lua5.4 -e 'x'"]) {
+      expect(await why(line), line).toMatch(/runs code handed to it as text or input$/);
+    }
+    for (const line of ["vim.basic -es -c 'r key'", "editor -c '!id'", "gdbtui -batch -ex 'shell id'", 'vim.tiny x']) expect(await why(line), line).toMatch(/runs commands of its own language/);
+    for (const line of ['python3.11 app.py', 'lua5.4 x.lua', 'gcc-12 -c x.c', 'node20 x.js']) expect(await why(line), line).toBeUndefined();
+  });
+
   it('a program whose every run can execute commands of its own language', async () => {
     for (const line of ["sqlite3 :memory: '.shell cat key'", "sqlite3 app.db \"select readfile('key')\"", "vim -c '!cat key' -c q", 'vim notes.txt', "dc -e '!cat key'", "gdb -batch -ex 'shell cat key'", "ex -sc 'r key|%p|q!' README", "m4 <<< 'syscmd(cat key)'", "psql -c '\\! cat key'"]) {
       expect(await why(line), line).toMatch(/runs commands of its own language, which can read, write and run anything the rules cannot see$/);
@@ -120,6 +128,23 @@ describe('why an allow cannot vouch for a command', () => {
       ['awk -f - README', /read from its input/],
       ['awk -f- README', /read from its input/],
       ['gawk --file=- README', /read from its input/],
+      // A / where awks differ on division and regex: mawk divides after getline, starts a regex after length, $, do, else.
+      ['awk \'BEGIN { x = getline / 1; print "a" > "out"; y = 1 / 1 }\'', /awks read differently/],
+      ['awk \'BEGIN { x = length /"/; print "a" > "out"; y = "\\"" }\'', /awks read differently/],
+      ['awk \'BEGIN { x = $/"/; print "a" > "out"; y = "\\"" }\'', /awks read differently/],
+      ['awk \'BEGIN { if (1) x = 1; else /"/; system("id"); y = "\\"" }\'', /awks read differently/],
+      ['awk \'BEGIN { case = 2; x = case / 1; print "a" > "out"; y = 1 / 1 }\'', /awks read differently/],
+      ['awk \'BEGIN { if ("=" ~ /=/) print "a" > "out" }\'', /print >/],
+      ["awk $'BEGIN { system\\f(\"id\") }'", /system\(\)/],
+      ["awk $'BEGIN { system\\v(\"id\") }'", /system\(\)/],
+      ['awk \'BEGIN { ARGV[1] = "key"; ARGC = 2 } { print }\'', /ARGV/],
+      // gawk's and mawk's options that load code or write files.
+      ['gawk -W source=\'BEGIN{system("id")}\'', /option -W/],
+      ['gawk -i key \'BEGIN{}\'', /option -i/],
+      ['gawk -oout \'BEGIN{}\'', /option -oout/],
+      ['gawk -pout \'BEGIN{}\'', /option -pout/],
+      ['gawk -dout \'BEGIN{}\'', /option -dout/],
+      ['gawk -l ext \'BEGIN{}\'', /option -l/],
     ];
     for (const [line, reason] of cases) expect(await why(line), line).toMatch(reason);
   });
@@ -131,6 +156,8 @@ describe('why an allow cannot vouch for a command', () => {
       "awk '{ print ($1 > 2) }' README",
       "awk '{ if ($2 > 3) print $1 > \"/dev/stderr\" }' README",
       "awk -F'|' '{ print $2 }' README",
+      "awk -F: -v n=2 '{ print $n }' README",
+      "awk '{ s += $2 } END { print s / NR }' README",
       "awk '/a\\/b>c|d/ { print }' README",
       "awk '{ n = $1 / 2 > 1; print n }' README",
       "awk '{ s = \"x > y | z\"; print s }' README",
