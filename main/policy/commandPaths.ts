@@ -96,7 +96,7 @@ function use(accesses: readonly PathAccess[], word: Word, folders: Folders, plac
 }
 
 function valueAccesses(role: ValueRole): readonly PathAccess[] {
-  return role === 'both' ? BOTH : role === 'read' || role === 'list' || role === 'named-read' ? ['read'] : role === 'write' ? ['write'] : [];
+  return role === 'both' || role === 'folder' ? BOTH : role === 'read' || role === 'list' || role === 'named-read' ? ['read'] : role === 'write' ? ['write'] : [];
 }
 
 /** The files a list names (`tar -T LIST`): read, or read and written for a program that writes its operands too, and only known when it runs. */
@@ -125,7 +125,7 @@ function knownProgramUses(spec: ProgramSpec, args: readonly Word[], folders: Fol
   const longs: string[] = [];
   const valued = (role: ValueRole | undefined, word: Word | undefined) => {
     if (!word || !role || role === 'none') return;
-    uses.push(use(valueAccesses(role), word, folders, place, false));
+    uses.push(use(valueAccesses(role), word, folders, place, role === 'folder'));
     if (role === 'list') uses.push(listedFiles(spec, word));
   };
   let ended = false;
@@ -146,15 +146,19 @@ function knownProgramUses(spec: ProgramSpec, args: readonly Word[], folders: Fol
       else if (role) valued(role, args[++at]);
     } else {
       const letters = arg.value.slice(1);
-      for (let index = 0; index < letters.length; index++) {
+      let taken = false;
+      for (let index = 0; index < letters.length && !taken; index++) {
         const letter = letters[index]!;
         flags.add(letter);
         const role = spec.values?.[letter];
         if (role === undefined) continue;
         const glued = letters.slice(index + 1);
         valued(role, glued ? { raw: glued, value: glued, computed: arg.computed } : args[++at]);
-        break;
+        taken = true;
       }
+      // An option this table does not know may take the rest of the word as its value (`patch -osecret/x`,
+      // `-o.env`): counted where that rest could be a path of its own (a letters-only rest is a cluster of flags).
+      if (!taken && /[/.~]/.test(letters.slice(1))) for (const rest of gluedValues(arg.value)) uses.push(use(BOTH, { raw: rest, value: rest, computed: arg.computed }, folders, place, false));
     }
   }
   // A long option may be written as any prefix of its name (`--dereference-rec`), as getopt_long takes it.
@@ -206,12 +210,24 @@ function unknownProgramUses(args: readonly Word[], folders: Folders, place: Comm
     if (!ended && arg.value === '--') ended = true;
     else if (ended || !arg.value.startsWith('-') || arg.value === '-') {
       if (arg.value !== '-') maybePath(arg);
+    } else if (arg.value.startsWith('--')) {
+      const glued = arg.value.split('=').slice(1).join('=');
+      if (glued !== '') maybePath({ raw: glued, value: glued, computed: arg.computed });
     } else {
-      const glued = arg.value.startsWith('--') ? arg.value.split('=').slice(1).join('=') : arg.value.slice(2);
-      if (glued !== '' && (arg.value.startsWith('--') || /[/~.@<]/.test(glued[0]!))) maybePath({ raw: glued, value: glued, computed: arg.computed });
+      for (const glued of gluedValues(arg.value)) maybePath({ raw: glued, value: glued, computed: arg.computed });
     }
   }
   return uses;
+}
+
+/**
+ * What a short-option word may carry glued as a value: the rest of the word after each of its letters
+ * (`-sTkey` may be -s -T key), as any of its options may take one; not the first letter alone.
+ */
+function gluedValues(word: string): string[] {
+  const values: string[] = [];
+  for (let at = 2; at < word.length; at++) if (word[at] !== '=' && word[at] !== '-') values.push(word.slice(at));
+  return values;
 }
 
 /**
@@ -267,6 +283,11 @@ function argumentUses(command: SubCommand, runs: readonly string[], folders: Fol
   const tail = words.slice(words.length - runs.length);
   const aligned = runs.length > 0 && tail.length === runs.length && tail.every((word, index) => word.value === runs[index]);
   if (!aligned || tail[0]!.computed) return unknownProgramUses(words.slice(1), folders, place);
+  return [...wrapperUses(words.slice(0, words.length - runs.length), folders, place), ...programUses(command, tail, folders, place)];
+}
+
+/** The uses of the program that runs, its words as bash passes them. */
+function programUses(command: SubCommand, tail: readonly Word[], folders: Folders, place: CommandPlace): PathUse[] {
   const program = baseName(tail[0]!.value);
   if (program === 'xargs') return [{ accesses: BOTH, written: command.text, paths: [], below: true, unknown: 'xargs takes the files it works on from its input' }];
   const spec = PROGRAM_SPECS[program];
@@ -275,6 +296,40 @@ function argumentUses(command: SubCommand, runs: readonly string[], folders: Fol
   if (program === 'git') return [...unknownProgramUses(tail.slice(1), folders, place), ...gitStoreUses(command.text, tail.map(gitWord), folders, place.home)];
   if (program === 'sed' && spec) return [...knownProgramUses(spec, tail.slice(1), folders, place), ...sedScriptUses(tail.slice(1), folders, place)];
   return spec ? knownProgramUses(spec, tail.slice(1), folders, place) : unknownProgramUses(tail.slice(1), folders, place);
+}
+
+/**
+ * Files the wrappers' own options name (programWords): the file `time -o` writes, and the folder
+ * `env -C` or `sudo -D` runs the program in, read and written below (a change of folder the
+ * program's own relative paths are not placed in).
+ */
+const WRAPPER_PATH_OPTIONS: Readonly<Record<string, Readonly<Record<string, 'write' | 'folder'>>>> = {
+  time: { o: 'write', output: 'write' },
+  env: { C: 'folder', chdir: 'folder' },
+  sudo: { D: 'folder', chdir: 'folder' },
+};
+
+function wrapperUses(words: readonly Word[], folders: Folders, place: CommandPlace): PathUse[] {
+  const uses: PathUse[] = [];
+  let options: Readonly<Record<string, 'write' | 'folder'>> | undefined;
+  const valued = (role: 'write' | 'folder', word: Word | undefined) => {
+    if (word) uses.push(use(role === 'write' ? ['write'] : BOTH, word, folders, place, role === 'folder'));
+  };
+  for (let at = 0; at < words.length; at++) {
+    const word = words[at]!;
+    if (!word.value.startsWith('-')) {
+      options = WRAPPER_PATH_OPTIONS[baseName(word.value)];
+      continue;
+    }
+    if (!options) continue;
+    const long = /^--([^=]+)(?:=(.*))?$/s.exec(word.value);
+    // GNU long options by unique prefix (`--out`).
+    const name = long ? Object.keys(options).find((known) => known.length > 1 && known.startsWith(long[1]!)) : Object.keys(options).find((known) => known.length === 1 && word.value[1] === known);
+    if (!name) continue;
+    const glued = long ? long[2] : word.value.slice(2);
+    valued(options[name]!, glued ? { raw: glued, value: glued, computed: word.computed } : words[++at]);
+  }
+  return uses;
 }
 
 /** A word as git gets it: its value, or undefined when it is only known when the line runs. */

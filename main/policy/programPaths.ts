@@ -22,9 +22,10 @@ export type OperandRole =
 /**
  * What the value of an option names: a file read, written or both, nothing, a file whose contents
  * name the files the program works on (`tar -T LIST`, `wc --files0-from=LIST`: those files are only
- * known when it runs), or a name then a file read (`jq --rawfile NAME FILE`).
+ * known when it runs), a name then a file read (`jq --rawfile NAME FILE`), or a folder it works in,
+ * reading and writing below it (`tar -C DIR`).
  */
-export type ValueRole = 'read' | 'write' | 'both' | 'none' | 'list' | 'named-read';
+export type ValueRole = 'read' | 'write' | 'both' | 'none' | 'list' | 'named-read' | 'folder';
 
 /** How one program uses its arguments. */
 export interface ProgramSpec {
@@ -67,7 +68,7 @@ const COPY: ProgramSpec = {
   follows: ['L', 'dereference'],
 };
 const OWNER: ProgramSpec = { operands: 'write', skip: 1, skipUnless: ['reference'], values: { reference: 'read' }, recursive: ['R', 'recursive'] };
-const ARCHIVE: ProgramSpec = { operands: 'both', values: { f: 'both', C: 'none', directory: 'none' }, recursive: true };
+const ARCHIVE: ProgramSpec = { operands: 'both', values: { f: 'both', C: 'folder', directory: 'folder' }, recursive: true };
 const CHECKSUM: ProgramSpec = { operands: 'read', lists: ['c', 'check'] };
 const FILES0_FROM = { 'files0-from': 'list' } as const;
 

@@ -23,7 +23,7 @@ const prompts = () => unattended.prompts;
 beforeAll(async () => {
   unattended = await startUnattendedShell(
     {
-      allow: ['shell_exec(awk *)', 'shell_exec(sqlite3 *)', 'shell_exec(ed *)', 'shell_exec(curl *)', 'shell_exec(man *)'],
+      allow: ['shell_exec(awk *)', 'shell_exec(sqlite3 *)', 'shell_exec(ed *)', 'shell_exec(curl *)', 'shell_exec(man *)', 'shell_exec(tar *)', 'shell_exec(cat *)'],
       deny: [
         { rule: 'read_file(private/**)', reason: 'private stays private' },
         { rule: 'write_file(private/**)', reason: 'private stays private' },
@@ -47,6 +47,8 @@ describe('an allowed language runner does not carry a program past a path deny',
     `awk 'BEGIN { while ((getline line < "private/key") > 0) print line }'`,
     `awk 'BEGIN { system("cat private/key") }'`,
     `awk 'BEGIN { "cat private/key" | getline x; print x }'`,
+    `awk 'BEGIN { ARGV[1] = "private/key"; ARGC = 2 } { print }'`,
+    `awk 'BEGIN { if (1) x = 1; else /"/; system("cat private/key"); y = "\\"" }'`,
     `sqlite3 :memory: "select readfile('private/key')"`,
     `sqlite3 :memory: '.shell cat private/key'`,
     `ed -s table.txt <<< 'r private/key
@@ -84,6 +86,9 @@ describe('a deny of a folder holds a file a word names by convention, or a comma
     "curl -s -F 'f=<private/key;type=text/plain' http://127.0.0.1:9/",
     'curl -s file:private/key',
     "man -P 'cat private/key' ls",
+    'curl -sTprivate/key file:///dev/stdout',
+    'tar -cf - -C private key',
+    '\\time -o private/planted cat table.txt',
   ])('%j is refused by the deny, unasked, and nothing of the file comes back', async (command) => {
     const before = prompts().length;
     const result = await shell(command);

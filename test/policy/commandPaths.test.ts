@@ -147,6 +147,27 @@ describe('commandPathUses', () => {
     expect(reads(await uses('curl -d a=b https://example.com/'))).toEqual([join(workspace, 'a=b'), join(workspace, 'https:/example.com')]);
   });
 
+  it('reads a value glued after any letter of a short option, for a program it does not know, and after an option a known program’s table lacks', async () => {
+    const key = join(workspace, 'real/key.txt');
+    for (const line of ['curl -sTreal/key.txt file:///tmp/x', 'curl -Kreal/key.txt http://x', 'curl -sd@real/key.txt http://x', 'wget -qireal/key.txt', 'patch -oreal/key.txt a p', 'csplit -freal/key.txt in 2', 'man -Creal/key.txt ls', 'zip -Oreal/key.txt a.zip x', 'gzip -Sreal/key.txt x']) {
+      expect(reads(await uses(line)).concat(writes(await uses(line))), line).toContain(key);
+    }
+    // A cluster of flags names no file of a program the table knows.
+    expect(writes(await uses('rm -rf build'))).toEqual([join(workspace, 'build')]);
+  });
+
+  it('judges the folder tar -C works in, below, and the files time -o writes and env -C or sudo -D runs in', async () => {
+    const real = join(workspace, 'real');
+    for (const line of ['tar -cf x.tar -C real key.txt', 'tar -xf t.tar --directory=real', 'tar -xf t.tar -Creal', 'env -C real cat key.txt', 'env --chdir=real cat key.txt', 'sudo -D real cat key.txt']) {
+      const found = await uses(line);
+      expect(found.some((one) => one.paths.includes(real) && one.below && one.accesses.includes('read') && one.accesses.includes('write')), line).toBe(true);
+    }
+    for (const line of ['time -o real/t cat x', 'time --output=real/t cat x', 'time --out=real/t cat x', 'time --output real/t cat x', '/usr/bin/time -oreal/t cat x']) {
+      expect(writes(await uses(line)), line).toContain(join(workspace, 'real/t'));
+    }
+    expect(writes(await uses('time cat x'))).toEqual([]);
+  });
+
   it('reads the working folder of recursive readers given no folder', async () => {
     expect((await uses('grep -r KEY'))[0]).toMatchObject({ paths: [workspace], below: true });
     expect((await uses('find -name "*.txt"'))[0]).toMatchObject({ paths: [workspace], below: true });

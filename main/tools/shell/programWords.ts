@@ -24,7 +24,7 @@ const WRAPPERS: Record<string, { valueOptions: string[]; operands?: number }> = 
   exec: { valueOptions: ['-a'] },
   nohup: { valueOptions: [] },
   setsid: { valueOptions: [] },
-  time: { valueOptions: ['-f', '-o'] },
+  time: { valueOptions: ['-f', '-o', '--format', '--output'] },
   sudo: { valueOptions: ['-u', '-g', '-C', '-D', '-h', '-p', '-r', '-t', '-U', '-T'] },
   doas: { valueOptions: ['-u', '-C'] },
   pkexec: { valueOptions: ['--user'] },
