@@ -218,7 +218,7 @@ describe('shell_exec stdout and stderr (pseudo-terminal and FIFO)', () => {
 
   it('runs nothing of a command whose call was withdrawn as it started, before its process group was made', async () => {
     const marker = join(workspace, 'ran.txt');
-    // Aborted already: the kill comes the moment the terminal's child exists, before it leads a group.
+    // Aborted already: nothing is started (a kill after the fork would race the shell's first words).
     const exit = await runShell({ command: `touch ${marker}; sleep 30`, cwd: workspace, timeoutMs: WAIT_MS, env: {}, onOutput: () => undefined }, AbortSignal.abort());
     expect(exit).toEqual({ exitCode: 137, timedOut: false, backend: 'pty' });
     expect(existsSync(marker)).toBe(false);

@@ -72,6 +72,9 @@ function killGroup(pid: number | undefined, leaderToo = false): void {
 /** Runs the command to its end or deadline; rejects only when it could not be started. */
 export async function runShell(run: ShellRun, abort?: AbortSignal): Promise<ShellExit> {
   const pty = loadPty();
+  // Withdrawn before it started: nothing is started. A kill sent after the fork would race the
+  // shell, which on a busy machine may run the command's first words before the kill lands.
+  if (abort?.aborted) return { exitCode: 128 + constants.signals.SIGKILL, timedOut: false, backend: pty ? 'pty' : 'pipes' };
   const stderr = pty ? openStderrFifo((chunk) => run.onOutput(chunk, 'stderr')) : null;
   if (!pty || !stderr) return runWithPipes(run, abort);
   try {
