@@ -93,7 +93,10 @@ describe('servers.json edited while the gate runs', () => {
     // Trusted at the class it suggests (RESTRICTED: it declares no annotations), so a person approves the call.
     const prompt = nextApproval(harness.gate);
     const calling = harness.gate.executor.call({ tool: 'notes__echo', arguments: { text: 'hot-added' } });
-    harness.gate.approvals.decide((await prompt).approvalId, 'approve');
+    // A call that ends without asking fails here, saying how, instead of leaving the wait for a prompt to the test's timeout.
+    const first = await Promise.race([prompt, calling.then((result) => ({ endedUnasked: result }))]);
+    if ('endedUnasked' in first) expect.fail(`the call ended without a prompt: ${JSON.stringify(first.endedUnasked)}`);
+    harness.gate.approvals.decide(first.approvalId, 'approve');
     const echoed = await calling;
     expect(echoed.ok, JSON.stringify(echoed.error)).toBe(true);
     expect(JSON.stringify(echoed.data)).toContain('hot-added');
