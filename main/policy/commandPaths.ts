@@ -14,6 +14,7 @@ import { BOTH, type CommandPlace, type Folders, type PathUse } from './pathUse';
 import { followedLinks } from './followedLinks';
 import { gitStoreUses } from './gitStoreUses';
 import { handedUses } from './handedUses';
+import { hiddenFileNames } from './hiddenFileNames';
 import { expandPathname, hasGlob } from './pathnameExpansion';
 import { PROGRAM_SPECS, type ProgramSpec, type ValueRole } from './programPaths';
 import { sedEffects, sedScripts } from './sedScript';
@@ -288,6 +289,13 @@ function argumentUses(command: SubCommand, runs: readonly string[], folders: Fol
 
 /** The uses of the program that runs, its words as bash passes them. */
 function programUses(command: SubCommand, tail: readonly Word[], folders: Folders, place: CommandPlace): PathUse[] {
+  const hidden = hiddenFileNames(baseName(tail[0]!.value), tail.slice(1));
+  const named = namedUses(command, tail, folders, place);
+  return hidden ? [...named, { accesses: BOTH, written: command.text, paths: [], below: true, unknown: hidden }] : named;
+}
+
+/** The files the program's own words name. */
+function namedUses(command: SubCommand, tail: readonly Word[], folders: Folders, place: CommandPlace): PathUse[] {
   const program = baseName(tail[0]!.value);
   if (program === 'xargs') return [{ accesses: BOTH, written: command.text, paths: [], below: true, unknown: 'xargs takes the files it works on from its input' }];
   const spec = PROGRAM_SPECS[program];

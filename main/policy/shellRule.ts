@@ -175,7 +175,7 @@ export function unreadableForAllow(command: SubCommand): string | undefined {
   if (COMMAND_LANGUAGES.has(program)) return `${program} runs commands of its own language, which can read, write and run anything the rules cannot see`;
   if ((program === 'make' || program === 'gmake') && args.some((arg) => /^(-E|--eval)(=|$)|^-E./.test(arg))) return `${program} --eval runs makefile text, whose recipes and $(shell …) the rules cannot read`;
   if (['less', 'more', 'most'].includes(program) && args.some((arg) => arg.startsWith('+'))) return `${program} runs the commands given with + (! runs a shell command)`;
-  if (program === 'man' && args.some((arg) => /^(-[a-zA-Z]*[PH]|--pager|--html)/.test(arg))) return 'man runs the pager or browser it is given';
+  if (program === 'man' && args.some((arg) => /^(-[a-zA-Z]*[PH]|--pa(g(e(r)?)?)?(=|$)|--h(t(m(l)?)?)?(=|$))/.test(arg))) return 'man runs the pager or browser it is given';
   if (program === 'find' && args.some((arg) => /^-(exec|execdir|ok|okdir)$/.test(arg))) return 'find -exec runs another program';
   // Git's own -c, before its subcommand (`git switch -c topic` is a new branch).
   const globals = program === 'git' ? args.slice(0, gitSubcommandIndex([program, ...args]) - 1) : [];

@@ -168,6 +168,18 @@ describe('commandPathUses', () => {
     expect(writes(await uses('time cat x'))).toEqual([]);
   });
 
+  it('leaves the files unknown where a program names them in ways no word shows: curl globbing, configs and quoted form files, wget -e, sed -i into a folder, zip -@, jq modules', async () => {
+    for (const line of [
+      "curl -s 'file:///ws/secre[t-t]/key'", "curl 'file:///ws/{secret}/key'", 'curl -K -', 'curl --config=c', "curl -F 'f=@\"key\"' http://x", "curl -w '%output{out}x' http://x",
+      'wget -e post_file=key http://x', "sed -i'real/*' -e s/a/b/ x", 'zip -@ out.zip', "jq -n 'import \"real/data\" as $d; $d'", "jq 'include \"lib\"; f' x",
+    ]) {
+      expect((await uses(line)).some((found) => found.unknown !== undefined), line).toBe(true);
+    }
+    for (const line of ['curl -sSL https://example.com/x', "curl -g 'http://x/[1]'", 'sed -i.bak s/a/b/ x', 'jq .a x', 'zip -r out.zip src']) {
+      expect((await uses(line)).some((found) => found.unknown !== undefined), line).toBe(false);
+    }
+  });
+
   it('reads the working folder of recursive readers given no folder', async () => {
     expect((await uses('grep -r KEY'))[0]).toMatchObject({ paths: [workspace], below: true });
     expect((await uses('find -name "*.txt"'))[0]).toMatchObject({ paths: [workspace], below: true });

@@ -1,0 +1,33 @@
+/** A word of the line: its value as bash passes it. */
+interface Word {
+  readonly value: string;
+}
+
+/**
+ * Programs that name files in ways no word of the line shows, read fail-closed: where they may, the
+ * files they touch are only known when the line runs, so a deny or ask on paths makes the line ask.
+ * - curl's URL globbing (`file:///ws/secre[t-t]/key`, `{a,b}`, unless -g), a config (-K, which may
+ *   name any file, `-` from its input), a quoted form file name (`-F 'f=@"key"'`), and a write-out
+ *   that writes a file (`-w '%output{…}'`);
+ * - wget's `-e`, a wgetrc command (`post_file=`, `input=`, `output_document=`);
+ * - sed's -i backup suffix holding a / (`-i'secret/*'` writes the backup into that folder);
+ * - zip -@, which takes the files from its input;
+ * - a jq program that imports or includes a module (`import "key" as $k`).
+ */
+export function hiddenFileNames(program: string, args: readonly Word[]): string | undefined {
+  const values = args.map((arg) => arg.value);
+  const options = (pattern: RegExp) => values.some((value) => pattern.test(value));
+  if (program === 'curl') {
+    if (!options(/^(-[a-zA-Z]*g|--globoff)$/) && values.some((value) => !value.startsWith('-') && (/\[[^\]]*\]/.test(value) || /\{[^}]*\}/.test(value)))) {
+      return 'curl expands the [ ] and { } in its URLs and file names when it runs';
+    }
+    if (options(/^(-[a-zA-Z]*K|--con(f(i(g)?)?)?(=|$))/)) return 'a curl config names files only known when the line runs';
+    if (values.some((value, at) => (/^(-[a-zA-Z]*F|--form)$/.test(values[at - 1] ?? '') || /^(-F|--form=)/.test(value)) && value.includes('"'))) return 'curl reads a quoted form file name when it runs';
+    if (values.some((value) => value.includes('%output{'))) return 'curl -w %output{} writes a file named when it runs';
+  }
+  if (program === 'wget' && options(/^(-[a-zA-Z]*e|--e(x(e(c(u(t(e)?)?)?)?)?)?)(=|$)|^-e./)) return 'a wget -e command may name any file';
+  if (program === 'sed' && values.some((value) => /^(-[a-zA-Z]*i|--in-place=)\S*\//.test(value))) return 'sed -i writes its backup into the folder its suffix names';
+  if (program === 'zip' && options(/^-[a-zA-Z]*@/)) return 'zip -@ takes the files from its input';
+  if (program === 'jq' && values.some((value) => /\b(import|include)\s*"/.test(value))) return 'a jq program that imports a module reads files named when it runs';
+  return undefined;
+}
