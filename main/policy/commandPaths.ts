@@ -14,7 +14,7 @@ import { BOTH, type CommandPlace, type Folders, type PathUse } from './pathUse';
 import { followedLinks } from './followedLinks';
 import { gitStoreUses } from './gitStoreUses';
 import { handedUses } from './handedUses';
-import { hiddenFileNames } from './hiddenFileNames';
+import { hiddenFileNames, writtenByContent } from './hiddenFileNames';
 import { expandPathname, hasGlob } from './pathnameExpansion';
 import { PROGRAM_SPECS, type ProgramSpec, type ValueRole } from './programPaths';
 import { sedEffects, sedScripts } from './sedScript';
@@ -289,9 +289,14 @@ function argumentUses(command: SubCommand, runs: readonly string[], folders: Fol
 
 /** The uses of the program that runs, its words as bash passes them. */
 function programUses(command: SubCommand, tail: readonly Word[], folders: Folders, place: CommandPlace): PathUse[] {
-  const hidden = hiddenFileNames(baseName(tail[0]!.value), tail.slice(1));
-  const named = namedUses(command, tail, folders, place);
-  return hidden ? [...named, { accesses: BOTH, written: command.text, paths: [], below: true, unknown: hidden }] : named;
+  const program = baseName(tail[0]!.value);
+  const hidden = hiddenFileNames(program, tail.slice(1));
+  const written = writtenByContent(program, tail.slice(1).map((word) => word.value));
+  return [
+    ...namedUses(command, tail, folders, place),
+    ...(hidden ? [{ accesses: BOTH, written: command.text, paths: [], below: true, unknown: hidden }] : []),
+    ...(written ? [{ accesses: ['write'] as const, written: command.text, paths: [], below: true, unknown: written }] : []),
+  ];
 }
 
 /** The files the program's own words name. */

@@ -31,3 +31,23 @@ export function hiddenFileNames(program: string, args: readonly Word[]): string 
   if (program === 'jq' && values.some((value) => /\b(import|include)\s*"/.test(value))) return 'a jq program that imports a module reads files named when it runs';
   return undefined;
 }
+
+/**
+ * Whether the program writes files named inside what it reads, not on the line: an archive it
+ * extracts (`tar -xf t.tar` may hold `secret/x`, or rename into it with --transform; unzip, 7z x,
+ * cpio -i, ar x) or a patch it applies (`patch -p1 < x.diff`). Listing, testing and printing to
+ * standard output write nothing.
+ */
+export function writtenByContent(program: string, values: readonly string[]): string | undefined {
+  const has = (pattern: RegExp) => values.some((value) => pattern.test(value));
+  if (program === 'tar' || program === 'bsdtar') {
+    const oldStyle = values[0] !== undefined && !values[0].startsWith('-') && /^[a-zA-Z]+$/.test(values[0]) && values[0].includes('x');
+    if ((oldStyle || has(/^-[a-zA-Z]*x|^--(ext|get)/)) && !has(/^-[a-zA-Z]*O|^--to-stdout$/)) return `${program} extracts files under the names its archive holds`;
+  }
+  if (program === 'unzip' && !has(/^-[a-zA-Z]*[lptvZz]/)) return 'unzip extracts files under the names its archive holds';
+  if ((program === '7z' || program === '7za' || program === '7zr') && (values[0] === 'x' || values[0] === 'e')) return `${program} extracts files under the names its archive holds`;
+  if (program === 'cpio' && has(/^(-[a-zA-Z]*i|--extract)/)) return 'cpio extracts files under the names its archive holds';
+  if (program === 'ar' && /^-?[a-zA-Z]*x/.test(values[0] ?? '')) return 'ar extracts files under the names its archive holds';
+  if (program === 'patch' && !has(/^--dry-run$/)) return 'patch writes the files its patch names';
+  return undefined;
+}

@@ -8,6 +8,7 @@
  * unasked. A file named by a convention other than a plain path (curl's `-d @file`, `-F f=<file`, a
  * file: URL) or read by the pager man is handed is refused by the deny itself, unasked.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -34,6 +35,11 @@ beforeAll(async () => {
       mkdirSync(join(workspace, 'private'), { recursive: true });
       writeFileSync(join(workspace, 'private', 'key'), `${SECRET}\n`);
       writeFileSync(join(workspace, 'table.txt'), 'a 150\nb 50\n');
+      // An archive holding private/planted, made outside the workspace.
+      const made = join(gate.dirs.outside, 'archive');
+      mkdirSync(join(made, 'private'), { recursive: true });
+      writeFileSync(join(made, 'private', 'planted'), 'planted\n');
+      execFileSync('tar', ['-cf', join(workspace, 'planted.tar'), '-C', made, 'private/planted']);
     },
   );
 });
@@ -62,9 +68,9 @@ Q'`,
     expect(textOf(result)).not.toContain(SECRET);
   });
 
-  it('an awk program that writes a file by its own name asks, and the file is not written', async () => {
+  it.each([`awk 'BEGIN { print "planted" > "private/planted" }'`, 'tar -xf planted.tar'])('%j, which writes a file by a name the line does not show, asks, and the file is not written', async (command) => {
     const before = prompts().length;
-    const result = await shell(`awk 'BEGIN { print "planted" > "private/planted" }'`);
+    const result = await shell(command);
     expect(prompts().length).toBe(before + 1);
     expect(result.isError).toBe(true);
     expect(existsSync(join(workspace, 'private', 'planted'))).toBe(false);
