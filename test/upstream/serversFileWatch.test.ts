@@ -88,7 +88,8 @@ describe('servers.json edited while the gate runs', () => {
     const reviewed = await reviewCommand({ home: harness.home, server: 'notes', yes: true, trustAll: true, acceptFindings: false, secrets: new EnvironmentSecretProvider({}), out: (text) => printed.push(text) });
     expect(reviewed, printed.join('')).toBe(0);
 
-    const ready = await overviewWhen((overview) => overview.servers[0]?.status === 'ready' && overview.servers[0].tools.length > 0);
+    // The launch approval and the tools' trust reach the gate through separate files: the server can be ready a moment before its tools are trusted.
+    const ready = await overviewWhen((overview) => overview.servers[0]?.status === 'ready' && overview.servers[0].tools.length > 0 && overview.servers[0].tools.every((tool) => tool.pin === 'trusted'));
     expect(ready.servers[0]).toMatchObject({ name: 'notes', status: 'ready', launchApproved: true });
     // Trusted at the class it suggests (RESTRICTED: it declares no annotations), so a person approves the call.
     const prompt = nextApproval(harness.gate);
