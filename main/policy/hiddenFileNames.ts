@@ -16,7 +16,7 @@ interface Word {
  */
 export function hiddenFileNames(program: string, args: readonly Word[]): string | undefined {
   const values = args.map((arg) => arg.value);
-  const options = (pattern: RegExp) => values.some((value) => pattern.test(value));
+  const options = (pattern: RegExp) => anyMatches(values, pattern);
   if (program === 'curl') {
     if (!options(/^(-[a-zA-Z]*g|--globoff)$/) && values.some((value) => !value.startsWith('-') && (/\[[^\]]*\]/.test(value) || /\{[^}]*\}/.test(value)))) {
       return 'curl expands the [ ] and { } in its URLs and file names when it runs';
@@ -39,7 +39,7 @@ export function hiddenFileNames(program: string, args: readonly Word[]): string 
  * standard output write nothing.
  */
 export function writtenByContent(program: string, values: readonly string[]): string | undefined {
-  const has = (pattern: RegExp) => values.some((value) => pattern.test(value));
+  const has = (pattern: RegExp) => anyMatches(values, pattern);
   if (program === 'tar' || program === 'bsdtar') {
     const oldStyle = values[0] !== undefined && !values[0].startsWith('-') && /^[a-zA-Z]+$/.test(values[0]) && values[0].includes('x');
     if ((oldStyle || has(/^-[a-zA-Z]*x|^--(ext|get)/)) && !has(/^-[a-zA-Z]*O|^--to-stdout$/)) return `${program} extracts files under the names its archive holds`;
@@ -50,4 +50,8 @@ export function writtenByContent(program: string, values: readonly string[]): st
   if (program === 'ar' && /^-?[a-zA-Z]*x/.test(values[0] ?? '')) return 'ar extracts files under the names its archive holds';
   if (program === 'patch' && !has(/^--dry-run$/)) return 'patch writes the files its patch names';
   return undefined;
+}
+
+function anyMatches(values: readonly string[], pattern: RegExp): boolean {
+  return values.some((value) => pattern.test(value));
 }
