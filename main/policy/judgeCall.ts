@@ -2,6 +2,7 @@ import type { ToolManifest } from '../../shared/manifest';
 import type { CallParts } from './callParts';
 import type { CompiledRule } from './compiledRule';
 import { argumentsMatch } from './argumentRule';
+import { otherNamesOf, type FileIdentity } from './hardLinks';
 import { hostMatches, hostOf, hostTarget } from './hostRule';
 import { protectedPathOf, resolvesTo, type PathAccess, type PathPattern, type ResolvedHead, type ResolvedPath } from './pathRule';
 import { allowMatches, broadMatches, shellView } from './shellRule';
@@ -65,11 +66,14 @@ function headLookups(): HeadLookups {
 /** Whether a deny or ask holds one of these paths (as written or where they lead, the rule's folder resolved too). */
 function broadPathTest(paths: readonly ResolvedPath[], below: boolean, heads: HeadLookups) {
   const named = paths.flatMap((path) => [path.real, path.lexical, ...(path.reachedHere ? [path.reachedHere] : [])]);
+  // The files named that have other names (hard links), looked at once, when no rule matched the names as they are.
+  let linked: FileIdentity[] | undefined;
+  const identities = () => (linked ??= below ? [] : paths.flatMap((path) => otherNamesOf(path.real) ?? []));
   return (rule: CompiledRule): boolean => {
     if (rule.matcher.kind === 'any') return true;
     if (rule.matcher.kind !== 'path') return false;
     const { pattern } = rule.matcher;
-    return pattern.covers(named, below, () => heads(pattern));
+    return pattern.covers(named, below, () => heads(pattern), identities);
   };
 }
 

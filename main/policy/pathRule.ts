@@ -5,6 +5,7 @@ import { GateError } from '../../shared/errors';
 import type { ToolManifest } from '../../shared/manifest';
 import { protectedMatch, slashed } from '../tools/protectedPaths';
 import { isInside, realpathOfLongestExisting } from '../tools/workspacePath';
+import { linkedInto, namesBelow, type FileIdentity } from './hardLinks';
 import { RuleError } from './ruleText';
 
 /**
@@ -28,9 +29,10 @@ export interface PathPattern {
   /**
    * Whether a deny or ask holds one of the paths: the glob as written or with its fixed folder
    * resolved through symlinks (`resolved`: heads, or a memo of it), and with `below`, anything the
-   * glob could match at or below one.
+   * glob could match at or below one; and by another name of the same file (`linked`: the identities
+   * of the named files that have several names, hardLinks.ts).
    */
-  readonly covers: (paths: readonly string[], below: boolean, resolved?: () => readonly ResolvedHead[]) => boolean;
+  readonly covers: (paths: readonly string[], below: boolean, resolved?: () => readonly ResolvedHead[], linked?: () => readonly FileIdentity[]) => boolean;
   /** The glob with its fixed folder resolved through symlinks, at load and now (a few system calls: look up once per call). */
   readonly heads: () => readonly ResolvedHead[];
   /** What the rule's tool does to its path: a deny or ask holds that access by every tool and command. */
@@ -70,11 +72,42 @@ export function compilePathPattern(specifier: string, anchors: PathAnchors, acce
   const test = (path: string) => path.startsWith(base) && matcher(path);
   const heads = resolvedHeads(base, scanned.glob);
   const reachesBelow = (head: string, folder: string) => within(folder, head) || (scanned.glob !== '' && within(head, folder));
-  const covers = (paths: readonly string[], below: boolean, resolved: () => readonly ResolvedHead[] = heads): boolean => {
+  const covers = (paths: readonly string[], below: boolean, resolved: () => readonly ResolvedHead[] = heads, linked: () => readonly FileIdentity[] = () => []): boolean => {
     if (paths.some((path) => test(path) || (below && reachesBelow(base, path)))) return true;
-    return resolved().some((head) => paths.some((path) => head.test(path) || (below && reachesBelow(head.base, path))));
+    if (resolved().some((head) => paths.some((path) => head.test(path) || (below && reachesBelow(head.base, path))))) return true;
+    if (below) return [{ base, test }, ...resolved()].some((head) => linkedBelow(head, paths, anchors.workspace));
+    const identities = linked();
+    return identities.length > 0 && [{ base, test }, ...resolved()].some((head) => namesAnother(head, identities, anchors.workspace));
   };
   return { glob, test, covers, heads, ...(access ? { access } : {}) };
+}
+
+/**
+ * Whether a file with several names (`identities`) has one below the rule's folder that the rule
+ * matches (hardLinks.ts). A folder the rule names (`secret`, `~/.ssh`, `//etc`) with too many entries
+ * to look at all holds them. One that holds the workspace (a rule of names anywhere, such as every
+ * .env, or the file system root: the workspace is looked at for it) is looked at up to the same
+ * bound, and past it holds nothing more.
+ */
+function namesAnother(head: ResolvedHead, identities: readonly FileIdentity[], workspace: string): boolean {
+  if (head.base === '') return false;
+  const holdsWorkspace = within(head.base, workspace);
+  if (head.base === '/') return identities.some((identity) => namesBelow(workspace, identity)?.some(head.test) === true);
+  return identities.some((identity) => {
+    const names = namesBelow(head.base, identity);
+    return names === undefined ? !holdsWorkspace : names.some(head.test);
+  });
+}
+
+/**
+ * Whether a program working on `folders` recursively reaches, below them, another name of a file
+ * the rule matches. Looked for below a folder the rule names; not for a rule that holds the
+ * workspace (every file of the workspace would be looked at for each such command). A folder with
+ * too many entries to look at all holds them.
+ */
+function linkedBelow(head: ResolvedHead, folders: readonly string[], workspace: string): boolean {
+  if (head.base === '' || within(head.base, workspace)) return false;
+  return linkedInto(head.base, head.test, folders) !== false;
 }
 
 /** Whether `child` is `parent` or lies below it (both absolute and normalized: a string compare, no path.relative per rule). */

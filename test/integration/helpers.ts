@@ -157,6 +157,19 @@ export interface UnattendedShell {
   close(): Promise<void>;
 }
 
+/** A deny of reading and writing the workspace's private/ folder, and a private/key holding `secret` written into it. */
+export const PRIVATE_DENY = [
+  { rule: 'read_file(private/**)', reason: 'private stays private' },
+  { rule: 'write_file(private/**)', reason: 'private stays private' },
+];
+
+/** Writes private/key holding `secret` (and a newline) into the workspace; returns the workspace. */
+export function writePrivateKey(gate: TestGate, secret: string): string {
+  mkdirSync(join(gate.dirs.workspace, 'private'), { recursive: true });
+  writeFileSync(join(gate.dirs.workspace, 'private', 'key'), `${secret}\n`);
+  return gate.dirs.workspace;
+}
+
 /** Starts a gate with this user policy and nobody at its console, and connects an agent to it; `prepare` runs before the agent connects. */
 export async function startUnattendedShell(userPolicy: unknown, prepare: (gate: TestGate) => void = () => {}): Promise<UnattendedShell> {
   const gate = await startTestGate({ userPolicy });

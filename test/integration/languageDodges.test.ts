@@ -12,7 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startUnattendedShell, textOf, type UnattendedShell } from './helpers';
+import { PRIVATE_DENY, startUnattendedShell, textOf, writePrivateKey, type UnattendedShell } from './helpers';
 
 const SECRET = 'the-private-key-text';
 
@@ -25,15 +25,10 @@ beforeAll(async () => {
   unattended = await startUnattendedShell(
     {
       allow: ['shell_exec(awk *)', 'shell_exec(sqlite3 *)', 'shell_exec(ed *)', 'shell_exec(curl *)', 'shell_exec(man *)', 'shell_exec(tar *)', 'shell_exec(cat *)'],
-      deny: [
-        { rule: 'read_file(private/**)', reason: 'private stays private' },
-        { rule: 'write_file(private/**)', reason: 'private stays private' },
-      ],
+      deny: PRIVATE_DENY,
     },
     (gate) => {
-      workspace = gate.dirs.workspace;
-      mkdirSync(join(workspace, 'private'), { recursive: true });
-      writeFileSync(join(workspace, 'private', 'key'), `${SECRET}\n`);
+      workspace = writePrivateKey(gate, SECRET);
       writeFileSync(join(workspace, 'table.txt'), 'a 150\nb 50\n');
       // An archive holding private/planted, made outside the workspace.
       const made = join(gate.dirs.outside, 'archive');

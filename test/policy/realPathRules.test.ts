@@ -1,4 +1,4 @@
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ToolManifest } from '../../shared/manifest';
@@ -49,6 +49,25 @@ describe('a path rule holds every path that resolves to the same file', () => {
     // Where a rule's folder leads is looked up again after a short window (50 ms); wait past it.
     await new Promise((resolveWait) => setTimeout(resolveWait, 120));
     expect((await decideCall(policy.engine(), 'read_file', { path: 'real/key.txt' })).decision).toBe('deny');
+  });
+
+  it('a deny of a folder holds another name (hard link) of a file below it, read, written or reached by a recursive read', async () => {
+    const { workspace, root } = policy.folders();
+    mkdirSync(join(workspace, 'notes'));
+    linkSync(join(workspace, 'real', 'key.txt'), join(workspace, 'notes', 'key.txt'));
+    linkSync(join(workspace, 'real', 'key.txt'), join(root, 'key.txt'));
+    linkSync(join(workspace, 'src', 'a.ts'), join(workspace, 'a-copy.ts'));
+    await withUserPolicy({ allow: ['read_file', 'write_file(**)', 'shell_exec(cat *)', 'shell_exec(echo *)', 'shell_exec(grep *)'], deny: ['read_file(real/**)', 'write_file(real/**)'] });
+    const engine = policy.engine();
+    expect((await decideCall(engine, 'read_file', { path: 'notes/key.txt' })).decision).toBe('deny');
+    expect((await decideShell(engine, 'cat notes/key.txt')).decision).toBe('deny');
+    expect((await decideShell(engine, `cat ${join(root, 'key.txt')}`)).decision).toBe('deny');
+    expect((await decideShell(engine, 'echo x >> notes/key.txt')).decision).toBe('deny');
+    expect((await decideCall(engine, 'write_file', { path: 'notes/key.txt', content: 'x' })).decision).toBe('deny');
+    expect((await decideShell(engine, 'grep -r k notes')).decision).toBe('deny');
+    // Names that all lie outside the folder, and a folder holding none of its files' other names.
+    expect((await decideShell(engine, 'cat a-copy.ts src/a.ts')).decision).toBe('allow');
+    expect((await decideShell(engine, 'grep -r a src')).decision).toBe('allow');
   });
 
   it('an allow through a symlinked folder is not widened to where the link leads', async () => {

@@ -1,0 +1,129 @@
+import { lstatSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * A file has one name per hard link to it: `ln secret/key notes/key` made earlier, or a link entry
+ * of an extracted tar archive, leaves secret/key's content readable and writable as notes/key, a
+ * name no rule of secret/** matches. So a deny or ask of a folder holds every name of the files
+ * below it: a path whose file has other names is looked up among the files below the rule's folder.
+ */
+
+/** Entries looked at below one rule's folder before its files are taken as unknown (and the rule holds the path). */
+export const MAX_INDEXED_ENTRIES = 20_000;
+
+/**
+ * How long the files below a folder are kept before they are looked at again: a flood of calls on
+ * a file with several names costs one walk per window. Every file is kept, whatever its link count
+ * then, so a name made since (the archive extracted a moment ago) still finds it.
+ */
+const INDEX_MS = 1000;
+
+/** Folders whose files are kept at once; the oldest goes first. */
+const MAX_INDEXES = 32;
+
+/** A file's identity on this machine (device and inode): what every name of it shares. */
+export type FileIdentity = string;
+
+/** The identity of the regular file `path` names when that file has other names too; undefined for any other path. */
+export function otherNamesOf(path: string): FileIdentity | undefined {
+  try {
+    const stats = lstatSync(path, { throwIfNoEntry: false });
+    return stats?.isFile() && stats.nlink > 1 ? `${stats.dev}:${stats.ino}` : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The names below a folder of one file. */
+interface Names {
+  readonly paths: string[];
+}
+
+interface FolderFiles {
+  readonly at: number;
+  /** The files below the folder, by identity; undefined when there were too many to look at. */
+  readonly files: ReadonlyMap<FileIdentity, Names> | undefined;
+}
+
+const kept = new Map<string, FolderFiles>();
+
+/**
+ * The files below `base` (a folder, or a file) by identity, or undefined when more than
+ * MAX_INDEXED_ENTRIES entries are below it and they were not all looked at. Links below it are not
+ * followed: what they lead to is judged where it lies.
+ */
+function filesOf(base: string): ReadonlyMap<FileIdentity, Names> | undefined {
+  let folder = kept.get(base);
+  if (!folder || performance.now() - folder.at >= INDEX_MS) {
+    folder = { at: performance.now(), files: filesBelow(base) };
+    kept.delete(base);
+    if (kept.size >= MAX_INDEXES) kept.delete(kept.keys().next().value!);
+    kept.set(base, folder);
+  }
+  return folder.files;
+}
+
+/** The names below `base` of the file `identity`; undefined when not every entry below it could be looked at. */
+export function namesBelow(base: string, identity: FileIdentity): readonly string[] | undefined {
+  const files = filesOf(base);
+  return files === undefined ? undefined : (files.get(identity)?.paths ?? []);
+}
+
+/**
+ * Whether a file below `base` that `matches` has another name below one of `folders` (a program
+ * working on them recursively reaches it there): only looked for when such a file has several
+ * names at all. Undefined when not every entry could be looked at.
+ */
+export function linkedInto(base: string, matches: (path: string) => boolean, folders: readonly string[]): boolean | undefined {
+  const files = filesOf(base);
+  if (files === undefined) return undefined;
+  // Counted afresh: a name made since the folder was looked at (an archive extracted a moment ago) counts.
+  const linked = [...files].filter(([identity, names]) => names.paths.some(matches) && otherNamesOf(names.paths[0]!) === identity);
+  if (linked.length === 0) return false;
+  let unknown = false;
+  for (const folder of folders) {
+    const below = filesOf(folder);
+    if (below === undefined) unknown = true;
+    else if (linked.some(([identity]) => below.get(identity)?.paths.some((path) => !matches(path)))) return true;
+  }
+  return unknown ? undefined : false;
+}
+
+function filesBelow(base: string): Map<FileIdentity, Names> | undefined {
+  const files = new Map<FileIdentity, Names>();
+  const note = (path: string) => {
+    const stats = lstatSync(path, { throwIfNoEntry: false });
+    if (!stats?.isFile()) return stats?.isDirectory() === true;
+    const identity = `${stats.dev}:${stats.ino}`;
+    const names = files.get(identity);
+    if (names) names.paths.push(path);
+    else files.set(identity, { paths: [path] });
+    return false;
+  };
+  const pending: string[] = [];
+  try {
+    if (note(base)) pending.push(base);
+  } catch {
+    return files;
+  }
+  let looked = 0;
+  while (pending.length > 0) {
+    const folder = pending.pop()!;
+    let names: string[];
+    try {
+      names = readdirSync(folder);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      if (++looked > MAX_INDEXED_ENTRIES) return undefined;
+      const path = join(folder, name);
+      try {
+        if (note(path)) pending.push(path);
+      } catch {
+        // gone since
+      }
+    }
+  }
+  return files;
+}
