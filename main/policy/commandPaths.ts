@@ -416,14 +416,14 @@ function lineUses(commands: readonly SubCommand[], place: CommandPlace, reading:
 }
 
 /**
- * A path not there when the line is judged, named after a command that may leave links behind:
- * that command may make it (or a folder on its way) a link to anywhere (`tar -xf t.tar && cat
- * src/evil/key.txt`, the archive holding src/evil -> ../secret), so where it leads is unknown.
+ * A path named after a command that may leave links behind: that command may make it (or a folder
+ * on its way) a link to anywhere, where nothing was or in place of what was there (`tar -xf t.tar
+ * && cat src/evil/key.txt`, the archive holding src/evil -> ../secret; `tar -xf t.tar; cat notes`,
+ * its notes a hard link to secret/key), so where it leads is unknown.
  */
 function madeLater(found: PathUse, linksMade: string): PathUse {
   if (found.unknown !== undefined || found.paths.length === 0) return found;
-  const missing = found.paths.find((path) => lstatSync(path, { throwIfNoEntry: false }) === undefined);
-  return missing === undefined ? found : { ...found, unknown: `${found.written} is not there yet, and ${linksMade} before it on the line may make it a link to anywhere` };
+  return { ...found, unknown: `${linksMade} before ${found.written} on the line may make it a link to anywhere` };
 }
 
 /** Every file and folder the parsed line reads or writes, redirections first in each sub-command. */

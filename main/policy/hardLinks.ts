@@ -8,7 +8,12 @@ import { join } from 'node:path';
  * below it: a path whose file has other names is looked up among the files below the rule's folder.
  */
 
-/** Entries looked at below one rule's folder before its files are taken as unknown (and the rule holds the path). */
+/**
+ * Entries looked at below one folder before its files are taken as unknown: then the other names
+ * of a file are not looked for there (a walk of every file in a large tree, node_modules or a
+ * cache, at each call would stall the gate, and holding every file with several names, as every
+ * file of a pnpm install is, would refuse most of them).
+ */
 export const MAX_INDEXED_ENTRIES = 20_000;
 
 /**
@@ -17,6 +22,9 @@ export const MAX_INDEXED_ENTRIES = 20_000;
  * then, so a name made since (the archive extracted a moment ago) still finds it.
  */
 const INDEX_MS = 1000;
+
+/** How long a folder found too large to look at all is taken as such before it is walked again (a large tree seldom shrinks, and each walk costs about 150 ms). */
+const TOO_LARGE_MS = 60_000;
 
 /** Folders whose files are kept at once; the oldest goes first. */
 const MAX_INDEXES = 32;
@@ -54,7 +62,7 @@ const kept = new Map<string, FolderFiles>();
  */
 function filesOf(base: string): ReadonlyMap<FileIdentity, Names> | undefined {
   let folder = kept.get(base);
-  if (!folder || performance.now() - folder.at >= INDEX_MS) {
+  if (!folder || performance.now() - folder.at >= (folder.files === undefined ? TOO_LARGE_MS : INDEX_MS)) {
     folder = { at: performance.now(), files: filesBelow(base) };
     kept.delete(base);
     if (kept.size >= MAX_INDEXES) kept.delete(kept.keys().next().value!);
@@ -72,21 +80,19 @@ export function namesBelow(base: string, identity: FileIdentity): readonly strin
 /**
  * Whether a file below `base` that `matches` has another name below one of `folders` (a program
  * working on them recursively reaches it there): only looked for when such a file has several
- * names at all. Undefined when not every entry could be looked at.
+ * names at all, and not past MAX_INDEXED_ENTRIES entries of either.
  */
-export function linkedInto(base: string, matches: (path: string) => boolean, folders: readonly string[]): boolean | undefined {
+export function linkedInto(base: string, matches: (path: string) => boolean, folders: readonly string[]): boolean {
   const files = filesOf(base);
-  if (files === undefined) return undefined;
+  if (files === undefined) return false;
   // Counted afresh: a name made since the folder was looked at (an archive extracted a moment ago) counts.
   const linked = [...files].filter(([identity, names]) => names.paths.some(matches) && otherNamesOf(names.paths[0]!) === identity);
   if (linked.length === 0) return false;
-  let unknown = false;
-  for (const folder of folders) {
-    const below = filesOf(folder);
-    if (below === undefined) unknown = true;
-    else if (linked.some(([identity]) => below.get(identity)?.paths.some((path) => !matches(path)))) return true;
-  }
-  return unknown ? undefined : false;
+  return folders.some((folder) => {
+    // Looked at afresh too: a name made a moment ago below it counts.
+    const below = filesBelow(folder);
+    return below !== undefined && linked.some(([identity]) => below.get(identity)?.paths.some((path) => !matches(path)));
+  });
 }
 
 function filesBelow(base: string): Map<FileIdentity, Names> | undefined {

@@ -12,7 +12,8 @@ interface Word {
  * - wget's `-e`, a wgetrc command (`post_file=`, `input=`, `output_document=`);
  * - sed's -i backup suffix holding a / (`-i'secret/*'` writes the backup into that folder);
  * - zip -@, which takes the files from its input;
- * - a jq program that imports or includes a module (`import "key" as $k`).
+ * - a jq program that imports or includes a module (`import "key" as $k`);
+ * - the programs that take the files from their input or a list (fromInput).
  */
 export function hiddenFileNames(program: string, args: readonly Word[]): string | undefined {
   const values = args.map((arg) => arg.value);
@@ -29,6 +30,22 @@ export function hiddenFileNames(program: string, args: readonly Word[]): string 
   if (program === 'sed' && values.some((value) => /^(-[a-zA-Z]*i|--in-place=)\S*\//.test(value))) return 'sed -i writes its backup into the folder its suffix names';
   if (program === 'zip' && options(/^-[a-zA-Z]*@/)) return 'zip -@ takes the files from its input';
   if (program === 'jq' && values.some((value) => /\b(import|include)\s*"/.test(value))) return 'a jq program that imports a module reads files named when it runs';
+  return fromInput(program, values);
+}
+
+/**
+ * Programs that take the names of the files they read, copy or store from their input or a list
+ * (`echo secret/key | cpio -o`, `git hash-object --stdin-paths`, `git cat-file --batch`), or find a
+ * folder from their destination (`rsync --link-dest=..`, relative to where it copies).
+ */
+function fromInput(program: string, values: readonly string[]): string | undefined {
+  const options = (pattern: RegExp) => anyMatches(values, pattern);
+  if (program === 'cpio' && options(/^(-[a-zA-Z]*[op]|--create$|--pass-through$)/)) return 'cpio -o and -p take the files from their input';
+  if (program === 'pax' && options(/^-[a-zA-Z]*w/)) return 'pax -w takes the files from its input when the line names none';
+  if (program === 'rsync' && options(/^--(link|copy|compare)-dest(=|$)/)) return 'rsync finds its --link-dest, --copy-dest or --compare-dest folder from its destination';
+  if (program === 'git' && options(/^--(stdin-paths|pathspec-from-file|stdin|index-info|batch)(=|$|-)/)) return 'git takes the files or objects from its input or a list';
+  if (program === 'find' && values.includes('-files0-from')) return 'find -files0-from takes its starting points from a list';
+  if ((program === 'xz' || program === 'zstd') && options(/^--(files0?|filelist)(=|$)/)) return `${program} takes the files from a list`;
   return undefined;
 }
 

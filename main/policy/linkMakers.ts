@@ -11,11 +11,10 @@ const LINKERS = new Set(['ln', 'cp', 'mv', 'rsync', 'install']);
 const FOLDER_CHANGES = new Set(['cd', 'pushd', 'popd']);
 
 /**
- * Why the program `argv` runs may leave symbolic links behind in the workspace (tar or unzip
- * extracting, git writing the work tree, ln, cp or mv copying or moving links, any program the gate
- * does not know), if it may: a path a
- * later command of the same line names may then lead anywhere, though it did not exist, or was
- * no link, when the line was judged.
+ * Why the program `argv` runs may leave links behind in the workspace, symbolic or hard (tar or
+ * unzip extracting, git writing the work tree, ln, cp or mv copying or moving links, any program the
+ * gate does not know), if it may: a path a later command of the same line names may then lead
+ * anywhere, though it did not exist, or was no link, when the line was judged.
  */
 export function mayMakeLinks(argv: readonly string[]): string | undefined {
   const program = baseName(argv[0] ?? '');

@@ -84,30 +84,23 @@ export function compilePathPattern(specifier: string, anchors: PathAnchors, acce
 
 /**
  * Whether a file with several names (`identities`) has one below the rule's folder that the rule
- * matches (hardLinks.ts). A folder the rule names (`secret`, `~/.ssh`, `//etc`) with too many entries
- * to look at all holds them. One that holds the workspace (a rule of names anywhere, such as every
- * .env, or the file system root: the workspace is looked at for it) is looked at up to the same
- * bound, and past it holds nothing more.
+ * matches (hardLinks.ts), looked at up to MAX_INDEXED_ENTRIES entries. For a rule of the file system
+ * root (a glob such as `//**` and a file name) the workspace is looked at.
  */
 function namesAnother(head: ResolvedHead, identities: readonly FileIdentity[], workspace: string): boolean {
   if (head.base === '') return false;
-  const holdsWorkspace = within(head.base, workspace);
-  if (head.base === '/') return identities.some((identity) => namesBelow(workspace, identity)?.some(head.test) === true);
-  return identities.some((identity) => {
-    const names = namesBelow(head.base, identity);
-    return names === undefined ? !holdsWorkspace : names.some(head.test);
-  });
+  const folder = head.base === '/' ? workspace : head.base;
+  return identities.some((identity) => namesBelow(folder, identity)?.some(head.test) === true);
 }
 
 /**
  * Whether a program working on `folders` recursively reaches, below them, another name of a file
  * the rule matches. Looked for below a folder the rule names; not for a rule that holds the
- * workspace (every file of the workspace would be looked at for each such command). A folder with
- * too many entries to look at all holds them.
+ * workspace (every file of the workspace would be looked at for each such command).
  */
 function linkedBelow(head: ResolvedHead, folders: readonly string[], workspace: string): boolean {
   if (head.base === '' || within(head.base, workspace)) return false;
-  return linkedInto(head.base, head.test, folders) !== false;
+  return linkedInto(head.base, head.test, folders);
 }
 
 /** Whether `child` is `parent` or lies below it (both absolute and normalized: a string compare, no path.relative per rule). */

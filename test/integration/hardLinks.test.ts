@@ -5,6 +5,7 @@
  * its other name it is held by the folder's deny, unasked, and nothing of it comes back or changes;
  * a file whose names all lie outside the folder is read as before.
  */
+import { execFileSync } from 'node:child_process';
 import { linkSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -77,5 +78,45 @@ describe('a deny of a folder holds every name of the files below it', () => {
     const searched = await shell('grep -r plan docs');
     expect(searched.isError).not.toBe(true);
     expect(textOf(searched)).toContain('the plan');
+  });
+});
+
+describe('an archive whose member is another name of a file under a read-denied folder', () => {
+  let readDenied: UnattendedShell;
+  let readWorkspace: string;
+
+  beforeAll(async () => {
+    readDenied = await startUnattendedShell({ allow: ['shell_exec(tar *)', 'shell_exec(cat *)'], deny: [PRIVATE_DENY[0]!] }, (gate) => {
+      readWorkspace = writePrivateKey(gate, SECRET);
+      mkdirSync(join(readWorkspace, 'docs'));
+      writeFileSync(join(readWorkspace, 'docs', 'plan'), 'the plan\n');
+      // Made outside the workspace: docs/plan is stored as a hard link to private/key.
+      const staging = join(gate.dirs.outside, 'staging');
+      mkdirSync(join(staging, 'private'), { recursive: true });
+      mkdirSync(join(staging, 'docs'));
+      writeFileSync(join(staging, 'private', 'key'), 'decoy\n');
+      linkSync(join(staging, 'private', 'key'), join(staging, 'docs', 'plan'));
+      execFileSync('tar', ['-cf', join(readWorkspace, 'links.tar'), '-C', staging, 'private/key', 'docs/plan']);
+    });
+  });
+
+  afterAll(async () => {
+    await readDenied?.close();
+  });
+
+  it('read on the same line, over a file that was there, asks first; read by a later call, is refused by the deny', async () => {
+    const sameLine = await readDenied.shell('tar -xf links.tar docs/plan && cat docs/plan');
+    expect(readDenied.prompts).toHaveLength(1);
+    expect(sameLine.isError).toBe(true);
+    expect(textOf(sameLine)).not.toContain(SECRET);
+    // Extracted alone it runs unasked (no rule guards writes there): docs/plan is now another name of private/key.
+    const extracted = await readDenied.shell('tar -xf links.tar docs/plan');
+    expect(extracted.isError, textOf(extracted)).not.toBe(true);
+    expect(readFileSync(join(readWorkspace, 'docs', 'plan'), 'utf8')).toBe(`${SECRET}\n`);
+    const later = await readDenied.shell('cat docs/plan');
+    expect(readDenied.prompts).toHaveLength(1);
+    expect(later.isError).toBe(true);
+    expect(textOf(later)).toContain('private stays private');
+    expect(textOf(later)).not.toContain(SECRET);
   });
 });

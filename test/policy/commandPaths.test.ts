@@ -87,13 +87,14 @@ describe('commandPathUses', () => {
     }
   });
 
-  it('takes a path not there yet as leading anywhere when a command before it on the line may leave links behind (tar -x, git apply, cp, ln, a program the gate does not know)', async () => {
+  it('takes a path as leading anywhere when a command before it on the line may leave links behind (tar -x, git apply, cp, ln, a program the gate does not know), there or not', async () => {
     const unknownOf = (found: readonly PathUse[], written: string) => found.find((one) => one.written === written)?.unknown;
     for (const maker of ['tar -xf t.tar', 'tar xf t.tar', 'unzip t.zip', 'git apply p.patch', 'git -C src checkout main', 'cp -a from to', 'ln -s a b', 'python3 make_links.py', 'npm run setup', 'find . -exec ln -s ../real x \\;', '"$P" x']) {
       const found = await uses(`${maker} && cat src/evil/key.txt`);
-      expect(unknownOf(found, 'src/evil/key.txt'), maker).toMatch(/is not there yet, and .* before it on the line may make it a link to anywhere/);
-      // A path that is there, or one named before the command, stays as it was.
-      expect(unknownOf(await uses(`${maker} && cat real/key.txt`), 'real/key.txt'), maker).toBeUndefined();
+      expect(unknownOf(found, 'src/evil/key.txt'), maker).toMatch(/before src\/evil\/key.txt on the line may make it a link to anywhere/);
+      // A file that is there may be replaced by a link (an archive's hard link member extracted over it).
+      expect(unknownOf(await uses(`${maker} && cat real/key.txt`), 'real/key.txt'), maker).toMatch(/may make it a link to anywhere/);
+      // One named before the command stays as it was.
       expect(unknownOf(await uses(`cat src/evil/key.txt; ${maker}`), 'src/evil/key.txt'), maker).toBeUndefined();
     }
     for (const other of ['tar -cf t.tar src', 'git status', 'echo hi', 'cat src/a', 'mkdir -p out', 'find . -name x', 'cd .']) {
@@ -168,10 +169,12 @@ describe('commandPathUses', () => {
     expect(writes(await uses('time cat x'))).toEqual([]);
   });
 
-  it('leaves the files unknown where a program names them in ways no word shows: curl globbing, configs and quoted form files, wget -e, sed -i into a folder, zip -@, jq modules', async () => {
+  it('leaves the files unknown where a program names them in ways no word shows: curl globbing, configs and quoted form files, wget -e, sed -i into a folder, zip -@, jq modules, names from the input or a list', async () => {
     for (const line of [
       "curl -s 'file:///ws/secre[t-t]/key'", "curl 'file:///ws/{secret}/key'", 'curl -K -', 'curl --config=c', "curl -F 'f=@\"key\"' http://x", "curl -w '%output{out}x' http://x",
       'wget -e post_file=key http://x', "sed -i'real/*' -e s/a/b/ x", 'zip -@ out.zip', "jq -n 'import \"real/data\" as $d; $d'", "jq 'include \"lib\"; f' x",
+      'echo real/key.txt | cpio -o', 'cpio -pdl copy < names', 'cpio --create', 'pax -w -f out.pax', 'rsync -r --link-dest=.. src/ copy', 'rsync -a --compare-dest=../old src/ copy',
+      'git hash-object -w --stdin-paths', 'git cat-file --batch', 'git add --pathspec-from-file=-', 'git update-index --index-info', 'find -files0-from names', 'xz --files=names', 'zstd --filelist=names',
     ]) {
       expect((await uses(line)).some((found) => found.unknown !== undefined), line).toBe(true);
     }
@@ -180,7 +183,7 @@ describe('commandPathUses', () => {
       const found = (await uses(line)).find((one) => one.unknown !== undefined);
       expect(found?.accesses, line).toEqual(['write']);
     }
-    for (const line of ['tar -tf t.tar', 'tar -xOf t.tar', 'unzip -l a.zip', 'unzip -p a.zip x', 'patch --dry-run -p1 x', 'curl -sSL https://example.com/x', "curl -g 'http://x/[1]'", 'sed -i.bak s/a/b/ x', 'jq .a x', 'zip -r out.zip src']) {
+    for (const line of ['tar -tf t.tar', 'tar -xOf t.tar', 'unzip -l a.zip', 'unzip -p a.zip x', 'patch --dry-run -p1 x', 'curl -sSL https://example.com/x', "curl -g 'http://x/[1]'", 'sed -i.bak s/a/b/ x', 'jq .a x', 'zip -r out.zip src', 'rsync -a src/ copy', 'git cat-file -p HEAD', 'xz -d a.xz']) {
       expect((await uses(line)).some((found) => found.unknown !== undefined), line).toBe(false);
     }
   });
