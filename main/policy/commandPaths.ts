@@ -397,33 +397,36 @@ function lineUses(commands: readonly SubCommand[], place: CommandPlace, reading:
     ? { cwds: [...outer.cwds], assignments: [...outer.assignments, ...assignments], ...(outer.unknown ? { unknown: outer.unknown } : {}) }
     : { cwds: [resolve(place.cwd)], assignments };
   const uses: PathUse[] = [];
-  /** Why a command earlier on the line may have left links behind (tar extracting, git checkout, ln…). */
-  let linksMade: string | undefined;
-  for (const command of commands) {
+  // The program each command runs, wrappers and prefixes aside (`sudo cd` is no cd, `command cat` is cat).
+  const programs = commands.map((command) => programWords(command.argv).argv);
+  // Why a command on the line may leave links behind (tar extracting, git checkout, ln…): the other
+  // commands' paths may lead anywhere by the time they are opened, those after it and, as a pipeline
+  // or a background job runs beside it (`(sleep 1; cat notes) & tar -xf t.tar`), those before it too.
+  const makers = programs.map((runs) => mayMakeLinks(runs));
+  commands.forEach((command, index) => {
     const own: PathUse[] = [...redirectUses(command, folders, place)];
-    // The program that runs, wrappers and prefixes aside (`sudo cd` is no cd, `command cat` is cat).
-    const runs = programWords(command.argv).argv;
+    const runs = programs[index]!;
     const moved = followDirectoryChange(command, runs, folders, place);
     if (moved) {
       if (reading.everyWord) own.push(moved);
     } else own.push(...argumentUses(command, runs, folders, place, reading));
     // Handed text is judged as a line of its own, run where this command runs, one level deeper.
     own.push(...handedUses(command, depth, (handed) => lineUses(handed, place, reading, folders, depth + 1)));
-    uses.push(...(linksMade ? own.map((found) => madeLater(found, linksMade!)) : own));
-    linksMade ??= mayMakeLinks(runs);
-  }
+    const linksMade = makers.find((maker, at) => maker !== undefined && at !== index);
+    uses.push(...(linksMade ? own.map((found) => madeLater(found, linksMade)) : own));
+  });
   return uses;
 }
 
 /**
- * A path named after a command that may leave links behind: that command may make it (or a folder
- * on its way) a link to anywhere, where nothing was or in place of what was there (`tar -xf t.tar
- * && cat src/evil/key.txt`, the archive holding src/evil -> ../secret; `tar -xf t.tar; cat notes`,
- * its notes a hard link to secret/key), so where it leads is unknown.
+ * A path named on a line with a command that may leave links behind: that command may make it (or
+ * a folder on its way) a link to anywhere, where nothing was or in place of what was there (`tar
+ * -xf t.tar && cat src/evil/key.txt`, the archive holding src/evil -> ../secret; `tar -xf t.tar;
+ * cat notes`, its notes a hard link to secret/key), so where it leads is unknown.
  */
 function madeLater(found: PathUse, linksMade: string): PathUse {
   if (found.unknown !== undefined || found.paths.length === 0) return found;
-  return { ...found, unknown: `${linksMade} before ${found.written} on the line may make it a link to anywhere` };
+  return { ...found, unknown: `${linksMade} on the same line may make ${found.written} a link to anywhere` };
 }
 
 /** Every file and folder the parsed line reads or writes, redirections first in each sub-command. */
