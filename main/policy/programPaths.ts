@@ -79,7 +79,7 @@ export const PROGRAM_SPECS: Readonly<Record<string, ProgramSpec>> = {
   file: { operands: 'read', values: { f: 'list', 'files-from': 'list', m: 'read', 'magic-file': 'read' } },
   md5sum: CHECKSUM, sha1sum: CHECKSUM, sha224sum: CHECKSUM, sha256sum: CHECKSUM, sha384sum: CHECKSUM, sha512sum: CHECKSUM, b2sum: CHECKSUM, cksum: CHECKSUM, sum: READ,
   base64: READ, base32: READ, basenc: READ, xxd: READ, od: READ, hexdump: READ, strings: READ, fold: READ, fmt: READ, expand: READ, unexpand: READ,
-  rev: READ, column: READ, comm: READ, diff: READ, cmp: READ, source: READ, '.': READ, vi: { operands: 'both' }, vim: { operands: 'both' }, nano: { operands: 'both' },
+  rev: READ, column: READ, comm: READ, cmp: READ, source: READ, '.': READ, vi: { operands: 'both' }, vim: { operands: 'both' }, nano: { operands: 'both' },
   head: { operands: 'read', values: LINES },
   tail: { operands: 'read', values: LINES },
   cut: { operands: 'read', values: { d: 'none', f: 'none', c: 'none', b: 'none', delimiter: 'none', fields: 'none', characters: 'none', bytes: 'none' } },
@@ -91,6 +91,10 @@ export const PROGRAM_SPECS: Readonly<Record<string, ProgramSpec>> = {
   grep: GREP, egrep: GREP, fgrep: GREP, zgrep: GREP,
   rg: { ...GREP, recursive: true, readsCwd: true, follows: ['L', 'follow'], values: { ...GREP.values, g: 'none', glob: 'none', t: 'none', type: 'none' } },
   ag: { operands: 'read', skip: 1, recursive: true, readsCwd: true, follows: ['f', 'follow'] },
+  // diff -r reads both trees; a folder against a file reads the file's name in the folder; --from-file and --to-file name one side.
+  diff: { operands: 'read', recursive: ['r', 'recursive'], values: { 'from-file': 'read', 'to-file': 'read', X: 'read', 'exclude-from': 'read', x: 'none', exclude: 'none', I: 'none', 'ignore-matching-lines': 'none', L: 'none', label: 'none', S: 'none', 'starting-file': 'none', F: 'none', 'show-function-line': 'none', C: 'none', U: 'none', W: 'none', 'width': 'none', 'tabsize': 'none', 'color': 'none', 'palette': 'none' } },
+  // ctags -R given no folder reads the working folder; -L names a list of the files it reads.
+  ctags: { operands: 'read', recursive: ['R', 'recurse'], values: { f: 'write', o: 'write', L: 'list', options: 'read', 'exclude-exception': 'none', exclude: 'none', languages: 'none', 'language-force': 'none', langdef: 'none', 'langmap': 'none', kinds: 'none', fields: 'none', extras: 'none' } },
   awk: { operands: 'read', skip: 1, skipUnless: ['f', 'file'], values: { f: 'read', file: 'read', v: 'none', F: 'none' } },
   gawk: { operands: 'read', skip: 1, skipUnless: ['f', 'file'], values: { f: 'read', file: 'read', v: 'none', F: 'none' } },
   sed: { operands: 'read', skip: 1, skipUnless: ['e', 'f', 'expression', 'file'], values: { e: 'none', expression: 'none', f: 'read', file: 'read', l: 'none' }, writes: ['i', 'in-place'] },

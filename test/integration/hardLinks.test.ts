@@ -25,7 +25,7 @@ const readFile = (path: string) => reader.callTool({ name: 'read_file', argument
 beforeAll(async () => {
   unattended = await startUnattendedShell(
     {
-      allow: ['read_file', 'shell_exec(cat *)', 'shell_exec(echo *)', 'shell_exec(wc *)', 'shell_exec(grep *)'],
+      allow: ['read_file', 'shell_exec(cat *)', 'shell_exec(echo *)', 'shell_exec(wc *)', 'shell_exec(grep *)', 'shell_exec(diff *)', 'shell_exec(ctags *)'],
       deny: PRIVATE_DENY,
     },
     (gate) => {
@@ -55,6 +55,18 @@ describe('a deny of a folder holds every name of the files below it', () => {
     expect(textOf(result)).toContain('private stays private');
     expect(textOf(result)).not.toContain(SECRET);
   });
+
+  it.each(['diff -rN . empty', 'diff --from-file=private notes/plan', 'ctags -R --langdef=Any -f -'])(
+    '%j, which reads the denied folder by no name of a file in it, is refused by the deny, unasked',
+    async (command) => {
+      const before = unattended.prompts.length;
+      const result = await shell(command);
+      expect(unattended.prompts.length).toBe(before);
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toContain('private stays private');
+      expect(textOf(result)).not.toContain(SECRET);
+    },
+  );
 
   it('read_file of the other name is refused by the deny', async () => {
     const result = await readFile('notes/key');

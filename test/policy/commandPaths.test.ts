@@ -193,6 +193,14 @@ describe('commandPathUses', () => {
     expect((await uses('grep -r KEY'))[0]).toMatchObject({ paths: [workspace], below: true });
     expect((await uses('find -name "*.txt"'))[0]).toMatchObject({ paths: [workspace], below: true });
     expect((await uses('grep KEY'))).toEqual([]);
+    expect((await uses('ctags -R --langdef=Any -f -')).find((found) => found.below)).toMatchObject({ paths: [workspace], below: true });
+  });
+
+  it('reads the trees diff -r compares, and the side --from-file or --to-file names', async () => {
+    expect((await uses('diff -rN . empty'))[0]).toMatchObject({ paths: [workspace], below: true });
+    expect(reads(await uses('diff --from-file=real src/a'))).toContain(join(workspace, 'real'));
+    expect(reads(await uses('diff --to-file real src/a'))).toContain(join(workspace, 'real'));
+    expect((await uses('diff a b')).every((found) => !found.below)).toBe(true);
   });
 
   it('expands ~ to HOME and ~user through the passwd database, unquoted only', async () => {
