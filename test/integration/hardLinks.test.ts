@@ -47,26 +47,19 @@ afterAll(async () => {
 });
 
 describe('a deny of a folder holds every name of the files below it', () => {
-  it.each(['cat notes/key', 'wc -c notes/key', 'grep -r private-key notes'])('%j, a read by another name, is refused by the deny, unasked, and nothing of the file comes back', async (command) => {
+  /** Runs `command`: refused by the deny, no person asked, nothing of the file in the answer. */
+  const refusedUnasked = async (command: string) => {
     const before = unattended.prompts.length;
     const result = await shell(command);
     expect(unattended.prompts.length).toBe(before);
     expect(result.isError).toBe(true);
     expect(textOf(result)).toContain('private stays private');
     expect(textOf(result)).not.toContain(SECRET);
-  });
+  };
 
-  it.each(['diff -rN . empty', 'diff --from-file=private notes/plan', 'ctags -R --langdef=Any -f -'])(
-    '%j, which reads the denied folder by no name of a file in it, is refused by the deny, unasked',
-    async (command) => {
-      const before = unattended.prompts.length;
-      const result = await shell(command);
-      expect(unattended.prompts.length).toBe(before);
-      expect(result.isError).toBe(true);
-      expect(textOf(result)).toContain('private stays private');
-      expect(textOf(result)).not.toContain(SECRET);
-    },
-  );
+  it.each(['cat notes/key', 'wc -c notes/key', 'grep -r private-key notes'])('%j, a read by another name, is refused by the deny, unasked, and nothing of the file comes back', refusedUnasked);
+
+  it.each(['diff -rN . empty', 'diff --from-file=private notes/plan', 'ctags -R --langdef=Any -f -'])('%j, which reads the denied folder by no name of a file in it, is refused by the deny, unasked', refusedUnasked);
 
   it('read_file of the other name is refused by the deny', async () => {
     const result = await readFile('notes/key');
