@@ -400,9 +400,11 @@ function lineUses(commands: readonly SubCommand[], place: CommandPlace, reading:
   // The program each command runs, wrappers and prefixes aside (`sudo cd` is no cd, `command cat` is cat).
   const programs = commands.map((command) => programWords(command.argv).argv);
   // Why a command on the line may leave links behind (tar extracting, git checkout, ln…): the other
-  // commands' paths may lead anywhere by the time they are opened, those after it and, as a pipeline
-  // or a background job runs beside it (`(sleep 1; cat notes) & tar -xf t.tar`), those before it too.
+  // commands' paths may lead anywhere by the time they are opened, those after it and those before
+  // it that run beside it (`(sleep 1; cat notes) & tar -xf t.tar`, `cat notes | tar -x`).
   const makers = programs.map((runs) => mayMakeLinks(runs));
+  const linksMadeFor = (index: number): string | undefined =>
+    makers.find((maker, at) => maker !== undefined && (at < index || (at > index && runsBeside(commands, index, at))));
   commands.forEach((command, index) => {
     const own: PathUse[] = [...redirectUses(command, folders, place)];
     const runs = programs[index]!;
@@ -412,10 +414,16 @@ function lineUses(commands: readonly SubCommand[], place: CommandPlace, reading:
     } else own.push(...argumentUses(command, runs, folders, place, reading));
     // Handed text is judged as a line of its own, run where this command runs, one level deeper.
     own.push(...handedUses(command, depth, (handed) => lineUses(handed, place, reading, folders, depth + 1)));
-    const linksMade = makers.find((maker, at) => maker !== undefined && at !== index);
+    const linksMade = linksMadeFor(index);
     uses.push(...(linksMade ? own.map((found) => madeLater(found, linksMade)) : own));
   });
   return uses;
+}
+
+/** Whether the command at `first` may still run when the one at `later` does: a pipeline, a background job, or a nested command (a substitution, a subshell) between them. */
+function runsBeside(commands: readonly SubCommand[], first: number, later: number): boolean {
+  if (commands[first]!.nested || commands[later]!.nested) return true;
+  return commands.slice(first, later).some((command) => command.connector === '|' || command.connector === '|&' || command.connector === '&');
 }
 
 /**

@@ -87,7 +87,7 @@ describe('commandPathUses', () => {
     }
   });
 
-  it('takes a path as leading anywhere when another command on the line may leave links behind (tar -x, git apply, cp, ln, a program the gate does not know), there or not, before it or after', async () => {
+  it('takes a path as leading anywhere when another command on the line may leave links behind (tar -x, git apply, cp, ln, a program the gate does not know), there or not, after it or beside it', async () => {
     const unknownOf = (found: readonly PathUse[], written: string) => found.find((one) => one.written === written)?.unknown;
     for (const maker of ['tar -xf t.tar', 'tar xf t.tar', 'unzip t.zip', 'git apply p.patch', 'git -C src checkout main', 'cp -a from to', 'ln -s a b', 'python3 make_links.py', 'npm run setup', 'find . -exec ln -s ../real x \\;', '"$P" x']) {
       const found = await uses(`${maker} && cat src/evil/key.txt`);
@@ -97,6 +97,10 @@ describe('commandPathUses', () => {
       // One named before the command too: a pipeline or a background job runs beside it.
       expect(unknownOf(await uses(`(sleep 1; cat real/key.txt) & ${maker}`), 'real/key.txt'), maker).toMatch(/a link to anywhere/);
       expect(unknownOf(await uses(`cat real/key.txt | ${maker}`), 'real/key.txt'), maker).toMatch(/a link to anywhere/);
+      expect(unknownOf(await uses(`diff <(sleep 1; cat real/key.txt) <(${maker})`), 'real/key.txt'), maker).toMatch(/a link to anywhere/);
+      // Named before it, by a command that ends before it starts, it stays as it was.
+      expect(unknownOf(await uses(`cat real/key.txt; ${maker}`), 'real/key.txt'), maker).toBeUndefined();
+      expect(unknownOf(await uses(`cat real/key.txt && ${maker}`), 'real/key.txt'), maker).toBeUndefined();
     }
     for (const other of ['tar -cf t.tar src', 'git status', 'echo hi', 'cat src/a', 'mkdir -p out', 'find . -name x', 'cd .']) {
       expect(unknownOf(await uses(`${other} && cat src/evil/key.txt`), 'src/evil/key.txt'), other).toBeUndefined();
