@@ -30,6 +30,7 @@ export const ISOLATED_FILES = [
   'test/renderer/eventFlood.test.ts',
   'test/renderer/wsBridge.test.ts',
   'test/server/consoleEventQueue.test.ts',
+  'test/tools/ptyDrain.test.ts',
   'test/tools/shellExec.test.ts',
   'test/tools/stderrFifo.test.ts',
   'test/upstream/inputValidation.test.ts',

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, constants as fsConstants, existsSync, openSync } from 'node:fs';
 import { constants } from 'node:os';
 import type { IPty } from 'node-pty';
+import { readRestBeforeClose } from './ptyDrain';
 import { forcePipes, loadPty } from './ptyLoader';
 import { openStderrFifo } from './stderrFifo';
 
@@ -117,6 +118,7 @@ function runInPty(pty: typeof import('node-pty'), run: ShellRun, stderrFifo: str
     const holder = holdTerminal((child as IPty & { ptsName?: string }).ptsName);
     const guard = guardGroup(child.pid, run.timeoutMs, abort);
     child.onData((chunk) => run.onOutput(chunk, 'terminal'));
+    readRestBeforeClose(child, (chunk) => run.onOutput(chunk, 'terminal'));
     child.onExit(({ exitCode, signal }) => {
       if (holder !== undefined) closeSync(holder);
       resolve({ exitCode: signal ? 128 + signal : exitCode, timedOut: guard.end(), backend: 'pty' });
