@@ -1,4 +1,3 @@
-import { lstatSync } from 'node:fs';
 import { isAbsolute, resolve, sep } from 'node:path';
 import type { SubCommand } from '../../shared/commandPreview';
 import { GateError } from '../../shared/errors';
@@ -8,7 +7,7 @@ import { expandBraces, isAssignment, wordValue } from '../tools/shell/shellWords
 import { isInside, realpathOfLongestExisting } from '../tools/workspacePath';
 import { expandTilde } from './homeFolders';
 import { kernelPath } from './kernelPath';
-import { mayMakeLinks } from './linkMakers';
+import { madeLater, mayMakeLinks, runsBeside } from './linkMakers';
 import type { PathAccess } from './pathRule';
 import { BOTH, type CommandPlace, type Folders, type PathUse } from './pathUse';
 import { followedLinks } from './followedLinks';
@@ -418,23 +417,6 @@ function lineUses(commands: readonly SubCommand[], place: CommandPlace, reading:
     uses.push(...(linksMade ? own.map((found) => madeLater(found, linksMade)) : own));
   });
   return uses;
-}
-
-/** Whether the command at `first` may still run when the one at `later` does: a pipeline, a background job, or a nested command (a substitution, a subshell) between them. */
-function runsBeside(commands: readonly SubCommand[], first: number, later: number): boolean {
-  if (commands[first]!.nested || commands[later]!.nested) return true;
-  return commands.slice(first, later).some((command) => command.connector === '|' || command.connector === '|&' || command.connector === '&');
-}
-
-/**
- * A path named on a line with a command that may leave links behind: that command may make it (or
- * a folder on its way) a link to anywhere, where nothing was or in place of what was there (`tar
- * -xf t.tar && cat src/evil/key.txt`, the archive holding src/evil -> ../secret; `tar -xf t.tar;
- * cat notes`, its notes a hard link to secret/key), so where it leads is unknown.
- */
-function madeLater(found: PathUse, linksMade: string): PathUse {
-  if (found.unknown !== undefined || found.paths.length === 0) return found;
-  return { ...found, unknown: `${linksMade} on the same line may make ${found.written} a link to anywhere` };
 }
 
 /** Every file and folder the parsed line reads or writes, redirections first in each sub-command. */

@@ -42,15 +42,10 @@ export function otherNamesOf(path: string): FileIdentity | undefined {
   }
 }
 
-/** The names below a folder of one file. */
-interface Names {
-  readonly paths: string[];
-}
-
 interface FolderFiles {
   readonly at: number;
-  /** The files below the folder, by identity; undefined when there were too many to look at. */
-  readonly files: ReadonlyMap<FileIdentity, Names> | undefined;
+  /** The names of each file below the folder, by identity; undefined when there were too many to look at. */
+  readonly files: ReadonlyMap<FileIdentity, readonly string[]> | undefined;
 }
 
 const kept = new Map<string, FolderFiles>();
@@ -60,7 +55,7 @@ const kept = new Map<string, FolderFiles>();
  * MAX_INDEXED_ENTRIES entries are below it and they were not all looked at. Links below it are not
  * followed: what they lead to is judged where it lies.
  */
-function filesOf(base: string): ReadonlyMap<FileIdentity, Names> | undefined {
+function filesOf(base: string): ReadonlyMap<FileIdentity, readonly string[]> | undefined {
   let folder = kept.get(base);
   if (!folder || performance.now() - folder.at >= (folder.files === undefined ? TOO_LARGE_MS : INDEX_MS)) {
     folder = { at: performance.now(), files: filesBelow(base) };
@@ -74,7 +69,7 @@ function filesOf(base: string): ReadonlyMap<FileIdentity, Names> | undefined {
 /** The names below `base` of the file `identity`; undefined when not every entry below it could be looked at. */
 export function namesBelow(base: string, identity: FileIdentity): readonly string[] | undefined {
   const files = filesOf(base);
-  return files === undefined ? undefined : (files.get(identity)?.paths ?? []);
+  return files === undefined ? undefined : (files.get(identity) ?? []);
 }
 
 /**
@@ -86,24 +81,24 @@ export function linkedInto(base: string, matches: (path: string) => boolean, fol
   const files = filesOf(base);
   if (files === undefined) return false;
   // Counted afresh: a name made since the folder was looked at (an archive extracted a moment ago) counts.
-  const linked = [...files].filter(([identity, names]) => names.paths.some(matches) && otherNamesOf(names.paths[0]!) === identity);
+  const linked = [...files].filter(([identity, names]) => names.some(matches) && otherNamesOf(names[0]!) === identity);
   if (linked.length === 0) return false;
   return folders.some((folder) => {
     // Looked at afresh too: a name made a moment ago below it counts.
     const below = filesBelow(folder);
-    return below !== undefined && linked.some(([identity]) => below.get(identity)?.paths.some((path) => !matches(path)));
+    return below !== undefined && linked.some(([identity]) => below.get(identity)?.some((path) => !matches(path)));
   });
 }
 
-function filesBelow(base: string): Map<FileIdentity, Names> | undefined {
-  const files = new Map<FileIdentity, Names>();
+function filesBelow(base: string): Map<FileIdentity, string[]> | undefined {
+  const files = new Map<FileIdentity, string[]>();
   const note = (path: string) => {
     const stats = lstatSync(path, { throwIfNoEntry: false });
     if (!stats?.isFile()) return stats?.isDirectory() === true;
     const identity = `${stats.dev}:${stats.ino}`;
     const names = files.get(identity);
-    if (names) names.paths.push(path);
-    else files.set(identity, { paths: [path] });
+    if (names) names.push(path);
+    else files.set(identity, [path]);
     return false;
   };
   const pending: string[] = [];

@@ -1,6 +1,8 @@
+import type { SubCommand } from '../../shared/commandPreview';
 import { baseName } from '../tools/shell/programWords';
 import { gitSubcommandIndex } from './gitCommands';
 import { gitWritesFiles } from './gitRepositoryUses';
+import type { PathUse } from './pathUse';
 import { PROGRAM_SPECS } from './programPaths';
 
 /** Programs that unpack archives, whose members may be links. */
@@ -34,4 +36,21 @@ export function mayMakeLinks(argv: readonly string[]): string | undefined {
   // links included, as its arguments are already judged as any file read and written.
   if (!Object.hasOwn(PROGRAM_SPECS, program) && !FOLDER_CHANGES.has(program)) return program === '' ? 'a program only known when the line runs' : program;
   return undefined;
+}
+
+/** Whether the command at `first` may still run when the one at `later` does: a pipeline, a background job, or a nested command (a substitution, a subshell) between them. */
+export function runsBeside(commands: readonly SubCommand[], first: number, later: number): boolean {
+  if (commands[first]!.nested || commands[later]!.nested) return true;
+  return commands.slice(first, later).some((command) => command.connector === '|' || command.connector === '|&' || command.connector === '&');
+}
+
+/**
+ * A path named on a line with a command that may leave links behind: that command may make it (or
+ * a folder on its way) a link to anywhere, where nothing was or in place of what was there (`tar
+ * -xf t.tar && cat src/evil/key.txt`, the archive holding src/evil -> ../secret; `tar -xf t.tar;
+ * cat notes`, its notes a hard link to secret/key), so where it leads is unknown.
+ */
+export function madeLater(found: PathUse, linksMade: string): PathUse {
+  if (found.unknown !== undefined || found.paths.length === 0) return found;
+  return { ...found, unknown: `${linksMade} on the same line may make ${found.written} a link to anywhere` };
 }
