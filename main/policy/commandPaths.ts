@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { isAbsolute, resolve, sep } from 'node:path';
 import type { SubCommand } from '../../shared/commandPreview';
 import { GateError } from '../../shared/errors';
@@ -7,7 +8,7 @@ import { expandBraces, isAssignment, wordValue } from '../tools/shell/shellWords
 import { isInside, realpathOfLongestExisting } from '../tools/workspacePath';
 import { expandTilde } from './homeFolders';
 import { kernelPath } from './kernelPath';
-import { madeLater, mayMakeLinks, runsBeside } from './linkMakers';
+import { madeLater, mayMakeLinks, runsBeside, symlinkTargets } from './linkMakers';
 import type { PathAccess } from './pathRule';
 import { BOTH, type CommandPlace, type Folders, type PathUse } from './pathUse';
 import { followedLinks } from './followedLinks';
@@ -124,7 +125,10 @@ function knownProgramUses(spec: ProgramSpec, args: readonly Word[], folders: Fol
   const flags = new Set<string>();
   /** The long options as written (perhaps shortened). */
   const longs: string[] = [];
-  const valued = (role: ValueRole | undefined, word: Word | undefined) => {
+  /** The target-directory option's value (ln, cp, mv, install). */
+  let targetDirectory: Word | undefined;
+  const valued = (role: ValueRole | undefined, word: Word | undefined, option: string) => {
+    if (option === 't' || (option.length > 1 && 'target-directory'.startsWith(option))) targetDirectory = word;
     if (!word || !role || role === 'none') return;
     uses.push(use(valueAccesses(role), word, folders, place, role === 'folder'));
     if (role === 'list') uses.push(listedFiles(spec, word));
@@ -141,10 +145,10 @@ function knownProgramUses(spec: ProgramSpec, args: readonly Word[], folders: Fol
       const role = longRole(spec, name);
       const value = rest.join('=');
       // `--rawfile NAME FILE`: the name, then the file (which is the next word even after `--rawfile=NAME`).
-      if (role === 'named-read') valued(role, args[rest.length > 0 ? ++at : (at += 2)]);
+      if (role === 'named-read') valued(role, args[rest.length > 0 ? ++at : (at += 2)], name);
       // An option this table does not know, given a path-like value, is read as reading it.
-      else if (rest.length > 0) valued(role ?? (/[/~]/.test(value) ? 'read' : 'none'), { raw: value, value, computed: arg.computed });
-      else if (role) valued(role, args[++at]);
+      else if (rest.length > 0) valued(role ?? (/[/~]/.test(value) ? 'read' : 'none'), { raw: value, value, computed: arg.computed }, name);
+      else if (role) valued(role, args[++at], name);
     } else {
       const letters = arg.value.slice(1);
       let taken = false;
@@ -154,7 +158,7 @@ function knownProgramUses(spec: ProgramSpec, args: readonly Word[], folders: Fol
         const role = spec.values?.[letter];
         if (role === undefined) continue;
         const glued = letters.slice(index + 1);
-        valued(role, glued ? { raw: glued, value: glued, computed: arg.computed } : args[++at]);
+        valued(role, glued ? { raw: glued, value: glued, computed: arg.computed } : args[++at], letter);
         taken = true;
       }
       // An option this table does not know may take the rest of the word as its value (`patch -osecret/x`,
@@ -181,6 +185,11 @@ function knownProgramUses(spec: ProgramSpec, args: readonly Word[], folders: Fol
     if (accesses.length > 0) uses.push(use(accesses, file, folders, place, below));
     if (has(spec.lists)) uses.push(listedFiles(spec, file));
   });
+  // A symbolic link's target is also read from the folder the link is made in (ln -s, unless -r).
+  if (spec.symlinks && has(spec.symlinks.make) && !has(spec.symlinks.fromHere)) {
+    const folderAt = (path: string) => folders.cwds.some((cwd) => statSync(resolve(cwd, path), { throwIfNoEntry: false })?.isDirectory() === true);
+    for (const target of symlinkTargets(files, targetDirectory, folderAt)) uses.push(use(['read'], target, folders, place, false));
+  }
   if (files.length === 0 && spec.operands === 'read' && (spec.readsCwd || (below && !alwaysRecursive))) {
     uses.push(use(read, { raw: '.', value: '.', computed: false }, folders, place, below));
   }

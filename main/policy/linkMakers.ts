@@ -54,3 +54,34 @@ export function madeLater(found: PathUse, linksMade: string): PathUse {
   if (found.unknown !== undefined || found.paths.length === 0) return found;
   return { ...found, unknown: `${linksMade} on the same line may make ${found.written} a link to anywhere` };
 }
+
+/** A word as commandPaths places it: as written, after quote removal, and whether bash computes part of it. */
+interface PlacedWord {
+  readonly raw: string;
+  readonly value: string;
+  readonly computed: boolean;
+}
+
+/**
+ * What the symbolic links `ln -s` makes point at, as words to place from where the command runs. A
+ * relative target is text the link resolves from the folder it is made in, not from the command's:
+ * `cd a/b && ln -s ../private ../../docs/key` names a/private, and makes docs/key lead into private/.
+ * The folder is the target-directory option's value, the last operand when it is a folder (or ends
+ * in `/`), else the last operand's own folder. `folderAt` says whether a path (placed from the command's
+ * folder) is a folder now. With `ln -r` the targets are placed from the command's folder, as written.
+ */
+export function symlinkTargets(operands: readonly PlacedWord[], targetDirectory: PlacedWord | undefined, folderAt: (path: string) => boolean): PlacedWord[] {
+  const last = operands.at(-1);
+  const targets = targetDirectory ? operands : operands.slice(0, -1);
+  let folder: PlacedWord | undefined = targetDirectory;
+  if (!folder && last && targets.length > 0) {
+    const isFolder = last.value.endsWith('/') || (!last.computed && folderAt(last.value));
+    const parent = last.value.includes('/') ? last.value.slice(0, last.value.lastIndexOf('/') + 1) : '';
+    folder = isFolder ? last : { raw: last.raw, value: parent, computed: last.computed };
+  }
+  if (!folder || folder.value === '' || folder.value === '.' || folder.value === './') return [];
+  const base = folder.value.endsWith('/') ? folder.value : `${folder.value}/`;
+  return targets
+    .filter((target) => !target.value.startsWith('/'))
+    .map((target) => ({ raw: target.raw, value: `${base}${target.value}`, computed: target.computed || folder.computed }));
+}

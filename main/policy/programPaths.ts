@@ -46,6 +46,11 @@ export interface ProgramSpec {
   readonly readsCwd?: boolean;
   /** Whether it follows the symbolic links it meets below the folders it reaches: always, or with one of these options. */
   readonly follows?: true | readonly string[];
+  /**
+   * Options that make its sources the text of symbolic links, which points from the folder each link
+   * is made in (`make`), and those that make that text relative to the command's own folder instead (`fromHere`).
+   */
+  readonly symlinks?: { readonly make: readonly string[]; readonly fromHere: readonly string[] };
 }
 
 const READ: ProgramSpec = { operands: 'read' };
@@ -107,7 +112,11 @@ export const PROGRAM_SPECS: Readonly<Record<string, ProgramSpec>> = {
   mkfifo: WRITE, mknod: WRITE, truncate: { operands: 'write', values: { s: 'none', size: 'none', r: 'read', reference: 'read' } },
   tee: WRITE,
   chmod: { ...OWNER }, chown: OWNER, chgrp: OWNER,
-  cp: COPY, install: COPY, ln: { operands: 'copy', values: { t: 'write', 'target-directory': 'write', S: 'none', suffix: 'none' } },
+  cp: COPY, install: COPY, ln: {
+    operands: 'copy',
+    values: { t: 'write', 'target-directory': 'write', S: 'none', suffix: 'none' },
+    symlinks: { make: ['s', 'symbolic'], fromHere: ['r', 'relative'] },
+  },
   mv: { ...COPY, operands: 'move' },
   rsync: { ...COPY, recursive: true, follows: ['L', 'copy-links', 'K', 'keep-dirlinks', 'copy-unsafe-links'], values: { ...COPY.values, 'files-from': 'list', 'exclude-from': 'read', 'include-from': 'read' } },
   scp: { ...COPY, recursive: ['r'], follows: true },

@@ -6,7 +6,7 @@
  * a file whose names all lie outside the folder is read as before.
  */
 import { execFileSync } from 'node:child_process';
-import { linkSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -25,7 +25,7 @@ const readFile = (path: string) => reader.callTool({ name: 'read_file', argument
 beforeAll(async () => {
   unattended = await startUnattendedShell(
     {
-      allow: ['read_file', 'shell_exec(cat *)', 'shell_exec(echo *)', 'shell_exec(wc *)', 'shell_exec(grep *)', 'shell_exec(diff *)', 'shell_exec(ctags *)'],
+      allow: ['read_file', 'shell_exec(cat *)', 'shell_exec(ln *)', 'shell_exec(echo *)', 'shell_exec(wc *)', 'shell_exec(grep *)', 'shell_exec(diff *)', 'shell_exec(ctags *)'],
       deny: PRIVATE_DENY,
     },
     (gate) => {
@@ -34,6 +34,7 @@ beforeAll(async () => {
       linkSync(join(workspace, 'private', 'key'), join(workspace, 'notes', 'key'));
       // Two names, both outside the denied folder.
       mkdirSync(join(workspace, 'docs'), { recursive: true });
+      mkdirSync(join(workspace, 'a', 'b'), { recursive: true });
       writeFileSync(join(workspace, 'docs', 'plan'), 'the plan\n');
       linkSync(join(workspace, 'docs', 'plan'), join(workspace, 'plan-copy'));
     },
@@ -73,6 +74,12 @@ describe('a deny of a folder holds every name of the files below it', () => {
     expect(result.isError).toBe(true);
     expect(textOf(result)).toContain('private stays private');
     expect(readFileSync(join(workspace, 'private', 'key'), 'utf8')).toBe(`${SECRET}\n`);
+  });
+
+  it('a symbolic link into the folder, its target written from another folder than the link is made in, is refused unasked and not made', async () => {
+    // From a/b, ../private reads as a/private; from docs/, where the link is made, it leads into private/.
+    await refusedUnasked('cd a/b && ln -s ../private ../../docs/leak');
+    expect(existsSync(join(workspace, 'docs', 'leak'))).toBe(false);
   });
 
   it('a file whose names all lie outside the folder is read as before, by either name', async () => {

@@ -107,6 +107,22 @@ describe('commandPathUses', () => {
     }
   });
 
+  it("reads a symbolic link's target from the folder the link is made in (ln -s), as the link will resolve it", async () => {
+    mkdirSync(join(workspace, 'a', 'b'), { recursive: true });
+    const real = join(workspace, 'real');
+    // From a/b, ../real names a/real; the link made in src/ leads to real/.
+    expect(reads(await uses('cd a/b && ln -s ../real ../../src/evil'))).toContain(real);
+    expect(reads(await uses('ln -s ../real src/'))).toContain(real);
+    expect(reads(await uses('ln -s -t src ../real/key.txt'))).toContain(join(real, 'key.txt'));
+    expect(reads(await uses('ln -s --target-directory=src ../real'))).toContain(real);
+    expect(reads(await uses('ln -sf -- ../real src/evil'))).toContain(real);
+    // A link made in the command's own folder, or one whose target ln -r makes relative for it, reads as written.
+    expect(reads(await uses('ln -s real here'))).toEqual([real]);
+    expect(reads(await uses('ln -sr real src/evil'))).toEqual([real]);
+    // A hard link's source is a file found from the command's folder.
+    expect(reads(await uses('ln ../real src/evil'))).not.toContain(real);
+  });
+
   it('follows every folder a cd could move to, each word its braces make included', async () => {
     expect(reads(await uses('cd "sec"{ret,x} && cat key.txt'))).toContain(join(workspace, 'secret', 'key.txt'));
   });
