@@ -190,3 +190,27 @@ function staleness(shown: Preview, edited: Preview): string | undefined {
   if (edited.before === shown.before && edited.exists === shown.exists) return undefined;
   return `${edited.path} changed on disk after the prompt was shown, so the edit was made from an older text; nothing was done, call it again to get a new prompt`;
 }
+
+/** The call as an edit starts from it; undefined when its arguments are not an object (nothing to edit). */
+export function revisionSubject(
+  run: { callId: string; agentSession?: string | undefined },
+  entry: RegisteredTool,
+  input: unknown,
+  shown: unknown,
+  preview: Preview,
+  judgedManifest: ToolManifest,
+  secrets: readonly string[],
+): RevisionSubject | undefined {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return undefined;
+  return {
+    callId: run.callId,
+    tool: entry.tool.manifest.name,
+    entry,
+    judgedManifest,
+    input: input as Record<string, unknown>,
+    shown,
+    preview,
+    secrets,
+    ...(run.agentSession ? { agentSession: run.agentSession } : {}),
+  };
+}

@@ -7,7 +7,7 @@ import type { ToolResult } from '../../shared/result';
 import type { CallEdit, Preview } from '../../shared/approval';
 import { withdrawalReason } from '../approvals/agentLeft';
 import type { ApprovalQueue } from '../approvals/approvalQueue';
-import { checkEdit, reviseCall, type RevisedCall, type RevisionSubject } from '../approvals/callReviser';
+import { checkEdit, reviseCall, revisionSubject, type RevisedCall, type RevisionSubject } from '../approvals/callReviser';
 import { fastBlake3Hex } from '../audit/fastBlake3';
 import { contentEditable } from '../approvals/editedArguments';
 import { profileFor } from '../hosts/sandbox';
@@ -27,6 +27,7 @@ import { recordedArguments, recordedToolName } from './steps/recordedArguments';
 import { askForSecrets, resolveSecrets, type ResolvedInput } from './steps/resolveSecrets';
 import { capOutput, utf8Prefix } from './steps/truncateOutput';
 import { validateInput } from './steps/validateInput';
+import { judgedAgain, type Judgment } from './steps/judgedAgain';
 import { CallRun, roundMs } from './callRun';
 import type { EffectsWatch } from './steps/recordEffects';
 import type { ToolLogLine } from './callLogs';
@@ -127,13 +128,14 @@ export class Executor {
    * Runs a call another judge already allowed (Claude Code's Bash, judged by its hook) on that
    * judge's open call: the arguments checked against the tool's schema and the gate's grants, then
    * the same scheduler, tool process, sandbox, limits and audit records as any call of the tool. No
-   * rule or person is asked again; a person may still stop it from the Live view.
+   * person is asked again; the judge's own `judgment` is judged again at its turn only when a program
+   * that ended since may have changed its files. A person may still stop it from the Live view.
    */
-  runJudged(run: CallRun, tool: string, args: unknown, signal?: AbortSignal): Promise<ToolResult> {
-    return this.stoppable(run, signal, (stoppable) => this.judgedRun(run, tool, args, stoppable));
+  runJudged(run: CallRun, tool: string, args: unknown, signal?: AbortSignal, judgment?: Judgment): Promise<ToolResult> {
+    return this.stoppable(run, signal, (stoppable) => this.judgedRun(run, tool, args, stoppable, judgment));
   }
 
-  private async judgedRun(run: CallRun, tool: string, args: unknown, signal: AbortSignal): Promise<ToolResult> {
+  private async judgedRun(run: CallRun, tool: string, args: unknown, signal: AbortSignal, judgment: Judgment | undefined): Promise<ToolResult> {
     const entry = lookupTool(this.deps.registry, tool);
     if (entry instanceof StepFailure) return run.fail('rejected', entry.step, entry.error);
     const unavailable = entry.review?.refusal() ?? this.deps.unavailableReason?.(entry.tool.manifest.name);
@@ -147,7 +149,7 @@ export class Executor {
     if (capability instanceof StepFailure) return run.fail('rejected', capability.step, capability.error);
     // No secret is put in: the text runs as it was judged.
     // Handed on whole: the caller keeps what it shows of it (the tool itself still keeps only the newest output).
-    return this.execute(run, entry, input, { input, secrets: [], values: [] }, undefined, signal, undefined, Number.POSITIVE_INFINITY);
+    return this.execute(run, entry, input, { input, secrets: [], values: [] }, undefined, signal, undefined, Number.POSITIVE_INFINITY, judgment);
   }
 
   private async pipeline(run: CallRun, request: CallRequest, admission: Admission, signal: AbortSignal | undefined, onProgress: CallOptions['onProgress']): Promise<ToolResult> {
@@ -175,6 +177,8 @@ export class Executor {
     if (resolved instanceof StepFailure) return run.fail('rejected', resolved.step, resolved.error);
 
     run.at('policy');
+    // Counted before the rules look at the files: a program that ends while they do may have changed them.
+    const programsEnded = this.deps.scheduler.programsEnded();
     const judged = effectiveTier(manifest, this.deps.sandbox);
     const judgedManifest = judged.raisedBecause ? { ...manifest, tier: judged.tier } : manifest;
     // Prepared first (a shell line is parsed), so the rules judge each of its sub-commands.
@@ -193,15 +197,20 @@ export class Executor {
         details: { rule: decision.rule, ...(decision.provenance ? { provenance: decision.provenance } : {}) },
       });
     }
+    // A call that names files is judged again at its turn if they may have changed (steps/judgedAgain.ts).
+    const judgeAgain = async (judgedInput: unknown) =>
+      mustAsk(entry, askForSecrets(await decideCall(this.deps.policy, judgedManifest, judgedInput, { agentSession: run.agentSession, again: true }), manifest.name, resolved.secrets));
+    const judgment = (judgedInput: unknown, revised: boolean): Judgment | undefined =>
+      manifest.pathArguments.length === 0 ? undefined : { decision, programsEnded, askedPerson: decision.decision === 'ask', revised, judgeAgain: () => judgeAgain(judgedInput) };
     let approvedPreviewHash: string | undefined;
     if (decision.decision === 'ask') {
       const approval = await this.askPerson(run, entry, input, decision.rule, signal, judgedManifest, judgedTier, resolved);
       if ('refusal' in approval) return run.fail('rejected', run.step, approval.refusal);
       // A person's edit runs instead of the agent's call, bound to the edited call's own preview.
-      if (approval.revised) return this.execute(run, entry, approval.revised.input, approval.revised.resolved, approval.revised.previewHash, signal, onProgress);
+      if (approval.revised) return this.execute(run, entry, approval.revised.input, approval.revised.resolved, approval.revised.previewHash, signal, onProgress, undefined, judgment(approval.revised.input, true));
       approvedPreviewHash = approval.approvedPreviewHash;
     }
-    return this.execute(run, entry, input, resolved, approvedPreviewHash, signal, onProgress);
+    return this.execute(run, entry, input, resolved, approvedPreviewHash, signal, onProgress, undefined, judgment(input, false));
   }
 
   /** Shows the call to a person and waits; returns why it may not run, or the hash of the preview they approved. */
@@ -232,7 +241,7 @@ export class Executor {
     // A suggestion is a convenience: a policy that cannot make one leaves the prompt without it.
     const suggestedRules = (await this.deps.policy.suggestRules?.(manifest, input).catch(() => undefined)) ?? [];
     const shown = this.deps.redactions.redactValue(recordedArguments(input));
-    const revision = this.revisionSubject(run, entry, input, shown, preview, judgedManifest, secrets);
+    const revision = revisionSubject(run, entry, input, shown, preview, judgedManifest, secrets);
     let asked: ReturnType<ApprovalQueue['ask']>;
     try {
       asked = this.deps.approvals.ask({
@@ -298,30 +307,6 @@ export class Executor {
     return previewHash ? { approvedPreviewHash: previewHash } : {};
   }
 
-  /** The call as an edit starts from it; undefined when its arguments are not an object (nothing to edit). */
-  private revisionSubject(
-    run: CallRun,
-    entry: RegisteredTool,
-    input: unknown,
-    shown: unknown,
-    preview: Preview,
-    judgedManifest: ToolManifest,
-    secrets: readonly string[],
-  ): RevisionSubject | undefined {
-    if (typeof input !== 'object' || input === null || Array.isArray(input)) return undefined;
-    return {
-      callId: run.callId,
-      tool: entry.tool.manifest.name,
-      entry,
-      judgedManifest,
-      input: input as Record<string, unknown>,
-      shown,
-      preview,
-      secrets,
-      ...(run.agentSession ? { agentSession: run.agentSession } : {}),
-    };
-  }
-
   /** Checks a person's edits of one prompt's call with this gate's policy, grants and tool processes. */
   private reviserFor(subject: RevisionSubject) {
     const deps = { pool: this.deps.pool, policy: this.deps.policy, secrets: this.deps.secrets, grants: this.deps.grants, workspace: this.deps.workspace };
@@ -356,6 +341,8 @@ export class Executor {
     onProgress?: CallOptions['onProgress'],
     /** Bytes of output the result carries; past it, its head as text (the tool's own bound unless told). */
     outputCap = entry.tool.manifest.bounds.maxOutputBytes,
+    /** What the rules decided, to judge the call again at its turn if its files may have changed since. */
+    judgment?: Judgment,
   ): Promise<ToolResult> {
     const { manifest } = entry.tool;
     const profile = profileFor(manifest.sideEffects, false);
@@ -372,6 +359,7 @@ export class Executor {
       : this.deps.sandbox.kind !== 'none' && manifest.sideEffects.every((effect) => LOCAL_READS.has(effect));
     run.at('queued');
     let outcome;
+    let refusedAtTurn: ToolError | undefined;
     try {
       outcome = await this.deps.scheduler.run(
         {
@@ -380,8 +368,13 @@ export class Executor {
           maxConcurrent: manifest.bounds.maxConcurrent,
           signal,
           startsPrograms: manifest.sideEffects.includes('ProcessSpawn'),
+          namesPaths: !entry.external && manifest.pathArguments.length > 0,
         },
         async () => {
+          if (judgment) {
+            refusedAtTurn = await judgedAgain(judgment, this.deps.scheduler.programsEnded());
+            if (refusedAtTurn) return { ok: false as const, error: refusedAtTurn };
+          }
           run.at('execute', { status: 'running' });
           run.startRunning();
           run.audit(
@@ -451,6 +444,7 @@ export class Executor {
     } finally {
       this.deps.redactions.delete(run.callId);
     }
+    if (refusedAtTurn) return run.fail('rejected', 'policy', refusedAtTurn);
     const usage = outcome.usage ? { peakMemoryMb: Math.round(outcome.usage.peakResidentBytes / 2 ** 20), peakProcesses: outcome.usage.peakProcesses } : undefined;
     if (!outcome.ok) {
       const error = this.deps.redactions.redactValue(outcome.error);

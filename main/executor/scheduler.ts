@@ -12,6 +12,12 @@ export interface CallTicket {
   signal?: AbortSignal;
   /** True for tools that start programs (ProcessSpawn): counted while they run (programsRunning). */
   startsPrograms?: boolean;
+  /**
+   * True for a call whose files the policy judged by their names (read_file's path). A program
+   * running beside it could put a link in place of a name between the judgment and the open, so
+   * such a call never runs while a program started through the gate does, nor one while it does.
+   */
+  namesPaths?: boolean;
 }
 
 /** Options for a scheduler. */
@@ -46,6 +52,10 @@ export class CallScheduler {
   private readonly runningByTool = new Map<string, number>();
   private running = 0;
   private programs = 0;
+  /** Calls that started programs and have ended, since the scheduler began (programsEnded). */
+  private programsDone = 0;
+  /** Running calls whose files were judged by their names. */
+  private pathCalls = 0;
   private exclusiveRunning = false;
   private closed = false;
 
@@ -83,6 +93,14 @@ export class CallScheduler {
    */
   programsRunning(): number {
     return this.programs;
+  }
+
+  /**
+   * How many calls that started programs have ended so far. A call judged when it was one number and
+   * run when it is another may find its files changed since (a name now a link): it is judged again.
+   */
+  programsEnded(): number {
+    return this.programsDone;
   }
 
   /** Refuses every waiting and every later call; running calls finish on their own. Safe to call twice. */
@@ -128,11 +146,9 @@ export class CallScheduler {
   }
 
   private async execute<T>(ticket: CallTicket, work: () => Promise<T>): Promise<T> {
-    if (ticket.startsPrograms) this.programs++;
     try {
       return await work();
     } finally {
-      if (ticket.startsPrograms) this.programs--;
       this.release(ticket);
     }
   }
@@ -143,12 +159,17 @@ export class CallScheduler {
     const toolsHeldBack = new Set<string>();
     // Set once an exclusive waiter is held back by the workspace, so later exclusive calls cannot starve it.
     let exclusiveHeldBack = false;
+    // Set once a waiter that starts programs is held back by calls of named files, so a stream of them cannot starve it.
+    let programsHeldBack = false;
     for (let i = 0; i < this.queue.length; ) {
       const waiter = this.queue[i]!;
-      const { tool, exclusive, maxConcurrent } = waiter.ticket;
+      const { tool, exclusive, maxConcurrent, startsPrograms, namesPaths } = waiter.ticket;
       const toolHasRoom = maxConcurrent === undefined || (this.runningByTool.get(tool) ?? 0) < maxConcurrent;
       const workspaceFree = !exclusive || (!this.exclusiveRunning && !exclusiveHeldBack);
-      if (!toolsHeldBack.has(tool) && toolHasRoom && workspaceFree) {
+      // Programs and calls of named files take turns: neither starts while the other kind runs.
+      const namesFree = !namesPaths || (this.programs === 0 && !programsHeldBack);
+      const programsFree = !startsPrograms || this.pathCalls === 0;
+      if (!toolsHeldBack.has(tool) && toolHasRoom && workspaceFree && namesFree && programsFree) {
         // Both slots are taken in one step, so an exclusive call never holds the workspace while it
         // waits for its tool, and a saturated tool never holds the workspace hostage.
         this.queue.splice(i, 1);
@@ -160,6 +181,7 @@ export class CallScheduler {
       // Only waiting for the workspace counts here: an exclusive call waiting for its own tool lets
       // other exclusive calls go, and takes the workspace first once its tool frees (it is earlier in line).
       if (exclusive && toolHasRoom) exclusiveHeldBack = true;
+      if (startsPrograms && toolHasRoom && workspaceFree && !programsFree) programsHeldBack = true;
       i++;
     }
   }
@@ -168,6 +190,8 @@ export class CallScheduler {
     this.running++;
     this.runningByTool.set(ticket.tool, (this.runningByTool.get(ticket.tool) ?? 0) + 1);
     if (ticket.exclusive) this.exclusiveRunning = true;
+    if (ticket.startsPrograms) this.programs++;
+    if (ticket.namesPaths) this.pathCalls++;
   }
 
   private release(ticket: CallTicket): void {
@@ -176,6 +200,11 @@ export class CallScheduler {
     if (left > 0) this.runningByTool.set(ticket.tool, left);
     else this.runningByTool.delete(ticket.tool);
     if (ticket.exclusive) this.exclusiveRunning = false;
+    if (ticket.startsPrograms) {
+      this.programs--;
+      this.programsDone++;
+    }
+    if (ticket.namesPaths) this.pathCalls--;
     this.pump();
   }
 

@@ -370,10 +370,11 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     workspace,
     grants,
     programsRunning: () => scheduler.programsRunning(),
+    programsEnded: () => scheduler.programsEnded(),
     bash:
       options.claudeCodeBashInGate === false
         ? { inGate: false, stateFolder: resolve(options.home) }
-        : { inGate: true, sandbox, grantTtlMs: DEFAULT_GRANT_TTL_MS, run: (run, tool, input, signal) => executor.runJudged(run, tool, input, signal) },
+        : { inGate: true, sandbox, grantTtlMs: DEFAULT_GRANT_TTL_MS, run: (run, tool, input, signal, judgment) => executor.runJudged(run, tool, input, signal, judgment) },
     ...recordedEffects,
   });
   let mcpUrl: string | undefined;

@@ -1,5 +1,6 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { commandSha256, type RunGrant } from './bashRun';
+import type { Judgment } from '../executor/steps/judgedAgain';
 
 /** Grant ids remembered after their use or end, so a second use is told why it cannot run. */
 const MAX_SPENT_KEPT = 1000;
@@ -13,11 +14,13 @@ export interface BashGrant {
   readonly cwd: string;
   /** The command's deadline in ms (Claude Code's timeout, bounded by shell_exec's). */
   readonly timeoutMs: number;
+  /** What the hook judged the command on, to judge it again when it runs if the workspace may have changed since. */
+  readonly judgment?: Judgment;
 }
 
 /** A new grant of one run of this text, with a random id (128 bits) and the text's hash. */
-export function newGrant(command: string, cwd: string, timeoutMs: number): BashGrant {
-  return { id: randomBytes(16).toString('hex'), sha256: commandSha256(command), command, cwd, timeoutMs };
+export function newGrant(command: string, cwd: string, timeoutMs: number, judgment?: Judgment): BashGrant {
+  return { id: randomBytes(16).toString('hex'), sha256: commandSha256(command), command, cwd, timeoutMs, ...(judgment ? { judgment } : {}) };
 }
 
 /** The id and hash the command Claude Code runs carries. */

@@ -5,6 +5,7 @@ import { bashStaysInWorkspace, type WorkspaceBounds } from '../policy/commandPat
 import type { PolicyDecision } from '../policy/tierPolicy';
 import { MAX_SHELL_TIMEOUT_MS } from '../tools/shellExec';
 import type { BashRunReply } from './bashRun';
+import type { Judgment } from '../executor/steps/judgedAgain';
 
 /** How long a grant waits for Claude Code to start the command that runs it, by default. */
 export const DEFAULT_GRANT_TTL_MS = 10 * 60_000;
@@ -24,7 +25,7 @@ export type BashInGate =
       /** The gate's sandbox: without one, Bash is refused rather than run unconfined. */
       readonly sandbox: SandboxInfo;
       /** Runs a judged call of a gate tool on its open record (the executor's runJudged). */
-      run(run: CallRun, tool: string, input: Record<string, unknown>, signal?: AbortSignal): Promise<ToolResult>;
+      run(run: CallRun, tool: string, input: Record<string, unknown>, signal?: AbortSignal, judgment?: Judgment): Promise<ToolResult>;
       /** How long a grant waits for its run before the call ends unrun. */
       readonly grantTtlMs: number;
     };

@@ -25,6 +25,7 @@ import { hookUndoability } from './hookUndoability';
 import { hookPreview } from './hookPreview';
 import { isInside } from '../tools/workspacePath';
 import { hookFacts, preToolUseAnswer, recordedHookTool, type GateAnswer, type HookInput, type PreToolUseInput } from './hookInput';
+import type { Judgment } from '../executor/steps/judgedAgain';
 
 /** What the judge needs from the gate: the same policy, approval queue, audit and Live view as every call. */
 export interface HookJudgeDeps {
@@ -48,6 +49,8 @@ export interface HookJudgeDeps {
   effects?: EffectsRecorder;
   /** How many programs started through the gate run now, able to change the workspace (CallScheduler.programsRunning). */
   programsRunning?: () => number;
+  /** How many calls that started programs have ended (CallScheduler.programsEnded): one ended before a granted run means judging it again. */
+  programsEnded?: () => number;
 }
 
 /** A PreToolUse answered by the gate: the hook's answer, and for a Bash call the gate runs, its grant. */
@@ -132,7 +135,7 @@ export class HookJudge {
     }
     if (!bash.inGate) throw new Error('a grant was issued by a gate that does not run Bash');
     const { run, grant } = taken;
-    const result = await bash.run(run, 'shell_exec', { command: grant.command, cwd: grant.cwd, timeoutMs: grant.timeoutMs }, signal);
+    const result = await bash.run(run, 'shell_exec', { command: grant.command, cwd: grant.cwd, timeoutMs: grant.timeoutMs }, signal, grant.judgment);
     return replyOf(result, run.step);
   }
 
@@ -165,7 +168,12 @@ export class HookJudge {
     run.at('policy');
     const call = 'call' in mapping ? mapping.call : undefined;
     const manifest = call ? this.deps.registry.get(call.tool)?.tool.manifest : undefined;
-    const decision = await this.decide(input, call, manifest, 'unknown' in mapping ? mapping.unknown : undefined);
+    const unknown = 'unknown' in mapping ? mapping.unknown : undefined;
+    // Counted before the rules look at the files: a program that ends while they do may have changed them.
+    const programsEnded = this.deps.programsEnded?.() ?? 0;
+    const decision = await this.decide(input, call, manifest, unknown);
+    // A command the gate runs later is judged again then if the workspace may have changed (executor/steps/judgedAgain.ts).
+    const judgment = (askedPerson: boolean): Judgment => ({ decision, programsEnded, askedPerson, judgeAgain: () => this.decide(input, call, manifest, unknown, true) });
     run.audit('policy', {
       ...decision,
       tier: manifest && call ? callTier(manifest, call.input).tier : 'RESTRICTED',
@@ -176,10 +184,10 @@ export class HookJudge {
       const error = run.fail('rejected', 'policy', { code: 'EDENIED', message: `denied by policy: ${decision.reason}`, details: { rule: decision.rule } }).error!;
       return preToolUseAnswer('deny', `Toolgate: ${error.message}`);
     }
-    if (decision.decision === 'ask') return this.askPerson(run, input, call, manifest, decision, signal);
+    if (decision.decision === 'ask') return this.askPerson(run, input, call, manifest, decision, signal, judgment(true));
     const racing = this.swappableWhileItRuns(call);
-    if (racing) return this.askPerson(run, input, call, manifest, { decision: 'ask', rule: 'hook:program-running', reason: `${racing} (the rules would allow it: ${decision.reason})` }, signal);
-    return this.letThrough(run, input, call, `Toolgate allows it: ${decision.reason}`);
+    if (racing) return this.askPerson(run, input, call, manifest, { decision: 'ask', rule: 'hook:program-running', reason: `${racing} (the rules would allow it: ${decision.reason})` }, signal, judgment(true));
+    return this.letThrough(run, input, call, `Toolgate allows it: ${decision.reason}`, judgment(false));
   }
 
   /**
@@ -199,9 +207,9 @@ export class HookJudge {
    * Lets an allowed call go: a Bash call the gate runs gets its grant (the hook command turns it into
    * the updatedInput that runs it here); any other waits for Claude Code to run it and report.
    */
-  private letThrough(run: CallRun, input: PreToolUseInput, call: EquivalentCall | undefined, reason: string): PreToolUseAnswer {
+  private letThrough(run: CallRun, input: PreToolUseInput, call: EquivalentCall | undefined, reason: string, judgment: Judgment): PreToolUseAnswer {
     if (call?.command && this.deps.bash.inGate) {
-      const grant = this.outcomes.handOverToGate(run, input, call.command, bashTimeoutMs(input.tool_input), this.deps.bash.grantTtlMs);
+      const grant = this.outcomes.handOverToGate(run, input, call.command, bashTimeoutMs(input.tool_input), this.deps.bash.grantTtlMs, judgment);
       if (!grant) return preToolUseAnswer('deny', 'Toolgate is stopping, so it runs nothing more; try again once it runs');
       return { ...preToolUseAnswer('allow', `${reason}; it runs in Toolgate's sandbox`), runInGate: grant };
     }
@@ -210,7 +218,7 @@ export class HookJudge {
   }
 
   /** The policy's decision on the equivalent built-in call, never an allow for a path outside the workspace. */
-  private async decide(input: PreToolUseInput, call: EquivalentCall | undefined, manifest: ToolManifest | undefined, unknown: string | undefined): Promise<PolicyDecision> {
+  private async decide(input: PreToolUseInput, call: EquivalentCall | undefined, manifest: ToolManifest | undefined, unknown: string | undefined, again = false): Promise<PolicyDecision> {
     if (!call || !manifest) {
       const ownTool = TOOLGATE_MCP.exec(input.tool_name)?.[1];
       if (ownTool !== undefined && this.deps.registry.get(ownTool)) {
@@ -231,7 +239,7 @@ export class HookJudge {
     if (missing.length > 0) {
       return { decision: 'deny', rule: 'hook:capability', reason: `${manifest.name} needs ${missing.join(', ')}, which this gate does not grant; start the gate with --grant ${missing[0]} to allow it` };
     }
-    const judged = await decideCall(this.deps.policy, manifest, call.input, { agentSession: input.session_id, pathsAsWritten: call.written });
+    const judged = await decideCall(this.deps.policy, manifest, call.input, { agentSession: input.session_id, pathsAsWritten: call.written, again });
     const decided = entry ? mustAsk(entry, judged) : judged;
     const { bash } = this.deps;
     if (call.command && bash.inGate) return inGateBashDecision(decided, call.command.cwd, this.deps.workspace, bash.sandbox, leavesWorkspace(call.command.cwd, this.deps.workspace));
@@ -260,6 +268,7 @@ export class HookJudge {
     manifest: ToolManifest | undefined,
     decision: PolicyDecision,
     signal: AbortSignal | undefined,
+    judgment: Judgment,
   ): Promise<PreToolUseAnswer> {
     run.at('preview');
     const preview = await hookPreview(call, this.deps.workspace);
@@ -307,7 +316,7 @@ export class HookJudge {
     run.audit('approval-decided', decided);
     run.at('approval', { decidedBy: deciderOfOutcome(decided.outcome, decided.reason, false), waitedMs: roundMs(performance.now() - askedAt) });
     if (decided.outcome === 'approved') {
-      return this.letThrough(run, input, call, `a person approved it in Toolgate's console${decided.reason ? `: ${decided.reason}` : ''}`);
+      return this.letThrough(run, input, call, `a person approved it in Toolgate's console${decided.reason ? `: ${decided.reason}` : ''}`, judgment);
     }
     if (decided.outcome === 'denied') {
       const said = decided.tellAgent !== undefined ? `a person denied it and says:\n${decided.tellAgent}` : `a person denied it: ${decided.reason}`;

@@ -11,6 +11,7 @@ import { grantToken, hashMatches, newGrant, SpentGrants, type BashGrant } from '
 import type { RunGrant } from './bashRun';
 import type { EquivalentCall } from './claudeCodeTools';
 import { hookFacts, recordedHookTool, type HookInput, type PostToolUseFailureInput, type PostToolUseInput, type PreToolUseInput } from './hookInput';
+import type { Judgment } from '../executor/steps/judgedAgain';
 
 /** Why a call still waiting for its outcome ends when the gate stops. */
 const STOPPED = 'the gate stopped before Claude Code reported how the tool ended';
@@ -100,12 +101,12 @@ export class HookOutcomes {
    * that run; undefined when the gate is stopping. Not run within `ttlMs`, the call ends as failed and
    * the grant with it.
    */
-  handOverToGate(run: CallRun, input: PreToolUseInput, command: { line: string; cwd: string }, timeoutMs: number, ttlMs: number): RunGrant | undefined {
+  handOverToGate(run: CallRun, input: PreToolUseInput, command: { line: string; cwd: string }, timeoutMs: number, ttlMs: number, judgment?: Judgment): RunGrant | undefined {
     if (this.closed) {
       run.fail('failed', 'execute', { code: 'ERUNTIME', message: STOPPED });
       return undefined;
     }
-    const grant = newGrant(command.line, command.cwd, timeoutMs);
+    const grant = newGrant(command.line, command.cwd, timeoutMs, judgment);
     run.at('awaiting-run', { status: 'running' });
     // Without a tool_use_id no PostToolUse can be tied to it; its run in the gate still closes it.
     const key = input.tool_use_id === undefined ? `grant\n${grant.id}` : keyOf(input);

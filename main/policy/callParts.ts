@@ -21,6 +21,8 @@ export interface CallFacts {
    * `~/…`, resolved as the kernel takes it), keyed by that absolute path: reasons name it so.
    */
   readonly pathsAsWritten?: Readonly<Record<string, string>>;
+  /** The call is judged again at its turn (executor/steps/judgedAgain.ts): decided as before, but no rule's use is counted twice. */
+  readonly again?: boolean;
 }
 
 /** A file a shell redirection touches, resolved when it can be. */

@@ -148,7 +148,7 @@ export class PolicyEngine implements Policy {
     const composed = this.askForRefusedFiles(manifest, this.compose(manifest, input, judged, { touchesPaths: parts.paths.length > 0, touchesProtected }));
     const decision = askForOutsideReach(parts, composed, workspace);
     const deciding = decision.provenance ? judged[decision.provenance.effect] : undefined;
-    if (deciding && deciding.rule.effect === decision.decision) this.usage.record(deciding.rule, now);
+    if (deciding && deciding.rule.effect === decision.decision && !facts.again) this.usage.record(deciding.rule, now);
     return decision;
   }
 

@@ -92,11 +92,11 @@ export function decideSafely(policy: Policy, manifest: ToolManifest, input: unkn
  * Prepares and decides one call, failing closed: a policy whose preparation throws denies, as
  * one whose decision throws does.
  */
-export async function decideCall(policy: Policy, manifest: ToolManifest, input: unknown, caller: Pick<CallFacts, 'agentSession' | 'pathsAsWritten'> = {}): Promise<PolicyDecision> {
+export async function decideCall(policy: Policy, manifest: ToolManifest, input: unknown, caller: Pick<CallFacts, 'agentSession' | 'pathsAsWritten' | 'again'> = {}): Promise<PolicyDecision> {
   let facts: CallFacts | undefined;
   try {
     const prepared = await policy.prepare?.(manifest, input);
-    facts = caller.agentSession || caller.pathsAsWritten ? { ...prepared, ...caller } : prepared;
+    facts = caller.agentSession || caller.pathsAsWritten || caller.again ? { ...prepared, ...caller } : prepared;
   } catch (error) {
     return {
       decision: 'deny',

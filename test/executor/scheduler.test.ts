@@ -259,6 +259,53 @@ describe('CallScheduler', () => {
     expect(scheduler.stats()).toEqual({ running: 0, queued: 0, exclusiveRunning: false });
   });
 
+  it('holds a call of named files while a program started through the gate runs, and counts the program when it ends', async () => {
+    const { scheduler, submit, log } = harness();
+    const shell = submit('shell', write('shell_exec', { startsPrograms: true, namesPaths: true }));
+    await flush();
+    const reading = submit('read', read('read_file', { namesPaths: true }));
+    const echo = submit('echo', read('echo'));
+    await flush();
+    // The program could swap a name the read was judged by; a call of no files runs beside it.
+    expect(reading.started()).toBe(false);
+    expect(echo.started()).toBe(true);
+    expect(scheduler.programsRunning()).toBe(1);
+    expect(scheduler.programsEnded()).toBe(0);
+    shell.finish('shell');
+    await flush();
+    expect(reading.started()).toBe(true);
+    expect(scheduler.programsEnded()).toBe(1);
+    expect(log.indexOf('start read')).toBeGreaterThan(log.indexOf('end shell'));
+    reading.finish('read');
+    echo.finish('echo');
+    expect(await reading.result).toBe('read');
+  });
+
+  it('starts no program while a call of named files runs, and lets no later one overtake the waiting program', async () => {
+    const { submit, log } = harness();
+    const first = submit('r1', read('read_file', { namesPaths: true }));
+    await flush();
+    const shell = submit('shell', write('shell_exec', { startsPrograms: true, namesPaths: true }));
+    const later = submit('r2', read('read_file', { namesPaths: true }));
+    const writing = submit('w', write('write_file'));
+    await flush();
+    expect(shell.started()).toBe(false);
+    // Behind the waiting program: a stream of reads must not keep it waiting forever.
+    expect(later.started()).toBe(false);
+    first.finish('r1');
+    await flush();
+    expect(shell.started()).toBe(true);
+    expect(later.started()).toBe(false);
+    shell.finish('shell');
+    await flush();
+    expect(later.started()).toBe(true);
+    expect(writing.started()).toBe(true);
+    later.finish('r2');
+    writing.finish('w');
+    await Promise.all([later.result, writing.result]);
+    expect(log.slice(0, 4)).toEqual(['start r1', 'end r1', 'start shell', 'end shell']);
+  });
+
   it('close() refuses waiters and new calls, lets running work finish, and can be called twice', async () => {
     const { scheduler, submit } = harness();
     const running = submit('w1', write());

@@ -3,8 +3,8 @@
  * claude-code` is fed Claude Code's PreToolUse, and the command its updatedInput names is run with
  * real bash in the folder Claude Code works in, as Claude Code would run it.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { hashCanonical } from '../../shared/hash';
@@ -14,7 +14,7 @@ import { CallRedactions } from '../../main/executor/callRedactions';
 import { commandSha256, NOT_RUN_EXIT_CODE, sandboxedCommand } from '../../main/hooks/bashRun';
 import type { HookInput } from '../../main/hooks/hookInput';
 import { HookJudge } from '../../main/hooks/hookJudge';
-import { WAIT_MS, waitUntil } from '../fixtures/processes';
+import { WAIT_MS, waitUntil, writeWhenRead } from '../fixtures/processes';
 import { auditKinds, makeTempDirs, nextApproval, spawnServe } from '../integration/helpers';
 import { runBash, runHook, type BashRun } from './hookProcesses';
 
@@ -376,5 +376,30 @@ describe("Claude Code's own file tools while a program started through the gate 
     stopBackground();
     await waitUntil(() => gate.running.gate.scheduler.programsRunning() === 0, 'the background command to end');
     expect((await read()).answer.hookSpecificOutput?.permissionDecision).toBe('allow');
+  }, 120_000);
+});
+
+describe('a Bash command granted while a program started through the gate ran', () => {
+  it('runs after that program, judged again: a folder it names, swapped meanwhile for a link into a denied one, refuses it and nothing of the file comes out', async () => {
+    const gate = await openHomeGate({ allow: ['shell_exec(cat *)'], deny: [{ rule: 'read_file(private/**)', reason: 'private stays private' }] });
+    for (const [folder, text] of [['private', 'the-private-key-text'], ['docs', 'nothing private']]) {
+      mkdirSync(join(gate.workspace, folder!));
+      writeFileSync(join(gate.workspace, folder!, 'key'), `${text}\n`);
+    }
+    execFileSync('mkfifo', [join(gate.workspace, 'release')]);
+    const env = { TOOLGATE_HOME: gate.home, HOME: gate.user };
+    // Claude Code runs one allowed command that goes on (it reads a FIFO), and is granted a second meanwhile.
+    const holding = runBash(await allowedCommand(gate, 'cat release', 'toolu_hold'), gate.workspace, env);
+    await waitUntil(() => gate.running.gate.scheduler.programsRunning() > 0, 'the first command to run in the gate');
+    const reading = runBash(await allowedCommand(gate, 'cat docs/key', 'toolu_read'), gate.workspace, env);
+    await waitUntil(() => gate.running.gate.scheduler.stats().queued > 0, 'the second command to wait for its turn');
+    renameSync(join(gate.workspace, 'docs'), join(gate.workspace, 'docs-before'));
+    symlinkSync('private', join(gate.workspace, 'docs'));
+    await writeWhenRead(join(gate.workspace, 'release'), 'go\n');
+    expect((await holding).status).toBe(0);
+    const read = await reading;
+    expect(read.status).not.toBe(0);
+    expect(read.stdout + read.stderr).toContain('private stays private');
+    expect(read.stdout + read.stderr).not.toContain('the-private-key-text');
   }, 120_000);
 });
