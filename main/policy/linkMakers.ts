@@ -66,22 +66,29 @@ interface PlacedWord {
  * What the symbolic links `ln -s` makes point at, as words to place from where the command runs. A
  * relative target is text the link resolves from the folder it is made in, not from the command's:
  * `cd a/b && ln -s ../private ../../docs/key` names a/private, and makes docs/key lead into private/.
- * The folder is the target-directory option's value, the last operand when it is a folder (or ends
- * in `/`), else the last operand's own folder. `folderAt` says whether a path (placed from the command's
- * folder) is a folder now. With `ln -r` the targets are placed from the command's folder, as written.
+ * That folder is the target-directory option's value; else the last operand's own folder, and the
+ * last operand itself when it is a folder or a link to one, or ends in `/` (ln puts the link inside
+ * it, unless `-n` or `-T` say otherwise: both are judged). `folderAt` says whether a path (placed
+ * from the command's folder) leads to a folder now. With `ln -r` the targets are placed from the
+ * command's folder, as written.
  */
 export function symlinkTargets(operands: readonly PlacedWord[], targetDirectory: PlacedWord | undefined, folderAt: (path: string) => boolean): PlacedWord[] {
   const last = operands.at(-1);
   const targets = targetDirectory ? operands : operands.slice(0, -1);
-  let folder: PlacedWord | undefined = targetDirectory;
-  if (!folder && last && targets.length > 0) {
-    const isFolder = last.value.endsWith('/') || (!last.computed && folderAt(last.value));
-    const parent = last.value.includes('/') ? last.value.slice(0, last.value.lastIndexOf('/') + 1) : '';
-    folder = isFolder ? last : { raw: last.raw, value: parent, computed: last.computed };
+  const folders: Array<{ raw: string; value: string; computed: boolean }> = [];
+  if (targetDirectory) folders.push(targetDirectory);
+  else if (last && targets.length > 0) {
+    // The text up to the last `/`, of the word as written and of its value: a `~` or `~+` before it is placed as bash places it.
+    const parentOf = (text: string) => text.slice(0, text.lastIndexOf('/') + 1);
+    folders.push({ raw: parentOf(last.raw), value: parentOf(last.value), computed: last.computed });
+    if (last.value.endsWith('/') || last.computed || folderAt(last.value)) folders.push(last);
   }
-  if (!folder || folder.value === '' || folder.value === '.' || folder.value === './') return [];
-  const base = folder.value.endsWith('/') ? folder.value : `${folder.value}/`;
-  return targets
-    .filter((target) => !target.value.startsWith('/'))
-    .map((target) => ({ raw: target.raw, value: `${base}${target.value}`, computed: target.computed || folder.computed }));
+  return folders
+    .filter((folder) => folder.value !== '' && folder.value !== '.' && folder.value !== './')
+    .flatMap((folder) => {
+      const slash = (text: string) => (text.endsWith('/') ? text : `${text}/`);
+      return targets
+        .filter((target) => !target.value.startsWith('/') && !/^~/.test(target.raw))
+        .map((target) => ({ raw: `${slash(folder.raw)}${target.raw}`, value: `${slash(folder.value)}${target.value}`, computed: target.computed || folder.computed }));
+    });
 }

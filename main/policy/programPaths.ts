@@ -97,7 +97,8 @@ export const PROGRAM_SPECS: Readonly<Record<string, ProgramSpec>> = {
   rg: { ...GREP, recursive: true, readsCwd: true, follows: ['L', 'follow'], values: { ...GREP.values, g: 'none', glob: 'none', t: 'none', type: 'none' } },
   ag: { operands: 'read', skip: 1, recursive: true, readsCwd: true, follows: ['f', 'follow'] },
   // diff -r reads both trees; a folder against a file reads the file's name in the folder; --from-file and --to-file name one side.
-  diff: { operands: 'read', recursive: ['r', 'recursive'], values: { 'from-file': 'read', 'to-file': 'read', X: 'read', 'exclude-from': 'read', x: 'none', exclude: 'none', I: 'none', 'ignore-matching-lines': 'none', L: 'none', label: 'none', S: 'none', 'starting-file': 'none', F: 'none', 'show-function-line': 'none', C: 'none', U: 'none', W: 'none', 'width': 'none', 'tabsize': 'none', 'color': 'none', 'palette': 'none' } },
+  // GNU diff -r follows the links it meets below the folders it compares.
+  diff: { operands: 'read', recursive: ['r', 'recursive'], follows: true, values: { 'from-file': 'read', 'to-file': 'read', X: 'read', 'exclude-from': 'read', x: 'none', exclude: 'none', I: 'none', 'ignore-matching-lines': 'none', L: 'none', label: 'none', S: 'none', 'starting-file': 'none', F: 'none', 'show-function-line': 'none', C: 'none', U: 'none', W: 'none', 'width': 'none', 'tabsize': 'none', 'color': 'none', 'palette': 'none' } },
   // ctags -R given no folder reads the working folder; -L names a list of the files it reads.
   ctags: { operands: 'read', recursive: ['R', 'recurse'], values: { f: 'write', o: 'write', L: 'list', options: 'read', 'exclude-exception': 'none', exclude: 'none', languages: 'none', 'language-force': 'none', langdef: 'none', 'langmap': 'none', kinds: 'none', fields: 'none', extras: 'none' } },
   awk: { operands: 'read', skip: 1, skipUnless: ['f', 'file'], values: { f: 'read', file: 'read', v: 'none', F: 'none' } },

@@ -78,7 +78,7 @@ describe('commandPathUses', () => {
   it('reads, whole, where the links below a folder lead for a program that follows them (grep -R, ls -RL, find -L, cp -rL), and not for one that does not', async () => {
     symlinkSync('../real', join(workspace, 'src', 'evil'));
     const real = join(workspace, 'real');
-    for (const line of ['grep -R key src', 'grep --dereference-rec key src', 'ls -RL src', 'find -L src -name key.txt', 'find src -follow', 'cp -rL src copy', 'tar -chf out.tar src', 'rg -L key src']) {
+    for (const line of ['grep -R key src', 'grep --dereference-rec key src', 'ls -RL src', 'find -L src -name key.txt', 'find src -follow', 'cp -rL src copy', 'tar -chf out.tar src', 'rg -L key src', 'diff -r src copy']) {
       const found = await uses(line);
       expect(found.some((one) => one.below && one.paths.includes(real) && one.accesses.includes('read')), line).toBe(true);
     }
@@ -121,6 +121,13 @@ describe('commandPathUses', () => {
     expect(reads(await uses('ln -sr real src/evil'))).toEqual([real]);
     // A hard link's source is a file found from the command's folder.
     expect(reads(await uses('ln ../real src/evil'))).not.toContain(real);
+    // Over a link to a folder, -n and -T make the link itself: its own folder counts, as well as the one it leads to.
+    mkdirSync(join(workspace, 'src', 'deep', 'er'), { recursive: true });
+    symlinkSync('deep/er', join(workspace, 'src', 'lnk'));
+    for (const flags of ['-sfn', '-sfT', '-sf']) expect(reads(await uses(`cd a/b && ln ${flags} ../real ../../src/lnk`)), flags).toContain(real);
+    // A link's folder written with ~+ (the working folder) is placed as bash places it: known only when the line runs.
+    const unknownOf = (found: readonly PathUse[]) => found.filter((one) => one.accesses.includes('read')).map((one) => one.unknown);
+    expect(unknownOf(await uses('cd a/b && ln -s ../real ~+/../../src/evil'))).toContainEqual(expect.stringMatching(/~\+/));
   });
 
   it('follows every folder a cd could move to, each word its braces make included', async () => {
