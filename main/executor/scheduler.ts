@@ -95,6 +95,13 @@ export class CallScheduler {
     return this.programs;
   }
 
+  /** How many calls that start programs wait for their turn. */
+  programsWaiting(): number {
+    let waiting = 0;
+    for (const waiter of this.queue) if (waiter.ticket.startsPrograms) waiting++;
+    return waiting;
+  }
+
   /**
    * How many calls that started programs have ended so far. A call judged when it was one number and
    * run when it is another may find its files changed since (a name now a link): it is judged again.

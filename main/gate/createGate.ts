@@ -369,7 +369,7 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     redactions,
     workspace,
     grants,
-    programsRunning: () => scheduler.programsRunning(),
+    programsRunning: () => scheduler.programsRunning() + scheduler.programsWaiting(),
     programsEnded: () => scheduler.programsEnded(),
     bash:
       options.claudeCodeBashInGate === false

@@ -47,7 +47,7 @@ export interface HookJudgeDeps {
   bash: BashInGate;
   /** Records what Claude Code's Write, Edit, MultiEdit and host-run Bash changed, between PreToolUse and PostToolUse (absent: nothing). */
   effects?: EffectsRecorder;
-  /** How many programs started through the gate run now, able to change the workspace (CallScheduler.programsRunning). */
+  /** How many programs started through the gate run now or wait for their turn, able to change the workspace (CallScheduler). */
   programsRunning?: () => number;
   /** How many calls that started programs have ended (CallScheduler.programsEnded): one ended before a granted run means judging it again. */
   programsEnded?: () => number;
@@ -173,7 +173,7 @@ export class HookJudge {
     const programsEnded = this.deps.programsEnded?.() ?? 0;
     const decision = await this.decide(input, call, manifest, unknown);
     // A command the gate runs later is judged again then if the workspace may have changed (executor/steps/judgedAgain.ts).
-    const judgment = (askedPerson: boolean): Judgment => ({ decision, programsEnded, askedPerson, judgeAgain: () => this.decide(input, call, manifest, unknown, true) });
+    const judgment = (askedPerson: boolean): Judgment => ({ decision, programsEnded, askedPerson, judgeAgain: () => this.decide(input, call, manifest, unknown, decision.decision) });
     run.audit('policy', {
       ...decision,
       tier: manifest && call ? callTier(manifest, call.input).tier : 'RESTRICTED',
@@ -192,15 +192,16 @@ export class HookJudge {
 
   /**
    * Why a file call Claude Code makes itself, on the host, cannot be allowed unasked now: a program
-   * started through the gate is running, and may replace a name in the workspace with a link to a
-   * file outside it (the state folder, a file a deny names) between this check and Claude Code's
-   * open, which follows links. A person decides instead; with nothing running, the check holds.
+   * started through the gate is running, or is about to (waiting for its turn, or granted to a Bash
+   * call Claude Code has yet to run), and may replace a name in the workspace with a link to a file
+   * a deny names, or outside it, between this check and Claude Code's open, which follows links. A
+   * person decides instead; with none running or about to, the check holds.
    */
   private swappableWhileItRuns(call: EquivalentCall | undefined): string | undefined {
     if (!call || call.command || call.paths.length === 0) return undefined;
-    const running = this.deps.programsRunning?.() ?? 0;
+    const running = (this.deps.programsRunning?.() ?? 0) + this.outcomes.grantsWaiting();
     if (running === 0 || !call.paths.some((path) => isInside(this.deps.workspace, path))) return undefined;
-    return `${running === 1 ? 'a program' : `${running} programs`} started through Toolgate ${running === 1 ? 'is' : 'are'} still running in the workspace and could swap this path for a link to a file outside it before Claude Code opens it, so a person decides`;
+    return `${running === 1 ? 'a program' : `${running} programs`} started through Toolgate ${running === 1 ? 'is' : 'are'} running in the workspace or about to, and could swap this path for a link to another file before Claude Code opens it, so a person decides`;
   }
 
   /**
@@ -218,7 +219,7 @@ export class HookJudge {
   }
 
   /** The policy's decision on the equivalent built-in call, never an allow for a path outside the workspace. */
-  private async decide(input: PreToolUseInput, call: EquivalentCall | undefined, manifest: ToolManifest | undefined, unknown: string | undefined, again = false): Promise<PolicyDecision> {
+  private async decide(input: PreToolUseInput, call: EquivalentCall | undefined, manifest: ToolManifest | undefined, unknown: string | undefined, again?: PolicyDecision['decision']): Promise<PolicyDecision> {
     if (!call || !manifest) {
       const ownTool = TOOLGATE_MCP.exec(input.tool_name)?.[1];
       if (ownTool !== undefined && this.deps.registry.get(ownTool)) {
@@ -239,7 +240,7 @@ export class HookJudge {
     if (missing.length > 0) {
       return { decision: 'deny', rule: 'hook:capability', reason: `${manifest.name} needs ${missing.join(', ')}, which this gate does not grant; start the gate with --grant ${missing[0]} to allow it` };
     }
-    const judged = await decideCall(this.deps.policy, manifest, call.input, { agentSession: input.session_id, pathsAsWritten: call.written, again });
+    const judged = await decideCall(this.deps.policy, manifest, call.input, { agentSession: input.session_id, pathsAsWritten: call.written, ...(again ? { again } : {}) });
     const decided = entry ? mustAsk(entry, judged) : judged;
     const { bash } = this.deps;
     if (call.command && bash.inGate) return inGateBashDecision(decided, call.command.cwd, this.deps.workspace, bash.sandbox, leavesWorkspace(call.command.cwd, this.deps.workspace));

@@ -120,6 +120,11 @@ export class HookOutcomes {
     return grantToken(grant);
   }
 
+  /** How many Bash calls were granted a run in the gate that has not started yet. */
+  grantsWaiting(): number {
+    return this.granted.size;
+  }
+
   /**
    * Takes a grant to run its command, once: whatever follows, the grant is spent. A hash that is not
    * the approved text's ends the call as rejected; an unknown or spent grant is refused with why.

@@ -379,6 +379,32 @@ describe("Claude Code's own file tools while a program started through the gate 
   }, 120_000);
 });
 
+describe("Claude Code's own file tools while a Bash command granted to run in the gate has yet to run", () => {
+  it('are asked, not allowed (the command could swap a name for a link before Claude Code opens it), and allowed again once it ran', async () => {
+    const gate = await openHomeGate({ allow: ['shell_exec(ln *)', 'read_file(**)'] });
+    writeFileSync(join(gate.workspace, 'notes.txt'), 'notes\n');
+    const read = (id: string) =>
+      runHook(
+        gate.home,
+        JSON.stringify({ session_id: SESSION, cwd: gate.workspace, permission_mode: 'default', hook_event_name: 'PreToolUse', tool_name: 'Read', tool_input: { file_path: join(gate.workspace, 'notes.txt') }, tool_use_id: id }),
+      );
+    // Granted, not yet run: Claude Code runs it when it likes, maybe after the Read below was allowed.
+    const granted = await allowedCommand(gate, 'ln -s notes.txt also.txt', 'toolu_granted');
+    const prompt = nextApproval(gate.running.backend);
+    const asked = read('toolu_read_1');
+    // A person is asked before any answer: an answer first was given unasked.
+    const first = await Promise.race([prompt, asked.then((run) => ({ answeredUnasked: run.answer.hookSpecificOutput?.permissionDecision }))]);
+    expect(first).not.toHaveProperty('answeredUnasked');
+    const request = await prompt;
+    expect(request.rule).toBe('hook:program-running');
+    await gate.running.backend.handlers.decideApproval({ approvalId: request.approvalId, decision: 'deny', reason: 'not now' });
+    expect((await asked).answer.hookSpecificOutput?.permissionDecision).toBe('deny');
+
+    expect((await runBash(granted, gate.workspace, { TOOLGATE_HOME: gate.home, HOME: gate.user })).status).toBe(0);
+    expect((await read('toolu_read_2')).answer.hookSpecificOutput?.permissionDecision).toBe('allow');
+  }, 120_000);
+});
+
 describe('a Bash command granted while a program started through the gate ran', () => {
   it('runs after that program, judged again: a folder it names, swapped meanwhile for a link into a denied one, refuses it and nothing of the file comes out', async () => {
     const gate = await openHomeGate({ allow: ['shell_exec(cat *)'], deny: [{ rule: 'read_file(private/**)', reason: 'private stays private' }] });
