@@ -199,7 +199,7 @@ export class Executor {
     }
     // A call that names files is judged again at its turn if they may have changed (steps/judgedAgain.ts).
     const judgeAgain = async (judgedInput: unknown) =>
-      mustAsk(entry, askForSecrets(await decideCall(this.deps.policy, judgedManifest, judgedInput, { agentSession: run.agentSession, again: true }), manifest.name, resolved.secrets));
+      mustAsk(entry, askForSecrets(await decideCall(this.deps.policy, judgedManifest, judgedInput, { agentSession: run.agentSession, again: decision.decision }), manifest.name, resolved.secrets));
     const judgment = (judgedInput: unknown, revised: boolean): Judgment | undefined =>
       manifest.pathArguments.length === 0 ? undefined : { decision, programsEnded, askedPerson: decision.decision === 'ask', revised, judgeAgain: () => judgeAgain(judgedInput) };
     let approvedPreviewHash: string | undefined;

@@ -21,8 +21,11 @@ export interface CallFacts {
    * `~/…`, resolved as the kernel takes it), keyed by that absolute path: reasons name it so.
    */
   readonly pathsAsWritten?: Readonly<Record<string, string>>;
-  /** The call is judged again at its turn (executor/steps/judgedAgain.ts): decided as before, but no rule's use is counted twice. */
-  readonly again?: boolean;
+  /**
+   * The call is judged again at its turn (executor/steps/judgedAgain.ts), and this was its decision
+   * before: a rule's use is counted only when it now decides more strictly (it refuses the call).
+   */
+  readonly again?: 'allow' | 'ask' | 'deny';
 }
 
 /** A file a shell redirection touches, resolved when it can be. */

@@ -3,6 +3,9 @@ import type { PolicyMode, RuleSource } from '../../shared/policy';
 import type { RuleHit } from './judgeCall';
 import { callTier, type PolicyDecision } from './tierPolicy';
 
+/** How strict each decision is: a call judged again is held to no laxer a decision than it had. */
+export const DECISION_STRICTNESS = { allow: 0, ask: 1, deny: 2 } as const;
+
 /** Where a rule was written, in words: `user policy line 4 (/home/me/.toolgate/policy.json)`. */
 export function describeSource(source: RuleSource): string {
   if (source.layer === 'session') return `a session grant${source.approvalId ? ` (approval ${source.approvalId})` : ''}`;

@@ -8,7 +8,7 @@ import type { PolicyLayer, PolicyMode, PolicyProblem, PolicyStatus, RuleEffect }
 import { callParts, prepareFacts, type CallFacts } from './callParts';
 import { compileRule, type CompiledRule, type ToolLookup } from './compiledRule';
 import { accessRulesOf, judgeCall, type AccessRules, type Judgement } from './judgeCall';
-import { decisionFromRule, modeDefault } from './policyDecisions';
+import { decisionFromRule, DECISION_STRICTNESS, modeDefault } from './policyDecisions';
 import { protectedPathOf } from './pathRule';
 import { askForOutsideReach } from './outsideReach';
 import { compilePolicyText, loadPolicyFile, type PolicyContext, type RefusedScope } from './policyFile';
@@ -148,7 +148,8 @@ export class PolicyEngine implements Policy {
     const composed = this.askForRefusedFiles(manifest, this.compose(manifest, input, judged, { touchesPaths: parts.paths.length > 0, touchesProtected }));
     const decision = askForOutsideReach(parts, composed, workspace);
     const deciding = decision.provenance ? judged[decision.provenance.effect] : undefined;
-    if (deciding && deciding.rule.effect === decision.decision && !facts.again) this.usage.record(deciding.rule, now);
+    const counted = facts.again === undefined || DECISION_STRICTNESS[decision.decision] > DECISION_STRICTNESS[facts.again];
+    if (deciding && deciding.rule.effect === decision.decision && counted) this.usage.record(deciding.rule, now);
     return decision;
   }
 

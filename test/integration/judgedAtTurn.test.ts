@@ -72,6 +72,8 @@ async function waitsForItsTurn(reading: Promise<CallToolResult>, program: { end:
 describe('a call judged on names that changed before its turn', () => {
   it('a read sent while a program runs waits for it, and is refused by the deny when the folder it names became a link to the denied one', async () => {
     plainFolder('docs');
+    const denyHits = async () => (await gate.running.backend.handlers.listPermissions({})).find((permission) => permission.rule === 'read_file(private/**)')?.hits ?? 0;
+    const hitsBefore = await denyHits();
     const program = await programRunning('release-1');
     const reading = call('read_file', { path: 'docs/key' });
     await waitsForItsTurn(reading, program);
@@ -83,6 +85,8 @@ describe('a call judged on names that changed before its turn', () => {
     expect(textOf(result)).toContain('private stays private');
     expect(textOf(result)).toContain('judged again when its turn came');
     expect(textOf(result)).not.toContain(SECRET);
+    // The deny decided the call: the console's Permissions counts its use.
+    expect(await denyHits()).toBe(hitsBefore + 1);
   });
 
   it('a read sent while a program runs, whose folder stayed as it was, runs after it as it was allowed', async () => {

@@ -1,4 +1,5 @@
 import type { ToolError } from '../../../shared/errors';
+import { DECISION_STRICTNESS } from '../../policy/policyDecisions';
 import type { PolicyDecision } from '../../policy/tierPolicy';
 
 /**
@@ -15,8 +16,6 @@ export interface Judgment {
   judgeAgain: () => Promise<PolicyDecision>;
 }
 
-const STRICTNESS = { allow: 0, ask: 1, deny: 2 } as const;
-
 /**
  * Judges a call again when its turn comes, if what it names may have changed since it was judged: a
  * program started through the gate ended meanwhile (it may have put a link in place of a name), or a
@@ -28,7 +27,7 @@ export async function judgedAgain(judgment: Judgment, programsEnded: number): Pr
   if (!judgment.askedPerson && programsEnded === judgment.programsEnded) return undefined;
   const again = await judgment.judgeAgain();
   const before = judgment.decision;
-  const stricter = STRICTNESS[again.decision] > STRICTNESS[before.decision];
+  const stricter = DECISION_STRICTNESS[again.decision] > DECISION_STRICTNESS[before.decision];
   const otherQuestion = judgment.askedPerson && !judgment.revised && again.decision === 'ask' && again.rule !== before.rule;
   if (!stricter && !otherQuestion) return undefined;
   const why = judgment.askedPerson ? 'the files it names changed after it was approved' : 'a program that ran while it waited for its turn changed what the files it names reach';
