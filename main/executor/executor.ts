@@ -367,7 +367,8 @@ export class Executor {
           exclusive: mutating,
           maxConcurrent: manifest.bounds.maxConcurrent,
           signal,
-          startsPrograms: manifest.sideEffects.includes('ProcessSpawn'),
+          // An upstream server that may write files changes them as a program started through the gate does.
+          startsPrograms: manifest.sideEffects.includes('ProcessSpawn') || entry.external?.changesFiles?.() === true,
           namesPaths: !entry.external && manifest.pathArguments.length > 0,
         },
         async () => {

@@ -45,6 +45,12 @@ export interface ExternalRunner {
    * then run before its steps are in the log, written whole at its end; absent means no.
    */
   staysLocal?(): boolean;
+  /**
+   * Whether the program behind it may change this machine's files while a call of it runs (a stdio
+   * server run unsandboxed, or sandboxed with a writable folder): such a call counts as a program the
+   * gate started, as a shell_exec does (CallScheduler.programsRunning). Absent means no.
+   */
+  changesFiles?(): boolean;
   /** Checks arguments against the tool's own JSON Schema: what is wrong, or undefined. */
   validate(input: unknown): string | undefined;
   /** What the person sees before deciding. */

@@ -348,6 +348,10 @@ export class UpstreamGateway {
         const { config } = slot;
         return config.transport === 'stdio' && this.options.sandboxed && !config.sandbox.network && config.sandbox.writable.length === 0;
       },
+      changesFiles: () => {
+        const { config } = slot;
+        return config.transport === 'stdio' && (!this.options.sandboxed || config.sandbox.writable.length > 0);
+      },
       validate,
       preview: async (input) => writePreview(this.options.workspace, this.classOf(tool), input),
       run: (input, context) => this.run(slot, tool, input, context),
