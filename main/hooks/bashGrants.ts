@@ -14,13 +14,15 @@ export interface BashGrant {
   readonly cwd: string;
   /** The command's deadline in ms (Claude Code's timeout, bounded by shell_exec's). */
   readonly timeoutMs: number;
+  /** When it was issued (performance.now()): Claude Code starts an allowed command at once, or never. */
+  readonly issuedAt: number;
   /** What the hook judged the command on, to judge it again when it runs if the workspace may have changed since. */
   readonly judgment?: Judgment;
 }
 
 /** A new grant of one run of this text, with a random id (128 bits) and the text's hash. */
 export function newGrant(command: string, cwd: string, timeoutMs: number, judgment?: Judgment): BashGrant {
-  return { id: randomBytes(16).toString('hex'), sha256: commandSha256(command), command, cwd, timeoutMs, ...(judgment ? { judgment } : {}) };
+  return { id: randomBytes(16).toString('hex'), sha256: commandSha256(command), command, cwd, timeoutMs, issuedAt: performance.now(), ...(judgment ? { judgment } : {}) };
 }
 
 /** The id and hash the command Claude Code runs carries. */
@@ -53,4 +55,18 @@ export class SpentGrants {
     if (why !== undefined) return `its grant ${why}`;
     return 'this gate issued no such grant (a gate started since the call was allowed does not know the grants of the one before)';
   }
+}
+
+/** How long after its grant Claude Code may still start an allowed Bash command, as far as judging its other tools goes. */
+export const GRANT_STARTS_MS = 30_000;
+
+/**
+ * How many of these unused grants Claude Code may still be about to run at `now` (performance.now()):
+ * it starts an allowed command at once, so one not started within GRANT_STARTS_MS was interrupted,
+ * and no longer counts, though it stays valid until it expires.
+ */
+export function startingGrants(grants: Iterable<Pick<BashGrant, 'issuedAt'>>, now: number): number {
+  let starting = 0;
+  for (const grant of grants) if (now - grant.issuedAt < GRANT_STARTS_MS) starting++;
+  return starting;
 }

@@ -7,7 +7,7 @@ import type { CallRedactions } from '../executor/callRedactions';
 import type { CallTracker } from '../executor/callTracker';
 import { AUDIT_OUTPUT_BYTES, type AuditSink } from '../executor/executor';
 import { utf8Prefix } from '../executor/steps/truncateOutput';
-import { grantToken, hashMatches, newGrant, SpentGrants, type BashGrant } from './bashGrants';
+import { grantToken, hashMatches, newGrant, SpentGrants, startingGrants, type BashGrant } from './bashGrants';
 import type { RunGrant } from './bashRun';
 import type { EquivalentCall } from './claudeCodeTools';
 import { hookFacts, recordedHookTool, type HookInput, type PostToolUseFailureInput, type PostToolUseInput, type PreToolUseInput } from './hookInput';
@@ -120,9 +120,10 @@ export class HookOutcomes {
     return grantToken(grant);
   }
 
-  /** How many Bash calls were granted a run in the gate that has not started yet. */
+  /** How many Bash calls were granted a run in the gate moments ago that has not started yet (see startingGrants). */
   grantsWaiting(): number {
-    return this.granted.size;
+    const grants = [...this.granted.values()].flatMap((key) => this.open.get(key)?.grant ?? []);
+    return startingGrants(grants, performance.now());
   }
 
   /**

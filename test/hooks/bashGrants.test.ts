@@ -3,7 +3,7 @@
  * judged (its SHA-256, compared whole), and once spent or never issued it says why nothing runs.
  */
 import { describe, expect, it } from 'vitest';
-import { grantToken, hashMatches, newGrant, SpentGrants } from '../../main/hooks/bashGrants';
+import { GRANT_STARTS_MS, grantToken, hashMatches, newGrant, SpentGrants, startingGrants } from '../../main/hooks/bashGrants';
 import { commandSha256 } from '../../main/hooks/bashRun';
 
 describe('a Bash grant', () => {
@@ -31,5 +31,14 @@ describe('a Bash grant', () => {
     spent.spend(grant.id, 'was used already: each grant runs its command once');
     expect(spent.refusal(grant.id)).toBe('its grant was used already: each grant runs its command once');
     expect(spent.refusal(newGrant('ls', '/work', 1000).id)).toMatch(/^this gate issued no such grant/);
+  });
+
+  it('counts as about to run while Claude Code may still start it, and not once it was left unstarted past that', () => {
+    const grant = newGrant('ls', '/work', 1000);
+    expect(startingGrants([grant], grant.issuedAt)).toBe(1);
+    expect(startingGrants([grant], grant.issuedAt + GRANT_STARTS_MS - 1)).toBe(1);
+    expect(startingGrants([grant], grant.issuedAt + GRANT_STARTS_MS)).toBe(0);
+    const later = { issuedAt: grant.issuedAt + GRANT_STARTS_MS };
+    expect(startingGrants([grant, later], grant.issuedAt + GRANT_STARTS_MS + 1)).toBe(1);
   });
 });
