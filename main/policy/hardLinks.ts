@@ -17,9 +17,11 @@ import { join } from 'node:path';
 export const MAX_INDEXED_ENTRIES = 20_000;
 
 /**
- * How long the files below a folder are kept before they are looked at again: a flood of calls on
- * a file with several names costs one walk per window. Every file is kept, whatever its link count
- * then, so a name made since (the archive extracted a moment ago) still finds it.
+ * How long the files below a folder are kept before they are walked again: a flood of calls on a
+ * file with several names costs one walk per window. Every file is kept, whatever its link count
+ * then, so a name made since (the archive extracted a moment ago) still finds it; and within the
+ * window each folder below is looked at again (its modification time), so a file made or moved
+ * into one since (`private/new`, then `ln private/new notes/x`) has the folder walked afresh.
  */
 const INDEX_MS = 1000;
 
@@ -46,6 +48,8 @@ interface FolderFiles {
   readonly at: number;
   /** The names of each file below the folder, by identity; undefined when there were too many to look at. */
   readonly files: ReadonlyMap<FileIdentity, readonly string[]> | undefined;
+  /** What each folder below it (and the base itself) was when they were looked at: a change is a file made, moved or removed there. */
+  readonly stamps: ReadonlyMap<string, string>;
 }
 
 const kept = new Map<string, FolderFiles>();
@@ -57,8 +61,9 @@ const kept = new Map<string, FolderFiles>();
  */
 function filesOf(base: string): ReadonlyMap<FileIdentity, readonly string[]> | undefined {
   let folder = kept.get(base);
-  if (!folder || performance.now() - folder.at >= (folder.files === undefined ? TOO_LARGE_MS : INDEX_MS)) {
-    folder = { at: performance.now(), files: filesBelow(base) };
+  if (!folder || performance.now() - folder.at >= (folder.files === undefined ? TOO_LARGE_MS : INDEX_MS) || (folder.files !== undefined && changedSince(folder.stamps))) {
+    const stamps = new Map<string, string>();
+    folder = { at: performance.now(), files: filesBelow(base, stamps), stamps };
     kept.delete(base);
     if (kept.size >= MAX_INDEXES) kept.delete(kept.keys().next().value!);
     kept.set(base, folder);
@@ -90,10 +95,28 @@ export function linkedInto(base: string, matches: (path: string) => boolean, fol
   });
 }
 
-function filesBelow(base: string): Map<FileIdentity, string[]> | undefined {
+/** What a folder (or the base file) is now, as far as files made, moved or removed in it go: its identity and modification time. */
+function stampOf(path: string): string {
+  try {
+    const stats = lstatSync(path, { bigint: true, throwIfNoEntry: false });
+    return stats ? `${stats.dev}:${stats.ino}:${stats.mtimeNs}` : 'gone';
+  } catch {
+    return 'unreadable';
+  }
+}
+
+/** Whether any folder looked at changed since its stamp was taken. */
+function changedSince(stamps: ReadonlyMap<string, string>): boolean {
+  for (const [path, stamp] of stamps) if (stampOf(path) !== stamp) return true;
+  return false;
+}
+
+/** The files below `base` by identity (see filesOf); `stamps` gets the stamp of the base and of each folder walked. */
+function filesBelow(base: string, stamps = new Map<string, string>()): Map<FileIdentity, string[]> | undefined {
   const files = new Map<FileIdentity, string[]>();
   const note = (path: string) => {
     const stats = lstatSync(path, { throwIfNoEntry: false });
+    if (stats?.isDirectory() || path === base) stamps.set(path, stampOf(path));
     if (!stats?.isFile()) return stats?.isDirectory() === true;
     const identity = `${stats.dev}:${stats.ino}`;
     const names = files.get(identity);

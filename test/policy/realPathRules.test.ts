@@ -54,6 +54,7 @@ describe('a path rule holds every path that resolves to the same file', () => {
   it('a deny of a folder holds another name (hard link) of a file below it, read, written or reached by a recursive read', async () => {
     const { workspace, root } = policy.folders();
     mkdirSync(join(workspace, 'notes'));
+    mkdirSync(join(workspace, 'real', 'sub'));
     linkSync(join(workspace, 'real', 'key.txt'), join(workspace, 'notes', 'key.txt'));
     linkSync(join(workspace, 'real', 'key.txt'), join(root, 'key.txt'));
     linkSync(join(workspace, 'src', 'a.ts'), join(workspace, 'a-copy.ts'));
@@ -68,6 +69,12 @@ describe('a path rule holds every path that resolves to the same file', () => {
     // Names that all lie outside the folder, and a folder holding none of its files' other names.
     expect((await decideShell(engine, 'cat a-copy.ts src/a.ts')).decision).toBe('allow');
     expect((await decideShell(engine, 'grep -r a src')).decision).toBe('allow');
+    // A file made in the folder, or a folder below it, just after the folder was looked at, and given another name at once.
+    for (const made of [join('real', 'new.txt'), join('real', 'sub', 'new.txt')]) {
+      writeFileSync(join(workspace, made), 'made a moment ago');
+      linkSync(join(workspace, made), join(workspace, `${made.replaceAll('/', '-')}-link`));
+      expect((await decideCall(engine, 'read_file', { path: `${made.replaceAll('/', '-')}-link` })).decision, made).toBe('deny');
+    }
   });
 
   it('an allow through a symlinked folder is not widened to where the link leads', async () => {
