@@ -16,7 +16,7 @@ import type { HookInput } from '../../main/hooks/hookInput';
 import { HookJudge } from '../../main/hooks/hookJudge';
 import { WAIT_MS, waitUntil, writeWhenRead } from '../fixtures/processes';
 import { auditKinds, makeTempDirs, nextApproval, spawnServe } from '../integration/helpers';
-import { runBash, runHook, type BashRun } from './hookProcesses';
+import { runBash, runHook, type BashRun, type HookRun } from './hookProcesses';
 
 const SESSION = '4f1c2b8e-9a3d-4c57-b1e2-7d0f6a9c3e21';
 
@@ -78,6 +78,12 @@ function bashInput(cwd: string, command: string, toolUseId: string, extra: Recor
     tool_input: { command, description: 'a command', ...extra },
     tool_use_id: toolUseId,
   });
+}
+
+/** Claude Code's own Read of `notes.txt` in the gate's workspace (it runs on the host), as the hook judges it. */
+function claudeRead(gate: HomeGate, toolUseId: string): Promise<HookRun> {
+  const input = { session_id: SESSION, cwd: gate.workspace, permission_mode: 'default', hook_event_name: 'PreToolUse', tool_name: 'Read', tool_input: { file_path: join(gate.workspace, 'notes.txt') }, tool_use_id: toolUseId };
+  return runHook(gate.home, JSON.stringify(input));
 }
 
 /** The command Claude Code runs in place of the Bash call: the hook's updatedInput, which it must carry. */
@@ -342,11 +348,7 @@ describe("Claude Code's own file tools while a program started through the gate 
     const gate = await openHomeGate({ allow: ['shell_exec(sleep *)', 'read_file(**)'] });
     writeFileSync(join(gate.workspace, 'notes.txt'), 'notes\n');
     let reads = 0;
-    const read = () =>
-      runHook(
-        gate.home,
-        JSON.stringify({ session_id: SESSION, cwd: gate.workspace, permission_mode: 'default', hook_event_name: 'PreToolUse', tool_name: 'Read', tool_input: { file_path: join(gate.workspace, 'notes.txt') }, tool_use_id: `toolu_read_${++reads}` }),
-      );
+    const read = () => claudeRead(gate, `toolu_read_${++reads}`);
     expect((await read()).answer.hookSpecificOutput?.permissionDecision).toBe('allow');
 
     // Claude Code runs the allowed command in the background (run_in_background): it goes on while other tools are judged.
@@ -383,11 +385,7 @@ describe("Claude Code's own file tools while a Bash command granted to run in th
   it('are asked, not allowed (the command could swap a name for a link before Claude Code opens it), and allowed again once it ran', async () => {
     const gate = await openHomeGate({ allow: ['shell_exec(ln *)', 'read_file(**)'] });
     writeFileSync(join(gate.workspace, 'notes.txt'), 'notes\n');
-    const read = (id: string) =>
-      runHook(
-        gate.home,
-        JSON.stringify({ session_id: SESSION, cwd: gate.workspace, permission_mode: 'default', hook_event_name: 'PreToolUse', tool_name: 'Read', tool_input: { file_path: join(gate.workspace, 'notes.txt') }, tool_use_id: id }),
-      );
+    const read = (id: string) => claudeRead(gate, id);
     // Granted, not yet run: Claude Code runs it when it likes, maybe after the Read below was allowed.
     const granted = await allowedCommand(gate, 'ln -s notes.txt also.txt', 'toolu_granted');
     const prompt = nextApproval(gate.running.backend);
