@@ -1,8 +1,11 @@
 import type { IncomingMessage } from 'node:http';
 import { addAbortSignal, pipeline, Transform, type Readable, type TransformCallback } from 'node:stream';
-import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { GateError } from '../../shared/errors';
 import { countOf } from '../../shared/plural';
+import { lazyModule } from './lazyModule';
+
+/** Loaded at the first compressed body, not at every tool process's start. */
+const zlib = lazyModule<typeof import('node:zlib')>('node:zlib');
 
 /** Content codings stacked on one body that are undone; more is refused (each layer costs a decoder). */
 const MAX_CODINGS = 3;
@@ -102,9 +105,9 @@ function decodersFor(header: string | undefined): Transform[] {
     throw new GateError('ERUNTIME', `the response is compressed ${codings.length} times over (${header}); http_fetch undoes at most ${MAX_CODINGS}`);
   }
   return codings.reverse().map((coding) => {
-    if (coding === 'gzip' || coding === 'x-gzip') return createGunzip();
-    if (coding === 'deflate') return createInflate();
-    if (coding === 'br') return createBrotliDecompress();
+    if (coding === 'gzip' || coding === 'x-gzip') return zlib().createGunzip();
+    if (coding === 'deflate') return zlib().createInflate();
+    if (coding === 'br') return zlib().createBrotliDecompress();
     throw new GateError('ERUNTIME', `the response uses the content coding ${JSON.stringify(coding)}, which http_fetch cannot decode (it asks for gzip, deflate or br)`);
   });
 }

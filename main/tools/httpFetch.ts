@@ -1,14 +1,19 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import type { LookupAddress } from 'node:dns';
+import type { IncomingMessage } from 'node:http';
 import { isIP, type LookupFunction } from 'node:net';
 import { z } from 'zod';
 import type { Preview } from '../../shared/approval';
 import { GateError } from '../../shared/errors';
 import { defineTool } from '../registry/defineTool';
 import { htmlContent } from './htmlText';
+import { lazyModule } from './lazyModule';
 import { readDecoded } from './fetchBody';
 import { canonicalHost, effectivePort, grantTarget, isPrivateAddress, needsExactGrant, parseFetchUrl } from './netAccess';
+
+// Loaded at the first fetch: most tool processes never fetch, and these cost each one about 40 ms of CPU at its start.
+const http = lazyModule<typeof import('node:http')>('node:http');
+const https = lazyModule<typeof import('node:https')>('node:https');
+const dns = lazyModule<typeof import('node:dns')>('node:dns');
 
 const MIB = 1024 * 1024;
 /** Body bytes read when the call names no maxBytes. */
@@ -228,7 +233,7 @@ function openResponse(url: URL, method: string, allowPrivate: boolean, deadline:
   if (!allowPrivate && isIP(literal) !== 0 && isPrivateAddress(literal)) {
     return Promise.reject(privateAddressError(url.hostname, literal));
   }
-  const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  const request = url.protocol === 'https:' ? https().request : http().request;
   return new Promise((resolve, reject) => {
     const outgoing = request(url, {
       method,
@@ -253,9 +258,9 @@ function openResponse(url: URL, method: string, allowPrivate: boolean, deadline:
  * checked on the very addresses the socket will use, so a DNS answer that changes between the
  * gate's check and the connection (rebinding) cannot slip through.
  */
-export function guardedLookup(allowPrivate: boolean, resolve: typeof dnsLookup = dnsLookup): LookupFunction {
+export function guardedLookup(allowPrivate: boolean, resolve?: typeof import('node:dns').lookup): LookupFunction {
   return (hostname, options, callback) => {
-    resolve(hostname, { ...options, all: true }, (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => {
+    (resolve ?? dns().lookup)(hostname, { ...options, all: true }, (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => {
       if (error) return callback(error, '', 4);
       const refused = allowPrivate ? undefined : addresses.find((entry) => isPrivateAddress(entry.address));
       if (refused) return callback(privateAddressError(hostname, refused.address), '', 4);

@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { Language, Parser, type Node } from 'web-tree-sitter';
+import type { Node, Parser } from 'web-tree-sitter';
 import type { SubCommand } from '../../../shared/commandPreview';
 import { GateError } from '../../../shared/errors';
 import { CommandReader } from './commandReader';
@@ -43,6 +43,8 @@ let loaded: Parser | undefined;
 /** Loads the WASM runtime and the bash grammar once per process. */
 function bashParser(): Promise<Parser> {
   loading ??= (async () => {
+    // Imported here, not at the top: a tool process that never reads a command line does not load it.
+    const { Parser, Language } = await import('web-tree-sitter');
     const runtime = requireHere.resolve('web-tree-sitter/tree-sitter.wasm');
     await Parser.init({ locateFile: () => runtime });
     const bash = await Language.load(requireHere.resolve('tree-sitter-bash/tree-sitter-bash.wasm'));
