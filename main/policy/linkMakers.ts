@@ -75,7 +75,7 @@ interface PlacedWord {
 export function symlinkTargets(operands: readonly PlacedWord[], targetDirectory: PlacedWord | undefined, folderAt: (path: string) => boolean): PlacedWord[] {
   const last = operands.at(-1);
   const targets = targetDirectory ? operands : operands.slice(0, -1);
-  const folders: Array<{ raw: string; value: string; computed: boolean }> = [];
+  const folders: PlacedWord[] = [];
   if (targetDirectory) folders.push(targetDirectory);
   else if (last && targets.length > 0) {
     // The text up to the last `/`, of the word as written and of its value: a `~` or `~+` before it is placed as bash places it.
@@ -83,12 +83,9 @@ export function symlinkTargets(operands: readonly PlacedWord[], targetDirectory:
     folders.push({ raw: parentOf(last.raw), value: parentOf(last.value), computed: last.computed });
     if (last.value.endsWith('/') || last.computed || folderAt(last.value)) folders.push(last);
   }
+  const relative = targets.filter((target) => !target.value.startsWith('/') && !/^~/.test(target.raw));
+  const slash = (text: string) => (text.endsWith('/') ? text : `${text}/`);
   return folders
     .filter((folder) => folder.value !== '' && folder.value !== '.' && folder.value !== './')
-    .flatMap((folder) => {
-      const slash = (text: string) => (text.endsWith('/') ? text : `${text}/`);
-      return targets
-        .filter((target) => !target.value.startsWith('/') && !/^~/.test(target.raw))
-        .map((target) => ({ raw: `${slash(folder.raw)}${target.raw}`, value: `${slash(folder.value)}${target.value}`, computed: target.computed || folder.computed }));
-    });
+    .flatMap((folder) => relative.map((target) => ({ raw: `${slash(folder.raw)}${target.raw}`, value: `${slash(folder.value)}${target.value}`, computed: target.computed || folder.computed })));
 }
