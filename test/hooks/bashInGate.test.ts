@@ -86,6 +86,22 @@ function claudeRead(gate: HomeGate, toolUseId: string): Promise<HookRun> {
   return runHook(gate.home, JSON.stringify(input));
 }
 
+/**
+ * Claude Code's Read of `notes.txt` while a program through the gate may swap names: a person is asked
+ * (rule hook:program-running) before any answer comes, and their deny is the hook's answer.
+ */
+async function expectReadAskedThenDenied(gate: HomeGate, toolUseId: string): Promise<void> {
+  const prompt = nextApproval(gate.running.backend);
+  const asked = claudeRead(gate, toolUseId);
+  // A person is asked before any answer: an answer first was given unasked.
+  const first = await Promise.race([prompt, asked.then((run) => ({ answeredUnasked: run.answer.hookSpecificOutput?.permissionDecision }))]);
+  expect(first).not.toHaveProperty('answeredUnasked');
+  const request = await prompt;
+  expect(request.rule).toBe('hook:program-running');
+  await gate.running.backend.handlers.decideApproval({ approvalId: request.approvalId, decision: 'deny', reason: 'not while a program may swap names' });
+  expect((await asked).answer.hookSpecificOutput?.permissionDecision).toBe('deny');
+}
+
 /** The command Claude Code runs in place of the Bash call: the hook's updatedInput, which it must carry. */
 async function allowedCommand(gate: HomeGate, command: string, toolUseId: string): Promise<string> {
   const { answer } = await runHook(gate.home, bashInput(gate.workspace, command, toolUseId));
@@ -364,15 +380,7 @@ describe("Claude Code's own file tools while a program started through the gate 
     onTestFinished(stopBackground);
     await waitUntil(() => gate.running.gate.scheduler.programsRunning() > 0, 'the background command to run in the gate');
 
-    const prompt = nextApproval(gate.running.backend);
-    const asked = read();
-    // A person is asked before any answer: an answer first was given unasked.
-    const first = await Promise.race([prompt, asked.then((run) => ({ answeredUnasked: run.answer.hookSpecificOutput?.permissionDecision }))]);
-    expect(first).not.toHaveProperty('answeredUnasked');
-    const request = await prompt;
-    expect(request.rule).toBe('hook:program-running');
-    await gate.running.backend.handlers.decideApproval({ approvalId: request.approvalId, decision: 'deny', reason: 'not while that runs' });
-    expect((await asked).answer.hookSpecificOutput?.permissionDecision).toBe('deny');
+    await expectReadAskedThenDenied(gate, `toolu_read_${++reads}`);
 
     // Once it ended, the rules hold again, unasked.
     stopBackground();
@@ -385,21 +393,12 @@ describe("Claude Code's own file tools while a Bash command granted to run in th
   it('are asked, not allowed (the command could swap a name for a link before Claude Code opens it), and allowed again once it ran', async () => {
     const gate = await openHomeGate({ allow: ['shell_exec(ln *)', 'read_file(**)'] });
     writeFileSync(join(gate.workspace, 'notes.txt'), 'notes\n');
-    const read = (id: string) => claudeRead(gate, id);
     // Granted, not yet run: Claude Code runs it when it likes, maybe after the Read below was allowed.
     const granted = await allowedCommand(gate, 'ln -s notes.txt also.txt', 'toolu_granted');
-    const prompt = nextApproval(gate.running.backend);
-    const asked = read('toolu_read_1');
-    // A person is asked before any answer: an answer first was given unasked.
-    const first = await Promise.race([prompt, asked.then((run) => ({ answeredUnasked: run.answer.hookSpecificOutput?.permissionDecision }))]);
-    expect(first).not.toHaveProperty('answeredUnasked');
-    const request = await prompt;
-    expect(request.rule).toBe('hook:program-running');
-    await gate.running.backend.handlers.decideApproval({ approvalId: request.approvalId, decision: 'deny', reason: 'not now' });
-    expect((await asked).answer.hookSpecificOutput?.permissionDecision).toBe('deny');
+    await expectReadAskedThenDenied(gate, 'toolu_read_1');
 
     expect((await runBash(granted, gate.workspace, { TOOLGATE_HOME: gate.home, HOME: gate.user })).status).toBe(0);
-    expect((await read('toolu_read_2')).answer.hookSpecificOutput?.permissionDecision).toBe('allow');
+    expect((await claudeRead(gate, 'toolu_read_2')).answer.hookSpecificOutput?.permissionDecision).toBe('allow');
   }, 120_000);
 });
 
