@@ -29,6 +29,8 @@ class ChildProcessToolProcess implements ToolProcess {
   private closeTimer: NodeJS.Timeout | undefined;
   /** Processes that are the host itself (bubblewrap and the tool process), spared by killStrays. */
   private core: Set<number> | undefined;
+  /** Whether the tool process said it is ready: before that, no tool code has run in it. */
+  private saidReady = false;
   /** The kernel's process limit for the tree, when a cgroup could be made. */
   private readonly cgroup: ProcessCgroup | undefined;
   /** The machine's newest process id when the gate last sent a request (see killStrays). */
@@ -202,6 +204,10 @@ class ChildProcessToolProcess implements ToolProcess {
     this.closing ??= new Promise<void>((resolve) => {
       this.intent ??= { reason: 'closed' };
       this.onExit(() => resolve());
+      // Before it said it is ready no tool code has run in it, so there is nothing to let end on its
+      // own; and inside bubblewrap a SIGTERM would find none of the tool's processes yet (the sandbox
+      // still being set up), so closing would wait out the whole grace. It is killed at once.
+      if (!this.saidReady) return this.signalTree('SIGKILL');
       this.signalTree('SIGTERM');
       this.closeTimer = setTimeout(() => this.signalTree('SIGKILL'), CLOSE_GRACE_MS).unref();
     });
@@ -211,7 +217,9 @@ class ChildProcessToolProcess implements ToolProcess {
   /** Remembers which processes are the host itself once the tool process says it is ready. */
   private deliver(message: unknown): void {
     if (this.exit) return;
-    if (!this.core && (message as { type?: unknown } | null)?.type === 'ready' && this.child.pid !== undefined) {
+    const ready = (message as { type?: unknown } | null)?.type === 'ready';
+    if (ready) this.saidReady = true;
+    if (ready && !this.core && this.child.pid !== undefined) {
       // No tool code has run yet: whatever the wrapper forked before the first move joins the cgroup now.
       const tree = processTree(this.child.pid);
       this.cgroup?.adopt(tree);

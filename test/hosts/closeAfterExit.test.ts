@@ -42,3 +42,17 @@ it('sends nothing to a closed tool process’s pid once it has exited, not even 
   const later = kill.mock.calls.slice(atExit).filter(([target]) => target === pid || target === -pid);
   expect(later).toEqual([]);
 });
+
+it('kills a tool process closed before it said it is ready at once, with no SIGTERM and no grace: no tool code ran in it yet', async () => {
+  const kill = vi.spyOn(process, 'kill');
+  host = createChildProcessHost({ entry: builtAssets().toolProcess, env: toolEnvironment(), label: 'toolgate-tool-close-test' });
+  const pid = host.pid!;
+  let saidReady = false;
+  host.onMessage((message) => (saidReady ||= (message as { type: string }).type === 'ready'));
+  await host.close();
+  expect(saidReady).toBe(false);
+  const signals = kill.mock.calls.filter(([target]) => target === pid || target === -pid).map(([, signal]) => signal);
+  // Inside bubblewrap a SIGTERM finds none of the tool's processes while the sandbox is set up: closing waited out the grace.
+  expect(signals[0]).toBe('SIGKILL');
+  expect(signals).not.toContain('SIGTERM');
+});
