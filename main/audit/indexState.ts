@@ -1,5 +1,8 @@
 import type { CatchUp } from './callIndex';
 
+/** The index thread's nice value on Linux: below the gate's priority, not at the lowest (see indexWorker.ts). */
+export const INDEX_THREAD_NICE = 10;
+
 /** What the gate's thread asks the index thread: fold what was committed (at once, when a reader waits), or close. */
 export type IndexThreadRequest = { type: 'fold'; now: boolean } | { type: 'close' };
 

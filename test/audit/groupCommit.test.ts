@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { GENESIS_HASH, type AuditKind, type AuditRecord } from '../../shared/audit';
 import { GateError } from '../../shared/errors';
 import { AuditStore } from '../../main/audit/auditStore';
+import { INDEX_THREAD_NICE } from '../../main/audit/indexState';
 import { iterateCalls } from '../../main/audit/explorerQuery';
 import { indexPathFor } from '../../main/audit/indexThread';
 import { openDatabase } from '../../main/audit/sqlite';
@@ -141,7 +142,7 @@ describe('group commit', () => {
     expect(found('needle')).toEqual([1]);
     expect(index().watermark()).toBe(4);
   });
-  it('keeps the index on a thread at the lowest priority, the gate\'s own thread left as it was', () => {
+  it('keeps the index on a thread below the gate\'s priority, not at the lowest, the gate\'s own thread left as it was', () => {
     /** Each thread of this process and its nice value (field 19 of its stat, after the name in parentheses); one that ended while listed is left out. */
     const niceOfThreads = () =>
       new Map(
@@ -160,7 +161,10 @@ describe('group commit', () => {
     store = new AuditStore(auditPaths(home));
     store.callIndexCatchUp();
     const started = [...niceOfThreads()].filter(([tid]) => !before.has(tid));
-    expect(started.filter(([, nice]) => nice === 19)).toHaveLength(1);
+    // At 19 it was starved beside a few busy programs, and the gate's close waited out its start.
+    expect(started.filter(([, nice]) => nice === INDEX_THREAD_NICE)).toHaveLength(1);
+    expect(INDEX_THREAD_NICE).toBeGreaterThan(0);
+    expect(INDEX_THREAD_NICE).toBeLessThan(19);
     expect(getPriority()).toBe(0);
     expect(niceOfThreads().get(String(process.pid))).toBe(0);
   });
