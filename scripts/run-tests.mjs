@@ -1,21 +1,24 @@
 #!/usr/bin/env node
 // Runs the test runners: vitest, then Playwright (the default), or both at once with --together.
+// With --checks it first runs the type check, the import rules and the build, all three at once (the
+// type check and the build each keep about one core busy), each one's output printed whole when it
+// ends; the runners start only once all three passed.
 // Most test files wait more than they compute (a sandbox starting, a gate answering, a deadline
 // passing): one at a time, they keep a core about half busy. With --together, vitest runs two files
 // at a time (two workers) while Playwright runs its specs one at a time beside them, so the 2 cores
 // stay busy until the last file ends. vitest's output streams as it comes; Playwright's is held and
 // printed after it, so neither log is cut into the other. The exit code is the first failing
 // runner's (0 when both pass). In CI each runner writes a JSON report (scripts/test-summary.mjs reads them).
-//   node scripts/run-tests.mjs [--together] [--vitest=ARG]... [--playwright=ARG]...
+//   node scripts/run-tests.mjs [--checks] [--together] [--vitest=ARG]... [--playwright=ARG]...
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const options = process.argv.slice(2);
-const unknown = options.filter((option) => option !== '--together' && !/^--(vitest|playwright)=/.test(option));
+const unknown = options.filter((option) => option !== '--together' && option !== '--checks' && !/^--(vitest|playwright)=/.test(option));
 if (unknown.length > 0) {
-  console.error(`run-tests: unknown option ${unknown[0]}; give --together, --vitest=ARG or --playwright=ARG`);
+  console.error(`run-tests: unknown option ${unknown[0]}; give --checks, --together, --vitest=ARG or --playwright=ARG`);
   process.exit(2);
 }
 const together = options.includes('--together');
@@ -34,9 +37,9 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
   });
 }
 
-/** Starts one runner; `held` keeps its output until release() prints it and lets the rest stream. */
-function start(args, { hold, env = {} }) {
-  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', hold ? 'pipe' : 'inherit', hold ? 'pipe' : 'inherit'] });
+/** Starts one runner (or check); `held` keeps its output until release() prints it and lets the rest stream. */
+function start(args, { hold, env = {}, command = process.execPath }) {
+  const child = spawn(command, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', hold ? 'pipe' : 'inherit', hold ? 'pipe' : 'inherit'] });
   children.add(child);
   let held = hold ? [] : undefined;
   if (hold) {
@@ -54,6 +57,22 @@ function start(args, { hold, env = {} }) {
     held = undefined;
   };
   return { exited, release };
+}
+
+if (options.includes('--checks')) {
+  // npm runs this script with npm_execpath set: its own CLI, run by this Node.
+  const [command, ...npm] = process.env.npm_execpath ? [process.execPath, process.env.npm_execpath] : ['npm'];
+  const checks = ['typecheck', 'lint', 'build'].map((script) => ({ script, ...start([...npm, 'run', script], { hold: true, command }) }));
+  const checkCodes = [];
+  for (const check of checks) {
+    checkCodes.push(await check.exited);
+    check.release();
+  }
+  const failed = checks.find((_, at) => checkCodes[at] !== 0);
+  if (failed) {
+    console.error(`run-tests: npm run ${failed.script} failed; no test was run`);
+    process.exit(checkCodes.find((code) => code !== 0));
+  }
 }
 
 const vitestArgs = argsFor('vitest');
