@@ -63,15 +63,14 @@ if (options.includes('--checks')) {
   // npm runs this script with npm_execpath set: its own CLI, run by this Node.
   const [command, ...npm] = process.env.npm_execpath ? [process.execPath, process.env.npm_execpath] : ['npm'];
   const checks = ['typecheck', 'lint', 'build'].map((script) => ({ script, ...start([...npm, 'run', script], { hold: true, command }) }));
-  const checkCodes = [];
   for (const check of checks) {
-    checkCodes.push(await check.exited);
+    check.code = await check.exited;
     check.release();
   }
-  const failed = checks.find((_, at) => checkCodes[at] !== 0);
+  const failed = checks.find((check) => check.code !== 0);
   if (failed) {
     console.error(`run-tests: npm run ${failed.script} failed; no test was run`);
-    process.exit(checkCodes.find((code) => code !== 0));
+    process.exit(failed.code);
   }
 }
 
