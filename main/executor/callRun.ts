@@ -3,7 +3,7 @@ import { StepKindSchema, type AuditKind, type CallStep, type StepKind } from '..
 import type { AgentInfo, CallSnapshot, CallSource } from '../../shared/call';
 import type { ToolError } from '../../shared/errors';
 import { hashCanonical } from '../../shared/hash';
-import type { EditSummary } from '../../shared/approval';
+import type { ApprovalRequest, EditSummary } from '../../shared/approval';
 import { changedPathsOf, type CallEffects } from '../../shared/effects';
 import type { ToolResult } from '../../shared/result';
 import type { TextFinding } from '../../shared/upstream';
@@ -26,6 +26,8 @@ export interface StepOptions {
    * `started` step is a write-ahead: written now, and the tool runs once it is committed.
    */
   mayRunFirst?: boolean;
+  /** When the step happened, if not now (ISO 8601). */
+  at?: string;
 }
 
 const STEP_KINDS: ReadonlySet<string> = new Set(StepKindSchema.options);
@@ -124,7 +126,9 @@ export class CallRun {
       this.deps.audit.append({ callId: this.callId, kind, payload });
       return;
     }
-    this.steps.push({ kind, time: new Date().toISOString(), atMs: this.elapsedMs(), payload });
+    const time = options.at ?? new Date().toISOString();
+    const atMs = options.at === undefined ? this.elapsedMs() : roundMs(this.elapsedMs() - (Date.now() - Date.parse(options.at)));
+    this.steps.push({ kind, time, atMs, payload });
     if (ENDING.has(kind)) this.writeSteps(true);
     else if (WRITTEN_AT_ONCE.has(kind) || (kind === 'started' && !options.mayRunFirst)) this.writeSteps(false);
     else if (!this.writesAtItsOwnPoints && !this.releaseHold) {
@@ -166,6 +170,21 @@ export class CallRun {
     this.begun = true;
     if (!ends) this.wroteAhead = true;
     this.deps.audit.append({ callId: this.callId, kind, payload: { steps } });
+  }
+
+  /**
+   * Records that a person was asked, at the moment the prompt was made: its timeout counts from
+   * there, and so does the wait the log and the Live view show. Whatever held the gate between
+   * the two (a listener, a pause of the whole process) is then inside the wait, as the prompt had it.
+   */
+  askedPerson(request: ApprovalRequest, payload: Record<string, unknown>): void {
+    this.audit('approval-requested', { approvalId: request.approvalId, ...payload, expiresAt: request.expiresAt }, { at: request.requestedAt });
+    this.at('approval', { status: 'awaiting-approval', approvalId: request.approvalId, askedAt: request.requestedAt });
+  }
+
+  /** Milliseconds since this prompt was made. */
+  static waitedSince(request: ApprovalRequest): number {
+    return Math.max(0, Date.now() - Date.parse(request.requestedAt));
   }
 
   elapsedMs(): number {

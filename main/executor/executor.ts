@@ -28,7 +28,7 @@ import { askForSecrets, resolveSecrets, type ResolvedInput } from './steps/resol
 import { capOutput, utf8Prefix } from './steps/truncateOutput';
 import { validateInput } from './steps/validateInput';
 import { judgedAgain, type Judgment } from './steps/judgedAgain';
-import { CallRun, roundMs } from './callRun';
+import { CallRun } from './callRun';
 import type { EffectsWatch } from './steps/recordEffects';
 import type { ToolLogLine } from './callLogs';
 import { AUDIT_OUTPUT_BYTES, type CallOptions, type ExecutorDeps } from './executorDeps';
@@ -267,15 +267,11 @@ export class Executor {
       throw error;
     }
     const { request, outcome } = asked;
-    run.audit('approval-requested', {
-      approvalId: request.approvalId,
+    run.askedPerson(request, {
       bindingHash: binding,
       ...(previewHash ? { previewHash } : {}),
-      expiresAt: request.expiresAt,
       preview: preview.kind === 'diff' ? { kind: 'diff', path: preview.path, ...countDiffLines(preview.unified) } : preview,
     });
-    run.at('approval', { status: 'awaiting-approval', approvalId: request.approvalId, askedAt: request.requestedAt });
-    const askedAt = performance.now();
     // The signal says whether the agent cancelled the call or left altogether (its connection closed).
     const withdraw = () => this.deps.approvals.withdraw(request.approvalId, withdrawalReason(signal));
     if (signal?.aborted) withdraw();
@@ -284,7 +280,7 @@ export class Executor {
     run.audit('approval-decided', revised ? { ...decided, edit: this.recordedEdit(manifest, shown, revised) } : decided);
     run.at('approval', {
       decidedBy: deciderOfOutcome(decided.outcome, decided.reason, revised !== undefined && decided.outcome === 'approved'),
-      waitedMs: roundMs(performance.now() - askedAt),
+      waitedMs: CallRun.waitedSince(request),
       ...(revised ? { arguments: this.deps.redactions.redactValue(recordedArguments(revised.input)) } : {}),
     });
     if (decided.outcome !== 'approved') {

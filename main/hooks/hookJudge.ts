@@ -5,7 +5,7 @@ import { GateError } from '../../shared/errors';
 import { hashCanonical } from '../../shared/hash';
 import type { Capability, ToolManifest } from '../../shared/manifest';
 import type { ApprovalQueue } from '../approvals/approvalQueue';
-import { CallRun, roundMs } from '../executor/callRun';
+import { CallRun } from '../executor/callRun';
 import type { CallRedactions } from '../executor/callRedactions';
 import type { CallTracker } from '../executor/callTracker';
 import type { AuditSink } from '../executor/executor';
@@ -307,15 +307,13 @@ export class HookJudge {
       return preToolUseAnswer('ask', reason);
     }
     const { request, outcome } = asked;
-    run.audit('approval-requested', { approvalId: request.approvalId, bindingHash, expiresAt: request.expiresAt, preview: preview.kind === 'diff' ? { kind: 'diff', path: preview.path, ...countDiffLines(preview.unified) } : preview });
-    run.at('approval', { status: 'awaiting-approval', approvalId: request.approvalId, askedAt: request.requestedAt });
-    const askedAt = performance.now();
+    run.askedPerson(request, { bindingHash, preview: preview.kind === 'diff' ? { kind: 'diff', path: preview.path, ...countDiffLines(preview.unified) } : preview });
     const withdraw = () => this.deps.approvals.withdraw(request.approvalId, 'Claude Code stopped waiting for the answer');
     if (signal?.aborted) withdraw();
     signal?.addEventListener('abort', withdraw, { once: true });
     const decided = await outcome.finally(() => signal?.removeEventListener('abort', withdraw));
     run.audit('approval-decided', decided);
-    run.at('approval', { decidedBy: deciderOfOutcome(decided.outcome, decided.reason, false), waitedMs: roundMs(performance.now() - askedAt) });
+    run.at('approval', { decidedBy: deciderOfOutcome(decided.outcome, decided.reason, false), waitedMs: CallRun.waitedSince(request) });
     if (decided.outcome === 'approved') {
       return this.letThrough(run, input, call, `a person approved it in Toolgate's console${decided.reason ? `: ${decided.reason}` : ''}`, judgment);
     }

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ApprovalOutcome, ApprovalRequest } from '../../shared/approval';
 import { GateError } from '../../shared/errors';
 import { agentLeftReason } from '../../main/approvals/agentLeft';
@@ -95,6 +95,23 @@ describe('ApprovalQueue', () => {
     expect(events.resolved).toEqual([expired]);
     expect(approvals.list()).toEqual([]);
     expect(codeOf(() => approvals.decide(request.approvalId, 'approve'))).toBe('ENOTFOUND');
+  });
+
+  it('never ends a prompt before the expiry it shows, even when its timer fires early', () => {
+    vi.useFakeTimers();
+    try {
+      const approvals = queue(1_000);
+      const { request } = approvals.ask(ASK);
+      // The clock the prompt's expiry was read from runs 5 ms behind its timer (a timer counts from the event loop's clock).
+      vi.setSystemTime(Date.now() - 5);
+      vi.advanceTimersByTime(1_000);
+      expect(Date.now()).toBeLessThan(Date.parse(request.expiresAt));
+      expect(approvals.list().map((waiting) => waiting.approvalId)).toEqual([request.approvalId]);
+      vi.advanceTimersByTime(5);
+      expect(approvals.list()).toEqual([]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('an answered prompt does not expire later', async () => {

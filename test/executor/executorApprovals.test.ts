@@ -2,6 +2,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bindingHash } from '../../main/executor/executor';
+import { snapshotFromAudit } from '../../main/executor/callHistory';
+import type { ApprovalRequest } from '../../shared/approval';
 import { WAIT_MS } from '../fixtures/processes';
 import { auditKinds, nextApproval, openGate, type Harness } from './gateHarness';
 
@@ -91,6 +93,27 @@ describe('executor: calls that need a person', () => {
     expect(existsSync(join(harness!.workspace, 'late.txt'))).toBe(false);
     expect(auditKinds(g, result.meta.callId)).toEqual(ASKED_AND_REFUSED);
     expect(g.approvals.list()).toEqual([]);
+  });
+
+  it('counts a prompt’s wait from when it was asked, so a gate held up before recording it still shows the whole timeout', async () => {
+    const timeoutMs = 150;
+    const g = await gate(timeoutMs);
+    // Something on the gate's thread (a slow listener, a pause of the process) holds it past the timeout between asking and recording.
+    let asked: ApprovalRequest | undefined;
+    g.events.subscribe('approvalRequested', (request) => {
+      asked = request;
+      const until = performance.now() + timeoutMs + 50;
+      while (performance.now() < until);
+    });
+    const result = await g.executor.call({ tool: 'write_file', arguments: { path: 'held.txt', content: 'x' } });
+    expect(result.error?.details).toEqual({ outcome: 'expired' });
+    const records = g.audit.forCall(result.meta.callId);
+    const [requested, decided] = [records.find((r) => r.kind === 'approval-requested')!, records.find((r) => r.kind === 'approval-decided')!];
+    expect(requested.time).toBe(asked!.requestedAt);
+    expect(Date.parse(decided.time)).toBeGreaterThanOrEqual(Date.parse(asked!.expiresAt));
+    const history = snapshotFromAudit(records)!;
+    expect(history.waitedMs).toBeGreaterThanOrEqual(timeoutMs);
+    expect(g.calls.list().find((call) => call.callId === result.meta.callId)?.waitedMs).toBeGreaterThanOrEqual(timeoutMs);
   });
 
   it('a RESTRICTED tool without a dry run asks with a "none" preview and runs once approved', async () => {
