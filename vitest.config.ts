@@ -11,6 +11,7 @@ import { defineConfig } from 'vitest/config';
 export const ISOLATED_FILES = [
   // The desktop shell's tests mock electron.
   'test/desktop/**/*.test.{ts,tsx}',
+  'test/approvals/approvalQueue.test.ts',
   'test/audit/groupCommit.test.ts',
   'test/executor/argumentBounds.test.ts',
   'test/executor/callCommits.test.ts',
