@@ -32,10 +32,24 @@ export function profileFor(sideEffects: readonly SideEffect[], dryRun: boolean):
   };
 }
 
-/** Finds out whether bubblewrap can make a sandbox here (it needs user or mount namespaces). */
+/**
+ * The bubblewraps found able to make a sandbox in this process, by command and PATH. Finding out
+ * runs it three times, each a fork of this process: from a gate holding a few hundred MB that is
+ * 100–175 ms of CPU, and as long with its thread blocked, at every start of a gate.
+ */
+const working = new Map<string, SandboxInfo>();
+
+/**
+ * Finds out whether bubblewrap can make a sandbox here (it needs user or mount namespaces). A
+ * bubblewrap that could is not tried again in this process; one that could not is tried at every
+ * start, so a person who installs it, as the reason asks, has it at the next start of the gate.
+ */
 export function detectSandbox(mode: SandboxMode, command = 'bwrap'): SandboxInfo {
   if (mode === 'off') return { kind: 'none', reason: 'the sandbox was turned off (--sandbox off)' };
   if (process.platform !== 'linux') return { kind: 'none', reason: `bubblewrap needs Linux; this is ${process.platform}` };
+  const key = `${command}\0${process.env.PATH ?? ''}`;
+  const known = working.get(key);
+  if (known) return known;
   const version = spawnSync(command, ['--version'], { encoding: 'utf8', timeout: 5_000 });
   if (version.error || version.status !== 0) {
     return { kind: 'none', reason: `bubblewrap (${command}) is not installed; install it (apt-get install bubblewrap) and restart the gate` };
@@ -51,7 +65,9 @@ export function detectSandbox(mode: SandboxMode, command = 'bwrap'): SandboxInfo
     return { kind: 'none', reason: `bubblewrap is installed but cannot make a sandbox here: ${why}` };
   }
   // `bwrap --version` says "bubblewrap 0.8.0": the number alone, as the banner puts it after the name.
-  return { kind: 'bubblewrap', command, version: version.stdout.trim().replace(/^bubblewrap\s+/i, ''), sizedTmpfs };
+  const found: SandboxInfo = Object.freeze({ kind: 'bubblewrap', command, version: version.stdout.trim().replace(/^bubblewrap\s+/i, ''), sizedTmpfs } as const);
+  working.set(key, found);
+  return found;
 }
 
 /** Bytes a call may keep in its private /tmp (a tmpfs of its own; writing past it fails with ENOSPC). */
