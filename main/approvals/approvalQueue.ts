@@ -127,15 +127,14 @@ export class ApprovalQueue {
         resolve(this.outcomeOf(request, 'withdrawn', 'the gate is shutting down'));
         return;
       }
-      const expiresAtMs = now + this.options.timeoutMs;
-      const entry: Pending = { request, resolve, timer: setTimeout(() => expire(), this.options.timeoutMs).unref(), ...(subject ? { subject } : {}) };
       // A timer counts whole milliseconds from the event loop's clock: one that fires before the
       // time the prompt shows waits out the rest, so no prompt ends before its `expiresAt`.
       const expire = (): void => {
-        const left = expiresAtMs - Date.now();
+        const left = now + this.options.timeoutMs - Date.now();
         if (left > 0) entry.timer = setTimeout(expire, left).unref();
         else this.settle(request.approvalId, 'expired', `nobody answered within ${Math.round(this.options.timeoutMs / 1000)} s`);
       };
+      const entry: Pending = { request, resolve, timer: setTimeout(expire, this.options.timeoutMs).unref(), ...(subject ? { subject } : {}) };
       this.pending.set(request.approvalId, entry);
       const session = request.agentSession ?? NO_SESSION;
       this.pendingBySession.set(session, (this.pendingBySession.get(session) ?? 0) + 1);

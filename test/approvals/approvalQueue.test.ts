@@ -105,7 +105,6 @@ describe('ApprovalQueue', () => {
       // The clock the prompt's expiry was read from runs 5 ms behind its timer (a timer counts from the event loop's clock).
       vi.setSystemTime(Date.now() - 5);
       vi.advanceTimersByTime(1_000);
-      expect(Date.now()).toBeLessThan(Date.parse(request.expiresAt));
       expect(approvals.list().map((waiting) => waiting.approvalId)).toEqual([request.approvalId]);
       vi.advanceTimersByTime(5);
       expect(approvals.list()).toEqual([]);
