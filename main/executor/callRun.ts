@@ -178,7 +178,7 @@ export class CallRun {
    * the two (a listener, a pause of the whole process) is then inside the wait, as the prompt had it.
    */
   askedPerson(request: ApprovalRequest, payload: Record<string, unknown>): void {
-    this.audit('approval-requested', { approvalId: request.approvalId, ...payload, expiresAt: request.expiresAt }, { at: request.requestedAt });
+    this.audit('approval-requested', { ...payload, approvalId: request.approvalId, expiresAt: request.expiresAt }, { at: request.requestedAt });
     this.at('approval', { status: 'awaiting-approval', approvalId: request.approvalId, askedAt: request.requestedAt });
   }
 
