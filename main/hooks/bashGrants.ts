@@ -67,6 +67,7 @@ export const GRANT_STARTS_MS = 30_000;
  */
 export function startingGrants(grants: Iterable<Pick<BashGrant, 'issuedAt'>>, now: number): number {
   let starting = 0;
-  for (const grant of grants) if (now - grant.issuedAt < GRANT_STARTS_MS) starting++;
+  // Compared as the deadline itself: `now - issuedAt` of fractional milliseconds can round below it at the deadline.
+  for (const grant of grants) if (now < grant.issuedAt + GRANT_STARTS_MS) starting++;
   return starting;
 }

@@ -38,6 +38,9 @@ describe('a Bash grant', () => {
     expect(startingGrants([grant], grant.issuedAt)).toBe(1);
     expect(startingGrants([grant], grant.issuedAt + GRANT_STARTS_MS - 1)).toBe(1);
     expect(startingGrants([grant], grant.issuedAt + GRANT_STARTS_MS)).toBe(0);
+    // A grant issued at a fractional millisecond whose difference to its deadline rounds below it still ends there.
+    const fractional = { issuedAt: 55_555.555 };
+    expect(startingGrants([fractional], fractional.issuedAt + GRANT_STARTS_MS)).toBe(0);
     const later = { issuedAt: grant.issuedAt + GRANT_STARTS_MS };
     expect(startingGrants([grant, later], grant.issuedAt + GRANT_STARTS_MS + 1)).toBe(1);
   });
