@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // Runs the test runners: vitest, then Playwright (the default), or both at once with --together.
-// With --checks it first runs the type check, the import rules and the build, all three at once (the
-// type check and the build each keep about one core busy), each one's output printed whole when it
-// ends; the runners start only once all three passed.
+// With --checks it first runs the import rules and the build (only when a source is newer than out/),
+// and the runners start once both passed; the type check runs from the start beside all of them, its
+// output printed whole when it ends, and a failing one fails the run.
 // Most test files wait more than they compute (a sandbox starting, a gate answering, a deadline
 // passing): one at a time, they keep a core about half busy. With --together, vitest runs two files
 // at a time (two workers) while Playwright runs its specs one at a time beside them, so the 2 cores
@@ -31,15 +31,25 @@ const VITEST = join(root, 'node_modules/vitest/vitest.mjs');
 const PLAYWRIGHT = join(root, 'node_modules/@playwright/test/cli.js');
 
 const children = new Set();
-for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.on(signal, () => {
-    for (const child of children) child.kill(signal);
-  });
+/**
+ * Passes a signal on: to a check's whole process group (npm run starts tsc as its own child), to a
+ * runner itself (it stops its workers and browsers as on a person's Ctrl+C).
+ */
+function signalAll(signal) {
+  for (const child of children) {
+    try {
+      process.kill(child.group ? -child.pid : child.pid, signal);
+    } catch {
+      // Already gone.
+    }
+  }
 }
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => signalAll(signal));
 
 /** Starts one runner (or check); `held` keeps its output until release() prints it and lets the rest stream. */
-function start(args, { hold, env = {}, command = process.execPath }) {
-  const child = spawn(command, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', hold ? 'pipe' : 'inherit', hold ? 'pipe' : 'inherit'] });
+function start(args, { hold, env = {}, command = process.execPath, group = false }) {
+  const child = spawn(command, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', hold ? 'pipe' : 'inherit', hold ? 'pipe' : 'inherit'], detached: group });
+  child.group = group;
   children.add(child);
   let held = hold ? [] : undefined;
   if (hold) {
@@ -59,19 +69,34 @@ function start(args, { hold, env = {}, command = process.execPath }) {
   return { exited, release };
 }
 
+/** The type check, started by --checks: it runs beside the tests, and fails the run if it fails. */
+let typecheck;
 if (options.includes('--checks')) {
   // npm runs this script with npm_execpath set: its own CLI, run by this Node.
   const [command, ...npm] = process.env.npm_execpath ? [process.execPath, process.env.npm_execpath] : ['npm'];
-  const checks = ['typecheck', 'lint', 'build'].map((script) => ({ script, ...start([...npm, 'run', script], { hold: true, command }) }));
-  for (const check of checks) {
+  typecheck = start([...npm, 'run', 'typecheck'], { hold: true, command, group: true });
+  // The tests need the bundle and the import rules first. The build runs only when a source is newer
+  // than out/: on a fresh clone `npm install` (its prepare step) has just built it.
+  const needed = [
+    { name: 'npm run lint', ...start([...npm, 'run', 'lint'], { hold: true, command, group: true }) },
+    { name: 'the build', ...start([join(root, 'scripts/build-if-stale.mjs')], { hold: true, group: true }) },
+  ];
+  for (const check of needed) {
     check.code = await check.exited;
     check.release();
   }
-  const failed = checks.find((check) => check.code !== 0);
+  const failed = needed.find((check) => check.code !== 0);
   if (failed) {
-    console.error(`run-tests: npm run ${failed.script} failed; no test was run`);
+    signalAll('SIGTERM');
+    console.error(`run-tests: ${failed.name} failed; no test was run`);
     process.exit(failed.code);
   }
+  typecheck.code = typecheck.exited.then((code) => {
+    typecheck.release();
+    // Said at once, while the tests go on: the run fails at its end whatever they say.
+    if (code !== 0) console.error('run-tests: npm run typecheck failed (above), so this run fails; the tests go on, Ctrl+C stops them');
+    return code;
+  });
 }
 
 const vitestArgs = argsFor('vitest');
@@ -88,4 +113,5 @@ if (together) {
   const vitestCode = await start([VITEST, 'run', ...vitestArgs], { hold: false }).exited;
   codes = [vitestCode, await start(playwrightArgs, { hold: false }).exited];
 }
+if (typecheck) codes.unshift(await typecheck.code);
 process.exit(codes.find((code) => code !== 0) ?? 0);
