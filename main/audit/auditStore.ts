@@ -50,6 +50,8 @@ export interface AuditStoreOptions {
   indexPath?: string;
   /** The built index thread's entry (default: out/main/indexWorker.js). */
   indexWorkerFile?: string;
+  /** How long after the first commit an index thread nothing has read yet starts (default START_AFTER_COMMIT_MS). */
+  indexStartAfterCommitMs?: number;
   /** The clock, for tests. */
   now?: () => Date;
   /**
@@ -139,7 +141,7 @@ export class AuditStore {
           'INSERT INTO audit (seq, call_id, kind, time, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?)',
         );
         this.head = new HeadWriter(options.headPath, this.last, { sync: options.durability === 'power' });
-        this.indexThread = new IndexThread(options.path, this.indexPath(), options.indexWorkerFile ?? builtAssets().indexWorker);
+        this.indexThread = new IndexThread(options.path, this.indexPath(), options.indexWorkerFile ?? builtAssets().indexWorker, this.last.seq, options.indexStartAfterCommitMs);
       }
     } catch (error) {
       this.db.close();

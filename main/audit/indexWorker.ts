@@ -4,12 +4,12 @@
  * else. It reads committed records through its own read-only connection to the audit database. See
  * indexThread.ts for the other side and the shared state both use.
  */
-import { chmodSync, existsSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { CallIndex } from './callIndex';
 import { INDEX_THREAD_NICE, IndexState, type IndexThreadRequest, type IndexWorkerData } from './indexState';
 import { openDatabase, type SqliteDatabase } from './sqlite';
+import { openIndexDatabase } from './indexFile';
 
 /**
  * How long committed records wait to be folded: folded later, a call's row and text are written
@@ -89,13 +89,12 @@ function run(data: IndexWorkerData): void {
   try {
     auditDb = openDatabase(data.auditPath, { readOnly: true });
     checkpointDb = checkpointConnection(data.auditPath);
-    const created = !existsSync(data.indexPath);
-    indexDb = openDatabase(data.indexPath);
-    // The index holds the calls' arguments and text: readable by the person alone, as the log is.
-    if (created) for (const file of [data.indexPath, `${data.indexPath}-wal`, `${data.indexPath}-shm`]) if (existsSync(file)) chmodSync(file, 0o600);
+    indexDb = openIndexDatabase(data.indexPath);
     const opened = CallIndex.open(indexDb, auditDb);
     index = opened.index;
     state.opened(opened.catchUp, index.watermark());
+    // Opening folded what was committed before the thread started: copied back like any fold.
+    if (opened.catchUp.records > 0) checkpoint(checkpointDb);
   } catch {
     state.fail();
   }

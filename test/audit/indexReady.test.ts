@@ -18,13 +18,14 @@ const heldWorker = fileURLToPath(new URL('../fixtures/heldIndexWorker.mjs', impo
 let home: string;
 let store: AuditStore;
 let channel: BroadcastChannel;
+/** Resolves once the index thread started and is held before opening the index. */
+let held: Promise<unknown>;
 
-beforeEach(async () => {
+beforeEach(() => {
   home = makeTempFolder();
   channel = new BroadcastChannel('index-release');
-  const held = new Promise((resolve) => (channel.onmessage = resolve));
+  held = new Promise((resolve) => (channel.onmessage = resolve));
   store = new AuditStore({ ...auditPaths(home), indexWorkerFile: heldWorker });
-  await held;
 });
 afterEach(() => {
   channel.close();
@@ -54,7 +55,9 @@ describe('an explorer answer asked while the index is being opened', () => {
     await store.durable();
     const views = createAuditViews({ audit: store, registry: {} as ToolRegistry, executor: {} as Executor });
     const page = views.explore({ filter: {}, limit: 10, facets: false });
-    // The index thread has not opened the index: the answer waits, and the thread is not blocked.
+    // The explorer's question starts the index thread, which has not opened the index: the answer
+    // waits, and the gate's thread is not blocked.
+    await held;
     expect(await turnsUntil(page)).toBe(50);
     channel.postMessage('open');
     const answered = await page;
