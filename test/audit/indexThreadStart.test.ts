@@ -24,7 +24,7 @@ afterEach(() => removeTempFolder(home));
 
 /** How many times an index thread started on the log in `home`. */
 function starts(): number {
-  const mark = `${auditPaths(home).path}.index-started`;
+  const mark = `${auditPaths(home).path}.index-thread-runs`;
   return existsSync(mark) ? readFileSync(mark, 'utf8').trim().split('\n').length : 0;
 }
 
