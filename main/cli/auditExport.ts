@@ -119,9 +119,9 @@ export async function auditExportCommand(args: ParsedArgs, io: Io, deps: AuditEx
   }
   const store = new AuditStore({ path: paths.audit, headPath: paths.auditHead, readonly: true });
   try {
-    // A running gate folds its newest records into the call index a moment after it commits them.
+    // A running gate folds its newest records into the call index within seconds of committing them.
     const behind = store.callIndex().behind();
-    if (behind > 0) io.err(`the call index is ${behind} record${behind === 1 ? '' : 's'} behind the log (a gate is writing it): calls that ended in the last moment are not exported; run the export again to include them\n`);
+    if (behind > 0) io.err(`the call index is ${behind} record${behind === 1 ? '' : 's'} behind the log (a gate is writing it): calls that ended in the last few seconds are not exported; run the export again to include them\n`);
     const calls = counted(withRecords(deps.calls(store, filter), (callId) => store.forCall(callId)));
     const chunks = exportChunks(calls.items, { format, content });
     if (target) await writeAtomically(target, chunks);
