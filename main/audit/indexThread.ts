@@ -26,9 +26,9 @@ export function indexPathFor(auditPath: string): string {
  * own database, off the gate's thread: told after each group commit (one message, and none while a
  * fold it asked for is still to come), and waited for only when a reader needs the index current.
  *
- * The thread starts when it is needed: at once when the index is behind the log (a gate stopped
- * before folding, or killed), else when something reads the index or START_AFTER_COMMIT_MS after the
- * first commit. A gate that closes before then (a check, one call) folds its few records itself, so
+ * The thread starts when it is needed: at once when the index does not end where the log does (a
+ * gate killed before folding, an index of another log), else when something reads the index or
+ * START_AFTER_COMMIT_MS after the first commit. A gate that closes before then (a check, one call) folds its few records itself, so
  * it never loads the thread (about 0.4 s of CPU and 10 MB) and still leaves the index current.
  */
 export class IndexThread {
@@ -50,7 +50,9 @@ export class IndexThread {
       this.state.fail();
       return;
     }
-    if (logEnd > indexFileWatermark(indexPath)) this.start();
+    // Behind the log (a gate killed before folding), or past its end (an index of another log, a
+    // log restored from a copy): the thread starts now and catches up or rebuilds, off this thread.
+    if (indexFileWatermark(indexPath) !== logEnd) this.start();
   }
 
   private start(): void {

@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AuditStore } from '../../main/audit/auditStore';
 import { indexFileWatermark } from '../../main/audit/indexFile';
 import { indexPathFor } from '../../main/audit/indexThread';
+import { openDatabase } from '../../main/audit/sqlite';
 import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
 import { waitUntil } from '../fixtures/processes';
 import { auditPaths } from './auditFixture';
@@ -70,6 +71,25 @@ describe("the explorer's index thread", () => {
     try {
       await waitUntil(() => starts() === 1, 'the index thread to start');
       await waitUntil(() => indexFileWatermark(indexPathFor(auditPaths(home).path)) === end, 'the index to catch up');
+    } finally {
+      store.close();
+    }
+  });
+
+  it('is started at once by a gate opened over a log shorter than its index (an index of another log), which it rebuilds', async () => {
+    const first = new AuditStore({ ...auditPaths(home), indexWorkerFile: countedWorker });
+    await oneCall(first, 'call-1');
+    first.close();
+    const indexPath = indexPathFor(auditPaths(home).path);
+    const index = openDatabase(indexPath);
+    index.exec("UPDATE calls_index_state SET value = 1000 WHERE key = 'watermark'");
+    index.close();
+
+    const store = new AuditStore({ ...auditPaths(home), indexWorkerFile: countedWorker });
+    try {
+      await waitUntil(() => starts() === 1, 'the index thread to start');
+      expect(store.callIndexCatchUp()?.kind).toBe('rebuilt');
+      expect(indexFileWatermark(indexPath)).toBe(store.lastSeq());
     } finally {
       store.close();
     }
