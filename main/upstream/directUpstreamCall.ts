@@ -1,6 +1,6 @@
 import { ProtocolError, SdkError, SdkErrorCode, type CallToolResult, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
 import { isJsonObject } from '../../shared/jsonLimits';
-import type { Progress } from './progressThrottle';
+import { progressOf, type Progress } from './progressThrottle';
 
 /**
  * A 2025-era stdio server's tools/call written on its pipe by the gate itself, instead of through
@@ -122,13 +122,11 @@ export class DirectToolCalls {
       return true;
     }
     if (!('method' in message) || message.method !== 'notifications/progress' || !isJsonObject(message.params)) return false;
-    const { progressToken, progress, total, message: text } = message.params;
+    const { progressToken } = message.params;
     if (typeof progressToken !== 'string' || !progressToken.startsWith(ID_PREFIX)) return false;
     const call = this.pending.get(progressToken);
-    // Progress MCP does not allow is dropped, as the client drops a notification its schema refuses.
-    if (call?.onProgress && isNumber(progress) && (total === undefined || isNumber(total)) && (text === undefined || typeof text === 'string')) {
-      call.onProgress({ progress, ...(total !== undefined ? { total } : {}), ...(text !== undefined ? { message: text } : {}) });
-    }
+    const progress = progressOf(message.params);
+    if (call?.onProgress && progress) call.onProgress(progress);
     return true;
   }
 
@@ -147,8 +145,4 @@ function answerOf(message: Record<string, unknown>): { result: unknown } | { err
     return { error: ProtocolError.fromError(error.code as number, error.message, error.data) };
   }
   return { error: new SdkError(SdkErrorCode.InvalidResult, 'Invalid result for tools/call: an answer with neither a result nor an error of a code and a message') };
-}
-
-function isNumber(value: unknown): value is number {
-  return typeof value === 'number' && Number.isFinite(value);
 }

@@ -7,6 +7,17 @@ const PROGRESS_MESSAGE_CHARS = 200;
 
 export type Progress = { progress: number; total?: number; message?: string };
 
+/** A progress notification's params as the gate passes them on; undefined for progress MCP does not allow (dropped, as the client drops a notification its schema refuses). */
+export function progressOf(params: Record<string, unknown>): Progress | undefined {
+  const { progress, total, message } = params;
+  if (!isNumber(progress) || (total !== undefined && !isNumber(total)) || (message !== undefined && typeof message !== 'string')) return undefined;
+  return { progress, ...(total !== undefined ? { total } : {}), ...(message !== undefined ? { message } : {}) };
+}
+
+function isNumber(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value);
+}
+
 /**
  * Passes a call's progress on in a burst of PROGRESS_BURST, then at most once per
  * PROGRESS_INTERVAL_MS, its message cut short: a server's progress goes to the agent unaudited, so a

@@ -16,7 +16,7 @@ import { vetToolList } from './toolListVetting';
 import type { UpstreamCallOptions, UpstreamCallOutcome, UpstreamConnection, UpstreamState } from './types';
 import { GateStdioTransport } from './stdioTransport';
 import { DEFAULT_BACKOFF, DEFAULT_UPSTREAM_LIMITS, type UpstreamBackoff, type UpstreamDeps, type UpstreamLimits } from './upstreamLimits';
-import { exitedOnProbe, listenForToolChanges, revisionOffered, StderrTail, ToolListTap, untilAborted, upstreamClient, type Session } from './upstreamSession';
+import { exitedOnProbe, listenForToolChanges, revisionOffered, ProgressTap, StderrTail, ToolListTap, untilAborted, upstreamClient, type Session } from './upstreamSession';
 
 /** A tools/list page, loosely: each tool is vetted by the gate, not by the SDK's schema (one bad tool must not sink the list). */
 const ToolListPageSchema = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
@@ -117,15 +117,18 @@ class UpstreamServerConnection implements UpstreamConnection {
     }
     const progress = options.onProgress ? throttledProgress(options.onProgress) : undefined;
     const stopHearing = options.onLog ? this.running.add(options.agentSession, options.onLog) : undefined;
+    // Through the client, the call's progress is taken off the wire by the session's ProgressTap; the
+    // client is given a handler only so that it asks the server for progress.
+    const tapped = progress && !session.direct ? session.progress.watch(progress.report) : undefined;
     try {
       const params = { name: tool, arguments: args };
       const result = session.direct
         ? await session.direct.call(params, { signal: options.signal, timeoutMs: options.timeoutMs, onProgress: progress?.report })
-        : await session.client.callTool(params, {
+        : await session.client.callTool(tapped ? { ...params, _meta: tapped.meta } : params, {
             signal: options.signal,
             timeout: options.timeoutMs,
             resetTimeoutOnProgress: false,
-            onprogress: progress?.report,
+            onprogress: tapped ? () => {} : undefined,
             // The gate lists tools itself (vetted, not through the SDK's cache), so it hands the SDK the
             // definition: over 2026-07-28 http the SDK mirrors its x-mcp-header arguments into Mcp-Param-*
             // headers from it. Its input schema only: results are not checked against an outputSchema here.
@@ -146,6 +149,7 @@ class UpstreamServerConnection implements UpstreamConnection {
     } catch (error) {
       return { ok: false, error: await this.callFailure(session, `${name}__${tool}`, error, options) };
     } finally {
+      tapped?.end();
       stopHearing?.();
       progress?.stop();
     }
@@ -244,7 +248,9 @@ class UpstreamServerConnection implements UpstreamConnection {
     if (this.closed) throw new GateError('EUNAVAILABLE', `server ${this.config.name} was stopped while it started`);
     const timeout = this.limits.startTimeoutMs;
     const client = upstreamClient({ knownLegacy: this.knownLegacy, pinned: this.pinned, stdio: transport instanceof GateStdioTransport, startTimeoutMs: timeout });
-    const session: Session = { client, transport, stderr, lists: new ToolListTap(transport), closed: Promise.resolve(), ending: false, overflowed: false };
+    const lists = new ToolListTap(transport);
+    // After the list tap: each keeps the handler it found and calls it first.
+    const session: Session = { client, transport, stderr, lists, progress: new ProgressTap(transport), closed: Promise.resolve(), ending: false, overflowed: false };
     session.closed = new Promise((resolve) => {
       client.onclose = () => {
         resolve();

@@ -159,6 +159,17 @@ describe('a stdio upstream', () => {
     await exercise(connection);
   });
 
+  it('that writes a call\'s progress and its result in one write has every step passed on, in order, before the result', async () => {
+    const connection = connections.make(modernStdio('modern-one-write'));
+    await connection.start();
+    for (let call = 0; call < 3; call++) {
+      const seen: string[] = [];
+      const outcome = await connection.call('progress', {}, { ...options, onProgress: (update) => seen.push(`${update.progress}/${update.total} ${update.message}`) });
+      seen.push(firstText(outcome));
+      expect(seen).toEqual(['1/2 step 1', '2/2 step 2', 'done']);
+    }
+  });
+
   it('that speaks only 2026-07-28 (the v2 SDK, a 2025 initialize refused) is spoken to in 2026-07-28 on its own pipe', async () => {
     const connection = connections.make(modernStdio('modern'));
     await connection.start();
