@@ -1,5 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ProgressTap } from '../upstream/progressTap';
 import { ErrorCode, LoggingMessageNotificationSchema, McpError, type LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import { GateError } from '../../shared/errors';
 import { toolgateVersion } from '../state/paths';
@@ -26,6 +27,8 @@ export class GateNotRunningError extends GateError {
 /** One MCP session with the running gate. */
 export interface GateSession {
   readonly client: Client;
+  /** Its calls' progress, taken as it arrives (see ProgressTap). */
+  readonly progress: ProgressTap;
   /** Ends the session on the gate (DELETE), then closes the client. Idempotent; never throws. */
   close(): Promise<void>;
   /** Closes the client without telling the gate, for a session the gate no longer has. Idempotent. */
@@ -50,6 +53,7 @@ export async function openGateSession(home: string, clientName: string): Promise
   const transport = new StreamableHTTPClientTransport(new URL(address.mcpUrl), {
     requestInit: { headers: { authorization: `Bearer ${token}` } },
   });
+  const progress = new ProgressTap(transport);
   try {
     await client.connect(transport);
   } catch (error) {
@@ -66,6 +70,7 @@ export async function openGateSession(home: string, clientName: string): Promise
   };
   return {
     client,
+    progress,
     abandon,
     close: () => {
       if (closing) return closing;
@@ -113,17 +118,17 @@ export class GateConnection {
   }
 
   /** Sends a request through the current session, reconnecting once if the gate restarted or went away. */
-  async send<T>(request: (client: Client) => Promise<T>): Promise<T> {
+  async send<T>(request: (client: Client, session: GateSession) => Promise<T>): Promise<T> {
     const first = this.session ?? (await this.connect());
     try {
-      return await request(first.client);
+      return await request(first.client, first);
     } catch (error) {
       // A request still pending when another one found the gate gone ends with the dropped client.
       const droppedUnderIt = this.session !== first && error instanceof McpError && error.code === ErrorCode.ConnectionClosed;
       if (!isSessionGone(error) && !isConnectionFailure(error) && !droppedUnderIt) throw error;
       const second = await this.reconnect(first);
       try {
-        return await request(second.client);
+        return await request(second.client, second);
       } catch (retryError) {
         if (!isConnectionFailure(retryError)) throw retryError;
         this.drop(second);

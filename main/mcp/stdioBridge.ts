@@ -46,16 +46,24 @@ export async function runStdioBridge(upstream: GateConnection): Promise<void> {
     const agent = server.getClientVersion();
     const params = agent ? { ...request.params, _meta: { ...request.params._meta, [FORWARDED_CLIENT_META]: { name: agent.name, version: agent.version } } } : request.params;
     try {
-      return await upstream.send((client) =>
-        client.request({ method: 'tools/call', params }, CallToolResultSchema, {
-          ...LONG_CALL,
-          signal: AbortSignal.any([leaving.signal, extra.signal]),
-          onprogress: (progress) => {
-            if (progressToken === undefined) return;
-            void extra.sendNotification({ method: 'notifications/progress', params: { ...progress, progressToken } }).catch(() => {});
-          },
-        }),
-      );
+      return await upstream.send(async (client, session) => {
+        // The gate's progress is taken off the wire as it comes (see ProgressTap), and passed on before the result.
+        const tapped =
+          progressToken === undefined
+            ? undefined
+            : session.progress.watch((progress) => {
+                void extra.sendNotification({ method: 'notifications/progress', params: { ...progress, progressToken } }).catch(() => {});
+              });
+        try {
+          return await client.request({ method: 'tools/call', params: tapped ? { ...params, _meta: { ...params._meta, ...tapped.meta } } : params }, CallToolResultSchema, {
+            ...LONG_CALL,
+            signal: AbortSignal.any([leaving.signal, extra.signal]),
+            ...(tapped ? { onprogress: () => {} } : {}),
+          });
+        } finally {
+          tapped?.end();
+        }
+      });
     } catch (error) {
       if (error instanceof GateNotRunningError) return { content: [{ type: 'text', text: error.message }], isError: true };
       throw asSentByGate(error);

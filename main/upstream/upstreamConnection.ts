@@ -16,7 +16,8 @@ import { vetToolList } from './toolListVetting';
 import type { UpstreamCallOptions, UpstreamCallOutcome, UpstreamConnection, UpstreamState } from './types';
 import { GateStdioTransport } from './stdioTransport';
 import { DEFAULT_BACKOFF, DEFAULT_UPSTREAM_LIMITS, type UpstreamBackoff, type UpstreamDeps, type UpstreamLimits } from './upstreamLimits';
-import { exitedOnProbe, listenForToolChanges, revisionOffered, ProgressTap, StderrTail, ToolListTap, untilAborted, upstreamClient, type Session } from './upstreamSession';
+import { ProgressTap } from './progressTap';
+import { exitedOnProbe, listenForToolChanges, revisionOffered, StderrTail, ToolListTap, untilAborted, upstreamClient, type Session } from './upstreamSession';
 
 /** A tools/list page, loosely: each tool is vetted by the gate, not by the SDK's schema (one bad tool must not sink the list). */
 const ToolListPageSchema = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BridgeClient, CLI, ROOT, cliEnv, connectStdioBridge, makeTempDirs, readConsoleToken, spawnServe, textOf, type ServeProcess, type TempDirs } from './helpers';
-import { WAIT_MS } from '../fixtures/processes';
+import { WAIT_MS, waitUntil } from '../fixtures/processes';
 
 const clients: Client[] = [];
 
@@ -100,6 +100,17 @@ describe('stdio bridge to a running gate', () => {
     expect(result.isError).toBe(false);
     expect(result.structuredContent).toMatchObject({ path: 'stdio.txt', created: true });
     expect(readFileSync(join(dirs.workspace, 'stdio.txt'), 'utf8')).toBe('approved\n');
+  });
+
+  it("passes the gate's progress on to an agent that asked for it, while its call waits for a person", async () => {
+    const client = await connectStdio(dirs.home);
+    const progress: { progress: number; message?: string }[] = [];
+    const call = client.callTool({ name: 'write_file', arguments: { path: 'progress.txt', content: 'later\n' } }, undefined, { onprogress: (update) => progress.push(update) });
+    const prompt = await bridge.waitForEvent('approvalRequested', (request) => request.arguments?.path === 'progress.txt');
+    await waitUntil(() => progress.length > 0, 'the gate\'s first progress through the bridge');
+    await bridge.request('decideApproval', { approvalId: prompt.approvalId, decision: 'approve' });
+    expect((await call).isError).toBe(false);
+    expect(progress[0]).toMatchObject({ progress: 1, message: 'waiting in the gate (approval or tool)' });
   });
 
   it('passes a denial and its reason back to the agent', async () => {
