@@ -28,14 +28,15 @@ export function indexPathFor(auditPath: string): string {
  *
  * The thread starts when it is needed: at once when the index does not end where the log does (a
  * gate killed before folding, an index of another log), else when something reads the index or
- * START_AFTER_COMMIT_MS after the first commit. A gate that closes before then (a check, one call) folds its few records itself, so
- * it never loads the thread (about 0.4 s of CPU and 10 MB) and still leaves the index current.
+ * START_AFTER_COMMIT_MS after the first commit. A gate that closes before then (a check, one call)
+ * folds its few records itself, so it never loads the thread (about 0.4 s of CPU and 10 MB) and
+ * still leaves the index current.
  */
 export class IndexThread {
   private readonly state = new IndexState();
   private worker: Worker | undefined;
   private startTimer: NodeJS.Timeout | undefined;
-  /** The seq the last fold was asked for at (or committed before the thread started). */
+  /** The seq the last fold was asked for at. */
   private requested = 0;
 
   constructor(
@@ -59,8 +60,6 @@ export class IndexThread {
     clearTimeout(this.startTimer);
     this.startTimer = undefined;
     if (this.worker || this.state.status() !== 'starting') return;
-    // It catches up with what was committed before it when it opens; the next commit asks for a fold.
-    this.requested = 0;
     const workerData: IndexWorkerData = { auditPath: this.auditPath, indexPath: this.indexPath, shared: this.state.shared };
     // The folds' garbage is collected before the thread's heap grows: its live heap is about 12 MB,
     // and V8 let it reach 40 MB of mostly garbage under load. A thread past the bound fails like any
@@ -83,11 +82,8 @@ export class IndexThread {
   /** Records up to `seq` are committed: asks for a fold, unless one asked for earlier has not been done yet. */
   committed(seq: number): void {
     if (!this.worker) {
-      // Until the thread starts, only the newest commit is remembered: it catches up with all when it opens.
-      if (this.working) {
-        this.requested = seq;
-        this.startTimer ??= setTimeout(() => this.start(), this.startAfterCommitMs).unref();
-      }
+      // The thread catches up with every commit when it opens: until then the pending start is all there is to keep.
+      if (this.working) this.startTimer ??= setTimeout(() => this.start(), this.startAfterCommitMs).unref();
       return;
     }
     if (!this.working || this.requested > this.state.watermark()) return;
@@ -126,10 +122,12 @@ export class IndexThread {
   /** Folds what is left and stops the thread. Idempotent. */
   close(): void {
     if (!this.worker) {
+      // A start still pending means records were committed with no thread to fold them: folded here, a few at most (see the class).
+      const committed = this.startTimer !== undefined;
       clearTimeout(this.startTimer);
-      // Records committed with no thread to fold them: folded here, a few at most (see the class).
+      this.startTimer = undefined;
       if (this.state.status() !== 'starting') return;
-      if (this.requested > 0) catchUpIndexFile(this.auditPath, this.indexPath);
+      if (committed) catchUpIndexFile(this.auditPath, this.indexPath);
       this.state.closed();
       return;
     }

@@ -16,8 +16,8 @@ const CALL_MARKER = 'dev.toolgate/call';
  * progress that came in the same read as its call's result was dropped (the call had ended by
  * then): an agent missed where the call got to, on a loaded machine more often. Installed on a
  * transport before the client connects, after any other tap (the client calls the handler it found
- * first with each message); the client's own progress handler for these calls does nothing. Both SDKs' clients
- * dispatch this way: the gate's upstream client (v2) and the stdio bridge's client of the gate (v1).
+ * first with each message); the client's own progress handler for these calls does nothing. Both
+ * SDKs' clients dispatch this way: the gate's upstream client (v2) and the stdio bridge's (v1).
  */
 export class ProgressTap {
   private nextMarker = 0;
@@ -33,8 +33,8 @@ export class ProgressTap {
       if (isJsonObject(message) && message.method === 'tools/call' && isJsonObject(message.params) && isJsonObject(message.params._meta)) {
         const { [CALL_MARKER]: marker, progressToken } = message.params._meta;
         const listener = typeof marker === 'number' ? this.listeners.get(marker) : undefined;
-        if (listener && (typeof progressToken === 'string' || typeof progressToken === 'number')) {
-          this.tokenOf.set(marker as number, String(progressToken));
+        if (typeof marker === 'number' && listener && (typeof progressToken === 'string' || typeof progressToken === 'number')) {
+          this.tokenOf.set(marker, String(progressToken));
           this.byToken.set(String(progressToken), listener);
         }
       }
