@@ -4,6 +4,7 @@ import { UsageError } from './argv';
 import { helpText, subcommandOf, usageText, wantsHelp } from './commandSpec';
 import { COMMAND_SPECS, commandSpec } from './commandSpecs';
 import type { Io } from './commands';
+import { requestStop, stopRequested } from './stopRequest';
 
 type Command = (argv: string[], io: Io) => Promise<number>;
 
@@ -37,25 +38,25 @@ const PARENT_POLL_MS = 1000;
 /**
  * Makes a long-running command stop when whoever started it goes away: a closed terminal (SIGHUP),
  * or a parent that exits without passing its signal on (`npx toolgate serve` interrupted), which
- * would leave the gate running as an orphan. Both arrive as SIGINT, which the command already
- * handles as Ctrl+C. Returns the function that stops watching.
+ * would leave the gate running as an orphan. Both ask the stop Ctrl+C asks. Returns the function
+ * that stops watching.
  */
 function stopWithParent(io: Io): () => void {
   const originalParent = process.ppid;
   let timer: NodeJS.Timeout | undefined;
-  const unwatch = () => {
-    clearInterval(timer);
-    process.off('SIGHUP', hangUp);
-  };
+  let asked = false;
   function stop(why: string): void {
-    unwatch();
+    // A terminal that closes may hang up more than once: the gate stops once.
+    if (asked) return;
+    asked = true;
+    clearInterval(timer);
     io.err(`toolgate serve: ${why}, so the gate stops with it; to keep a gate running on its own (nohup, setsid, a script or a service), start it with --keep-running\n`);
-    process.kill(process.pid, 'SIGINT');
+    requestStop();
   }
   function hangUp(): void {
     stop('the terminal it ran in closed (SIGHUP)');
   }
-  process.once('SIGHUP', hangUp);
+  process.on('SIGHUP', hangUp);
   // An orphan is re-parented (to init or a subreaper), so its parent pid changes; Windows has no such thing.
   if (process.platform !== 'win32') {
     timer = setInterval(() => {
@@ -63,14 +64,17 @@ function stopWithParent(io: Io): () => void {
     }, PARENT_POLL_MS);
     timer.unref();
   }
-  return unwatch;
+  // The listener outlives the command: a hang-up while the process ends finds it, not the default
+  // that would report the gate killed by a signal after it closed cleanly.
+  return () => {
+    asked = true;
+    clearInterval(timer);
+  };
 }
 
-/** `serve --keep-running`: a closed terminal's SIGHUP is ignored, as nohup would have it, and the parent is not watched. */
-function keepRunning(): () => void {
-  const ignore = () => {};
-  process.on('SIGHUP', ignore);
-  return () => process.off('SIGHUP', ignore);
+/** `serve --keep-running`: a closed terminal's SIGHUP is ignored for the process's life, as nohup would have it, and the parent is not watched. */
+function keepRunning(): undefined {
+  process.on('SIGHUP', () => {});
 }
 
 /** The known word nearest to a mistyped one, if one is close; loaded only on this error path. */
@@ -136,6 +140,8 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     io.err(`toolgate ${commandName}: unknown subcommand ${JSON.stringify(first)}${near ? `; did you mean \`toolgate ${commandName} ${near}\`?` : ''} (it takes ${names.map((each) => `\`${each}\``).join(', ')}; see \`toolgate ${commandName} --help\`)\n`);
     return 2;
   }
+  // A serving gate listens for its stop from before its code loads (stopRequest.ts says why).
+  if (name === 'serve') void stopRequested();
   const unwatchParent = name !== 'serve' ? undefined : rest.includes('--keep-running') ? keepRunning() : stopWithParent(io);
   try {
     const command = await loadCommand();

@@ -7,6 +7,7 @@ import { SERVE_SPEC } from './commandSpecs';
 import type { Io } from './commands';
 import type { UpstreamOverview } from '../../shared/upstream';
 import { teamBannerLines } from '../team/teamBanner';
+import { stopRequested } from './stopRequest';
 
 /** `toolgate serve`: the gate in plain Node, the console in a browser, until Ctrl+C. */
 export async function serveCommand(argv: string[], io: Io): Promise<number> {
@@ -50,18 +51,7 @@ export async function serveCommand(argv: string[], io: Io): Promise<number> {
       '',
     ].join('\n'),
   );
-  // Ctrl+C in a terminal reaches every process of the job, and `npm start` passes it on again: the
-  // first signal stops the gate; the ones after it must not kill it half-closed (gate.json left behind).
-  let stopping = false;
-  await new Promise<void>((resolveStop) => {
-    const onSignal = () => {
-      if (stopping) return;
-      stopping = true;
-      resolveStop();
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-  });
+  await stopRequested();
   io.out('Stopping: pending prompts are denied, tool processes end.\n');
   await running.close();
   return 0;

@@ -5,12 +5,13 @@
  * background and ends when the test closes its input.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { waitUntil } from '../fixtures/processes';
+import { randomInt } from 'node:crypto';
+import { processesWithMarker, waitUntil } from '../fixtures/processes';
 import { CLI, cliEnv } from './cliProcesses';
-import { makeTempDirs, type TempDirs } from './helpers';
+import { connectMcp, makeTempDirs, readToken, type TempDirs } from './helpers';
 
 let dirs: TempDirs | undefined;
 let gatePid: number | undefined;
@@ -91,4 +92,51 @@ it('a reader of its output that goes away (serve | head) costs the gate nothing:
   expect(await exited, stderr).toBe(0);
   expect(stderr).not.toContain('EPIPE');
   expect(existsSync(join(dirs.home, 'gate.json'))).toBe(false);
+});
+
+/** A gate started by this process with its output read, stopped by the signals the test sends. */
+async function spawnGate(until: (home: string, printed: string) => boolean, what: string, flags: string[] = [], prepare?: (workspace: string) => void) {
+  dirs = makeTempDirs();
+  prepare?.(dirs.workspace);
+  const gate = spawn(process.execPath, [CLI, 'serve', '--workspace', dirs.workspace, '--port', '0', ...flags], { env: cliEnv(dirs.home), stdio: ['ignore', 'pipe', 'pipe'] });
+  gatePid = gate.pid;
+  const output = { stdout: '', stderr: '' };
+  gate.stdout!.on('data', (chunk) => (output.stdout += chunk));
+  gate.stderr!.on('data', (chunk) => (output.stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => gate.once('exit', resolve));
+  const home = dirs.home;
+  await waitUntil(() => until(home, output.stdout), what);
+  return { gate, output, exited, home };
+}
+
+it('Ctrl+C while the gate is still starting stops it once it has started, cleanly: no gate.json left to look like a running gate', async () => {
+  // Its token is written early in its start, well before it serves and says so.
+  const { gate, output, exited, home } = await spawnGate((home) => existsSync(join(home, 'token')), 'the gate to write its token');
+  gate.kill('SIGINT');
+  expect(await exited, output.stderr).toBe(0);
+  expect(output.stdout).toContain('Press Ctrl+C to stop.');
+  expect(output.stdout).toContain('Stopping: pending prompts are denied');
+  expect(existsSync(join(home, 'gate.json'))).toBe(false);
+});
+
+it('a terminal that hangs up again while the gate stops does not kill it half-closed', async () => {
+  // A running command that ignores SIGTERM holds the stop for the tool's grace period before it is
+  // killed; a duration no other process on the machine sleeps for tells its sleep apart.
+  const sleep = `sleep 600.${randomInt(1e6)}`;
+  const { gate, output, exited, home } = await spawnGate(
+    (_home, printed) => printed.includes('Press Ctrl+C to stop.'),
+    'the gate to start',
+    ['--grant', 'shell_exec(./hold.sh)'],
+    (workspace) => writeFileSync(join(workspace, 'hold.sh'), `#!/bin/sh\ntrap '' TERM\n${sleep}\n`, { mode: 0o755 }),
+  );
+  const client = await connectMcp(/^\s*MCP\s+(\S+)/m.exec(output.stdout)![1]!, readToken(home));
+  void client.callTool({ name: 'shell_exec', arguments: { command: './hold.sh' } }).catch(() => undefined);
+  await waitUntil(() => processesWithMarker(sleep).length > 0, 'the command to be running');
+  gate.kill('SIGHUP');
+  await waitUntil(() => output.stdout.includes('Stopping:'), 'the gate to begin stopping');
+  gate.kill('SIGHUP');
+  expect(await exited, output.stderr).toBe(0);
+  expect(output.stderr.match(/the terminal it ran in closed \(SIGHUP\), so the gate stops with it/g)).toHaveLength(1);
+  expect(existsSync(join(home, 'gate.json'))).toBe(false);
+  await client.close();
 });
