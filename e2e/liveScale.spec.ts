@@ -68,7 +68,7 @@ function installGateStandIn(calls: number): void {
   };
   type Listener = (event: { data?: unknown; code?: number; reason?: string }) => void;
   const standIn: StandIn = { push: () => {} };
-  (window as unknown as { gateStandIn: StandIn }).gateStandIn = standIn;
+  (globalThis as unknown as { gateStandIn: StandIn }).gateStandIn = standIn;
   class GateStandInSocket {
     readyState = 0;
     private readonly listeners = new Map<string, Listener[]>();
@@ -97,7 +97,7 @@ function installGateStandIn(calls: number): void {
       for (const listener of this.listeners.get(type) ?? []) listener(event);
     }
   }
-  (window as unknown as { WebSocket: unknown }).WebSocket = GateStandInSocket;
+  (globalThis as unknown as { WebSocket: unknown }).WebSocket = GateStandInSocket;
 }
 
 /** Milliseconds until two frames after `scrollTop` is set (the rows for the new place are drawn by then). */
