@@ -73,6 +73,8 @@ export class Executor {
    * even when the gate itself fails mid-way.
    */
   async call(request: CallRequest, options: CallOptions = {}): Promise<ToolResult> {
+    // A call that does not reach an agent's door (the console, a test) starts the first tool process too.
+    this.deps.pool.warm();
     // Its steps are written where this pipeline needs them in the log: a person asked, a write-ahead, the end.
     const run = new CallRun(this.deps, request.tool, request.source ?? 'test', request.agentSession, request.agent, true);
     const tool = recordedToolName(request.tool);

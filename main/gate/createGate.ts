@@ -279,6 +279,9 @@ export async function createGate(options: GateOptions): Promise<Gate> {
     entry: builtAssets().toolProcess,
     env: toolEnvironment(),
     size: options.poolSize ?? 2,
+    // Its first process starts when an agent first reaches the gate (gateHttpServer) or a call
+    // comes (the executor): a gate no agent uses holds none.
+    warmAtStart: false,
     // A spare for each of the two profiles used last (a write after its prompt, a single-use shell
     // sandbox): each an idle Node of about 80 MB resident, at most two beyond the pool's size, ended
     // after ten minutes without a call of their profile.

@@ -67,6 +67,11 @@ export interface ToolProcessPoolOptions {
   /** The profile of the processes started ahead of any call. */
   warmProfile?: SandboxProfile;
   /**
+   * Whether the first process starts with the pool (the default) or waits for warm(): a gate starts
+   * it when an agent first reaches it, so a gate no agent uses holds no tool process.
+   */
+  warmAtStart?: boolean;
+  /**
    * Spare processes kept ready beyond `size`, for the profiles calls use (or are about to: see
    * expect): a call of such a profile finds its sandbox started instead of waiting for one.
    */
@@ -132,12 +137,17 @@ export class ToolProcessPool {
     // One process is started ahead of any call, the rest of the pool when the first call comes
     // (fill): a gate that only relays upstream servers holds one idle process, not `size` of them.
     this.warmProfile = options.warmProfile ?? READ_ONLY_PROFILE;
-    if (options.size > 0) this.idle.push(this.spawnWarm());
+    if (options.warmAtStart ?? true) this.warm();
     if (options.spares && options.spares.spares > 0) {
       this.demand = new SpareDemand(options.spares);
       this.trimmer = setInterval(() => this.trimSpares(), Math.max(1000, options.spares.idleMs / 2));
       this.trimmer.unref();
     }
+  }
+
+  /** Starts the first process ahead of any call, unless one was started already (or the pool closed). */
+  warm(): void {
+    if (this.spawned === 0 && this.options.size > 0 && !this.closed) this.idle.push(this.spawnWarm());
   }
 
   /**

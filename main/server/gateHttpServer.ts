@@ -83,6 +83,8 @@ export async function startGateHttpServer(
         sendJsonRpcError(response, 401, -32001, message);
         return;
       }
+      // An agent is here: its first call finds a tool process started, or on its way.
+      gate.pool.warm();
       const served = pathname === '/mcp' ? mcp.handle(request, response) : serveHookRequest(gate.hooks, request, response, pathname, hookUnreadable);
       served.catch((error: Error) => {
         sendJsonRpcError(response, 500, -32603, `the gate failed to serve the request: ${error.message}`);

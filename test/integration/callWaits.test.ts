@@ -32,7 +32,9 @@ it('a call answered minutes later still ends with its result, the terminal told 
   let stdout = '';
   const io: Io = { out: (text) => void (stdout += text), err: (text) => void (stderr += text), home: dirs.home };
 
-  // The warm tool process has started (its start has a deadline of its own, which the faked clock must not pass).
+  // The first tool process has started, as an agent reaching the gate starts it (its start has a
+  // deadline of its own, which the faked clock must not pass).
+  running.gate.pool.warm();
   await waitUntil(() => running.gate.pool.stats().idle > 0, 'a warm tool process');
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] });
   const prompt = nextApproval(running.backend);

@@ -5,7 +5,7 @@
  * Measured on a real `toolgate serve` from outside: the main thread's wake-ups (voluntary context
  * switches).
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { afterEach, expect, it } from 'vitest';
 import { waitUntil } from '../fixtures/processes';
 import { spawnServe, type ServeProcess } from './cliProcesses';
@@ -57,4 +57,43 @@ it('an idle gate wakes a few times a second at most, and an agent calling it is 
   });
   expect(response.status).toBe(200);
   expect(await response.text()).toContain('"serverInfo"');
+});
+
+/** The command lines of the descendants of `pid` (a tool process's is its title, `toolgate-tool`). */
+function descendantsOf(pid: number): string[] {
+  const parents = new Map<number, number>();
+  const titles = new Map<number, string>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // The command name may hold spaces and parentheses: the fields after its closing one are split.
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+      titles.set(Number(entry), readFileSync(`/proc/${entry}/cmdline`, 'utf8'));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  const under = (child: number): boolean => {
+    for (let at = parents.get(child); at !== undefined && at > 1; at = parents.get(at)) if (at === pid) return true;
+    return false;
+  };
+  return [...titles].filter(([child]) => under(child)).map(([, title]) => title);
+}
+
+it('a gate no agent has reached holds no tool process; the first agent request starts one before any call', async () => {
+  dirs = makeTempDirs();
+  gate = await spawnServe(dirs);
+  const pid = gate.child.pid!;
+  // Started, serving its console: no process of its own, not even a sandbox on its way.
+  expect((await fetch(new URL('/', gate.mcpUrl))).status).toBe(200);
+  expect(descendantsOf(pid)).toEqual([]);
+
+  const response = await fetch(gate.mcpUrl, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${readToken(dirs.home)}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'first-agent', version: '1' } } }),
+  });
+  expect(response.status).toBe(200);
+  await waitUntil(() => descendantsOf(pid).filter((title) => title.startsWith('toolgate-tool')).length === 1, 'the first tool process to start once an agent reached the gate');
 });
