@@ -15,7 +15,7 @@ export const SERVE_SPEC: CommandSpec = {
     { name: 'mode', value: 'strict|standard|permissive', description: 'how calls no rule decides are treated (default standard)' },
     { name: 'read-only', description: 'refuse every tool that writes or starts programs' },
     { name: 'sandbox', value: 'auto|require|off', description: 'bubblewrap for tool processes: when it works (auto, default), always, or never' },
-    { name: 'pool', value: 'N', description: 'warm tool processes to keep once a built-in tool is called (default 2; one until then)' },
+    { name: 'pool', value: 'N', description: 'warm tool processes to keep once a built-in tool is called (default 2; one from the moment an agent first reaches the gate, none before)' },
     { name: 'secret-env', value: 'NAME', repeatable: true, description: 'an environment variable tools may receive as $ENV.NAME' },
     { name: 'max-pending', value: 'N', description: 'prompts that may wait for you in all; past it a call gets EQUOTA (default 500)' },
     { name: 'max-pending-per-agent', value: 'N', description: 'prompts one agent session may have waiting (default 50)' },
