@@ -38,6 +38,15 @@ function originOnSocket(request: IncomingMessage): { step: 'origin'; message: st
   return origin === undefined ? undefined : { step: 'origin', message: `requests from the origin ${JSON.stringify(origin)} are refused on the hook socket` };
 }
 
+/**
+ * Clients are told to keep an idle connection 5 s (Keep-Alive: timeout=5, Node's default), and keep
+ * it a little less. The gate keeps it 30 s more before closing it: a request an agent sends near the
+ * end of those 5 s, to a gate whose thread was held meanwhile (a loaded machine), is still read when
+ * the thread catches up, where closing at 6 s cut the connection under it (the agent got ECONNRESET
+ * for a call the gate never saw). Node reads the option from 22.19 on.
+ */
+const SERVER_OPTIONS = { keepAliveTimeoutBuffer: 30_000 };
+
 /** Starts the loopback server for a gate. */
 export async function startGateHttpServer(
   gate: Gate,
@@ -93,7 +102,7 @@ export async function startGateHttpServer(
     }
     serveStatic(options.rendererRoot, request, response);
   };
-  const server: HttpServer = createServer((request, response) => serve(request, response, false));
+  const server: HttpServer = createServer(SERVER_OPTIONS, (request, response) => serve(request, response, false));
   server.on('upgrade', (request, socket, head) => {
     if (requestPathname(request.url) !== '/bridge') {
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
@@ -111,7 +120,7 @@ export async function startGateHttpServer(
   port = (server.address() as AddressInfo).port;
   // Claude Code's hook reaches the gate over this socket in the state folder as well: the same
   // route, token and checks as on the port, without a TCP connection per tool call.
-  let hookServer: HttpServer | undefined = options.hookSocket === undefined ? undefined : createServer((request, response) => serve(request, response, true));
+  let hookServer: HttpServer | undefined = options.hookSocket === undefined ? undefined : createServer(SERVER_OPTIONS, (request, response) => serve(request, response, true));
   try {
     if (hookServer) await listenOnUnixSocket(hookServer, options.hookSocket!);
   } catch {
