@@ -73,7 +73,7 @@ function stopWithParent(io: Io): () => void {
 }
 
 /** `serve --keep-running`: a closed terminal's SIGHUP is ignored for the process's life, as nohup would have it, and the parent is not watched. */
-function keepRunning(): undefined {
+function ignoreHangUps(): void {
   process.on('SIGHUP', () => {});
 }
 
@@ -140,9 +140,13 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     io.err(`toolgate ${commandName}: unknown subcommand ${JSON.stringify(first)}${near ? `; did you mean \`toolgate ${commandName} ${near}\`?` : ''} (it takes ${names.map((each) => `\`${each}\``).join(', ')}; see \`toolgate ${commandName} --help\`)\n`);
     return 2;
   }
-  // A serving gate listens for its stop from before its code loads (stopRequest.ts says why).
-  if (name === 'serve') void stopRequested();
-  const unwatchParent = name !== 'serve' ? undefined : rest.includes('--keep-running') ? keepRunning() : stopWithParent(io);
+  let unwatchParent: (() => void) | undefined;
+  if (name === 'serve') {
+    // A serving gate listens for its stop from before its code loads (stopRequest.ts says why).
+    void stopRequested();
+    if (rest.includes('--keep-running')) ignoreHangUps();
+    else unwatchParent = stopWithParent(io);
+  }
   try {
     const command = await loadCommand();
     return await command(rest, io);
