@@ -20,8 +20,9 @@ State lives in \`$TOOLGATE_HOME\` (default \`~/.toolgate\`).
 
 - **Exit codes**: 0 done, 1 the call failed, was denied or the check failed, 2 a usage or setup problem;
   each command below says what its own mean.
-- **A call that needs approval**: \`toolgate call\` says, after a second, that it is waiting and where the
-  console is; Ctrl+C cancels it (the prompt is withdrawn). \`toolgate mcp\` with no gate running answers
+- **A call that needs approval**: \`toolgate call\` says, as soon as the prompt is in the console, that it
+  waits for a person and where the console is (a call held 10 s for another reason, its turn or a slow
+  tool, is said to be still running); Ctrl+C cancels it (the prompt is withdrawn). \`toolgate mcp\` with no gate running answers
   the MCP client's \`initialize\` with an error that says to start the gate, so the client shows why.
 - **What reaches your terminal**: whatever the CLI prints (audit records, results, agent names) has
   control characters, DEL, C1 controls, U+2028/U+2029 and bidi controls written as \`\\uXXXX\` escapes,

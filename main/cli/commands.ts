@@ -12,6 +12,7 @@ import { GATE_NOT_RUNNING_MESSAGE, GateConnection, LONG_CALL, openGateSession } 
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { GateError } from '../../shared/errors';
 import { RAW_ARGUMENTS_META } from '../mcp/gateMcpServer';
+import { AWAITING_APPROVAL_PROGRESS } from '../mcp/gateToolCall';
 import { answerGateNotRunning, runStdioBridge } from '../mcp/stdioBridge';
 import { ToolRegistry } from '../registry/registry';
 import { exportToolSchemas, TOOL_SCHEMA_FORMATS, type ToolSchemaFormat } from '../registry/schemaFormats';
@@ -101,25 +102,31 @@ export async function callCommand(argv: string[], io: Io): Promise<number> {
   const session = await openGateSession(io.home, 'toolgate-cli');
   const started = Date.now();
   let noticeAt: number | undefined;
-  // A call that needs approval blocks until the person answers: say so, and where, once it waits.
-  const waiting = setTimeout(() => {
+  const notice = (text: string) => {
     noticeAt = Date.now();
-    const consoleUrl = readGateAddressQuietly(io.home)?.consoleUrl ?? 'the console';
-    io.err(`toolgate call: ${tool} is waiting in the gate. If it needs approval, answer it in the console at ${consoleUrl} (\`toolgate console\` prints the link with your token). Ctrl+C cancels the call.\n`);
-  }, WAITING_NOTICE_MS);
+    io.err(`toolgate call: ${tool} ${text} Ctrl+C cancels the call.\n`);
+  };
+  // The gate says the moment the call waits for a person: say where they answer. A call held long for
+  // another reason (its turn, a slow tool) is said to be running, once it has been a while.
+  const running = setTimeout(() => notice(`is still running in the gate (${Math.round(RUNNING_NOTICE_MS / 1000)} s).`), RUNNING_NOTICE_MS);
   // The gate's heartbeats keep the call open for as long as the gate holds it (a person may take
   // minutes); every so often the terminal is told it still waits.
-  const heartbeat = () => {
+  const onProgress = ({ message }: { message?: string }) => {
+    if (message === AWAITING_APPROVAL_PROGRESS) {
+      clearTimeout(running);
+      const consoleUrl = readGateAddressQuietly(io.home)?.consoleUrl ?? 'the console';
+      notice(`is waiting in the gate for a person's approval: answer it in the console at ${consoleUrl} (\`toolgate console\` prints the link with your token).`);
+      return;
+    }
     if (noticeAt === undefined || Date.now() - noticeAt < STILL_WAITING_NOTICE_MS) return;
-    noticeAt = Date.now();
-    io.err(`toolgate call: ${tool} is still waiting in the gate (${Math.round((noticeAt - started) / 1000)} s). Ctrl+C cancels the call.\n`);
+    notice(`is still waiting in the gate (${Math.round((Date.now() - started) / 1000)} s).`);
   };
   try {
     let result: Awaited<ReturnType<typeof session.client.callTool>>;
     try {
       result = await session.client
-        .callTool({ name: tool, arguments: {}, _meta: { [RAW_ARGUMENTS_META]: json } }, undefined, { ...LONG_CALL, onprogress: heartbeat })
-        .finally(() => clearTimeout(waiting));
+        .callTool({ name: tool, arguments: {}, _meta: { [RAW_ARGUMENTS_META]: json } }, undefined, { ...LONG_CALL, onprogress: onProgress })
+        .finally(() => clearTimeout(running));
     } catch (error) {
       // The gate went silent about a call it took: the call failed, exit 1. (A call the gate could not
       // take, no such tool, is a usage problem: exit 2, as for no gate at all.)
@@ -141,8 +148,8 @@ export async function callCommand(argv: string[], io: Io): Promise<number> {
   }
 }
 
-/** How long `toolgate call` waits for a result before it says where the person answers. */
-const WAITING_NOTICE_MS = 1000;
+/** How long `toolgate call` waits for a result no person is asked about before it says the call still runs. */
+const RUNNING_NOTICE_MS = 10_000;
 /** How often, at most, `toolgate call` says again that the call still waits. */
 const STILL_WAITING_NOTICE_MS = 30_000;
 

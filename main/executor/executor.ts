@@ -86,7 +86,7 @@ export class Executor {
     // Every line redacted as a result is: a secret the tool or its server wrote never reaches the agent.
     const stopHearing = onLog ? this.deps.logs.listen(run.callId, (line) => onLog({ level: line.level, logger: line.logger ?? tool, data: this.deps.redactions.redactValue(line.data) })) : undefined;
     try {
-      return await this.stoppable(run, options.signal, (signal) => this.pipeline(run, request, admission, signal, options.onProgress));
+      return await this.stoppable(run, options.signal, (signal) => this.pipeline(run, request, admission, signal, options));
     } finally {
       // Every line of the call is in by now: the pool answers only once it read the call's stderr to its end.
       stopHearing?.();
@@ -154,7 +154,7 @@ export class Executor {
     return this.execute(run, entry, input, { input, secrets: [], values: [] }, undefined, signal, undefined, Number.POSITIVE_INFINITY, judgment);
   }
 
-  private async pipeline(run: CallRun, request: CallRequest, admission: Admission, signal: AbortSignal | undefined, onProgress: CallOptions['onProgress']): Promise<ToolResult> {
+  private async pipeline(run: CallRun, request: CallRequest, admission: Admission, signal: AbortSignal | undefined, { onProgress, onAsked }: CallOptions): Promise<ToolResult> {
     // Arguments over a bound, too deep or not text are refused before anything else looks at them.
     if ('refusal' in admission) return run.fail('rejected', admission.refusal.step, admission.refusal.error);
     const { args } = admission;
@@ -206,7 +206,7 @@ export class Executor {
       manifest.pathArguments.length === 0 ? undefined : { decision, programsEnded, askedPerson: decision.decision === 'ask', revised, judgeAgain: () => judgeAgain(judgedInput) };
     let approvedPreviewHash: string | undefined;
     if (decision.decision === 'ask') {
-      const approval = await this.askPerson(run, entry, input, decision.rule, signal, judgedManifest, judgedTier, resolved);
+      const approval = await this.askPerson(run, entry, input, decision.rule, signal, judgedManifest, judgedTier, resolved, onAsked);
       if ('refusal' in approval) return run.fail('rejected', run.step, approval.refusal);
       // A person's edit runs instead of the agent's call, bound to the edited call's own preview.
       if (approval.revised) return this.execute(run, entry, approval.revised.input, approval.revised.resolved, approval.revised.previewHash, signal, onProgress, undefined, judgment(approval.revised.input, true));
@@ -226,6 +226,7 @@ export class Executor {
     /** The tier the call was judged at (raised without a sandbox, or by its arguments): what the prompt shows. */
     tier: SecurityTier,
     { secrets, warning }: ResolvedInput,
+    onAsked: CallOptions['onAsked'],
   ): Promise<{ refusal: ToolError } | { approvedPreviewHash?: string; revised?: RevisedCall }> {
     const { manifest } = entry.tool;
     // A full queue refuses at once: no dry run is spent on a prompt that could not be shown.
@@ -274,6 +275,7 @@ export class Executor {
       ...(previewHash ? { previewHash } : {}),
       preview: preview.kind === 'diff' ? { kind: 'diff', path: preview.path, ...countDiffLines(preview.unified) } : preview,
     });
+    onAsked?.();
     // The signal says whether the agent cancelled the call or left altogether (its connection closed).
     const withdraw = () => this.deps.approvals.withdraw(request.approvalId, withdrawalReason(signal));
     if (signal?.aborted) withdraw();

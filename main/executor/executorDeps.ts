@@ -75,5 +75,7 @@ export interface CallOptions {
   onProgress?: ExternalRunContext['onProgress'];
   /** Hears the call's log lines while it runs (a tool process's stderr, an upstream server's log messages), secrets redacted. */
   onLog?: (line: ToolLogLine) => void;
+  /** Told when the call starts waiting for a person (its prompt is in the console), so the agent can say so. */
+  onAsked?: () => void;
 }
 

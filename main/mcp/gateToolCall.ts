@@ -13,6 +13,9 @@ export const GATE_INSTRUCTIONS =
 
 const PROGRESS_INTERVAL_MS = 5000;
 
+/** The progress message sent the moment a call starts waiting for a person (its prompt is in the console). */
+export const AWAITING_APPROVAL_PROGRESS = 'waiting for a person to approve it in the Toolgate console';
+
 /**
  * The tools an agent sees. No outputSchema: an output longer than the tool's maxOutputBytes reaches
  * the agent cut, as text, and a client that was promised structured content would refuse that
@@ -53,9 +56,9 @@ export interface ToolCaller {
 }
 
 /**
- * Runs one MCP tools/call through the gate's pipeline. While it waits (for a person or the tool) an
- * agent that sent a progress token gets a heartbeat every few seconds, and an upstream tool's own
- * progress goes on to it; the two share one count, which only grows.
+ * Runs one MCP tools/call through the gate's pipeline. An agent that sent a progress token is told
+ * the moment the call waits for a person; while it waits (for a person or the tool) it gets a heartbeat
+ * every few seconds, and an upstream tool's own progress goes on to it; all share one count, which only grows.
  */
 export async function callThroughGate(executor: Executor, params: ToolCallParams, caller: ToolCaller): Promise<ToolResult> {
   const { meta } = params;
@@ -87,6 +90,7 @@ export async function callThroughGate(executor: Executor, params: ToolCallParams
         ...(progressToken === undefined
           ? {}
           : {
+              onAsked: () => send({ progress: ++ticks, message: AWAITING_APPROVAL_PROGRESS }),
               onProgress: (progress: { progress: number; total?: number; message?: string }) => {
                 // Progress must only grow: the heartbeat's ticks and the tool's own numbers share one count.
                 ticks = Math.max(ticks + 1, progress.progress);

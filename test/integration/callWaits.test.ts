@@ -10,7 +10,7 @@ import { afterEach, expect, it, vi } from 'vitest';
 import { callCommand, type Io } from '../../main/cli/commands';
 import { startGate } from '../../main/gate/startGate';
 import { WAIT_MS, waitUntil } from '../fixtures/processes';
-import { makeTempDirs, nextApproval } from './helpers';
+import { makeTempDirs, nextApproval, registerHeldTool } from './helpers';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -23,14 +23,19 @@ async function pass(ms: number): Promise<void> {
   for (let passed = 0; passed < ms; passed += 5_000) await vi.advanceTimersByTimeAsync(5_000);
 }
 
-it('a call answered minutes later still ends with its result, the terminal told meanwhile that it waits', async () => {
+/** A served gate, and a terminal's streams for `toolgate call` against it. */
+async function gateAndTerminal() {
   const dirs = makeTempDirs();
   cleanups.push(() => dirs.remove());
   const running = await startGate({ home: dirs.home, workspace: dirs.workspace, port: 0, poolSize: 1, approvalTimeoutMs: 600_000 });
   cleanups.push(() => running.close());
-  let stderr = '';
-  let stdout = '';
-  const io: Io = { out: (text) => void (stdout += text), err: (text) => void (stderr += text), home: dirs.home };
+  const terminal = { stdout: '', stderr: '' };
+  const io: Io = { out: (text) => void (terminal.stdout += text), err: (text) => void (terminal.stderr += text), home: dirs.home };
+  return { dirs, running, terminal, io };
+}
+
+it('a call answered minutes later still ends with its result, the terminal told meanwhile that it waits', async () => {
+  const { dirs, running, terminal, io } = await gateAndTerminal();
 
   // The first tool process has started, as an agent reaching the gate starts it (its start has a
   // deadline of its own, which the faked clock must not pass).
@@ -40,18 +45,38 @@ it('a call answered minutes later still ends with its result, the terminal told 
   const prompt = nextApproval(running.backend);
   const calling = callCommand(['write_file', JSON.stringify({ path: 'late.txt', content: 'answered late' })], io);
   const request = await prompt;
+  // Told as soon as the prompt is in the console, with no time passed: where the person answers.
+  await vi.waitFor(() => expect(terminal.stderr).toContain(`write_file is waiting in the gate for a person's approval: answer it in the console at ${running.consoleUrl.replace(/#.*$/, '')}`), { timeout: WAIT_MS });
 
   // Over a minute passes with the prompt unanswered: longer than an MCP request waits for news.
   await pass(35_000);
-  await vi.waitFor(() => expect(stderr).toMatch(/write_file is still waiting in the gate \(\d+ s\)/), { timeout: WAIT_MS });
+  await vi.waitFor(() => expect(terminal.stderr).toMatch(/write_file is still waiting in the gate \(\d+ s\)/), { timeout: WAIT_MS });
   await pass(35_000);
-  await vi.waitFor(() => expect(stderr.match(/is still waiting in the gate/g)).toHaveLength(2), { timeout: WAIT_MS });
+  await vi.waitFor(() => expect(terminal.stderr.match(/is still waiting in the gate/g)).toHaveLength(2), { timeout: WAIT_MS });
 
   // The tool runs on the real clock: the process that replaces the one it takes starts against a real deadline.
   vi.useRealTimers();
   await waitUntil(() => running.gate.pool.stats().idle > 0, 'a warm tool process for the approved call');
   await running.backend.handlers.decideApproval({ approvalId: request.approvalId, decision: 'approve' });
-  expect(await calling, stderr).toBe(0);
+  expect(await calling, terminal.stderr).toBe(0);
   expect(readFileSync(join(dirs.workspace, 'late.txt'), 'utf8')).toBe('answered late');
-  expect(stdout).toContain('late.txt');
+  expect(terminal.stdout).toContain('late.txt');
 }, 120_000);
+
+it('a call no person is asked about is not said to wait for approval; held long, it is said to be still running', async () => {
+  const { running, terminal, io } = await gateAndTerminal();
+  // A tool that runs until the test lets it finish, with no prompt (an upstream server's slow tool, as the gateway registers it).
+  const slow = registerHeldTool(running.gate.registry, 'slow__work', { changesFiles: false });
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] });
+  const calling = callCommand(['slow__work', '{}'], io);
+  await vi.waitFor(() => expect(slow.running()).toBe(true), { timeout: WAIT_MS });
+  await pass(5_000);
+  expect(terminal.stderr).toBe('');
+  await pass(5_000);
+  await vi.waitFor(() => expect(terminal.stderr).toContain('slow__work is still running in the gate (10 s). Ctrl+C cancels the call.'), { timeout: WAIT_MS });
+  expect(terminal.stderr).not.toContain('approval');
+  vi.useRealTimers();
+  slow.finish();
+  expect(await calling, terminal.stderr).toBe(0);
+  expect(terminal.stdout).toContain('worked');
+});

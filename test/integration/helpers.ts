@@ -17,6 +17,9 @@ import type { BridgeReply } from '../../shared/contract';
 import type { ConsoleBackend } from '../../main/bridge/consoleBackend';
 import type { GateOptions } from '../../main/gate/createGate';
 import { startGate, type RunningGate } from '../../main/gate/startGate';
+import { z } from 'zod';
+import { defineTool } from '../../main/registry/defineTool';
+import type { ToolRegistry } from '../../main/registry/registry';
 import { WAIT_MS } from '../fixtures/processes';
 
 /** A temp state folder, a temp workspace and a temp folder outside the workspace. */
@@ -188,6 +191,31 @@ export async function startUnattendedShell(userPolicy: unknown, prepare: (gate: 
 }
 
 /** A raw HTTP response. */
+/** A tool of an upstream server, as the gateway registers it, whose call runs until the test finishes it. */
+export interface HeldTool {
+  /** Whether a call of it has started. */
+  running: () => boolean;
+  /** Ends the call under way, with the text "worked". */
+  finish: () => void;
+}
+
+/** Registers a SAFE upstream tool that asks no one and runs until `finish` (its server able to write files, or not). */
+export function registerHeldTool(registry: ToolRegistry, name: string, { changesFiles }: { changesFiles: boolean }): HeldTool {
+  let finish: (() => void) | undefined;
+  const tool = defineTool({ name, version: '1.0.0', description: 'Works a while.', tier: 'SAFE', sideEffects: changesFiles ? ['FsWrite'] : [], input: z.object({}).strict(), output: z.unknown(), execute: () => undefined });
+  registry.registerExternal(tool, {
+    changesFiles: () => changesFiles,
+    validate: () => undefined,
+    preview: async () => ({ kind: 'none', reason: 'no dry run' }),
+    run: () => new Promise((resolve) => (finish = () => resolve({ ok: true, data: { content: [{ type: 'text', text: 'worked' }] } }))),
+    unavailable: () => undefined,
+    mustAsk: () => undefined,
+    listed: () => true,
+    resultFindings: () => [],
+  });
+  return { running: () => finish !== undefined, finish: () => finish?.() };
+}
+
 export interface RawResponse {
   status: number;
   headers: IncomingHttpHeaders;

@@ -12,10 +12,8 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { defineTool } from '../../main/registry/defineTool';
 import { WAIT_MS, waitUntil, writeWhenRead } from '../fixtures/processes';
-import { connectMcp, nextApproval, PRIVATE_DENY, startTestGate, textOf, writePrivateKey, type TestGate } from './helpers';
+import { connectMcp, nextApproval, PRIVATE_DENY, registerHeldTool, startTestGate, textOf, writePrivateKey, type TestGate } from './helpers';
 
 const SECRET = 'the-private-key-text';
 
@@ -106,27 +104,16 @@ describe('a call judged on names that changed before its turn', () => {
   it('a read sent while an upstream server that may write files runs a call waits for it too, and is judged again', async () => {
     plainFolder('shared');
     // An upstream server's tool as the gateway registers it, its server able to write (unsandboxed, or a writable folder).
-    let finish: (() => void) | undefined;
-    const tool = defineTool({ name: 'writer__work', version: '1.0.0', description: 'Works on files.', tier: 'SAFE', sideEffects: ['FsWrite'], input: z.object({}).strict(), output: z.unknown(), execute: () => undefined });
-    gate.running.gate.registry.registerExternal(tool, {
-      changesFiles: () => true,
-      validate: () => undefined,
-      preview: async () => ({ kind: 'none', reason: 'no dry run' }),
-      run: () => new Promise((resolve) => (finish = () => resolve({ ok: true, data: { content: [{ type: 'text', text: 'worked' }] } }))),
-      unavailable: () => undefined,
-      mustAsk: () => undefined,
-      listed: () => true,
-      resultFindings: () => [],
-    });
+    const writer = registerHeldTool(gate.running.gate.registry, 'writer__work', { changesFiles: true });
     const working = call('writer__work', {});
-    await waitUntil(() => finish !== undefined, 'the upstream call to run');
+    await waitUntil(writer.running, 'the upstream call to run');
     const counted = gate.running.gate.scheduler.programsRunning();
-    if (counted === 0) finish!();
+    if (counted === 0) writer.finish();
     expect(counted, 'a call of a server that may write counts as a program running').toBeGreaterThan(0);
     const reading = call('read_file', { path: 'shared/key' });
-    await waitsForItsTurn(reading, { end: async () => finish!() });
+    await waitsForItsTurn(reading, { end: async () => writer.finish() });
     swapForLink('shared');
-    finish!();
+    writer.finish();
     expect((await working).isError).not.toBe(true);
     const result = await reading;
     expect(result.isError).toBe(true);

@@ -110,7 +110,8 @@ describe('stdio bridge to a running gate', () => {
     await waitUntil(() => progress.length > 0, 'the gate\'s first progress through the bridge');
     await bridge.request('decideApproval', { approvalId: prompt.approvalId, decision: 'approve' });
     expect((await call).isError).toBe(false);
-    expect(progress[0]).toMatchObject({ progress: 1, message: 'waiting in the gate (approval or tool)' });
+    // The first news is that a person is asked, sent as the prompt opens (not the heartbeat, seconds later).
+    expect(progress[0]).toMatchObject({ progress: 1, message: 'waiting for a person to approve it in the Toolgate console' });
   });
 
   it('passes a denial and its reason back to the agent', async () => {
