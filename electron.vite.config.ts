@@ -12,33 +12,62 @@ function isPackageImport(id: string): boolean {
   return id.startsWith('node:') || dependencies.some((name) => id === name || id.startsWith(`${name}/`));
 }
 
-/**
- * Claude Code's hook command (`toolgate hook claude-code`) as one file of its own, out/hook/hook.js,
- * built with the main bundle: Claude Code runs it before and after every tool call, and each module
- * Node's ESM loader reads costs it time, so it shares no chunk with the CLI. Its only lazy chunk
- * (the hook input's schema, for when no gate runs) sits beside it.
- */
-function hookEntry(): Plugin {
+/** A main-process entry built on its own, after the main bundle (with its lazy chunks beside it, or all in one file). */
+function separateEntry(name: string, options: { entry: string; outDir: string; fileName: string; emptyOutDir: boolean; inlined?: string[]; lazyChunks: boolean }): Plugin {
+  const inlined = options.inlined ?? [];
+  const isInlined = (id: string) => inlined.some((dependency) => id === dependency || id.startsWith(`${dependency}/`));
   return {
-    name: 'toolgate-hook-entry',
+    name,
     apply: 'build',
     async closeBundle() {
       await build({
         configFile: false,
         root: __dirname,
         logLevel: 'warn',
+        ssr: { noExternal: inlined },
         build: {
-          ssr: resolve(__dirname, 'main/hooks/hookMain.ts'),
-          outDir: resolve(__dirname, 'out/hook'),
-          emptyOutDir: true,
+          ssr: resolve(__dirname, options.entry),
+          outDir: resolve(__dirname, options.outDir),
+          emptyOutDir: options.emptyOutDir,
           target: 'node22',
           minify: false,
-          // Packages stay imports, as in the main bundle: zod is loaded (lazily) from node_modules, not copied in.
-          rollupOptions: { external: isPackageImport, output: { entryFileNames: 'hook.js' } },
+          rollupOptions: {
+            external: (id) => isPackageImport(id) && !isInlined(id),
+            output: { entryFileNames: options.fileName, inlineDynamicImports: !options.lazyChunks },
+          },
         },
       });
     },
   };
+}
+
+/**
+ * Claude Code's hook command (`toolgate hook claude-code`) as one file of its own, out/hook/hook.js,
+ * built with the main bundle: Claude Code runs it before and after every tool call, and each module
+ * Node's ESM loader reads costs it time, so it shares no chunk with the CLI. Its only lazy chunk
+ * (the hook input's schema, for when no gate runs) sits beside it. Packages stay imports, as in the
+ * main bundle: zod is loaded (lazily) from node_modules, not copied in.
+ */
+function hookEntry(): Plugin {
+  return separateEntry('toolgate-hook-entry', { entry: 'main/hooks/hookMain.ts', outDir: 'out/hook', fileName: 'hook.js', emptyOutDir: true, lazyChunks: true });
+}
+
+/**
+ * The tool process's entry as one file, out/main/toolProcess.js, with the packages it imports when
+ * it starts copied in (zod, @noble/hashes, diff): a gate starts one for each call that writes or runs
+ * a command (a sandbox serves one such call), and Node's ESM loader reading a hundred-odd module
+ * files instead of one cost each start about a quarter of its CPU. What a tool loads later (the bash
+ * grammar, node-pty, the HTML converter) stays an import of node_modules.
+ */
+function toolProcessEntry(): Plugin {
+  return separateEntry('toolgate-tool-process-entry', {
+    entry: 'main/hosts/toolProcessMain.ts',
+    outDir: 'out/main',
+    fileName: 'toolProcess.js',
+    emptyOutDir: false,
+    inlined: ['zod', '@noble/hashes', 'diff'],
+    lazyChunks: false,
+  });
 }
 
 /** The sample WASM tools (tools/wasm/, AssemblyScript) compiled into out/tools/wasm/ with the main bundle. */
@@ -54,21 +83,21 @@ function wasmTools(): Plugin {
 
 /**
  * One build for both shells. main/ yields its entries: the desktop app (index), the CLI and
- * headless server (cli), the tool process (toolProcess), the worker threads that walk a stretch of
+ * headless server (cli), the worker threads that walk a stretch of
  * the audit chain (chainWorker) and keep the explorer's call index (indexWorker), the thread that
  * fetches for a WASM tool's http_fetch host call (wasmFetchWorker), and the API tool
  * modules import (sdk); only index reaches `electron`.
- * Claude Code's hook command is built beside them on its own (hookEntry), and so are the sample WASM tools (wasmTools).
+ * Claude Code's hook command is built beside them on its own (hookEntry), and so are the tool
+ * process (toolProcessEntry) and the sample WASM tools (wasmTools).
  */
 export default defineConfig({
   main: {
-    plugins: [externalizeDepsPlugin(), hookEntry(), wasmTools()],
+    plugins: [externalizeDepsPlugin(), hookEntry(), toolProcessEntry(), wasmTools()],
     build: {
       rollupOptions: {
         input: {
           index: resolve(__dirname, 'main/desktop/index.ts'),
           cli: resolve(__dirname, 'main/cli/index.ts'),
-          toolProcess: resolve(__dirname, 'main/hosts/toolProcessMain.ts'),
           chainWorker: resolve(__dirname, 'main/audit/chainWorker.ts'),
           indexWorker: resolve(__dirname, 'main/audit/indexWorker.ts'),
           wasmFetchWorker: resolve(__dirname, 'main/tools/sources/wasm/fetchWorker.ts'),
