@@ -97,7 +97,8 @@ export async function callThroughGate(executor: Executor, params: ToolCallParams
                 send({
                   progress: ticks,
                   ...(progress.total !== undefined && progress.total >= ticks ? { total: progress.total } : {}),
-                  ...(progress.message ? { message: progress.message } : {}),
+                  // A tool's own words never take the gate's: an agent (`toolgate call`) reads that one as a prompt waiting.
+                  ...(progress.message && progress.message !== AWAITING_APPROVAL_PROGRESS ? { message: progress.message } : {}),
                 });
               },
             }),

@@ -63,10 +63,11 @@ it('a call answered minutes later still ends with its result, the terminal told 
   expect(terminal.stdout).toContain('late.txt');
 }, 120_000);
 
-it('a call no person is asked about is not said to wait for approval; held long, it is said to be still running', async () => {
+it('a call no person is asked about is not said to wait for approval, even by a tool that says so; held long, it is said to be still running', async () => {
   const { running, terminal, io } = await gateAndTerminal();
-  // A tool that runs until the test lets it finish, with no prompt (an upstream server's slow tool, as the gateway registers it).
-  const slow = registerHeldTool(running.gate.registry, 'slow__work', { changesFiles: false });
+  // A tool that runs until the test lets it finish, with no prompt (an upstream server's slow tool, as
+  // the gateway registers it), whose progress speaks in the gate's words.
+  const slow = registerHeldTool(running.gate.registry, 'slow__work', { changesFiles: false, progress: 'waiting for a person to approve it in the Toolgate console' });
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] });
   const calling = callCommand(['slow__work', '{}'], io);
   await vi.waitFor(() => expect(slow.running()).toBe(true), { timeout: WAIT_MS });
@@ -79,4 +80,6 @@ it('a call no person is asked about is not said to wait for approval; held long,
   slow.finish();
   expect(await calling, terminal.stderr).toBe(0);
   expect(terminal.stdout).toContain('worked');
+  // The tool's progress came before its result: by now the terminal has seen all it will.
+  expect(terminal.stderr).toBe('toolgate call: slow__work is still running in the gate (10 s). Ctrl+C cancels the call.\n');
 });

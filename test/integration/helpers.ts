@@ -199,15 +199,19 @@ export interface HeldTool {
   finish: () => void;
 }
 
-/** Registers a SAFE upstream tool that asks no one and runs until `finish` (its server able to write files, or not). */
-export function registerHeldTool(registry: ToolRegistry, name: string, { changesFiles }: { changesFiles: boolean }): HeldTool {
+/** Registers a SAFE upstream tool that asks no one and runs until `finish` (its server able to write files, or not), reporting `progress` as it starts. */
+export function registerHeldTool(registry: ToolRegistry, name: string, { changesFiles, progress }: { changesFiles: boolean; progress?: string }): HeldTool {
   let finish: (() => void) | undefined;
   const tool = defineTool({ name, version: '1.0.0', description: 'Works a while.', tier: 'SAFE', sideEffects: changesFiles ? ['FsWrite'] : [], input: z.object({}).strict(), output: z.unknown(), execute: () => undefined });
   registry.registerExternal(tool, {
     changesFiles: () => changesFiles,
     validate: () => undefined,
     preview: async () => ({ kind: 'none', reason: 'no dry run' }),
-    run: () => new Promise((resolve) => (finish = () => resolve({ ok: true, data: { content: [{ type: 'text', text: 'worked' }] } }))),
+    run: (_input, context) =>
+      new Promise((resolve) => {
+        if (progress !== undefined) context.onProgress?.({ progress: 1, message: progress });
+        finish = () => resolve({ ok: true, data: { content: [{ type: 'text', text: 'worked' }] } });
+      }),
     unavailable: () => undefined,
     mustAsk: () => undefined,
     listed: () => true,
