@@ -112,16 +112,26 @@ afterAll(() => {
   if (folder) removeTempFolder(folder);
 });
 
+/** One scenario's checks, and what the driver printed for it (shown with a check that went wrong). */
+interface ScenarioResult {
+  checks: Check[];
+  clientOutput: string;
+}
+
 /** The checks of each scenario (`auth/...` for those under auth/), read from the suite's output folder. */
-function readResults(outputDir: string, prefix = ''): Map<string, Check[]> {
-  const results = new Map<string, Check[]>();
+function readResults(outputDir: string, prefix = ''): Map<string, ScenarioResult> {
+  const results = new Map<string, ScenarioResult>();
   for (const entry of readdirSync(outputDir)) {
     const checks = join(outputDir, entry, 'checks.json');
     if (!existsSync(checks)) {
       for (const [scenario, nested] of readResults(join(outputDir, entry), `${prefix}${entry}/`)) results.set(scenario, nested);
       continue;
     }
-    results.set(`${prefix}${entry.replace(/-\d{4}-\d\d-\d\dT[\d-]+Z$/, '')}`, JSON.parse(readFileSync(checks, 'utf8')) as Check[]);
+    const printed = (name: string) => (existsSync(join(outputDir, entry, name)) ? readFileSync(join(outputDir, entry, name), 'utf8').trim().split('\n').slice(-8).join('\n') : '');
+    results.set(`${prefix}${entry.replace(/-\d{4}-\d\d-\d\dT[\d-]+Z$/, '')}`, {
+      checks: JSON.parse(readFileSync(checks, 'utf8')) as Check[],
+      clientOutput: `stdout: ${printed('stdout.txt')}\nstderr: ${printed('stderr.txt')}`,
+    });
   }
   return results;
 }
@@ -133,7 +143,7 @@ function readResults(outputDir: string, prefix = ''): Map<string, Check[]> {
 const SUITE_RUN_MS = 3 * WAIT_MS;
 
 /** Runs one requirement set's client scenarios against the driver. */
-async function runSuite(revision: '2025-11-25' | '2026-07-28'): Promise<Map<string, Check[]>> {
+async function runSuite(revision: '2025-11-25' | '2026-07-28'): Promise<Map<string, ScenarioResult>> {
   const outputDir = join(folder, `results-${revision}`);
   const command = `node ${join(folder, 'driver', 'upstreamConformanceClient.js')}`;
   // Each scenario's driver has WAIT_MS to finish, a small part of which it needs when nothing is wrong.
@@ -160,13 +170,14 @@ describe.each(['2025-11-25', '2026-07-28'] as const)("MCP conformance suite's cl
     const unexpected: string[] = [];
     const passed: string[] = [];
     const seen = new Set<string>();
-    for (const [scenario, checks] of results) {
+    for (const [scenario, { checks, clientOutput }] of results) {
       for (const check of checks) {
         if (check.status === 'INFO') continue;
         const outcome = `${check.status}: ${check.errorMessage ?? ''}`;
         const named = notApplicable(revision, scenario, check);
         if (named) seen.add(named.key);
-        if (named ? !named.excuse.outcome.test(outcome) : check.status !== 'SUCCESS') unexpected.push(`${scenario}/${check.name} ${outcome}${named ? ` (named as: ${named.excuse.reason})` : ''}`);
+        // What the driver printed comes with the check: a check's own message may be empty.
+        if (named ? !named.excuse.outcome.test(outcome) : check.status !== 'SUCCESS') unexpected.push(`${scenario}/${check.name} ${outcome}${named ? ` (named as: ${named.excuse.reason})` : ''}\n${clientOutput}`);
         else if (!named) passed.push(`${scenario}/${check.name}`);
       }
     }
