@@ -7,15 +7,19 @@ import { buildWasmTools } from './scripts/buildWasmTools.mjs';
 
 const dependencies = Object.keys((JSON.parse(readFileSync(resolve(__dirname, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies);
 
+/** Whether an import names the package `name` or a file in it. */
+function inPackage(id: string, name: string): boolean {
+  return id === name || id.startsWith(`${name}/`);
+}
+
 /** Whether an import names one of Node's modules or a dependency (or a file in one) rather than a source file. */
 function isPackageImport(id: string): boolean {
-  return id.startsWith('node:') || dependencies.some((name) => id === name || id.startsWith(`${name}/`));
+  return id.startsWith('node:') || dependencies.some((name) => inPackage(id, name));
 }
 
 /** A main-process entry built on its own, after the main bundle (with its lazy chunks beside it, or all in one file). */
 function separateEntry(name: string, options: { entry: string; outDir: string; fileName: string; emptyOutDir: boolean; inlined?: string[]; lazyChunks: boolean }): Plugin {
   const inlined = options.inlined ?? [];
-  const isInlined = (id: string) => inlined.some((dependency) => id === dependency || id.startsWith(`${dependency}/`));
   return {
     name,
     apply: 'build',
@@ -32,7 +36,7 @@ function separateEntry(name: string, options: { entry: string; outDir: string; f
           target: 'node22',
           minify: false,
           rollupOptions: {
-            external: (id) => isPackageImport(id) && !isInlined(id),
+            external: (id) => isPackageImport(id) && !inlined.some((name) => inPackage(id, name)),
             output: { entryFileNames: options.fileName, inlineDynamicImports: !options.lazyChunks },
           },
         },
