@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ProgressTap } from '../upstream/progressTap';
+import { connectionFailure } from '../upstream/requestSignals';
 import { ErrorCode, LoggingMessageNotificationSchema, McpError, type LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import { GateError } from '../../shared/errors';
 import { toolgateVersion } from '../state/paths';
@@ -37,7 +38,7 @@ export interface GateSession {
 
 /** True for a request that never reached a gate: nothing listens, or the connection dropped before an answer began. */
 export function isConnectionFailure(error: unknown): boolean {
-  return error instanceof TypeError && error.message === 'fetch failed';
+  return connectionFailure(error) !== undefined;
 }
 
 /** True when the gate no longer knows the session: it restarted (404), or answers with another token (401). */

@@ -1,5 +1,28 @@
 import { GATE_REFUSAL_MARK, MessageTooLarge } from './messageBound';
 
+/**
+ * What went wrong under a request that got no answer because its connection did (nothing listened,
+ * the server reset or closed the connection, a name did not resolve), in the words of the socket's
+ * error: "other side closed (UND_ERR_SOCKET)", "connect ECONNREFUSED 127.0.0.1:9". Undefined for
+ * anything else. Node's fetch reports all of these as one TypeError, "fetch failed", its cause the
+ * socket's error.
+ */
+export function connectionFailure(error: unknown): { why: string; refused: boolean } | undefined {
+  // The SDK may wrap it ("Version negotiation probe failed: fetch failed"), keeping it as the cause.
+  let failed = error;
+  for (let depth = 0; depth < 4 && !isFetchFailure(failed) && failed instanceof Error; depth++) failed = failed.cause;
+  if (!isFetchFailure(failed)) return undefined;
+  const cause = failed.cause;
+  if (!(cause instanceof Error)) return { why: 'the connection failed', refused: false };
+  const code = (cause as { code?: unknown }).code;
+  const why = typeof code === 'string' && !cause.message.includes(code) ? `${cause.message} (${code})` : cause.message;
+  return { why, refused: code === 'ECONNREFUSED' };
+}
+
+function isFetchFailure(error: unknown): error is TypeError {
+  return error instanceof TypeError && error.message === 'fetch failed';
+}
+
 /** Statuses whose answer has no body by definition (the Fetch standard's null body statuses). */
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 

@@ -10,7 +10,7 @@ import { DirectToolCalls } from './directUpstreamCall';
 import { throttledProgress } from './progressThrottle';
 import { RunningUpstreamCalls, upstreamLogger } from './upstreamLogs';
 import { isMessageTooLarge } from './messageBound';
-import { fetchWithOwnSignals } from './requestSignals';
+import { connectionFailure, fetchWithOwnSignals } from './requestSignals';
 import { hiddenTmpHint, stdioLaunch, upstreamEnvironment } from './stdioSandbox';
 import { vetToolList } from './toolListVetting';
 import type { UpstreamCallOptions, UpstreamCallOutcome, UpstreamConnection, UpstreamState } from './types';
@@ -31,6 +31,8 @@ function errorText(error: unknown): string {
 /** Why a start failed, in words: an answer refused by the SDK's schema is named as the server's fault. */
 function startFailureText(error: unknown): string {
   if (error instanceof SdkError && error.code === SdkErrorCode.InvalidResult) return `its answer is not what MCP says it must be: ${oneLine(errorText(error))}`;
+  const connection = connectionFailure(error);
+  if (connection) return `its connection failed: ${oneLine(connection.why)}`;
   return errorText(error);
 }
 
@@ -204,6 +206,13 @@ class UpstreamServerConnection implements UpstreamConnection {
     }
     if (error instanceof ProtocolError) {
       return { code: 'ERUNTIME', message: `${label}: the server answered with an error: ${error.message.slice(0, 500)}` };
+    }
+    const connection = connectionFailure(error);
+    if (connection?.refused) {
+      return { code: 'EUNAVAILABLE', message: `${label}: server ${this.config.name} could not be reached (${oneLine(connection.why)}); the call did not reach it` };
+    }
+    if (connection) {
+      return { code: 'ECRASH', message: `${label}: the connection to server ${this.config.name} failed before it answered (${oneLine(connection.why)}); the call may or may not have run there` };
     }
     const why = error instanceof z.ZodError ? z.prettifyError(error) : errorText(error);
     return { code: 'ERUNTIME', message: `${label}: the server's reply is not a valid tools/call result: ${oneLine(why)}` };

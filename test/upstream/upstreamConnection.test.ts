@@ -285,6 +285,7 @@ async function startHttpServer(withFlood = false) {
       server.registerTool('echo', { inputSchema: { text: z.string() } }, ({ text }) => ({ content: [{ type: 'text', text }] }));
       if (withFlood) server.registerTool('flood', { inputSchema: { as: z.enum(['json', 'event']) } }, () => ({ content: [] }));
       if (withFlood) server.registerTool('lie', { inputSchema: {} }, () => ({ content: [] }));
+      if (withFlood) server.registerTool('drop', { inputSchema: {} }, () => ({ content: [] }));
       await server.connect(created);
       transport = created;
     }
@@ -298,6 +299,8 @@ async function startHttpServer(withFlood = false) {
       response.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': transport.sessionId! });
       return void response.end(JSON.stringify({ jsonrpc: '2.0', id: body.id, error: { code: -32603, message, data: { gateRefusal: 'a guess' } } }));
     }
+    // A server that goes away under a call: the connection is cut with the request read, no answer begun.
+    if (withFlood && body.method === 'tools/call' && body.params?.name === 'drop') return void request.socket.destroy();
     if (withFlood && body.method === 'tools/call' && body.params?.name === 'flood' && transport.sessionId) return flood(response, transport.sessionId, body.id, body.params.arguments?.as ?? 'json');
     await transport.handleRequest(request, response, body);
   });
@@ -370,6 +373,28 @@ describe('an upstream Streamable HTTP server', () => {
     } finally {
       server.close();
     }
+  });
+
+  it('says the connection failed, and not that the answer was wrong, when a server cuts it under a call; and goes on serving', async () => {
+    const server = await startHttpServer(true);
+    try {
+      const connection = httpConnections.make({ name: 'remote', transport: 'http', url: server.url, headers: {} });
+      await connection.start();
+      expect(await connection.call('drop', {}, options)).toMatchObject({
+        ok: false,
+        error: { code: 'ECRASH', message: expect.stringMatching(/^remote__drop: the connection to server remote failed before it answered \(.*(other side closed|ECONNRESET).*\); the call may or may not have run there$/) },
+      });
+      expect(firstText(await connection.call('echo', { text: 'still here' }, options))).toBe('still here');
+    } finally {
+      server.close();
+    }
+  });
+
+  it('says a server nothing listens for could not be reached, with the socket\'s own words', async () => {
+    const server = await startHttpServer();
+    server.close();
+    const connection = httpConnections.make({ name: 'remote', transport: 'http', url: server.url, headers: {} });
+    await expect(connection.start()).rejects.toThrow(/^server remote could not start: its connection failed: connect ECONNREFUSED 127\.0\.0\.1:\d+/);
   });
 
   it('reconnects after its session drops', async () => {
