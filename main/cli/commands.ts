@@ -1,27 +1,15 @@
 import { terminalText } from '../../shared/inertText';
 import { existsSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { AuditStore } from '../audit/auditStore';
-import { loadFastBlake3 } from '../audit/fastBlake3';
-import { auditKeyCommand, auditProveCommand } from './auditProof';
-import { auditReplayCommand } from './auditReplay';
-import { iterateCalls } from '../audit/explorerQuery';
-import { auditExportCommand } from './auditExport';
-import { auditVerifyCommand } from './auditVerify';
 import { GATE_NOT_RUNNING_MESSAGE, GateConnection, LONG_CALL, openGateSession } from '../mcp/gateClient';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { GateError } from '../../shared/errors';
 import { RAW_ARGUMENTS_META } from '../mcp/gateMcpServer';
 import { AWAITING_APPROVAL_PROGRESS } from '../mcp/gateToolCall';
 import { answerGateNotRunning, runStdioBridge } from '../mcp/stdioBridge';
-import { ToolRegistry } from '../registry/registry';
-import { exportToolSchemas, TOOL_SCHEMA_FORMATS, type ToolSchemaFormat } from '../registry/schemaFormats';
 import { statePaths } from '../state/paths';
 import { readGateAddress } from '../state/stateFolder';
-import { GATE_TOOL_DEFINITIONS } from '../tools/gateTools';
-import { loadToolModule } from '../tools/loadToolModule';
-import { UsageError, flag, intFlag } from './argv';
-import { parseCommandLine, subcommandOf } from './commandSpec';
+import { UsageError, flag } from './argv';
+import { parseCommandLine } from './commandSpec';
 import { commandSpec } from './commandSpecs';
 
 /** What a command prints and its exit code (0 ok, 1 the thing checked failed, 2 usage or setup). */
@@ -29,68 +17,6 @@ export interface Io {
   out: (text: string) => void;
   err: (text: string) => void;
   home: string;
-}
-
-/** `toolgate tools [--format mcp|openai|anthropic] [--tools MODULE]`: the tool schemas as JSON. */
-export async function toolsCommand(argv: string[], io: Io): Promise<number> {
-  const sub = subcommandOf(commandSpec('tools'), argv);
-  if (sub?.name === 'review') return (await import('./toolReviewCommand')).toolsReview(parseCommandLine(sub, argv, 'tools review'), io);
-  const args = parseCommandLine(commandSpec('tools'), argv, 'tools');
-  const format = (flag(args, 'format') ?? 'mcp') as ToolSchemaFormat;
-  if (!TOOL_SCHEMA_FORMATS.includes(format)) {
-    throw new UsageError(`--format takes ${TOOL_SCHEMA_FORMATS.join(', ')}, not ${JSON.stringify(format)}`);
-  }
-  const registry = new ToolRegistry();
-  for (const tool of GATE_TOOL_DEFINITIONS) registry.register(tool);
-  for (const module of args.flags.get('tools') ?? []) {
-    for (const tool of await loadToolModule(resolve(module))) registry.register(tool, resolve(module));
-  }
-  // The tools home's manifests a person reviewed, as a gate started now would offer them.
-  const { scanToolsHome } = await import('../tools/sources/toolsHome');
-  for (const home of await scanToolsHome(io.home)) {
-    if (home.state === 'trusted' && home.loaded && !registry.get(home.loaded.tool.manifest.name)) registry.register(home.loaded.tool, home.module);
-  }
-  io.out(`${JSON.stringify(exportToolSchemas(registry.list(), format), null, 2)}\n`);
-  return 0;
-}
-
-function openAudit(io: Io): AuditStore | undefined {
-  const paths = statePaths(io.home);
-  if (!existsSync(paths.audit)) {
-    io.err(`no audit log at ${paths.audit}: nothing has run with TOOLGATE_HOME=${io.home} yet\n`);
-    return undefined;
-  }
-  return new AuditStore({ path: paths.audit, headPath: paths.auditHead, readonly: true });
-}
-
-/** `toolgate audit verify|list|key|prove|export`: checks the log, prints records, the checkpoint key or a proof. */
-export async function auditCommand(argv: string[], io: Io): Promise<number> {
-  const subSpec = subcommandOf(commandSpec('audit'), argv);
-  if (!subSpec) throw new UsageError('audit takes `verify`, `list`, `key`, `prove`, `replay` or `export`');
-  const args = parseCommandLine(subSpec, argv, `audit ${subSpec.name}`);
-  if (subSpec.name === 'verify') {
-    // The WebAssembly hash reads a large log several times faster; it loads once, before the walk.
-    await loadFastBlake3();
-    return auditVerifyCommand(args, io);
-  }
-  if (subSpec.name === 'key') return auditKeyCommand(args, io);
-  if (subSpec.name === 'prove') return auditProveCommand(args, io);
-  if (subSpec.name === 'replay') return auditReplayCommand(args, io);
-  if (subSpec.name === 'export') return auditExportCommand(args, io, { calls: iterateCalls, stdout: process.stdout });
-  const store = openAudit(io);
-  if (!store) return 2;
-  try {
-    const records = store.list({ limit: intFlag(args, 'limit', 1, 100_000) ?? 20 }).reverse();
-    if (flag(args, 'json')) io.out(`${JSON.stringify(records, null, 2)}\n`);
-    else {
-      for (const record of records) {
-        io.out(`${String(record.seq).padStart(6)}  ${record.time}  ${record.kind.padEnd(18)} ${record.callId}  ${JSON.stringify(record.payload).slice(0, 120)}\n`);
-      }
-    }
-    return 0;
-  } finally {
-    store.close();
-  }
 }
 
 /** `toolgate call TOOL JSON`: one call through the running gate, exactly as an agent makes it. */

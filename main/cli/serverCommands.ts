@@ -3,10 +3,7 @@ import { basename, isAbsolute } from 'node:path';
 import { readGateAddress } from '../state/stateFolder';
 import { bridgeRequest } from './gateBridge';
 import { createInterface } from 'node:readline/promises';
-import { ChainSecretProvider, EnvironmentSecretProvider, FileSecretProvider } from '../secrets/secretProvider';
 import { statePaths } from '../state/paths';
-import { reviewCommand } from '../upstream/reviewCommand';
-import { sandboxCommand } from '../upstream/sandboxCommand';
 import type { UpstreamOverview, UpstreamServerConfig } from '../../shared/upstream';
 import { clientConfigPath } from '../upstream/clientConfigs';
 import { undoRewrite, type UndoReport } from '../upstream/clientRewrite';
@@ -158,6 +155,8 @@ async function serversReview(args: ParsedArgs, io: Io): Promise<number> {
   if (!server) throw new UsageError('servers review needs the NAME of a server in servers.json');
   if (extra !== undefined) throw new UsageError(`servers review takes one NAME, not also ${JSON.stringify(extra)}`);
   const tier = flag(args, 'tier');
+  // A review starts the server (the upstream client, the sandbox, the secrets): loaded for it alone, not for `servers list`.
+  const [{ reviewCommand }, { ChainSecretProvider, EnvironmentSecretProvider, FileSecretProvider }] = await Promise.all([import('../upstream/reviewCommand'), import('../secrets/secretProvider')]);
   return reviewCommand({
     home: io.home,
     server,
@@ -172,7 +171,7 @@ async function serversReview(args: ParsedArgs, io: Io): Promise<number> {
 }
 
 /** `toolgate servers sandbox NAME [--network on|off] [--writable DIR]… [--no-writable]…`: the changes, as the command line gives them. */
-function serversSandbox(args: ParsedArgs, io: Io): number {
+async function serversSandbox(args: ParsedArgs, io: Io): Promise<number> {
   const [, server, extra] = args.positionals;
   if (!server) throw new UsageError('servers sandbox needs the NAME of a stdio server in servers.json');
   if (extra !== undefined) throw new UsageError(`servers sandbox takes one NAME, not also ${JSON.stringify(extra)} (give each folder with its own --writable or --readable)`);
@@ -180,6 +179,7 @@ function serversSandbox(args: ParsedArgs, io: Io): number {
   if (network !== undefined && network !== 'on' && network !== 'off') throw new UsageError(`--network takes on or off, not ${JSON.stringify(network)}`);
   const all = (name: string) => args.flags.get(name) ?? [];
   const cleared = (name: string) => flag(args, `no-${name}`) !== undefined;
+  const { sandboxCommand } = await import('../upstream/sandboxCommand');
   return sandboxCommand({
     home: io.home,
     server,
