@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ProgressTap } from '../upstream/progressTap';
-import { connectionFailure } from '../upstream/requestSignals';
+import { connectionFailure, fetchWithOwnSignals } from '../upstream/requestSignals';
 import { ErrorCode, LoggingMessageNotificationSchema, McpError, type LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import { GateError } from '../../shared/errors';
 import { toolgateVersion } from '../state/paths';
@@ -53,6 +53,9 @@ export async function openGateSession(home: string, clientName: string): Promise
   const client = new Client({ name: clientName, version: toolgateVersion() });
   const transport = new StreamableHTTPClientTransport(new URL(address.mcpUrl), {
     requestInit: { headers: { authorization: `Bearer ${token}` } },
+    // The transport hands every POST the one signal it keeps for its life; a bridge forwarding
+    // thousands of calls would pile a listener per call on it (see fetchWithOwnSignals).
+    fetch: fetchWithOwnSignals(),
   });
   const progress = new ProgressTap(transport);
   try {

@@ -4,12 +4,14 @@
  * console over the WebSocket bridge, and a prompt nobody answers.
  */
 import { spawn } from 'node:child_process';
+import { getEventListeners } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BridgeClient, CLI, ROOT, cliEnv, connectStdioBridge, makeTempDirs, readConsoleToken, spawnServe, textOf, type ServeProcess, type TempDirs } from './helpers';
 import { WAIT_MS, waitUntil } from '../fixtures/processes';
+import { openGateSession } from '../../main/mcp/gateClient';
 
 const clients: Client[] = [];
 
@@ -59,6 +61,22 @@ describe('stdio bridge to a running gate', () => {
     const refused = await client.callTool({ name: 'read_file', arguments: { path: '../../etc/passwd' } });
     expect(refused.isError).toBe(true);
     expect(textOf(refused)).toMatch(/^EPERMISSION/);
+  });
+
+  it("leaves no listener per call on its connection's long-lived signal, however many calls it forwards", async () => {
+    const session = await openGateSession(dirs.home, 'listener-count');
+    try {
+      // The SDK's transport gives each POST this one signal; Node's fetch keeps a listener on it per request until a collection.
+      const signal = (session.client.transport as unknown as { _abortController: AbortController })._abortController.signal;
+      for (let i = 0; i < 40; i++) {
+        const result = await session.client.callTool({ name: 'echo', arguments: { text: `call ${i}` } });
+        expect(result.isError).toBe(false);
+      }
+      // At most the one of the stream it holds open for the gate's notifications.
+      expect(getEventListeners(signal, 'abort').length).toBeLessThanOrEqual(1);
+    } finally {
+      await session.close();
+    }
   });
 
   it('exits on its own when the client closes its stdin', async () => {
