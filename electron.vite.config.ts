@@ -17,6 +17,23 @@ function isPackageImport(id: string): boolean {
   return id.startsWith('node:') || dependencies.some((name) => inPackage(id, name));
 }
 
+/**
+ * A package.json of type module in each folder of built modules. For every module it loads, Node
+ * looks for the package.json that says how to read it, in the module's folder and then in each one
+ * above it, and it does not remember where it found none: a gate's start tried out/main/chunks,
+ * out/main and out/ about 350 times each (a thousand failed opens) before reaching the checkout's
+ * own. Found in the module's own folder, it is read once and remembered.
+ */
+function packageScope(folders: string[]): Plugin {
+  return {
+    name: 'toolgate-package-scope',
+    apply: 'build',
+    generateBundle() {
+      for (const folder of folders) this.emitFile({ type: 'asset', fileName: `${folder}package.json`, source: `${JSON.stringify({ type: 'module' })}\n` });
+    },
+  };
+}
+
 /** A main-process entry built on its own, after the main bundle (with its lazy chunks beside it, or all in one file). */
 function separateEntry(name: string, options: { entry: string; outDir: string; fileName: string; emptyOutDir: boolean; inlined?: string[]; lazyChunks: boolean }): Plugin {
   const inlined = options.inlined ?? [];
@@ -29,6 +46,7 @@ function separateEntry(name: string, options: { entry: string; outDir: string; f
         root: __dirname,
         logLevel: 'warn',
         ssr: { noExternal: inlined },
+        plugins: [packageScope(options.lazyChunks ? ['', 'assets/'] : [''])],
         build: {
           ssr: resolve(__dirname, options.entry),
           outDir: resolve(__dirname, options.outDir),
@@ -96,7 +114,7 @@ function wasmTools(): Plugin {
  */
 export default defineConfig({
   main: {
-    plugins: [externalizeDepsPlugin(), hookEntry(), toolProcessEntry(), wasmTools()],
+    plugins: [externalizeDepsPlugin(), packageScope(['', 'chunks/']), hookEntry(), toolProcessEntry(), wasmTools()],
     build: {
       rollupOptions: {
         input: {

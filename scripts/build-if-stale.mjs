@@ -13,7 +13,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** Everything a build reads: a change to any of these makes out/ stale. */
 export const SOURCES = ['main', 'preload', 'renderer', 'shared', 'resources', 'tools', 'electron.vite.config.ts', 'package.json', 'tsconfig.json', 'tsconfig.node.json', 'tsconfig.web.json'];
 /** Every entry a build writes: a missing one makes out/ stale. */
-export const OUTPUTS = ['out/main/index.js', 'out/main/cli.js', 'out/hook/hook.js', 'out/main/toolProcess.js', 'out/main/wasmFetchWorker.js', 'out/main/sdk.js', 'out/preload/index.cjs', 'out/renderer/index.html', 'out/tools/wasm/text_stats/manifest.json', 'out/tools/wasm/file_stats/manifest.json'];
+export const OUTPUTS = ['out/main/index.js', 'out/main/cli.js', 'out/main/chunks/package.json', 'out/hook/hook.js', 'out/main/toolProcess.js', 'out/main/wasmFetchWorker.js', 'out/main/sdk.js', 'out/preload/index.cjs', 'out/renderer/index.html', 'out/tools/wasm/text_stats/manifest.json', 'out/tools/wasm/file_stats/manifest.json'];
 
 /** The newest modification time of a file or of any file below a folder. */
 function newest(path) {

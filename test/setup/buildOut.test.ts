@@ -1,6 +1,7 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import { buildIfStale, buildState, OUTPUTS } from '../../scripts/build-if-stale.mjs';
 
@@ -14,6 +15,18 @@ describe('the bundle the tests run', () => {
     expect(check.builtMs).toBeGreaterThan(check.changedMs);
     // The bundle the tests load is the one the setup checked: nothing replaced it since.
     expect(buildState().builtMs).toBe(check.builtMs);
+  });
+});
+
+describe('the built modules', () => {
+  it('each folder of them holds a package.json of type module, so Node finds how to read a module beside it and not by trying every folder above', () => {
+    const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
+    const folders = ['out/main', 'out/hook'].flatMap((top) => [top, ...readdirSync(join(root, top), { recursive: true, withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => relative(root, join(entry.parentPath, entry.name)))]);
+    const withModules = folders.filter((folder) => readdirSync(join(root, folder)).some((name) => name.endsWith('.js')));
+    expect(withModules).toEqual(expect.arrayContaining(['out/main', 'out/main/chunks', 'out/hook']));
+    for (const folder of withModules) {
+      expect(JSON.parse(readFileSync(join(root, folder, 'package.json'), 'utf8')), folder).toEqual({ type: 'module' });
+    }
   });
 });
 
