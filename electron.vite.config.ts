@@ -34,8 +34,11 @@ function packageScope(folders: string[]): Plugin {
   };
 }
 
-/** A main-process entry built on its own, after the main bundle (with its lazy chunks beside it, or all in one file). */
-function separateEntry(name: string, options: { entry: string; outDir: string; fileName: string; emptyOutDir: boolean; inlined?: string[]; lazyChunks: boolean }): Plugin {
+/**
+ * A main-process entry built on its own, after the main bundle (with its lazy chunks beside it, or all
+ * in one file); `scopes` are the folders of its output that get their package.json (packageScope).
+ */
+function separateEntry(name: string, options: { entry: string; outDir: string; fileName: string; emptyOutDir: boolean; inlined?: string[]; lazyChunks: boolean; scopes: string[] }): Plugin {
   const inlined = options.inlined ?? [];
   return {
     name,
@@ -46,7 +49,7 @@ function separateEntry(name: string, options: { entry: string; outDir: string; f
         root: __dirname,
         logLevel: 'warn',
         ssr: { noExternal: inlined },
-        plugins: [packageScope(options.lazyChunks ? ['', 'assets/'] : [''])],
+        plugins: [packageScope(options.scopes)],
         build: {
           ssr: resolve(__dirname, options.entry),
           outDir: resolve(__dirname, options.outDir),
@@ -71,7 +74,7 @@ function separateEntry(name: string, options: { entry: string; outDir: string; f
  * main bundle: zod is loaded (lazily) from node_modules, not copied in.
  */
 function hookEntry(): Plugin {
-  return separateEntry('toolgate-hook-entry', { entry: 'main/hooks/hookMain.ts', outDir: 'out/hook', fileName: 'hook.js', emptyOutDir: true, lazyChunks: true });
+  return separateEntry('toolgate-hook-entry', { entry: 'main/hooks/hookMain.ts', outDir: 'out/hook', fileName: 'hook.js', emptyOutDir: true, lazyChunks: true, scopes: ['', 'assets/'] });
 }
 
 /**
@@ -89,6 +92,8 @@ function toolProcessEntry(): Plugin {
     emptyOutDir: false,
     inlined: ['zod', '@noble/hashes', 'diff'],
     lazyChunks: false,
+    // out/main's package.json is the main bundle's.
+    scopes: [],
   });
 }
 

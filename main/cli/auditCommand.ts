@@ -15,7 +15,7 @@ function openAudit(io: Io): AuditStore | undefined {
   return new AuditStore({ path: paths.audit, headPath: paths.auditHead, readonly: true });
 }
 
-/** `toolgate audit verify|list|key|prove|export`: checks the log, prints records, the checkpoint key or a proof. */
+/** `toolgate audit verify|list|key|prove|replay|export`: checks the log, prints records, the checkpoint key or a proof, replays a call, exports calls. */
 export async function auditCommand(argv: string[], io: Io): Promise<number> {
   const subSpec = subcommandOf(commandSpec('audit'), argv);
   if (!subSpec) throw new UsageError('audit takes `verify`, `list`, `key`, `prove`, `replay` or `export`');
