@@ -1,19 +1,8 @@
-import { existsSync } from 'node:fs';
-import { AuditStore } from '../audit/auditStore';
-import { statePaths } from '../state/paths';
 import { UsageError, flag, intFlag } from './argv';
+import { openAuditLog } from './auditLog';
 import { parseCommandLine, subcommandOf } from './commandSpec';
 import { commandSpec } from './commandSpecs';
 import type { Io } from './commands';
-
-function openAudit(io: Io): AuditStore | undefined {
-  const paths = statePaths(io.home);
-  if (!existsSync(paths.audit)) {
-    io.err(`no audit log at ${paths.audit}: nothing has run with TOOLGATE_HOME=${io.home} yet\n`);
-    return undefined;
-  }
-  return new AuditStore({ path: paths.audit, headPath: paths.auditHead, readonly: true });
-}
 
 /** `toolgate audit verify|list|key|prove|replay|export`: checks the log, prints records, the checkpoint key or a proof, replays a call, exports calls. */
 export async function auditCommand(argv: string[], io: Io): Promise<number> {
@@ -34,7 +23,7 @@ export async function auditCommand(argv: string[], io: Io): Promise<number> {
     const [{ auditExportCommand }, { iterateCalls }] = await Promise.all([import('./auditExport'), import('../audit/explorerQuery')]);
     return auditExportCommand(args, io, { calls: iterateCalls, stdout: process.stdout });
   }
-  const store = openAudit(io);
+  const store = openAuditLog(io);
   if (!store) return 2;
   try {
     const records = store.list({ limit: intFlag(args, 'limit', 1, 100_000) ?? 20 }).reverse();

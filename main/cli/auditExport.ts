@@ -13,10 +13,9 @@ import {
   type ExportFormat,
 } from '../../shared/explorer';
 import { SECURITY_TIERS } from '../../shared/manifest';
-import { AuditStore } from '../audit/auditStore';
 import { counted, exportChunks, withRecords, type CallSource } from '../audit/exportCalls';
-import { statePaths } from '../state/paths';
 import { UsageError, flag, type ParsedArgs } from './argv';
+import { openAuditLog } from './auditLog';
 import type { Io } from './commands';
 import { countOf } from '../../shared/plural';
 
@@ -112,12 +111,8 @@ export async function auditExportCommand(args: ParsedArgs, io: Io, deps: AuditEx
   const out = flag(args, 'out');
   const target = out === undefined || out === '-' ? undefined : resolve(out);
   if (target && !existsSync(dirname(target))) throw new UsageError(`--out ${out}: the folder ${dirname(target)} does not exist`);
-  const paths = statePaths(io.home);
-  if (!existsSync(paths.audit)) {
-    io.err(`no audit log at ${paths.audit}: nothing has run with TOOLGATE_HOME=${io.home} yet\n`);
-    return 2;
-  }
-  const store = new AuditStore({ path: paths.audit, headPath: paths.auditHead, readonly: true });
+  const store = openAuditLog(io);
+  if (!store) return 2;
   try {
     // A running gate folds its newest records into the call index within seconds of committing them.
     const behind = store.callIndex().behind();

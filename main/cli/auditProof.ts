@@ -8,6 +8,7 @@ import { ensureHome } from '../state/stateFolder';
 import { statePaths } from '../state/paths';
 import { UsageError, flag, type ParsedArgs } from './argv';
 import { auditKeyRotateCommand } from './auditKeyRotate';
+import { noAuditLog } from './auditLog';
 import type { Io } from './commands';
 import { countOf } from '../../shared/plural';
 
@@ -58,7 +59,7 @@ export function auditProveCommand(args: ParsedArgs, io: Io): number {
     throw new UsageError(`prove takes one record number, e.g. toolgate audit prove 42${seqText === undefined ? '' : `, not ${JSON.stringify([seqText, ...extra].join(' '))}`}`);
   }
   const paths = statePaths(io.home);
-  if (!existsSync(paths.audit)) throw new GateError('ENOTFOUND', `no audit log at ${paths.audit}: nothing has run with TOOLGATE_HOME=${io.home} yet`);
+  if (!existsSync(paths.audit)) throw new GateError('ENOTFOUND', noAuditLog(io));
   const store = new AuditStore({ path: paths.audit, headPath: paths.auditHead, readonly: true });
   let leaves: Buffer[];
   try {

@@ -11,6 +11,7 @@ import { readGateAddress, type GateAddress } from '../state/stateFolder';
 import { UsageError, flag, type ParsedArgs } from './argv';
 import { checkpointExitCode, checkpointReport, printCheckpointReport } from './auditCheckpoint';
 import { checkpointDirReport, printCheckpointDirReport } from './auditCheckpointDir';
+import { noAuditLog } from './auditLog';
 import type { Io } from './commands';
 import { countOf, nounFor } from '../../shared/plural';
 
@@ -141,7 +142,7 @@ export async function auditVerifyCommand(args: ParsedArgs, io: Io): Promise<numb
   if (!existsSync(paths.audit)) {
     const finding = missingDatabaseFinding(readAnchor(paths.auditHead), paths.audit);
     if (finding) return printReport({ ok: false, records: 0, ...finding }, io, json);
-    io.err(`no audit log at ${paths.audit}: nothing has run with TOOLGATE_HOME=${io.home} yet\n`);
+    io.err(`${noAuditLog(io)}\n`);
     return 2;
   }
   if (flag(args, 'accept-missing-anchor') === 'true') return acceptMissingAnchor(paths, io);

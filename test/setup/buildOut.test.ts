@@ -1,9 +1,9 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import { buildIfStale, buildState, OUTPUTS } from '../../scripts/build-if-stale.mjs';
+import { toolgateRoot } from '../../main/state/paths';
 
 const VERSION_SOURCE = 'main/version.ts';
 
@@ -20,7 +20,7 @@ describe('the bundle the tests run', () => {
 
 describe('the built modules', () => {
   it('each folder of them holds a package.json of type module, so Node finds how to read a module beside it and not by trying every folder above', () => {
-    const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
+    const root = toolgateRoot();
     const folders = ['out/main', 'out/hook'].flatMap((top) => [top, ...readdirSync(join(root, top), { recursive: true, withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => relative(root, join(entry.parentPath, entry.name)))]);
     const withModules = folders.filter((folder) => readdirSync(join(root, folder)).some((name) => name.endsWith('.js')));
     expect(withModules).toEqual(expect.arrayContaining(['out/main', 'out/main/chunks', 'out/hook']));
