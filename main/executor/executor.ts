@@ -32,7 +32,7 @@ import { CallRun } from './callRun';
 import type { EffectsWatch } from './steps/recordEffects';
 import type { ToolLogLine } from './callLogs';
 import { AUDIT_OUTPUT_BYTES, type CallOptions, type ExecutorDeps } from './executorDeps';
-import { runsOnlyGateCode } from '../tools/builtinTools';
+import { mayShareProcess, runsOnlyGateCode } from '../tools/builtinTools';
 
 export { AUDIT_OUTPUT_BYTES, type AuditSink, type CallOptions, type ExecutorDeps } from './executorDeps';
 
@@ -430,7 +430,7 @@ export class Executor {
                 ...(resolved.own?.length ? { secrets: resolved.own } : {}),
               },
             },
-            { timeoutMs: manifest.bounds.timeoutMs, maxMemoryMb: manifest.bounds.maxMemoryMb, startsNothing: runsOnlyGateCode(entry.module, manifest) },
+            { timeoutMs: manifest.bounds.timeoutMs, maxMemoryMb: manifest.bounds.maxMemoryMb, startsNothing: runsOnlyGateCode(entry.module, manifest), mayShare: mayShareProcess(entry.module, manifest) },
             profile,
             signal,
             () => (watch = this.deps.effects?.begin(manifest.name, resolved.input)),

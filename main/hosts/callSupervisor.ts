@@ -24,10 +24,14 @@ export interface PoolWorker {
   exited: ToolProcessExit | undefined;
   /** Killed by the pool (deadline, quota, bad message): never reused, even before its exit arrives. */
   retired: boolean;
-  /** Bytes of stdout/stderr written during the current call. */
+  /** Bytes of stdout/stderr written since it last took a call while serving none. */
   logBytes: number;
-  /** Set when the current call broke a limit; its process is being killed. */
-  overLimit: (() => void) | undefined;
+  /** Told, for each call it serves, when they broke the output limit; its process is being killed. */
+  readonly overLimit: Set<() => void>;
+  /** The calls it serves now: more than one only while they all share it (CallLimits.mayShare). */
+  calls: number;
+  /** The memory bound, in MiB, of the calls sharing it; undefined while it serves a call that shares nothing. */
+  sharedBy?: number;
   /** The kernel's count of OOM kills in the process's cgroup when its last call ended (read once per call). */
   oomKills?: number;
   /** The kernel's count of processes and threads it refused the process's cgroup, when last read. */
@@ -83,9 +87,12 @@ rules: SupervisionRules,
 signal?: AbortSignal,
 ): Promise<RunOutcome> {
   // What the last call left open on a log line is that call's, not this one's (whose agent would hear it).
-  worker.process.endLogLines?.();
+  // A call joining others in a shared process leaves their lines and their output count alone.
+  if (worker.calls <= 1) {
+    worker.process.endLogLines?.();
+    worker.logBytes = 0;
+  }
   worker.callId = request.callId;
-  worker.logBytes = 0;
   try {
     await worker.ready;
   } catch (error) {
@@ -135,6 +142,8 @@ signal?: AbortSignal,
     const kernelVerdict = () => killedForMemory() ?? refusedForks();
     let settled = false;
     let verdict: ToolError | undefined;
+    /** The verdict is this call's own doing whoever else the process served (its withdrawal; its deadline is settled apart). */
+    let verdictIsOwn = false;
     const settle = (outcome: RunOutcome) => {
       if (settled) return;
       settled = true;
@@ -142,25 +151,28 @@ signal?: AbortSignal,
       clearInterval(sampler);
       stopMessages();
       stopExit();
+      worker.overLimit.delete(overLimit);
       signal?.removeEventListener('abort', withdraw);
       // Calls shorter than one sampling interval have no usage to report.
       resolve(usage.peakProcesses > 0 ? { ...outcome, usage } : outcome);
     };
     /** Ends the call with `error` once its process is dead, so nothing of it outlives the result. */
-    const stop = (error: ToolError) => {
+    const stop = (error: ToolError, own = false) => {
       if (verdict) return;
       verdict = error;
+      verdictIsOwn = own;
       worker.retired = true;
       process.kill();
     };
     const withdraw = () =>
-      stop({ code: 'EDENIED', message: `${tool} was stopped before it finished (the call was withdrawn); its process was killed` });
-    worker.overLimit = () =>
+      stop({ code: 'EDENIED', message: `${tool} was stopped before it finished (the call was withdrawn); its process was killed` }, true);
+    const overLimit = () =>
       stop({
         code: 'EQUOTA',
         message: `${tool} wrote more than ${formatBytes(maxLogBytes)} to stdout and stderr and was killed; write less, or return data instead`,
         details: { limitBytes: maxLogBytes },
       });
+    worker.overLimit.add(overLimit);
     const deadline = setTimeout(() => {
       if (verdict) return;
       const deadlineAt = performance.now();
@@ -232,6 +244,12 @@ signal?: AbortSignal,
     });
     const stopExit = process.onExit((exit) => {
       if (verdict?.code === 'ETIMEOUT') return;
+      // The process served other calls too: its memory, its processes, its output and its end are
+      // theirs as much as this call's, so none of them is blamed. Each is run again in a process of
+      // its own, where what it does is its own (only calls that change nothing share a process).
+      if (worker.calls > 1 && !verdictIsOwn) {
+        return settle({ ok: false, error: { code: 'ECRASH', message: `${tool}'s process ended while it served other calls too (${describeExit(exit)})` }, runAlone: true });
+      }
       if (verdict) return settle({ ok: false, error: verdict });
       const boundVerdict = kernelVerdict();
       if (boundVerdict) return settle({ ok: false, error: boundVerdict });

@@ -49,7 +49,7 @@ export function startPoolWorker(options: ToolProcessPoolOptions, isolation: Isol
     onOutputBytes: (bytes) => {
       worker.logBytes += bytes;
       if (worker.logBytes > maxLogBytes && !worker.retired) {
-        worker.overLimit?.();
+        for (const overLimit of worker.overLimit) overLimit();
         worker.retired = true;
         process.kill();
       }
@@ -89,6 +89,6 @@ export function startPoolWorker(options: ToolProcessPoolOptions, isolation: Isol
   });
   // A process nobody waits for yet (a spare) fails its start quietly: the pool was told above.
   ready.catch(() => {});
-  worker = { process, ready, isolation, profile: profileName, callId: undefined, exited: undefined, retired: false, logBytes: 0, overLimit: undefined };
+  worker = { process, ready, isolation, profile: profileName, callId: undefined, exited: undefined, retired: false, logBytes: 0, overLimit: new Set(), calls: 0 };
   return worker;
 }

@@ -12,7 +12,9 @@ import { HostRequestSchema, MAX_OUTPUT_CHUNK_CHARS, stderrEndMarker, type Health
 
 /**
  * Entry of a tool process: waits for `run` requests from the gate, runs the named tool's code and
- * replies with its output or its failure. One call at a time; the gate kills the process on a deadline.
+ * replies with its output or its failure. One call at a time, but for calls of the gate's own code
+ * that change nothing, which the gate may send several of at once (each reply names its call); the
+ * gate kills the process on a deadline.
  */
 
 interface Channel {

@@ -11,7 +11,11 @@ import type { ToolProcessFactory, ToolProcessOptions } from './toolProcess';
 import { countOf, nounFor } from '../../shared/plural';
 
 /** How a call in a tool process ended, and what it used. */
-export type RunOutcome = ({ ok: true; data: unknown } | { ok: false; error: ToolError }) & { usage?: CallUsage };
+export type RunOutcome = ({ ok: true; data: unknown } | { ok: false; error: ToolError }) & {
+  usage?: CallUsage;
+  /** Its process ended while it served other calls too, none of them to blame: the pool runs it again alone. */
+  runAlone?: true;
+};
 
 /** What one call's process tree used at its peak (sampled). */
 export interface CallUsage {
@@ -29,6 +33,12 @@ export interface CallLimits {
   maxMemoryMb: number;
   /** The call runs only the gate's own code (runsOnlyGateCode): it starts no process and writes no log line, so no stray is looked for and no stderr end marker awaited after it. */
   startsNothing?: boolean;
+  /**
+   * The call starts nothing, changes nothing and ends soon (mayShareProcess): it may run in a process
+   * serving other such calls at once, so calls from many agents wake one process rather than one
+   * each. Should that process end under it, it is run again in one of its own.
+   */
+  mayShare?: boolean;
 }
 
 /** How the processes of one sandbox profile are started. */
@@ -104,15 +114,22 @@ const MIB = 1024 * 1024;
 interface Waiter {
   isolation: Isolation;
   profile: SandboxProfile;
+  /** The memory bound of a call that may share its process (CallLimits.mayShare). */
+  sharedBy?: number;
   /** Gives the waiting call its process, or nothing when the pool closed. */
   hand(worker: PoolWorker | undefined): void;
 }
 
+/** Calls one process serves at once when they may share it (CallLimits.mayShare). */
+const MAX_SHARED_CALLS = 8;
+
 /**
- * Warm tool processes, one call at a time each, kept per sandbox profile. A call past its deadline
- * is stopped (SIGTERM, then SIGKILL) with its whole tree (ETIMEOUT); one that breaks a memory,
- * process, output or message limit is killed (EQUOTA); a process that dies mid-call fails that call
- * only (ECRASH). Either way a fresh process takes its place.
+ * Warm tool processes, kept per sandbox profile: one call at a time each, or up to
+ * MAX_SHARED_CALLS at once of the gate's own code that changes nothing (CallLimits.mayShare). A call
+ * past its deadline is stopped (SIGTERM, then SIGKILL) with its whole tree (ETIMEOUT); one that
+ * breaks a memory, process, output or message limit is killed (EQUOTA); a process that dies mid-call
+ * fails that call only (ECRASH), and the calls that shared it with it are run again alone. Either
+ * way a fresh process takes its place.
  */
 export class ToolProcessPool {
   private readonly workers = new Set<PoolWorker>();
@@ -177,7 +194,27 @@ export class ToolProcessPool {
     if (isolation.refusal) return { ok: false, error: isolation.refusal };
     this.fill();
     this.demand?.note(profile);
-    const worker = await this.acquire(isolation, profile);
+    const shares = limits.mayShare === true && limits.startsNothing === true && !isolation.singleUse;
+    const outcome = await this.runIn(isolation, profile, request, limits, shares, signal, beforeSend);
+    if (!outcome.runAlone) return outcome;
+    // Alone, nothing ends its process but what it does itself: this run's outcome is its own.
+    return this.runIn(isolation, profile, request, limits, false, signal);
+  }
+
+  /** Runs a call in a process of `isolation`: one it shares with calls under way when it may, else a free one. */
+  private async runIn(
+    isolation: Isolation,
+    profile: SandboxProfile,
+    request: Omit<RunRequest, 'type'>,
+    limits: CallLimits,
+    shares: boolean,
+    signal?: AbortSignal,
+    beforeSend?: () => void,
+  ): Promise<RunOutcome> {
+    const sharedBy = shares ? limits.maxMemoryMb : undefined;
+    const joined = sharedBy === undefined ? undefined : this.sharedWith(isolation.key, sharedBy);
+    if (joined) joined.calls++;
+    const worker = joined ?? (await this.acquire(isolation, profile, false, sharedBy));
     // The process taken may have been the profile's spare: another starts once this call is on its way.
     this.replenishSoon();
     let outcome: RunOutcome;
@@ -190,7 +227,8 @@ export class ToolProcessPool {
       if (!startsNothing) worker.ranOtherCode = true;
       worker.startedNothing = startsNothing;
       outcome = await superviseCall(worker, { type: 'run', ...request, ...(startsNothing ? { startsNothing } : {}) }, request.tool, { ...limits, startsNothing }, this.rules(), signal);
-      if (!isolation.afterCall) return outcome;
+      // A call to be run again is judged after that run, not this one.
+      if (!isolation.afterCall || outcome.runAlone) return outcome;
       sandboxRoot = isolation.singleUse ? viewSandboxRoot(worker) : undefined;
       await this.quiet(worker, isolation);
     } finally {
@@ -312,7 +350,7 @@ export class ToolProcessPool {
     return worker;
   }
 
-  private acquire(isolation: Isolation, profile: SandboxProfile, unbounded = false): Promise<PoolWorker> {
+  private acquire(isolation: Isolation, profile: SandboxProfile, unbounded = false, sharedBy?: number): Promise<PoolWorker> {
     if (this.closed) return Promise.reject(new GateError('ECRASH', 'the gate is shutting down; no tool can run'));
     if (!unbounded && this.waiting.length >= this.options.maxQueue) {
       return Promise.reject(
@@ -323,15 +361,31 @@ export class ToolProcessPool {
       this.waiting.push({
         isolation,
         profile,
+        sharedBy,
         hand: (worker) => (worker ? resolve(worker) : reject(new GateError('ECRASH', 'the gate is shutting down; no tool can run'))),
       });
       this.dispatch();
     });
   }
 
+  /**
+   * A process serving calls that share it, of this isolation and memory bound, with room for one
+   * more: the one serving most, so calls gather in few processes and each wakes for several.
+   */
+  private sharedWith(key: string, maxMemoryMb: number): PoolWorker | undefined {
+    let best: PoolWorker | undefined;
+    for (const worker of this.workers) {
+      if (worker.sharedBy !== maxMemoryMb || worker.isolation.key !== key || worker.retired || worker.exited || worker.ranOtherCode) continue;
+      if (worker.calls > 0 && worker.calls < MAX_SHARED_CALLS && (!best || worker.calls > best.calls)) best = worker;
+    }
+    return best;
+  }
+
   private release(worker: PoolWorker): void {
     // callId stays until the next call: lines the process wrote late still belong to this one.
-    worker.overLimit = undefined;
+    worker.calls--;
+    if (worker.calls > 0) return;
+    worker.sharedBy = undefined;
     if (worker.exited || worker.retired) return this.dispatch();
     const free = () => {
       if (!worker.exited && !worker.retired && !this.closed) this.idle.push(worker);
@@ -348,13 +402,22 @@ export class ToolProcessPool {
   }
 
   /**
-   * Hands free processes to waiting calls in arrival order: one of the call's profile if idle (the
-   * one freed last), else the wait for a busy one once its profile has `size` of them, else a new
-   * one while there is room, else an idle one of another profile is ended to make room.
+   * Hands free processes to waiting calls in arrival order: a process it may share, where the call
+   * may share one, else one of the call's profile if idle (the one freed last), else the wait for a
+   * busy one once its profile has `size` of them, else a new one while there is room, else an idle
+   * one of another profile is ended to make room.
    */
   private dispatch(): void {
     while (this.waiting.length > 0 && !this.closed) {
       const waiter = this.waiting[0]!;
+      // A call that may share joins a process serving such calls, where one has room.
+      const joined = waiter.sharedBy === undefined ? undefined : this.sharedWith(waiter.isolation.key, waiter.sharedBy);
+      if (joined) {
+        this.waiting.shift();
+        joined.calls++;
+        waiter.hand(joined);
+        continue;
+      }
       // The one freed last: it runs warm (its caches, its compiled code), where taking the longest idle
       // in turn had every call wake a process that had slept through the one before (p50 2-10 % lower
       // side by side in five of six runs, even in the sixth).
@@ -374,6 +437,9 @@ export class ToolProcessPool {
       }
       if (!worker) return;
       this.waiting.shift();
+      // Counted at once, as it leaves the pool's hands: no call may join it before it is the caller's.
+      worker.calls++;
+      worker.sharedBy = waiter.sharedBy;
       waiter.hand(worker);
     }
   }

@@ -1,0 +1,166 @@
+import { resolve } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createChildProcessHost } from '../../main/hosts/childProcessHost';
+import { toolEnvironment } from '../../main/hosts/toolEnvironment';
+import type { ToolProcess } from '../../main/hosts/toolProcess';
+import { ToolProcessPool, type CallLimits } from '../../main/hosts/toolProcessPool';
+import { builtAssets } from '../../main/state/paths';
+import { makeTempFolder, removeTempFolder } from '../fixtures/tempFolder';
+import { WAIT_MS } from '../fixtures/processes';
+
+// Calls of the gate's own code that change nothing may share a tool process (CallLimits.mayShare):
+// many agents' reads then wake one process instead of one each. What they must never do: get each
+// other's answers, be held behind a slow neighbour, or be blamed for what a neighbour did to the
+// process they shared.
+
+const HOSTILE = resolve(__dirname, '../fixtures/tools/hostile.mjs');
+const PROBE = resolve(__dirname, '../fixtures/tools/probe.mjs');
+
+let pool: ToolProcessPool | undefined;
+let workspace: string | undefined;
+let started: ToolProcess[] = [];
+/** The most calls one process was sent before it answered one of them. */
+let mostAtOnce = 0;
+/** How many times each call was sent to a process. */
+const sent = new Map<string, number>();
+afterEach(async () => {
+  await pool?.close();
+  if (workspace) removeTempFolder(workspace);
+  pool = undefined;
+  workspace = undefined;
+  started = [];
+  mostAtOnce = 0;
+  sent.clear();
+});
+
+/** A pool of one real child process (unless `size` says more), counting the calls each holds at once. */
+function makePool(size = 1): ToolProcessPool {
+  workspace = makeTempFolder();
+  pool = new ToolProcessPool({
+    factory: (options) => {
+      const child = createChildProcessHost(options);
+      started.push(child);
+      const open = new Set<string>();
+      const send = child.send.bind(child);
+      child.send = (message) => {
+        if (message.type === 'run') {
+          open.add(message.callId);
+          sent.set(message.callId, (sent.get(message.callId) ?? 0) + 1);
+        }
+        mostAtOnce = Math.max(mostAtOnce, open.size);
+        send(message);
+      };
+      child.onMessage((message) => {
+        const reply = message as { type?: string; callId?: string };
+        if (reply.type === 'result' && reply.callId !== undefined) open.delete(reply.callId);
+      });
+      return child;
+    },
+    entry: builtAssets().toolProcess,
+    env: toolEnvironment(),
+    size,
+    maxQueue: 64,
+  });
+  return pool;
+}
+
+let calls = 0;
+function request(tool: string, input: unknown = {}, module = tool === 'echo' ? 'builtin' : tool === 'sleep' ? PROBE : HOSTILE) {
+  return { callId: `shared-${++calls}`, tool, module, input, context: { workspace: workspace!, dryRun: false } };
+}
+
+const SHARES: CallLimits = { timeoutMs: WAIT_MS, maxMemoryMb: 512, startsNothing: true, mayShare: true };
+
+/** Settles to whether `promise` has settled by the time the calls before this one's answer have been handed on. */
+function settledFlag(promise: Promise<unknown>): { settled: boolean } {
+  const flag = { settled: false };
+  void promise.finally(() => (flag.settled = true));
+  return flag;
+}
+
+describe('calls that share a tool process', () => {
+  it('sixteen calls at once in one process each get their own answer', async () => {
+    const tools = makePool();
+    const texts = Array.from({ length: 16 }, (_, i) => `agent ${i} says ${'x'.repeat(i)}`);
+    const outcomes = await Promise.all(texts.map((text) => tools.run(request('echo', { text }), SHARES)));
+    expect(outcomes.map((outcome) => (outcome.ok ? (outcome.data as { text: string }).text : outcome.error.message))).toEqual(texts);
+    expect(started).toHaveLength(1);
+    expect(mostAtOnce).toBeGreaterThan(1);
+  });
+
+  it('a quick call is not held behind a slow one it shares the process with', async () => {
+    const tools = makePool();
+    const slow = tools.run(request('sleep', { ms: WAIT_MS / 2 }), SHARES);
+    const slowEnded = settledFlag(slow);
+    const quick = await tools.run(request('echo', { text: 'quick' }), SHARES);
+    expect(quick).toMatchObject({ ok: true, data: { text: 'quick' } });
+    expect(slowEnded.settled).toBe(false);
+    expect(mostAtOnce).toBe(2);
+  });
+
+  it('a call that may not share waits for the busy process, as does one with another memory bound', async () => {
+    const tools = makePool();
+    const slow = tools.run(request('sleep', { ms: 1500 }), SHARES);
+    const slowEnded = settledFlag(slow);
+    const own = await tools.run(request('echo', { text: 'alone' }), { ...SHARES, mayShare: false });
+    expect(own).toMatchObject({ ok: true, data: { text: 'alone' } });
+    expect(slowEnded.settled).toBe(true);
+    const slowAgain = tools.run(request('sleep', { ms: 1500 }), SHARES);
+    const slowAgainEnded = settledFlag(slowAgain);
+    const otherBound = await tools.run(request('echo', { text: 'other bound' }), { ...SHARES, maxMemoryMb: 256 });
+    expect(otherBound).toMatchObject({ ok: true });
+    expect(slowAgainEnded.settled).toBe(true);
+    expect(mostAtOnce).toBe(1);
+  });
+
+  it('calls that may share, queued behind one that may not, go to the process together once it is free', async () => {
+    const tools = makePool();
+    const first = tools.run(request('sleep', { ms: 500 }), { ...SHARES, mayShare: false });
+    const texts = ['one', 'two', 'three', 'four'];
+    const queued = await Promise.all(texts.map((text) => tools.run(request('echo', { text }), SHARES)));
+    expect(queued.map((outcome) => outcome.ok && (outcome.data as { text: string }).text)).toEqual(texts);
+    expect(await first).toMatchObject({ ok: true });
+    expect(mostAtOnce).toBe(texts.length);
+  });
+
+  it('a call past its own deadline is stopped alone: the call sharing its process runs again and answers', async () => {
+    const tools = makePool();
+    const waiting = tools.run(request('sleep', { ms: 2000 }), SHARES);
+    const waitingEnded = settledFlag(waiting);
+    const hung = await tools.run(request('hang'), { ...SHARES, timeoutMs: 200 });
+    expect(hung).toMatchObject({ ok: false, error: { code: 'ETIMEOUT', details: { timeoutMs: 200 } } });
+    // Its deadline is its own: it answers then, not once it has been run again after its neighbour.
+    expect(waitingEnded.settled).toBe(false);
+    expect(await waiting).toMatchObject({ ok: true, data: { slept: 2000 } });
+    expect(started.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('a call that kills the shared process fails alone with its own exit, and its neighbour answers', async () => {
+    const tools = makePool();
+    const neighbour = request('sleep', { ms: 3000 });
+    const waiting = tools.run(neighbour, SHARES);
+    const crashed = await tools.run(request('crash'), SHARES);
+    // Run again in a process of its own, the crash is its own: its exit code, not its neighbour's.
+    expect(crashed).toMatchObject({ ok: false, error: { code: 'ECRASH' } });
+    expect(crashed.ok ? '' : crashed.error.message).toMatch(/died mid-call \(exit code 3\)$/);
+    expect(crashed).not.toHaveProperty('runAlone');
+    expect(await waiting).toMatchObject({ ok: true, data: { slept: 3000 } });
+    expect(sent.get(neighbour.callId)).toBe(2);
+    expect(mostAtOnce).toBe(2);
+  });
+
+  it('a withdrawn call is stopped alone: the call sharing its process runs again and answers', async () => {
+    const tools = makePool();
+    const waiting = tools.run(request('sleep', { ms: 2000 }), SHARES);
+    const waitingEnded = settledFlag(waiting);
+    const withdraw = new AbortController();
+    const call = request('hang');
+    const hung = tools.run(call, SHARES, undefined, withdraw.signal);
+    setTimeout(() => withdraw.abort(), 100);
+    expect(await hung).toMatchObject({ ok: false, error: { code: 'EDENIED' } });
+    // Withdrawn is its own doing: it answers at once, not once it has been run again after its neighbour.
+    expect(waitingEnded.settled).toBe(false);
+    expect(await waiting).toMatchObject({ ok: true, data: { slept: 2000 } });
+    expect(sent.get(call.callId)).toBe(1);
+  });
+});
