@@ -1,6 +1,6 @@
 import type { ToolError } from '../../shared/errors';
 import { sampleTree } from './processTree';
-import { HostReplySchema, type HealthRequest, type RunRequest } from './protocol';
+import type { HealthRequest, HostReply, RunRequest } from './protocol';
 import type { ToolProcess, ToolProcessExit } from './toolProcess';
 import type { CallLimits, CallUsage, Isolation, RunOutcome } from './toolProcessPool';
 
@@ -26,6 +26,11 @@ export interface PoolWorker {
   retired: boolean;
   /** Bytes of stdout/stderr written since it last took a call while serving none. */
   logBytes: number;
+  /**
+   * Each call it serves, by call id, told its process's messages about it (parsed once, however many
+   * calls share the process); every one is told of a malformed message (undefined).
+   */
+  readonly replies: Map<string, (reply: CallReply | undefined) => void>;
   /** Told, for each call it serves, when they broke the output limit; its process is being killed. */
   readonly overLimit: Set<() => void>;
   /** The calls it serves now: more than one only while they all share it (CallLimits.mayShare). */
@@ -45,6 +50,9 @@ export interface PoolWorker {
   /** Told when the current call's stderr end marker is read. */
   onStderrEnd?: () => void;
 }
+
+/** A tool process's message about one call. */
+export type CallReply = Exclude<HostReply, { type: 'ready' }>;
 
 /** How long an answer waits for its call's stderr to be read to the end marker before it goes anyway. */
 const STDERR_DRAIN_MS = 2000;
@@ -149,7 +157,7 @@ signal?: AbortSignal,
       settled = true;
       clearTimeout(deadline);
       clearInterval(sampler);
-      stopMessages();
+      if (worker.replies.get(request.callId) === onReply) worker.replies.delete(request.callId);
       stopExit();
       worker.overLimit.delete(overLimit);
       signal?.removeEventListener('abort', withdraw);
@@ -213,15 +221,12 @@ signal?: AbortSignal,
         });
       }
     }, rules.sampleIntervalMs);
-    const stopMessages = process.onMessage((message) => {
+    const onReply = (answer: CallReply | undefined) => {
       if (verdict) return;
-      const reply = HostReplySchema.safeParse(message);
-      if (!reply.success) {
+      if (!answer) {
         stop({ code: 'ECRASH', message: `${tool}'s process sent a malformed message and was killed` });
         return;
       }
-      const answer = reply.data;
-      if (answer.type === 'ready' || answer.callId !== request.callId) return;
       if (answer.type === 'output') {
         if (request.type === 'run') rules.onOutput?.(request.callId, answer.chunk);
         return;
@@ -241,7 +246,8 @@ signal?: AbortSignal,
         if (limits.startsNothing) settle(outcome);
         else void stderrRead(worker, request.callId).then(() => settle(outcome));
       }
-    });
+    };
+    worker.replies.set(request.callId, onReply);
     const stopExit = process.onExit((exit) => {
       if (verdict?.code === 'ETIMEOUT') return;
       // The process served other calls too: its memory, its processes, its output and its end are

@@ -89,6 +89,16 @@ export function startPoolWorker(options: ToolProcessPoolOptions, isolation: Isol
   });
   // A process nobody waits for yet (a spare) fails its start quietly: the pool was told above.
   ready.catch(() => {});
-  worker = { process, ready, isolation, profile: profileName, callId: undefined, exited: undefined, retired: false, logBytes: 0, overLimit: new Set(), calls: 0 };
+  // Each message is checked once and handed to the call it names; a malformed one to every call.
+  process.onMessage((message) => {
+    if (worker.replies.size === 0) return;
+    const parsed = HostReplySchema.safeParse(message);
+    if (!parsed.success) {
+      for (const listener of [...worker.replies.values()]) listener(undefined);
+    } else if (parsed.data.type !== 'ready') {
+      worker.replies.get(parsed.data.callId)?.(parsed.data);
+    }
+  });
+  worker = { process, ready, isolation, profile: profileName, callId: undefined, exited: undefined, retired: false, logBytes: 0, replies: new Map(), overLimit: new Set(), calls: 0 };
   return worker;
 }
