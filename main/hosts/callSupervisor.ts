@@ -37,6 +37,10 @@ export interface PoolWorker {
   calls: number;
   /** The memory bound, in MiB, of the calls sharing it; undefined while it serves a call that shares nothing. */
   sharedBy?: number;
+  /** Calls that joined it while it served others, ever: a call that saw this change shared its process. */
+  joins: number;
+  /** It said it is ready: only then may calls join one it serves (its start failing would fail them all). */
+  started?: boolean;
   /** The kernel's count of OOM kills in the process's cgroup when its last call ended (read once per call). */
   oomKills?: number;
   /** The kernel's count of processes and threads it refused the process's cgroup, when last read. */
@@ -95,12 +99,15 @@ rules: SupervisionRules,
 signal?: AbortSignal,
 ): Promise<RunOutcome> {
   // What the last call left open on a log line is that call's, not this one's (whose agent would hear it).
-  // A call joining others in a shared process leaves their lines and their output count alone.
-  if (worker.calls <= 1) {
+  // A call joining others in a shared process leaves their lines and their output count alone, and
+  // what the process writes from then on is no one call's.
+  const sharedAtStart = worker.calls > 1;
+  if (!sharedAtStart) {
     worker.process.endLogLines?.();
     worker.logBytes = 0;
   }
-  worker.callId = request.callId;
+  worker.callId = sharedAtStart ? undefined : request.callId;
+  const joinsAtStart = worker.joins;
   try {
     await worker.ready;
   } catch (error) {
@@ -150,7 +157,7 @@ signal?: AbortSignal,
     const kernelVerdict = () => killedForMemory() ?? refusedForks();
     let settled = false;
     let verdict: ToolError | undefined;
-    /** The verdict is this call's own doing whoever else the process served (its withdrawal; its deadline is settled apart). */
+    /** The verdict is this call's own doing whoever else the process served: its withdrawal, or its deadline while alone. */
     let verdictIsOwn = false;
     const settle = (outcome: RunOutcome) => {
       if (settled) return;
@@ -161,8 +168,10 @@ signal?: AbortSignal,
       stopExit();
       worker.overLimit.delete(overLimit);
       signal?.removeEventListener('abort', withdraw);
-      // Calls shorter than one sampling interval have no usage to report.
-      resolve(usage.peakProcesses > 0 ? { ...outcome, usage } : outcome);
+      // Calls shorter than one sampling interval have no usage to report, nor one that shared its
+      // process: the peak was its neighbours' as much as its own.
+      const alone = !sharedAtStart && worker.joins === joinsAtStart;
+      resolve(usage.peakProcesses > 0 && alone ? { ...outcome, usage } : outcome);
     };
     /** Ends the call with `error` once its process is dead, so nothing of it outlives the result. */
     const stop = (error: ToolError, own = false) => {
@@ -172,8 +181,14 @@ signal?: AbortSignal,
       worker.retired = true;
       process.kill();
     };
-    const withdraw = () =>
+    const withdraw = () => {
+      // A call sharing its process runs only the gate's own code, which changes nothing and ends
+      // soon: it is let finish unheard, and the process serves the others on.
+      if (worker.calls > 1 && !verdict) {
+        return settle({ ok: false, error: { code: 'EDENIED', message: `${tool} was withdrawn before it finished; it changed nothing` } });
+      }
       stop({ code: 'EDENIED', message: `${tool} was stopped before it finished (the call was withdrawn); its process was killed` }, true);
+    };
     const overLimit = () =>
       stop({
         code: 'EQUOTA',
@@ -183,8 +198,12 @@ signal?: AbortSignal,
     worker.overLimit.add(overLimit);
     const deadline = setTimeout(() => {
       if (verdict) return;
+      // In a shared process its time went to its neighbours' work as well as its own: no one of them
+      // is blamed, and each is run again alone, where its deadline is its own.
+      if (worker.calls > 1) return stop({ code: 'ETIMEOUT', message: `${tool} ran past its deadline in a process it shared` });
       const deadlineAt = performance.now();
       verdict = { code: 'ETIMEOUT', message: '' };
+      verdictIsOwn = true;
       worker.retired = true;
       void process.terminate(grace).then((signal) => {
         const ranMs = Math.round(performance.now() - startedAt);
@@ -249,7 +268,8 @@ signal?: AbortSignal,
     };
     worker.replies.set(request.callId, onReply);
     const stopExit = process.onExit((exit) => {
-      if (verdict?.code === 'ETIMEOUT') return;
+      // Its own deadline settles it once the process is gone (terminate, above).
+      if (verdict?.code === 'ETIMEOUT' && verdictIsOwn) return;
       // The process served other calls too: its memory, its processes, its output and its end are
       // theirs as much as this call's, so none of them is blamed. Each is run again in a process of
       // its own, where what it does is its own (only calls that change nothing share a process).
@@ -267,8 +287,9 @@ signal?: AbortSignal,
         error: { code: 'ECRASH', message: `${tool}'s process died mid-call (${describeExit(exit)})`, details: exit },
       });
     });
-    if (signal?.aborted) withdraw();
-    else signal?.addEventListener('abort', withdraw, { once: true });
+    // Withdrawn before it was sent: nothing ran, and the process is left as it is.
+    if (signal?.aborted) return settle({ ok: false, error: { code: 'EDENIED', message: `${tool} was withdrawn before it started; it did not run` } });
+    signal?.addEventListener('abort', withdraw, { once: true });
     process.send(request);
   });
 }

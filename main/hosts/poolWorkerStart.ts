@@ -77,6 +77,7 @@ export function startPoolWorker(options: ToolProcessPoolOptions, isolation: Isol
       stopListening();
       startupStderr = undefined;
       startSettled = true;
+      worker.started = true;
       hooks.onReady();
       resolve();
     });
@@ -99,6 +100,6 @@ export function startPoolWorker(options: ToolProcessPoolOptions, isolation: Isol
       worker.replies.get(parsed.data.callId)?.(parsed.data);
     }
   });
-  worker = { process, ready, isolation, profile: profileName, callId: undefined, exited: undefined, retired: false, logBytes: 0, replies: new Map(), overLimit: new Set(), calls: 0 };
+  worker = { process, ready, isolation, profile: profileName, callId: undefined, exited: undefined, retired: false, logBytes: 0, replies: new Map(), overLimit: new Set(), calls: 0, joins: 0 };
   return worker;
 }

@@ -197,8 +197,9 @@ export class ToolProcessPool {
     const shares = limits.mayShare === true && limits.startsNothing === true && !isolation.singleUse;
     const outcome = await this.runIn(isolation, profile, request, limits, shares, signal, beforeSend);
     if (!outcome.runAlone) return outcome;
+    if (signal?.aborted) return { ok: false, error: { code: 'EDENIED', message: `${request.tool} was withdrawn before it could run again; it changed nothing` } };
     // Alone, nothing ends its process but what it does itself: this run's outcome is its own.
-    return this.runIn(isolation, profile, request, limits, false, signal);
+    return this.runIn(isolation, profile, request, limits, false, signal, undefined, true);
   }
 
   /** Runs a call in a process of `isolation`: one it shares with calls under way when it may, else a free one. */
@@ -210,11 +211,15 @@ export class ToolProcessPool {
     shares: boolean,
     signal?: AbortSignal,
     beforeSend?: () => void,
+    again = false,
   ): Promise<RunOutcome> {
     const sharedBy = shares ? limits.maxMemoryMb : undefined;
-    const joined = sharedBy === undefined ? undefined : this.sharedWith(isolation.key, sharedBy);
-    if (joined) joined.calls++;
-    const worker = joined ?? (await this.acquire(isolation, profile, false, sharedBy));
+    // It joins a process at once only when no call waits: one that waits (for a process of its own,
+    // or for room in a shared one) goes first, and shared processes drain for it.
+    const joined = sharedBy === undefined || this.waiting.length > 0 ? undefined : this.sharedWith(isolation.key, sharedBy);
+    if (joined) this.join(joined);
+    // A call run again already had its place in the queue: it is not refused for a full one.
+    const worker = joined ?? (await this.acquire(isolation, profile, again, sharedBy));
     // The process taken may have been the profile's spare: another starts once this call is on its way.
     this.replenishSoon();
     let outcome: RunOutcome;
@@ -324,6 +329,8 @@ export class ToolProcessPool {
     const worker = startPoolWorker(this.options, isolation, profileName(profile), `toolgate-tool-${++this.spawned}`, {
       onReady: () => {
         this.failedStarts = 0;
+        // Calls waiting to share a process may join this one now.
+        this.dispatch();
       },
       onFailedStart: () => {
         this.failedStarts++;
@@ -375,16 +382,23 @@ export class ToolProcessPool {
   private sharedWith(key: string, maxMemoryMb: number): PoolWorker | undefined {
     let best: PoolWorker | undefined;
     for (const worker of this.workers) {
-      if (worker.sharedBy !== maxMemoryMb || worker.isolation.key !== key || worker.retired || worker.exited || worker.ranOtherCode) continue;
+      if (worker.sharedBy !== maxMemoryMb || worker.isolation.key !== key || !worker.started || worker.retired || worker.exited || worker.ranOtherCode) continue;
       if (worker.calls > 0 && worker.calls < MAX_SHARED_CALLS && (!best || worker.calls > best.calls)) best = worker;
     }
     return best;
   }
 
+  /** One more call in a process that serves others. */
+  private join(worker: PoolWorker): void {
+    worker.calls++;
+    worker.joins++;
+  }
+
   private release(worker: PoolWorker): void {
     // callId stays until the next call: lines the process wrote late still belong to this one.
     worker.calls--;
-    if (worker.calls > 0) return;
+    // Room in a shared process: the call at the head of the queue may take it.
+    if (worker.calls > 0) return this.dispatch();
     worker.sharedBy = undefined;
     if (worker.exited || worker.retired) return this.dispatch();
     const free = () => {
@@ -414,7 +428,7 @@ export class ToolProcessPool {
       const joined = waiter.sharedBy === undefined ? undefined : this.sharedWith(waiter.isolation.key, waiter.sharedBy);
       if (joined) {
         this.waiting.shift();
-        joined.calls++;
+        this.join(joined);
         waiter.hand(joined);
         continue;
       }

@@ -24,13 +24,13 @@ export function runsOnlyGateCode(module: string, manifest: Pick<ToolManifest, 'c
 
 /**
  * Whether calls of this tool may share a tool process (CallLimits.mayShare): a built-in of the gate's
- * own code that changes nothing, reaches no one, and whose work is small and bounded by its input.
+ * own code that is Pure and has no side effects (echo, hash, calculator), whose work is a function of
+ * its input, which the input's own bound keeps small. A tool that reads files or folders does not:
+ * its time and memory grow with what it reads, and the calls sharing its process would wait for it.
  * Run again after its shared process ended, such a call does nothing twice that anyone could see.
- * search_files is left out (it walks the whole workspace, and the calls sharing its process would
- * wait for the walk), as is http_fetch (run again, it would reach its server again).
  */
-export function mayShareProcess(module: string, manifest: Pick<ToolManifest, 'name' | 'capabilities' | 'sideEffects'>): boolean {
-  return runsOnlyGateCode(module, manifest) && QUICK_READS.has(manifest.name) && manifest.sideEffects.every((effect) => effect === 'FsRead');
+export function mayShareProcess(module: string, manifest: Pick<ToolManifest, 'capabilities' | 'sideEffects' | 'determinism'>): boolean {
+  return runsOnlyGateCode(module, manifest) && manifest.determinism === 'Pure' && manifest.sideEffects.length === 0;
 }
 
 /** The tools every gate registers. */
@@ -47,8 +47,6 @@ export const BUILTIN_TOOLS: readonly DefinedTool[] = [
   httpFetchTool,
   shellExecTool,
 ];
-
-const QUICK_READS: ReadonlySet<string> = new Set([echoTool, hashTool, calculatorTool, readFileTool, listDirTool].map((tool) => tool.manifest.name));
 
 // The memory tools and web_search are registered by gateTools.ts: the gate serves them itself, and
 // no tool process (which loads this list) should carry their code.

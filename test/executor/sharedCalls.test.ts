@@ -4,9 +4,9 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { CallLimits } from '../../main/hosts/toolProcessPool';
 import { nextApproval, openGate, type Harness } from './gateHarness';
 
-// The gate lets calls of its own quick reads share a tool process (CallLimits.mayShare): through the
-// real gate they must each still get their own answer and their own record, and no call that
-// changes anything, reaches the network, walks the workspace or runs a module's code may share.
+// The gate lets calls of its own Pure tools share a tool process (CallLimits.mayShare): through the
+// real gate they must each still get their own answer and their own record, and no call that reads
+// files, changes anything, reaches the network or runs a module's code may share.
 
 let harness: Harness | undefined;
 afterEach(async () => {
@@ -36,7 +36,7 @@ describe('executor: calls that share a tool process', () => {
     expect(gate.audit.verify().ok).toBe(true);
   });
 
-  it('lets only its own quick reads share: searches, writes, fetches and a module’s tools run alone', async () => {
+  it('lets only its own Pure tools share: reads, searches, writes, fetches and a module’s tools run alone', async () => {
     harness = await openGate({ grants: ['fs:read', 'fs:write', 'net:read'] });
     const { gate, workspace } = harness;
     writeFileSync(join(workspace, 'a.txt'), 'a\n');
@@ -46,16 +46,19 @@ describe('executor: calls that share a tool process', () => {
       limitsOf.set(request.tool, limits);
       return run(request, limits, ...rest);
     });
-    const reads = [
+    const pure = [
       { tool: 'echo', arguments: { text: 'hi' } },
       { tool: 'hash', arguments: { text: 'hi' } },
       { tool: 'calculator', arguments: { expression: '1 + 1' } },
+    ];
+    for (const call of pure) expect((await gate.executor.call(call)).error).toBeUndefined();
+    // A read's time and memory grow with what it reads: the calls sharing its process would wait for it.
+    const reads = [
       { tool: 'read_file', arguments: { path: 'a.txt' } },
       { tool: 'list_dir', arguments: { path: '.' } },
+      { tool: 'search_files', arguments: { query: 'a' } },
     ];
     for (const call of reads) expect((await gate.executor.call(call)).error).toBeUndefined();
-    // A search walks the whole workspace: the calls sharing its process would wait for the walk.
-    expect((await gate.executor.call({ tool: 'search_files', arguments: { query: 'a' } })).error).toBeUndefined();
     const written = gate.executor.call({ tool: 'write_file', arguments: { path: 'b.txt', content: 'b\n' } });
     gate.approvals.decide((await nextApproval(gate)).approvalId, 'approve');
     expect((await written).ok).toBe(true);
@@ -65,7 +68,7 @@ describe('executor: calls that share a tool process', () => {
     await fetched;
     // A module's tool runs code that is not the gate's: what it leaves behind is its own process's.
     await gate.executor.call({ tool: 'crash', arguments: {} });
-    for (const { tool } of reads) expect(limitsOf.get(tool), tool).toMatchObject({ mayShare: true });
-    for (const tool of ['search_files', 'write_file', 'http_fetch', 'crash']) expect(limitsOf.get(tool)?.mayShare, tool).toBe(false);
+    for (const { tool } of pure) expect(limitsOf.get(tool), tool).toMatchObject({ mayShare: true });
+    for (const tool of [...reads.map(({ tool }) => tool), 'write_file', 'http_fetch', 'crash']) expect(limitsOf.get(tool)?.mayShare, tool).toBe(false);
   });
 });

@@ -33,12 +33,15 @@ afterEach(async () => {
   sent.clear();
 });
 
-/** A pool of one real child process (unless `size` says more), counting the calls each holds at once. */
-function makePool(size = 1): ToolProcessPool {
+/**
+ * A pool of one real child process (unless `size` says more), counting the calls each holds at once.
+ * With `failFirstStart`, its first process cannot start (its entry is missing).
+ */
+function makePool(size = 1, failFirstStart = false): ToolProcessPool {
   workspace = makeTempFolder();
   pool = new ToolProcessPool({
     factory: (options) => {
-      const child = createChildProcessHost(options);
+      const child = createChildProcessHost(failFirstStart && started.length === 0 ? { ...options, entry: '/nonexistent/toolProcess.js' } : options);
       started.push(child);
       const open = new Set<string>();
       const send = child.send.bind(child);
@@ -71,7 +74,7 @@ function request(tool: string, input: unknown = {}, module = tool === 'echo' ? '
 
 const SHARES: CallLimits = { timeoutMs: WAIT_MS, maxMemoryMb: 512, startsNothing: true, mayShare: true };
 
-/** Settles to whether `promise` has settled by the time the calls before this one's answer have been handed on. */
+/** Says whether `promise` has settled yet. */
 function settledFlag(promise: Promise<unknown>): { settled: boolean } {
   const flag = { settled: false };
   void promise.finally(() => (flag.settled = true));
@@ -88,7 +91,7 @@ describe('calls that share a tool process', () => {
     expect(mostAtOnce).toBeGreaterThan(1);
   });
 
-  it('a quick call is not held behind a slow one it shares the process with', async () => {
+  it('a call joins a process whose call is still under way, and answers while that one goes on', async () => {
     const tools = makePool();
     const slow = tools.run(request('sleep', { ms: WAIT_MS / 2 }), SHARES);
     const slowEnded = settledFlag(slow);
@@ -123,16 +126,17 @@ describe('calls that share a tool process', () => {
     expect(mostAtOnce).toBe(texts.length);
   });
 
-  it('a call past its own deadline is stopped alone: the call sharing its process runs again and answers', async () => {
+  it('a deadline passed in a shared process blames no one: each call runs again alone, where the hung one times out on its own', async () => {
     const tools = makePool();
-    const waiting = tools.run(request('sleep', { ms: 2000 }), SHARES);
-    const waitingEnded = settledFlag(waiting);
-    const hung = await tools.run(request('hang'), { ...SHARES, timeoutMs: 200 });
+    const neighbour = request('sleep', { ms: 1000 });
+    const waiting = tools.run(neighbour, SHARES);
+    const call = request('hang');
+    const hung = await tools.run(call, { ...SHARES, timeoutMs: 200 });
+    // Its own message, from its run alone: the one in the shared process was its neighbour's time too.
     expect(hung).toMatchObject({ ok: false, error: { code: 'ETIMEOUT', details: { timeoutMs: 200 } } });
-    // Its deadline is its own: it answers then, not once it has been run again after its neighbour.
-    expect(waitingEnded.settled).toBe(false);
-    expect(await waiting).toMatchObject({ ok: true, data: { slept: 2000 } });
-    expect(started.length).toBeGreaterThanOrEqual(2);
+    expect(hung.ok ? '' : hung.error.message).toMatch(/^hang ran past its 200 ms deadline and was stopped after/);
+    expect(await waiting).toMatchObject({ ok: true, data: { slept: 1000 } });
+    expect([sent.get(neighbour.callId), sent.get(call.callId)]).toEqual([2, 2]);
   });
 
   it('a call that kills the shared process fails alone with its own exit, and its neighbour answers', async () => {
@@ -149,18 +153,60 @@ describe('calls that share a tool process', () => {
     expect(mostAtOnce).toBe(2);
   });
 
-  it('a withdrawn call is stopped alone: the call sharing its process runs again and answers', async () => {
+  it('a withdrawn call leaves the process it shares serving its neighbour, which runs once', async () => {
     const tools = makePool();
-    const waiting = tools.run(request('sleep', { ms: 2000 }), SHARES);
-    const waitingEnded = settledFlag(waiting);
+    // Started and ready: the withdrawal comes while the call runs, not while it waits for the process.
+    expect(await tools.run(request('echo', { text: 'warm' }), SHARES)).toMatchObject({ ok: true });
+    const neighbour = request('sleep', { ms: 1000 });
+    const waiting = tools.run(neighbour, SHARES);
     const withdraw = new AbortController();
     const call = request('hang');
     const hung = tools.run(call, SHARES, undefined, withdraw.signal);
     setTimeout(() => withdraw.abort(), 100);
-    expect(await hung).toMatchObject({ ok: false, error: { code: 'EDENIED' } });
-    // Withdrawn is its own doing: it answers at once, not once it has been run again after its neighbour.
-    expect(waitingEnded.settled).toBe(false);
-    expect(await waiting).toMatchObject({ ok: true, data: { slept: 2000 } });
-    expect(sent.get(call.callId)).toBe(1);
+    expect(await hung).toMatchObject({ ok: false, error: { code: 'EDENIED', message: 'hang was withdrawn before it finished; it changed nothing' } });
+    expect(await waiting).toMatchObject({ ok: true, data: { slept: 1000 } });
+    expect([sent.get(neighbour.callId), sent.get(call.callId), started.length]).toEqual([1, 1, 1]);
+  });
+
+  it('a call withdrawn before it is sent does not run and leaves the process alone', async () => {
+    const tools = makePool();
+    const neighbour = request('sleep', { ms: 500 });
+    const waiting = tools.run(neighbour, SHARES);
+    const withdraw = new AbortController();
+    withdraw.abort();
+    const call = request('echo', { text: 'never' });
+    expect(await tools.run(call, SHARES, undefined, withdraw.signal)).toMatchObject({ ok: false, error: { code: 'EDENIED', message: 'echo was withdrawn before it started; it did not run' } });
+    expect(await waiting).toMatchObject({ ok: true });
+    expect([sent.get(neighbour.callId), sent.has(call.callId), started.length]).toEqual([1, false, 1]);
+  });
+
+  it('a call that may not share, queued while shared calls run, goes before shared calls that come after it', async () => {
+    const tools = makePool();
+    expect(await tools.run(request('echo', { text: 'warm' }), SHARES)).toMatchObject({ ok: true });
+    const ended: string[] = [];
+    const track = (name: string, outcome: Promise<unknown>) => outcome.then(() => ended.push(name));
+    const first = track('shared first', tools.run(request('sleep', { ms: 300 }), SHARES));
+    const alone = track('alone', tools.run(request('echo', { text: 'alone' }), { ...SHARES, mayShare: false }));
+    const later = track('shared later', tools.run(request('sleep', { ms: 300 }), SHARES));
+    await Promise.all([first, alone, later]);
+    expect(ended).toEqual(['shared first', 'alone', 'shared later']);
+  });
+
+  it('a call queued behind a full shared process takes the first place that frees', async () => {
+    const tools = makePool();
+    const full = Array.from({ length: 8 }, (_, i) => tools.run(request('sleep', { ms: i === 0 ? 200 : 3000 }), SHARES));
+    const lastEnded = settledFlag(Promise.all(full));
+    const queued = await tools.run(request('echo', { text: 'ninth' }), SHARES);
+    expect(queued).toMatchObject({ ok: true, data: { text: 'ninth' } });
+    expect(lastEnded.settled).toBe(false);
+    expect(mostAtOnce).toBe(8);
+    await Promise.all(full);
+  });
+
+  it('a process still starting takes no second call: one that cannot start fails the call it was given, not eight', async () => {
+    const tools = makePool(1, true);
+    const outcomes = await Promise.all(Array.from({ length: 8 }, (_, i) => tools.run(request('echo', { text: `call ${i}` }), SHARES)));
+    expect(outcomes.filter((outcome) => !outcome.ok).map((outcome) => !outcome.ok && outcome.error.message)).toEqual([expect.stringMatching(/exited before it was ready/)]);
+    expect(outcomes.filter((outcome) => outcome.ok)).toHaveLength(7);
   });
 });
