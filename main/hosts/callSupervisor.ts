@@ -159,6 +159,11 @@ signal?: AbortSignal,
     let verdict: ToolError | undefined;
     /** The verdict is this call's own doing whoever else the process served: its withdrawal, or its deadline while alone. */
     let verdictIsOwn = false;
+    /** The process served other calls when it was stopped: they may answer before it is gone, and it stays no one's doing. */
+    let stoppedShared = false;
+    /** Withdrawn while it shared its process: it holds its place and deadline until its work ends, then answers EDENIED. */
+    let withdrawnShared = false;
+    const withdrawnAnswer: RunOutcome = { ok: false, error: { code: 'EDENIED', message: `${tool} was withdrawn before it finished; it changed nothing` } };
     const settle = (outcome: RunOutcome) => {
       if (settled) return;
       settled = true;
@@ -178,14 +183,17 @@ signal?: AbortSignal,
       if (verdict) return;
       verdict = error;
       verdictIsOwn = own;
+      stoppedShared = worker.calls > 1;
       worker.retired = true;
       process.kill();
     };
     const withdraw = () => {
-      // A call sharing its process runs only the gate's own code, which changes nothing and ends
-      // soon: it is let finish unheard, and the process serves the others on.
+      // A call sharing its process runs only the gate's own Pure code, which changes nothing and ends
+      // soon: it is let finish, unheard, and the process serves the others on. It keeps its place and
+      // its deadline until then, so withdrawn work never piles up in a process beyond its bounds.
       if (worker.calls > 1 && !verdict) {
-        return settle({ ok: false, error: { code: 'EDENIED', message: `${tool} was withdrawn before it finished; it changed nothing` } });
+        withdrawnShared = true;
+        return;
       }
       stop({ code: 'EDENIED', message: `${tool} was stopped before it finished (the call was withdrawn); its process was killed` }, true);
     };
@@ -259,6 +267,7 @@ signal?: AbortSignal,
         if (request.type !== 'health') return;
         settle({ ok: true, data: { healthy: answer.healthy, ...(answer.message ? { message: answer.message } : {}) } });
       } else if (request.type === 'run') {
+        if (withdrawnShared) return settle(withdrawnAnswer);
         const outcome: RunOutcome = answer.ok ? { ok: true, data: answer.data } : { ok: false, error: answer.error };
         // Its log lines first: a line read after the answer would reach no agent, or the next call's.
         // A call that ran only the gate's own code wrote none, and its process sends no end marker.
@@ -270,10 +279,11 @@ signal?: AbortSignal,
     const stopExit = process.onExit((exit) => {
       // Its own deadline settles it once the process is gone (terminate, above).
       if (verdict?.code === 'ETIMEOUT' && verdictIsOwn) return;
+      if (withdrawnShared) return settle(withdrawnAnswer);
       // The process served other calls too: its memory, its processes, its output and its end are
       // theirs as much as this call's, so none of them is blamed. Each is run again in a process of
       // its own, where what it does is its own (only calls that change nothing share a process).
-      if (worker.calls > 1 && !verdictIsOwn) {
+      if ((worker.calls > 1 || stoppedShared) && !verdictIsOwn) {
         return settle({ ok: false, error: { code: 'ECRASH', message: `${tool}'s process ended while it served other calls too (${describeExit(exit)})` }, runAlone: true });
       }
       if (verdict) return settle({ ok: false, error: verdict });

@@ -213,13 +213,14 @@ export class ToolProcessPool {
     beforeSend?: () => void,
     again = false,
   ): Promise<RunOutcome> {
+    if (signal?.aborted) return { ok: false, error: { code: 'EDENIED', message: `${request.tool} was withdrawn before it started; it did not run` } };
     const sharedBy = shares ? limits.maxMemoryMb : undefined;
     // It joins a process at once only when no call waits: one that waits (for a process of its own,
     // or for room in a shared one) goes first, and shared processes drain for it.
     const joined = sharedBy === undefined || this.waiting.length > 0 ? undefined : this.sharedWith(isolation.key, sharedBy);
     if (joined) this.join(joined);
     // A call run again already had its place in the queue: it is not refused for a full one.
-    const worker = joined ?? (await this.acquire(isolation, profile, again, sharedBy));
+    const worker = joined ?? (await this.acquire(isolation, profile, again, sharedBy, signal));
     // The process taken may have been the profile's spare: another starts once this call is on its way.
     this.replenishSoon();
     let outcome: RunOutcome;
@@ -357,7 +358,8 @@ export class ToolProcessPool {
     return worker;
   }
 
-  private acquire(isolation: Isolation, profile: SandboxProfile, unbounded = false, sharedBy?: number): Promise<PoolWorker> {
+  /** A process for a call, in arrival order; a call withdrawn while it waits leaves the queue (EDENIED). */
+  private acquire(isolation: Isolation, profile: SandboxProfile, unbounded = false, sharedBy?: number, signal?: AbortSignal): Promise<PoolWorker> {
     if (this.closed) return Promise.reject(new GateError('ECRASH', 'the gate is shutting down; no tool can run'));
     if (!unbounded && this.waiting.length >= this.options.maxQueue) {
       return Promise.reject(
@@ -365,12 +367,26 @@ export class ToolProcessPool {
       );
     }
     return new Promise((resolve, reject) => {
-      this.waiting.push({
+      const waiter: Waiter = {
         isolation,
         profile,
         sharedBy,
-        hand: (worker) => (worker ? resolve(worker) : reject(new GateError('ECRASH', 'the gate is shutting down; no tool can run'))),
-      });
+        hand: (worker) => {
+          signal?.removeEventListener('abort', leave);
+          if (worker) resolve(worker);
+          else reject(new GateError('ECRASH', 'the gate is shutting down; no tool can run'));
+        },
+      };
+      const leave = () => {
+        const at = this.waiting.indexOf(waiter);
+        if (at < 0) return;
+        this.waiting.splice(at, 1);
+        reject(new GateError('EDENIED', 'the call was withdrawn while it waited for a tool process; it did not run'));
+        // The calls behind it may go now.
+        this.dispatch();
+      };
+      signal?.addEventListener('abort', leave, { once: true });
+      this.waiting.push(waiter);
       this.dispatch();
     });
   }

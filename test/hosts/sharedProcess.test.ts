@@ -153,19 +153,36 @@ describe('calls that share a tool process', () => {
     expect(mostAtOnce).toBe(2);
   });
 
-  it('a withdrawn call leaves the process it shares serving its neighbour, which runs once', async () => {
+  it('a withdrawn call leaves the process it shares serving its neighbour, and answers once its own work is done', async () => {
     const tools = makePool();
     // Started and ready: the withdrawal comes while the call runs, not while it waits for the process.
     expect(await tools.run(request('echo', { text: 'warm' }), SHARES)).toMatchObject({ ok: true });
-    const neighbour = request('sleep', { ms: 1000 });
-    const waiting = tools.run(neighbour, SHARES);
+    const ended: string[] = [];
+    const neighbour = request('sleep', { ms: 400 });
+    const waiting = tools.run(neighbour, SHARES).then((outcome) => (ended.push('neighbour'), outcome));
     const withdraw = new AbortController();
-    const call = request('hang');
-    const hung = tools.run(call, SHARES, undefined, withdraw.signal);
+    const call = request('sleep', { ms: 1200 });
+    const withdrawn = tools.run(call, SHARES, undefined, withdraw.signal).then((outcome) => (ended.push('withdrawn'), outcome));
     setTimeout(() => withdraw.abort(), 100);
-    expect(await hung).toMatchObject({ ok: false, error: { code: 'EDENIED', message: 'hang was withdrawn before it finished; it changed nothing' } });
-    expect(await waiting).toMatchObject({ ok: true, data: { slept: 1000 } });
+    expect(await withdrawn).toMatchObject({ ok: false, error: { code: 'EDENIED', message: 'sleep was withdrawn before it finished; it changed nothing' } });
+    expect(await waiting).toMatchObject({ ok: true, data: { slept: 400 } });
+    // It kept its place until its work ended: withdrawn work never piles up in a process past its bounds.
+    expect(ended).toEqual(['neighbour', 'withdrawn']);
     expect([sent.get(neighbour.callId), sent.get(call.callId), started.length]).toEqual([1, 1, 1]);
+  });
+
+  it('a call withdrawn while it waits for a process leaves the queue at once and never runs', async () => {
+    const tools = makePool();
+    const busy = tools.run(request('sleep', { ms: 1500 }), { ...SHARES, mayShare: false });
+    const busyEnded = settledFlag(busy);
+    const withdraw = new AbortController();
+    const call = request('echo', { text: 'never' });
+    const queued = tools.run(call, SHARES, undefined, withdraw.signal);
+    setTimeout(() => withdraw.abort(), 100);
+    await expect(queued).rejects.toMatchObject({ code: 'EDENIED', message: 'the call was withdrawn while it waited for a tool process; it did not run' });
+    expect(busyEnded.settled).toBe(false);
+    expect(await busy).toMatchObject({ ok: true });
+    expect(sent.has(call.callId)).toBe(false);
   });
 
   it('a call withdrawn before it is sent does not run and leaves the process alone', async () => {
