@@ -15,6 +15,7 @@ export const ISOLATED_FILES = [
   'test/audit/groupCommit.test.ts',
   'test/executor/argumentBounds.test.ts',
   'test/executor/callCommits.test.ts',
+  'test/executor/sharedCalls.test.ts',
   'test/executor/redactionCache.test.ts',
   'test/health/toolHealth.test.ts',
   'test/hooks/bashInGate.test.ts',
