@@ -298,10 +298,15 @@ signal?: AbortSignal,
       });
     });
     // Withdrawn before it was sent: nothing ran, and the process is left as it is.
-    if (signal?.aborted) return settle({ ok: false, error: { code: 'EDENIED', message: `${tool} was withdrawn before it started; it did not run` } });
+    if (signal?.aborted) return settle(withdrawnBeforeStart(tool));
     signal?.addEventListener('abort', withdraw, { once: true });
     process.send(request);
   });
+}
+
+/** The outcome of a call withdrawn before its process got it: nothing of it ran. */
+export function withdrawnBeforeStart(tool: string): RunOutcome {
+  return { ok: false, error: { code: 'EDENIED', message: `${tool} was withdrawn before it started; it did not run` } };
 }
 
 /** A size as the messages say it: MiB from one MiB up, KiB below. */

@@ -1,7 +1,7 @@
 import { GateError, type ToolError } from '../../shared/errors';
 import type { CgroupSupport } from './cgroupLimits';
 import { statfsSync } from 'node:fs';
-import { superviseCall, type PoolWorker, type SupervisionRules } from './callSupervisor';
+import { superviseCall, withdrawnBeforeStart, type PoolWorker, type SupervisionRules } from './callSupervisor';
 import { startPoolWorker } from './poolWorkerStart';
 import { processTree } from './processTree';
 import type { HealthRequest, RunRequest } from './protocol';
@@ -213,7 +213,7 @@ export class ToolProcessPool {
     beforeSend?: () => void,
     again = false,
   ): Promise<RunOutcome> {
-    if (signal?.aborted) return { ok: false, error: { code: 'EDENIED', message: `${request.tool} was withdrawn before it started; it did not run` } };
+    if (signal?.aborted) return withdrawnBeforeStart(request.tool);
     const sharedBy = shares ? limits.maxMemoryMb : undefined;
     // It joins a process at once only when no call waits: one that waits (for a process of its own,
     // or for room in a shared one) goes first, and shared processes drain for it.
