@@ -19,7 +19,9 @@ import { canonicalize } from '../shared/canonicalJson';
 import { detectSandbox } from '../main/hosts/sandbox';
 import { sandboxIsolation } from '../main/hosts/sandboxIsolation';
 import { toolEnvironment } from '../main/hosts/toolEnvironment';
-import { READ_ONLY_PROFILE, ToolProcessPool, type Isolation, type RunOutcome } from '../main/hosts/toolProcessPool';
+import { READ_ONLY_PROFILE } from '../main/hosts/poolOptions';
+import type { Isolation, RunOutcome } from '../main/hosts/toolCall';
+import { ToolProcessPool } from '../main/hosts/toolProcessPool';
 import { builtAssets, runtimeFolder, toolgateRoot } from '../main/state/paths';
 import { percentile, timeSequential, type BenchSection, type BenchTarget } from './benchResult';
 

@@ -2,7 +2,7 @@ import type { ToolError } from '../../shared/errors';
 import { sampleTree } from './processTree';
 import type { HealthRequest, HostReply, RunRequest } from './protocol';
 import type { ToolProcess, ToolProcessExit } from './toolProcess';
-import type { CallLimits, CallUsage, Isolation, RunOutcome } from './toolProcessPool';
+import type { CallLimits, CallUsage, Isolation, RunOutcome } from './toolCall';
 
 /**
  * One call in one tool process, watched until it ends: its deadline (SIGTERM, then SIGKILL: ETIMEOUT),

@@ -1,7 +1,8 @@
 import { inertText } from '../../shared/inertText';
 import { describeExit, type PoolWorker } from './callSupervisor';
 import { HostReplySchema, stderrEndMarker } from './protocol';
-import type { Isolation, ToolProcessPoolOptions } from './toolProcessPool';
+import type { ToolProcessPoolOptions } from './poolOptions';
+import type { Isolation } from './toolCall';
 
 /**
  * Starts one process of the tool-process pool: its log lines (a call's stderr end marker is read

@@ -1,7 +1,8 @@
 import type { ToolError } from '../../shared/errors';
 import { bubblewrapArguments, SHM_BYTES, TMP_BYTES, type SandboxInfo, type SandboxLayout, type SandboxProfile } from './sandbox';
 import { seccompFilter } from './seccompFilter';
-import type { Isolation, RunOutcome, SandboxRootView } from './toolProcessPool';
+import type { SandboxRootView } from './sandboxRootView';
+import type { Isolation, RunOutcome } from './toolCall';
 import { GUARD_SCAN_LIMIT, rollBackGuarded, scanGuarded, type GuardScan, type RolledBack } from './workspaceGuard';
 
 /**

@@ -1,113 +1,14 @@
-import { GateError, type ToolError } from '../../shared/errors';
-import type { CgroupSupport } from './cgroupLimits';
-import { statfsSync } from 'node:fs';
+import { GateError } from '../../shared/errors';
+import { countOf, nounFor } from '../../shared/plural';
 import { superviseCall, withdrawnBeforeStart, type PoolWorker, type SupervisionRules } from './callSupervisor';
+import { READ_ONLY_PROFILE, type ToolProcessPoolOptions } from './poolOptions';
 import { startPoolWorker } from './poolWorkerStart';
-import { processTree } from './processTree';
 import type { HealthRequest, RunRequest } from './protocol';
 import type { SandboxProfile } from './sandbox';
-import { profileName, SpareDemand, type SparePolicy } from './spareDemand';
-import type { ToolProcessFactory, ToolProcessOptions } from './toolProcess';
-import { countOf, nounFor } from '../../shared/plural';
-
-/** How a call in a tool process ended, and what it used. */
-export type RunOutcome = ({ ok: true; data: unknown } | { ok: false; error: ToolError }) & {
-  usage?: CallUsage;
-  /** Its process ended while it served other calls too, none of them to blame: the pool runs it again alone. */
-  runAlone?: true;
-};
-
-/** What one call's process tree used at its peak (sampled). */
-export interface CallUsage {
-  /** Highest resident memory of the whole tree seen, in bytes. */
-  peakResidentBytes: number;
-  /** Most processes seen in the tree at once. */
-  peakProcesses: number;
-}
-
-/** The hard limits of one call. */
-export interface CallLimits {
-  /** Wall-clock deadline. */
-  timeoutMs: number;
-  /** Resident memory of the whole process tree, in MiB. */
-  maxMemoryMb: number;
-  /** The call runs only the gate's own code (runsOnlyGateCode): it starts no process and writes no log line, so no stray is looked for and no stderr end marker awaited after it. */
-  startsNothing?: boolean;
-  /**
-   * The call starts nothing, changes nothing and ends soon (mayShareProcess): it may run in a process
-   * serving other such calls at once, so calls from many agents wake one process rather than one
-   * each. Should that process end under it, it is run again in one of its own.
-   */
-  mayShare?: boolean;
-}
-
-/** How the processes of one sandbox profile are started. */
-export interface Isolation {
-  /** Names the sandbox exactly: processes are reused only for calls whose key is the same. */
-  key: string;
-  /** The wrapper that makes the sandbox (bubblewrap); none runs the process bare. */
-  wrapper?: ToolProcessOptions['wrapper'];
-  /** The sandbox serves this one call: its process and all it started are killed when the call ends. */
-  singleUse?: boolean;
-  /** For a single-use sandbox: the isolation of the fresh one started in its place (worked out anew then). */
-  successor?: () => Isolation;
-  /** Why the call may not run in this sandbox at all (it is refused before a process is taken). */
-  refusal?: ToolError;
-  /**
-   * Judges what the call left behind, once nothing of it runs any more (the protected-path rollback).
-   * `sandboxRoot` is the root of a single-use sandbox as the gate saw it just before ending it.
-   */
-  afterCall?: (tool: string, outcome: RunOutcome, sandboxRoot?: SandboxRootView) => RunOutcome;
-}
-
-/** Options of a pool of warm tool processes. */
-export interface ToolProcessPoolOptions {
-  /** Starts one process (child_process or utilityProcess). */
-  factory: ToolProcessFactory;
-  /** The built tool-process entry. */
-  entry: string;
-  /** The scrubbed environment tool processes start from. */
-  env: Record<string, string>;
-  /** How many processes may exist at once. */
-  size: number;
-  /** Calls that may wait for a free process before new ones get EQUOTA. */
-  maxQueue: number;
-  /** How a profile's processes are isolated; all run bare with one key when absent. */
-  isolate?: (profile: SandboxProfile) => Isolation;
-  /** The profile of the processes started ahead of any call. */
-  warmProfile?: SandboxProfile;
-  /**
-   * Whether the first process starts with the pool (the default) or waits for warm(): a gate starts
-   * it when an agent first reaches it, so a gate no agent uses holds no tool process.
-   */
-  warmAtStart?: boolean;
-  /**
-   * Spare processes kept ready beyond `size`, for the profiles calls use (or are about to: see
-   * expect): a call of such a profile finds its sandbox started instead of waiting for one.
-   */
-  spares?: SparePolicy;
-  /** How long a new process may take to say it is ready. */
-  startTimeoutMs?: number;
-  /** Receives each piece of output a running call streams (context.emit), unredacted. */
-  onOutput?: (callId: string, chunk: string) => void;
-  /** Receives each line a tool process logs, with the call it was serving. */
-  onLog?: (callId: string | undefined, stream: 'stdout' | 'stderr', line: string) => void;
-  /** Bytes of stdout and stderr one call may write before it is killed (EQUOTA). */
-  maxLogBytesPerCall?: number;
-  /** Bytes one message from a tool process may have before it is killed (EQUOTA). */
-  maxMessageBytes?: number;
-  /** Processes one call's tree may hold at once before it is killed (EQUOTA): fork bombs stop here. */
-  maxProcesses?: number;
-  /** Where the kernel can enforce maxProcesses (a pids cgroup per process); sampling alone otherwise. */
-  cgroups?: CgroupSupport;
-  /** Between SIGTERM and SIGKILL at a deadline. */
-  terminateGraceMs?: number;
-  /** How often a running call's tree is sampled for memory and processes. */
-  sampleIntervalMs?: number;
-}
-
-/** The profile of calls that neither write nor use the network. */
-export const READ_ONLY_PROFILE: SandboxProfile = { writeWorkspace: false, network: false, spawnsProcesses: false };
+import { viewSandboxRoot, type SandboxRootView } from './sandboxRootView';
+import { joinShared, sharedBound, sharedWith } from './sharedProcesses';
+import { profileName, SpareDemand } from './spareDemand';
+import type { CallLimits, Isolation, RunOutcome } from './toolCall';
 
 const MIB = 1024 * 1024;
 
@@ -120,12 +21,9 @@ interface Waiter {
   hand(worker: PoolWorker | undefined): void;
 }
 
-/** Calls one process serves at once when they may share it (CallLimits.mayShare). */
-const MAX_SHARED_CALLS = 8;
-
 /**
  * Warm tool processes, kept per sandbox profile: one call at a time each, or up to
- * MAX_SHARED_CALLS at once of the gate's own code that changes nothing (CallLimits.mayShare). A call
+ * MAX_SHARED_CALLS at once of the gate's own code that changes nothing (sharedProcesses.ts). A call
  * past its deadline is stopped (SIGTERM, then SIGKILL) with its whole tree (ETIMEOUT); one that
  * breaks a memory, process, output or message limit is killed (EQUOTA); a process that dies mid-call
  * fails that call only (ECRASH), and the calls that shared it with it are run again alone. Either
@@ -194,31 +92,29 @@ export class ToolProcessPool {
     if (isolation.refusal) return { ok: false, error: isolation.refusal };
     this.fill();
     this.demand?.note(profile);
-    const shares = limits.mayShare === true && limits.startsNothing === true && !isolation.singleUse;
-    const outcome = await this.runIn(isolation, profile, request, limits, shares, signal, beforeSend);
+    const outcome = await this.runIn(isolation, profile, request, limits, sharedBound(limits, isolation), signal, beforeSend);
     if (!outcome.runAlone) return outcome;
     if (signal?.aborted) return { ok: false, error: { code: 'EDENIED', message: `${request.tool} was withdrawn before it could run again; it changed nothing` } };
     // Alone, nothing ends its process but what it does itself: this run's outcome is its own.
-    return this.runIn(isolation, profile, request, limits, false, signal, undefined, true);
+    return this.runIn(isolation, profile, request, limits, undefined, signal, undefined, true);
   }
 
-  /** Runs a call in a process of `isolation`: one it shares with calls under way when it may, else a free one. */
+  /** Runs a call in a process of `isolation`: one it shares with calls under way when it may (`sharedBy`, sharedBound), else a free one. */
   private async runIn(
     isolation: Isolation,
     profile: SandboxProfile,
     request: Omit<RunRequest, 'type'>,
     limits: CallLimits,
-    shares: boolean,
+    sharedBy: number | undefined,
     signal?: AbortSignal,
     beforeSend?: () => void,
     again = false,
   ): Promise<RunOutcome> {
     if (signal?.aborted) return withdrawnBeforeStart(request.tool);
-    const sharedBy = shares ? limits.maxMemoryMb : undefined;
     // It joins a process at once only when no call waits: one that waits (for a process of its own,
     // or for room in a shared one) goes first, and shared processes drain for it.
-    const joined = sharedBy === undefined || this.waiting.length > 0 ? undefined : this.sharedWith(isolation.key, sharedBy);
-    if (joined) this.join(joined);
+    const joined = sharedBy === undefined || this.waiting.length > 0 ? undefined : sharedWith(this.workers, isolation.key, sharedBy);
+    if (joined) joinShared(joined);
     // A call run again already had its place in the queue: it is not refused for a full one.
     const worker = joined ?? (await this.acquire(isolation, profile, again, sharedBy, signal));
     // The process taken may have been the profile's spare: another starts once this call is on its way.
@@ -391,25 +287,6 @@ export class ToolProcessPool {
     });
   }
 
-  /**
-   * A process serving calls that share it, of this isolation and memory bound, with room for one
-   * more: the one serving most, so calls gather in few processes and each wakes for several.
-   */
-  private sharedWith(key: string, maxMemoryMb: number): PoolWorker | undefined {
-    let best: PoolWorker | undefined;
-    for (const worker of this.workers) {
-      if (worker.sharedBy !== maxMemoryMb || worker.isolation.key !== key || !worker.started || worker.retired || worker.exited || worker.ranOtherCode) continue;
-      if (worker.calls > 0 && worker.calls < MAX_SHARED_CALLS && (!best || worker.calls > best.calls)) best = worker;
-    }
-    return best;
-  }
-
-  /** One more call in a process that serves others. */
-  private join(worker: PoolWorker): void {
-    worker.calls++;
-    worker.joins++;
-  }
-
   private release(worker: PoolWorker): void {
     // callId stays until the next call: lines the process wrote late still belong to this one.
     worker.calls--;
@@ -441,10 +318,10 @@ export class ToolProcessPool {
     while (this.waiting.length > 0 && !this.closed) {
       const waiter = this.waiting[0]!;
       // A call that may share joins a process serving such calls, where one has room.
-      const joined = waiter.sharedBy === undefined ? undefined : this.sharedWith(waiter.isolation.key, waiter.sharedBy);
+      const joined = waiter.sharedBy === undefined ? undefined : sharedWith(this.workers, waiter.isolation.key, waiter.sharedBy);
       if (joined) {
         this.waiting.shift();
-        this.join(joined);
+        joinShared(joined);
         waiter.hand(joined);
         continue;
       }
@@ -566,29 +443,4 @@ export class ToolProcessPool {
   }
 }
 
-/** What the gate read of a sandbox's own file systems before ending it. */
-export interface SandboxRootView {
-  /** Free bytes left in each size-capped scratch folder (/tmp, /dev/shm), by path inside the sandbox. */
-  freeBytes: Record<string, number>;
-}
 
-/**
- * Reads how full the sandbox's own /tmp and /dev/shm are, through /proc/<init>/root of the
- * sandbox's init (the wrapper's first child), while it still lives: they vanish with it.
- */
-function viewSandboxRoot(worker: PoolWorker): SandboxRootView | undefined {
-  const wrapper = worker.process.pid;
-  if (wrapper === undefined || worker.exited) return undefined;
-  const init = processTree(wrapper, 2)[1];
-  if (init === undefined) return undefined;
-  const freeBytes: Record<string, number> = {};
-  for (const folder of ['/tmp', '/dev/shm']) {
-    try {
-      const stats = statfsSync(`/proc/${init}/root${folder}`);
-      freeBytes[folder] = stats.bavail * stats.bsize;
-    } catch {
-      // Not readable (the process is gone): nothing to say about it.
-    }
-  }
-  return { freeBytes };
-}

@@ -4,7 +4,7 @@ import type { Preview } from '../../shared/approval';
 import type { AgentInfo } from '../../shared/call';
 import type { TextFinding } from '../../shared/upstream';
 import type { ToolLogLine } from '../executor/callLogs';
-import type { RunOutcome } from '../hosts/toolProcessPool';
+import type { RunOutcome } from '../hosts/toolCall';
 import type { DefinedTool } from './defineTool';
 
 /** Where the tool process finds a tool's code: the built-in set, or an ES module's absolute path. */

@@ -3,7 +3,7 @@ import { GateError } from '../../shared/errors';
 import { hashCanonical } from '../../shared/hash';
 import type { TextFinding } from '../../shared/upstream';
 import { describeIssues } from '../executor/steps/validateInput';
-import type { RunOutcome } from '../hosts/toolProcessPool';
+import type { RunOutcome } from '../hosts/toolCall';
 import type { DefinedTool } from '../registry/defineTool';
 import type { ExternalRunContext, ExternalRunner } from '../registry/registry';
 

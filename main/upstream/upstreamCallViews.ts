@@ -4,7 +4,7 @@ import { isAbsolute } from 'node:path';
 import type { Preview } from '../../shared/approval';
 import type { ToolError } from '../../shared/errors';
 import type { ToolClass, UpstreamServerConfig } from '../../shared/upstream';
-import type { RunOutcome } from '../hosts/toolProcessPool';
+import type { RunOutcome } from '../hosts/toolCall';
 import { shellQuote } from '../tools/shell/shellQuote';
 import { unifiedDiff } from '../tools/unifiedDiff';
 import { confinePath } from '../tools/workspacePath';

@@ -14,7 +14,7 @@ import {
   type UpstreamToolView,
 } from '../../shared/upstream';
 import type { ExternalRunContext, ExternalRunner, ToolRegistry } from '../registry/registry';
-import type { RunOutcome } from '../hosts/toolProcessPool';
+import type { RunOutcome } from '../hosts/toolCall';
 import type { PinState, ReviewStore, UpstreamConnection } from './types';
 import { resultFindings } from './resultFindings';
 import { shadowNeedles, type ShadowNeedle } from './textScan';

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { CallLimits } from '../../main/hosts/toolProcessPool';
+import type { CallLimits } from '../../main/hosts/toolCall';
 import { nextApproval, openGate, type Harness } from './gateHarness';
 
 // The gate lets calls of its own Pure tools share a tool process (CallLimits.mayShare): through the

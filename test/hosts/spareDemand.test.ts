@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SandboxProfile } from '../../main/hosts/sandbox';
 import { SpareDemand } from '../../main/hosts/spareDemand';
-import { READ_ONLY_PROFILE } from '../../main/hosts/toolProcessPool';
+import { READ_ONLY_PROFILE } from '../../main/hosts/poolOptions';
 
 const WRITE: SandboxProfile = { writeWorkspace: true, network: false, spawnsProcesses: false };
 const NETWORK: SandboxProfile = { writeWorkspace: false, network: true, spawnsProcesses: false };
