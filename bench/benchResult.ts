@@ -148,8 +148,8 @@ export function judgeTarget(target: BenchTarget): { judged: number; holds: boole
 }
 
 /** Starts a Node script of this checkout and waits until its stdout matches `ready` (e.g. `toolgate serve` printing its URLs). */
-export function startScript(script: string, args: string[], env: Record<string, string>, ready: RegExp): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
-  const child = spawn(process.execPath, [script, ...args], { cwd: toolgateRoot(), env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+export function startScript(script: string, args: string[], env: Record<string, string>, ready: RegExp, nodeFlags: readonly string[] = []): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
+  const child = spawn(process.execPath, [...nodeFlags, script, ...args], { cwd: toolgateRoot(), env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {

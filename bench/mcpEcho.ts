@@ -9,6 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { percentile, ratioInterval, startScript, timeSequential, type BenchSection } from './benchResult';
 import { treeCpuMs, treeMemoryMb } from './processTree';
+import { TIERING_FLAGS } from '../scripts/gate-v8-flags.mjs';
 
 /** The bound on the gate's RSS under 16 agents, its tool processes included (MB). */
 export const GATE_RSS_LIMIT_MB = 250;
@@ -214,9 +215,9 @@ export async function startServe(prepare: (home: string) => void = () => {}): Pr
 /** The built-in echo through `toolgate serve`. */
 const startGate = () => startServe();
 
-/** The bare MCP SDK server (bench/bareEchoServer.mjs), with `args`. */
-async function startBare(args: string[]): Promise<StartedServer> {
-  const bare = await startScript('bench/bareEchoServer.mjs', args, {}, /listening (\d+)\n/);
+/** The bare MCP SDK server (bench/bareEchoServer.mjs), with `args` (and V8's `nodeFlags`). */
+async function startBare(args: string[], nodeFlags: readonly string[] = []): Promise<StartedServer> {
+  const bare = await startScript('bench/bareEchoServer.mjs', args, {}, /listening (\d+)\n/, nodeFlags);
   return { server: { url: `http://127.0.0.1:${bare.match[1]}/mcp`, headers: {}, child: bare.child }, stop: () => stopProcesses([bare.child]) };
 }
 
@@ -224,9 +225,11 @@ async function startBare(args: string[]): Promise<StartedServer> {
 export async function measureMcpEcho(counts: McpEchoCounts): Promise<BenchSection[]> {
   // Not a target's baseline: the bare server with its echo in a child process, what isolating a tool costs alone.
   const starters = [startGate, () => startBare([]), () => startBare(['--child'])];
+  // Nor is the bare server given the gate's V8 tiering: what those settings are worth to a server alone.
+  const tiered = () => startBare([], TIERING_FLAGS);
   // Sequential latency: one agent each, alternated in blocks, over fresh processes of each server.
-  const [gateProcesses, bareProcesses, isolatedProcesses] = (await sequentialLatency(starters, counts)) as [number[][], number[][], number[][]];
-  const [gateSamples, bareSamples, isolatedSamples] = [gateProcesses.flat(), bareProcesses.flat(), isolatedProcesses.flat()];
+  const [gateProcesses, bareProcesses, isolatedProcesses, tieredProcesses] = (await sequentialLatency([...starters, tiered], counts)) as [number[][], number[][], number[][], number[][]];
+  const [gateSamples, bareSamples, isolatedSamples, tieredSamples] = [gateProcesses.flat(), bareProcesses.flat(), isolatedProcesses.flat(), tieredProcesses.flat()];
   const started: StartedServer[] = [];
   try {
     for (const start of starters) started.push(await start());
@@ -265,11 +268,14 @@ export async function measureMcpEcho(counts: McpEchoCounts): Promise<BenchSectio
         { label: sequentialGate, samples: gateSamples },
         { label: sequentialBare, samples: bareSamples },
         { label: 'bare server, echo in a child process (no target)', samples: isolatedSamples },
+        { label: "bare server with the gate's V8 tiering (no target)", samples: tieredSamples },
       ],
       notes: [
         'all answer each POST with an SSE stream (the SDK default; the gate needs it for progress notifications), one session per client',
         `each process first answered ${counts.warmup} calls, not timed: long-running servers, measured warm`,
         `the bare server with its echo in a child process over Node IPC shows what taking a tool out of the server costs alone: the gate's p50 is ${(percentile(gateSamples, 50) / percentile(isolatedSamples, 50)).toFixed(2)}× its`,
+        `the gate runs with V8 tiering of its own (${TIERING_FLAGS.join(' ')}; scripts/gate-v8-flags.mjs), the baselines with V8's defaults as people run them. ` +
+          `Given the same tiering, the bare server's p50 is ${(percentile(tieredSamples, 50) / percentile(bareSamples, 50)).toFixed(2)}× its own, and the gate's p50 ${(percentile(gateSamples, 50) / percentile(tieredSamples, 50)).toFixed(2)}× that`,
       ],
       differences: [[sequentialGate, sequentialBare]],
       targets: [
