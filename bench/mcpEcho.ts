@@ -9,7 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { percentile, ratioInterval, startScript, timeSequential, type BenchSection } from './benchResult';
 import { treeCpuMs, treeMemoryMb } from './processTree';
-import { TIERING_FLAGS } from '../scripts/gate-v8-flags.mjs';
+import { TIERING_FLAGS } from '../main/gate/gateTiering';
 
 /** The bound on the gate's RSS under 16 agents, its tool processes included (MB). */
 export const GATE_RSS_LIMIT_MB = 250;
@@ -274,7 +274,7 @@ export async function measureMcpEcho(counts: McpEchoCounts): Promise<BenchSectio
         'all answer each POST with an SSE stream (the SDK default; the gate needs it for progress notifications), one session per client',
         `each process first answered ${counts.warmup} calls, not timed: long-running servers, measured warm`,
         `the bare server with its echo in a child process over Node IPC shows what taking a tool out of the server costs alone: the gate's p50 is ${(percentile(gateSamples, 50) / percentile(isolatedSamples, 50)).toFixed(2)}× its`,
-        `the gate runs with V8 tiering of its own (${TIERING_FLAGS.join(' ')}; scripts/gate-v8-flags.mjs), the baselines with V8's defaults as people run them. ` +
+        `the gate runs with V8 tiering of its own once it is up (${TIERING_FLAGS.join(' ')}; main/gate/gateTiering.ts), the baselines with V8's defaults as people run them. ` +
           `Given the same tiering, the bare server's p50 is ${(percentile(tieredSamples, 50) / percentile(bareSamples, 50)).toFixed(2)}× its own, and the gate's p50 ${(percentile(gateSamples, 50) / percentile(tieredSamples, 50)).toFixed(2)}× that`,
       ],
       differences: [[sequentialGate, sequentialBare]],

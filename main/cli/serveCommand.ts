@@ -1,3 +1,4 @@
+import { optimizeSooner } from '../gate/gateTiering';
 import { startGate } from '../gate/startGate';
 import { gateOptionsFrom, policyRulesFromFlags, resolveLaunchSettings, settingsFromFlags } from '../settings/launchSettings';
 import { statePaths, toolgateVersion } from '../state/paths';
@@ -24,6 +25,7 @@ export async function serveCommand(argv: string[], io: Io): Promise<number> {
     settings: report,
     policyRules: policyRulesFromFlags(args),
   });
+  optimizeSooner();
   const team = await teamBannerLines(running.gate.team);
   const servers = await serversLineOf(() => running.gate.backend.handlers.upstreamServers({}));
   io.out(

@@ -9,9 +9,6 @@ import type { ToolProcess, ToolProcessExit, ToolProcessFactory, ToolProcessOptio
 
 const CLOSE_GRACE_MS = 2000;
 
-/** V8 optimizes a function after 300 calls, and 100 after its types last changed (defaults 3,000 and 500): scripts/gate-v8-flags.mjs's TIERING_FLAGS. */
-const TIERING_FLAGS = ['--invocation-count-for-turbofan=300', '--minimum-invocations-after-ic-update=100'];
-
 /** The largest message a tool process may send unless the pool says otherwise. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 
@@ -52,9 +49,7 @@ class ChildProcessToolProcess implements ToolProcess {
     // to V8's linear-time engine instead of holding the process until its deadline. A young
     // generation of 2 MB: a tool process handles one call at a time, and the default (up to 16 MB
     // per semi-space) grew each warm process by about 11 MB under load without serving it faster.
-    // The gate's own tiering (scripts/gate-v8-flags.mjs): a warm process optimizes the code each
-    // call runs after its first few hundred calls, not after thousands.
-    const node = [process.execPath, '--enable-experimental-regexp-engine-on-excessive-backtracks', '--max-semi-space-size=2', ...TIERING_FLAGS, options.entry];
+    const node = [process.execPath, '--enable-experimental-regexp-engine-on-excessive-backtracks', '--max-semi-space-size=2', options.entry];
     const inner = options.wrapper ? [options.wrapper.command, ...options.wrapper.args, '--', ...node] : node;
     const [command = process.execPath, ...args] = this.cgroup ? [...enterCgroups(this.cgroup.procsFiles()), ...inner] : inner;
     // Inside Electron, process.execPath is Electron itself: it runs the entry as Node only when told to
