@@ -3,7 +3,6 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { app, dialog, ipcMain, Notification, session } from 'electron';
 import { BRIDGE_EVENT_CHANNEL } from '../../shared/ipcChannels';
-import { optimizeSooner } from '../gate/gateTiering';
 import { startGate, type RunningGate } from '../gate/startGate';
 import { gateOptionsFrom } from '../settings/launchSettings';
 import { createChildProcessHost } from '../hosts/childProcessHost';
@@ -88,7 +87,6 @@ async function start(): Promise<void> {
     policyRules: launch.policyRules,
   });
   const running = await gate;
-  optimizeSooner();
   console.log(`[toolgate] gate running: MCP at ${running.mcpUrl}, workspace ${running.gate.workspace}`);
   await openConsole(running);
 }

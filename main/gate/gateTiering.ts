@@ -12,7 +12,9 @@ export const TIERING_FLAGS = ['--invocation-count-for-turbofan=300', '--minimum-
  * Gives this process the gate's tiering, once the gate is up: its start (loading its modules,
  * compiling its schemas and policy) runs once, and under these it took about 0.5 s more CPU for code
  * no call runs again. V8 reads the thresholds each time it sets a function's budget, so code first
- * run after this is optimized sooner.
+ * run after this is optimized sooner. For `toolgate serve` only: Node lets V8's flags change after
+ * start, while an embedder that freezes them (Chromium does) stops the process at such a change, so
+ * the desktop app's gate keeps V8's defaults.
  */
 export function optimizeSooner(): void {
   setFlagsFromString(TIERING_FLAGS.join(' '));
